@@ -1,0 +1,76 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { HolonError } from '../core/errors.ts';
+
+/** An option a command takes. */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  help: string;
+  short?: string;
+}
+
+/** A command: its usage, options and what it does. */
+export interface Command {
+  name: string;
+  usage: string;
+  summary: string;
+  options: Record<string, OptionSpec>;
+  /** How many positional arguments it takes: [min, max]. */
+  positionals: [number, number];
+  run(ctx: CommandContext): Promise<number>;
+}
+
+/** What a command receives after parsing. */
+export interface CommandContext {
+  args: string[];
+  opts: Record<string, string | boolean | undefined>;
+  stateDir: string;
+  json: boolean;
+  out: (text: string) => void;
+}
+
+/** Options every command takes. */
+export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  state: { type: 'string', help: 'state folder (default: $HOLON_STATE, else ./.holon)' },
+  json: { type: 'boolean', help: 'print JSON' },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+};
+
+/** The state folder: --state, else HOLON_STATE, else .holon/ under the current folder. */
+export function resolveStateDir(flag: string | undefined): string {
+  return path.resolve(flag ?? process.env['HOLON_STATE'] ?? '.holon');
+}
+
+/** Parses a command's arguments strictly; unknown options and wrong counts are usage errors. */
+export function parseCommand(cmd: Command, argv: string[]): { args: string[]; opts: Record<string, string | boolean | undefined> } {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const [k, v] of Object.entries({ ...GLOBAL_OPTIONS, ...cmd.options })) options[k] = v.short ? { type: v.type, short: v.short } : { type: v.type };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new HolonError('invalid_input', `${(err as Error).message.split('\n')[0]} (see holon ${cmd.name} --help)`);
+  }
+  const opts = parsed.values as Record<string, string | boolean | undefined>;
+  if (!opts['help']) {
+    const [min, max] = cmd.positionals;
+    if (parsed.positionals.length < min || parsed.positionals.length > max) {
+      throw new HolonError('invalid_input', `usage: holon ${cmd.usage}`);
+    }
+  }
+  return { args: parsed.positionals, opts };
+}
+
+/** The help text of a command. */
+export function commandHelp(cmd: Command): string {
+  const rows = Object.entries({ ...cmd.options, ...GLOBAL_OPTIONS }).map(
+    ([k, v]) => `  --${k}${v.type === 'string' ? ' VALUE' : ''}${v.short ? `, -${v.short}` : ''}`.padEnd(30) + v.help,
+  );
+  return [`holon ${cmd.usage}`, '', cmd.summary, '', 'Options:', ...rows].join('\n');
+}
+
+/** A string option, or undefined. */
+export function str(opts: Record<string, string | boolean | undefined>, key: string): string | undefined {
+  const v = opts[key];
+  return typeof v === 'string' ? v : undefined;
+}

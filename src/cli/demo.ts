@@ -1,0 +1,201 @@
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { addAgent, createMandate, fund, readCatalog, setFx } from '../core/admin.ts';
+import { silentLogger, systemClock } from '../core/deps.ts';
+import { HolonError } from '../core/errors.ts';
+import { JOURNAL_FILE } from '../core/journal.ts';
+import { filesRoot, openState } from '../core/holon.ts';
+import type { Approval } from '../core/model.ts';
+import type { Command } from './args.ts';
+
+const MARKER = '.holon-demo';
+const MANDATE = 'demo/sandbox';
+
+/** The demo catalog, beside the bundle (dist/../examples) or the sources (src/cli/../../examples). */
+export function examplesDir(): string {
+  const candidates = [path.resolve(__dirname, '..', 'examples'), path.resolve(__dirname, '..', '..', 'examples')];
+  const found = candidates.find((d) => fs.existsSync(path.join(d, 'catalog.json')));
+  if (!found) throw new HolonError('not_found', `the demo catalog (examples/catalog.json) was not found near ${__dirname}`);
+  return found;
+}
+
+/** A fresh state folder: a new temporary one, or DIR if it is empty or an earlier demo's. */
+function freshState(dir: string | undefined): string {
+  if (!dir) return fs.mkdtempSync(path.join(os.tmpdir(), 'holon-demo-'));
+  const abs = path.resolve(dir);
+  if (fs.existsSync(path.join(abs, JOURNAL_FILE))) {
+    if (!fs.existsSync(path.join(abs, MARKER))) throw new HolonError('conflict', `${abs} holds a Holon state that is not a demo's; choose an empty folder`);
+    fs.rmSync(abs, { recursive: true, force: true });
+  }
+  fs.mkdirSync(abs, { recursive: true });
+  return abs;
+}
+
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+function section(out: (t: string) => void, title: string): void {
+  out(`\n── ${title} ${'─'.repeat(Math.max(0, 72 - title.length))}`);
+}
+
+function indent(text: string, pad = '   '): string {
+  return text
+    .split('\n')
+    .map((l) => pad + l)
+    .join('\n');
+}
+
+/** The human, in another terminal: `holon approve ID`, given a real TTY by `script`, answering "y". */
+function approveFromTerminal(holonBin: string, stateDir: string, id: string): Promise<string> {
+  if (spawnSync('script', ['--version'], { stdio: 'ignore' }).status !== 0) {
+    throw new HolonError('not_found', 'the demo needs `script` (util-linux) to give `holon approve` a terminal');
+  }
+  const command = [process.execPath, holonBin, 'approve', id, '--state', stateDir].map(shq).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'dumb' } });
+    let output = '';
+    let answered = false;
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (!answered && /\[y\/N\]/.test(output)) {
+        answered = true;
+        child.stdin.write('y\n');
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      child.stdin.end();
+      const clean = output.replace(/\r/g, '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').trimEnd();
+      if (code === 0) resolve(clean);
+      else reject(new Error(`holon approve exited ${code}:\n${clean}`));
+    });
+  });
+}
+
+function textOf(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.map((c) => c.text ?? '').join('\n');
+}
+
+export const demoCmd: Command = {
+  name: 'demo',
+  usage: 'demo [--state DIR]',
+  summary: "Plays a typical session on a fresh state: funds demo with 5 EUR, creates demo/sandbox, and drives the MCP server with a real client, approving the big call from the CLI.",
+  options: {},
+  positionals: [0, 0],
+  async run(ctx) {
+    const started = Date.now();
+    const out = ctx.out;
+    const holonBin = path.resolve(process.argv[1] ?? '');
+    if (!holonBin.endsWith('.js')) throw new HolonError('invalid_input', 'run the demo from the built CLI: node dist/holon.js demo');
+    const stateDir = freshState(typeof ctx.opts['state'] === 'string' ? ctx.stateDir : undefined);
+    fs.writeFileSync(path.join(stateDir, MARKER), 'state made by `holon demo`; the next demo may replace it\n');
+    const examples = examplesDir();
+    out(`Holon demo — state in ${stateDir}`);
+
+    section(out, 'The human sets up (CLI)');
+    const store = openState(stateDir, { clock: systemClock, logger: silentLogger });
+    try {
+      await fund(store, 'demo', '5', 'EUR');
+      out('$ holon fund demo 5                      → demo holds 5.00 EUR');
+      await setFx(store, 'USD', 'EUR', '0.92');
+      out('$ holon fx USD EUR 0.92                  → 1 USD = 0.92 EUR');
+      await createMandate(store, systemClock, MANDATE, {
+        approval_threshold: '0.50',
+        budget: { total: '5.00', per_day: '4.00', per_call: '3.50' },
+        capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*', 'pipeline.*'] } }],
+        data: { regions: ['EU'], retention_days: 30, training: false },
+        grantee: { slug: 'sandbox', name: 'Coding agent (sandbox)', role: 'coding agent', manager: 'demo' },
+      });
+      out(`$ holon mandate create ${MANDATE} --threshold 0.50 --total 5 --per-day 4 --per-call 3.50 \\\n    --capabilities 'extraction.*,pipeline.*' --regions EU --retention 30 --training no`);
+      const entries = readCatalog(path.join(examples, 'catalog.json'));
+      for (const e of entries) await addAgent(store, systemClock, e.manifest, e.endpoint, 'demo-catalog');
+      out(`$ holon agents add examples/catalog.json  → ${entries.length} agents (real local MCP servers)`);
+      const files = path.join(filesRoot(stateDir), 'examples');
+      fs.mkdirSync(files, { recursive: true });
+      for (const f of fs.readdirSync(path.join(examples, 'files')).filter((f) => f.endsWith('.pdf') || f.endsWith('.txt'))) {
+        fs.copyFileSync(path.join(examples, 'files', f), path.join(files, f));
+      }
+      out(`   invoices copied to ${path.relative(stateDir, files)}/ → holon://files/examples/…`);
+      await store.checkpoint();
+    } finally {
+      store.close();
+    }
+
+    section(out, `The agent connects: holon mcp --mandate ${MANDATE} (stdio)`);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [holonBin, 'mcp', '--mandate', MANDATE, '--state', stateDir, '--approval-wait', '120'],
+      stderr: 'pipe',
+    });
+    let serverLog = '';
+    transport.stderr?.on('data', (d: Buffer) => (serverLog += d.toString()));
+    const client = new Client({ name: 'holon-demo-agent', version: '0.1.0' });
+    const watcher = openState(stateDir, { clock: systemClock, logger: silentLogger });
+    try {
+      await client.connect(transport);
+      const tools = await client.listTools();
+      out(`   tools: ${tools.tools.map((t) => t.name).join(', ')}`);
+      const call = async (name: string, args: Record<string, unknown>, label: string, options: Parameters<Client['callTool']>[2] = {}): Promise<Record<string, unknown>> => {
+        section(out, label);
+        out(`→ ${name} ${JSON.stringify(args)}`);
+        const r = await client.callTool({ name, arguments: args }, undefined, options);
+        out(indent(textOf(r)));
+        return (r.structuredContent ?? {}) as Record<string, unknown>;
+      };
+
+      await call('search_agents', { capability: 'extraction.*' }, '1. Search');
+      await call('get_agent', { agent: 'acme/table-extract' }, '2. Inspect the best-ranked agent');
+      const small = await call('call_agent', { capability: 'extraction.table', input: { file: 'holon://files/examples/facture.pdf' } }, '3. A call under the threshold runs at once');
+      if (small['status'] !== 'succeeded') throw new Error(`the small call ended ${String(small['status'])}`);
+
+      // The human watches for the approval in another process and answers it from their own terminal.
+      const approved = new Promise<string>((resolve, reject) => {
+        const check = (): void => {
+          const a = Object.values(watcher.state.approvals).find((x: Approval) => x.status === 'pending' && x.agent === 'holon-labs/invoice-pipeline');
+          if (!a) return;
+          unsubscribe();
+          out(`\n   [the human's terminal — another process]\n   $ holon approve ${a.id}`);
+          approveFromTerminal(holonBin, stateDir, a.id).then((text) => {
+            out(indent(text, '   │ '));
+            resolve(a.id);
+          }, reject);
+        };
+        const unsubscribe = watcher.subscribe(check);
+        check();
+      });
+      approved.catch(() => {});
+      const files = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
+      let waited = false;
+      const big = await call('call_agent', { agent: 'holon-labs/invoice-pipeline', input: { files } }, '4. A call over the threshold waits for the human', {
+        timeout: 180_000,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => {
+          if (!waited) out(`   … ${p.message ?? 'waiting for the human'}`);
+          waited = true;
+        },
+      });
+      await approved;
+      if (big['status'] !== 'succeeded') throw new Error(`the pipeline call ended ${String(big['status'])}`);
+
+      const tree = await call('get_receipt', { receipt: big['receipt'] }, '5. The receipt tree');
+      const children = ((tree['tree'] as { children?: unknown[] } | undefined)?.children ?? []).length;
+      await call('get_budget', {}, '6. What is left');
+      section(out, 'Done');
+      out(`   ${children} delegated calls under ${String(big['receipt'])}; every event is in ${path.join(stateDir, JOURNAL_FILE)}.`);
+      out(`   Try: holon receipts --state ${shq(stateDir)}   ·   holon verify --state ${shq(stateDir)}`);
+      out(`   ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return 0;
+    } catch (err) {
+      if (serverLog) process.stderr.write(`server log:\n${serverLog}\n`);
+      throw err;
+    } finally {
+      watcher.close();
+      await client.close();
+    }
+  },
+};

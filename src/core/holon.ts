@@ -1,0 +1,35 @@
+import * as path from 'node:path';
+import type { Clock, Logger } from './deps.ts';
+import { FileJournal } from './journal.ts';
+import { loadOrCreateSigner } from './keys.ts';
+import type { HolonState } from './state.ts';
+import { holonReducer } from './state.ts';
+
+/** Options for opening a state folder. */
+export interface OpenStateOptions {
+  clock: Clock;
+  logger: Logger;
+  durable?: boolean;
+  watch?: boolean;
+  snapshotEvery?: number;
+}
+
+/** The state folder's journal, folded and tailed, with the installation signer. */
+export function openState(dir: string, options: OpenStateOptions): FileJournal<HolonState> {
+  const abs = path.resolve(dir);
+  return new FileJournal<HolonState>({
+    dir: abs,
+    reducer: holonReducer,
+    clock: options.clock,
+    logger: options.logger,
+    signer: loadOrCreateSigner(abs),
+    ...(options.durable !== undefined ? { durable: options.durable } : {}),
+    ...(options.watch !== undefined ? { watch: options.watch } : {}),
+    ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),
+  });
+}
+
+/** `<state>/files`, where holon://files/ handles resolve. */
+export function filesRoot(stateDir: string): string {
+  return path.join(path.resolve(stateDir), 'files');
+}

@@ -1,0 +1,62 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Signer } from './journal.ts';
+
+/** Where the installation key lives inside a state folder. */
+export const KEY_FILE = path.join('keys', 'ed25519.pem');
+
+/**
+ * The installation's Ed25519 signer, created on first use (mode 0600). It signs journal checkpoints so
+ * that a rewritten history is caught offline by `holon verify`.
+ */
+export function loadOrCreateSigner(stateDir: string): Signer {
+  const file = path.join(stateDir, KEY_FILE);
+  let pem: string;
+  try {
+    pem = fs.readFileSync(file, 'utf8');
+  } catch {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const { privateKey } = generateKeyPairSync('ed25519');
+    pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    try {
+      fs.writeFileSync(file, pem, { mode: 0o600, flag: 'wx' });
+    } catch {
+      // Another process created it first: use theirs, so there is one key per installation.
+      pem = fs.readFileSync(file, 'utf8');
+    }
+  }
+  const key = createPrivateKey(pem);
+  const publicKey = rawPublicKey(createPublicKey(key).export({ type: 'spki', format: 'der' }));
+  return {
+    publicKey,
+    sign: (message) => sign(null, Buffer.from(message), key).toString('base64'),
+  };
+}
+
+// An Ed25519 SPKI DER is a fixed 12-byte prefix followed by the 32-byte raw key.
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+function rawPublicKey(spki: Buffer): string {
+  return spki.subarray(SPKI_PREFIX.length).toString('base64');
+}
+
+/** Checks an Ed25519 signature made by `sign` above against a raw base64 public key. */
+export function verifySignature(publicKey: string, message: string, signature: string): boolean {
+  try {
+    const key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(publicKey, 'base64')]), format: 'der', type: 'spki' });
+    return verify(null, Buffer.from(message), key, Buffer.from(signature, 'base64'));
+  } catch {
+    return false;
+  }
+}
+
+/** The public key of the installation key in `stateDir`, if there is one. */
+export function installationPublicKey(stateDir: string): string | undefined {
+  try {
+    const pem = fs.readFileSync(path.join(stateDir, KEY_FILE), 'utf8');
+    return rawPublicKey(createPublicKey(createPrivateKey(pem)).export({ type: 'spki', format: 'der' }));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The domain's wire types: what the journal stores and the tools return. Amounts are decimal strings
+ * with their currency; the fold keeps running totals as bigint (see state.ts).
+ */
+import type { MoneyJson } from './money.ts';
+
+/** One capability a mandate grants, with its parameters, e.g. `market.call {capabilities: ["extraction.*"]}`. */
+export interface CapabilityGrant {
+  name: string;
+  params?: Record<string, unknown> | undefined;
+}
+
+/** The person or agent a mandate is for — its personnel file (seed 004). */
+export interface Grantee {
+  slug: string;
+  name: string;
+  role: string;
+  manager: string | null;
+}
+
+/** Where an agent's data may go and what may be done with it. */
+export interface DataRules {
+  /** Regions data may be processed in; null allows any. */
+  regions: string[] | null;
+  /** The longest retention allowed, in days; null allows any. */
+  retention_days: number | null;
+  /** Whether the data may be used to train models. */
+  training: boolean;
+}
+
+/** The one policy object: who may spend what, on what, until when. */
+export interface Mandate {
+  id: string;
+  account: string;
+  name: string;
+  grantee: Grantee;
+  currency: string;
+  budget: { total: string; per_day: string | null; per_call: string | null };
+  approval_threshold: string;
+  toolsets: string[];
+  capabilities: CapabilityGrant[];
+  data: DataRules;
+  expires_at: string | null;
+  status: 'active' | 'suspended' | 'revoked';
+  created_at: string;
+  updated_at: string;
+}
+
+/** How a call is priced: a fixed part, and optionally a part per unit the agent reports. */
+export interface Price {
+  currency: string;
+  per_call: string;
+  per_unit?: { unit: string; amount: string; max_units: number };
+}
+
+/** A failure an agent declares, and whether the caller pays for it. */
+export interface DeclaredError {
+  code: string;
+  description: string;
+  charged: boolean;
+}
+
+/** What an agent's publisher declares (seed 000's get_agent). */
+export interface Manifest {
+  id: string;
+  version: string;
+  name: string;
+  description: string;
+  publisher: string;
+  capabilities: string[];
+  input_schema: Record<string, unknown>;
+  output_schema: Record<string, unknown>;
+  errors: DeclaredError[];
+  price: Price;
+  data_policy: { regions: string[]; retention_days: number; training: boolean };
+  models: string[];
+  delegated_calls: { capability: string; max_count: number }[];
+  record?: { runs: number; success_rate: string; mean_cost: string };
+  examples: { input: unknown; output?: unknown }[];
+}
+
+/** How Holon reaches an agent: an MCP server over stdio or Streamable HTTP, and the tool to call. */
+export type Endpoint =
+  | { type: 'stdio'; command: string; args: string[]; cwd?: string; tool: string }
+  | { type: 'http'; url: string; tool: string };
+
+/** A catalog entry. */
+export interface AgentEntry {
+  manifest: Manifest;
+  endpoint: Endpoint;
+  /** Where the manifest came from: the demo catalog, a registry, or a human's `agents add`. */
+  source: string;
+  added_at: string;
+}
+
+/** What Holon measured of an agent from its receipts, in the agent's price currency. */
+export interface MeasuredRecord {
+  runs: number;
+  succeeded: number;
+  cost_units: bigint;
+  duration_ms: number;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'used' | 'expired';
+
+/** Which human channel decided. */
+export type ApprovalChannel = 'panel' | 'elicitation' | 'cli';
+
+/** A human decision bound to one mandate, one agent version and one input. */
+export interface Approval {
+  id: string;
+  mandate: string;
+  agent: string;
+  version: string;
+  /** SHA-256 (hex) of the input's RFC 8785 canonical JSON. */
+  input_hash: string;
+  input: unknown;
+  worst_case: MoneyJson;
+  threshold: MoneyJson;
+  delegated_calls: { capability: string; max_count: number }[];
+  receipt: string;
+  requested_at: string;
+  expires_at: string;
+  status: 'pending' | 'approved' | 'rejected' | 'used';
+  decided_at?: string;
+  channel?: ApprovalChannel;
+  /** Set when the server that asked stopped waiting; the agent must re-submit. */
+  released?: boolean;
+  used_by?: string;
+}
+
+export type ReceiptStatus = 'pending_approval' | 'running' | 'succeeded' | 'failed' | 'denied' | 'rejected';
+
+/** The record of one call, allowed or denied; delegated calls are its children. */
+export interface Receipt {
+  id: string;
+  parent: string | null;
+  mandate: string;
+  agent: string | null;
+  version: string | null;
+  capability: string | null;
+  status: ReceiptStatus;
+  worst_case: MoneyJson | null;
+  /** What was charged for this call alone (children carry their own). */
+  cost: MoneyJson | null;
+  reasons: string[];
+  error: { code: string; message: string; charged: boolean } | null;
+  approval: string | null;
+  input_summary: string;
+  output_summary: string | null;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  children: string[];
+}

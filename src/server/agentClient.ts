@@ -1,0 +1,85 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { AgentRunner, AgentRunResult } from '../core/gateway.ts';
+import type { Logger } from '../core/deps.ts';
+import type { Endpoint } from '../core/model.ts';
+
+/** How long one agent call may take before the gateway gives up on it. */
+const CALL_TIMEOUT_MS = 10 * 60 * 1000;
+
+function key(e: Endpoint): string {
+  return e.type === 'stdio' ? `stdio:${e.cwd ?? ''}:${e.command}:${e.args.join('\u0000')}` : `http:${e.url}`;
+}
+
+/**
+ * Reaches agents as a real MCP client (the SDK's). One connection per endpoint is kept for the life of
+ * the process — starting a stdio agent costs far more than a call — and replaced if it closes.
+ */
+export class McpAgentRunner implements AgentRunner {
+  private readonly clients = new Map<string, Promise<Client>>();
+
+  constructor(private readonly logger: Logger) {}
+
+  async run(request: { endpoint: Endpoint; input: unknown; meta: Record<string, unknown>; signal?: AbortSignal }): Promise<AgentRunResult> {
+    const client = await this.connect(request.endpoint);
+    const result = await client.callTool(
+      { name: request.endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: request.meta },
+      undefined,
+      { timeout: CALL_TIMEOUT_MS, ...(request.signal ? { signal: request.signal } : {}) },
+    );
+    const text = Array.isArray(result.content)
+      ? result.content.map((c) => (c && typeof c === 'object' && 'text' in c && typeof c.text === 'string' ? c.text : '')).join('\n')
+      : '';
+    const usage = (result._meta?.['holon/usage'] ?? {}) as { units?: unknown };
+    const units = typeof usage.units === 'number' && Number.isFinite(usage.units) ? usage.units : 0;
+    const structured = result.structuredContent ?? null;
+    if (result.isError) {
+      const err = (structured as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+      return {
+        isError: true,
+        structured,
+        text,
+        units,
+        errorCode: typeof err?.code === 'string' ? err.code : 'agent_error',
+        errorMessage: typeof err?.message === 'string' ? err.message : text,
+      };
+    }
+    return { isError: false, structured, text, units };
+  }
+
+  private connect(endpoint: Endpoint): Promise<Client> {
+    const k = key(endpoint);
+    const known = this.clients.get(k);
+    if (known) return known;
+    const pending = (async () => {
+      const client = new Client({ name: 'holon-gateway', version: '0.1.0' });
+      const transport =
+        endpoint.type === 'stdio'
+          ? new StdioClientTransport({
+              // "node" means the Node that runs Holon (inside VS Code there may be no node on PATH).
+              command: endpoint.command === 'node' ? process.execPath : endpoint.command,
+              args: endpoint.args,
+              ...(endpoint.cwd ? { cwd: endpoint.cwd } : {}),
+              env: { ...getDefaultEnvironment(), ...(process.env['ELECTRON_RUN_AS_NODE'] ? { ELECTRON_RUN_AS_NODE: '1' } : {}) },
+              stderr: 'pipe',
+            })
+          : new StreamableHTTPClientTransport(new URL(endpoint.url));
+      if (transport instanceof StdioClientTransport) {
+        transport.stderr?.on('data', (d: Buffer) => this.logger.info(`[${endpoint.tool}] ${d.toString().trimEnd()}`));
+      }
+      client.onclose = () => this.clients.delete(k);
+      await client.connect(transport);
+      return client;
+    })();
+    this.clients.set(k, pending);
+    pending.catch(() => this.clients.delete(k));
+    return pending;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.allSettled(all.map(async (c) => (await c).close()));
+  }
+}

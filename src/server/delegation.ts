@@ -1,0 +1,100 @@
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
+import type { DelegationHost, Grant } from '../core/gateway.ts';
+import { MoneySchema } from '../core/schemas.ts';
+import type { ServerDeps } from './serverDeps.ts';
+import { callAnswer } from './tools/market.ts';
+import type { ToolDef } from './tools/toolDef.ts';
+import { defineTool, registerTools } from './tools/toolDef.ts';
+
+/** The one tool a delegating agent sees: a call by capability, drawn from its parent's hold. */
+function delegatedCall(grant: Grant): ToolDef {
+  return defineTool({
+    name: 'call_agent',
+    title: 'Delegated call',
+    description: `Call an agent for one of the capabilities your parent call declared (${grant.capabilities.join(', ')}). Paid from the parent call's hold; at most ${grant.max_calls} calls.`,
+    inputSchema: {
+      capability: z.string().min(1).max(100),
+      input: z.record(z.string(), z.unknown()),
+      max_cost: MoneySchema.optional(),
+    },
+    outputSchema: {
+      receipt: z.string(),
+      status: z.string(),
+      cost: MoneySchema.nullable(),
+      output: z.string().nullable(),
+      data: z.unknown(),
+    },
+    annotations: { readOnlyHint: false, openWorldHint: true },
+    handler: async (args, ctx) => {
+      const outcome = await ctx.deps.gateway.call(
+        grant.mandate,
+        { capability: args.capability, input: args.input, ...(args.max_cost ? { max_cost: args.max_cost } : {}) },
+        { grant, signal: ctx.extra.signal },
+      );
+      // The delegating agent is a program that needs the child's structured output, beside the wrapped text.
+      const data = outcome.kind === 'done' ? (outcome.result?.structured ?? null) : null;
+      return callAnswer(ctx, outcome, { data });
+    },
+  });
+}
+
+/**
+ * The loopback MCP endpoint delegated calls come back through (Streamable HTTP, stateless). Each
+ * request must carry the bearer token of a live grant; the Host header must be the loopback address
+ * it listens on, so a web page cannot reach it by DNS rebinding.
+ */
+export class LoopbackDelegationHost implements DelegationHost {
+  private server: http.Server | undefined;
+  private starting: Promise<string> | undefined;
+
+  constructor(private readonly deps: () => ServerDeps) {}
+
+  url(): Promise<string> {
+    this.starting ??= new Promise<string>((resolve, reject) => {
+      const server = http.createServer((req, res) => void this.handle(req, res));
+      server.on('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        this.server = server;
+        server.unref();
+        resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+      });
+    });
+    return this.starting;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const port = (this.server?.address() as AddressInfo | undefined)?.port;
+    const deny = (code: number, message: string): void => {
+      res.writeHead(code, { 'content-type': 'application/json' }).end(JSON.stringify({ error: message }));
+    };
+    if (req.headers.host !== `127.0.0.1:${port}` || req.headers.origin !== undefined) return deny(403, 'loopback only');
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return deny(404, 'not found');
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const deps = this.deps();
+    const grant = token ? deps.gateway.grants.resolve(token) : undefined;
+    if (!grant) return deny(401, 'no live grant for this token');
+    const mcp = new McpServer({ name: 'holon-delegation', version: '0.1.0' }, { capabilities: { tools: {} } });
+    registerTools(mcp, [delegatedCall(grant)], deps, grant.mandate);
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    try {
+      await mcp.connect(transport);
+      await transport.handleRequest(req, res);
+    } catch (err) {
+      deps.logger.error(`delegation endpoint: ${(err as Error).message}`);
+      if (!res.headersSent) deny(500, 'internal error');
+    }
+  }
+
+  close(): void {
+    this.server?.close();
+    this.server?.closeAllConnections();
+  }
+}

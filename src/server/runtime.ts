@@ -1,0 +1,60 @@
+import type { Clock, Logger } from '../core/deps.ts';
+import { Gateway } from '../core/gateway.ts';
+import type { FileJournal } from '../core/journal.ts';
+import { filesRoot, openState } from '../core/holon.ts';
+import type { HolonState } from '../core/state.ts';
+import { McpAgentRunner } from './agentClient.ts';
+import { LoopbackDelegationHost } from './delegation.ts';
+import type { ApprovalSettings, ServerDeps } from './serverDeps.ts';
+import { createInputValidator } from './validate.ts';
+
+/** Everything a process needs to serve or make calls on one state folder. */
+export interface Runtime {
+  deps: ServerDeps;
+  store: FileJournal<HolonState>;
+  close(): Promise<void>;
+}
+
+/** Default approval settings for a headless process: answer at once, ask by elicitation when possible. */
+export const HEADLESS_APPROVALS: ApprovalSettings = { waitMs: 0, elicitation: true, elicitationWaitMs: 120_000 };
+
+/**
+ * The composition root shared by `holon mcp`, the CLI and the tests: the journal, the gateway, a real
+ * MCP client for agents, and the loopback endpoint for delegated calls. Closing it signs a checkpoint.
+ */
+export function openRuntime(
+  stateDir: string,
+  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: FileJournal<HolonState> },
+): Runtime {
+  const store = options.store ?? openState(stateDir, { clock: options.clock, logger: options.logger, ...(options.durable !== undefined ? { durable: options.durable } : {}) });
+  const runner = new McpAgentRunner(options.logger);
+  let deps: ServerDeps | undefined;
+  const delegation = new LoopbackDelegationHost(() => {
+    if (!deps) throw new Error('runtime not ready');
+    return deps;
+  });
+  const gateway = new Gateway({
+    store,
+    clock: options.clock,
+    logger: options.logger,
+    runner,
+    delegation,
+    filesRoot: filesRoot(store.dir),
+    validateInput: createInputValidator(),
+  });
+  deps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS };
+  const ready = deps;
+  return {
+    deps: ready,
+    store,
+    async close() {
+      delegation.close();
+      await runner.close();
+      try {
+        await store.checkpoint();
+      } finally {
+        store.close();
+      }
+    },
+  };
+}

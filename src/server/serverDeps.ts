@@ -1,0 +1,23 @@
+import type { Clock, Logger } from '../core/deps.ts';
+import type { Gateway } from '../core/gateway.ts';
+import type { EventStore } from '../core/journal.ts';
+import type { HolonState } from '../core/state.ts';
+
+/** What every toolset's handlers reach the core through. */
+export interface ServerDeps {
+  store: EventStore<HolonState>;
+  gateway: Gateway;
+  clock: Clock;
+  logger: Logger;
+  approvals: ApprovalSettings;
+}
+
+/** How a server waits for the human when a call is over the threshold. */
+export interface ApprovalSettings {
+  /** How long a call waits for a decision from any channel (0: return the pending approval at once). */
+  waitMs: number;
+  /** Ask by MCP elicitation when the client supports it. */
+  elicitation: boolean;
+  /** The least a call waits when it asked by elicitation, so the human has time to answer the form. */
+  elicitationWaitMs: number;
+}
