@@ -28,10 +28,11 @@ export function openRuntime(
 ): Runtime {
   const store = options.store ?? openState(stateDir, { clock: options.clock, logger: options.logger, ...(options.durable !== undefined ? { durable: options.durable } : {}) });
   const runner = new McpAgentRunner(options.logger);
-  let deps: ServerDeps | undefined;
+  // The delegation endpoint needs the deps that the gateway it serves is part of.
+  const holder: { deps?: ServerDeps } = {};
   const delegation = new LoopbackDelegationHost(() => {
-    if (!deps) throw new Error('runtime not ready');
-    return deps;
+    if (!holder.deps) throw new Error('runtime not ready');
+    return holder.deps;
   });
   const gateway = new Gateway({
     store,
@@ -42,10 +43,10 @@ export function openRuntime(
     filesRoot: filesRoot(store.dir),
     validateInput: createInputValidator(),
   });
-  deps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS };
-  const ready = deps;
+  const deps: ServerDeps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS };
+  holder.deps = deps;
   return {
-    deps: ready,
+    deps,
     store,
     async close() {
       delegation.close();

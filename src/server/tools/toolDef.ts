@@ -17,7 +17,8 @@ export interface ToolContext {
 
 /** A handler's answer: structured content (matching the output schema unless it is an error) and text. */
 export interface ToolAnswer {
-  structured: Record<string, unknown>;
+  /** Absent only on an error. */
+  structured?: Record<string, unknown>;
   text: string;
   isError?: boolean;
 }
@@ -38,13 +39,13 @@ export function defineTool<I extends z.ZodRawShape>(def: ToolDef<I>): ToolDef {
   return def as unknown as ToolDef;
 }
 
-/** An expected failure as a structured tool error (stable fields; the reason is the discriminant). */
+/**
+ * An expected failure as a tool error: `isError`, and the problem as JSON text with a stable `reason`.
+ * It carries no structuredContent, since that must match the tool's output schema and a failure does not.
+ */
 export function errorAnswer(err: HolonError): ToolAnswer {
-  return {
-    isError: true,
-    structured: { error: { reason: err.reason, message: err.message, ...err.details } },
-    text: `${err.reason}: ${err.message}`,
-  };
+  const problem = { error: { reason: err.reason, message: err.message, ...err.details } };
+  return { isError: true, text: `${err.reason}: ${err.message}\n${JSON.stringify(problem)}` };
 }
 
 /**
@@ -69,7 +70,7 @@ export function registerTools(server: McpServer, tools: ToolDef[], deps: ServerD
         }
         return {
           content: [{ type: 'text', text: answer.text }],
-          structuredContent: answer.structured,
+          ...(answer.structured ? { structuredContent: answer.structured } : {}),
           ...(answer.isError ? { isError: true } : {}),
         };
       },

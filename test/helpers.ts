@@ -1,0 +1,120 @@
+/** Shared set-up for tests: temporary states, a clock tests can move, the demo world, MCP clients. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { addAgent, createMandate, fund, readCatalog, setFx } from '../src/core/admin.ts';
+import type { Clock } from '../src/core/deps.ts';
+import { silentLogger } from '../src/core/deps.ts';
+import type { EventStore } from '../src/core/journal.ts';
+import type { HolonState } from '../src/core/state.ts';
+import type { Runtime } from '../src/server/runtime.ts';
+import { openRuntime } from '../src/server/runtime.ts';
+import type { ApprovalSettings } from '../src/server/serverDeps.ts';
+import { createHolonServer } from '../src/server/server.ts';
+
+export const ROOT = path.resolve(__dirname, '..');
+export const EXAMPLES = path.join(ROOT, 'examples');
+export const HOLON_BIN = path.join(ROOT, 'dist', 'holon.js');
+export const MANDATE = 'demo/sandbox';
+export const FACTURE = 'holon://files/examples/facture.pdf';
+export const INVOICES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
+
+/** A new empty folder under the OS temp dir, removed by the returned function. */
+export function tempDir(prefix = 'holon-test-'): { dir: string; cleanup: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A clock that only moves when told. */
+export class TestClock implements Clock {
+  constructor(public ms = Date.parse('2026-11-29T10:00:00Z')) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/** The demo world: demo funded with `funds` EUR, USD rate, demo/sandbox, the example agents and files. */
+export async function seedDemo(
+  store: EventStore<HolonState> & { dir?: string },
+  clock: Clock,
+  options: { funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; stateDir?: string } = {},
+): Promise<void> {
+  await fund(store, 'demo', options.funds ?? '5');
+  await setFx(store, 'USD', 'EUR', '0.92');
+  await createMandate(store, clock, MANDATE, {
+    approval_threshold: options.threshold ?? '0.50',
+    budget: { total: options.total ?? '5.00', per_day: options.perDay === undefined ? '4.00' : options.perDay, per_call: options.perCall === undefined ? '3.50' : options.perCall },
+    capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*', 'pipeline.*'] } }],
+    data: { regions: ['EU'], retention_days: 30, training: false },
+  });
+  for (const e of readCatalog(path.join(EXAMPLES, 'catalog.json'))) await addAgent(store, clock, e.manifest, e.endpoint, 'demo-catalog');
+  const dir = options.stateDir ?? store.dir;
+  if (dir) copyExampleFiles(dir);
+}
+
+/** Copies the example invoices to `<state>/files/examples/`. */
+export function copyExampleFiles(stateDir: string): void {
+  const files = path.join(stateDir, 'files', 'examples');
+  fs.mkdirSync(files, { recursive: true });
+  for (const f of fs.readdirSync(path.join(EXAMPLES, 'files'))) {
+    if (f.endsWith('.pdf') || f.endsWith('.txt')) fs.copyFileSync(path.join(EXAMPLES, 'files', f), path.join(files, f));
+  }
+}
+
+/** A runtime on a fresh temporary state seeded with the demo world. */
+export async function demoRuntime(
+  options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null } = {},
+): Promise<{ runtime: Runtime; clock: TestClock; dir: string; cleanup: () => Promise<void> }> {
+  const { dir, cleanup } = tempDir();
+  const clock = options.clock ?? new TestClock();
+  const runtime = openRuntime(dir, {
+    clock,
+    logger: silentLogger,
+    durable: false,
+    approvals: { waitMs: 0, elicitation: true, elicitationWaitMs: 5_000, ...options.approvals },
+  });
+  await seedDemo(runtime.store, clock, { ...options, stateDir: dir });
+  return {
+    runtime,
+    clock,
+    dir,
+    cleanup: async () => {
+      await runtime.close();
+      cleanup();
+    },
+  };
+}
+
+/** A real SDK client connected to a Holon server for `mandate` over the SDK's in-memory transport. */
+export async function connect(
+  runtime: Runtime,
+  options: { mandate?: string; elicit?: (req: ElicitRequest) => Promise<ElicitResult> | ElicitResult } = {},
+): Promise<Client> {
+  const server = createHolonServer(runtime.deps, options.mandate ?? MANDATE);
+  const client = new Client({ name: 'test-agent', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
+  if (options.elicit) {
+    const elicit = options.elicit;
+    client.setRequestHandler(ElicitRequestSchema, async (req) => elicit(req));
+  }
+  const [c, s] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(s), client.connect(c)]);
+  return client;
+}
+
+/** Waits for a condition, polling, with a deadline (never a fixed sleep). */
+export async function until<T>(fn: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
