@@ -236,21 +236,31 @@ export class Gateway {
           approvalId = decision.approval.id;
           continue;
         }
+        // Stop waiting under the lock: a decision that landed just before still counts, so a human
+        // told "the waiting server runs it" is never left with a call that nobody runs.
+        const status = answer === 'rejected' ? 'rejected' : await this.release(decision.approval.id);
+        if (status === 'approved') {
+          approvalId = decision.approval.id;
+          continue;
+        }
         const current = this.state.approvals[decision.approval.id] ?? decision.approval;
         const receipt = this.state.receipts[decision.receipt.id] ?? decision.receipt;
-        if (answer === 'rejected' || current.status === 'rejected') return { kind: 'rejected', receipt, approval: current };
-        await this.release(current.id);
-        return { kind: 'pending', receipt, approval: this.state.approvals[current.id] ?? current };
+        if (status === 'rejected') return { kind: 'rejected', receipt, approval: current };
+        return { kind: 'pending', receipt, approval: current };
       }
       return this.run(decision.receipt, decision.entry, decision.hold, prepared, options);
     }
   }
 
-  /** Marks that nobody is waiting for an approval any more; a later decision is used on re-submission. */
-  private async release(id: string): Promise<void> {
-    await this.deps.store.transact((s) => {
+  /**
+   * Marks that nobody waits for an approval any more (a later decision is used on re-submission), and
+   * returns its status as of that moment.
+   */
+  private async release(id: string): Promise<Approval['status']> {
+    return this.deps.store.transact((s) => {
       const a = s.approvals[id];
-      return { events: a && a.status === 'pending' && !a.released ? [ev('approval.released', { id })] : [], result: undefined };
+      if (!a) return { events: [], result: 'pending' as const };
+      return { events: a.status === 'pending' && !a.released ? [ev('approval.released', { id })] : [], result: a.status };
     });
   }
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { DelegationHost, Grant } from '../core/gateway.ts';
 import { MoneySchema } from '../core/schemas.ts';
 import type { ServerDeps } from './serverDeps.ts';
-import { callAnswer } from './tools/market.ts';
+import { CALL_OUTPUT, callAnswer } from './tools/market.ts';
 import type { ToolDef } from './tools/toolDef.ts';
 import { defineTool, registerTools } from './tools/toolDef.ts';
 
@@ -21,13 +21,7 @@ function delegatedCall(grant: Grant): ToolDef {
       input: z.record(z.string(), z.unknown()),
       max_cost: MoneySchema.optional(),
     },
-    outputSchema: {
-      receipt: z.string(),
-      status: z.string(),
-      cost: MoneySchema.nullable(),
-      output: z.string().nullable(),
-      data: z.unknown(),
-    },
+    outputSchema: { ...CALL_OUTPUT, data: z.unknown().describe("The child agent's structured output") },
     annotations: { readOnlyHint: false, openWorldHint: true },
     handler: async (args, ctx) => {
       const outcome = await ctx.deps.gateway.call(
