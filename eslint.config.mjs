@@ -6,7 +6,7 @@ const vscode = { name: 'vscode', message: 'Only src/editor and src/extension.ts 
 const webviewOnly = { group: ['**/core/**', '**/server/**', '**/cli/**', '**/editor/**'], message: 'Webviews import only src/webview.' };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'examples/**', '.holon/**'] },
+  { ignores: ['**/*.tmp.*', 'dist/**', 'node_modules/**', '.cache/**', 'examples/**', '.holon/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Clock, Logger } from './deps.ts';
 import { FileJournal } from './journal.ts';
-import { loadOrCreateSigner } from './keys.ts';
+import { lazySigner } from './keys.ts';
 import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
 
@@ -22,7 +22,7 @@ export function openState(dir: string, options: OpenStateOptions): FileJournal<H
     reducer: holonReducer,
     clock: options.clock,
     logger: options.logger,
-    signer: loadOrCreateSigner(abs),
+    signer: lazySigner(abs),
     ...(options.durable !== undefined ? { durable: options.durable } : {}),
     ...(options.watch !== undefined ? { watch: options.watch } : {}),
     ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),

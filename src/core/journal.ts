@@ -204,8 +204,7 @@ export class FileJournal<S> implements EventStore<S> {
       watch: true,
       ...options,
     } as Required<Omit<FileJournalOptions<S>, 'dir'>>;
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    if (!fs.existsSync(this.file)) fs.writeFileSync(this.file, '', { flag: 'a', mode: 0o600 });
+    // Nothing is created until the first append: a command refused for bad input leaves no trace.
     this.current = this.opts.reducer.initial();
     this.loadSnapshot();
     const { events, end, tail } = this.readFrom(this.pos.offset);
@@ -247,7 +246,13 @@ export class FileJournal<S> implements EventStore<S> {
     if (this.closed) throw new Error('journal is closed');
     if (this.inTransaction) throw new Error('nested journal transaction');
     this.inTransaction = true;
-    const release = acquireLock(this.lockFile);
+    let release: () => void;
+    try {
+      release = this.lock();
+    } catch (err) {
+      this.inTransaction = false;
+      throw err;
+    }
     let appended: JournalEvent[] = [];
     let caughtUp: JournalEvent[] = [];
     try {
@@ -269,10 +274,17 @@ export class FileJournal<S> implements EventStore<S> {
   }
 
   async checkpoint(): Promise<void> {
+    this.refresh();
+    if (this.pos.seq === this.pos.lastCheckpointSeq) return;
     this.withLock(() => {
       if (this.pos.seq > this.pos.lastCheckpointSeq) return this.appendLocked([], true);
       return [];
     });
+  }
+
+  private lock(): () => void {
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    return acquireLock(this.lockFile);
   }
 
   /** Catches up (repairing a torn tail) under the lock, runs `fn`, and tells listeners what changed. */
@@ -280,7 +292,13 @@ export class FileJournal<S> implements EventStore<S> {
     if (this.closed) throw new Error('journal is closed');
     if (this.inTransaction) throw new Error('nested journal transaction');
     this.inTransaction = true;
-    const release = acquireLock(this.lockFile);
+    let release: () => void;
+    try {
+      release = this.lock();
+    } catch (err) {
+      this.inTransaction = false;
+      throw err;
+    }
     const seen: JournalEvent[] = [];
     try {
       seen.push(...this.catchUpLocked());
@@ -344,7 +362,7 @@ export class FileJournal<S> implements EventStore<S> {
     }
     if (out.length === 0) return out;
     const text = out.map((e) => JSON.stringify(e)).join('\n') + '\n';
-    const fd = fs.openSync(this.file, 'a');
+    const fd = fs.openSync(this.file, 'a', 0o600);
     try {
       fs.writeSync(fd, text);
       if (this.opts.durable) fs.fsyncSync(fd);
@@ -483,19 +501,28 @@ export class FileJournal<S> implements EventStore<S> {
   private startWatching(): void {
     const tick = (): void => {
       if (this.inTransaction || this.closed) return;
+      if (!this.watcher) this.watchFile(tick);
       try {
         this.refresh();
       } catch (err) {
         this.opts.logger.error(`journal: ${(err as Error).message}`);
       }
     };
-    try {
-      this.watcher = fs.watch(this.file, { persistent: false }, tick);
-      this.watcher.on('error', () => this.watcher?.close());
-    } catch {
-      // Some file systems cannot be watched; the poll below still sees every change.
-    }
+    this.watchFile(tick);
     this.timer = setInterval(tick, POLL_MS);
     this.timer.unref();
+  }
+
+  private watchFile(onChange: () => void): void {
+    try {
+      const w = fs.watch(this.file, { persistent: false }, onChange);
+      w.on('error', () => {
+        w.close();
+        if (this.watcher === w) this.watcher = undefined;
+      });
+      this.watcher = w;
+    } catch {
+      // Not there yet, or a file system that cannot be watched: the poll still sees every change.
+    }
   }
 }

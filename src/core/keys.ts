@@ -7,9 +7,22 @@ import type { Signer } from './journal.ts';
 export const KEY_FILE = path.join('keys', 'ed25519.pem');
 
 /**
- * The installation's Ed25519 signer, created on first use (mode 0600). It signs journal checkpoints so
- * that a rewritten history is caught offline by `holon verify`.
+ * The installation's Ed25519 signer. The key is read, or created (mode 0600), the first time something
+ * is signed, so opening a state to read it writes nothing. It signs journal checkpoints so that a
+ * rewritten history is caught offline by `holon verify`.
  */
+export function lazySigner(stateDir: string): Signer {
+  let signer: Signer | undefined;
+  const get = (): Signer => (signer ??= loadOrCreateSigner(stateDir));
+  return {
+    get publicKey() {
+      return get().publicKey;
+    },
+    sign: (message) => get().sign(message),
+  };
+}
+
+/** The installation's Ed25519 signer, created now if there is none. */
 export function loadOrCreateSigner(stateDir: string): Signer {
   const file = path.join(stateDir, KEY_FILE);
   let pem: string;
