@@ -359,11 +359,10 @@ export class Gateway {
       if (reasons.length > 0) return reasons;
       const w = worstCase(s, mandate, e, chain);
       if (!w.ok) return [w.reason];
-      const limits = limitReasons(budget, w.amount, p.maxCost);
-      if (grant) {
-        const parentHold = s.holds[grant.parent]?.units ?? 0n;
-        if (w.amount.units > parentHold) limits.push(`worst case ${M.format(w.amount)} is above what the parent call still holds`);
-      }
+      // A delegated call is paid from its parent's hold, which the budget already counts: that hold is
+      // its whole room, today's included.
+      const room = grant ? { ...budget, remaining: { units: s.holds[grant.parent]?.units ?? 0n, currency: mandate.currency }, remaining_today: null } : budget;
+      const limits = limitReasons(room, w.amount, p.maxCost);
       if (limits.length > 0) return limits;
       worst = w.amount;
       return [];
