@@ -23,6 +23,9 @@ import type { HolonState } from './state.ts';
 import { ev } from './state.ts';
 import { inputHash, newId, summarize } from './util.ts';
 
+/** The error code of a call whose agent could not be reached. */
+const UNREACHABLE = 'unreachable';
+
 /** How long an approval can be used after it was asked for. */
 export const APPROVAL_TTL_MS = 30 * 60 * 1000;
 
@@ -339,6 +342,9 @@ export class Gateway {
       return { events: [ev('call.denied', { receipt: r })], result: { kind: 'denied', receipt: r } };
     };
 
+    if (approvalId && approval?.status === 'used' && approval.mandate === mandate.id) {
+      return deny([`approval ${approval.id} was already used by receipt ${approval.used_by ?? '?'}`]);
+    }
     const mReasons = mandateReasons(mandate, now);
     if (mReasons.length > 0) return deny(mReasons);
     if (grant) {
@@ -357,6 +363,10 @@ export class Gateway {
     const fit = (e: AgentEntry): string[] => {
       const reasons = staticReasons(s, mandate, e);
       if (reasons.length > 0) return reasons;
+      // A malformed input is refused before anything is held, asked or sent, and never counts against
+      // the agent's record.
+      const schema = this.deps.validateInput?.(e.manifest.input_schema, p.request.input) ?? [];
+      if (schema.length > 0) return [`the input does not match ${e.manifest.id}'s input schema: ${schema.join('; ')}`];
       const w = worstCase(s, mandate, e, chain);
       if (!w.ok) return [w.reason];
       // A delegated call is paid from its parent's hold, which the budget already counts: that hold is
@@ -383,16 +393,16 @@ export class Gateway {
         candidates.unshift({ id: preferred.manifest.id, entry: preferred, ranking: rankingOf(s, mandate, preferred) });
       }
       if (candidates.length === 0) return deny([`no agent the mandate allows offers capability "${capability}"`]);
-      let firstReasons: string[] | undefined;
+      const refused: string[] = [];
       for (const c of candidates) {
         const reasons = fit(c.entry);
         if (reasons.length === 0) {
           entry = c.entry;
           break;
         }
-        firstReasons ??= reasons.map((r) => `${c.id}: ${r}`);
+        refused.push(...reasons.map((r) => `${c.id}: ${r}`));
       }
-      if (!entry) return deny(firstReasons ?? []);
+      if (!entry) return deny(refused);
     }
     if (!entry || !worst) return deny(['no agent could be chosen']);
     receipt.agent = entry.manifest.id;
@@ -401,7 +411,7 @@ export class Gateway {
     receipt.worst_case = M.toJson(worst);
 
     if (approvalId) {
-      const problems = approvalProblems(approval, mandate, entry, p.hash, now);
+      const problems = approvalProblems(approval, mandate, entry, p.hash, worst, now);
       if (problems === 'pending' && approval) {
         return { events: [], result: { kind: 'pending', receipt: s.receipts[approval.receipt] ?? receipt, approval } };
       }
@@ -450,31 +460,28 @@ export class Gateway {
     let grant: Grant | undefined;
     let result: AgentRunResult;
     try {
-      const schemaProblems = this.deps.validateInput ? this.deps.validateInput(entry.manifest.input_schema, p.request.input) : [];
-      if (schemaProblems.length > 0) {
-        result = { isError: true, structured: null, text: '', units: 0, errorCode: 'invalid_input', errorMessage: `input does not match ${entry.manifest.id}'s input schema: ${schemaProblems.join('; ')}` };
-      } else {
-        if (entry.manifest.delegated_calls.length > 0 && this.deps.delegation) {
-          grant = this.grants.issue({
-            mandate: receipt.mandate,
-            parent: receipt.id,
-            capabilities: entry.manifest.delegated_calls.map((d) => d.capability),
-            max_calls: entry.manifest.delegated_calls.reduce((n, d) => n + d.max_count, 0),
-            chain: [...(options.grant?.chain ?? []), entry.manifest.id],
-          });
-          meta['holon/grant'] = { url: await this.deps.delegation.url(), token: grant.token, capabilities: grant.capabilities, max_calls: grant.max_calls };
-        }
-        result = await this.deps.runner.run({ endpoint: entry.endpoint, input: p.request.input, meta, ...(options.signal ? { signal: options.signal } : {}) });
+      if (entry.manifest.delegated_calls.length > 0 && this.deps.delegation) {
+        grant = this.grants.issue({
+          mandate: receipt.mandate,
+          parent: receipt.id,
+          capabilities: entry.manifest.delegated_calls.map((d) => d.capability),
+          max_calls: entry.manifest.delegated_calls.reduce((n, d) => n + d.max_count, 0),
+          chain: [...(options.grant?.chain ?? []), entry.manifest.id],
+        });
+        meta['holon/grant'] = { url: await this.deps.delegation.url(), token: grant.token, capabilities: grant.capabilities, max_calls: grant.max_calls };
       }
+      result = await this.deps.runner.run({ endpoint: entry.endpoint, input: p.request.input, meta, ...(options.signal ? { signal: options.signal } : {}) });
     } catch (err) {
       this.deps.logger.warn(`agent ${entry.manifest.id} could not be reached: ${(err as Error).message}`);
-      result = { isError: true, structured: null, text: '', units: 0, errorCode: 'unreachable', errorMessage: (err as Error).message };
+      result = { isError: true, structured: null, text: '', units: 0, errorCode: UNREACHABLE };
     } finally {
       if (grant) this.grants.revoke(grant.token);
     }
     const duration = Math.max(0, this.deps.clock.now() - started);
     const settled = await this.deps.store.transact((s) => {
       const declared = result.isError ? entry.manifest.errors.find((e) => e.code === result.errorCode) : undefined;
+      // The agent's own words (its error text, its output) are data: only a declared code and the
+      // manifest's description go into the receipt; the rest reaches the caller wrapped.
       const charged = !result.isError || declared?.charged === true;
       const priceCost = charged ? costOf(entry, result.units) : M.zero(entry.manifest.price.currency);
       const mandate = s.mandates[receipt.mandate];
@@ -484,7 +491,11 @@ export class Gateway {
       const left = s.holds[receipt.id]?.units ?? hold.units;
       if (cost.units > left) cost = { units: left, currency };
       const error = result.isError
-        ? { code: result.errorCode ?? 'agent_error', message: (result.errorMessage ?? result.text).slice(0, 500), charged: declared?.charged === true }
+        ? declared
+          ? { code: declared.code, message: declared.description, charged: declared.charged }
+          : result.errorCode === UNREACHABLE
+            ? { code: UNREACHABLE, message: 'the agent could not be reached or did not answer', charged: false }
+            : { code: 'undeclared_error', message: 'the agent failed with an error its manifest does not declare', charged: false }
         : null;
       const endedAt = new Date(this.deps.clock.now()).toISOString();
       return {
@@ -495,7 +506,7 @@ export class Gateway {
             cost: M.toJson(cost),
             price_cost: M.toJson(priceCost),
             error,
-            output_summary: result.isError ? null : summarize(result.structured ?? result.text, 120),
+            output_summary: result.isError ? null : describeOutput(result.structured ?? result.text),
             ended_at: endedAt,
             duration_ms: duration,
           }),
@@ -507,6 +518,13 @@ export class Gateway {
   }
 }
 
+/** The shape and size of an output, never its text: what the ledger keeps of another agent's words. */
+function describeOutput(v: unknown): string {
+  if (typeof v === 'string') return `text, ${v.length} chars`;
+  const size = JSON.stringify(v ?? null).length;
+  return `${Array.isArray(v) ? 'JSON array' : v === null ? 'nothing' : 'JSON object'}, ${size} bytes`;
+}
+
 interface Prepared {
   mandateId: string;
   request: CallRequest;
@@ -516,7 +534,7 @@ interface Prepared {
 }
 
 /** Why an approval cannot be used for this call; 'pending' or 'rejected' when the human has not said yes. */
-function approvalProblems(a: Approval | undefined, mandate: Mandate, entry: AgentEntry, hash: string, now: number): string[] | 'pending' | 'rejected' {
+function approvalProblems(a: Approval | undefined, mandate: Mandate, entry: AgentEntry, hash: string, worst: Money, now: number): string[] | 'pending' | 'rejected' {
   if (!a) return ['approval not found'];
   const problems: string[] = [];
   if (a.mandate !== mandate.id) return ['approval not found under this mandate'];
@@ -525,6 +543,10 @@ function approvalProblems(a: Approval | undefined, mandate: Mandate, entry: Agen
   if (a.agent !== entry.manifest.id) problems.push(`approval ${a.id} is for agent ${a.agent}, not ${entry.manifest.id}`);
   else if (a.version !== entry.manifest.version) problems.push(`approval ${a.id} is for ${a.agent} version ${a.version}, not ${entry.manifest.version}`);
   if (a.input_hash !== hash) problems.push(`approval ${a.id} was given for a different input`);
+  // The human approved the worst case they saw; a dearer catalog since then needs a new decision.
+  if (worst.currency !== a.worst_case.currency || M.compare(worst, M.fromJson(a.worst_case)) > 0) {
+    problems.push(`the worst case is now ${M.format(worst)}, above the ${M.format(M.fromJson(a.worst_case))} that was approved`);
+  }
   if (problems.length > 0) return problems;
   if (a.status === 'pending') return 'pending';
   if (a.status === 'rejected') return 'rejected';

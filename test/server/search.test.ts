@@ -1,0 +1,216 @@
+/** search_agents and get_agent: ranking, exclusions with reasons, currency conversion, worst cases. */
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { addAgent, createMandate, fund, readCatalog, setFx } from '../../src/core/admin.ts';
+import { silentLogger } from '../../src/core/deps.ts';
+import { openRuntime } from '../../src/server/runtime.ts';
+import { connect, demoRuntime, EXAMPLES, MANDATE, tempDir, TestClock } from '../helpers.ts';
+import type { Money } from './support.ts';
+import { assertNothingAppended, callTool, problemOf, structured, textOf } from './support.ts';
+
+interface Summary {
+  agent: string;
+  version: string;
+  worst_case: Money | null;
+  expected_cost_per_success: Money | null;
+  success_rate: string | null;
+  record_basis: string;
+  mandate_decision: 'allow' | 'approval_required' | 'deny';
+  reasons: string[];
+}
+interface Search {
+  mandate: string;
+  currency: string;
+  agents: Summary[];
+  excluded: { agent: string; version: string; reasons: string[] }[];
+}
+
+let env: Awaited<ReturnType<typeof demoRuntime>>;
+let client: Client;
+
+before(async () => {
+  env = await demoRuntime();
+  client = await connect(env.runtime);
+});
+
+after(async () => {
+  await client.close();
+  await env.cleanup();
+});
+
+async function search(c: Client, args: Record<string, unknown>): Promise<Search> {
+  const r = await callTool(c, 'search_agents', args);
+  assert.notEqual(r.isError, true);
+  return structured<Search>(r);
+}
+
+test('search_agents ranks by expected cost per success: acme before lena for extraction.table', async () => {
+  const seq = env.runtime.store.seq;
+  const r = await callTool(client, 'search_agents', { capability: 'extraction.table' });
+  const s = structured<Search>(r);
+  assert.equal(s.mandate, MANDATE);
+  assert.equal(s.currency, 'EUR');
+  assert.deepEqual(
+    s.agents.map((a) => a.agent),
+    ['acme/table-extract', 'lena/table-extract-fr'],
+  );
+  const [acme, lena] = s.agents;
+  // 0.0268 / 0.97 and 0.035 / 0.985, rounded up at the sixth decimal.
+  assert.deepEqual(acme?.expected_cost_per_success, { amount: '0.027629', currency: 'EUR' });
+  assert.deepEqual(lena?.expected_cost_per_success, { amount: '0.035533', currency: 'EUR' });
+  assert.equal(acme?.record_basis, 'declared');
+  assert.deepEqual(acme?.worst_case, { amount: '0.172', currency: 'EUR' });
+  assert.deepEqual(lena?.worst_case, { amount: '0.035', currency: 'EUR' });
+  assert.equal(acme?.mandate_decision, 'allow');
+  assert.deepEqual(acme?.reasons, []);
+  // The text says the same, in the same order.
+  const text = textOf(r);
+  assert.ok(text.indexOf('acme/table-extract') < text.indexOf('lena/table-extract-fr'));
+  assert.match(text, /2 agent\(s\) allowed/);
+  assertNothingAppended(env.runtime, seq);
+});
+
+test('search_agents excludes fastcheap/table-extract-us with its data-rule reasons', async () => {
+  const s = await search(client, { capability: 'extraction.table' });
+  assert.ok(!s.agents.some((a) => a.agent === 'fastcheap/table-extract-us'), 'cheapest, but not allowed');
+  assert.deepEqual(s.excluded, [
+    {
+      agent: 'fastcheap/table-extract-us',
+      version: '3.0.1',
+      reasons: ['data rules: processes data in US; the mandate allows only EU', 'data rules: uses inputs for training; the mandate forbids training'],
+    },
+  ]);
+});
+
+test('search_agents with a pattern lists every allowed extraction agent, the USD-priced one converted', async () => {
+  const s = await search(client, { capability: 'extraction.*' });
+  assert.deepEqual(s.agents.map((a) => a.agent).sort(), ['acme/table-extract', 'lena/table-extract-fr', 'quickscan/totals']);
+  const quick = s.agents.find((a) => a.agent === 'quickscan/totals');
+  // 0.01 USD at 0.92: worst case 0.0092 EUR; ranking 0.0096 USD / 0.88 → EUR.
+  assert.deepEqual(quick?.worst_case, { amount: '0.0092', currency: 'EUR' });
+  assert.equal(quick?.expected_cost_per_success?.currency, 'EUR');
+  assert.deepEqual(
+    s.excluded.map((e) => e.agent),
+    ['fastcheap/table-extract-us'],
+  );
+  const pipelines = await search(client, { capability: 'pipeline.*' });
+  assert.deepEqual(
+    pipelines.agents.map((a) => [a.agent, a.mandate_decision]),
+    [['holon-labs/invoice-pipeline', 'approval_required']],
+  );
+  assert.match(pipelines.agents[0]?.reasons[0] ?? '', /above the approval threshold 0\.50 EUR/);
+});
+
+test('search_agents filters by query words, case-insensitively, alone or with a capability', async () => {
+  const pipeline = await search(client, { query: 'PIPELINE' });
+  assert.deepEqual(
+    pipeline.agents.map((a) => a.agent),
+    ['holon-labs/invoice-pipeline'],
+  );
+  assert.deepEqual(pipeline.excluded, []);
+  const french = await search(client, { query: 'french' });
+  assert.deepEqual(french.agents.map((a) => a.agent).sort(), ['lena/table-extract-fr', 'quickscan/totals']);
+  const frenchTables = await search(client, { query: 'french', capability: 'extraction.table' });
+  assert.deepEqual(
+    frenchTables.agents.map((a) => a.agent),
+    ['lena/table-extract-fr'],
+  );
+  const none = await search(client, { query: 'no agent says this' });
+  assert.deepEqual(none, { mandate: MANDATE, currency: 'EUR', agents: [], excluded: [] });
+  const all = await search(client, {});
+  assert.equal(all.agents.length + all.excluded.length, 5);
+});
+
+test('search_agents rejects an over-long query with a tool error and appends nothing', async () => {
+  const seq = env.runtime.store.seq;
+  const r = await callTool(client, 'search_agents', { query: 'x'.repeat(201) });
+  assert.equal(r.isError, true);
+  assertNothingAppended(env.runtime, seq);
+});
+
+test('a USD-priced agent is excluded while no USD→EUR rate is set, and allowed once it is', async () => {
+  const { dir, cleanup } = tempDir();
+  const clock = new TestClock();
+  const runtime = openRuntime(dir, { clock, logger: silentLogger, durable: false });
+  try {
+    await fund(runtime.store, 'demo', '5');
+    await createMandate(runtime.store, clock, MANDATE, { capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*'] } }] });
+    for (const e of readCatalog(path.join(EXAMPLES, 'catalog.json'))) await addAgent(runtime.store, clock, e.manifest, e.endpoint, 'demo-catalog');
+    const c = await connect(runtime);
+    const without = await search(c, { capability: 'extraction.totals' });
+    assert.deepEqual(without.agents, []);
+    assert.deepEqual(without.excluded, [
+      { agent: 'quickscan/totals', version: '0.3.0', reasons: ['its price is in USD and no USD→EUR rate is set (holon fx)', 'no USD→EUR rate is set'] },
+    ]);
+    const described = structured<{ worst_case: Money | null; mandate_decision: { decision: string; reasons: string[] } }>(
+      await callTool(c, 'get_agent', { agent: 'quickscan/totals' }),
+    );
+    assert.equal(described.worst_case, null, 'an amount that cannot be converted is unknown, never zero');
+    assert.equal(described.mandate_decision.decision, 'deny');
+
+    await setFx(runtime.store, 'USD', 'EUR', '0.92');
+    const withRate = await search(c, { capability: 'extraction.totals' });
+    assert.deepEqual(
+      withRate.agents.map((a) => [a.agent, a.mandate_decision, a.worst_case]),
+      [['quickscan/totals', 'allow', { amount: '0.0092', currency: 'EUR' }]],
+    );
+    assert.deepEqual(withRate.excluded, []);
+    await c.close();
+  } finally {
+    await runtime.close();
+    cleanup();
+  }
+});
+
+interface AgentDetail {
+  agent: string;
+  version: string;
+  publisher: string;
+  input_schema: Record<string, unknown>;
+  errors: { code: string; charged: boolean }[];
+  worst_case: Money | null;
+  mandate_decision: { decision: string; reasons: string[] };
+  delegated_calls: { capability: string; max_count: number }[];
+  record: { declared: unknown; measured: { runs: number }; basis: string };
+}
+
+test('get_agent: the pipeline\'s worst case is 3.10 EUR with its 4 delegated calls, and needs approval', async () => {
+  const seq = env.runtime.store.seq;
+  const r = await callTool(client, 'get_agent', { agent: 'holon-labs/invoice-pipeline' });
+  const a = structured<AgentDetail>(r);
+  assert.equal(a.agent, 'holon-labs/invoice-pipeline');
+  assert.equal(a.version, '2.1.0');
+  assert.deepEqual(a.worst_case, { amount: '3.10', currency: 'EUR' });
+  assert.deepEqual(a.delegated_calls, [{ capability: 'extraction.table', max_count: 4 }]);
+  assert.equal(a.mandate_decision.decision, 'approval_required');
+  assert.deepEqual(a.mandate_decision.reasons, ['worst case 3.10 EUR is above the approval threshold 0.50 EUR']);
+  assert.deepEqual(a.input_schema['required'], ['files']);
+  assert.ok(a.errors.some((e) => e.code === 'extraction_failed' && e.charged));
+  assert.equal(a.record.basis, 'declared');
+  assert.equal(a.record.measured.runs, 0);
+  assert.match(textOf(r), /worst case 3\.10 EUR; mandate decision: approval_required/);
+  assertNothingAppended(env.runtime, seq);
+});
+
+test('get_agent on an agent under the threshold says allow; on an excluded one, deny with the reasons', async () => {
+  const acme = structured<AgentDetail>(await callTool(client, 'get_agent', { agent: 'acme/table-extract' }));
+  assert.deepEqual(acme.mandate_decision, { decision: 'allow', reasons: [] });
+  assert.deepEqual(acme.worst_case, { amount: '0.172', currency: 'EUR' });
+  const fast = structured<AgentDetail>(await callTool(client, 'get_agent', { agent: 'fastcheap/table-extract-us' }));
+  assert.equal(fast.mandate_decision.decision, 'deny');
+  assert.equal(fast.mandate_decision.reasons.length, 2);
+});
+
+test('get_agent on an unknown agent is a not_found tool error and appends nothing', async () => {
+  const seq = env.runtime.store.seq;
+  const r = await callTool(client, 'get_agent', { agent: 'nobody/nothing' });
+  const p = problemOf(r);
+  assert.equal(p.reason, 'not_found');
+  assert.equal(p['agent'], 'nobody/nothing');
+  assert.match(textOf(r), /^not_found: /);
+  const empty = await callTool(client, 'get_agent', { agent: '' });
+  assert.equal(empty.isError, true, 'an empty id fails the input schema');
+  assertNothingAppended(env.runtime, seq);
+});
