@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as readline from 'node:readline/promises';
-import { addAgent, createMandate, decideApproval, fund, readCatalog, setFx, updateMandate } from '../core/admin.ts';
+import { addAgent, channelAccepted, createMandate, decideApproval, fund, readCatalog, setFx, updateMandate } from '../core/admin.ts';
 import { stderrLogger, systemClock } from '../core/deps.ts';
 import { HolonError } from '../core/errors.ts';
 import type { FileJournal } from '../core/journal.ts';
@@ -253,6 +253,9 @@ const approveCmd: Command = {
       const a = runtime.store.state.approvals[id];
       if (!a) throw new HolonError('not_found', `no approval "${id}"`);
       if (a.status !== 'pending') throw new HolonError('conflict', `approval ${id} is already ${a.status}`);
+      if (!channelAccepted(runtime.store.state, 'cli')) {
+        throw new HolonError('denied', 'approvals from the terminal are turned off for this state; approve in the editor (setting holon.approvals.channels)');
+      }
       process.stdout.write(`${approvalMessage(a)}\n`);
       if (!(await confirmAtTerminal('Approve this call? [y/N] '))) {
         ctx.out('Not approved.');

@@ -142,6 +142,20 @@ export function readCatalog(file: string): { manifest: Manifest; endpoint: Endpo
 }
 
 /**
+ * Which channels may answer approvals on this state (null: all). The editor writes it from its settings,
+ * so `holon approve` in a terminal — where an agent could type too — obeys the human's choice.
+ */
+export async function setApprovalChannels(store: EventStore<HolonState>, channels: ApprovalChannel[] | null): Promise<void> {
+  const same = (a: ApprovalChannel[] | null, b: ApprovalChannel[] | null): boolean => JSON.stringify(a && [...a].sort()) === JSON.stringify(b && [...b].sort());
+  await store.transact((s) => ({ events: same(s.settings.approval_channels, channels) ? [] : [ev('settings.updated', { approval_channels: channels })], result: undefined }));
+}
+
+/** True if `channel` may answer approvals on this state. */
+export function channelAccepted(state: HolonState, channel: ApprovalChannel): boolean {
+  return state.settings.approval_channels === null || state.settings.approval_channels.includes(channel);
+}
+
+/**
  * Records a human's decision. The first decision wins: a second one, from any channel, is refused with
  * the decision already made.
  */
@@ -155,6 +169,7 @@ export async function decideApproval(
   return store.transact((s) => {
     const a = s.approvals[id];
     if (!a) throw new HolonError('not_found', `no approval "${id}"`);
+    if (!channelAccepted(s, channel)) throw new HolonError('denied', `approvals through ${channel} are turned off for this state (setting holon.approvals.channels)`);
     if (a.status !== 'pending') throw new HolonError('conflict', `approval ${id} was already ${a.status}${a.channel ? ` (${a.channel})` : ''}`, { status: a.status });
     if (Date.parse(a.expires_at) <= clock.now()) throw new HolonError('conflict', `approval ${id} expired at ${a.expires_at}`, { status: 'expired' });
     return { events: [ev('approval.decided', { id, decision, channel })], result: { ...a, status: decision, channel } };

@@ -33,6 +33,8 @@ export interface HolonState {
   receipts_by_mandate: Record<string, string[]>;
   /** What each running call holds, in its mandate's currency. */
   holds: Record<string, { mandate: string; units: bigint }>;
+  /** The human's settings that every process must honour. */
+  settings: { approval_channels: ApprovalChannel[] | null };
 }
 
 /** Event payloads, by type. */
@@ -41,6 +43,7 @@ export interface EventMap {
   'mandate.created': { mandate: Mandate };
   'mandate.updated': { mandate: Mandate };
   'fx.set': { from: string; to: string; rate: string };
+  'settings.updated': { approval_channels: ApprovalChannel[] | null };
   'agent.added': { entry: AgentEntry };
   'approval.requested': { approval: Approval };
   'approval.decided': { id: string; decision: 'approved' | 'rejected'; channel: ApprovalChannel };
@@ -99,6 +102,10 @@ export function applyEvent(s: HolonState, e: JournalEvent): void {
       s.mandates[d.mandate.id] = d.mandate;
       spendOf(s, d.mandate.id);
       accountOf(s, d.mandate.account);
+      return;
+    }
+    case 'settings.updated': {
+      s.settings = { approval_channels: (e.data as EventMap['settings.updated']).approval_channels };
       return;
     }
     case 'fx.set': {
@@ -209,7 +216,7 @@ export function applyEvent(s: HolonState, e: JournalEvent): void {
 
 /** An empty state. */
 export function initialState(): HolonState {
-  return { accounts: {}, mandates: {}, spend: {}, fx: {}, agents: {}, records: {}, approvals: {}, receipts: {}, receipts_by_mandate: {}, holds: {} };
+  return { accounts: {}, mandates: {}, spend: {}, fx: {}, agents: {}, records: {}, approvals: {}, receipts: {}, receipts_by_mandate: {}, holds: {}, settings: { approval_channels: null } };
 }
 
 const BIG = '$bigint';

@@ -1,7 +1,7 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { decideApproval, waitForDecision } from '../core/admin.ts';
+import { channelAccepted, decideApproval, waitForDecision } from '../core/admin.ts';
 import { HolonError } from '../core/errors.ts';
 import type { ApprovalWaiter } from '../core/gateway.ts';
 import type { Approval } from '../core/model.ts';
@@ -38,7 +38,7 @@ export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: Re
   return async (approval, signal) => {
     const caps = server.getClientCapabilities()?.elicitation;
     // An empty elicitation capability means form mode (the spec before URL mode existed).
-    const canElicit = deps.approvals.elicitation && caps !== undefined && (caps.form !== undefined || caps.url === undefined);
+    const canElicit = deps.approvals.elicitation && channelAccepted(deps.store.state, 'elicitation') && caps !== undefined && (caps.form !== undefined || caps.url === undefined);
     const waitMs = canElicit ? Math.max(deps.approvals.waitMs, deps.approvals.elicitationWaitMs) : deps.approvals.waitMs;
     if (waitMs <= 0) return 'pending';
 
