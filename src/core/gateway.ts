@@ -231,8 +231,9 @@ export class Gateway {
     const prepared = this.prepare(mandateId, request);
     let approvalId = request.approval;
     for (;;) {
+      // Outcomes are copies: the state they were read from keeps changing after the call returns.
       const decision = await this.deps.store.transact((s) => this.decide(s, prepared, approvalId, options.grant));
-      if (decision.kind === 'denied' || decision.kind === 'rejected') return decision;
+      if (decision.kind === 'denied' || decision.kind === 'rejected') return structuredClone(decision);
       if (decision.kind === 'pending') {
         const answer = options.waitForApproval ? await options.waitForApproval(decision.approval, options.signal) : 'pending';
         if (answer === 'approved') {
@@ -248,8 +249,8 @@ export class Gateway {
         }
         const current = this.state.approvals[decision.approval.id] ?? decision.approval;
         const receipt = this.state.receipts[decision.receipt.id] ?? decision.receipt;
-        if (status === 'rejected') return { kind: 'rejected', receipt, approval: current };
-        return { kind: 'pending', receipt, approval: current };
+        if (status === 'rejected') return structuredClone({ kind: 'rejected', receipt, approval: current });
+        return structuredClone({ kind: 'pending', receipt, approval: current });
       }
       return this.run(decision.receipt, decision.entry, decision.hold, prepared, options);
     }
@@ -514,7 +515,7 @@ export class Gateway {
         result: s.receipts[receipt.id] ?? receipt,
       };
     });
-    return { kind: 'done', receipt: settled, entry, result };
+    return { kind: 'done', receipt: structuredClone(settled), entry, result };
   }
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalize } from 'json-canonicalize';
@@ -126,37 +126,44 @@ function pidAlive(pid: number): boolean {
  */
 export function acquireLock(file: string): () => void {
   const deadline = Date.now() + LOCK_TIMEOUT_MS;
+  const token = `${process.pid} ${Date.now()} ${randomBytes(6).toString('hex')}`;
   let pause = 1;
   for (;;) {
+    // The lock appears with its content in one step (link of a written file), so no process ever sees
+    // an empty lock whose owner cannot be known.
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(tmp, token, { mode: 0o600 });
     try {
-      const fd = fs.openSync(file, 'wx', 0o600);
-      fs.writeSync(fd, `${process.pid} ${Date.now()}`);
-      fs.closeSync(fd);
+      fs.linkSync(tmp, file);
       return () => {
         try {
-          fs.unlinkSync(file);
+          if (fs.readFileSync(file, 'utf8') === token) fs.unlinkSync(file);
         } catch {
           // Already broken as stale by another process: nothing to release.
         }
       };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      fs.rmSync(tmp, { force: true });
     }
-    try {
-      const [pidText, sinceText] = fs.readFileSync(file, 'utf8').split(' ');
-      const pid = Number(pidText);
-      const since = Number(sinceText);
-      const stale = (pid > 0 && pid !== process.pid && !pidAlive(pid)) || (since > 0 && Date.now() - since > STALE_LOCK_MS);
-      if (stale) {
-        fs.rmSync(file, { force: true });
-        continue;
-      }
-    } catch {
-      // The owner released it between our two calls, or is still writing its pid: try again.
-    }
+    breakIfStale(file);
     if (Date.now() > deadline) throw new HolonError('lock_timeout', `the journal lock ${file} is held by another process`);
     sleepSync(pause);
     pause = Math.min(pause * 2, 16);
+  }
+}
+
+/** Removes a lock whose owner died, or that is older than any real critical section. */
+function breakIfStale(file: string): void {
+  try {
+    const [pidText, sinceText] = fs.readFileSync(file, 'utf8').split(' ');
+    const pid = Number(pidText);
+    const since = Number(sinceText) || fs.statSync(file).mtimeMs;
+    const dead = Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
+    if (dead || Date.now() - since > STALE_LOCK_MS) fs.rmSync(file, { force: true });
+  } catch {
+    // Released between our two looks: the next attempt takes it.
   }
 }
 

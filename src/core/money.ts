@@ -129,5 +129,5 @@ export function divideByRatio(a: Money, ratioUnits: bigint): Money {
   if (ratioUnits <= 0n) throw new HolonError('invalid_input', 'ratio must be positive');
   const n = a.units * UNIT;
   const q = n / ratioUnits;
-  return { units: n % ratioUnits === 0n ? q : q + 1n, currency: a.currency };
+  return { units: n % ratioUnits === 0n || n < 0n ? q : q + 1n, currency: a.currency };
 }

@@ -53,7 +53,7 @@ export function costOf(entry: AgentEntry, units: number): Money {
   const p = entry.manifest.price;
   const base = M.money(p.per_call, p.currency);
   if (!p.per_unit) return base;
-  const n = Math.max(0, Math.min(Math.floor(units), p.per_unit.max_units));
+  const n = Number.isFinite(units) ? Math.max(0, Math.min(Math.floor(units), p.per_unit.max_units)) : 0;
   return M.add(base, M.times(M.money(p.per_unit.amount, p.currency), n));
 }
 

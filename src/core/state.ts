@@ -88,7 +88,10 @@ function putReceipt(s: HolonState, r: Receipt): void {
   if (r.parent) s.receipts[r.parent]?.children.push(r.id);
 }
 
-/** Folds one event. Unknown types are skipped so that an older build can read a newer journal. */
+/**
+ * Folds one event. Unknown types are skipped so that an older build can read a newer journal. Objects
+ * are copied in, never kept: an event is a fact, and the state changes after it.
+ */
 export function applyEvent(s: HolonState, e: JournalEvent): void {
   switch (e.type) {
     case 'account.funded': {
@@ -99,7 +102,7 @@ export function applyEvent(s: HolonState, e: JournalEvent): void {
     case 'mandate.created':
     case 'mandate.updated': {
       const d = e.data as EventMap['mandate.created'];
-      s.mandates[d.mandate.id] = d.mandate;
+      s.mandates[d.mandate.id] = structuredClone(d.mandate);
       spendOf(s, d.mandate.id);
       accountOf(s, d.mandate.account);
       return;
@@ -115,12 +118,12 @@ export function applyEvent(s: HolonState, e: JournalEvent): void {
     }
     case 'agent.added': {
       const d = e.data as EventMap['agent.added'];
-      s.agents[d.entry.manifest.id] = d.entry;
+      s.agents[d.entry.manifest.id] = structuredClone(d.entry);
       return;
     }
     case 'approval.requested': {
       const d = e.data as EventMap['approval.requested'];
-      s.approvals[d.approval.id] = d.approval;
+      s.approvals[d.approval.id] = structuredClone(d.approval);
       return;
     }
     case 'approval.decided': {
@@ -145,12 +148,12 @@ export function applyEvent(s: HolonState, e: JournalEvent): void {
     }
     case 'call.denied':
     case 'call.pending': {
-      putReceipt(s, (e.data as EventMap['call.denied']).receipt);
+      putReceipt(s, structuredClone((e.data as EventMap['call.denied']).receipt));
       return;
     }
     case 'call.started': {
       const d = e.data as EventMap['call.started'];
-      const r = d.receipt;
+      const r = structuredClone(d.receipt);
       putReceipt(s, r);
       const hold = parseUnits(d.hold);
       const parentHold = r.parent ? s.holds[r.parent] : undefined;
@@ -177,8 +180,8 @@ export function applyEvent(s: HolonState, e: JournalEvent): void {
       const r = s.receipts[d.receipt];
       if (!r) return;
       r.status = d.status;
-      r.cost = d.cost;
-      r.error = d.error;
+      r.cost = { ...d.cost };
+      r.error = d.error ? { ...d.error } : null;
       r.output_summary = d.output_summary;
       r.ended_at = d.ended_at;
       r.duration_ms = d.duration_ms;

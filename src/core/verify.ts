@@ -58,6 +58,7 @@ export function verifyJournal(stateDir: string): VerifyReport {
     } catch {
       return fail('not valid JSON (the line was altered or torn)');
     }
+    if (typeof e !== 'object' || e === null || Array.isArray(e)) return fail('not an event object');
     if (e.seq !== seq + 1) return fail(`sequence ${String(e.seq)} where ${seq + 1} was expected`);
     if (e.prev !== prev) return fail('does not link to the previous event (prev hash differs)');
     if (typeof e.time !== 'string' || typeof e.type !== 'string') return fail('missing time or type');

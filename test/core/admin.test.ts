@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { addAgent, createMandate, decideApproval, fund, readCatalog, setFx, updateMandate } from '../../src/core/admin.ts';
+import { silentLogger } from '../../src/core/deps.ts';
+import type { HolonErrorReason } from '../../src/core/errors.ts';
+import { openState } from '../../src/core/holon.ts';
+import type { FileJournal } from '../../src/core/journal.ts';
+import { JOURNAL_FILE } from '../../src/core/journal.ts';
+import type { HolonState } from '../../src/core/state.ts';
+import { EXAMPLES, tempDir, TestClock } from '../helpers.ts';
+import { ENDPOINT, manifest, rejectsWith, stateText } from './fixtures.ts';
+
+const clock = new TestClock();
+const cleanups: (() => void)[] = [];
+after(() => {
+  for (const c of cleanups) c();
+});
+
+function fresh(): { dir: string; j: FileJournal<HolonState> } {
+  const t = tempDir('holon-admin-');
+  cleanups.push(t.cleanup);
+  const dir = path.join(t.dir, 'state');
+  const j = openState(dir, { clock, logger: silentLogger, durable: false, watch: false });
+  cleanups.unshift(() => j.close());
+  return { dir, j };
+}
+
+/** `fn` is refused with `reason`; the journal file (bytes) and the folded state are exactly as before. */
+async function refused(dir: string, j: FileJournal<HolonState>, fn: () => Promise<unknown>, reason: HolonErrorReason, re?: RegExp): Promise<void> {
+  const file = path.join(dir, JOURNAL_FILE);
+  const bytes = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+  const seq = j.seq;
+  const state = stateText(j.state);
+  await rejectsWith(fn, reason, re);
+  assert.equal(j.seq, seq);
+  assert.equal(stateText(j.state), state);
+  assert.deepEqual(fs.existsSync(file) ? fs.readFileSync(file) : undefined, bytes, 'the journal is byte for byte as it was');
+}
+
+describe('admin: what only the human does', () => {
+  test('a refused first command leaves no trace at all in a new state folder', async () => {
+    const { dir, j } = fresh();
+    await refused(dir, j, () => fund(j, 'Demo', '5'), 'invalid_input');
+    await refused(dir, j, () => createMandate(j, clock, 'demo', {}), 'invalid_input');
+    assert.equal(fs.existsSync(dir), false, 'not even the folder');
+    await fund(j, 'demo', '5');
+    assert.ok(fs.existsSync(path.join(dir, JOURNAL_FILE)));
+    assert.equal(fs.existsSync(path.join(dir, 'keys')), false, 'no key until something is signed');
+  });
+
+  test('fund: account names, amounts and currencies are checked', async () => {
+    const { dir, j } = fresh();
+    const m = await fund(j, 'demo', '5.5', 'USD');
+    assert.deepEqual(m, { units: 5_500_000n, currency: 'USD' });
+    assert.equal(j.state.accounts['demo']?.funded['USD'], 5_500_000n);
+    for (const [account, amount, cur] of [
+      ['Demo', '1', 'EUR'],
+      ['', '1', 'EUR'],
+      ['../x', '1', 'EUR'],
+      ['demo', '0', 'EUR'],
+      ['demo', '-1', 'EUR'],
+      ['demo', '1e3', 'EUR'],
+      ['demo', '0.1234567', 'EUR'],
+      ['demo', '', 'EUR'],
+      ['demo', '1', 'eur'],
+    ] as const) {
+      await refused(dir, j, () => fund(j, account, amount, cur), 'invalid_input');
+    }
+  });
+
+  test('mandates: defaults, bad ids and fields, duplicates, unknown ones', async () => {
+    const { dir, j } = fresh();
+    const m = await createMandate(j, clock, 'demo/sandbox', {});
+    assert.deepEqual(
+      { budget: m.budget, threshold: m.approval_threshold, currency: m.currency, toolsets: m.toolsets, capabilities: m.capabilities, data: m.data, status: m.status },
+      {
+        budget: { total: '5.00', per_day: null, per_call: null },
+        threshold: '0.50',
+        currency: 'EUR',
+        toolsets: ['market'],
+        capabilities: [{ name: 'market.call', params: { capabilities: ['*'] } }],
+        data: { regions: null, retention_days: null, training: false },
+        status: 'active',
+      },
+    );
+    await refused(dir, j, () => createMandate(j, clock, 'demo/sandbox', {}), 'conflict', /already exists/);
+    for (const id of ['demo', 'Demo/x', 'demo/x/y', '/x', 'demo/']) await refused(dir, j, () => createMandate(j, clock, id, {}), 'invalid_input');
+    for (const input of [
+      { budget: { total: '0' } },
+      { budget: { total: '1e3' } },
+      { budget: { total: 5 } },
+      { budget: { per_call: '0' } },
+      { approval_threshold: '0.5.0' },
+      { currency: 'eur' },
+      { toolsets: ['shell'] },
+      { toolsets: [] },
+      { status: 'deleted' },
+      { expires_at: 'tomorrow' },
+      { unknown_field: true },
+    ]) {
+      await refused(dir, j, () => createMandate(j, clock, 'demo/other', input), 'invalid_input');
+    }
+    await refused(dir, j, () => updateMandate(j, clock, 'demo/nope', {}), 'not_found');
+    await refused(dir, j, () => updateMandate(j, clock, 'demo/sandbox', { budget: { total: '0' } }), 'invalid_input');
+  });
+
+  test('updateMandate changes only what is given', async () => {
+    const { j } = fresh();
+    await createMandate(j, clock, 'demo/sandbox', { budget: { total: '9', per_day: '2', per_call: '1' }, data: { regions: ['EU'], retention_days: 3, training: false } });
+    clock.advance(1000);
+    const m = await updateMandate(j, clock, 'demo/sandbox', { budget: { per_call: '1.5' }, data: { training: true } });
+    assert.deepEqual(m.budget, { total: '9', per_day: '2', per_call: '1.5' });
+    assert.deepEqual(m.data, { regions: ['EU'], retention_days: 3, training: true });
+    assert.notEqual(m.updated_at, m.created_at);
+    assert.deepEqual(j.state.mandates['demo/sandbox'], m);
+  });
+
+  test('a mandate that has spent cannot change currency', async () => {
+    const { dir, j } = fresh();
+    await createMandate(j, clock, 'demo/sandbox', {});
+    await j.transact(() => ({
+      events: [
+        {
+          type: 'call.started',
+          data: {
+            receipt: { id: 'rcpt_1', parent: null, mandate: 'demo/sandbox', agent: null, version: null, capability: null, status: 'running', worst_case: null, cost: null, reasons: [], error: null, approval: null, input_summary: '{}', output_summary: null, started_at: '', ended_at: null, duration_ms: null, children: [] },
+            hold: '0.10',
+            approval: null,
+          },
+        },
+      ],
+      result: undefined,
+    }));
+    await refused(dir, j, () => updateMandate(j, clock, 'demo/sandbox', { currency: 'USD' }), 'conflict', /currency cannot change/);
+  });
+
+  test('setFx: two different valid currencies and a positive rate', async () => {
+    const { dir, j } = fresh();
+    await setFx(j, 'USD', 'EUR', '0.920');
+    assert.equal(j.state.fx['USD/EUR'], '0.92');
+    await refused(dir, j, () => setFx(j, 'USD', 'USD', '1'), 'invalid_input');
+    await refused(dir, j, () => setFx(j, 'usd', 'EUR', '1'), 'invalid_input');
+    await refused(dir, j, () => setFx(j, 'USD', 'EUR', '0'), 'invalid_input');
+    await refused(dir, j, () => setFx(j, 'USD', 'EUR', '-0.5'), 'invalid_input');
+    await refused(dir, j, () => setFx(j, 'USD', 'EUR', '9.2e-1'), 'invalid_input');
+  });
+
+  test('addAgent: manifests and endpoints are checked before anything is appended', async () => {
+    const { dir, j } = fresh();
+    await addAgent(j, clock, manifest('x/good', ['a.b']), ENDPOINT, 'test');
+    assert.equal(j.state.agents['x/good']?.source, 'test');
+    const bad = [
+      manifest('X/bad', ['a.b']),
+      manifest('x/bad', []),
+      manifest('x/bad', ['A B']),
+      manifest('x/bad', ['a.b'], { version: 'one' }),
+      manifest('x/bad', ['a.b'], { price: { currency: 'EUR', per_call: '0.1234567' } }),
+      manifest('x/bad', ['a.b'], { price: { currency: 'EUR', per_call: '-1' } }),
+      manifest('x/bad', ['a.b'], { delegated_calls: [{ capability: 'a.c', max_count: 0 }] }),
+      manifest('x/bad', ['a.b'], { record: { runs: 1, success_rate: '1.5', mean_cost: '0.1' } }),
+    ];
+    for (const m of bad) await refused(dir, j, () => addAgent(j, clock, m, ENDPOINT, 'test'), 'invalid_input');
+    for (const e of [{ type: 'ftp', url: 'x' }, { type: 'stdio', command: '', args: [], tool: 't' }, { type: 'http', url: 'not a url', tool: 't' }]) {
+      await refused(dir, j, () => addAgent(j, clock, manifest('x/bad', ['a.b']), e, 'test'), 'invalid_input');
+    }
+    await refused(dir, j, () => decideApproval(j, clock, 'apr_none', 'approved', 'cli'), 'not_found');
+  });
+
+  test('readCatalog reads the demo catalog and resolves ./ paths against its folder; bad files are refused', () => {
+    const agents = readCatalog(path.join(EXAMPLES, 'catalog.json'));
+    assert.equal(agents.length, 5);
+    const acme = agents.find((a) => a.manifest.id === 'acme/table-extract');
+    assert.ok(acme && acme.endpoint.type === 'stdio');
+    assert.equal(acme.endpoint.args[0], path.join(EXAMPLES, 'agents', 'acmeTableExtract.mjs'));
+    assert.equal(acme.endpoint.cwd, EXAMPLES);
+    const t = tempDir('holon-admin-');
+    cleanups.push(t.cleanup);
+    const file = path.join(t.dir, 'c.json');
+    fs.writeFileSync(file, '{not json');
+    assert.throws(() => readCatalog(file), (e: unknown) => e instanceof Error && 'reason' in e && e.reason === 'invalid_input');
+    fs.writeFileSync(file, JSON.stringify({ agents: [{ manifest: { id: 'x' }, endpoint: ENDPOINT }] }));
+    assert.throws(() => readCatalog(file), (e: unknown) => e instanceof Error && 'reason' in e && e.reason === 'invalid_input');
+    assert.throws(() => readCatalog(path.join(t.dir, 'missing.json')), (e: unknown) => e instanceof Error && 'reason' in e && e.reason === 'invalid_input');
+    // One agent on its own is a catalog too.
+    fs.writeFileSync(file, JSON.stringify({ manifest: manifest('x/one', ['a.b']), endpoint: { ...ENDPOINT, args: ['./one.mjs'] } }));
+    const one = readCatalog(file);
+    assert.equal(one.length, 1);
+    assert.deepEqual(one[0]?.endpoint.type === 'stdio' && one[0].endpoint.args, [path.join(t.dir, 'one.mjs')]);
+  });
+});

@@ -1,0 +1,477 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { createMandate, fund, setFx } from '../../src/core/admin.ts';
+import { silentLogger } from '../../src/core/deps.ts';
+import { HolonError } from '../../src/core/errors.ts';
+import { openState } from '../../src/core/holon.ts';
+import type { JournalEvent } from '../../src/core/journal.ts';
+import { checkpointMessage, eventHash, FileJournal, JOURNAL_FILE, parseEventLine, SNAPSHOT_FILE } from '../../src/core/journal.ts';
+import { loadOrCreateSigner, verifySignature } from '../../src/core/keys.ts';
+import type { HolonState } from '../../src/core/state.ts';
+import { holonReducer } from '../../src/core/state.ts';
+import { verifyJournal } from '../../src/core/verify.ts';
+import { ROOT, tempDir, TestClock, until } from '../helpers.ts';
+import { stateText } from './fixtures.ts';
+
+const clock = new TestClock();
+const cleanups: (() => void)[] = [];
+const journals: FileJournal<HolonState>[] = [];
+after(() => {
+  for (const j of journals) j.close();
+  for (const c of cleanups) c();
+});
+
+function newDir(): string {
+  const t = tempDir('holon-journal-');
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+function open(dir: string, extra: { watch?: boolean; snapshotEvery?: number } = {}): FileJournal<HolonState> {
+  const j = openState(dir, { clock, logger: silentLogger, durable: false, watch: false, ...extra });
+  journals.push(j);
+  return j;
+}
+
+/** A journal built directly, for options openState does not pass (checkpointEvery, another signer). */
+function openRaw(dir: string, extra: { checkpointEvery?: number; signer?: ReturnType<typeof loadOrCreateSigner> } = {}): FileJournal<HolonState> {
+  const j = new FileJournal<HolonState>({
+    dir,
+    reducer: holonReducer,
+    clock,
+    logger: silentLogger,
+    signer: extra.signer ?? loadOrCreateSigner(dir),
+    durable: false,
+    watch: false,
+    ...(extra.checkpointEvery !== undefined ? { checkpointEvery: extra.checkpointEvery } : {}),
+  });
+  journals.push(j);
+  return j;
+}
+
+const journalFile = (dir: string): string => path.join(dir, JOURNAL_FILE);
+const lines = (dir: string): JournalEvent[] =>
+  fs
+    .readFileSync(journalFile(dir), 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as JournalEvent);
+const append = (j: FileJournal<HolonState>, type: string, data: unknown): Promise<void> => j.transact(() => ({ events: [{ type, data }], result: undefined }));
+
+describe('FileJournal: append, fold, tail', () => {
+  test('appends are folded into the state, numbered from 1 and hash-linked', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    assert.equal(j.seq, 0);
+    await fund(j, 'demo', '2');
+    await fund(j, 'demo', '0.5');
+    await setFx(j, 'USD', 'EUR', '0.92');
+    const result = await j.transact(() => ({ events: [{ type: 'test.a', data: 1 }, { type: 'test.b', data: { x: 'é' } }], result: 'value' }));
+    assert.equal(result, 'value');
+    assert.equal(j.seq, 5);
+    assert.equal(j.state.accounts['demo']?.funded['EUR'], 2_500_000n);
+    assert.equal(j.state.fx['USD/EUR'], '0.92');
+    const events = lines(dir);
+    assert.deepEqual(events.map((e) => e.seq), [1, 2, 3, 4, 5]);
+    assert.deepEqual(events.map((e) => e.type), ['account.funded', 'account.funded', 'fx.set', 'test.a', 'test.b']);
+    let prev = '';
+    for (const e of events) {
+      assert.equal(e.prev, prev, `event ${e.seq} links to the one before`);
+      assert.equal(e.hash, eventHash(e), `event ${e.seq} carries its own hash`);
+      assert.equal(e.time, new Date(clock.now()).toISOString());
+      prev = e.hash;
+    }
+    assert.deepEqual(verifyJournal(dir), { ok: true, events: 5, checkpoints: 0, signed_through: 0, unsigned: 5, head: prev });
+  });
+
+  test('a transaction that throws appends nothing', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    const before = fs.readFileSync(journalFile(dir));
+    await assert.rejects(
+      j.transact(() => {
+        throw new HolonError('conflict', 'no');
+      }),
+      (err: unknown) => HolonError.is(err, 'conflict'),
+    );
+    assert.equal(j.seq, 1);
+    assert.deepEqual(fs.readFileSync(journalFile(dir)), before);
+    // The lock was released: the next transaction goes through.
+    await fund(j, 'demo', '1');
+    assert.equal(j.seq, 2);
+  });
+
+  test('a reopened journal folds to the same state', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '5');
+    await createMandate(j, clock, 'demo/sandbox', {});
+    await setFx(j, 'USD', 'EUR', '0.92');
+    j.close();
+    const k = open(dir);
+    assert.equal(k.seq, 3);
+    assert.equal(stateText(k.state), stateText(j.state));
+  });
+
+  test("a second journal on the same folder sees the first one's appends by itself (watch / poll)", async () => {
+    const dir = newDir();
+    const writer = open(dir);
+    const reader = open(dir, { watch: true });
+    const seen: JournalEvent[] = [];
+    reader.subscribe((events) => seen.push(...events));
+    await fund(writer, 'demo', '1');
+    await fund(writer, 'demo', '2');
+    await until(() => reader.seq === 2, 'the reader to see both appends', 2_000);
+    assert.deepEqual(seen.map((e) => e.seq), [1, 2]);
+    assert.equal(reader.state.accounts['demo']?.funded['EUR'], 3_000_000n);
+    assert.equal(stateText(reader.state), stateText(writer.state));
+    // And the other way round: the reader writes, the writer (no watch) catches up before its next write.
+    await fund(reader, 'demo', '4');
+    await fund(writer, 'demo', '8');
+    assert.equal(writer.seq, 4);
+    assert.equal(writer.state.accounts['demo']?.funded['EUR'], 15_000_000n);
+    await until(() => reader.seq === 4, 'the reader to see the writer again', 2_000);
+    assert.equal(verifyJournal(dir).ok, true);
+  });
+
+  test('refresh() reads what another journal appended, once', async () => {
+    const dir = newDir();
+    const a = open(dir);
+    const b = open(dir);
+    assert.deepEqual(b.refresh(), []);
+    await fund(a, 'demo', '1');
+    await fund(a, 'demo', '1');
+    const got: number[] = [];
+    b.subscribe((events) => got.push(...events.map((e) => e.seq)));
+    const events = b.refresh();
+    assert.deepEqual(events.map((e) => e.seq), [1, 2]);
+    assert.deepEqual(got, [1, 2]);
+    assert.equal(b.seq, 2);
+    assert.deepEqual(b.refresh(), []);
+    b.close();
+    await fund(a, 'demo', '1');
+    assert.deepEqual(b.refresh(), [], 'a closed journal reads nothing');
+  });
+
+  test('two journals in one process interleave 2 × 200 transactions without losing any', async () => {
+    const dir = newDir();
+    const a = open(dir);
+    const b = open(dir);
+    const run = async (j: FileJournal<HolonState>, by: string): Promise<void> => {
+      for (let i = 0; i < 200; i++) await append(j, 'test.append', { by, i });
+    };
+    await Promise.all([run(a, 'a'), run(b, 'b')]);
+    a.refresh();
+    b.refresh();
+    const events = lines(dir);
+    const appends = events.filter((e) => e.type === 'test.append');
+    assert.equal(appends.length, 400);
+    assert.equal(events.length, 400 + events.filter((e) => e.type === 'checkpoint').length);
+    assert.equal(a.seq, events.length);
+    assert.equal(b.seq, events.length);
+    for (const by of ['a', 'b']) {
+      assert.deepEqual(
+        appends.filter((e) => (e.data as { by: string }).by === by).map((e) => (e.data as { i: number }).i),
+        Array.from({ length: 200 }, (_, i) => i),
+      );
+    }
+    // They really alternated: neither ran all of its 200 first.
+    assert.ok(appends.slice(0, 200).some((e) => (e.data as { by: string }).by === 'b'));
+    const report = verifyJournal(dir);
+    assert.equal(report.ok, true, JSON.stringify(report.first_bad));
+    assert.equal(report.events, events.length);
+  });
+
+  test('two processes append concurrently under the lock without losing or tearing events', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    const script = `
+      const { openState } = require(${JSON.stringify(path.join(ROOT, 'src/core/holon.ts'))});
+      const j = openState(process.argv[1], { clock: { now: () => Date.now() }, logger: { info() {}, warn() {}, error() {} }, durable: false, watch: false });
+      process.stdout.write('ready\\n');
+      for (let i = 0; i < 150; i++) j.transactSync(() => ({ events: [{ type: 'test.append', data: { by: 'child', i } }], result: undefined }));
+      j.close();
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await until(() => out.includes('ready') || child.exitCode !== null, 'the child to start', 15_000);
+    for (let i = 0; i < 150; i++) {
+      await append(j, 'test.append', { by: 'parent', i });
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(await exited, 0, err);
+    j.refresh();
+    const events = lines(dir);
+    for (const by of ['parent', 'child']) {
+      const mine = events.filter((e) => e.type === 'test.append' && (e.data as { by: string }).by === by).map((e) => (e.data as { i: number }).i);
+      assert.deepEqual(mine, Array.from({ length: 150 }, (_, i) => i), by);
+    }
+    assert.equal(j.seq, events.length);
+    const report = verifyJournal(dir);
+    assert.equal(report.ok, true, JSON.stringify(report.first_bad));
+  });
+});
+
+describe('FileJournal: a torn last line', () => {
+  test('a journal cut at every byte offset of its last event opens with every complete event, repaired', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    await fund(j, 'demo', '1');
+    await j.checkpoint();
+    await fund(j, 'demo', '1');
+    // The last event has multi-byte characters, so some cuts fall inside a character.
+    await j.transact(() => ({ events: [{ type: 'account.funded', data: { account: 'café-€-東京', amount: '2', currency: 'EUR' } }], result: undefined }));
+    j.close();
+    const N = j.seq;
+    assert.equal(N, 5);
+    const full = fs.readFileSync(journalFile(dir));
+    const lastStart = full.lastIndexOf(10, full.length - 2) + 1;
+    const complete = full.subarray(0, lastStart);
+    assert.ok(full.length - lastStart > 100);
+
+    for (let cut = lastStart; cut < full.length; cut++) {
+      fs.writeFileSync(journalFile(dir), full.subarray(0, cut));
+      const k = open(dir);
+      const after = fs.readFileSync(journalFile(dir));
+      const where = `cut at ${cut} (${cut - lastStart} bytes into the last line)`;
+      assert.deepEqual(after.subarray(0, lastStart), complete, `${where}: complete events are kept byte for byte`);
+      assert.equal(after[after.length - 1], 10, `${where}: the file ends with a newline`);
+      assert.equal(k.state.accounts['demo']?.funded['EUR'], 3_000_000n, where);
+      if (cut === lastStart) {
+        // Nothing torn: the file is the first N-1 events.
+        assert.equal(k.seq, N - 1, where);
+        assert.deepEqual(after, complete);
+      } else if (cut === full.length - 1) {
+        // Only the newline was lost: the whole, valid event is completed, not thrown away.
+        assert.equal(k.seq, N, where);
+        assert.deepEqual(after, full);
+        assert.equal(k.state.accounts['café-€-東京']?.funded['EUR'], 2_000_000n);
+      } else {
+        // The torn bytes are cut off, and the repair is itself recorded.
+        assert.equal(k.seq, N, where);
+        assert.equal(k.state.accounts['café-€-東京'], undefined, where);
+        const last = parseEventLine(after.subarray(lastStart, after.length - 1).toString('utf8'));
+        assert.equal(last?.type, 'journal.repaired', where);
+        assert.deepEqual(last?.data, { after_seq: N - 1, removed_bytes: cut - lastStart });
+      }
+      const seqBefore: number = k.seq;
+      await fund(k, 'demo', '1');
+      assert.equal(k.seq, seqBefore + 1, `${where}: appends work after the repair`);
+      k.close();
+      const report = verifyJournal(dir);
+      assert.equal(report.ok, true, `${where}: ${JSON.stringify(report.first_bad)}`);
+      assert.equal(report.events, seqBefore + 1);
+    }
+  });
+
+  test('a reader that is not writing leaves a torn tail alone until it holds the lock', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    const reader = open(dir);
+    // A writer is half-way through its line (it holds the lock; the reader does not).
+    fs.appendFileSync(journalFile(dir), '{"seq":2,"time":"2026-');
+    const torn = fs.readFileSync(journalFile(dir));
+    assert.deepEqual(reader.refresh(), []);
+    assert.deepEqual(fs.readFileSync(journalFile(dir)), torn, 'refresh never cuts a line another process may be writing');
+    assert.equal(reader.seq, 1);
+  });
+
+  test('a broken line in the middle is refused as corrupt_journal, not skipped', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    await fund(j, 'demo', '1');
+    await fund(j, 'demo', '1');
+    j.close();
+    const text = fs.readFileSync(journalFile(dir), 'utf8').split('\n');
+    text[1] = '{"seq":2,"broken"';
+    fs.writeFileSync(journalFile(dir), text.join('\n'));
+    const before = fs.readFileSync(journalFile(dir));
+    assert.throws(() => open(dir), (err: unknown) => HolonError.is(err, 'corrupt_journal') && (err.details as { after_seq: number }).after_seq === 1);
+    assert.deepEqual(fs.readFileSync(journalFile(dir)), before, 'a corrupt journal is never rewritten');
+  });
+});
+
+describe('FileJournal: snapshots', () => {
+  async function build(dir: string, n: number, snapshotEvery = 5): Promise<FileJournal<HolonState>> {
+    const j = open(dir, { snapshotEvery });
+    await createMandate(j, clock, 'demo/sandbox', {});
+    for (let i = 0; i < n; i++) await fund(j, 'demo', '1');
+    return j;
+  }
+
+  const header = (dir: string): { seq: number; offset: number; hash: string } => {
+    const text = fs.readFileSync(path.join(dir, SNAPSHOT_FILE), 'utf8');
+    return JSON.parse(text.slice(0, text.indexOf('\n'))) as { seq: number; offset: number; hash: string };
+  };
+
+  test('with a small snapshotEvery a snapshot is written, and a reopened journal has the same state', async () => {
+    const dir = newDir();
+    const j = await build(dir, 11);
+    j.close();
+    assert.ok(fs.existsSync(path.join(dir, SNAPSHOT_FILE)));
+    const h = header(dir);
+    assert.equal(h.seq, 10);
+    const events = lines(dir);
+    assert.equal(h.hash, events[9]?.hash);
+    assert.equal(h.offset, fs.readFileSync(journalFile(dir), 'utf8').split('\n').slice(0, 10).join('\n').length + 1);
+    const k = open(dir, { snapshotEvery: 5 });
+    assert.equal(k.seq, 12);
+    assert.equal(stateText(k.state), stateText(j.state));
+    // The chain continues from the snapshot's position.
+    await fund(k, 'demo', '1');
+    assert.equal(verifyJournal(dir).ok, true);
+    assert.equal(k.state.accounts['demo']?.funded['EUR'], 12_000_000n);
+  });
+
+  test('a snapshot that matches the journal is used instead of folding from the start', async () => {
+    const dir = newDir();
+    const j = await build(dir, 9);
+    j.close();
+    // Mark the snapshot's state: only a journal that loaded it can know the marker.
+    const file = path.join(dir, SNAPSHOT_FILE);
+    const text = fs.readFileSync(file, 'utf8');
+    const nl = text.indexOf('\n');
+    const state = holonReducer.deserialize(text.slice(nl + 1));
+    state.fx['TST/EUR'] = '7.00';
+    fs.writeFileSync(file, `${text.slice(0, nl)}\n${holonReducer.serialize(state)}`);
+    const k = open(dir);
+    assert.equal(k.state.fx['TST/EUR'], '7.00');
+    assert.equal(k.seq, 10);
+  });
+
+  test('a snapshot that does not match the journal is ignored', async () => {
+    const dir = newDir();
+    const j = await build(dir, 9);
+    j.close();
+    const snapshot = fs.readFileSync(path.join(dir, SNAPSHOT_FILE));
+    // Another journal, as long or longer, with other events: same offsets, different hashes.
+    const other = newDir();
+    const o = open(other, { snapshotEvery: 0 });
+    await createMandate(o, clock, 'demo/other', {});
+    for (let i = 0; i < 12; i++) await fund(o, 'demo', '2');
+    o.close();
+    fs.copyFileSync(journalFile(other), journalFile(dir));
+    const k = open(dir, { snapshotEvery: 0 });
+    assert.equal(k.seq, 13);
+    assert.equal(k.state.mandates['demo/sandbox'], undefined);
+    assert.equal(k.state.accounts['demo']?.funded['EUR'], 24_000_000n);
+    assert.equal(stateText(k.state), stateText(o.state));
+    k.close();
+
+    // A journal shorter than the snapshot's offset.
+    fs.writeFileSync(path.join(dir, SNAPSHOT_FILE), snapshot);
+    const firstTwo = fs.readFileSync(journalFile(other), 'utf8').split('\n').slice(0, 2).join('\n') + '\n';
+    fs.writeFileSync(journalFile(dir), firstTwo);
+    const s = open(dir, { snapshotEvery: 0 });
+    assert.equal(s.seq, 2);
+    assert.equal(s.state.accounts['demo']?.funded['EUR'], 2_000_000n);
+    s.close();
+
+    // A snapshot that is not even JSON.
+    fs.writeFileSync(path.join(dir, SNAPSHOT_FILE), 'garbage');
+    const g = open(dir, { snapshotEvery: 0 });
+    assert.equal(g.seq, 2);
+    assert.equal(g.state.accounts['demo']?.funded['EUR'], 2_000_000n);
+  });
+});
+
+describe('FileJournal: checkpoints', () => {
+  test('a checkpoint is signed inside a transaction once checkpointEvery events are unsigned', async () => {
+    const dir = newDir();
+    const j = openRaw(dir, { checkpointEvery: 3 });
+    for (let i = 0; i < 6; i++) await fund(j, 'demo', '1');
+    const events = lines(dir);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['account.funded', 'account.funded', 'account.funded', 'checkpoint', 'account.funded', 'account.funded', 'account.funded', 'checkpoint'],
+    );
+    const signer = loadOrCreateSigner(dir);
+    for (const cp of events.filter((e) => e.type === 'checkpoint')) {
+      const d = cp.data as { up_to: number; head: string; key: string; sig: string };
+      const before = events[cp.seq - 2];
+      assert.equal(d.up_to, before?.seq);
+      assert.equal(d.head, before?.hash);
+      assert.equal(d.key, signer.publicKey);
+      assert.ok(verifySignature(d.key, checkpointMessage(d.up_to, d.head), d.sig));
+    }
+    const report = verifyJournal(dir);
+    assert.deepEqual({ ok: report.ok, checkpoints: report.checkpoints, signed_through: report.signed_through, unsigned: report.unsigned }, { ok: true, checkpoints: 2, signed_through: 8, unsigned: 0 });
+  });
+
+  test('checkpoint() signs what is unsigned, and does nothing when everything is signed', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await j.checkpoint();
+    assert.equal(j.seq, 0, 'nothing to sign in an empty journal');
+    await fund(j, 'demo', '1');
+    await fund(j, 'demo', '1');
+    assert.equal(verifyJournal(dir).unsigned, 2);
+    await j.checkpoint();
+    assert.equal(j.seq, 3);
+    assert.equal(lines(dir)[2]?.type, 'checkpoint');
+    await j.checkpoint();
+    assert.equal(j.seq, 3, 'a second checkpoint has nothing to sign');
+    const report = verifyJournal(dir);
+    assert.deepEqual({ ok: report.ok, checkpoints: report.checkpoints, signed_through: report.signed_through, unsigned: report.unsigned }, { ok: true, checkpoints: 1, signed_through: 3, unsigned: 0 });
+    // A checkpoint made by another journal counts for this one too.
+    const other = open(dir);
+    await fund(other, 'demo', '1');
+    await j.checkpoint();
+    assert.equal(j.seq, 5);
+    await other.checkpoint();
+    assert.equal(other.seq, 5, 'the other journal caught up and found nothing unsigned');
+  });
+});
+
+describe('FileJournal: the lock', () => {
+  const lockFile = (dir: string): string => path.join(dir, 'journal.lock');
+
+  test('a stale lock naming a dead process is broken', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    assert.ok(dead && dead > 0);
+    fs.writeFileSync(lockFile(dir), `${dead} ${Date.now()}`);
+    await fund(j, 'demo', '1');
+    assert.equal(j.seq, 1);
+    assert.equal(fs.existsSync(lockFile(dir)), false, 'the lock is released after the transaction');
+  });
+
+  test('a lock older than any real critical section is broken, whoever holds it', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    fs.writeFileSync(lockFile(dir), `${process.pid} ${Date.now() - 10 * 60_000}`);
+    await fund(j, 'demo', '1');
+    assert.equal(j.seq, 1);
+    assert.equal(fs.existsSync(lockFile(dir)), false);
+  });
+
+  test('an empty lock left by a process that died before writing its pid is broken', async () => {
+    const dir = newDir();
+    fs.writeFileSync(lockFile(dir), '');
+    const old = new Date(Date.now() - 10 * 60_000);
+    fs.utimesSync(lockFile(dir), old, old);
+    // In a child process: while the bug is there, acquireLock spins synchronously for 15 s.
+    const script = `require(${JSON.stringify(path.join(ROOT, 'src/core/journal.ts'))}).acquireLock(process.argv[1])(); process.stdout.write('acquired');`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, lockFile(dir)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      await until(() => out.includes('acquired'), 'the child to break the empty lock', 3_000);
+    } finally {
+      child.kill();
+    }
+  });
+});
