@@ -1,6 +1,8 @@
 // One build script, one base, one build per target. Only the extension bundle may mark `vscode`
 // external, so a stray `vscode` import anywhere else fails the CLI/server build.
 import * as esbuild from 'esbuild';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -25,9 +27,47 @@ const targets = [
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
   },
-  // The extension (node, cjs, `vscode` external) and the webviews (browser, iife) join this list.
+  {
+    ...base,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
+  {
+    ...base,
+    entryPoints: { holonView: 'src/webview/holonView.ts', receipts: 'src/webview/receipts.ts', mandateEditor: 'src/webview/mandateEditor.ts' },
+    outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  },
+  // The demo agents, self-contained, so the packaged extension (which ships no node_modules) can run them.
+  {
+    ...base,
+    entryPoints: fs.readdirSync('examples/agents').filter((f) => f.endsWith('.mjs')).map((f) => `examples/agents/${f}`),
+    outdir: 'dist/examples/agents',
+    outExtension: { '.js': '.mjs' },
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: false,
+    banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
+  },
 ];
 
+/** The demo catalog and its invoices beside the bundled agents (dist/examples). */
+function copyExamples() {
+  fs.mkdirSync('dist/examples/files', { recursive: true });
+  fs.copyFileSync('examples/catalog.json', 'dist/examples/catalog.json');
+  for (const f of fs.readdirSync('examples/files')) {
+    if (f.endsWith('.pdf') || f.endsWith('.txt')) fs.copyFileSync(path.join('examples/files', f), path.join('dist/examples/files', f));
+  }
+}
+
+copyExamples();
 if (watch) {
   for (const t of targets) await (await esbuild.context(t)).watch();
 } else {

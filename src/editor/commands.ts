@@ -1,0 +1,189 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { addAgent, fund, readCatalog } from '../core/admin.ts';
+import { HolonError } from '../core/errors.ts';
+import { JOURNAL_FILE } from '../core/journal.ts';
+import * as M from '../core/money.ts';
+import { verifyJournal } from '../core/verify.ts';
+import { COMMANDS } from './commandIds.ts';
+import { decideInEditor } from './decisions.ts';
+import type { EditorState } from './editorState.ts';
+import type { MandateEditorPanels } from './mandateEditorPanel.ts';
+import type { ReceiptsPanel } from './receiptsPanel.ts';
+import { pendingApprovals } from './views.ts';
+
+const ACCOUNT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** What the commands need. */
+export interface CommandDeps {
+  state: EditorState;
+  holonJs: string;
+  demoCatalog: string;
+  receipts: ReceiptsPanel;
+  mandateEditor: MandateEditorPanels;
+  log: vscode.LogOutputChannel;
+}
+
+function validAmount(text: string): string | undefined {
+  try {
+    if (M.parseUnits(text) <= 0n) return 'The amount must be more than zero';
+    return undefined;
+  } catch (err) {
+    return HolonError.is(err) ? err.message : 'Not an amount';
+  }
+}
+
+async function pickMandate(deps: CommandDeps, placeHolder: string): Promise<string | undefined> {
+  const items = Object.values(deps.state.state.mandates).map((m) => ({ label: m.id, description: `${m.status} · threshold ${m.approval_threshold} ${m.currency}`, detail: m.grantee.name }));
+  if (items.length === 0) {
+    const create = 'Create Mandate';
+    if ((await vscode.window.showInformationMessage('Holon: there is no mandate yet.', create)) === create) await vscode.commands.executeCommand(COMMANDS.createMandate);
+    return undefined;
+  }
+  return (await vscode.window.showQuickPick(items, { placeHolder }))?.label;
+}
+
+async function pickApproval(deps: CommandDeps, verb: string, id: unknown): Promise<string | undefined> {
+  if (typeof id === 'string') return id;
+  const items = pendingApprovals(deps.state.state, deps.state.clock.now()).map((a) => ({
+    label: a.id,
+    description: `${a.agent} ${a.version}`,
+    detail: `${a.mandate}: worst case ${M.format(M.fromJson(a.worst_case))} (threshold ${M.format(M.fromJson(a.threshold))})`,
+  }));
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage('Holon: no approval is waiting.');
+    return undefined;
+  }
+  return (await vscode.window.showQuickPick(items, { placeHolder: `Approval to ${verb}` }))?.label;
+}
+
+/** Every command of the palette. Each validates its input in the quick input and explains failures. */
+export function registerCommands(deps: CommandDeps): vscode.Disposable {
+  const { state } = deps;
+  const run =
+    (fn: (...args: unknown[]) => Promise<unknown>) =>
+    async (...args: unknown[]): Promise<unknown> => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        const message = HolonError.is(err) ? err.message : (err as Error).message;
+        deps.log.error(`command failed: ${(err as Error).stack ?? message}`);
+        void vscode.window.showErrorMessage(`Holon: ${message}`);
+        return undefined;
+      }
+    };
+  const register = (id: string, fn: (...args: unknown[]) => Promise<unknown>): vscode.Disposable => vscode.commands.registerCommand(id, run(fn));
+
+  return vscode.Disposable.from(
+    register(COMMANDS.fundAccount, async (accountArg) => {
+      const selected = state.selected ? state.state.mandates[state.selected] : undefined;
+      const account =
+        typeof accountArg === 'string'
+          ? accountArg
+          : await vscode.window.showInputBox({
+              title: 'Holon: Fund Account',
+              prompt: 'Account to fund',
+              value: selected?.account ?? 'demo',
+              validateInput: (v) => (ACCOUNT.test(v) ? undefined : 'Lower-case letters, digits, - and _'),
+            });
+      if (!account) return;
+      const currency = selected?.currency ?? 'EUR';
+      const amount = await vscode.window.showInputBox({ title: `Holon: Fund ${account}`, prompt: `Amount in ${currency}`, placeHolder: '5.00', validateInput: validAmount });
+      if (!amount) return;
+      const m = await fund(state.store, account, amount, currency);
+      void vscode.window.showInformationMessage(`Holon: funded ${account} with ${M.format(m)}.`);
+    }),
+    register(COMMANDS.selectMandate, async (idArg) => {
+      const id = typeof idArg === 'string' ? idArg : await pickMandate(deps, 'Mandate the agent acts for');
+      if (!id) return;
+      if (!state.state.mandates[id]) throw new HolonError('not_found', `no mandate "${id}"`);
+      await state.select(id);
+    }),
+    register(COMMANDS.createMandate, async () => deps.mandateEditor.open('create')),
+    register(COMMANDS.editMandate, async (idArg) => {
+      const id = typeof idArg === 'string' ? idArg : await pickMandate(deps, 'Mandate to edit');
+      if (id) deps.mandateEditor.open('edit', id);
+    }),
+    register(COMMANDS.showPanel, async () => vscode.commands.executeCommand('holon.view.focus')),
+    register(COMMANDS.approve, async (idArg) => {
+      const id = await pickApproval(deps, 'approve', idArg);
+      const a = id ? state.state.approvals[id] : undefined;
+      if (!id || !a) return;
+      // A human click on a modal, even when another extension passed the id.
+      const yes = 'Approve';
+      const answer = await vscode.window.showWarningMessage(
+        `Approve ${a.agent} ${a.version} for ${a.mandate}? Worst case ${M.format(M.fromJson(a.worst_case))} (threshold ${M.format(M.fromJson(a.threshold))}).`,
+        { modal: true, detail: JSON.stringify(a.input, null, 2).slice(0, 2000) },
+        yes,
+      );
+      if (answer === yes) await decideInEditor(state, id, 'approved');
+    }),
+    register(COMMANDS.reject, async (idArg) => {
+      const id = await pickApproval(deps, 'reject', idArg);
+      if (id) await decideInEditor(state, id, 'rejected');
+    }),
+    register(COMMANDS.showReceipts, async (idArg) => deps.receipts.show(typeof idArg === 'string' ? idArg : null)),
+    register(COMMANDS.addAgent, async () => {
+      const registries = vscode.workspace.getConfiguration('holon').get<string[]>('registries') ?? [];
+      const items = [
+        { label: 'Demo catalog', description: 'built in: five local example agents', file: deps.demoCatalog },
+        ...registries.map((r) => ({ label: path.basename(r), description: r, file: r })),
+        { label: 'From a file…', description: 'a catalog or {manifest, endpoint} JSON', file: '' },
+      ];
+      const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Where to add agents from' });
+      if (!pick) return;
+      let file = pick.file;
+      if (!file) {
+        const uri = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { JSON: ['json'] } });
+        if (!uri?.[0]) return;
+        file = uri[0].fsPath;
+      }
+      const entries = readCatalog(file);
+      for (const e of entries) await addAgent(state.store, state.clock, e.manifest, e.endpoint, pick.file === deps.demoCatalog ? 'demo-catalog' : `file:${file}`);
+      if (pick.file === deps.demoCatalog) copyDemoFiles(path.dirname(deps.demoCatalog), state.dir);
+      void vscode.window.showInformationMessage(`Holon: added ${entries.map((e) => e.manifest.id).join(', ')}.`);
+    }),
+    register(COMMANDS.connectClaudeCode, async () => {
+      const mandate = state.selected ?? (await pickMandate(deps, 'Mandate Claude Code acts for'));
+      if (!mandate) return;
+      const name = `holon-${mandate.replace('/', '-')}`;
+      const args = [deps.holonJs, 'mcp', '--mandate', mandate, '--state', state.dir];
+      const q = (s: string): string => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+      const line = `claude mcp add ${name} -- node ${args.map(q).join(' ')}`;
+      const copy = 'Copy';
+      const write = 'Write .mcp.json';
+      const answer = await vscode.window.showInformationMessage(`Holon: connect Claude Code to ${mandate}:\n${line}`, { modal: false }, copy, write);
+      if (answer === copy) await vscode.env.clipboard.writeText(line);
+      if (answer === write) {
+        const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+        if (!folder) throw new HolonError('not_found', 'open a folder first: .mcp.json goes in its root');
+        const file = path.join(folder, '.mcp.json');
+        const existing = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers?: Record<string, unknown> }) : {};
+        const servers = { ...(existing.mcpServers ?? {}), [name]: { command: 'node', args } };
+        fs.writeFileSync(file, JSON.stringify({ ...existing, mcpServers: servers }, null, 2) + '\n');
+        void vscode.window.showInformationMessage(`Holon: wrote ${name} to ${file}.`);
+      }
+    }),
+    register(COMMANDS.verifyLedger, async () => {
+      if (!fs.existsSync(path.join(state.dir, JOURNAL_FILE))) throw new HolonError('not_found', 'there is no ledger yet');
+      const r = verifyJournal(state.dir);
+      if (r.ok) void vscode.window.showInformationMessage(`Holon: ledger OK — ${r.events} events, hash chain intact, ${r.checkpoints} signed checkpoint(s) through event ${r.signed_through}.`);
+      else void vscode.window.showErrorMessage(`Holon: ledger FAILED at event ${r.first_bad?.seq} (line ${r.first_bad?.line}): ${r.first_bad?.problem}.`);
+      return r;
+    }),
+    register(COMMANDS.openStateFolder, async () => {
+      const uri = vscode.Uri.file(state.dir);
+      await vscode.commands.executeCommand('revealFileInOS', uri);
+      void vscode.window.showInformationMessage(`Holon: state is in ${state.dir}`);
+    }),
+  );
+}
+
+/** The demo's invoices, where its holon://files/examples/ handles resolve. */
+function copyDemoFiles(examplesDir: string, stateDir: string): void {
+  const from = path.join(examplesDir, 'files');
+  const to = path.join(stateDir, 'files', 'examples');
+  fs.mkdirSync(to, { recursive: true });
+  for (const f of fs.readdirSync(from)) if (f.endsWith('.pdf') || f.endsWith('.txt')) fs.copyFileSync(path.join(from, f), path.join(to, f));
+}

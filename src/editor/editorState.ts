@@ -1,0 +1,75 @@
+import * as vscode from 'vscode';
+import { setApprovalChannels } from '../core/admin.ts';
+import type { Clock, Logger } from '../core/deps.ts';
+import { systemClock } from '../core/deps.ts';
+import type { FileJournal } from '../core/journal.ts';
+import { openState } from '../core/holon.ts';
+import type { ApprovalChannel } from '../core/model.ts';
+import type { HolonState } from '../core/state.ts';
+
+const SELECTED = 'holon.selectedMandate';
+const ALL_CHANNELS: ApprovalChannel[] = ['panel', 'elicitation', 'cli'];
+
+/** The human's approval settings, read from the configuration. */
+export interface ApprovalConfig {
+  channels: ApprovalChannel[];
+  waitSeconds: number;
+}
+
+/**
+ * The editor's view of one state folder (workspace storage): the journal, tailed so that a change
+ * appended by any process (a server, the CLI) fires `onDidChange`; and the selected mandate, kept in
+ * workspace state — never in a workspace file an agent could edit.
+ */
+export class EditorState implements vscode.Disposable {
+  readonly dir: string;
+  readonly store: FileJournal<HolonState>;
+  readonly clock: Clock = systemClock;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires after any change to the journal or to the selection. */
+  readonly onDidChange = this.changed.event;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly logger: Logger,
+  ) {
+    this.dir = (context.storageUri ?? context.globalStorageUri).fsPath;
+    this.store = openState(this.dir, { clock: this.clock, logger });
+    this.unsubscribe = this.store.subscribe(() => this.changed.fire());
+  }
+
+  get state(): HolonState {
+    return this.store.state;
+  }
+
+  /** The selected mandate, if it still exists. */
+  get selected(): string | undefined {
+    const id = this.context.workspaceState.get<string>(SELECTED);
+    return id && this.state.mandates[id] ? id : undefined;
+  }
+
+  async select(id: string | undefined): Promise<void> {
+    await this.context.workspaceState.update(SELECTED, id);
+    this.changed.fire();
+  }
+
+  /** Which channels the human accepts, and how long a server waits. */
+  approvalConfig(): ApprovalConfig {
+    const c = vscode.workspace.getConfiguration('holon.approvals');
+    const channels = (c.get<string[]>('channels') ?? ['panel', 'elicitation']).filter((x): x is ApprovalChannel => (ALL_CHANNELS as string[]).includes(x));
+    const wait = c.get<number>('waitSeconds') ?? 300;
+    return { channels, waitSeconds: Number.isFinite(wait) ? Math.min(Math.max(wait, 0), 3600) : 300 };
+  }
+
+  /** Writes the accepted channels into the journal, where `holon approve` and the servers read them. */
+  async syncChannels(): Promise<void> {
+    await setApprovalChannels(this.store, this.approvalConfig().channels);
+  }
+
+  dispose(): void {
+    this.unsubscribe();
+    this.store.close();
+    this.changed.dispose();
+  }
+}

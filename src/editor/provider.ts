@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import * as vscode from 'vscode';
+import * as M from '../core/money.ts';
+import { budgetOf } from '../core/policy.ts';
+import type { EditorState } from './editorState.ts';
+import { COMMANDS } from './commandIds.ts';
+
+/** The id under which package.json contributes the provider. */
+export const PROVIDER_ID = 'holon.mandate';
+
+/** What a server definition is built from; its `version` changes when any of it does. */
+function fingerprint(state: EditorState, mandate: string): string {
+  const m = state.state.mandates[mandate];
+  const cfg = state.approvalConfig();
+  return createHash('sha256')
+    .update(JSON.stringify([mandate, m?.toolsets ?? [], cfg.channels.includes('elicitation'), cfg.waitSeconds]))
+    .digest('hex')
+    .slice(0, 12);
+}
+
+/**
+ * One MCP server, "Holon · <mandate>", for the selected mandate: `holon mcp` run by VS Code's own Node
+ * (`process.execPath` with ELECTRON_RUN_AS_NODE), on the workspace-storage state.
+ */
+export function serverDefinition(state: EditorState, holonJs: string, mandate: string | undefined): vscode.McpStdioServerDefinition {
+  const cfg = state.approvalConfig();
+  const args = [holonJs, 'mcp', '--state', state.dir, '--approval-wait', String(cfg.waitSeconds)];
+  if (!cfg.channels.includes('elicitation')) args.push('--no-elicitation');
+  if (mandate) args.push('--mandate', mandate);
+  return new vscode.McpStdioServerDefinition(mandate ? `Holon · ${mandate}` : 'Holon', process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' }, mandate ? fingerprint(state, mandate) : '0');
+}
+
+/** Registers the provider; it fires a change when the selection, the mandate's toolsets or the approval settings change. */
+export function registerProvider(state: EditorState, holonJs: string): vscode.Disposable {
+  const changed = new vscode.EventEmitter<void>();
+  let last = '';
+  const check = (): void => {
+    const now = state.selected ? `${state.selected}:${fingerprint(state, state.selected)}` : '';
+    if (now !== last) {
+      last = now;
+      changed.fire();
+    }
+  };
+  check();
+  const provider: vscode.McpServerDefinitionProvider<vscode.McpStdioServerDefinition> = {
+    onDidChangeMcpServerDefinitions: changed.event,
+    provideMcpServerDefinitions: () => [serverDefinition(state, holonJs, state.selected)],
+    resolveMcpServerDefinition: async () => {
+      if (!state.selected) {
+        await vscode.commands.executeCommand(COMMANDS.selectMandate);
+        if (!state.selected) return undefined;
+      }
+      const mandateId = state.selected;
+      const m = state.state.mandates[mandateId];
+      if (m) {
+        const b = budgetOf(state.state, m, state.clock.now());
+        if (b.account.available.units <= 0n) {
+          const fund = 'Fund Account';
+          const answer = await vscode.window.showWarningMessage(`Holon: account ${m.account} has no ${m.currency} to spend (${M.format(b.account.available)}).`, fund, 'Start Anyway');
+          if (answer === fund) await vscode.commands.executeCommand(COMMANDS.fundAccount, m.account);
+          if (answer === undefined) return undefined;
+        }
+      }
+      const resolved = serverDefinition(state, holonJs, mandateId);
+      return resolved;
+    },
+  };
+  return vscode.Disposable.from(
+    changed,
+    vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, provider),
+    state.onDidChange(check),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('holon.approvals')) check();
+    }),
+  );
+}

@@ -1,0 +1,53 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Logger } from '../core/deps.ts';
+import { registerCommands } from './commands.ts';
+import { EditorState } from './editorState.ts';
+import { HOLON_VIEW_ID, HolonViewProvider } from './holonView.ts';
+import { MandateEditorPanels } from './mandateEditorPanel.ts';
+import { registerProvider } from './provider.ts';
+import { ReceiptsPanel } from './receiptsPanel.ts';
+import { registerStatusBar } from './statusBar.ts';
+import { registerTerminals } from './terminals.ts';
+
+/**
+ * The composition root: everything the extension runs, created in order and disposed in reverse.
+ * Returns the one disposable extension.ts pushes.
+ */
+/** What the extension exports to other extensions (and its own tests). */
+export interface HolonApi {
+  /** The state folder this window's servers, panel and terminals share. */
+  stateDir: string;
+}
+
+export function activateHolon(context: vscode.ExtensionContext): { disposable: vscode.Disposable; api: HolonApi } {
+  const started = Date.now();
+  const log = vscode.window.createOutputChannel('Holon', { log: true });
+  const logger: Logger = { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) };
+  const holonJs = context.asAbsolutePath(path.join('dist', 'holon.js'));
+  const demoCatalog = context.asAbsolutePath(path.join('dist', 'examples', 'catalog.json'));
+  const state = new EditorState(context, logger);
+  const disposables: vscode.Disposable[] = [log, state];
+  void state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
+  const receipts = new ReceiptsPanel(state, context.extensionUri, log);
+  const mandateEditor = new MandateEditorPanels(state, context.extensionUri, log);
+  const view = new HolonViewProvider(state, context.extensionUri, log);
+  disposables.push(
+    receipts,
+    mandateEditor,
+    view,
+    vscode.window.registerWebviewViewProvider(HOLON_VIEW_ID, view),
+    registerProvider(state, holonJs),
+    registerCommands({ state, holonJs, demoCatalog, receipts, mandateEditor, log }),
+    registerStatusBar(state),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('holon.approvals')) void state.syncChannels();
+    }),
+  );
+  registerTerminals(context, state.dir, holonJs);
+  log.info(`Holon activated in ${Date.now() - started} ms; state in ${state.dir}`);
+  const disposable = new vscode.Disposable(() => {
+    for (const d of disposables.reverse()) d.dispose();
+  });
+  return { disposable, api: { stateDir: state.dir } };
+}

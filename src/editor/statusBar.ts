@@ -1,0 +1,43 @@
+import * as vscode from 'vscode';
+import * as M from '../core/money.ts';
+import { COMMANDS } from './commandIds.ts';
+import { decideInEditor } from './decisions.ts';
+import type { EditorState } from './editorState.ts';
+import { budgetInfo, pendingApprovals } from './views.ts';
+
+/**
+ * `<mandate> · <remaining>` in the status bar, with a count while something waits for the human, and a
+ * notification (Approve / Reject / Details) the first time each approval is seen.
+ */
+export function registerStatusBar(state: EditorState): vscode.Disposable {
+  const item = vscode.window.createStatusBarItem('holon.status', vscode.StatusBarAlignment.Left, 50);
+  item.name = 'Holon';
+  const notified = new Set<string>();
+  const update = (): void => {
+    const now = state.clock.now();
+    const waiting = pendingApprovals(state.state, now);
+    const budget = state.selected ? budgetInfo(state.state, state.selected, now) : null;
+    const base = budget ? `$(shield) ${budget.mandate} · ${budget.remaining}` : '$(shield) Holon: select a mandate';
+    item.text = waiting.length > 0 ? `${base}  $(bell-dot) ${waiting.length}` : base;
+    item.tooltip = budget
+      ? `Holon — ${budget.mandate}: spent ${budget.spent}, held ${budget.held}, remaining ${budget.remaining}; approval above ${budget.threshold}${waiting.length > 0 ? `\n${waiting.length} approval(s) waiting` : ''}`
+      : 'Holon: no mandate selected';
+    item.command = budget ? COMMANDS.showPanel : COMMANDS.selectMandate;
+    item.backgroundColor = waiting.length > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    item.show();
+    for (const a of waiting) {
+      if (notified.has(a.id)) continue;
+      notified.add(a.id);
+      void notify(state, a.id, `Holon: ${a.agent} ${a.version} wants to spend up to ${M.format(M.fromJson(a.worst_case))} for ${a.mandate} (threshold ${M.format(M.fromJson(a.threshold))}).`);
+    }
+  };
+  update();
+  return vscode.Disposable.from(item, state.onDidChange(update));
+}
+
+async function notify(state: EditorState, id: string, message: string): Promise<void> {
+  const answer = await vscode.window.showWarningMessage(message, 'Approve', 'Reject', 'Details');
+  if (answer === 'Approve') await decideInEditor(state, id, 'approved');
+  if (answer === 'Reject') await decideInEditor(state, id, 'rejected');
+  if (answer === 'Details') await vscode.commands.executeCommand(COMMANDS.showPanel);
+}

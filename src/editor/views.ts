@@ -1,0 +1,102 @@
+/** Core state → the webviews' protocol states. Pure, so the same mapping serves every panel. */
+import type { Approval, Receipt } from '../core/model.ts';
+import * as M from '../core/money.ts';
+import { budgetOf } from '../core/policy.ts';
+import type { HolonState } from '../core/state.ts';
+import type { BudgetInfo, HolonViewState, PendingApproval } from '../webview/protocol/holonView.ts';
+import type { ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
+import { receiptTree } from '../core/gateway.ts';
+import type { ReceiptTree } from '../core/gateway.ts';
+
+const fmt = (m: M.MoneyJson | null | undefined): string | null => (m ? M.format(M.fromJson(m)) : null);
+
+/** The selected mandate's budget, formatted. */
+export function budgetInfo(s: HolonState, mandateId: string, now: number): BudgetInfo | null {
+  const m = s.mandates[mandateId];
+  if (!m) return null;
+  const b = budgetOf(s, m, now);
+  return {
+    mandate: m.id,
+    status: m.status,
+    total: M.format(b.total),
+    spent: M.format(b.spent),
+    held: M.format(b.held),
+    remaining: M.format(b.remaining),
+    perDay: b.per_day ? M.format(b.per_day) : null,
+    spentToday: M.format(b.spent_today),
+    perCall: b.per_call ? M.format(b.per_call) : null,
+    threshold: M.format(b.threshold),
+  };
+}
+
+/** Approvals still waiting (not decided, not expired), oldest first. */
+export function pendingApprovals(s: HolonState, now: number): Approval[] {
+  return Object.values(s.approvals)
+    .filter((a) => a.status === 'pending' && Date.parse(a.expires_at) > now)
+    .sort((a, b) => (a.requested_at < b.requested_at ? -1 : 1));
+}
+
+function approvalView(a: Approval): PendingApproval {
+  return {
+    id: a.id,
+    mandate: a.mandate,
+    agent: a.agent,
+    version: a.version,
+    worstCase: fmt(a.worst_case) ?? '',
+    threshold: fmt(a.threshold) ?? '',
+    delegatedCalls: a.delegated_calls.map((d) => ({ capability: d.capability, maxCount: d.max_count })),
+    input: JSON.stringify(a.input, null, 2),
+    requestedAt: a.requested_at,
+    expiresAt: a.expires_at,
+  };
+}
+
+/** The Holon view's state. */
+export function holonViewState(s: HolonState, mandateId: string | null, now: number, panelApprovals: boolean): HolonViewState {
+  return {
+    mandate: mandateId,
+    budget: mandateId ? budgetInfo(s, mandateId, now) : null,
+    approvals: pendingApprovals(s, now).map(approvalView),
+    forms: [],
+    panelApprovals,
+  };
+}
+
+function node(s: HolonState, t: ReceiptTree): ReceiptNode {
+  const channel = t.approval ? (s.approvals[t.approval]?.channel ?? null) : null;
+  return {
+    id: t.id,
+    mandate: t.mandate,
+    agent: t.agent,
+    version: t.version,
+    status: t.status,
+    cost: fmt(t.cost),
+    totalCost: fmt(t.total_cost),
+    worstCase: fmt(t.worst_case),
+    durationMs: t.duration_ms,
+    approval: t.approval,
+    approvalChannel: channel,
+    reasons: t.reasons,
+    error: t.error ? `${t.error.code}: ${t.error.message}${t.error.charged ? ' (charged)' : ''}` : null,
+    startedAt: t.started_at,
+    children: t.children.map((c) => node(s, c)),
+  };
+}
+
+function count(t: ReceiptTree): number {
+  return t.children.reduce((n, c) => n + 1 + count(c), 0);
+}
+
+/** The receipts panel's state: the newest root calls (of every mandate), filtered, and one tree. */
+export function receiptsState(s: HolonState, filter: ReceiptsState['filter'], selected: string | null, limit = 50): ReceiptsState {
+  const roots: Receipt[] = Object.values(s.receipts)
+    .filter((r) => r.parent === null && (filter === 'all' || r.status === filter))
+    .sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0))
+    .slice(0, limit);
+  const recent: ReceiptRow[] = roots.map((r) => {
+    const t = receiptTree(s, r.id);
+    return { id: r.id, mandate: r.mandate, agent: r.agent, status: r.status, totalCost: fmt(t.total_cost), startedAt: r.started_at, delegatedCalls: count(t) };
+  });
+  const chosen = selected && s.receipts[selected] ? selected : (recent[0]?.id ?? null);
+  return { filter, recent, selected: chosen ? node(s, receiptTree(s, chosen)) : null };
+}
