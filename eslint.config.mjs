@@ -31,6 +31,12 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/editor/**/*.ts', 'src/extension.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: 'webview/(?!protocol/)', message: 'The host shares only src/webview/protocol with the webviews.' }] }],
+    },
+  },
+  {
     files: ['src/webview/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, webviewOnly] }] },
   },

@@ -7,6 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { addAgent, createMandate, fund, readCatalog, setFx } from '../src/core/admin.ts';
+import { copyExampleFiles as copyDemoFiles } from '../src/core/demoFiles.ts';
 import type { Clock } from '../src/core/deps.ts';
 import { silentLogger } from '../src/core/deps.ts';
 import type { EventStore } from '../src/core/journal.ts';
@@ -61,11 +62,7 @@ export async function seedDemo(
 
 /** Copies the example invoices to `<state>/files/examples/`. */
 export function copyExampleFiles(stateDir: string): void {
-  const files = path.join(stateDir, 'files', 'examples');
-  fs.mkdirSync(files, { recursive: true });
-  for (const f of fs.readdirSync(path.join(EXAMPLES, 'files'))) {
-    if (f.endsWith('.pdf') || f.endsWith('.txt')) fs.copyFileSync(path.join(EXAMPLES, 'files', f), path.join(files, f));
-  }
+  copyDemoFiles(EXAMPLES, stateDir);
 }
 
 /** A runtime on a fresh temporary state seeded with the demo world. */

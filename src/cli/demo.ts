@@ -8,7 +8,8 @@ import { addAgent, createMandate, fund, readCatalog, setFx } from '../core/admin
 import { silentLogger, systemClock } from '../core/deps.ts';
 import { HolonError } from '../core/errors.ts';
 import { JOURNAL_FILE } from '../core/journal.ts';
-import { filesRoot, openState } from '../core/holon.ts';
+import { openState } from '../core/holon.ts';
+import { copyExampleFiles } from '../core/demoFiles.ts';
 import type { Approval } from '../core/model.ts';
 import type { Command } from './args.ts';
 
@@ -115,11 +116,7 @@ export const demoCmd: Command = {
       const entries = readCatalog(path.join(examples, 'catalog.json'));
       for (const e of entries) await addAgent(store, systemClock, e.manifest, e.endpoint, 'demo-catalog');
       out(`$ holon agents add examples/catalog.json  → ${entries.length} agents (real local MCP servers)`);
-      const files = path.join(filesRoot(stateDir), 'examples');
-      fs.mkdirSync(files, { recursive: true });
-      for (const f of fs.readdirSync(path.join(examples, 'files')).filter((f) => f.endsWith('.pdf') || f.endsWith('.txt'))) {
-        fs.copyFileSync(path.join(examples, 'files', f), path.join(files, f));
-      }
+      const files = copyExampleFiles(examples, stateDir);
       out(`   invoices copied to ${path.relative(stateDir, files)}/ → holon://files/examples/…`);
       await store.checkpoint();
     } finally {

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { addAgent, fund, readCatalog } from '../core/admin.ts';
+import { copyExampleFiles } from '../core/demoFiles.ts';
 import { HolonError } from '../core/errors.ts';
 import { JOURNAL_FILE } from '../core/journal.ts';
 import * as M from '../core/money.ts';
@@ -141,7 +142,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       }
       const entries = readCatalog(file);
       for (const e of entries) await addAgent(state.store, state.clock, e.manifest, e.endpoint, pick.file === deps.demoCatalog ? 'demo-catalog' : `file:${file}`);
-      if (pick.file === deps.demoCatalog) copyDemoFiles(path.dirname(deps.demoCatalog), state.dir);
+      if (pick.file === deps.demoCatalog) copyExampleFiles(path.dirname(deps.demoCatalog), state.dir);
       void vscode.window.showInformationMessage(`Holon: added ${entries.map((e) => e.manifest.id).join(', ')}.`);
     }),
     register(COMMANDS.connectClaudeCode, async () => {
@@ -178,12 +179,4 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       void vscode.window.showInformationMessage(`Holon: state is in ${state.dir}`);
     }),
   );
-}
-
-/** The demo's invoices, where its holon://files/examples/ handles resolve. */
-function copyDemoFiles(examplesDir: string, stateDir: string): void {
-  const from = path.join(examplesDir, 'files');
-  const to = path.join(stateDir, 'files', 'examples');
-  fs.mkdirSync(to, { recursive: true });
-  for (const f of fs.readdirSync(from)) if (f.endsWith('.pdf') || f.endsWith('.txt')) fs.copyFileSync(path.join(from, f), path.join(to, f));
 }
