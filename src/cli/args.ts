@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HolonError } from '../core/errors.ts';
@@ -38,7 +39,9 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
 
 /** The state folder: --state, else HOLON_STATE, else .holon/ under the current folder. */
 export function resolveStateDir(flag: string | undefined): string {
-  return path.resolve(flag ?? process.env['HOLON_STATE'] ?? '.holon');
+  const dir = path.resolve(flag ?? process.env['HOLON_STATE'] ?? '.holon');
+  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new HolonError('invalid_input', `the state ${dir} is a file, not a folder`);
+  return dir;
 }
 
 /** Parses a command's arguments strictly; unknown options and wrong counts are usage errors. */

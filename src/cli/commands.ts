@@ -32,11 +32,16 @@ function openExisting(ctx: CommandContext): FileJournal<HolonState> {
   return open(ctx);
 }
 
-async function withStore<T>(store: FileJournal<HolonState>, fn: (s: FileJournal<HolonState>) => Promise<T>): Promise<T> {
+/**
+ * Runs a command on a store and closes it. A write that succeeded signs a checkpoint; a read, or a
+ * command that failed, leaves the journal exactly as it was.
+ */
+async function withStore<T>(store: FileJournal<HolonState>, fn: (s: FileJournal<HolonState>) => Promise<T>, write = false): Promise<T> {
   try {
-    return await fn(store);
+    const result = await fn(store);
+    if (write) await store.checkpoint();
+    return result;
   } finally {
-    await store.checkpoint();
     store.close();
   }
 }
@@ -47,7 +52,13 @@ function print(ctx: CommandContext, json: unknown, text: string): number {
 }
 
 const fmt = (m: M.MoneyJson | null | undefined): string => (m ? M.format(M.fromJson(m)) : 'unknown');
-const list = (v: string | undefined): string[] | undefined => (v === undefined ? undefined : v.split(',').map((x) => x.trim()).filter((x) => x.length > 0));
+/** A comma-separated flag as a list; an empty list is refused. */
+const list = (v: string | undefined): string[] | undefined => {
+  if (v === undefined) return undefined;
+  const items = v.split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+  if (items.length === 0) throw new HolonError('invalid_input', `"${v}" is an empty list`);
+  return items;
+};
 
 const MANDATE_OPTIONS = {
   currency: { type: 'string', help: 'currency of the mandate (default EUR)' },
@@ -67,7 +78,12 @@ const MANDATE_OPTIONS = {
 
 /** The mandate fields the flags set; only what was given. */
 function mandateInput(opts: CommandContext['opts'], id: string): Record<string, unknown> {
-  const o = (k: string): string | undefined => str(opts, k);
+  // A flag given empty is refused, never read as "not given": `--capabilities ''` must not mean "any".
+  const o = (k: string): string | undefined => {
+    const v = str(opts, k);
+    if (v !== undefined && v.trim() === '') throw new HolonError('invalid_input', `--${k} needs a value`);
+    return v;
+  };
   const input: Record<string, unknown> = {};
   if (o('currency')) input['currency'] = o('currency');
   const budget: Record<string, string> = {};
@@ -127,7 +143,7 @@ const fundCmd: Command = {
       const acct = store.state.accounts[account];
       const total = { units: acct?.funded[m.currency] ?? 0n, currency: m.currency };
       return print(ctx, { account, funded: M.toJson(m), total_funded: M.toJson(total) }, `Funded ${account} with ${M.format(m)} (total funded ${M.format(total)}).`);
-    });
+    }, true);
   },
 };
 
@@ -139,6 +155,7 @@ const mandateCmd: Command = {
   positionals: [1, 2],
   async run(ctx) {
     const [action, id] = ctx.args;
+    if (action === 'list' && id !== undefined) throw new HolonError('invalid_input', 'usage: holon mandate list');
     if (action === 'list') {
       return withStore(openExisting(ctx), async (store) => {
         const all = Object.values(store.state.mandates);
@@ -156,10 +173,10 @@ const mandateCmd: Command = {
     if (action === 'create' || action === 'edit') {
       const input = mandateInput(ctx.opts, id);
       if (action === 'create' && ctx.opts['status']) throw new HolonError('invalid_input', '--status is for edit');
-      return withStore(open(ctx), async (store) => {
+      return withStore(action === 'create' ? open(ctx) : openExisting(ctx), async (store) => {
         const m = action === 'create' ? await createMandate(store, clock, id, input) : await updateMandate(store, clock, id, input);
         return print(ctx, m, `${action === 'create' ? 'Created' : 'Updated'} ${mandateText(m, store.state)}`);
-      });
+      }, true);
     }
     throw new HolonError('invalid_input', `unknown action "${action}"; use create, list, show or edit`);
   },
@@ -179,13 +196,14 @@ const agentsCmd: Command = {
   positionals: [1, 2],
   async run(ctx) {
     const [action, arg] = ctx.args;
+    if (action === 'list' && arg !== undefined) throw new HolonError('invalid_input', 'usage: holon agents list');
     if (action === 'add') {
       if (!arg) throw new HolonError('invalid_input', 'usage: holon agents add FILE');
       const entries = readCatalog(arg);
       return withStore(open(ctx), async (store) => {
         for (const e of entries) await addAgent(store, clock, e.manifest, e.endpoint, `file:${arg}`);
         return print(ctx, entries.map((e) => ({ agent: e.manifest.id, version: e.manifest.version })), entries.map((e) => `Added ${e.manifest.id} ${e.manifest.version}`).join('\n'));
-      });
+      }, true);
     }
     if (action !== 'list' && action !== 'search') throw new HolonError('invalid_input', `unknown action "${action}"; use list, search or add`);
     return withStore(openExisting(ctx), async (store) => {
@@ -249,6 +267,7 @@ const approveCmd: Command = {
   async run(ctx) {
     const id = ctx.args[0] ?? '';
     const runtime = openRuntime(ctx.stateDir, { clock, logger, store: openExisting(ctx) });
+    let decided = false;
     try {
       const a = runtime.store.state.approvals[id];
       if (!a) throw new HolonError('not_found', `no approval "${id}"`);
@@ -261,8 +280,9 @@ const approveCmd: Command = {
         ctx.out('Not approved.');
         return 1;
       }
-      const decided = await decideApproval(runtime.store, clock, id, 'approved', 'cli');
-      const current = runtime.store.state.approvals[id] ?? decided;
+      const approval = await decideApproval(runtime.store, clock, id, 'approved', 'cli');
+      decided = true;
+      const current = runtime.store.state.approvals[id] ?? approval;
       if (!current.released) {
         return print(ctx, { approval: id, status: 'approved', runs_in: 'waiting server' }, `Approved ${id}. The waiting server runs the call now.`);
       }
@@ -273,7 +293,7 @@ const approveCmd: Command = {
       const tree = receiptTree(runtime.store.state, outcome.receipt.id);
       return print(ctx, receiptJson(tree), [`Approved ${id} and ran it here:`, ...receiptLines(tree)].join('\n'));
     } finally {
-      await runtime.close();
+      await runtime.close({ checkpoint: decided });
     }
   },
 };
@@ -288,7 +308,7 @@ const rejectCmd: Command = {
     return withStore(openExisting(ctx), async (store) => {
       const a = await decideApproval(store, clock, ctx.args[0] ?? '', 'rejected', 'cli');
       return print(ctx, { approval: a.id, status: 'rejected' }, `Rejected ${a.id}.`);
-    });
+    }, true);
   },
 };
 
@@ -308,6 +328,7 @@ const receiptsCmd: Command = {
       const limit = Number(str(ctx.opts, 'limit') ?? '20');
       if (!Number.isInteger(limit) || limit < 1) throw new HolonError('invalid_input', '--limit takes a positive whole number');
       const mandate = str(ctx.opts, 'mandate');
+      if (mandate !== undefined && !s.mandates[mandate]) throw new HolonError('not_found', `no mandate "${mandate}"`);
       const roots = Object.values(s.receipts)
         .filter((r) => r.parent === null && (!mandate || r.mandate === mandate))
         .sort((a, b) => (a.started_at < b.started_at ? 1 : -1))
@@ -347,7 +368,7 @@ const fxCmd: Command = {
       return withStore(open(ctx), async (store) => {
         await setFx(store, from, to, rate);
         return print(ctx, { from, to, rate }, `1 ${from} = ${rate} ${to}`);
-      });
+      }, true);
     }
     return withStore(openExisting(ctx), async (store) => {
       const rates = Object.entries(store.state.fx).map(([pair, rate]) => ({ pair, rate }));

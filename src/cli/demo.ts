@@ -24,12 +24,12 @@ export function examplesDir(): string {
   return found;
 }
 
-/** A fresh state folder: a new temporary one, or DIR if it is empty or an earlier demo's. */
+/** A fresh state folder: a new temporary one, or DIR if it is empty or holds an earlier demo's state. */
 function freshState(dir: string | undefined): string {
   if (!dir) return fs.mkdtempSync(path.join(os.tmpdir(), 'holon-demo-'));
   const abs = path.resolve(dir);
-  if (fs.existsSync(path.join(abs, JOURNAL_FILE))) {
-    if (!fs.existsSync(path.join(abs, MARKER))) throw new HolonError('conflict', `${abs} holds a Holon state that is not a demo's; choose an empty folder`);
+  if (fs.existsSync(abs) && fs.readdirSync(abs).length > 0) {
+    if (!fs.existsSync(path.join(abs, MARKER))) throw new HolonError('conflict', `${abs} is not empty and holds no earlier demo; choose an empty folder`);
     fs.rmSync(abs, { recursive: true, force: true });
   }
   fs.mkdirSync(abs, { recursive: true });

@@ -7,13 +7,18 @@ import { mcpCmd } from './mcp.ts';
 
 const ALL: Command[] = [...COMMANDS, mcpCmd, demoCmd];
 
+/** The first sentence, without its full stop ("e.g." does not end one). */
+function firstSentence(text: string): string {
+  return (/^(.+?)\.(?:\s+(?=[A-Z])|$)/.exec(text)?.[1] ?? text).trim();
+}
+
 function usage(): string {
   return [
     'holon — let an agent hire and pay other agents within a mandate you chose',
     '',
     'Usage: holon COMMAND [options]   (holon COMMAND --help for its options)',
     '',
-    ...ALL.map((c) => `  ${c.name.padEnd(10)} ${c.summary.split('. ')[0]?.replace(/\.$/, '')}`),
+    ...ALL.map((c) => `  ${c.name.padEnd(10)} ${firstSentence(c.summary)}`),
     '',
     'Every command takes --state DIR (default $HOLON_STATE, else ./.holon) and --json.',
   ].join('\n');
@@ -22,9 +27,13 @@ function usage(): string {
 /** Runs the CLI; returns the exit code. Expected failures print one line and exit non-zero. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  if (!name) {
+    process.stderr.write(usage() + '\n');
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage() + '\n');
-    return name ? 0 : 2;
+    return 0;
   }
   if (name === '--version' || name === '-v') {
     process.stdout.write('0.1.0\n');

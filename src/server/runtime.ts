@@ -12,7 +12,8 @@ import { createInputValidator } from './validate.ts';
 export interface Runtime {
   deps: ServerDeps;
   store: FileJournal<HolonState>;
-  close(): Promise<void>;
+  /** Stops everything; signs a checkpoint of what this process appended unless told not to. */
+  close(options?: { checkpoint?: boolean }): Promise<void>;
 }
 
 /** Default approval settings for a headless process: answer at once, ask by elicitation when possible. */
@@ -48,11 +49,11 @@ export function openRuntime(
   return {
     deps,
     store,
-    async close() {
+    async close(closeOptions = {}) {
       delegation.close();
       await runner.close();
       try {
-        await store.checkpoint();
+        if (closeOptions.checkpoint !== false) await store.checkpoint();
       } finally {
         store.close();
       }

@@ -1,0 +1,180 @@
+/**
+ * `holon approve` is for a human at a terminal: without one it refuses and nothing changes; at one
+ * (util-linux `script` gives it a real TTY) "y" approves through the channel "cli" and "n" does not.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { before, describe, test } from 'node:test';
+import {
+  approvals,
+  approveAtTerminal,
+  cleanEnv,
+  ensureBuilt,
+  HOLON_BIN,
+  holonIn,
+  INVOICE_FILES,
+  inTerminal,
+  journalBytes,
+  mcpSession,
+  readEvents,
+  requestApproval,
+  seededState,
+  structured,
+  until,
+} from './cliHarness.ts';
+import type { Run } from './cliHarness.ts';
+
+before(ensureBuilt);
+
+/** `holon approve` with "y" piped into it: what an agent's shell could try. */
+function pipedApprove(state: string, id: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HOLON_BIN, 'approve', id, '--state', state], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end('y\n');
+  });
+}
+
+/** A fresh seeded state with `n` pending approvals, asked for by a server that does not wait (so each call is released to the agent). */
+async function withApprovals(n: number, fn: (state: string, ids: string[]) => Promise<void>): Promise<void> {
+  const { dir: state, cleanup } = await seededState();
+  try {
+    const ids: string[] = [];
+    const session = await mcpSession(state, 'demo/sandbox', ['--approval-wait', '0', '--no-elicitation']);
+    try {
+      for (let i = 0; i < n; i++) ids.push(await requestApproval(session));
+    } finally {
+      await session.close();
+    }
+    await fn(state, ids);
+  } finally {
+    cleanup();
+  }
+}
+
+const statusOf = async (state: string, id: string): Promise<{ status: string; channel?: string } | undefined> => (await approvals(state)).find((a) => a.id === id);
+
+describe('approving', { concurrency: true }, () => {
+  describe('holon approve', { concurrency: true }, () => {
+    test('refuses without a terminal: non-zero exit, one line on stderr, the approval still pending, nothing written', () =>
+      withApprovals(1, async (state, [id = '']) => {
+        const bytes = journalBytes(state);
+        const plain = await holonIn(state, ['approve', id]);
+        const piped = await pipedApprove(state, id);
+        for (const r of [plain, piped]) {
+          assert.ok(r.code !== 0 && r.code !== null, `exit ${r.code}`);
+          const lines = r.stderr.split('\n').filter((l) => l.length > 0);
+          assert.equal(lines.length, 1, r.stderr);
+          assert.match(lines[0] ?? '', /^holon: approve needs a human at a terminal/);
+        }
+        // Half a terminal is not a terminal: stdin or stdout redirected inside a real TTY.
+        const noStdin = await inTerminal(['approve', id, '--state', state], { shellSuffix: '< /dev/null' });
+        const noStdout = await inTerminal(['approve', id, '--state', state], { shellSuffix: '> /dev/null' });
+        for (const r of [noStdin, noStdout]) {
+          assert.notEqual(r.code, 0, r.output);
+          assert.match(r.output, /holon: approve needs a human at a terminal/);
+        }
+        const a = await statusOf(state, id);
+        assert.equal(a?.status, 'pending');
+        assert.equal(a?.channel, undefined);
+        assert.ok(journalBytes(state).equals(bytes), 'a refused approve writes nothing');
+      }));
+
+    test('at a terminal, "n" does not approve', () =>
+      withApprovals(1, async (state, [id = '']) => {
+        const r = await approveAtTerminal(state, id, 'n', ['--no-run']);
+        assert.equal(r.code, 1, r.output);
+        assert.match(r.output, /Holon · demo\/sandbox: approve this call\?/);
+        assert.match(r.output, /Agent: holon-labs\/invoice-pipeline 2\.1\.0/);
+        assert.match(r.output, /Worst case: 3\.10 EUR \(threshold 0\.50 EUR\), including up to 4 delegated calls/);
+        assert.match(r.output, /Not approved\./);
+        assert.equal((await statusOf(state, id))?.status, 'pending');
+        assert.equal(readEvents(state).filter((e) => e.type === 'approval.decided' && e.data['id'] === id).length, 0);
+      }));
+
+    test('at a terminal, "y" approves through the channel cli (--no-run leaves the call to the agent)', { timeout: 60_000 }, () =>
+      withApprovals(1, async (state, [id = '']) => {
+        const r = await approveAtTerminal(state, id, 'y', ['--no-run']);
+        assert.equal(r.code, 0, r.output);
+        assert.match(r.output, new RegExp(`Approved ${id}\\. The agent can now re-submit the same call with approval: "${id}"\\.`));
+        const a = await statusOf(state, id);
+        assert.equal(a?.status, 'approved');
+        assert.equal(a?.channel, 'cli');
+        const decided = readEvents(state).filter((e) => e.type === 'approval.decided' && e.data['id'] === id);
+        assert.deepEqual(decided.map((e) => e.data), [{ id, decision: 'approved', channel: 'cli' }]);
+
+        // The agent re-submits the same call with the approval id; it runs once.
+        const session = await mcpSession(state, 'demo/sandbox', ['--approval-wait', '0', '--no-elicitation']);
+        try {
+          const again = structured<{ status: string; delegated_calls: number }>(
+            await session.client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICE_FILES }, approval: id } }),
+          );
+          assert.equal(again.status, 'succeeded');
+          assert.equal(again.delegated_calls, 4);
+          assert.equal((await statusOf(state, id))?.status, 'used');
+        } finally {
+          await session.close();
+        }
+      }));
+
+    test('a decided approval cannot be decided again, from any command', () =>
+      withApprovals(2, async (state, [approved = '', rejected = '']) => {
+        const yes = await approveAtTerminal(state, approved, 'y', ['--no-run']);
+        assert.equal(yes.code, 0, yes.output);
+        const rj = await holonIn(state, ['reject', rejected, '--json']);
+        assert.equal(rj.code, 0, rj.stderr);
+        assert.deepEqual(JSON.parse(rj.stdout), { approval: rejected, status: 'rejected' });
+        const bytes = journalBytes(state);
+        const cases: [string[], string][] = [
+          [['approve', rejected], 'rejected'],
+          [['reject', rejected], 'rejected'],
+          [['reject', approved], 'approved'],
+          [['approve', approved, '--no-run'], 'approved'],
+        ];
+        for (const [args, status] of cases) {
+          const r = await holonIn(state, args);
+          assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+          assert.match(r.stderr, new RegExp(`^holon: approval \\S+ (is|was) already ${status}`));
+          assert.equal(r.stderr.trim().split('\n').length, 1);
+        }
+        const atTerminal = await approveAtTerminal(state, rejected, 'y');
+        assert.notEqual(atTerminal.code, 0);
+        assert.doesNotMatch(atTerminal.output, /\[y\/N\]/, 'nothing to confirm');
+        assert.ok(journalBytes(state).equals(bytes));
+      }));
+  });
+
+  describe('a server waiting for the human', { concurrency: true }, () => {
+    test('a decision at the terminal reaches the waiting server, which runs the call', { timeout: 60_000 }, async () => {
+      const { dir: state, cleanup } = await seededState();
+      const session = await mcpSession(state, 'demo/sandbox', ['--approval-wait', '60', '--no-elicitation']);
+      try {
+        const call = session.client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICE_FILES } } }, undefined, {
+          timeout: 120_000,
+          resetTimeoutOnProgress: true,
+          onprogress: () => {},
+        });
+        const requested = await until(() => readEvents(state).find((e) => e.type === 'approval.requested'), 'the server to ask for approval');
+        const id = (requested.data['approval'] as { id: string }).id;
+        const r = await approveAtTerminal(state, id, 'y');
+        assert.equal(r.code, 0, r.output);
+        assert.match(r.output, new RegExp(`Approved ${id}\\. The waiting server runs the call now\\.`));
+        const done = structured<{ status: string; approval: string; delegated_calls: number }>(await call);
+        assert.equal(done.status, 'succeeded');
+        assert.equal(done.approval, id);
+        assert.equal(done.delegated_calls, 4);
+        const a = (await approvals(state)).find((x) => x.id === id);
+        assert.equal(a?.status, 'used');
+        assert.equal(a?.channel, 'cli');
+      } finally {
+        await session.close();
+        cleanup();
+      }
+    });
+  });
+});

@@ -1,0 +1,285 @@
+/**
+ * The CLI tests' harness: the built `dist/holon.js` run as a user types it (a child process each time),
+ * seeded state folders, SDK clients on `holon mcp`, and `holon approve` given a real terminal by
+ * util-linux `script`. No fixed sleeps: everything that waits polls with a deadline.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { copyExampleFiles, EXAMPLES, HOLON_BIN, ROOT, tempDir, until } from '../helpers.ts';
+
+export { EXAMPLES, HOLON_BIN, ROOT, tempDir, until };
+
+export const FIXTURES = path.join(__dirname, 'fixtures');
+export const SLOW_CATALOG = path.join(FIXTURES, 'slowCatalog.json');
+export const SLOW_AGENT = 'test/slow-agent';
+
+/** Builds dist/holon.js once if it is missing; concurrent test files wait for the one that builds. */
+export async function ensureBuilt(): Promise<void> {
+  if (fs.existsSync(HOLON_BIN)) return;
+  const lock = path.join(os.tmpdir(), `holon-cli-build-${Buffer.from(ROOT).toString('hex').slice(-24)}.lock`);
+  let mine = false;
+  try {
+    fs.mkdirSync(lock);
+    mine = true;
+  } catch {
+    // Another test file is building: wait for it below.
+  }
+  if (mine) {
+    try {
+      if (!fs.existsSync(HOLON_BIN)) {
+        const r = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`node esbuild.mjs failed:\n${r.stdout}\n${r.stderr}`);
+      }
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+    return;
+  }
+  await until(() => !fs.existsSync(lock) && fs.existsSync(HOLON_BIN), 'another test file to build dist/holon.js', 120_000);
+}
+
+/** What one run of the CLI printed and returned. */
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment a user's shell would give, without a HOLON_STATE that could point at real state. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  if (!('HOLON_STATE' in extra)) delete env['HOLON_STATE'];
+  return env;
+}
+
+/** Runs `holon ARGS…` (stdin is not a terminal) and collects its output. */
+export function holon(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HOLON_BIN, ...args], {
+      cwd: options.cwd ?? os.tmpdir(),
+      env: cleanEnv(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A safety net against a hung child, never an assertion on time.
+      timeout: 120_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs `holon ARGS… --state DIR`. */
+export function holonIn(state: string, args: string[]): Promise<Run> {
+  return holon([...args, '--state', state]);
+}
+
+/** Runs `holon ARGS… --state DIR --json`, requires exit 0 and returns the parsed JSON. */
+export async function json<T = unknown>(state: string, args: string[]): Promise<T> {
+  const r = await holonIn(state, [...args, '--json']);
+  if (r.code !== 0) throw new Error(`holon ${args.join(' ')} --json exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** Runs the CLI and requires exit 0; returns stdout. */
+export async function ok(state: string, args: string[]): Promise<string> {
+  const r = await holonIn(state, args);
+  if (r.code !== 0) throw new Error(`holon ${args.join(' ')} exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+/**
+ * Runs `fn` over `items` with at most `limit` at a time. A failure stops new items from starting but is
+ * thrown only once every started one has finished, so no child process outlives the test's clean-up.
+ */
+export async function pool<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed) {
+      const i = next++;
+      if (i >= items.length) return;
+      try {
+        out[i] = await fn(items[i] as T, i);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
+  const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failure) throw failure.reason;
+  return out;
+}
+
+/** The commands a human types to set up the demo world, in order. */
+export const SEED_COMMANDS: string[][] = [
+  ['fund', 'demo', '5'],
+  ['fx', 'USD', 'EUR', '0.92'],
+  [
+    'mandate', 'create', 'demo/sandbox', '--threshold', '0.50', '--total', '5', '--per-day', '4', '--per-call', '3.50',
+    '--capabilities', 'extraction.*,pipeline.*', '--regions', 'EU', '--retention', '30', '--training', 'no',
+  ],
+  ['agents', 'add', path.join(EXAMPLES, 'catalog.json')],
+];
+
+let template: Promise<string> | undefined;
+
+/** A state made once per test file by the CLI itself (SEED_COMMANDS) plus the example invoices. */
+function seededTemplate(): Promise<string> {
+  template ??= (async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'holon-cli-template-'));
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    for (const cmd of SEED_COMMANDS) await ok(dir, cmd);
+    copyExampleFiles(dir);
+    return dir;
+  })();
+  return template;
+}
+
+/** A fresh temporary state with the demo world (a copy of this file's seeded template). */
+export async function seededState(): Promise<{ dir: string; root: string; cleanup: () => void }> {
+  const src = await seededTemplate();
+  const { dir: root, cleanup } = tempDir('holon-cli-');
+  const dir = path.join(root, 'state');
+  fs.cpSync(src, dir, { recursive: true });
+  return { dir, root, cleanup };
+}
+
+/** The journal file of a state. */
+export const journalFile = (state: string): string => path.join(state, 'journal.jsonl');
+
+/** The journal's bytes (to compare before and after). */
+export const journalBytes = (state: string): Buffer => fs.readFileSync(journalFile(state));
+
+/** One journal event, as the file holds it. */
+export interface Event {
+  seq: number;
+  time: string;
+  type: string;
+  data: Record<string, unknown>;
+  prev: string;
+  hash: string;
+}
+
+/** Every whole event of a state's journal (a line another process is still writing is left out). */
+export function readEvents(state: string): Event[] {
+  const lines = fs.readFileSync(journalFile(state), 'utf8').split('\n');
+  lines.pop(); // what follows the last newline: nothing, or a line being appended right now
+  return lines.filter((l) => l.length > 0).map((l) => JSON.parse(l) as Event);
+}
+
+/** A decimal amount as millionths (exact, no float). */
+export function units(amount: string): bigint {
+  const m = /^(-)?(\d+)(?:\.(\d{1,6}))?$/.exec(amount);
+  if (!m) throw new Error(`not an amount: ${amount}`);
+  const v = BigInt(m[2] ?? '0') * 1_000_000n + BigInt((m[3] ?? '').padEnd(6, '0'));
+  return m[1] ? -v : v;
+}
+
+/** An SDK client connected over stdio to `holon mcp --mandate M --state DIR …`. */
+export interface McpSession {
+  client: Client;
+  log: () => string;
+  close: () => Promise<void>;
+}
+
+/** Starts `node dist/holon.js mcp` as an MCP client would, and connects to it. */
+export async function mcpSession(state: string, mandate: string, extra: string[] = []): Promise<McpSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [HOLON_BIN, 'mcp', '--mandate', mandate, '--state', state, ...extra],
+    stderr: 'pipe',
+  });
+  let log = '';
+  transport.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+  const client = new Client({ name: 'holon-cli-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, log: () => log, close: () => client.close() };
+}
+
+/** The structured content of a tool result. */
+export function structured<T = Record<string, unknown>>(result: unknown): T {
+  return ((result as { structuredContent?: unknown }).structuredContent ?? {}) as T;
+}
+
+/** The text of a tool result. */
+export function textOf(result: unknown): string {
+  return ((result as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('\n');
+}
+
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Strips what a terminal adds: carriage returns and escape sequences. */
+export const clean = (s: string): string => s.replace(/\r/g, '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+
+/**
+ * Runs `holon ARGS…` in a real terminal (util-linux `script`), as a human at their shell. When the
+ * prompt "[y/N]" shows, types `answer` and Enter. `shellSuffix` is appended to the shell command (e.g.
+ * "< /dev/null" to take the terminal away from stdin again).
+ */
+export function inTerminal(args: string[], options: { answer?: string; shellSuffix?: string } = {}): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, HOLON_BIN, ...args].map(shq).join(' ') + (options.shellSuffix ? ` ${options.shellSuffix}` : '');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: os.tmpdir(),
+      env: cleanEnv({ TERM: 'dumb' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
+    let output = '';
+    let answered = false;
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (!answered && options.answer !== undefined && /\[y\/N\]/.test(output)) {
+        answered = true;
+        child.stdin.write(`${options.answer}\n`);
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      child.stdin.end();
+      resolve({ code, output: clean(output) });
+    });
+  });
+}
+
+/** `holon approve ID [--no-run] --state DIR` at a terminal, answering `answer` to its question. */
+export function approveAtTerminal(state: string, id: string, answer: string, extra: string[] = []): Promise<{ code: number | null; output: string }> {
+  return inTerminal(['approve', id, ...extra, '--state', state], { answer });
+}
+
+/** An approval as `holon approvals --json` prints it. */
+export interface ApprovalJson {
+  id: string;
+  status: string;
+  channel?: string;
+  mandate: string;
+  agent: string;
+  released?: boolean;
+}
+
+/** Approvals of a state (all of them). */
+export async function approvals(state: string): Promise<ApprovalJson[]> {
+  return json<ApprovalJson[]>(state, ['approvals', '--all']);
+}
+
+/** The invoices the pipeline reads, as handles. */
+export const INVOICE_FILES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
+
+/** Asks for one over-threshold call (the invoice pipeline) through a server that does not wait: returns the pending approval id. */
+export async function requestApproval(session: McpSession): Promise<string> {
+  const r = await session.client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICE_FILES } } });
+  const s = structured<{ status: string; approval: string | null }>(r);
+  if (s.status !== 'pending_approval' || !s.approval) throw new Error(`expected pending_approval, got ${s.status}: ${textOf(r)}`);
+  return s.approval;
+}

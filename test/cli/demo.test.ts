@@ -1,0 +1,109 @@
+/**
+ * `holon demo --state DIR` plays the whole session and leaves a state the other commands (and a real
+ * MCP client) can use; it replaces its own earlier state and refuses to touch anyone else's.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { before, describe, test } from 'node:test';
+import { ensureBuilt, holonIn, journalBytes, mcpSession, readEvents, seededState, tempDir } from './cliHarness.ts';
+
+before(ensureBuilt);
+
+type Tree = { receipt: string; agent: string; status: string; approval: string | null; children: Tree[] };
+
+describe('holon demo', { concurrency: true }, () => {
+  test('plays the session, and its state serves receipts, verify and an MCP client; a second run replaces it', { timeout: 90_000 }, async () => {
+    const { dir: root, cleanup } = tempDir('holon-cli-demo-');
+    const state = path.join(root, 'nested', 'demo-state');
+    try {
+      const r = await holonIn(state, ['demo']);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      const out = r.stdout;
+      assert.match(out, new RegExp(`^Holon demo — state in ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+      assert.match(out, /tools: search_agents, get_agent, call_agent, check_approval, get_budget, get_receipt/);
+      assert.match(out, /\$ holon approve apr_\S+/, 'the big call is approved from a terminal');
+      // The receipt tree: the pipeline and its four delegated calls.
+      const treeAt = out.indexOf('5. The receipt tree');
+      assert.ok(treeAt > 0, out);
+      const tree = out.slice(treeAt).split('\n');
+      assert.equal(tree.filter((l) => /^ {5}└─ rcpt_\S+ acme\/table-extract 1\.4\.0 succeeded /.test(l)).length, 4, out.slice(treeAt));
+      assert.ok(tree.some((l) => /^ {3}rcpt_\S+ holon-labs\/invoice-pipeline 2\.1\.0 succeeded .* approval apr_/.test(l)));
+      assert.match(out, /4 delegated calls under rcpt_/);
+
+      const list = await holonIn(state, ['receipts']);
+      assert.equal(list.code, 0, list.stderr);
+      assert.equal(list.stdout.split('\n').filter((l) => l.includes('└─ ')).length, 4);
+      const roots = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Tree[];
+      assert.equal(roots.length, 2, 'the small call and the pipeline');
+      const pipeline = roots.find((t) => t.agent === 'holon-labs/invoice-pipeline');
+      assert.equal(pipeline?.status, 'succeeded');
+      assert.equal(pipeline?.children.length, 4);
+      assert.ok(pipeline?.children.every((c) => c.status === 'succeeded'));
+      const approvals = JSON.parse((await holonIn(state, ['approvals', '--all', '--json'])).stdout) as { id: string; status: string; channel: string }[];
+      assert.deepEqual(approvals.map((a) => [a.id, a.status, a.channel]), [[pipeline?.approval, 'used', 'cli']]);
+
+      const v = await holonIn(state, ['verify']);
+      assert.equal(v.code, 0, v.stdout);
+      assert.match(v.stdout, /^OK: /);
+
+      const session = await mcpSession(state, 'demo/sandbox');
+      try {
+        const tools = await session.client.listTools();
+        assert.deepEqual(tools.tools.map((t) => t.name).sort(), ['call_agent', 'check_approval', 'get_agent', 'get_budget', 'get_receipt', 'search_agents']);
+      } finally {
+        await session.close();
+      }
+
+      // Again on the same folder: the earlier demo's state is replaced, not added to.
+      const firstIds = new Set(roots.map((t) => t.receipt));
+      const again = await holonIn(state, ['demo']);
+      assert.equal(again.code, 0, again.stdout + again.stderr);
+      const roots2 = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Tree[];
+      assert.equal(roots2.length, 2);
+      assert.ok(roots2.every((t) => !firstIds.has(t.receipt)), 'fresh receipts');
+      assert.equal(readEvents(state).filter((e) => e.type === 'account.funded').length, 1, 'funded once, not twice');
+      assert.equal((await holonIn(state, ['verify'])).code, 0);
+    } finally {
+      cleanup();
+    }
+  });
+
+  test('refuses a folder that holds a state that is not a demo’s, and leaves it as it was', async () => {
+    const { dir: state, cleanup } = await seededState();
+    try {
+      const before = journalBytes(state);
+      const files = fs.readdirSync(state).sort();
+      const r = await holonIn(state, ['demo']);
+      assert.ok(r.code !== 0 && r.code !== null, `exit ${r.code}`);
+      const lines = r.stderr.split('\n').filter((l) => l.length > 0);
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0] ?? '', /^holon: .*is not empty and holds no earlier demo/);
+      assert.ok(journalBytes(state).equals(before));
+      assert.deepEqual(fs.readdirSync(state).sort(), files);
+      assert.equal((await holonIn(state, ['verify'])).code, 0);
+    } finally {
+      cleanup();
+    }
+  });
+
+  test(
+    'never deletes files of a folder that was not empty before the demo',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const { dir: root, cleanup } = tempDir('holon-cli-demo-');
+      const folder = path.join(root, 'my-project');
+      fs.mkdirSync(folder);
+      fs.writeFileSync(path.join(folder, 'precious.txt'), 'not the demo’s\n');
+      try {
+        const first = await holonIn(folder, ['demo']);
+        if (first.code === 0) await holonIn(folder, ['demo']);
+        assert.ok(fs.existsSync(path.join(folder, 'precious.txt')), 'the user’s file is still there');
+      } finally {
+        cleanup();
+      }
+    },
+  );
+});
