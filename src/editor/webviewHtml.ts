@@ -16,7 +16,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, e
   const css = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'media', 'holon.css'));
   const csp = [
     "default-src 'none'",
-    `style-src ${webview.cspSource} 'unsafe-inline'`,
+    `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
     `img-src ${webview.cspSource} data:`,
     `script-src 'nonce-${nonce}'`,

@@ -3,7 +3,7 @@
  * the human. Amounts arrive formatted ("3.10 EUR"): the view never does arithmetic on money.
  */
 import type { Message, ReadyCommand } from './messages.ts';
-import { isMessage } from './messages.ts';
+import { isFiniteNumber, isMessage, isRecord, isString, isStringArray, isStringOrNull } from './messages.ts';
 
 /** The selected mandate's budget, formatted. */
 export interface BudgetInfo {
@@ -99,4 +99,113 @@ export type HolonViewCommand = ReadyCommand | ApproveCommand | RejectCommand | A
 /** True for a state notification. */
 export function isStateNotification(value: unknown): value is StateNotification {
   return isMessage(value) && value.type === 'state' && typeof (value as StateNotification).state === 'object';
+}
+
+/** The commands the Holon view can run through `RunCommand`. */
+export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate'] as const satisfies readonly RunCommand['command'][];
+
+/** True for a formatted budget. */
+export function isBudgetInfo(value: unknown): value is BudgetInfo {
+  return (
+    isRecord(value) &&
+    ['mandate', 'status', 'total', 'spent', 'held', 'remaining', 'spentToday', 'threshold'].every((k) => isString(value[k])) &&
+    isStringOrNull(value['perDay']) &&
+    isStringOrNull(value['perCall'])
+  );
+}
+
+/** True for one delegated call of an approval: a capability and how many times at most. */
+function isDelegatedCall(value: unknown): value is PendingApproval['delegatedCalls'][number] {
+  return isRecord(value) && isString(value['capability']) && isFiniteNumber(value['maxCount']);
+}
+
+/** True for a pending approval. */
+export function isPendingApproval(value: unknown): value is PendingApproval {
+  return (
+    isRecord(value) &&
+    ['id', 'mandate', 'agent', 'version', 'worstCase', 'threshold', 'input', 'requestedAt', 'expiresAt'].every((k) => isString(value[k])) &&
+    Array.isArray(value['delegatedCalls']) &&
+    value['delegatedCalls'].every(isDelegatedCall)
+  );
+}
+
+/**
+ * True for one field schema the view can render: string (optionally an enum), number, integer or boolean,
+ * with keywords of the right types. The view checks each field when it renders a form, so a field outside
+ * this subset disables that form's Submit (Decline and Cancel still work) instead of hiding the whole state.
+ */
+export function isFieldSchema(value: unknown): value is FieldSchema {
+  if (!isRecord(value)) return false;
+  const optional = (k: string, check: (v: unknown) => boolean): boolean => value[k] === undefined || check(value[k]);
+  if (!optional('title', isString) || !optional('description', isString)) return false;
+  switch (value['type']) {
+    case 'string':
+      return (
+        optional('enum', isStringArray) &&
+        optional('enumNames', isStringArray) &&
+        optional('minLength', isFiniteNumber) &&
+        optional('maxLength', isFiniteNumber) &&
+        optional('pattern', isString) &&
+        optional('format', isString) &&
+        optional('default', isString)
+      );
+    case 'number':
+    case 'integer':
+      return optional('minimum', isFiniteNumber) && optional('maximum', isFiniteNumber) && optional('default', isFiniteNumber);
+    case 'boolean':
+      return optional('default', (v) => typeof v === 'boolean');
+    default:
+      return false;
+  }
+}
+
+/** True for a pending form. Its fields are checked one by one with `isFieldSchema` when rendered. */
+export function isPendingForm(value: unknown): value is PendingForm {
+  if (!isRecord(value) || !isString(value['id']) || !isString(value['mandate']) || !isString(value['message'])) return false;
+  const schema = value['schema'];
+  return (
+    isRecord(schema) &&
+    schema['type'] === 'object' &&
+    isRecord(schema['properties']) &&
+    (schema['required'] === undefined || isStringArray(schema['required']))
+  );
+}
+
+/** True for a whole, well-formed view state (what a state notification carries, and what the view saves). */
+export function isHolonViewStateValue(value: unknown): value is HolonViewState {
+  return (
+    isRecord(value) &&
+    isStringOrNull(value['mandate']) &&
+    (value['budget'] === null || isBudgetInfo(value['budget'])) &&
+    Array.isArray(value['approvals']) &&
+    value['approvals'].every(isPendingApproval) &&
+    Array.isArray(value['forms']) &&
+    value['forms'].every(isPendingForm) &&
+    typeof value['panelApprovals'] === 'boolean'
+  );
+}
+
+/** True for any command the view may send, with the right field types (the host still validates with zod). */
+export function isHolonViewCommand(value: unknown): value is HolonViewCommand {
+  if (!isMessage(value) || !isRecord(value)) return false;
+  switch (value.type) {
+    case 'ready':
+      return true;
+    case 'approve':
+    case 'reject':
+      return isString(value['id']);
+    case 'answerForm': {
+      const content = value['content'];
+      return (
+        isString(value['id']) &&
+        (value['action'] === 'accept' || value['action'] === 'decline' || value['action'] === 'cancel') &&
+        (content === undefined ||
+          (isRecord(content) && Object.values(content).every((v) => isString(v) || isFiniteNumber(v) || typeof v === 'boolean')))
+      );
+    }
+    case 'run':
+      return (RUN_COMMANDS as readonly unknown[]).includes(value['command']);
+    default:
+      return false;
+  }
 }

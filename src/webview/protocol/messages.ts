@@ -22,3 +22,28 @@ export function isMessage(value: unknown): value is Message {
 export function isReady(value: unknown): value is ReadyCommand {
   return isMessage(value) && value.type === 'ready';
 }
+
+/** True for a plain object (not null, not an array): the shape every message and state is. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True for a string. */
+export function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+/** True for a string or null. */
+export function isStringOrNull(value: unknown): value is string | null {
+  return value === null || typeof value === 'string';
+}
+
+/** True for a finite number. */
+export function isFiniteNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** True for an array of strings. */
+export function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every(isString);
+}

@@ -1,0 +1,97 @@
+// The view's side of the host connection, shared by every panel: restore the saved state at once, accept
+// only well-formed state notifications, save each one, and say `ready` once, after listening.
+import type { Message } from './protocol/messages.ts';
+import { isRecord } from './protocol/messages.ts';
+
+/** The part of VS Code's webview API (`acquireVsCodeApi()`) a view uses. */
+export interface WebviewApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): unknown;
+}
+
+declare global {
+  /** Provided by VS Code in a webview; callable once per page. */
+  function acquireVsCodeApi(): WebviewApi;
+}
+
+/** What a view saves with `setState`: the host's last state, and its own extra (form drafts, edits). */
+export interface SavedView<S> {
+  v: 1;
+  state: S;
+  extra?: unknown;
+}
+
+/** How to run one panel. */
+export interface ViewOptions<S, C extends Message> {
+  api: WebviewApi;
+  window: Window;
+  /** True for a state notification of this panel (the protocol's guard). */
+  isNotification(data: unknown): data is { type: 'state'; state: unknown };
+  /** True for a well-formed state (the protocol's deep guard). */
+  isState(value: unknown): value is S;
+  /** Draws the state, or the waiting screen when there is none yet. */
+  render(state: S | null, post: (command: C) => void, session: ViewSession<S>): void;
+  /** Called once with the extra data saved last time, before the first render. */
+  restoreExtra?(extra: unknown): void;
+  /** The extra data to save beside the state. */
+  extra?(): unknown;
+}
+
+/** A running panel. */
+export interface ViewSession<S> {
+  /** The state shown now (the host's last, or the restored one). */
+  readonly state: S | null;
+  /** Replaces the state the view keeps (after a local edit) and saves it, without rendering. */
+  update(state: S): void;
+  /** Saves the state and the extra data now. */
+  save(): void;
+  /** Stops listening. */
+  dispose(): void;
+}
+
+/** Starts a panel: renders what was saved, listens to the host, and posts `ready` exactly once. */
+export function startView<S, C extends Message>(options: ViewOptions<S, C>): ViewSession<S> {
+  const { api, window: win } = options;
+  let current: S | null = null;
+  const saved = api.getState();
+  if (isRecord(saved) && saved['v'] === 1 && options.isState(saved['state'])) {
+    current = saved['state'];
+    options.restoreExtra?.(saved['extra']);
+  }
+
+  const post = (command: C): void => api.postMessage(command);
+  const session: ViewSession<S> = {
+    get state() {
+      return current;
+    },
+    update(state) {
+      current = state;
+      session.save();
+    },
+    save() {
+      if (current === null) return;
+      const value: SavedView<S> = { v: 1, state: current };
+      const extra = options.extra?.();
+      if (extra !== undefined) value.extra = extra;
+      api.setState(value);
+    },
+    dispose() {
+      win.removeEventListener('message', onMessage);
+    },
+  };
+
+  const onMessage = (event: Event): void => {
+    const data: unknown = (event as MessageEvent).data;
+    // Anything else (another sender's message, a malformed state) is ignored.
+    if (!options.isNotification(data) || !options.isState(data.state)) return;
+    current = data.state;
+    session.save();
+    options.render(current, post, session);
+  };
+
+  options.render(current, post, session);
+  win.addEventListener('message', onMessage);
+  api.postMessage({ type: 'ready' });
+  return session;
+}

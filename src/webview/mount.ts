@@ -1,0 +1,73 @@
+// Each panel wired to the host: which guards accept its state, how it renders, what it saves besides.
+import type { WebviewApi, ViewSession } from './host.ts';
+import { startView } from './host.ts';
+import type { HolonViewCommand, HolonViewState } from './protocol/holonView.ts';
+import { isHolonViewStateValue, isStateNotification } from './protocol/holonView.ts';
+import type { MandateEditorCommand, MandateEditorState } from './protocol/mandateEditor.ts';
+import { isMandateEditorState, isMandateEditorStateValue } from './protocol/mandateEditor.ts';
+import type { ReceiptsCommand, ReceiptsState } from './protocol/receipts.ts';
+import { isReceiptsState, isReceiptsStateValue } from './protocol/receipts.ts';
+import { renderLoading } from './render/dom.ts';
+import { renderHolonView } from './render/holonView.ts';
+import { renderMandateEditor } from './render/mandateEditor.ts';
+import { FormDrafts } from './render/pendingForm.ts';
+import { renderReceipts } from './render/receipts.ts';
+
+/** The element each panel renders into: `<div id="root"></div>` in the page's body. */
+export const ROOT_ID = 'root';
+
+/** Runs `start` once the page's body is parsed (at once if it already is), whatever the script tag's position. */
+export function whenLoaded(win: Window, start: () => void): void {
+  if (win.document.readyState === 'loading') win.document.addEventListener('DOMContentLoaded', start, { once: true });
+  else start();
+}
+
+function rootOf(win: Window): HTMLElement {
+  const root = win.document.getElementById(ROOT_ID);
+  if (!root) throw new Error(`the page has no #${ROOT_ID}`);
+  return root;
+}
+
+/** Starts the Holon view (activity bar). */
+export function mountHolonView(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<HolonViewState> {
+  const drafts = new FormDrafts();
+  const session = startView<HolonViewState, HolonViewCommand>({
+    api,
+    window: win,
+    isNotification: isStateNotification,
+    isState: isHolonViewStateValue,
+    restoreExtra: (extra) => drafts.load(extra),
+    extra: () => drafts.toJSON(),
+    render: (state, post) => (state ? renderHolonView(root, state, post, { drafts }) : renderLoading(root)),
+  });
+  drafts.onChange = () => session.save();
+  return session;
+}
+
+/** Starts the receipts panel. */
+export function mountReceipts(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<ReceiptsState> {
+  return startView<ReceiptsState, ReceiptsCommand>({
+    api,
+    window: win,
+    isNotification: isReceiptsState,
+    isState: isReceiptsStateValue,
+    render: (state, post) => (state ? renderReceipts(root, state, post) : renderLoading(root)),
+  });
+}
+
+/** Starts the mandate form. The human's edits are saved with the state, so a reload keeps them. */
+export function mountMandateEditor(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<MandateEditorState> {
+  return startView<MandateEditorState, MandateEditorCommand>({
+    api,
+    window: win,
+    isNotification: isMandateEditorState,
+    isState: isMandateEditorStateValue,
+    render: (state, post, session) =>
+      state
+        ? renderMandateEditor(root, state, post, (values) => {
+            const shown = session.state;
+            if (shown) session.update({ ...shown, values, saved: false });
+          })
+        : renderLoading(root),
+  });
+}

@@ -1,0 +1,305 @@
+// The Holon view: the selected mandate and its budget (or what to do when there is none), the approvals
+// and the forms that wait for the human.
+import type { BudgetInfo, HolonViewCommand, HolonViewState, PendingApproval, RunCommand } from '../protocol/holonView.ts';
+import { append, button, clear, h, keepFocus, setDisabled, time } from './dom.ts';
+import { FormDrafts, renderPendingForm } from './pendingForm.ts';
+
+/** Options of `renderHolonView`. */
+export interface HolonViewOptions {
+  /** What the human typed into pending forms; kept across renders and reloads. */
+  drafts?: FormDrafts;
+  /** After this long with no new state, an answered card's buttons come back (default 10 s). */
+  resendAfterMs?: number;
+}
+
+interface ViewContext {
+  post: (command: HolonViewCommand) => void;
+  drafts: FormDrafts;
+  resendAfterMs: number;
+}
+
+// Cards are built once per content and reused on later renders, so a state push (the budget moved) keeps
+// what the human typed, the focus, and which input is expanded. Handlers read the context at click time.
+const contexts = new WeakMap<HTMLElement, ViewContext>();
+const signatures = new WeakMap<Element, string>();
+
+/**
+ * Renders the whole view into `root`. Never posts anything itself: approve, reject and answerForm are
+ * posted only from the human's clicks on the buttons it creates.
+ */
+export function renderHolonView(root: HTMLElement, state: HolonViewState, post: (command: HolonViewCommand) => void, options: HolonViewOptions = {}): void {
+  const doc = root.ownerDocument;
+  let ctx = contexts.get(root);
+  if (!ctx) contexts.set(root, (ctx = { post, drafts: options.drafts ?? new FormDrafts(), resendAfterMs: 10_000 }));
+  ctx.post = post;
+  if (options.drafts) ctx.drafts = options.drafts;
+  if (options.resendAfterMs !== undefined) ctx.resendAfterMs = options.resendAfterMs;
+  const view = ctx;
+
+  const head = section(root, 'head');
+  keepFocus(head, () => {
+    clear(head);
+    head.appendChild(state.mandate === null ? renderCallToAction(doc, view) : renderBudget(doc, state.mandate, state.budget, view));
+  });
+
+  const approvals = section(root, 'approvals');
+  setHeading(approvals, 'Approvals', state.approvals.length);
+  reconcile(
+    list(approvals),
+    state.approvals.map((approval) => ({
+      key: approval.id,
+      signature: JSON.stringify([approval, state.panelApprovals]),
+      build: () => renderApproval(doc, approval, state.panelApprovals, view),
+    })),
+  );
+
+  view.drafts.retain(new Set(state.forms.map((f) => f.id)));
+  const forms = section(root, 'forms');
+  setHeading(forms, 'Questions', state.forms.length);
+  reconcile(
+    list(forms),
+    state.forms.map((form) => ({
+      key: form.id,
+      signature: JSON.stringify(form),
+      build: () =>
+        renderPendingForm(doc, form, {
+          post: (command) => view.post(command),
+          drafts: view.drafts,
+          resendAfterMs: view.resendAfterMs,
+        }),
+    })),
+  );
+
+  const nothing = section(root, 'nothing');
+  clear(nothing);
+  if (state.approvals.length === 0 && state.forms.length === 0) {
+    nothing.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': 'nothing-pending' }, 'Nothing waits for you.'));
+  }
+}
+
+function section(root: HTMLElement, name: string): HTMLElement {
+  for (const child of Array.from(root.children)) {
+    if (child.getAttribute('data-section') === name) return child as HTMLElement;
+  }
+  // First render (or after renderLoading): start from an empty root, in a fixed order.
+  if (!Array.from(root.children).some((child) => child.hasAttribute('data-section'))) clear(root);
+  const node = h(root.ownerDocument, 'section', { class: `section section-${name}`, 'data-section': name, 'data-testid': `section-${name}` });
+  root.appendChild(node);
+  return node;
+}
+
+function setHeading(sectionNode: HTMLElement, title: string, count: number): void {
+  const doc = sectionNode.ownerDocument;
+  let heading = childWith(sectionNode, (child) => child.tagName === 'H2');
+  if (!heading) {
+    heading = h(doc, 'h2', { class: 'section-title' });
+    sectionNode.prepend(heading);
+  }
+  clear(heading);
+  append(heading, [title, ' ', h(doc, 'vscode-badge', { variant: 'counter', 'data-testid': `count-${sectionNode.getAttribute('data-section')}` }, String(count))]);
+  sectionNode.hidden = count === 0;
+}
+
+function list(sectionNode: HTMLElement): HTMLElement {
+  let node = childWith(sectionNode, (child) => child.classList.contains('cards'));
+  if (!node) sectionNode.appendChild((node = h(sectionNode.ownerDocument, 'div', { class: 'cards' })));
+  return node;
+}
+
+function childWith(parent: HTMLElement, test: (child: Element) => boolean): HTMLElement | null {
+  return (Array.from(parent.children).find(test) as HTMLElement | undefined) ?? null;
+}
+
+interface Keyed {
+  key: string;
+  signature: string;
+  build(): HTMLElement;
+}
+
+/** Keeps children whose key and content are unchanged, builds the others, and orders them like `items`. */
+function reconcile(container: HTMLElement, items: Keyed[]): void {
+  const wanted = new Map(items.map((item) => [item.key, item.signature]));
+  const kept = new Map<string, HTMLElement>();
+  for (const child of Array.from(container.children)) {
+    const key = child.getAttribute('data-key');
+    if (key !== null && wanted.get(key) === signatures.get(child) && !kept.has(key)) kept.set(key, child as HTMLElement);
+    else child.remove();
+  }
+  let next = container.firstElementChild;
+  for (const item of items) {
+    let node = kept.get(item.key);
+    if (!node) {
+      node = item.build();
+      node.setAttribute('data-key', item.key);
+      signatures.set(node, item.signature);
+    }
+    if (node === next) next = next.nextElementSibling;
+    else container.insertBefore(node, next);
+  }
+}
+
+function run(doc: Document, label: string, command: RunCommand['command'], view: ViewContext, secondary = false): HTMLElement {
+  return button(doc, label, `run-${command}`, () => view.post({ type: 'run', command }), { secondary });
+}
+
+function renderCallToAction(doc: Document, view: ViewContext): HTMLElement {
+  return h(
+    doc,
+    'div',
+    { class: 'cta', 'data-testid': 'cta' },
+    h(doc, 'p', {}, 'No mandate is selected. A mandate says what an agent may do for you, and what it may spend.'),
+    h(
+      doc,
+      'div',
+      { class: 'actions stacked' },
+      run(doc, 'Select Mandate', 'selectMandate', view),
+      run(doc, 'Create Mandate', 'createMandate', view, true),
+      run(doc, 'Fund Account', 'fundAccount', view, true),
+    ),
+  );
+}
+
+function renderBudget(doc: Document, mandate: string, budget: BudgetInfo | null, view: ViewContext): HTMLElement {
+  const node = h(
+    doc,
+    'div',
+    { class: 'budget', 'data-testid': 'budget' },
+    h(
+      doc,
+      'h2',
+      { class: 'mandate' },
+      h(doc, 'span', { class: 'mono', 'data-testid': 'mandate-name' }, mandate),
+      budget && ' ',
+      budget && h(doc, 'span', { class: budget.status === 'active' ? 'status muted' : 'status warning', 'data-testid': 'mandate-status' }, budget.status),
+    ),
+  );
+  if (budget) {
+    node.appendChild(
+      h(
+        doc,
+        'dl',
+        { class: 'kv' },
+        ...row(doc, 'Remaining', budget.remaining, 'budget-remaining', 'strong'),
+        ...row(doc, 'Spent', budget.spent, 'budget-spent'),
+        ...row(doc, 'Held', budget.held, 'budget-held', undefined, 'Reserved for calls that are running'),
+        ...row(doc, 'Total', budget.total, 'budget-total'),
+        ...row(doc, 'Per day', budget.perDay === null ? 'no daily limit' : `${budget.spentToday} of ${budget.perDay} today`, 'budget-per-day', budget.perDay === null ? 'muted' : undefined),
+        ...row(doc, 'Per call', budget.perCall ?? 'no per-call limit', 'budget-per-call', budget.perCall === null ? 'muted' : undefined),
+        ...row(doc, 'Ask above', budget.threshold, 'budget-threshold', undefined, 'Calls whose worst case is above this wait for your approval'),
+      ),
+    );
+  } else {
+    node.appendChild(h(doc, 'p', { class: 'note warning', 'data-testid': 'budget-unknown' }, 'The budget is unknown (an amount could not be converted).'));
+  }
+  node.appendChild(
+    h(
+      doc,
+      'div',
+      { class: 'actions' },
+      run(doc, 'Receipts', 'showReceipts', view, true),
+      run(doc, 'Switch', 'selectMandate', view, true),
+      run(doc, 'Fund', 'fundAccount', view, true),
+    ),
+  );
+  return node;
+}
+
+function row(doc: Document, label: string, value: string, testId: string, cls?: string, title?: string): HTMLElement[] {
+  return [h(doc, 'dt', { title }, label), h(doc, 'dd', { 'data-testid': testId, class: cls }, value)];
+}
+
+function renderApproval(doc: Document, approval: PendingApproval, answerable: boolean, view: ViewContext): HTMLElement {
+  const id = approval.id;
+  const delegated =
+    approval.delegatedCalls.length === 0
+      ? h(doc, 'dd', { 'data-testid': `approval-delegated-${id}`, class: 'muted' }, 'none')
+      : h(
+          doc,
+          'dd',
+          { 'data-testid': `approval-delegated-${id}` },
+          h(
+            doc,
+            'ul',
+            { class: 'plain' },
+            ...approval.delegatedCalls.map((call) =>
+              h(doc, 'li', {}, h(doc, 'span', { class: 'mono' }, call.capability), ` × up to ${call.maxCount}`),
+            ),
+          ),
+        );
+
+  const card = h(
+    doc,
+    'article',
+    { class: 'card approval-card', 'data-testid': `approval-${id}` },
+    h(
+      doc,
+      'h3',
+      { class: 'card-title' },
+      h(doc, 'span', { class: 'mono', 'data-testid': `approval-agent-${id}` }, approval.agent),
+      ' ',
+      h(doc, 'span', { class: 'version', 'data-testid': `approval-version-${id}`, title: 'The approval is bound to this exact version' }, approval.version),
+    ),
+    h(
+      doc,
+      'dl',
+      { class: 'kv' },
+      h(doc, 'dt', {}, 'Worst case'),
+      h(
+        doc,
+        'dd',
+        {},
+        h(doc, 'strong', { class: 'warning', 'data-testid': `approval-worst-case-${id}` }, approval.worstCase),
+        ' above ',
+        h(doc, 'span', { 'data-testid': `approval-threshold-${id}` }, approval.threshold),
+      ),
+      h(doc, 'dt', {}, 'Mandate'),
+      h(doc, 'dd', { class: 'mono', 'data-testid': `approval-mandate-${id}` }, approval.mandate),
+      h(doc, 'dt', {}, 'Delegates'),
+      delegated,
+      h(doc, 'dt', {}, 'Requested'),
+      h(doc, 'dd', {}, time(doc, approval.requestedAt, `approval-requested-${id}`)),
+      h(doc, 'dt', {}, 'Expires'),
+      h(doc, 'dd', {}, time(doc, approval.expiresAt, `approval-expires-${id}`)),
+    ),
+    h(
+      doc,
+      'vscode-collapsible',
+      { heading: 'Input', class: 'input', 'data-testid': `approval-input-toggle-${id}` },
+      h(doc, 'pre', { class: 'code', 'data-testid': `approval-input-${id}` }, approval.input),
+    ),
+  );
+
+  if (!answerable) {
+    card.appendChild(
+      h(
+        doc,
+        'p',
+        { class: 'note muted', 'data-testid': `approval-elsewhere-${id}` },
+        'Approvals are answered elsewhere (the panel channel is off): use Holon: Approve, or holon approve in a terminal.',
+      ),
+    );
+    return card;
+  }
+
+  const status = h(doc, 'p', { class: 'card-status', role: 'status', 'data-testid': `approval-status-${id}`, hidden: true });
+  const buttons: HTMLElement[] = [];
+  const decide = (type: 'approve' | 'reject'): void => {
+    view.post({ type, id });
+    setDisabled(buttons, true);
+    status.textContent = type === 'approve' ? 'Approved — waiting for Holon…' : 'Rejected — waiting for Holon…';
+    status.hidden = false;
+    // If the host never takes the card away (it failed to record the answer), let the human try again.
+    doc.defaultView?.setTimeout(() => {
+      if (!card.isConnected) return;
+      setDisabled(buttons, false);
+      status.hidden = true;
+    }, view.resendAfterMs);
+  };
+  buttons.push(
+    button(doc, 'Approve', `approve-${id}`, () => decide('approve'), { title: `Run ${approval.agent} ${approval.version} with this input, up to ${approval.worstCase}` }),
+    button(doc, 'Reject', `reject-${id}`, () => decide('reject'), { secondary: true }),
+  );
+  card.appendChild(h(doc, 'div', { class: 'actions' }, ...buttons));
+  card.appendChild(status);
+  return card;
+}

@@ -1,0 +1,183 @@
+// The mandate form (create and edit). The host validates and answers with errors per field; the view
+// only collects what the human typed.
+import type { MandateEditorCommand, MandateEditorState, MandateFormValues } from '../protocol/mandateEditor.ts';
+import { isMandateStatus, MANDATE_STATUSES, MANDATE_TOOLSETS } from '../protocol/mandateEditor.ts';
+import { append, button, clear, h, keepFocus, readChecked, readValue, setChecked, setValue } from './dom.ts';
+
+type TextField = Exclude<keyof MandateFormValues, 'toolsets' | 'training' | 'status'>;
+
+interface TextFieldSpec {
+  name: TextField;
+  label: string;
+  help?: string;
+  placeholder?: string;
+  multiline?: boolean;
+}
+
+const GROUPS: { title: string; fields: TextFieldSpec[] }[] = [
+  {
+    title: 'Mandate',
+    fields: [
+      { name: 'id', label: 'Id', help: 'account/name — it cannot change later.', placeholder: 'demo/sandbox' },
+      { name: 'grantee', label: 'Grantee', help: 'Who acts under this mandate.', placeholder: 'copilot' },
+    ],
+  },
+  {
+    title: 'Budget',
+    fields: [
+      { name: 'currency', label: 'Currency', placeholder: 'EUR' },
+      { name: 'total', label: 'Total', placeholder: '5.00' },
+      { name: 'perDay', label: 'Per day', help: 'Empty: no daily limit.' },
+      { name: 'perCall', label: 'Per call', help: 'Empty: no per-call limit.' },
+      { name: 'threshold', label: 'Ask above', help: 'A call whose worst case is above this waits for your approval.', placeholder: '0.50' },
+    ],
+  },
+  {
+    title: 'Capabilities and data',
+    fields: [
+      { name: 'capabilities', label: 'Capabilities', help: 'One per line, with its parameters.', multiline: true },
+      { name: 'regions', label: 'Data regions', help: 'Comma-separated; empty: anywhere.', placeholder: 'EU' },
+      { name: 'retentionDays', label: 'Retention (days)', help: 'Empty: no limit.' },
+      { name: 'expiresAt', label: 'Expires', help: 'A date (YYYY-MM-DD); empty: never.' },
+    ],
+  },
+];
+
+
+/**
+ * Renders the form into `root` from `state`. `onEdit` is told the values after each change (the view
+ * saves them, so a reload keeps the human's typing). Posts only on Save and Cancel.
+ */
+export function renderMandateEditor(
+  root: HTMLElement,
+  state: MandateEditorState,
+  post: (command: MandateEditorCommand) => void,
+  onEdit?: (values: MandateFormValues) => void,
+): void {
+  const doc = root.ownerDocument;
+  keepFocus(root, () => {
+    clear(root);
+    const edit = state.mode === 'edit';
+    const controls = new Map<TextField, HTMLElement>();
+    const toolsetBoxes = new Map<string, HTMLElement>();
+    let statusSelect: HTMLElement | null = null;
+    const training = h(doc, 'vscode-checkbox', { name: 'training', 'data-testid': 'field-training' }, 'Sellers may train models on the data');
+
+    // Exactly the form's keys, whatever else the state carried: the host's schema is strict.
+    const read = (): MandateFormValues => {
+      const text = (name: TextField): string => {
+        const control = controls.get(name);
+        return control && !(edit && name === 'id') ? readValue(control) : state.values[name];
+      };
+      const status = statusSelect ? readValue(statusSelect) : state.values.status;
+      return {
+        id: text('id'),
+        grantee: text('grantee'),
+        currency: text('currency'),
+        total: text('total'),
+        perDay: text('perDay'),
+        perCall: text('perCall'),
+        threshold: text('threshold'),
+        toolsets: Array.from(toolsetBoxes).flatMap(([toolset, box]) => (readChecked(box) ? [toolset] : [])),
+        capabilities: text('capabilities'),
+        regions: text('regions'),
+        retentionDays: text('retentionDays'),
+        training: readChecked(training),
+        expiresAt: text('expiresAt'),
+        status: isMandateStatus(status) ? status : state.values.status,
+      };
+    };
+    const saved = h(doc, 'p', { class: 'note success', role: 'status', 'data-testid': 'mandate-saved', hidden: !state.saved }, 'Saved.');
+    const changed = (): void => {
+      saved.hidden = true;
+      onEdit?.(read());
+    };
+
+    const form = h(doc, 'div', { class: 'mandate-form', 'data-mode': state.mode, 'data-testid': 'mandate-form' });
+    form.appendChild(h(doc, 'h1', { class: 'form-title' }, edit ? 'Edit mandate ' : 'New mandate', edit && h(doc, 'span', { class: 'mono' }, state.values.id)));
+    // Problems of the whole form, and of a field this mode does not show (status, when creating).
+    const general = Object.entries(state.errors).flatMap(([key, message]) =>
+      message === undefined || key === 'form' || (key === 'status' && edit) || isShownField(key) ? [] : [`${key}: ${message}`],
+    );
+    if (state.errors.form !== undefined) general.unshift(state.errors.form);
+    if (general.length > 0) {
+      form.appendChild(h(doc, 'div', { class: 'error', role: 'alert', 'data-testid': 'error-form' }, ...general.map((line) => h(doc, 'p', {}, line))));
+    }
+
+    for (const group of GROUPS) {
+      const fieldset = h(doc, 'fieldset', { class: 'group' }, h(doc, 'legend', {}, group.title));
+      for (const spec of group.fields) {
+        const control = h(doc, spec.multiline ? 'vscode-textarea' : 'vscode-textfield', {
+          id: `mandate-${spec.name}`,
+          name: spec.name,
+          'data-testid': `field-${spec.name}`,
+          placeholder: spec.placeholder,
+          rows: spec.multiline ? 4 : undefined,
+          readonly: edit && spec.name === 'id',
+          invalid: state.errors[spec.name] !== undefined,
+          'aria-invalid': state.errors[spec.name] !== undefined ? 'true' : undefined,
+        });
+        setValue(control, state.values[spec.name]);
+        control.addEventListener('input', changed);
+        control.addEventListener('change', changed);
+        controls.set(spec.name, control);
+        fieldset.appendChild(field(doc, spec.name, spec.label, control, spec.help, state.errors[spec.name]));
+      }
+      form.appendChild(fieldset);
+    }
+
+    const toolsets = h(doc, 'fieldset', { class: 'group toolsets', 'data-testid': 'field-toolsets' }, h(doc, 'legend', {}, 'Toolsets'));
+    // Keep a toolset the form does not know, rather than drop it on save.
+    const known: string[] = [...MANDATE_TOOLSETS];
+    const shown = [...known, ...state.values.toolsets.filter((t) => !known.includes(t))];
+    for (const toolset of shown) {
+      const box = h(doc, 'vscode-checkbox', { name: 'toolsets', value: toolset, 'data-testid': `toolset-${toolset}` }, toolset);
+      setChecked(box, state.values.toolsets.includes(toolset));
+      box.addEventListener('change', changed);
+      toolsetBoxes.set(toolset, box);
+      toolsets.appendChild(box);
+    }
+    if (state.errors.toolsets) toolsets.appendChild(errorNode(doc, 'toolsets', state.errors.toolsets));
+    form.appendChild(toolsets);
+
+    setChecked(training, state.values.training);
+    training.addEventListener('change', changed);
+    const trainingGroup = h(doc, 'div', { class: 'field' }, training);
+    if (state.errors.training) trainingGroup.appendChild(errorNode(doc, 'training', state.errors.training));
+    form.appendChild(trainingGroup);
+
+    if (edit) {
+      const select = h(doc, 'vscode-single-select', { id: 'mandate-status', name: 'status', 'data-testid': 'field-status' });
+      for (const status of MANDATE_STATUSES) select.appendChild(h(doc, 'vscode-option', { value: status, selected: status === state.values.status }, status));
+      setValue(select, state.values.status);
+      select.addEventListener('change', changed);
+      statusSelect = select;
+      form.appendChild(field(doc, 'status', 'Status', select, 'A suspended or revoked mandate allows no call.', state.errors.status));
+    }
+
+    const actions = h(
+      doc,
+      'div',
+      { class: 'actions' },
+      button(doc, edit ? 'Save' : 'Create', 'mandate-save', () => post({ type: 'save', values: read() })),
+      button(doc, 'Cancel', 'mandate-cancel', () => post({ type: 'cancel' }), { secondary: true }),
+    );
+    append(form, [actions, saved]);
+    root.appendChild(form);
+  });
+}
+
+function isShownField(key: string): boolean {
+  return key === 'toolsets' || key === 'training' || GROUPS.some((group) => group.fields.some((spec) => spec.name === key));
+}
+
+function field(doc: Document, name: string, label: string, control: HTMLElement, help: string | undefined, error: string | undefined): HTMLElement {
+  const node = h(doc, 'div', { class: 'field', 'data-field': name }, h(doc, 'vscode-label', { for: control.id }, label), control);
+  if (help) node.appendChild(h(doc, 'p', { class: 'field-help' }, help));
+  if (error !== undefined) node.appendChild(errorNode(doc, name, error));
+  return node;
+}
+
+function errorNode(doc: Document, name: string, error: string): HTMLElement {
+  return h(doc, 'p', { class: 'field-error', role: 'alert', 'data-testid': `error-${name}` }, error);
+}

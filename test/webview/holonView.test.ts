@@ -1,0 +1,222 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { HolonViewCommand } from '../../src/webview/protocol/holonView.ts';
+import { isHolonViewCommand } from '../../src/webview/protocol/holonView.ts';
+import { renderHolonView } from '../../src/webview/render/holonView.ts';
+import type { Page } from './fakes.ts';
+import { approval, byTestId, click, fire, form, get, HOSTILE, page, type, viewState } from './fakes.ts';
+
+let p: Page;
+let posted: HolonViewCommand[];
+const post = (command: HolonViewCommand): void => {
+  assert.equal(isHolonViewCommand(command), true, `posted a malformed command: ${JSON.stringify(command)}`);
+  posted.push(command);
+};
+
+beforeEach(() => {
+  p = page();
+  posted = [];
+});
+afterEach(() => p.close());
+
+describe('no mandate', () => {
+  test('shows a call to action whose buttons run commands, on click only', () => {
+    renderHolonView(p.root, viewState({ mandate: null, budget: null }), post);
+    assert.ok(byTestId(p.root, 'cta'));
+    assert.equal(byTestId(p.root, 'budget'), null);
+    for (const command of ['selectMandate', 'createMandate', 'fundAccount'] as const) {
+      assert.equal(get(p.root, `run-${command}`).tagName.toLowerCase(), 'vscode-button');
+    }
+    assert.deepEqual(posted, []);
+    click(get(p.root, 'run-createMandate'));
+    click(get(p.root, 'run-fundAccount'));
+    click(get(p.root, 'run-selectMandate'));
+    assert.deepEqual(posted, [
+      { type: 'run', command: 'createMandate' },
+      { type: 'run', command: 'fundAccount' },
+      { type: 'run', command: 'selectMandate' },
+    ]);
+    assert.ok(byTestId(p.root, 'nothing-pending'));
+  });
+});
+
+describe('budget', () => {
+  test('shows the mandate and every amount, as sent', () => {
+    renderHolonView(p.root, viewState(), post);
+    assert.equal(byTestId(p.root, 'cta'), null);
+    const text = (id: string): string | null => get(p.root, id).textContent;
+    assert.equal(text('mandate-name'), 'demo/sandbox');
+    assert.equal(text('mandate-status'), 'active');
+    assert.equal(text('budget-remaining'), '3.40 EUR');
+    assert.equal(text('budget-spent'), '1.20 EUR');
+    assert.equal(text('budget-held'), '0.40 EUR');
+    assert.equal(text('budget-total'), '5.00 EUR');
+    assert.equal(text('budget-per-day'), '1.20 EUR of 2.00 EUR today');
+    assert.equal(text('budget-per-call'), '1.00 EUR');
+    assert.equal(text('budget-threshold'), '0.50 EUR');
+    click(get(p.root, 'run-showReceipts'));
+    assert.deepEqual(posted, [{ type: 'run', command: 'showReceipts' }]);
+  });
+
+  test('says when there is no daily or per-call limit, and when the budget is unknown', () => {
+    const state = viewState();
+    renderHolonView(p.root, { ...state, budget: { ...state.budget!, perDay: null, perCall: null, status: 'suspended' } }, post);
+    assert.equal(get(p.root, 'budget-per-day').textContent, 'no daily limit');
+    assert.equal(get(p.root, 'budget-per-call').textContent, 'no per-call limit');
+    assert.ok(get(p.root, 'mandate-status').classList.contains('warning'));
+
+    renderHolonView(p.root, viewState({ budget: null }), post);
+    assert.ok(byTestId(p.root, 'budget-unknown'));
+    assert.equal(byTestId(p.root, 'budget-remaining'), null);
+  });
+
+  test('a new state replaces the budget; only one head is shown', () => {
+    renderHolonView(p.root, viewState(), post);
+    const state = viewState();
+    renderHolonView(p.root, { ...state, budget: { ...state.budget!, remaining: '2.00 EUR' } }, post);
+    assert.equal(get(p.root, 'budget-remaining').textContent, '2.00 EUR');
+    assert.equal(p.root.querySelectorAll('[data-testid="budget"]').length, 1);
+    renderHolonView(p.root, viewState({ mandate: null, budget: null }), post);
+    assert.equal(byTestId(p.root, 'budget'), null);
+    assert.ok(byTestId(p.root, 'cta'));
+  });
+});
+
+describe('approvals', () => {
+  test('a card shows agent, exact version, worst case against threshold, delegated calls, times and the input', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
+    const card = get(p.root, 'approval-apr_1');
+    assert.equal(get(card, 'approval-agent-apr_1').textContent, 'acme/invoice-extractor');
+    assert.equal(get(card, 'approval-version-apr_1').textContent, '1.4.2');
+    assert.equal(get(card, 'approval-worst-case-apr_1').textContent, '3.10 EUR');
+    assert.equal(get(card, 'approval-threshold-apr_1').textContent, '0.50 EUR');
+    assert.equal(get(card, 'approval-delegated-apr_1').textContent, 'extraction.pdf × up to 4');
+    assert.equal(get(card, 'approval-requested-apr_1').getAttribute('datetime'), '2026-03-01T10:00:00.000Z');
+    assert.equal(get(card, 'approval-expires-apr_1').getAttribute('datetime'), '2026-03-01T10:15:00.000Z');
+    const input = get(card, 'approval-input-apr_1');
+    assert.equal(input.tagName.toLowerCase(), 'pre');
+    assert.equal(input.textContent, approval().input);
+    const collapsible = input.parentElement!;
+    assert.equal(collapsible.tagName.toLowerCase(), 'vscode-collapsible');
+    assert.equal(collapsible.hasAttribute('open'), false, 'the input starts folded');
+    assert.equal(get(p.root, 'count-approvals').textContent, '1');
+    assert.equal(byTestId(p.root, 'nothing-pending'), null);
+  });
+
+  test('no delegated calls reads "none"', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval({ delegatedCalls: [] })] }), post);
+    assert.equal(get(p.root, 'approval-delegated-apr_1').textContent, 'none');
+  });
+
+  test('rendering never posts; Approve and Reject post only when clicked, with the id', () => {
+    const state = viewState({ approvals: [approval(), approval({ id: 'apr_2' })] });
+    renderHolonView(p.root, state, post);
+    renderHolonView(p.root, state, post);
+    assert.deepEqual(posted, []);
+    const approve = get(p.root, 'approve-apr_1');
+    assert.equal(approve.tagName.toLowerCase(), 'vscode-button');
+    assert.equal(approve.hasAttribute('autofocus'), false);
+    assert.equal(approve.getAttribute('type'), null, 'not a submit button');
+    click(approve);
+    click(get(p.root, 'reject-apr_2'));
+    assert.deepEqual(posted, [
+      { type: 'approve', id: 'apr_1' },
+      { type: 'reject', id: 'apr_2' },
+    ]);
+  });
+
+  test('Enter and focus do not approve: only a click does', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
+    const card = get(p.root, 'approval-apr_1');
+    for (const target of [card, get(p.root, 'approve-apr_1'), p.document.body]) {
+      fire(target, 'KeyboardEvent', 'keydown', { key: 'Enter' });
+      fire(target, 'KeyboardEvent', 'keyup', { key: 'Enter' });
+      fire(target, 'Event', 'submit');
+    }
+    get(p.root, 'approve-apr_1').focus();
+    assert.deepEqual(posted, []);
+  });
+
+  test('after a click both buttons are disabled, so a double click posts once; they come back if the card stays', async () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), post, { resendAfterMs: 20 });
+    click(get(p.root, 'approve-apr_1'));
+    click(get(p.root, 'approve-apr_1'));
+    click(get(p.root, 'reject-apr_1'));
+    assert.deepEqual(posted, [{ type: 'approve', id: 'apr_1' }]);
+    assert.equal(get(p.root, 'approve-apr_1').hasAttribute('disabled'), true);
+    assert.equal(get(p.root, 'approval-status-apr_1').hidden, false);
+    // A state push with the same approval keeps the card (and its disabled buttons).
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
+    assert.equal(get(p.root, 'approve-apr_1').hasAttribute('disabled'), true);
+    await new Promise((resolve) => p.window.setTimeout(resolve, 40));
+    assert.equal(get(p.root, 'approve-apr_1').hasAttribute('disabled'), false);
+    click(get(p.root, 'reject-apr_1'));
+    assert.deepEqual(posted.at(-1), { type: 'reject', id: 'apr_1' });
+  });
+
+  test('answered approvals leave; the others stay', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval(), approval({ id: 'apr_2' })] }), post);
+    const second = get(p.root, 'approval-apr_2');
+    renderHolonView(p.root, viewState({ approvals: [approval({ id: 'apr_2' })] }), post);
+    assert.equal(byTestId(p.root, 'approval-apr_1'), null);
+    assert.equal(get(p.root, 'approval-apr_2'), second, 'the same card, not a rebuilt one');
+    renderHolonView(p.root, viewState(), post);
+    assert.equal(byTestId(p.root, 'approval-apr_2'), null);
+    assert.equal(get(p.root, 'section-approvals').hidden, true);
+    assert.ok(byTestId(p.root, 'nothing-pending'));
+  });
+
+  test('with the panel channel off: the approval is shown, without buttons, with a note', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()], panelApprovals: false }), post);
+    assert.ok(byTestId(p.root, 'approval-apr_1'));
+    assert.equal(byTestId(p.root, 'approve-apr_1'), null);
+    assert.equal(byTestId(p.root, 'reject-apr_1'), null);
+    assert.match(get(p.root, 'approval-elsewhere-apr_1').textContent ?? '', /answered elsewhere/);
+    // Turning the channel back on rebuilds the card with its buttons.
+    renderHolonView(p.root, viewState({ approvals: [approval()], panelApprovals: true }), post);
+    assert.ok(byTestId(p.root, 'approve-apr_1'));
+    assert.equal(byTestId(p.root, 'approval-elsewhere-apr_1'), null);
+  });
+
+  test('hostile text in agent, version, input, mandate and id is text, never markup', () => {
+    const hostile = approval({ id: `x"><img src=x>`, agent: HOSTILE, version: HOSTILE, input: HOSTILE, mandate: HOSTILE, worstCase: HOSTILE, delegatedCalls: [{ capability: HOSTILE, maxCount: 1 }] });
+    renderHolonView(p.root, viewState({ mandate: HOSTILE, approvals: [hostile], forms: [form({ id: HOSTILE, message: HOSTILE, mandate: HOSTILE })] }), post);
+    assert.equal(p.root.querySelectorAll('img').length, 0);
+    assert.equal(p.document.querySelectorAll('[onerror]').length, 0);
+    assert.equal(get(p.root, `approval-agent-${hostile.id}`).textContent, HOSTILE);
+    assert.equal(get(p.root, `approval-input-${hostile.id}`).textContent, HOSTILE);
+    assert.equal(get(p.root, 'mandate-name').textContent, HOSTILE);
+    assert.equal(get(p.root, `form-message-${HOSTILE}`).textContent, HOSTILE);
+    assert.equal((p.window as unknown as { pwned?: number }).pwned, undefined);
+    click(get(p.root, `approve-${hostile.id}`));
+    assert.deepEqual(posted, [{ type: 'approve', id: hostile.id }]);
+  });
+});
+
+describe('state pushes keep what the human is doing', () => {
+  test('a form being filled keeps its typing when the budget changes', () => {
+    renderHolonView(p.root, viewState({ forms: [form()] }), post);
+    const name = get(p.root, 'form-frm_1-field-name');
+    type(name, 'Ada');
+    const state = viewState({ forms: [form()] });
+    renderHolonView(p.root, { ...state, budget: { ...state.budget!, remaining: '1.00 EUR' } }, post);
+    assert.equal(get(p.root, 'form-frm_1-field-name'), name);
+    assert.equal((name as unknown as { value: string }).value, 'Ada');
+    assert.equal(get(p.root, 'budget-remaining').textContent, '1.00 EUR');
+  });
+
+  test('a form that comes back changed is rebuilt from the drafts', () => {
+    renderHolonView(p.root, viewState({ forms: [form()] }), post);
+    type(get(p.root, 'form-frm_1-field-name'), 'Ada');
+    renderHolonView(p.root, viewState({ forms: [form({ message: 'Changed' })] }), post);
+    assert.equal(get(p.root, 'form-message-frm_1').textContent, 'Changed');
+    assert.equal((get(p.root, 'form-frm_1-field-name') as unknown as { value: string }).value, 'Ada');
+  });
+
+  test('the latest post function is used by cards built earlier', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), () => assert.fail('stale post'));
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
+    click(get(p.root, 'approve-apr_1'));
+    assert.deepEqual(posted, [{ type: 'approve', id: 'apr_1' }]);
+  });
+});

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import type { ReceiptsCommand } from '../../src/webview/protocol/receipts.ts';
+import { isReceiptsCommand, RECEIPT_STATUSES } from '../../src/webview/protocol/receipts.ts';
+import { formatDuration, renderReceipts } from '../../src/webview/render/receipts.ts';
+import type { Page } from './fakes.ts';
+import { byTestId, click, fire, get, HOSTILE, page, receiptNode, receiptsState, type } from './fakes.ts';
+
+let p: Page;
+let posted: ReceiptsCommand[];
+const post = (command: ReceiptsCommand): void => {
+  assert.equal(isReceiptsCommand(command), true);
+  posted.push(command);
+};
+const nodes = (): HTMLElement[] => Array.from(p.root.querySelectorAll<HTMLElement>('[data-testid="receipt-node"]'));
+const part = (node: HTMLElement, id: string): string | null => {
+  const found = Array.from(node.children)
+    .flatMap((c) => [c, ...Array.from(c.querySelectorAll('[data-testid]'))])
+    .find((c) => c.getAttribute('data-testid') === id && c.closest('[data-testid="receipt-node"]') === node);
+  return found ? found.textContent : null;
+};
+
+beforeEach(() => {
+  p = page();
+  posted = [];
+});
+afterEach(() => p.close());
+
+describe('filter', () => {
+  test('offers all and every status, with the current one selected; a change posts filter', () => {
+    renderReceipts(p.root, receiptsState({ filter: 'failed' }), post);
+    const select = get(p.root, 'receipts-filter');
+    assert.equal(select.tagName.toLowerCase(), 'vscode-single-select');
+    const values = Array.from(select.querySelectorAll('vscode-option')).map((o) => o.getAttribute('value'));
+    assert.deepEqual(values, ['all', ...RECEIPT_STATUSES]);
+    assert.equal(select.querySelector('vscode-option[selected]')?.getAttribute('value'), 'failed');
+    assert.equal(select.querySelector('vscode-option[value="pending_approval"]')?.textContent, 'pending approval');
+    assert.deepEqual(posted, []);
+    type(select, 'denied');
+    assert.deepEqual(posted, [{ type: 'filter', filter: 'denied' }]);
+  });
+
+  test('an unknown or unchanged value posts nothing', () => {
+    renderReceipts(p.root, receiptsState(), post);
+    type(get(p.root, 'receipts-filter'), 'all');
+    type(get(p.root, 'receipts-filter'), 'nonsense');
+    assert.deepEqual(posted, []);
+  });
+});
+
+describe('recent list', () => {
+  test('one row per call; a click (or Enter) posts select with its id', () => {
+    renderReceipts(p.root, receiptsState(), post);
+    const row = get(p.root, 'receipt-row-rcp_1');
+    assert.equal(row.getAttribute('aria-selected'), 'true', 'the selected receipt is marked');
+    assert.match(row.textContent ?? '', /acme\/invoice-extractor/);
+    assert.match(row.textContent ?? '', /1\.20 EUR/);
+    assert.match(row.textContent ?? '', /\+3 delegated/);
+    const denied = get(p.root, 'receipt-row-rcp_2');
+    assert.equal(denied.getAttribute('aria-selected'), 'false');
+    assert.match(denied.textContent ?? '', /\(no agent\)/);
+    assert.match(denied.textContent ?? '', /denied/);
+    assert.deepEqual(posted, []);
+    click(denied);
+    fire(row, 'KeyboardEvent', 'keydown', { key: 'Enter' });
+    assert.deepEqual(posted, [
+      { type: 'select', id: 'rcp_2' },
+      { type: 'select', id: 'rcp_1' },
+    ]);
+  });
+
+  test('an empty list says so, for the filter', () => {
+    renderReceipts(p.root, receiptsState({ recent: [], selected: null }), post);
+    assert.equal(get(p.root, 'receipts-empty').textContent, 'No calls yet.');
+    renderReceipts(p.root, receiptsState({ filter: 'pending_approval', recent: [], selected: null }), post);
+    assert.equal(get(p.root, 'receipts-empty').textContent, 'No pending approval calls.');
+    assert.ok(byTestId(p.root, 'receipt-none'));
+  });
+});
+
+describe('receipt tree', () => {
+  test('the root and its delegated calls, nested, each with agent, version, status, cost, duration, approval, reasons, error', () => {
+    renderReceipts(p.root, receiptsState(), post);
+    const all = nodes();
+    assert.equal(all.length, 4);
+    const [root, first, , failed] = all as [HTMLElement, HTMLElement, HTMLElement, HTMLElement];
+    assert.equal(root.getAttribute('data-id'), 'rcp_1');
+    assert.equal(root.getAttribute('role'), 'treeitem');
+    assert.equal(root.getAttribute('aria-expanded'), 'true');
+    assert.equal(part(root, 'node-agent'), 'acme/invoice-extractor');
+    assert.equal(part(root, 'node-version'), '1.4.2');
+    assert.equal(part(root, 'node-status'), 'succeeded');
+    assert.equal(part(root, 'node-cost'), '0.40 EUR of 3.10 EUR worst case · 1.20 EUR with delegated calls');
+    assert.equal(part(root, 'node-duration'), '1.2 s');
+    assert.equal(part(root, 'node-approval'), 'approval apr_1 via panel');
+
+    // Children are nested inside the root's item, one level down.
+    assert.equal(first.parentElement?.closest('[data-testid="receipt-node"]'), root);
+    assert.equal(part(first, 'node-agent'), 'ocr/pdf');
+    assert.equal(part(first, 'node-cost'), '0.20 EUR of 0.50 EUR worst case');
+    assert.equal(part(first, 'node-duration'), '340 ms');
+    assert.equal(part(first, 'node-approval'), null);
+
+    assert.equal(part(failed, 'node-status'), 'failed');
+    assert.equal(part(failed, 'node-cost'), 'no cost of 0.50 EUR worst case');
+    assert.equal(part(failed, 'node-error'), 'timeout after 30 s');
+    assert.equal(part(failed, 'node-duration'), null);
+    assert.ok(failed.classList.contains('status-failed'));
+  });
+
+  test('a denied call lists its reasons', () => {
+    const denied = receiptNode({ id: 'rcp_2', agent: null, version: null, status: 'denied', cost: null, totalCost: null, worstCase: null, durationMs: null, approval: null, approvalChannel: null, reasons: ['over the per-call limit', 'capability not allowed'] });
+    renderReceipts(p.root, receiptsState({ selected: denied }), post);
+    const [node] = nodes() as [HTMLElement];
+    assert.equal(part(node, 'node-agent'), '(no agent)');
+    assert.equal(part(node, 'node-version'), null);
+    const reasons = Array.from(get(node, 'node-reasons').querySelectorAll('li')).map((li) => li.textContent);
+    assert.deepEqual(reasons, ['over the per-call limit', 'capability not allowed']);
+  });
+
+  test('hostile text in agents, reasons, errors and ids is text', () => {
+    const node = receiptNode({ id: HOSTILE, agent: HOSTILE, version: HOSTILE, reasons: [HOSTILE], error: HOSTILE, approval: HOSTILE, approvalChannel: HOSTILE, children: [receiptNode({ agent: HOSTILE })] });
+    renderReceipts(p.root, { filter: 'all', recent: [{ id: HOSTILE, mandate: HOSTILE, agent: HOSTILE, status: 'failed', totalCost: HOSTILE, startedAt: HOSTILE, delegatedCalls: 1 }], selected: node }, post);
+    assert.equal(p.root.querySelectorAll('img').length, 0);
+    assert.equal(p.document.querySelectorAll('[onerror]').length, 0);
+    assert.equal(part(nodes()[0]!, 'node-error'), HOSTILE);
+    click(get(p.root, `receipt-row-${HOSTILE}`));
+    assert.deepEqual(posted, [{ type: 'select', id: HOSTILE }]);
+  });
+});
+
+test('durations read well', () => {
+  assert.equal(formatDuration(0), '0 ms');
+  assert.equal(formatDuration(999), '999 ms');
+  assert.equal(formatDuration(1000), '1.0 s');
+  assert.equal(formatDuration(125_000), '2 min 5 s');
+});
