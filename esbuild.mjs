@@ -67,6 +67,8 @@ function copyExamples() {
   }
 }
 
+// A production build starts clean, so no stale source map or bundle ends up in the package.
+if (production) fs.rmSync('dist', { recursive: true, force: true });
 copyExamples();
 if (watch) {
   for (const t of targets) await (await esbuild.context(t)).watch();
