@@ -449,7 +449,13 @@ export class FileJournal<S> implements EventStore<S> {
       this.opts.logger.warn('journal: snapshot does not match the journal; folding from the start');
       return;
     }
-    this.current = this.opts.reducer.deserialize(body);
+    try {
+      this.current = this.opts.reducer.deserialize(body);
+    } catch {
+      this.opts.logger.warn('journal: snapshot is unreadable; folding from the start');
+      this.current = this.opts.reducer.initial();
+      return;
+    }
     this.pos = { offset: header.offset, seq: header.seq, hash: header.hash, lastCheckpointSeq: header.lastCheckpointSeq };
   }
 
@@ -474,8 +480,21 @@ export class FileJournal<S> implements EventStore<S> {
     }
   }
 
+  private snapshotScheduled = false;
+
+  /** Writes a snapshot soon after the transaction that crossed the mark, not inside the caller's call. */
   private maybeSnapshot(): void {
-    if (this.opts.snapshotEvery > 0 && this.foldedSinceSnapshot >= this.opts.snapshotEvery) this.writeSnapshot();
+    if (this.opts.snapshotEvery <= 0 || this.foldedSinceSnapshot < this.opts.snapshotEvery || this.snapshotScheduled) return;
+    this.snapshotScheduled = true;
+    setImmediate(() => {
+      this.snapshotScheduled = false;
+      if (this.closed || this.foldedSinceSnapshot < this.opts.snapshotEvery) return;
+      try {
+        this.writeSnapshot();
+      } catch (err) {
+        this.opts.logger.warn(`journal: could not write a snapshot: ${(err as Error).message}`);
+      }
+    }).unref();
   }
 
   /** Writes the folded state beside the journal; derived data, replaced atomically by rename. */

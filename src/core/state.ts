@@ -222,16 +222,33 @@ export function initialState(): HolonState {
   return { accounts: {}, mandates: {}, spend: {}, fx: {}, agents: {}, records: {}, approvals: {}, receipts: {}, receipts_by_mandate: {}, holds: {}, settings: { approval_channels: null } };
 }
 
-const BIG = '$bigint';
+const big = (v: unknown): bigint => BigInt(typeof v === 'string' || typeof v === 'number' ? v : 0);
+const bigMap = (m: Record<string, unknown>): Record<string, bigint> => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, big(v)]));
 
-/** The reducer every process folds the journal with. */
+/**
+ * The reducer every process folds the journal with. A snapshot writes bigints as strings and turns the
+ * few maps that hold them back into bigints after a plain JSON.parse: a reviver over every value of a
+ * large snapshot would cost more than it saves.
+ */
 export const holonReducer: Reducer<HolonState> = {
   initial: initialState,
   apply: applyEvent,
-  serialize: (s) => JSON.stringify(s, (_k, v: unknown) => (typeof v === 'bigint' ? { [BIG]: v.toString() } : v)),
-  deserialize: (text) =>
-    JSON.parse(text, (_k, v: unknown) => {
-      if (v && typeof v === 'object' && BIG in v) return BigInt((v as Record<string, string>)[BIG] ?? '0');
-      return v;
-    }) as HolonState,
+  serialize: (s) => JSON.stringify(s, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+  deserialize: (text) => {
+    const s = JSON.parse(text) as HolonState;
+    for (const a of Object.values(s.accounts)) {
+      a.funded = bigMap(a.funded);
+      a.spent = bigMap(a.spent);
+      a.held = bigMap(a.held);
+    }
+    for (const sp of Object.values(s.spend)) {
+      sp.spent = big(sp.spent);
+      sp.held = big(sp.held);
+      sp.by_day = bigMap(sp.by_day);
+    }
+    for (const r of Object.values(s.records)) r.cost_units = big(r.cost_units);
+    for (const h of Object.values(s.holds)) h.units = big(h.units);
+    s.settings ??= { approval_channels: null };
+    return s;
+  },
 };

@@ -1,0 +1,201 @@
+/**
+ * The worlds the bench measures: seeded state folders, journals with many prior calls written as the
+ * gateway writes them, and MCP clients of Holon and of the echo baseline over both transports.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Clock } from '../src/core/deps.ts';
+import { silentLogger, systemClock } from '../src/core/deps.ts';
+import { openState } from '../src/core/holon.ts';
+import type { FileJournal, JournalEvent, NewEvent } from '../src/core/journal.ts';
+import { checkpointMessage, eventHash, JOURNAL_FILE, parseEventLine } from '../src/core/journal.ts';
+import { loadOrCreateSigner } from '../src/core/keys.ts';
+import type { Receipt } from '../src/core/model.ts';
+import type { EventMap, HolonState } from '../src/core/state.ts';
+import { newId } from '../src/core/util.ts';
+import type { Runtime } from '../src/server/runtime.ts';
+import { openRuntime } from '../src/server/runtime.ts';
+import { connect, FACTURE, HOLON_BIN, MANDATE, ROOT, seedDemo } from '../test/helpers.ts';
+import { createEchoServer } from './echoServer.ts';
+
+/** The cheap agent under the threshold (0.035 EUR flat, threshold 0.50 EUR). */
+export const AGENT = 'lena/table-extract-fr';
+/** What every call_agent in the bench asks. */
+export const CALL_ARGS = { agent: AGENT, input: { file: FACTURE } };
+
+/** Temporary folders under os.tmpdir(), all removed by `removeAll`. */
+export class TempDirs {
+  private readonly dirs: string[] = [];
+  make(label: string): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `holon-bench-${label}-`));
+    this.dirs.push(dir);
+    return dir;
+  }
+  removeAll(): void {
+    for (const d of this.dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The demo world (funds, rate, demo/sandbox, catalog, example files) with a budget large enough for
+ * every call of the bench and of the generated history; no per-day or per-call limit gets in the way.
+ */
+export async function seedState(dir: string, clock: Clock = systemClock): Promise<void> {
+  const store = openState(dir, { clock, logger: silentLogger, durable: false, watch: false, snapshotEvery: 0 });
+  try {
+    await seedDemo(store, clock, { funds: '10000000', total: '10000000', perDay: null, perCall: null, stateDir: dir });
+  } finally {
+    store.close();
+  }
+}
+
+/** A real call's two journal events, as the gateway wrote them: the template for generated calls. */
+export interface CallTemplate {
+  started: EventMap['call.started'];
+  settled: EventMap['call.settled'];
+  /** Bytes of each line in the journal (JSON plus newline). */
+  startedBytes: number;
+  settledBytes: number;
+}
+
+/** The last call.started / call.settled pair in a state folder's journal. */
+export function readCallTemplate(dir: string): CallTemplate {
+  const lines = fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8').split('\n');
+  let started: JournalEvent | undefined;
+  let settled: JournalEvent | undefined;
+  let startedLine = '';
+  let settledLine = '';
+  for (let i = lines.length - 1; i >= 0 && !(started && settled); i--) {
+    const line = lines[i] ?? '';
+    const e = line ? parseEventLine(line) : undefined;
+    if (!e) continue;
+    if (!settled && e.type === 'call.settled') [settled, settledLine] = [e, line];
+    else if (settled && !started && e.type === 'call.started') [started, startedLine] = [e, line];
+  }
+  if (!started || !settled) throw new Error(`no call in ${dir}`);
+  return {
+    started: started.data as EventMap['call.started'],
+    settled: settled.data as EventMap['call.settled'],
+    startedBytes: Buffer.byteLength(startedLine) + 1,
+    settledBytes: Buffer.byteLength(settledLine) + 1,
+  };
+}
+
+/** The events of one more call like the template: same shape and sizes, a new receipt id and times. */
+export function callEvents(tpl: CallTemplate, id: string, startedAt: string, endedAt: string): [NewEvent, NewEvent] {
+  const receipt: Receipt = { ...tpl.started.receipt, id, started_at: startedAt, children: [] };
+  return [
+    { type: 'call.started', data: { ...tpl.started, receipt } satisfies EventMap['call.started'] },
+    { type: 'call.settled', data: { ...tpl.settled, receipt: id, ended_at: endedAt } satisfies EventMap['call.settled'] },
+  ];
+}
+
+/**
+ * Appends prior calls to a seeded journal, each a hash-linked call.started + call.settled pair cloned
+ * from a real call, with a signed checkpoint once 100 events are unsigned, exactly as transactions
+ * would have written them (minutes apart, in the past). Stops at `events` events or `calls` calls.
+ */
+export function appendPriorCalls(dir: string, tpl: CallTemplate, until: { events?: number; calls?: number }, startMs: number): { events: number; calls: number; bytes: number } {
+  const file = path.join(dir, JOURNAL_FILE);
+  const existing = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => parseEventLine(l));
+  let seq = 0;
+  let prev = '';
+  let lastCheckpoint = 0;
+  for (const e of existing) {
+    if (!e) throw new Error(`unreadable journal ${file}`);
+    seq = e.seq;
+    prev = e.hash;
+    if (e.type === 'checkpoint') lastCheckpoint = e.seq;
+  }
+  const signer = loadOrCreateSigner(dir);
+  const fd = fs.openSync(file, 'a');
+  let chunk: string[] = [];
+  let calls = 0;
+  const flush = (): void => {
+    if (chunk.length > 0) fs.writeSync(fd, chunk.join('\n') + '\n');
+    chunk = [];
+  };
+  const push = (type: string, data: unknown, time: string): void => {
+    seq += 1;
+    const base = { seq, time, type, data, prev };
+    const e: JournalEvent = { ...base, hash: eventHash(base) };
+    prev = e.hash;
+    chunk.push(JSON.stringify(e));
+    if (chunk.length >= 5000) flush();
+  };
+  const more = (): boolean => (until.events !== undefined ? seq + 2 <= until.events : calls < (until.calls ?? 0));
+  try {
+    while (more()) {
+      const t = startMs + calls * 60_000;
+      const startedAt = new Date(t).toISOString();
+      const endedAt = new Date(t + 1_000).toISOString();
+      const [started, settled] = callEvents(tpl, newId('rcpt'), startedAt, endedAt);
+      push(started.type, started.data, startedAt);
+      push(settled.type, settled.data, endedAt);
+      calls += 1;
+      if (seq - lastCheckpoint >= 100) {
+        push('checkpoint', { up_to: seq, head: prev, key: signer.publicKey, sig: signer.sign(checkpointMessage(seq, prev)) }, endedAt);
+        lastCheckpoint = seq;
+      }
+    }
+    flush();
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { events: seq, calls, bytes: fs.statSync(file).size };
+}
+
+/** A seeded state folder with prior calls, its history placed in the weeks before now. */
+export async function historyState(dirs: TempDirs, label: string, tpl: CallTemplate, until: { events?: number; calls?: number }): Promise<{ dir: string; events: number; calls: number; bytes: number }> {
+  const dir = dirs.make(label);
+  const start = Date.now() - 200 * 24 * 3600 * 1000;
+  await seedState(dir, { now: () => start - 60_000 });
+  return { dir, ...appendPriorCalls(dir, tpl, until, start) };
+}
+
+/** Holon in this process: a durable runtime on `dir` and a real SDK client over InMemoryTransport. */
+export async function holonInMemory(dir: string, store?: FileJournal<HolonState>): Promise<{ runtime: Runtime; client: Client; close: () => Promise<void> }> {
+  const runtime = openRuntime(dir, { clock: systemClock, logger: silentLogger, ...(store ? { store } : {}) });
+  const client = await connect(runtime);
+  return {
+    runtime,
+    client,
+    close: async () => {
+      await client.close();
+      await runtime.close();
+    },
+  };
+}
+
+/** The echo baseline in this process, over InMemoryTransport, with the same Client API. */
+export async function echoInMemory(): Promise<{ client: Client; close: () => Promise<void> }> {
+  const server = createEchoServer();
+  const client = new Client({ name: 'bench-agent', version: '1.0.0' });
+  const [c, s] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(s), client.connect(c)]);
+  return { client, close: () => client.close() };
+}
+
+/** A client of a child process speaking MCP on stdio; its stderr is drained (never inherited). */
+export async function stdioClient(command: string, args: string[], cwd = ROOT): Promise<{ client: Client; close: () => Promise<void> }> {
+  const transport = new StdioClientTransport({ command, args, cwd, env: getDefaultEnvironment(), stderr: 'pipe' });
+  transport.stderr?.on('data', () => {});
+  const client = new Client({ name: 'bench-agent', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+/** `dist/holon.js mcp` on a state folder. */
+export function holonStdio(dir: string): Promise<{ client: Client; close: () => Promise<void> }> {
+  return stdioClient(process.execPath, [HOLON_BIN, 'mcp', '--mandate', MANDATE, '--state', dir]);
+}
+
+/** The echo server script over stdio. */
+export function echoStdio(): Promise<{ client: Client; close: () => Promise<void> }> {
+  return stdioClient(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'echoServer.ts')]);
+}
