@@ -10,7 +10,7 @@ import type { Approval, Mandate } from '../core/model.ts';
 import * as M from '../core/money.ts';
 import { budgetOf } from '../core/policy.ts';
 import type { HolonState } from '../core/state.ts';
-import { receiptTree } from '../core/gateway.ts';
+import { receiptTree, recentRootReceipts } from '../core/gateway.ts';
 import { verifyJournal } from '../core/verify.ts';
 import { approvalMessage } from '../server/approvalWait.ts';
 import { openRuntime } from '../server/runtime.ts';
@@ -329,11 +329,7 @@ const receiptsCmd: Command = {
       if (!Number.isInteger(limit) || limit < 1) throw new HolonError('invalid_input', '--limit takes a positive whole number');
       const mandate = str(ctx.opts, 'mandate');
       if (mandate !== undefined && !s.mandates[mandate]) throw new HolonError('not_found', `no mandate "${mandate}"`);
-      const roots = Object.values(s.receipts)
-        .filter((r) => r.parent === null && (!mandate || r.mandate === mandate))
-        .sort((a, b) => (a.started_at < b.started_at ? 1 : -1))
-        .slice(0, limit)
-        .map((r) => receiptTree(s, r.id));
+      const roots = recentRootReceipts(s, { mandate, limit }).map((r) => receiptTree(s, r.id));
       return print(ctx, roots.map(receiptJson), roots.length === 0 ? 'No receipts yet.' : roots.flatMap((t) => receiptLines(t)).join('\n'));
     });
   },

@@ -571,3 +571,11 @@ export function receiptTree(s: HolonState, id: string): ReceiptTree {
   }
   return { ...r, total_cost: total ? M.toJson(total) : null, children };
 }
+
+/** The newest root calls (delegated calls stay under their parents), optionally of one mandate or status. */
+export function recentRootReceipts(s: HolonState, filter: { mandate?: string | undefined; status?: Receipt['status'] | undefined; limit: number }): Receipt[] {
+  return Object.values(s.receipts)
+    .filter((r) => r.parent === null && (!filter.mandate || r.mandate === filter.mandate) && (!filter.status || r.status === filter.status))
+    .sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0))
+    .slice(0, filter.limit);
+}

@@ -217,7 +217,7 @@ export class FileJournal<S> implements EventStore<S> {
     const { events, end, tail } = this.readFrom(this.pos.offset);
     if (events.length > 0) this.fold(events, end);
     // A torn last line (a writer died mid-append) is repaired now, under the lock, not left for later.
-    if (tail.length > 0) this.withLock(() => []);
+    if (tail.length > 0) this.withLock(() => ({ appended: [], result: undefined }));
     if (this.foldedSinceSnapshot >= this.opts.snapshotEvery && this.opts.snapshotEvery > 0) this.writeSnapshot();
     if (this.opts.watch) this.startWatching();
   }
@@ -250,32 +250,14 @@ export class FileJournal<S> implements EventStore<S> {
 
   /** The synchronous core of `transact`: in one process nothing else runs while it holds the lock. */
   transactSync<T>(fn: (state: S) => TxResult<T>): T {
-    if (this.closed) throw new Error('journal is closed');
-    if (this.inTransaction) throw new Error('nested journal transaction');
-    this.inTransaction = true;
-    let release: () => void;
     try {
-      release = this.lock();
-    } catch (err) {
-      this.inTransaction = false;
-      throw err;
-    }
-    let appended: JournalEvent[] = [];
-    let caughtUp: JournalEvent[] = [];
-    try {
-      caughtUp = this.catchUpLocked();
-      const { events, result } = fn(this.current);
-      if (events.length > 0) {
-        const toWrite = [...events];
-        const unsigned = this.pos.seq + toWrite.length - this.pos.lastCheckpointSeq;
-        appended = this.appendLocked(toWrite, unsigned >= this.opts.checkpointEvery);
-      }
-      return result;
+      return this.withLock(() => {
+        const { events, result } = fn(this.current);
+        if (events.length === 0) return { appended: [], result };
+        const unsigned = this.pos.seq + events.length - this.pos.lastCheckpointSeq;
+        return { appended: this.appendLocked(events, unsigned >= this.opts.checkpointEvery), result };
+      });
     } finally {
-      release();
-      this.inTransaction = false;
-      const all = [...caughtUp, ...appended];
-      if (all.length > 0) this.notify(all);
       this.maybeSnapshot();
     }
   }
@@ -283,10 +265,7 @@ export class FileJournal<S> implements EventStore<S> {
   async checkpoint(): Promise<void> {
     this.refresh();
     if (this.pos.seq === this.pos.lastCheckpointSeq) return;
-    this.withLock(() => {
-      if (this.pos.seq > this.pos.lastCheckpointSeq) return this.appendLocked([], true);
-      return [];
-    });
+    this.withLock(() => ({ appended: this.pos.seq > this.pos.lastCheckpointSeq ? this.appendLocked([], true) : [], result: undefined }));
   }
 
   private lock(): () => void {
@@ -294,8 +273,11 @@ export class FileJournal<S> implements EventStore<S> {
     return acquireLock(this.lockFile);
   }
 
-  /** Catches up (repairing a torn tail) under the lock, runs `fn`, and tells listeners what changed. */
-  private withLock(fn: () => JournalEvent[]): void {
+  /**
+   * Takes the lock, catches up (repairing a torn tail), runs `fn`, releases, and tells listeners every
+   * event this process had not seen, its own appends included.
+   */
+  private withLock<T>(fn: () => { appended: JournalEvent[]; result: T }): T {
     if (this.closed) throw new Error('journal is closed');
     if (this.inTransaction) throw new Error('nested journal transaction');
     this.inTransaction = true;
@@ -309,7 +291,9 @@ export class FileJournal<S> implements EventStore<S> {
     const seen: JournalEvent[] = [];
     try {
       seen.push(...this.catchUpLocked());
-      seen.push(...fn());
+      const { appended, result } = fn();
+      seen.push(...appended);
+      return result;
     } finally {
       release();
       this.inTransaction = false;

@@ -1,11 +1,11 @@
 /** Core state → the webviews' protocol states. Pure, so the same mapping serves every panel. */
-import type { Approval, Receipt } from '../core/model.ts';
+import type { Approval } from '../core/model.ts';
 import * as M from '../core/money.ts';
 import { budgetOf } from '../core/policy.ts';
 import type { HolonState } from '../core/state.ts';
 import type { BudgetInfo, HolonViewState, PendingApproval } from '../webview/protocol/holonView.ts';
 import type { ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
-import { receiptTree } from '../core/gateway.ts';
+import { receiptTree, recentRootReceipts } from '../core/gateway.ts';
 import type { ReceiptTree } from '../core/gateway.ts';
 
 const fmt = (m: M.MoneyJson | null | undefined): string | null => (m ? M.format(M.fromJson(m)) : null);
@@ -89,10 +89,7 @@ function count(t: ReceiptTree): number {
 
 /** The receipts panel's state: the newest root calls (of every mandate), filtered, and one tree. */
 export function receiptsState(s: HolonState, filter: ReceiptsState['filter'], selected: string | null, limit = 50): ReceiptsState {
-  const roots: Receipt[] = Object.values(s.receipts)
-    .filter((r) => r.parent === null && (filter === 'all' || r.status === filter))
-    .sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0))
-    .slice(0, limit);
+  const roots = recentRootReceipts(s, { status: filter === 'all' ? undefined : filter, limit });
   const recent: ReceiptRow[] = roots.map((r) => {
     const t = receiptTree(s, r.id);
     return { id: r.id, mandate: r.mandate, agent: r.agent, status: r.status, totalCost: fmt(t.total_cost), startedAt: r.started_at, delegatedCalls: count(t) };
