@@ -174,9 +174,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       return r;
     }),
     register(COMMANDS.openStateFolder, async () => {
-      const uri = vscode.Uri.file(state.dir);
-      await vscode.commands.executeCommand('revealFileInOS', uri);
-      void vscode.window.showInformationMessage(`Holon: state is in ${state.dir}`);
+      // Only a desktop VS Code on this machine can show a folder in the OS; elsewhere (a browser, a
+      // remote) the path is what the human can use.
+      if (vscode.env.uiKind === vscode.UIKind.Desktop && !vscode.env.remoteName) {
+        await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(state.dir));
+        return;
+      }
+      const copy = 'Copy Path';
+      if ((await vscode.window.showInformationMessage(`Holon: the state is in ${state.dir}`, copy)) === copy) await vscode.env.clipboard.writeText(state.dir);
     }),
   );
 }

@@ -1,0 +1,375 @@
+/**
+ * Holon clicked in a real browser: the packaged vsix installed into code-server, driven by Chromium the
+ * way the human uses it — the command palette, the Holon view, the receipts panel, VS Code's elicitation
+ * notification — while calls come from VS Code's own MCP client (asked through a tiny helper extension,
+ * test/editor/suite/driver.ts) and from a separate `holon mcp` client on the same state.
+ * Screenshots of each step go to test-results/editor/.
+ */
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { CodeServer, RunDirs } from './harness.ts';
+import {
+  captureFailure,
+  DRIVER_EXTENSION_ID,
+  ensureTools,
+  finishRun,
+  installExtension,
+  launchBrowser,
+  newRun,
+  openWorkbench,
+  packageDriver,
+  packageVsix,
+  RESULTS,
+  screenshot,
+  since,
+  startCodeServer,
+  until,
+  VSIX_ALLOWED,
+  workbenchUrl,
+} from './harness.ts';
+
+const MANDATE = 'demo/sandbox';
+const PIPELINE = 'holon-labs/invoice-pipeline';
+const INVOICES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
+
+/** What the driver in the extension host wrote when it was ready. */
+interface Bridge {
+  port: number;
+  stateDir: string;
+  holonJs: string;
+  activationMs: number;
+}
+
+interface ToolOutput {
+  text: string;
+  structured: Record<string, unknown> | undefined;
+}
+
+interface ApprovalJson {
+  id: string;
+  agent: string;
+  status: string;
+  channel: string | null;
+}
+
+/** Asks the driver inside the extension host to do something with the vscode API. */
+async function host<T>(bridge: Bridge, op: string, body: Record<string, unknown> = {}): Promise<T> {
+  const res = await fetch(`http://127.0.0.1:${bridge.port}${op}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(240_000) });
+  const value = (await res.json()) as T & { error?: string };
+  if (!res.ok) throw new Error(`the in-host driver failed ${op}: ${value.error ?? res.status}`);
+  return value;
+}
+
+/** The bundled CLI of the installed vsix, on the extension's state, as the human runs it in a terminal. */
+function cli<T>(bridge: Bridge, args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    delete env['HOLON_STATE'];
+    execFile(process.execPath, [bridge.holonJs, ...args, '--state', bridge.stateDir, '--json'], { env, timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`holon ${args.join(' ')}: ${err.message}\n${stderr}`));
+      else resolve(JSON.parse(stdout) as T);
+    });
+  });
+}
+
+/** F1, the command's title, then its row: the palette as the human uses it. */
+async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
+}
+
+/** The quick input after a command opened it: waits for it, types `value` (when given), Enter. */
+async function answerInput(page: Page, expectPrompt: string | RegExp, value?: string): Promise<void> {
+  const widget = page.locator('.quick-input-widget');
+  await widget.filter({ hasText: expectPrompt }).waitFor({ state: 'visible' });
+  if (value !== undefined) await widget.locator('input').first().fill(value);
+  await page.keyboard.press('Enter');
+}
+
+/** Picks the quick pick row with `label`. */
+async function pick(page: Page, label: string): Promise<void> {
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ state: 'visible' });
+  await row.click();
+}
+
+/** The content of the webview (two iframes deep) that renders [data-testid=marker]: the view or a panel. */
+async function webview(page: Page, marker: string): Promise<FrameLocator> {
+  return until(
+    async () => {
+      const frames = page.locator('iframe.webview.ready');
+      const n = await frames.count();
+      for (let i = 0; i < n; i++) {
+        const inner = page.frameLocator('iframe.webview.ready').nth(i).frameLocator('iframe#active-frame');
+        if ((await inner.locator(`[data-testid="${marker}"]`).count()) > 0) return inner;
+      }
+      return undefined;
+    },
+    `a webview showing [data-testid="${marker}"]`,
+    30_000,
+    250,
+  );
+}
+
+/** The id of the first pending approval the Holon view shows for `agent` that is not in `seen`. */
+async function pendingInView(view: FrameLocator, agent: string, seen: Set<string>): Promise<string> {
+  return until(
+    async () => {
+      const buttons = view.locator('[data-testid^="approve-"]');
+      const n = await buttons.count();
+      for (let i = 0; i < n; i++) {
+        const id = ((await buttons.nth(i).getAttribute('data-testid')) ?? '').slice('approve-'.length);
+        if (!id || seen.has(id)) continue;
+        if ((await view.locator(`[data-testid="approval-agent-${id}"]`).textContent())?.trim() === agent) return id;
+      }
+      return undefined;
+    },
+    `an approval for ${agent} in the Holon view`,
+    60_000,
+    250,
+  );
+}
+
+async function approvalOf(bridge: Bridge, id: string): Promise<ApprovalJson> {
+  const all = await cli<ApprovalJson[]>(bridge, ['approvals', '--all']);
+  const a = all.find((x) => x.id === id);
+  if (!a) throw new Error(`no approval ${id} in holon approvals --all`);
+  return a;
+}
+
+test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, elicitation, another client', { timeout: 600_000 }, async () => {
+  const timings: string[] = [];
+  /** One step of the story: timed, and named in the failure. */
+  const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+    const start = Date.now();
+    try {
+      const value = await fn();
+      timings.push(`${name}: ${since(start)}`);
+      process.stderr.write(`[editor] browser: ${name} (${since(start)})\n`);
+      return value;
+    } catch (err) {
+      (err as Error).message = `step "${name}" failed: ${(err as Error).message}`;
+      throw err;
+    }
+  };
+  const started = Date.now();
+  await step('tools', () => ensureTools());
+
+  const { vsix, files, bytes } = await step('package the vsix', () => packageVsix());
+  const stray = files.filter((f) => !['extension.vsixmanifest', '[Content_Types].xml'].includes(f) && !VSIX_ALLOWED.some((re) => re.test(f)));
+  assert.deepEqual(stray, [], `the vsix holds files that do not run (fix .vscodeignore): ${stray.join(', ')}`);
+  for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/holon.js', 'extension/dist/webview/holonView.js', 'extension/dist/examples/catalog.json']) {
+    assert.ok(files.includes(needed), `the vsix lacks ${needed}`);
+  }
+  process.stderr.write(`[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB, ${files.length} files\n`);
+
+  const dirs: RunDirs = newRun('browser');
+  const bridgeFile = path.join(dirs.root, 'bridge.json');
+  let server: CodeServer | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  let client: Client | undefined;
+  let passed = false;
+  const consoleLines: string[] = [];
+  let bridgeReady: Bridge | undefined;
+  // A hung step must not hang the test run: past this, everything is stopped and the pending step fails.
+  const watchdog = setTimeout(() => {
+    process.stderr.write('[editor] browser: watchdog fired, stopping the browser and code-server\n');
+    void browser?.close();
+    void server?.stop();
+  }, 420_000);
+  try {
+    const installed = await step('install the vsix and the test driver', async () => {
+      const holonDir = installExtension(dirs, vsix);
+      installExtension(dirs, await packageDriver(), DRIVER_EXTENSION_ID);
+      return holonDir;
+    });
+
+    const bridge = await step('open the workbench', async () => {
+      server = await startCodeServer(dirs, { env: { HOLON_EDITOR_BRIDGE: bridgeFile } });
+      browser = await launchBrowser(dirs);
+      page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+      page.on('console', (m) => consoleLines.push(m.text()));
+      page.setDefaultTimeout(30_000);
+      await openWorkbench(page, workbenchUrl(server, dirs));
+      const b = await until(() => (fs.existsSync(bridgeFile) ? (JSON.parse(fs.readFileSync(bridgeFile, 'utf8')) as Bridge & { error?: string }) : undefined), 'the test driver in the extension host', 60_000, 200);
+      if (b.error) throw new Error(`the test driver failed in the extension host: ${b.error}`);
+      assert.ok(b.holonJs.startsWith(installed + path.sep), `Holon runs from ${b.holonJs}, not from the installed vsix ${installed}`);
+      process.stderr.write(`[editor] Holon activated in ${b.activationMs} ms\n`);
+      await screenshot(page, '01-workbench');
+      return b;
+    });
+    bridgeReady = bridge;
+    const p = page!;
+    const statusBar = p.locator('#workbench\\.parts\\.statusbar');
+    const clearNotifications = (): Promise<unknown> => host(bridge, '/command', { id: 'notifications.clearAll' });
+
+    await step('fund the account through the command palette', async () => {
+      await runCommand(p, 'Holon: Fund Account');
+      await answerInput(p, /Account to fund/, 'demo');
+      await answerInput(p, /Amount in EUR/, '20');
+      await p.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+      // The mandate is the human's, made at the CLI (the mandate form has its own webview tests); its
+      // budget shows what the palette put into the account.
+      await cli(bridge, [
+        'mandate', 'create', MANDATE, '--threshold', '0.50', '--total', '20', '--per-day', '20', '--per-call', '5',
+        '--capabilities', 'extraction.*,pipeline.*', '--regions', 'EU', '--retention', '30', '--training', 'no',
+      ]);
+      const shown = await cli<{ budget_view: { account: { funded: { amount: string } } } }>(bridge, ['mandate', 'show', MANDATE]);
+      assert.equal(shown.budget_view.account.funded.amount, '20.00');
+    });
+
+    await step('select the mandate through the command palette', async () => {
+      await runCommand(p, 'Holon: Select Mandate');
+      await pick(p, MANDATE);
+      await statusBar.locator('.statusbar-item', { hasText: `${MANDATE} · 20.00 EUR` }).first().waitFor();
+      await screenshot(p, '02-mandate-selected');
+      await statusBar.screenshot({ path: path.join(RESULTS, '02-statusbar.png') });
+    });
+
+    await step('add the demo agents through the command palette', async () => {
+      await runCommand(p, 'Holon: Add Agent');
+      await pick(p, 'Demo catalog');
+      await until(async () => JSON.stringify(await cli(bridge, ['agents', 'list'])).includes(PIPELINE), 'the demo agents in the catalog', 15_000, 250);
+    });
+
+    await step('VS Code starts the server; the market tools are live', async () => {
+      const { tools } = await host<{ tools: string[] }>(bridge, '/startServer');
+      assert.equal(tools.length, 6, tools.join(', '));
+    });
+
+    const seen = new Set<string>();
+    const pipelineCall = (files = INVOICES): Promise<ToolOutput> => {
+      const call = host<ToolOutput>(bridge, '/invoke', { tool: 'call_agent', input: { agent: PIPELINE, input: { files } } });
+      call.catch(() => {}); // awaited later; a failure meanwhile must not be unhandled
+      return call;
+    };
+    const showView = async (): Promise<FrameLocator> => {
+      await runCommand(p, 'Holon: Show Panel');
+      return webview(p, 'budget');
+    };
+
+    const firstReceipt = await step('a call above the threshold waits in the Holon view; Approve in the webview runs it', async () => {
+      await clearNotifications();
+      const call = pipelineCall();
+      const view = await showView();
+      const id = await pendingInView(view, PIPELINE, seen);
+      seen.add(id);
+      await view.locator(`[data-testid="approval-worst-case-${id}"]`).waitFor();
+      await statusBar.locator('.statusbar-item', { hasText: MANDATE }).first().waitFor();
+      await screenshot(p, '03-holon-view-pending-approval');
+      await statusBar.screenshot({ path: path.join(RESULTS, '03-statusbar-waiting.png') });
+      await view.locator(`[data-testid="approve-${id}"]`).click();
+      const out = await call;
+      assert.equal(out.structured?.['status'], 'succeeded', out.text);
+      const a = await approvalOf(bridge, id);
+      assert.deepEqual([a.status, a.channel], ['used', 'panel']);
+      await view.locator(`[data-testid="approval-${id}"]`).waitFor({ state: 'detached' });
+      // The server withdrew its elicitation, but VS Code 1.139 leaves the notification up: answering it
+      // now (Reject) must change nothing — the first decision won.
+      await host(bridge, '/command', { id: 'notifications.showList' });
+      const stale = p.locator('.notifications-center .notification-list-item', { hasText: `Approval ${id}` }).first();
+      await stale.locator('a.monaco-button', { hasText: 'Respond' }).click();
+      await pick(p, 'Reject');
+      await p.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+      await screenshot(p, '03-stale-elicitation-answered');
+      const after = await approvalOf(bridge, id);
+      assert.deepEqual([after.status, after.channel], ['used', 'panel']);
+      await host(bridge, '/command', { id: 'notifications.hideList' });
+      return String(out.structured?.['receipt']);
+    });
+
+    await step('the receipts panel shows its tree with the 4 delegated calls', async () => {
+      await runCommand(p, 'Holon: Show Receipts');
+      const panel = await webview(p, 'receipt-tree');
+      await panel.locator(`[data-testid="receipt-row-${firstReceipt}"]`).waitFor();
+      await until(async () => (await panel.locator('[data-testid="receipt-node"]').count()) === 5, 'the receipt tree: the call and its 4 delegated calls', 15_000);
+      await screenshot(p, '04-receipts-tree');
+    });
+
+    await step('a second call is rejected in the Holon view', async () => {
+      await clearNotifications();
+      const call = pipelineCall();
+      const view = await showView();
+      const id = await pendingInView(view, PIPELINE, seen);
+      seen.add(id);
+      await view.locator(`[data-testid="reject-${id}"]`).click();
+      const out = await call;
+      assert.equal(out.structured?.['status'], 'rejected', out.text);
+      const a = await approvalOf(bridge, id);
+      assert.deepEqual([a.status, a.channel], ['rejected', 'panel']);
+    });
+
+    await step("a third call is approved through VS Code's elicitation notification", async () => {
+      // VS Code holds back a toast while the focus is where it would appear (the receipts panel is there).
+      await host(bridge, '/command', { id: 'workbench.action.closeAllEditors' });
+      const view = await showView();
+      await clearNotifications();
+      const call = pipelineCall();
+      const id = await pendingInView(view, PIPELINE, seen);
+      seen.add(id);
+      // The notification as the human finds it in the notification center (the bell), where it stays
+      // until answered; toasts come and go.
+      await statusBar.locator('[id="status.notifications"] a, [id="status.notifications"]').first().click();
+      const note = p.locator('.notifications-center .notification-list-item', { hasText: `Approval ${id}` }).first();
+      await note.waitFor();
+      await screenshot(p, '05-elicitation-notification');
+      await note.locator('a.monaco-button', { hasText: 'Respond' }).click();
+      await p.locator('.quick-input-list .monaco-list-row', { hasText: 'Reject' }).first().waitFor();
+      await screenshot(p, '05-elicitation-respond');
+      await pick(p, 'Approve');
+      const out = await call;
+      assert.equal(out.structured?.['status'], 'succeeded', out.text);
+      const a = await approvalOf(bridge, id);
+      assert.deepEqual([a.status, a.channel], ['used', 'elicitation']);
+    });
+
+    await step('a call from a separate holon mcp client on the same state is approved in the Holon view', async () => {
+      await clearNotifications();
+      const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0] !== 'HOLON_STATE' && e[1] !== undefined));
+      const transport = new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', MANDATE, '--state', bridge.stateDir, '--approval-wait', '120'], env, stderr: 'pipe' });
+      client = new Client({ name: 'holon-editor-test-client', version: '0.1.0' });
+      await client.connect(transport);
+      const call = client.callTool({ name: 'call_agent', arguments: { agent: PIPELINE, input: { files: INVOICES.slice(0, 2) } } }, undefined, { timeout: 180_000, resetTimeoutOnProgress: true, onprogress: () => {} });
+      call.catch(() => {});
+      const view = await showView();
+      const id = await pendingInView(view, PIPELINE, seen);
+      seen.add(id);
+      await screenshot(p, '06-other-client-pending');
+      await view.locator(`[data-testid="approve-${id}"]`).click();
+      const out = (await call) as { structuredContent?: Record<string, unknown> };
+      assert.equal(out.structuredContent?.['status'], 'succeeded', JSON.stringify(out).slice(0, 2000));
+      const a = await approvalOf(bridge, id);
+      assert.deepEqual([a.status, a.channel], ['used', 'panel']);
+      const receipt = String(out.structuredContent?.['receipt']);
+      await runCommand(p, 'Holon: Show Receipts');
+      const panel = await webview(p, 'receipt-tree');
+      await panel.locator(`[data-testid="receipt-row-${receipt}"]`).waitFor();
+      await screenshot(p, '07-receipts-other-client');
+    });
+
+    process.stderr.write(`[editor] browser test passed in ${since(started)}: ${timings.join('; ')}\n`);
+    passed = true;
+  } catch (err) {
+    // The failure screenshot shows every notification, toasted or not.
+    if (bridgeReady) await host(bridgeReady, '/command', { id: 'notifications.showList' }).catch(() => {});
+    await captureFailure(page, 'browser', consoleLines);
+    throw err;
+  } finally {
+    clearTimeout(watchdog);
+    await client?.close().catch(() => {});
+    await browser?.close();
+    await server?.stop();
+    finishRun(dirs, passed);
+  }
+});

@@ -1,0 +1,69 @@
+/**
+ * Holon inside a real VS Code's extension host: it activates, its commands and provider are there, and
+ * VS Code's own MCP client (vscode.lm) lists and runs the market tools of the selected mandate.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Holon } from './host.ts';
+import { activateHolon, allowToolsWithoutModal, FACTURE, holonCli, invoke, MANDATE, MARKET_TOOLS, seedDemo, startServer } from './host.ts';
+
+const COMMAND_IDS = [
+  'holon.fundAccount',
+  'holon.selectMandate',
+  'holon.createMandate',
+  'holon.editMandate',
+  'holon.showPanel',
+  'holon.approve',
+  'holon.reject',
+  'holon.showReceipts',
+  'holon.addAgent',
+  'holon.connectClaudeCode',
+  'holon.verifyLedger',
+  'holon.openStateFolder',
+];
+
+describe('Holon in a real VS Code', function () {
+  let holon: Holon;
+
+  it('activates and says where its state is', async function () {
+    holon = await activateHolon();
+    assert.equal(holon.extension.isActive, true);
+    assert.ok(holon.api.stateDir.length > 0);
+    console.log(`activated in ${holon.activationMs} ms; state in ${holon.api.stateDir}`);
+  });
+
+  it('registers every command it contributes', async function () {
+    const contributed = (holon.extension.packageJSON as { contributes: { commands: { command: string }[] } }).contributes.commands.map((c) => c.command);
+    assert.deepEqual([...contributed].sort(), [...COMMAND_IDS].sort());
+    const registered = new Set(await vscode.commands.getCommands(true));
+    assert.deepEqual(COMMAND_IDS.filter((id) => !registered.has(id)), [], 'commands contributed but not registered');
+  });
+
+  it('contributes the MCP server definition provider', function () {
+    const providers = (holon.extension.packageJSON as { contributes: { mcpServerDefinitionProviders: { id: string }[] } }).contributes.mcpServerDefinitionProviders;
+    assert.deepEqual(providers.map((p) => p.id), ['holon.mandate']);
+  });
+
+  it('lists the market tools in vscode.lm.tools once the server is started', async function () {
+    await seedDemo(holon);
+    await vscode.commands.executeCommand('holon.selectMandate', MANDATE);
+    await allowToolsWithoutModal();
+    const names = await startServer(MARKET_TOOLS);
+    console.log(`tools: ${names.join(', ')}`);
+    // mcp_<label>_<tool>, the label being the provider's "Holon · demo/sandbox".
+    for (const n of names) assert.match(n, /^mcp_holon_demo/);
+  });
+
+  it('runs search_agents through VS Code\'s MCP client', async function () {
+    const out = await invoke('search_agents', { capability: 'extraction.*' });
+    assert.match(out.text, /acme\/table-extract/);
+  });
+
+  it('runs a call under the threshold at once, with a receipt', async function () {
+    const out = await invoke('call_agent', { agent: 'acme/table-extract', input: { file: FACTURE } });
+    const status = out.structured?.['status'];
+    assert.equal(status, 'succeeded', `call_agent returned: ${out.text.slice(0, 2000)}`);
+    const receipts = JSON.parse(await holonCli(holon, ['receipts', '--json'])) as unknown;
+    assert.match(JSON.stringify(receipts), /acme\/table-extract/);
+  });
+});
