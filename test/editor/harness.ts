@@ -130,7 +130,10 @@ function nodeVersion(bin: string): string | undefined {
 
 /** The environment npm and code-server run in: Node 24 first on PATH, its headers for node-gyp. */
 function node24Env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${path.dirname(NODE24)}${path.delimiter}${process.env['PATH'] ?? ''}`, npm_config_nodedir: NODE24_HOME, ...extra };
+  // Under `npm test` the outer npm (on Node 20) leaves npm_* variables behind; the inner npm would read
+  // them as its own config (code-server's postinstall reads the Node version from npm_config_user_agent).
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE' && k !== 'INIT_CWD'));
+  const env: NodeJS.ProcessEnv = { ...inherited, PATH: `${path.dirname(NODE24)}${path.delimiter}${process.env['PATH'] ?? ''}`, npm_config_nodedir: NODE24_HOME, ...extra };
   delete env['HOLON_STATE'];
   return env;
 }
