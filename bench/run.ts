@@ -375,10 +375,10 @@ async function comparisonD(dir: string): Promise<void> {
   collectGarbage();
   context['d_heap_mb_of_folded_state'] = Math.round((process.memoryUsage().heapUsed - heap0) / 1e5) / 10;
   opened.close();
-  row('d.p', "loadSnapshot's parse: with vs without reviver (context)", side('deserialize (JSON.parse+reviver)', parts, 'deserialize'), side('JSON.parse, no reviver', parts, 'parse'));
+  row('d.p', "loadSnapshot's parse: deserialize vs plain JSON.parse (context)", side('holonReducer.deserialize', parts, 'deserialize'), side('plain JSON.parse', parts, 'parse'));
   context['d_open_with_snapshot_parts_median_ms'] = {
     'readFileSync(snapshot, utf8)': stats(parts['read'] ?? []).median_ms,
-    'holonReducer.deserialize(body) (JSON.parse with reviver)': stats(parts['deserialize'] ?? []).median_ms,
+    'holonReducer.deserialize(body) (JSON.parse, then bigint maps)': stats(parts['deserialize'] ?? []).median_ms,
     'JSON.parse(body) without reviver': stats(parts['parse'] ?? []).median_ms,
   };
 }
