@@ -110,7 +110,8 @@ function sleepSync(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
-function pidAlive(pid: number): boolean {
+/** True while a process with this pid exists (one we may not signal counts as alive). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

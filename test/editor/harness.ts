@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
+import { pidAlive as alive } from '../../src/core/journal.ts';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 /**
@@ -103,14 +104,6 @@ function readOr(file: string, fallback: string): string {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs a command to completion, its output kept for the error; throws with `why` when it fails. */
 function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; why: string; timeoutMs?: number }): string {

@@ -9,17 +9,10 @@ import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
 import { FACTURE, HOLON_BIN, MANDATE, ROOT, seedDemo, tempDir, until } from '../helpers.ts';
 import { callAgent, callTool, structured } from './support.ts';
+import { pidAlive as alive } from '../../src/core/journal.ts';
 
 let state: { dir: string; cleanup: () => void };
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 before(async () => {
   if (!fs.existsSync(HOLON_BIN)) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' });
