@@ -12,6 +12,7 @@ import { openState } from '../core/holon.ts';
 import { copyExampleFiles } from '../core/demoFiles.ts';
 import type { Approval } from '../core/model.ts';
 import type { Command } from './args.ts';
+import { HOLON_VERSION } from '../core/version.ts';
 
 const MARKER = '.holon-demo';
 const MANDATE = 'demo/sandbox';
@@ -131,7 +132,7 @@ export const demoCmd: Command = {
     });
     let serverLog = '';
     transport.stderr?.on('data', (d: Buffer) => (serverLog += d.toString()));
-    const client = new Client({ name: 'holon-demo-agent', version: '0.1.0' });
+    const client = new Client({ name: 'holon-demo-agent', version: HOLON_VERSION });
     const watcher = openState(stateDir, { clock: systemClock, logger: silentLogger });
     try {
       await client.connect(transport);

@@ -4,6 +4,7 @@ import { commandHelp, parseCommand, resolveStateDir, str } from './args.ts';
 import { COMMANDS } from './commands.ts';
 import { demoCmd } from './demo.ts';
 import { mcpCmd } from './mcp.ts';
+import { HOLON_VERSION } from '../core/version.ts';
 
 const ALL: Command[] = [...COMMANDS, mcpCmd, demoCmd];
 
@@ -36,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (name === '--version' || name === '-v') {
-    process.stdout.write('0.1.0\n');
+    process.stdout.write(`${HOLON_VERSION}\n`);
     return 0;
   }
   const cmd = ALL.find((c) => c.name === name);

@@ -41,7 +41,6 @@ export interface AgentRunResult {
   units: number;
   /** The declared error code, when it failed. */
   errorCode?: string;
-  errorMessage?: string;
 }
 
 /** Reaches an agent's endpoint (a real MCP client; it lives outside the core). */

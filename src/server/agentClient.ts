@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { AgentRunner, AgentRunResult } from '../core/gateway.ts';
 import type { Logger } from '../core/deps.ts';
 import type { Endpoint } from '../core/model.ts';
+import { HOLON_VERSION } from '../core/version.ts';
 
 /** How long one agent call may take before the gateway gives up on it. */
 const CALL_TIMEOUT_MS = 10 * 60 * 1000;
@@ -42,7 +43,6 @@ export class McpAgentRunner implements AgentRunner {
         text,
         units,
         errorCode: typeof err?.code === 'string' ? err.code : 'agent_error',
-        errorMessage: typeof err?.message === 'string' ? err.message : text,
       };
     }
     return { isError: false, structured, text, units };
@@ -53,7 +53,7 @@ export class McpAgentRunner implements AgentRunner {
     const known = this.clients.get(k);
     if (known) return known;
     const pending = (async () => {
-      const client = new Client({ name: 'holon-gateway', version: '0.1.0' });
+      const client = new Client({ name: 'holon-gateway', version: HOLON_VERSION });
       const transport =
         endpoint.type === 'stdio'
           ? new StdioClientTransport({

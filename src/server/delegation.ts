@@ -9,6 +9,7 @@ import type { ServerDeps } from './serverDeps.ts';
 import { CALL_OUTPUT, callAnswer } from './tools/market.ts';
 import type { ToolDef } from './tools/toolDef.ts';
 import { defineTool, registerTools } from './tools/toolDef.ts';
+import { HOLON_VERSION } from '../core/version.ts';
 
 /** The one tool a delegating agent sees: a call by capability, drawn from its parent's hold. */
 function delegatedCall(grant: Grant): ToolDef {
@@ -71,7 +72,7 @@ export class LoopbackDelegationHost implements DelegationHost {
     const deps = this.deps();
     const grant = token ? deps.gateway.grants.resolve(token) : undefined;
     if (!grant) return deny(401, 'no live grant for this token');
-    const mcp = new McpServer({ name: 'holon-delegation', version: '0.1.0' }, { capabilities: { tools: {} } });
+    const mcp = new McpServer({ name: 'holon-delegation', version: HOLON_VERSION }, { capabilities: { tools: {} } });
     registerTools(mcp, [delegatedCall(grant)], deps, grant.mandate);
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on('close', () => {

@@ -4,9 +4,8 @@ import type { ServerDeps } from './serverDeps.ts';
 import { MARKET_INSTRUCTIONS, marketTools } from './tools/market.ts';
 import type { ToolDef } from './tools/toolDef.ts';
 import { registerTools } from './tools/toolDef.ts';
+import { HOLON_VERSION } from '../core/version.ts';
 
-/** The package version, shown to clients. */
-export const HOLON_VERSION = '0.1.0';
 
 /** Toolsets by name; later issues add terms, money, commerce, memory, records and office. */
 const TOOLSETS: Record<string, { tools: ToolDef[]; instructions: string }> = {

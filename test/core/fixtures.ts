@@ -25,7 +25,7 @@ export function ok(units = 1, structured: unknown = { ok: true }): AgentRunResul
 
 /** A failed run with an error code (declared by the agent or not). */
 export function failed(code: string, units = 0): AgentRunResult {
-  return { isError: true, structured: null, text: `failed: ${code}`, units, errorCode: code, errorMessage: `failed: ${code}` };
+  return { isError: true, structured: null, text: `failed: ${code}`, units, errorCode: code };
 }
 
 /** An AgentRunner that never leaves the process: it answers with `handler`, and remembers every request. */
