@@ -3,14 +3,12 @@
  * (util-linux `script` gives it a real TTY) "y" approves through the channel "cli" and "n" does not.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { before, describe, test } from 'node:test';
 import {
   approvals,
   approveAtTerminal,
-  cleanEnv,
   ensureBuilt,
-  HOLON_BIN,
+  holon,
   holonIn,
   INVOICE_FILES,
   inTerminal,
@@ -28,16 +26,7 @@ before(ensureBuilt);
 
 /** `holon approve` with "y" piped into it: what an agent's shell could try. */
 function pipedApprove(state: string, id: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HOLON_BIN, 'approve', id, '--state', state], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end('y\n');
-  });
+  return holon(['approve', id, '--state', state], { input: 'y\n' });
 }
 
 /** A fresh seeded state with `n` pending approvals, asked for by a server that does not wait (so each call is released to the agent). */

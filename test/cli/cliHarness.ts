@@ -57,12 +57,12 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 /** Runs `holon ARGS…` (stdin is not a terminal) and collects its output. */
-export function holon(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Run> {
+export function holon(args: string[], options: { env?: Record<string, string>; cwd?: string; input?: string } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [HOLON_BIN, ...args], {
       cwd: options.cwd ?? os.tmpdir(),
       env: cleanEnv(options.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       // A safety net against a hung child, never an assertion on time.
       timeout: 120_000,
     });
@@ -72,6 +72,8 @@ export function holon(args: string[], options: { env?: Record<string, string>; c
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // stdin is closed at once, with `input` first when given: a piped answer, never a terminal.
+    child.stdin.end(options.input ?? '');
   });
 }
 

@@ -155,3 +155,13 @@ export function u(amount: string): bigint {
   const [w = '0', f = ''] = amount.split('.');
   return BigInt(w) * 1_000_000n + BigInt(f.padEnd(6, '0'));
 }
+
+/** Runs `fn` on a fresh world and always cleans it up. */
+export async function withWorld(fn: (w: World) => Promise<unknown>, options: Parameters<typeof world>[0] = {}): Promise<void> {
+  const w = await world(options);
+  try {
+    await fn(w);
+  } finally {
+    w.cleanup();
+  }
+}

@@ -18,8 +18,8 @@ import {
   ACME,
   addSynthetic,
   deferred,
-  FakeRunner,
   failed,
+  FakeRunner,
   FASTCHEAP,
   FILE_A,
   FILE_B,
@@ -33,17 +33,9 @@ import {
   rejectsWith,
   stateText,
   u,
+  withWorld,
   world,
 } from './fixtures.ts';
-
-async function withWorld(fn: (w: World) => Promise<unknown>, options: Parameters<typeof world>[0] = {}): Promise<void> {
-  const w = await world(options);
-  try {
-    await fn(w);
-  } finally {
-    w.cleanup();
-  }
-}
 
 function done(out: CallOutcome): Receipt {
   assert.equal(out.kind, 'done', `expected a run, got ${out.kind}: ${out.receipt.reasons.join('; ')}`);

@@ -21,8 +21,7 @@ import {
   worstCase,
 } from '../../src/core/policy.ts';
 import type { HolonState } from '../../src/core/state.ts';
-import type { World } from './fixtures.ts';
-import { ACME, addSynthetic, FASTCHEAP, failed, FILE_A, LENA, MANDATE, manifest, ok, PIPELINE, QUICKSCAN, u, wideMandate, world } from './fixtures.ts';
+import { ACME, addSynthetic, failed, FASTCHEAP, FILE_A, LENA, MANDATE, manifest, ok, PIPELINE, QUICKSCAN, u, wideMandate, withWorld } from './fixtures.ts';
 
 const entry = (s: HolonState, id: string): AgentEntry => {
   const e = s.agents[id];
@@ -38,15 +37,6 @@ const amount = (w: ReturnType<typeof worstCase>): string => {
   assert.ok(w.ok, w.ok ? '' : w.reason);
   return M.format(w.amount);
 };
-
-async function withWorld(fn: (w: World) => Promise<unknown>, options: Parameters<typeof world>[0] = {}): Promise<void> {
-  const w = await world(options);
-  try {
-    await fn(w);
-  } finally {
-    w.cleanup();
-  }
-}
 
 describe('capabilityMatches', () => {
   test('"*", "prefix.*" and exact names', () => {
