@@ -24,12 +24,12 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import type { Logger } from '../src/core/deps.ts';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
-import { openState } from '../src/core/holon.ts';
-import type { FileJournal, TxResult } from '../src/core/journal.ts';
+import { openFileJournal, openState } from '../src/core/holon.ts';
+import type { EventStore, TxResult } from '../src/core/journal.ts';
 import { acquireLock, SNAPSHOT_FILE } from '../src/core/journal.ts';
 import type { HolonState } from '../src/core/state.ts';
 import { holonReducer } from '../src/core/state.ts';
-import { newId } from '../src/core/util.ts';
+import { newId } from '../src/core/ids.ts';
 import { EXAMPLES, FACTURE, ROOT } from '../test/helpers.ts';
 import type { Case, Plan, Stats } from './timing.ts';
 import { interleave, stats, timeOnce } from './timing.ts';
@@ -119,21 +119,20 @@ function durableAppend(file: string, text: string): void {
 const line = (bytes: number): string => `${'x'.repeat(Math.max(0, bytes - 1))}\n`;
 
 /** The journal's per-call work as the gateway does it: call.started and call.settled, one transaction each. */
-function journalCall(store: FileJournal<HolonState>, tpl: CallTemplate, oneTransaction = false): () => Promise<void> {
+function journalCall(store: EventStore<HolonState>, tpl: CallTemplate, oneTransaction = false): () => Promise<void> {
   return async () => {
-    const now = new Date().toISOString();
-    const [started, settled] = callEvents(tpl, newId('rcpt'), now, now);
+    const { decision, settlement } = callEvents(tpl, newId('rcpt'), new Date().toISOString());
     if (oneTransaction) {
-      await store.transact(() => ({ events: [started, settled], result: undefined }));
+      await store.transact(() => ({ events: [...decision, ...settlement], result: undefined }));
       return;
     }
-    await store.transact(() => ({ events: [started], result: undefined }));
-    await store.transact(() => ({ events: [settled], result: undefined }));
+    await store.transact(() => ({ events: decision, result: undefined }));
+    await store.transact(() => ({ events: settlement, result: undefined }));
   };
 }
 
 /** Counts transactions, appended events and fsyncs while `fn` runs, by wrapping the store's transact. */
-async function countTransactions(store: FileJournal<HolonState>, calls: number, fn: () => Promise<void>): Promise<{ transactions: number; writing_transactions: number; events: number }> {
+async function countTransactions(store: EventStore<HolonState>, calls: number, fn: () => Promise<void>): Promise<{ transactions: number; writing_transactions: number; events: number }> {
   const original = store.transact;
   let transactions = 0;
   let writing = 0;
@@ -169,12 +168,12 @@ async function comparisonA(dirs: TempDirs, closers: (() => Promise<void>)[]): Pr
 
   await callAgent(holon.client);
   const tpl = readCallTemplate(memDir);
-  context['event_line_bytes'] = { 'call.started': tpl.startedBytes, 'call.settled': tpl.settledBytes };
+  context['transaction_bytes'] = { decision: tpl.decisionBytes, settlement: tpl.settlementBytes };
   const floorDir = dirs.make('floor');
   const floorFile = path.join(floorDir, 'journal.jsonl');
   const lockFile = path.join(floorDir, 'journal.lock');
-  const startedLine = line(tpl.startedBytes);
-  const settledLine = line(tpl.settledBytes);
+  const startedLine = line(tpl.decisionBytes);
+  const settledLine = line(tpl.settlementBytes);
   const floor1: Case = { name: 'floor1', perRound: n(10, 5), warmup: 20, run: () => durableAppend(floorFile, startedLine) };
   const floor2: Case = {
     name: 'floor2',
@@ -315,7 +314,7 @@ async function comparisonD(dir: string): Promise<void> {
   const logger: Logger = { ...silentLogger, warn: (m) => warnings.push(m) };
 
   // A fresh snapshot at the journal's end; its write is timed too (taken every 5000 folded events).
-  const store = openState(dir, { clock: systemClock, logger: silentLogger, watch: false, snapshotEvery: 0 });
+  const store = openFileJournal(dir, { clock: systemClock, logger: silentLogger, watch: false, snapshotEvery: 0 });
   const writes: number[] = [];
   try {
     for (let i = 0; i < n(5, 2); i++) writes.push(await timeOnce(() => store.writeSnapshot()));

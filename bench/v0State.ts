@@ -49,21 +49,22 @@ function writeDurably(file: string, text: string): void {
 export function v0Call(file: string, tpl: CallTemplate, id: string, startedAt: string, endedAt: string): void {
   const s = JSON.parse(fs.readFileSync(file, 'utf8')) as V0State;
 
+  const f = tpl.finished;
   const r: Receipt = {
     ...tpl.started.receipt,
     id,
-    status: tpl.settled.status,
-    cost: tpl.settled.cost,
-    error: tpl.settled.error,
-    output_summary: tpl.settled.output_summary,
+    status: f.status,
+    cost: f.cost,
+    error: f.error,
+    output_summary: f.output_summary,
     started_at: startedAt,
     ended_at: endedAt,
-    duration_ms: tpl.settled.duration_ms,
+    duration_ms: f.duration_ms,
     children: [],
   };
   s.receipts[id] = r;
   (s.receipts_by_mandate[r.mandate] ??= []).push(id);
-  const cost = parseUnits(tpl.settled.cost.amount);
+  const cost = parseUnits(f.cost.amount);
   const m = s.mandates[r.mandate];
   const sp = (s.spend[r.mandate] ??= { spent: '0', held: '0', by_day: {} });
   sp.spent = add(sp.spent, cost);
@@ -76,9 +77,9 @@ export function v0Call(file: string, tpl: CallTemplate, id: string, startedAt: s
   if (r.agent) {
     const rec = (s.records[r.agent] ??= { runs: 0, succeeded: 0, cost_units: '0', duration_ms: 0 });
     rec.runs += 1;
-    if (tpl.settled.status === 'succeeded') rec.succeeded += 1;
-    rec.cost_units = add(rec.cost_units, parseUnits(tpl.settled.price_cost.amount));
-    rec.duration_ms += tpl.settled.duration_ms;
+    if (f.status === 'succeeded') rec.succeeded += 1;
+    rec.cost_units = add(rec.cost_units, parseUnits(f.price_cost.amount));
+    rec.duration_ms += f.duration_ms;
   }
 
   writeDurably(file, JSON.stringify(s));

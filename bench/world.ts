@@ -11,12 +11,13 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Clock } from '../src/core/deps.ts';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
 import { openState } from '../src/core/holon.ts';
-import type { FileJournal, JournalEvent, NewEvent } from '../src/core/journal.ts';
+import type { EventStore, JournalEvent, NewEvent } from '../src/core/journal.ts';
 import { checkpointMessage, eventHash, JOURNAL_FILE, parseEventLine } from '../src/core/journal.ts';
 import { loadOrCreateSigner } from '../src/core/keys.ts';
 import type { Receipt } from '../src/core/model.ts';
-import type { EventMap, HolonState } from '../src/core/state.ts';
-import { newId } from '../src/core/util.ts';
+import type { ReceiptEvents } from '../src/core/market/receipts.ts';
+import type { HolonState } from '../src/core/state.ts';
+import { newId } from '../src/core/ids.ts';
 import type { Runtime } from '../src/server/runtime.ts';
 import { openRuntime } from '../src/server/runtime.ts';
 import { connect, FACTURE, HOLON_BIN, MANDATE, ROOT, seedDemo } from '../test/helpers.ts';
@@ -53,50 +54,63 @@ export async function seedState(dir: string, clock: Clock = systemClock): Promis
   }
 }
 
-/** A real call's two journal events, as the gateway wrote them: the template for generated calls. */
+/**
+ * A real call's journal events, as the gateway wrote them: the template for generated calls. A call is
+ * two transactions: the decision (the hold, the receipt started) and the settlement (the receipt
+ * finished, the hold settled).
+ */
 export interface CallTemplate {
-  started: EventMap['call.started'];
-  settled: EventMap['call.settled'];
-  /** Bytes of each line in the journal (JSON plus newline). */
-  startedBytes: number;
-  settledBytes: number;
+  /** The receipt id in the template, replaced by a new one in each generated call. */
+  receipt: string;
+  started: ReceiptEvents['call.started'];
+  finished: ReceiptEvents['call.finished'];
+  /** The events of each transaction, in order. */
+  decision: NewEvent[];
+  settlement: NewEvent[];
+  /** Bytes each transaction appends (its lines, JSON plus newline). */
+  decisionBytes: number;
+  settlementBytes: number;
 }
 
-/** The last call.started / call.settled pair in a state folder's journal. */
+/** The last finished call in a state folder's journal, with every event that names its receipt. */
 export function readCallTemplate(dir: string): CallTemplate {
-  const lines = fs.readFileSync(path.join(dir, JOURNAL_FILE), 'utf8').split('\n');
-  let started: JournalEvent | undefined;
-  let settled: JournalEvent | undefined;
-  let startedLine = '';
-  let settledLine = '';
-  for (let i = lines.length - 1; i >= 0 && !(started && settled); i--) {
-    const line = lines[i] ?? '';
-    const e = line ? parseEventLine(line) : undefined;
-    if (!e) continue;
-    if (!settled && e.type === 'call.settled') [settled, settledLine] = [e, line];
-    else if (settled && !started && e.type === 'call.started') [started, startedLine] = [e, line];
-  }
-  if (!started || !settled) throw new Error(`no call in ${dir}`);
+  const events = fs
+    .readFileSync(path.join(dir, JOURNAL_FILE), 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((line) => ({ line, e: parseEventLine(line) }));
+  const finished = [...events].reverse().find((x) => x.e?.type === 'call.finished')?.e;
+  if (!finished) throw new Error(`no call in ${dir}`);
+  const receipt = (finished.data as ReceiptEvents['call.finished']).receipt;
+  const mine = events.filter((x) => x.e && x.e.type !== 'checkpoint' && x.line.includes(`"${receipt}"`));
+  const started = mine.find((x) => x.e?.type === 'call.started')?.e;
+  if (!started) throw new Error(`no start of ${receipt} in ${dir}`);
+  const cut = mine.findIndex((x) => x.e?.type === 'call.finished');
+  const plain = (x: (typeof mine)[number]): NewEvent => ({ type: x.e?.type ?? '', data: x.e?.data });
+  const bytes = (xs: typeof mine): number => xs.reduce((n, x) => n + Buffer.byteLength(x.line) + 1, 0);
   return {
-    started: started.data as EventMap['call.started'],
-    settled: settled.data as EventMap['call.settled'],
-    startedBytes: Buffer.byteLength(startedLine) + 1,
-    settledBytes: Buffer.byteLength(settledLine) + 1,
+    receipt,
+    started: started.data as ReceiptEvents['call.started'],
+    finished: finished.data as ReceiptEvents['call.finished'],
+    decision: mine.slice(0, cut).map(plain),
+    settlement: mine.slice(cut).map(plain),
+    decisionBytes: bytes(mine.slice(0, cut)),
+    settlementBytes: bytes(mine.slice(cut)),
   };
 }
 
 /** The events of one more call like the template: same shape and sizes, a new receipt id and times. */
-export function callEvents(tpl: CallTemplate, id: string, startedAt: string, endedAt: string): [NewEvent, NewEvent] {
-  const receipt: Receipt = { ...tpl.started.receipt, id, started_at: startedAt, children: [] };
-  return [
-    { type: 'call.started', data: { ...tpl.started, receipt } satisfies EventMap['call.started'] },
-    { type: 'call.settled', data: { ...tpl.settled, receipt: id, ended_at: endedAt } satisfies EventMap['call.settled'] },
-  ];
+export function callEvents(tpl: CallTemplate, id: string, startedAt: string): { decision: NewEvent[]; settlement: NewEvent[] } {
+  const renamed = (e: NewEvent): NewEvent => {
+    const data = JSON.parse(JSON.stringify(e.data).split(`"${tpl.receipt}"`).join(`"${id}"`)) as Record<string, unknown>;
+    if (e.type === 'call.started') (data['receipt'] as Receipt).started_at = startedAt;
+    return { type: e.type, data };
+  };
+  return { decision: tpl.decision.map(renamed), settlement: tpl.settlement.map(renamed) };
 }
 
 /**
- * Appends prior calls to a seeded journal, each a hash-linked call.started + call.settled pair cloned
- * from a real call, with a signed checkpoint once 100 events are unsigned, exactly as transactions
+ * Appends prior calls to a seeded journal, each the hash-linked events of a real call cloned, with a signed checkpoint once 100 events are unsigned, exactly as transactions
  * would have written them (minutes apart, in the past). Stops at `events` events or `calls` calls.
  */
 export function appendPriorCalls(dir: string, tpl: CallTemplate, until: { events?: number; calls?: number }, startMs: number): { events: number; calls: number; bytes: number } {
@@ -127,15 +141,16 @@ export function appendPriorCalls(dir: string, tpl: CallTemplate, until: { events
     chunk.push(JSON.stringify(e));
     if (chunk.length >= 5000) flush();
   };
-  const more = (): boolean => (until.events !== undefined ? seq + 2 <= until.events : calls < (until.calls ?? 0));
+  const perCall = tpl.decision.length + tpl.settlement.length;
+  const more = (): boolean => (until.events !== undefined ? seq + perCall <= until.events : calls < (until.calls ?? 0));
   try {
     while (more()) {
       const t = startMs + calls * 60_000;
       const startedAt = new Date(t).toISOString();
       const endedAt = new Date(t + 1_000).toISOString();
-      const [started, settled] = callEvents(tpl, newId('rcpt'), startedAt, endedAt);
-      push(started.type, started.data, startedAt);
-      push(settled.type, settled.data, endedAt);
+      const { decision, settlement } = callEvents(tpl, newId('rcpt'), startedAt);
+      for (const e of decision) push(e.type, e.data, startedAt);
+      for (const e of settlement) push(e.type, e.data, endedAt);
       calls += 1;
       if (seq - lastCheckpoint >= 100) {
         push('checkpoint', { up_to: seq, head: prev, key: signer.publicKey, sig: signer.sign(checkpointMessage(seq, prev)) }, endedAt);
@@ -159,7 +174,7 @@ export async function historyState(dirs: TempDirs, label: string, tpl: CallTempl
 }
 
 /** Holon in this process: a durable runtime on `dir` and a real SDK client over InMemoryTransport. */
-export async function holonInMemory(dir: string, store?: FileJournal<HolonState>): Promise<{ runtime: Runtime; client: Client; close: () => Promise<void> }> {
+export async function holonInMemory(dir: string, store?: EventStore<HolonState>): Promise<{ runtime: Runtime; client: Client; close: () => Promise<void> }> {
   const runtime = openRuntime(dir, { clock: systemClock, logger: silentLogger, ...(store ? { store } : {}) });
   const client = await connect(runtime);
   return {

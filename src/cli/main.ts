@@ -1,17 +1,28 @@
 import { HolonError } from '../core/errors.ts';
+import { HOLON_VERSION } from '../core/version.ts';
 import type { Command } from './args.ts';
 import { commandHelp, parseCommand, resolveStateDir, str } from './args.ts';
-import { COMMANDS } from './commands.ts';
-import { demoCmd } from './demo.ts';
-import { mcpCmd } from './mcp.ts';
-import { HOLON_VERSION } from '../core/version.ts';
 
-const ALL: Command[] = [...COMMANDS, mcpCmd, demoCmd];
-
-/** The first sentence, without its full stop ("e.g." does not end one). */
-function firstSentence(text: string): string {
-  return (/^(.+?)\.(?:\s+(?=[A-Z])|$)/.exec(text)?.[1] ?? text).trim();
-}
+/**
+ * Every command, with the one-line summary `holon --help` shows and the group that implements it. A
+ * group is loaded only when one of its commands runs, so `holon --version` or `holon fund` never loads the
+ * MCP server's code.
+ */
+const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ commands: Command[] }> }[] = [
+  { names: ['fund'], summaries: ['Adds funds to an account'], load: () => import('./commands/fund.ts') },
+  { names: ['mandate'], summaries: ['Creates, lists, shows and edits mandates'], load: () => import('./commands/mandate.ts') },
+  { names: ['agents'], summaries: ['Lists and searches the catalog; adds agents'], load: () => import('./commands/agents.ts') },
+  {
+    names: ['approvals', 'approve', 'reject'],
+    summaries: ['Lists approvals waiting for you; shows or sets where they may be answered', 'Approves one waiting approval (interactive only)', 'Rejects a waiting approval'],
+    load: () => import('./commands/approvals.ts'),
+  },
+  { names: ['receipts', 'budget'], summaries: ['Shows a receipt tree, or recent calls', 'Shows spent, held and remaining budget'], load: () => import('./commands/receipts.ts') },
+  { names: ['fx'], summaries: ['Lists or sets exchange rates'], load: () => import('./commands/fx.ts') },
+  { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
+  { names: ['mcp'], summaries: ['Runs the MCP server for one mandate over stdio'], load: () => import('./commands/mcp.ts') },
+  { names: ['demo'], summaries: ['Plays a typical session on a fresh state'], load: () => import('./commands/demo.ts') },
+];
 
 function usage(): string {
   return [
@@ -19,7 +30,7 @@ function usage(): string {
     '',
     'Usage: holon COMMAND [options]   (holon COMMAND --help for its options)',
     '',
-    ...ALL.map((c) => `  ${c.name.padEnd(10)} ${firstSentence(c.summary)}`),
+    ...GROUPS.flatMap((g) => g.names.map((n, i) => `  ${n.padEnd(10)} ${g.summaries[i] ?? ''}`)),
     '',
     'Every command takes --state DIR (default $HOLON_STATE, else ./.holon) and --json.',
   ].join('\n');
@@ -40,9 +51,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HOLON_VERSION}\n`);
     return 0;
   }
-  const cmd = ALL.find((c) => c.name === name);
   try {
-    if (!cmd) throw new HolonError('invalid_input', `unknown command "${name}" (holon --help lists them)`);
+    const group = GROUPS.find((g) => g.names.includes(name));
+    if (!group) throw new HolonError('invalid_input', `unknown command "${name}" (holon --help lists them)`);
+    const cmd = (await group.load()).commands.find((c) => c.name === name);
+    if (!cmd) throw new Error(`command ${name} is listed but its group does not define it`);
     const { args, opts } = parseCommand(cmd, rest);
     if (opts['help']) {
       process.stdout.write(commandHelp(cmd) + '\n');

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import type { Clock, Logger } from './deps.ts';
+import type { EventStore } from './journal.ts';
 import { FileJournal } from './journal.ts';
 import { lazySigner } from './keys.ts';
 import type { HolonState } from './state.ts';
@@ -14,8 +15,13 @@ export interface OpenStateOptions {
   snapshotEvery?: number;
 }
 
-/** The state folder's journal, folded and tailed, with the installation signer. */
-export function openState(dir: string, options: OpenStateOptions): FileJournal<HolonState> {
+/** The state's store: the embedded default, the file journal in the state folder. */
+export function openState(dir: string, options: OpenStateOptions): EventStore<HolonState> {
+  return openFileJournal(dir, options);
+}
+
+/** The state folder's journal file, folded and tailed, with the installation signer. */
+export function openFileJournal(dir: string, options: OpenStateOptions): FileJournal<HolonState> {
   const abs = path.resolve(dir);
   return new FileJournal<HolonState>({
     dir: abs,

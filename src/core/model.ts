@@ -2,7 +2,9 @@
  * The domain's wire types: what the journal stores and the tools return. Amounts are decimal strings
  * with their currency; the fold keeps running totals as bigint (see state.ts).
  */
+import type { Denial } from './denials.ts';
 import type { MoneyJson } from './money.ts';
+import type { ToolsetName } from './schemas.ts';
 
 /** One capability a mandate grants, with its parameters, e.g. `market.call {capabilities: ["extraction.*"]}`. */
 export interface CapabilityGrant {
@@ -37,7 +39,7 @@ export interface Mandate {
   currency: string;
   budget: { total: string; per_day: string | null; per_call: string | null };
   approval_threshold: string;
-  toolsets: string[];
+  toolsets: ToolsetName[];
   capabilities: CapabilityGrant[];
   data: DataRules;
   expires_at: string | null;
@@ -76,6 +78,8 @@ export interface Manifest {
   models: string[];
   delegated_calls: { capability: string; max_count: number }[];
   record?: { runs: number; success_rate: string; mean_cost: string };
+  /** How long one call may take before Holon gives up on it; absent means the default (schemas.ts). */
+  timeout_seconds?: number;
   examples: { input: unknown; output?: unknown }[];
 }
 
@@ -101,34 +105,6 @@ export interface MeasuredRecord {
   duration_ms: number;
 }
 
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'used' | 'expired';
-
-/** Which human channel decided. */
-export type ApprovalChannel = 'panel' | 'elicitation' | 'cli';
-
-/** A human decision bound to one mandate, one agent version and one input. */
-export interface Approval {
-  id: string;
-  mandate: string;
-  agent: string;
-  version: string;
-  /** SHA-256 (hex) of the input's RFC 8785 canonical JSON. */
-  input_hash: string;
-  input: unknown;
-  worst_case: MoneyJson;
-  threshold: MoneyJson;
-  delegated_calls: { capability: string; max_count: number }[];
-  receipt: string;
-  requested_at: string;
-  expires_at: string;
-  status: 'pending' | 'approved' | 'rejected' | 'used';
-  decided_at?: string;
-  channel?: ApprovalChannel;
-  /** Set when the server that asked stopped waiting; the agent must re-submit. */
-  released?: boolean;
-  used_by?: string;
-}
-
 export type ReceiptStatus = 'pending_approval' | 'running' | 'succeeded' | 'failed' | 'denied' | 'rejected';
 
 /** The record of one call, allowed or denied; delegated calls are its children. */
@@ -143,7 +119,8 @@ export interface Receipt {
   worst_case: MoneyJson | null;
   /** What was charged for this call alone (children carry their own). */
   cost: MoneyJson | null;
-  reasons: string[];
+  /** Why it was denied, rejected or waits for a human; rendered into words at each edge. */
+  denials: Denial[];
   error: { code: string; message: string; charged: boolean } | null;
   approval: string | null;
   input_summary: string;

@@ -1,4 +1,5 @@
 import { HolonError } from './errors.ts';
+import { currencyCode } from './ids.ts';
 
 /** Digits kept after the decimal point, everywhere. Prices are quoted to at most this precision. */
 export const SCALE = 6;
@@ -20,13 +21,9 @@ export interface MoneyJson {
 }
 
 const DECIMAL = /^(-)?(\d{1,15})(?:\.(\d{1,6}))?$/;
-const CURRENCY = /^[A-Z]{3,5}$/;
 
 /** Checks a currency code and returns it. */
-export function currency(code: string): Currency {
-  if (!CURRENCY.test(code)) throw new HolonError('invalid_input', `"${code}" is not a currency code (3 to 5 capital letters, e.g. EUR)`);
-  return code;
-}
+export const currency: (code: string) => Currency = currencyCode;
 
 /** Parses a decimal string ("5", "0.0276") into fixed-point units; rejects anything else. */
 export function parseUnits(text: string): bigint {

@@ -1,7 +1,8 @@
 /**
- * Shapes the human's inputs must have (manifests, mandates), checked before anything is appended.
+ * Shapes the human's inputs must have (manifests, mandates, patches), checked before anything is appended.
  */
 import { z } from 'zod';
+import { ACCOUNT_ID, AGENT_ID, CURRENCY_CODE, ID_RULES, MANDATE_ID } from './ids.ts';
 import { parseUnits } from './money.ts';
 
 /** A decimal amount string, e.g. "0.0276". */
@@ -11,20 +12,28 @@ export const Amount = z
   .describe('A decimal amount, as a string (never a float), e.g. "0.50"');
 
 /** A currency code. */
-export const CurrencyCode = z.string().regex(/^[A-Z]{3,5}$/, 'a currency code such as EUR');
+export const CurrencyCode = z.string().regex(CURRENCY_CODE, ID_RULES.currency);
 
 /** An amount with its currency. */
 export const MoneySchema = z.object({ amount: Amount, currency: CurrencyCode });
 
-const Slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'lower-case letters, digits, - and _');
+/** An account, or the slug of a grantee. */
+export const Slug = z.string().regex(ACCOUNT_ID, ID_RULES.account);
 
 /** `account/name`. */
-export const MandateId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}\/[a-z0-9][a-z0-9_-]{0,62}$/, 'a mandate id: account/name, lower case');
+export const MandateId = z.string().regex(MANDATE_ID, ID_RULES.mandate);
 
 /** An agent id `publisher/name`. */
-export const AgentId = z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,62}\/[a-z0-9][a-z0-9_.-]{0,62}$/, 'an agent id: publisher/name');
+export const AgentId = z.string().regex(AGENT_ID, ID_RULES.agent);
+
+/** The toolsets a mandate can offer (DESIGN.md §5). */
+export const TOOLSETS = ['market', 'terms', 'money', 'commerce', 'memory', 'records', 'office'] as const;
+export type ToolsetName = (typeof TOOLSETS)[number];
 
 const JsonObject = z.record(z.string(), z.unknown());
+
+/** The longest an agent may take for one call when its manifest says nothing, and the most it may ask for. */
+export const AGENT_TIMEOUT = { default_seconds: 120, max_seconds: 900 } as const;
 
 export const ManifestSchema = z.object({
   id: AgentId,
@@ -51,6 +60,8 @@ export const ManifestSchema = z.object({
       mean_cost: Amount,
     })
     .optional(),
+  /** How long one call may take before Holon gives up on it (and releases its hold). */
+  timeout_seconds: z.number().int().min(1).max(AGENT_TIMEOUT.max_seconds).optional(),
   examples: z.array(z.object({ input: z.unknown(), output: z.unknown().optional() })),
 });
 
@@ -63,27 +74,49 @@ export const CatalogSchema = z.object({
   agents: z.array(z.object({ manifest: ManifestSchema, endpoint: EndpointSchema })),
 });
 
-export const CapabilityGrantSchema = z.object({ name: z.string().min(1), params: z.record(z.string(), z.unknown()).optional() });
+export const CapabilityGrantSchema = z.object({ name: z.string().min(1).max(100), params: z.record(z.string(), z.unknown()).optional() }).strict();
 
-/** What a human gives to create or edit a mandate; everything but the id has a default. */
+const GranteeSchema = z.object({ slug: Slug, name: z.string().min(1).max(200), role: z.string().max(200), manager: z.string().max(200).nullable() });
+const BudgetSchema = z.object({ total: Amount, per_day: Amount.nullable(), per_call: Amount.nullable() });
+const DataSchema = z.object({ regions: z.array(z.string().min(1)).nullable(), retention_days: z.number().int().min(0).nullable(), training: z.boolean() });
+const StatusSchema = z.enum(['active', 'suspended', 'revoked']);
+
+/** What a human gives to create a mandate; everything but the id has a default. */
 export const MandateInputSchema = z.object({
-  grantee: z
-    .object({ slug: Slug, name: z.string().min(1), role: z.string(), manager: z.string().nullable() })
-    .optional(),
+  grantee: GranteeSchema.partial().optional(),
   currency: CurrencyCode.optional(),
-  budget: z.object({ total: Amount, per_day: Amount.nullable(), per_call: Amount.nullable() }).partial().optional(),
+  budget: BudgetSchema.partial().optional(),
   approval_threshold: Amount.optional(),
-  toolsets: z.array(z.enum(['market', 'terms', 'money', 'commerce', 'memory', 'records', 'office'])).min(1).optional(),
+  toolsets: z.array(z.enum(TOOLSETS)).min(1).optional(),
   capabilities: z.array(CapabilityGrantSchema).optional(),
-  data: z
-    .object({ regions: z.array(z.string().min(1)).nullable(), retention_days: z.number().int().min(0).nullable(), training: z.boolean() })
-    .partial()
-    .optional(),
+  data: DataSchema.partial().optional(),
   expires_at: z.iso.datetime().nullable().optional(),
-  status: z.enum(['active', 'suspended', 'revoked']).optional(),
+  status: StatusSchema.optional(),
 });
 
 export type MandateInput = z.infer<typeof MandateInputSchema>;
+
+/**
+ * A change to a mandate: only what it names changes. `grants` sets grants by name (keeping the others),
+ * `revoke` removes grants by name, `capabilities` replaces the whole list.
+ */
+export const MandatePatchSchema = z
+  .object({
+    grantee: GranteeSchema.omit({ slug: true }).partial().strict().optional(),
+    currency: CurrencyCode.optional(),
+    budget: BudgetSchema.partial().strict().optional(),
+    approval_threshold: Amount.optional(),
+    toolsets: z.array(z.enum(TOOLSETS)).min(1).optional(),
+    grants: z.array(CapabilityGrantSchema).optional(),
+    revoke: z.array(z.string().min(1)).optional(),
+    capabilities: z.array(CapabilityGrantSchema).optional(),
+    data: DataSchema.partial().strict().optional(),
+    expires_at: z.iso.datetime().nullable().optional(),
+    status: StatusSchema.optional(),
+  })
+  .strict();
+
+export type MandatePatch = z.infer<typeof MandatePatchSchema>;
 
 /** The first problem zod found, as one readable line. */
 export function firstIssue(err: z.ZodError): string {

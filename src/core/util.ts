@@ -1,17 +1,56 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
+import { HolonError } from './errors.ts';
 
-/** A new opaque id with a readable prefix, e.g. "rcpt_3kq9…". */
-export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(9).toString('base64url')}`;
+/**
+ * A map with no prototype: a key an agent chose ("constructor", "__proto__", "toString") is just a key,
+ * never an inherited member. Every map the state keeps by id is one of these.
+ */
+export type Dict<T> = Record<string, T>;
+
+/** A new empty map without a prototype. */
+export function dict<T>(): Dict<T> {
+  return Object.create(null) as Dict<T>;
 }
 
-/** SHA-256 (hex) of a value's RFC 8785 canonical JSON: what an approval is bound to. */
-export function inputHash(input: unknown): string {
-  return createHash('sha256').update(canonicalize(input)).digest('hex');
+/** The entries of `o` (JSON.parse's plain object, say) copied into a map without a prototype. */
+export function toDict<T>(o: Record<string, T> | null | undefined, each?: (v: T) => T): Dict<T> {
+  const d = dict<T>();
+  if (!o) return d;
+  for (const k of Object.keys(o)) d[k] = each ? each(o[k] as T) : (o[k] as T);
+  return d;
 }
 
-/** A short, safe description of a value for the ledger: its shape and size, strings cut short. */
+/** The object without its undefined fields, so spreading a partial change never blanks a field. */
+export function defined<T extends object>(o: T | undefined): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}
+
+/** SHA-256 (hex) of a value's RFC 8785 canonical JSON: what approvals and bindings are made of. */
+export function canonicalHash(value: unknown): string {
+  return createHash('sha256').update(canonicalize(value)).digest('hex');
+}
+
+/** How deep and how large a JSON value an agent may send; anything larger is refused before it is hashed or kept. */
+export const JSON_LIMITS = { depth: 64, bytes: 1024 * 1024 } as const;
+
+/**
+ * Refuses a value nested deeper than `depth` or larger than `bytes` of JSON, as invalid_input. The walk
+ * keeps its own stack, so a hostile nesting cannot overflow the process's.
+ */
+export function checkJsonLimits(value: unknown, what: string, limits: { depth: number; bytes: number } = JSON_LIMITS): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== 'object') continue;
+    if (d > limits.depth) throw new HolonError('invalid_input', `${what} is nested deeper than ${limits.depth} levels`, { limit: 'depth', max: limits.depth });
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
+  }
+  const size = Buffer.byteLength(JSON.stringify(value) ?? '');
+  if (size > limits.bytes) throw new HolonError('invalid_input', `${what} is ${size} bytes of JSON; at most ${limits.bytes} are accepted`, { limit: 'bytes', max: limits.bytes, bytes: size });
+}
+
+/** A short, safe description of a value for the ledger: its JSON, cut short. */
 export function summarize(value: unknown, limit = 160): string {
   let text: string;
   try {

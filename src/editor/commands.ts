@@ -1,20 +1,22 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { addAgent, fund, readCatalog } from '../core/admin.ts';
+import { pendingApprovals } from '../core/approvals/flow.ts';
 import { copyExampleFiles } from '../core/demoFiles.ts';
 import { HolonError } from '../core/errors.ts';
+import { ACCOUNT_ID, ID_RULES } from '../core/ids.ts';
 import { JOURNAL_FILE } from '../core/journal.ts';
+import { addAgent, readCatalog } from '../core/market/catalog.ts';
 import * as M from '../core/money.ts';
+import { approvalMessage, approvalView } from '../core/present.ts';
+import { fund } from '../core/spend.ts';
 import { verifyJournal } from '../core/verify.ts';
 import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
 import type { MandateEditorPanels } from './mandateEditorPanel.ts';
 import type { ReceiptsPanel } from './receiptsPanel.ts';
-import { pendingApprovals } from './views.ts';
-
-const ACCOUNT = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+import { registries } from './settings.ts';
 
 /** What the commands need. */
 export interface CommandDeps {
@@ -47,11 +49,10 @@ async function pickMandate(deps: CommandDeps, placeHolder: string): Promise<stri
 
 async function pickApproval(deps: CommandDeps, verb: string, id: unknown): Promise<string | undefined> {
   if (typeof id === 'string') return id;
-  const items = pendingApprovals(deps.state.state, deps.state.clock.now()).map((a) => ({
-    label: a.id,
-    description: `${a.agent} ${a.version}`,
-    detail: `${a.mandate}: worst case ${M.format(M.fromJson(a.worst_case))} (threshold ${M.format(M.fromJson(a.threshold))})`,
-  }));
+  const items = pendingApprovals(deps.state.state, deps.state.clock.now()).map((a) => {
+    const v = approvalView(a);
+    return { label: a.id, description: v.title, detail: `${a.mandate}${v.amount ? `: ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}` };
+  });
   if (items.length === 0) {
     void vscode.window.showInformationMessage('Holon: no approval is waiting.');
     return undefined;
@@ -86,7 +87,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
               title: 'Holon: Fund Account',
               prompt: 'Account to fund',
               value: selected?.account ?? 'demo',
-              validateInput: (v) => (ACCOUNT.test(v) ? undefined : 'Lower-case letters, digits, - and _'),
+              validateInput: (v) => (ACCOUNT_ID.test(v) ? undefined : ID_RULES.account),
             });
       if (!account) return;
       const currency = selected?.currency ?? 'EUR';
@@ -113,11 +114,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       if (!id || !a) return;
       // A human click on a modal, even when another extension passed the id.
       const yes = 'Approve';
-      const answer = await vscode.window.showWarningMessage(
-        `Approve ${a.agent} ${a.version} for ${a.mandate}? Worst case ${M.format(M.fromJson(a.worst_case))} (threshold ${M.format(M.fromJson(a.threshold))}).`,
-        { modal: true, detail: JSON.stringify(a.input, null, 2).slice(0, 2000) },
-        yes,
-      );
+      const [first = '', ...rest] = approvalMessage(a).split('\n');
+      const answer = await vscode.window.showWarningMessage(first, { modal: true, detail: rest.join('\n').slice(0, 2000) }, yes);
       if (answer === yes) await decideInEditor(state, id, 'approved');
     }),
     register(COMMANDS.reject, async (idArg) => {
@@ -126,10 +124,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
     }),
     register(COMMANDS.showReceipts, async (idArg) => deps.receipts.show(typeof idArg === 'string' ? idArg : null)),
     register(COMMANDS.addAgent, async () => {
-      const registries = vscode.workspace.getConfiguration('holon').get<string[]>('registries') ?? [];
       const items = [
         { label: 'Demo catalog', description: 'built in: five local example agents', file: deps.demoCatalog },
-        ...registries.map((r) => ({ label: path.basename(r), description: r, file: r })),
+        ...registries().map((r) => ({ label: path.basename(r), description: r, file: r })),
         { label: 'From a file…', description: 'a catalog or {manifest, endpoint} JSON', file: '' },
       ];
       const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Where to add agents from' });

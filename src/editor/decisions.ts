@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { channelAccepted, decideApproval } from '../core/admin.ts';
+import { channelAccepted, decideApproval } from '../core/approvals/flow.ts';
 import { HolonError } from '../core/errors.ts';
 import type { EditorState } from './editorState.ts';
 

@@ -1,20 +1,14 @@
 import * as vscode from 'vscode';
-import { setApprovalChannels } from '../core/admin.ts';
+import { setApprovalChannels } from '../core/approvals/flow.ts';
 import type { Clock, Logger } from '../core/deps.ts';
 import { systemClock } from '../core/deps.ts';
-import type { FileJournal } from '../core/journal.ts';
+import type { EventStore } from '../core/journal.ts';
 import { openState } from '../core/holon.ts';
-import type { ApprovalChannel } from '../core/model.ts';
 import type { HolonState } from '../core/state.ts';
+import type { ApprovalConfig } from './settings.ts';
+import { approvalConfig } from './settings.ts';
 
 const SELECTED = 'holon.selectedMandate';
-const ALL_CHANNELS: ApprovalChannel[] = ['panel', 'elicitation', 'cli'];
-
-/** The human's approval settings, read from the configuration. */
-export interface ApprovalConfig {
-  channels: ApprovalChannel[];
-  waitSeconds: number;
-}
 
 /**
  * The editor's view of one state folder (workspace storage): the journal, tailed so that a change
@@ -23,7 +17,7 @@ export interface ApprovalConfig {
  */
 export class EditorState implements vscode.Disposable {
   readonly dir: string;
-  readonly store: FileJournal<HolonState>;
+  readonly store: EventStore<HolonState>;
   readonly clock: Clock = systemClock;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after any change to the journal or to the selection. */
@@ -54,12 +48,9 @@ export class EditorState implements vscode.Disposable {
     this.changed.fire();
   }
 
-  /** Which channels the human accepts, and how long a server waits. */
+  /** Which channels the human accepts, and how long a server waits (the user's settings only). */
   approvalConfig(): ApprovalConfig {
-    const c = vscode.workspace.getConfiguration('holon.approvals');
-    const channels = (c.get<string[]>('channels') ?? ['panel', 'elicitation']).filter((x): x is ApprovalChannel => (ALL_CHANNELS as string[]).includes(x));
-    const wait = c.get<number>('waitSeconds') ?? 300;
-    return { channels, waitSeconds: Number.isFinite(wait) ? Math.min(Math.max(wait, 0), 3600) : 300 };
+    return approvalConfig();
   }
 
   /** Writes the accepted channels into the journal, where `holon approve` and the servers read them. */

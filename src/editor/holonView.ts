@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { channelAccepted } from '../core/admin.ts';
+import { channelAccepted } from '../core/approvals/flow.ts';
 import type { HolonViewState } from '../webview/protocol/holonView.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';

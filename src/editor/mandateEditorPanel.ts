@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { createMandate, updateMandate } from '../core/admin.ts';
+import { createMandate, patchMandate } from '../core/mandates.ts';
 import { HolonError } from '../core/errors.ts';
 import type { MandateEditorState } from '../webview/protocol/mandateEditor.ts';
 import type { EditorState } from './editorState.ts';
@@ -49,14 +49,14 @@ export class MandateEditorPanels implements vscode.Disposable {
         return;
       }
       const target = view.mode === 'edit' && id ? id : cmd.values.id;
-      const { input, errors } = formToInput({ ...cmd.values, id: target }, view.mode);
+      const { input, errors } = formToInput({ ...cmd.values, id: target }, view.mode, this.state.state.mandates[target]);
       if (Object.keys(errors).length > 0) {
         view = { ...view, values: cmd.values, errors, saved: false };
         post();
         return;
       }
       try {
-        const saved = view.mode === 'create' ? await createMandate(this.state.store, this.state.clock, target, input) : await updateMandate(this.state.store, this.state.clock, target, input);
+        const saved = view.mode === 'create' ? await createMandate(this.state.store, this.state.clock, target, input) : await patchMandate(this.state.store, this.state.clock, target, input);
         if (view.mode === 'create' && !this.state.selected) await this.state.select(saved.id);
         view = { mode: 'edit', values: formValues(saved), errors: {}, saved: true };
         panel.title = `Mandate ${saved.id}`;

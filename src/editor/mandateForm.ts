@@ -1,4 +1,6 @@
 /** The mandate form's text ↔ the core's mandate input, with a problem per field. Pure. */
+import { CAP } from '../core/capabilities.ts';
+import { CURRENCY_CODE, ID_RULES, MANDATE_ID } from '../core/ids.ts';
 import type { Mandate } from '../core/model.ts';
 import { parseUnits } from '../core/money.ts';
 import type { MandateFormValues } from '../webview/protocol/mandateEditor.ts';
@@ -31,7 +33,7 @@ export function formValues(m: Mandate | undefined): MandateFormValues {
       status: 'active',
     };
   }
-  const caps = m.capabilities.find((c) => c.name === 'market.call')?.params?.['capabilities'];
+  const caps = m.capabilities.find((c) => c.name === CAP.marketCall)?.params?.['capabilities'];
   return {
     id: m.id,
     grantee: m.grantee.name,
@@ -50,8 +52,12 @@ export function formValues(m: Mandate | undefined): MandateFormValues {
   };
 }
 
-/** The core's mandate input from the form, or the problems, one per field. */
-export function formToInput(v: MandateFormValues, mode: 'create' | 'edit'): { input: Record<string, unknown>; errors: Errors } {
+/**
+ * The core's input from the form, or the problems, one per field. Creating gives the whole mandate;
+ * editing gives a patch of only the fields the human changed, so what the form does not show (other
+ * grants, the grantee's role and manager) stays as it was.
+ */
+export function formToInput(v: MandateFormValues, mode: 'create' | 'edit', old?: Mandate): { input: Record<string, unknown>; errors: Errors } {
   const errors: Errors = {};
   const amount = (key: keyof MandateFormValues, text: string, optional: boolean): string | null => {
     if (text.trim() === '') {
@@ -65,8 +71,8 @@ export function formToInput(v: MandateFormValues, mode: 'create' | 'edit'): { in
     }
     return text.trim();
   };
-  if (mode === 'create' && !/^[a-z0-9][a-z0-9_-]{0,62}\/[a-z0-9][a-z0-9_-]{0,62}$/.test(v.id)) errors.id = 'account/name, lower-case letters, digits, - and _';
-  if (!/^[A-Z]{3,5}$/.test(v.currency)) errors.currency = 'A currency code such as EUR';
+  if (mode === 'create' && !MANDATE_ID.test(v.id)) errors.id = ID_RULES.mandate;
+  if (!CURRENCY_CODE.test(v.currency)) errors.currency = ID_RULES.currency;
   const total = amount('total', v.total, false);
   const perDay = amount('perDay', v.perDay, true);
   const perCall = amount('perCall', v.perCall, true);
@@ -79,17 +85,44 @@ export function formToInput(v: MandateFormValues, mode: 'create' | 'edit'): { in
   }
   if (v.expiresAt.trim() !== '' && Number.isNaN(Date.parse(v.expiresAt))) errors.expiresAt = 'A date and time, ISO 8601 (2026-12-31T23:59:00Z)';
   const caps = list(v.capabilities);
-  const slug = v.id.split('/')[1] ?? 'agent';
-  const input: Record<string, unknown> = {
-    currency: v.currency,
-    budget: { total, per_day: perDay, per_call: perCall },
-    approval_threshold: threshold,
-    toolsets: v.toolsets,
-    capabilities: [{ name: 'market.call', params: { capabilities: caps.length > 0 ? caps : ['*'] } }],
-    data: { regions: list(v.regions).length > 0 ? list(v.regions) : null, retention_days: retention, training: v.training },
-    expires_at: v.expiresAt.trim() === '' || errors.expiresAt ? null : new Date(Date.parse(v.expiresAt)).toISOString(),
-    grantee: { slug, name: v.grantee.trim() || `Agent on ${v.id}`, role: 'coding agent', manager: null },
-  };
-  if (mode === 'edit') input['status'] = v.status;
-  return { input, errors };
+  const marketCall = { name: CAP.marketCall, params: { capabilities: caps.length > 0 ? caps : ['*'] } };
+  const regions = list(v.regions).length > 0 ? list(v.regions) : null;
+  const expires = v.expiresAt.trim() === '' || errors.expiresAt ? null : new Date(Date.parse(v.expiresAt)).toISOString();
+  const name = v.grantee.trim() || `Agent on ${v.id}`;
+  if (mode === 'create' || !old) {
+    return {
+      input: {
+        currency: v.currency,
+        budget: { total, per_day: perDay, per_call: perCall },
+        approval_threshold: threshold,
+        toolsets: v.toolsets,
+        capabilities: [marketCall],
+        data: { regions, retention_days: retention, training: v.training },
+        expires_at: expires,
+        grantee: { name },
+      },
+      errors,
+    };
+  }
+  const was = formValues(old);
+  const changed = (k: keyof MandateFormValues): boolean => JSON.stringify(v[k]) !== JSON.stringify(was[k]);
+  const patch: Record<string, unknown> = {};
+  const budget: Record<string, string | null> = {};
+  const data: Record<string, unknown> = {};
+  if (changed('grantee')) patch['grantee'] = { name };
+  if (changed('currency')) patch['currency'] = v.currency;
+  if (changed('total')) budget['total'] = total;
+  if (changed('perDay')) budget['per_day'] = perDay;
+  if (changed('perCall')) budget['per_call'] = perCall;
+  if (changed('threshold')) patch['approval_threshold'] = threshold;
+  if (changed('toolsets')) patch['toolsets'] = v.toolsets;
+  if (changed('capabilities')) patch['grants'] = [marketCall];
+  if (changed('regions')) data['regions'] = regions;
+  if (changed('retentionDays')) data['retention_days'] = retention;
+  if (changed('training')) data['training'] = v.training;
+  if (changed('expiresAt')) patch['expires_at'] = expires;
+  if (changed('status')) patch['status'] = v.status;
+  if (Object.keys(budget).length > 0) patch['budget'] = budget;
+  if (Object.keys(data).length > 0) patch['data'] = data;
+  return { input: patch, errors };
 }

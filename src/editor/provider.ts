@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as M from '../core/money.ts';
-import { budgetOf } from '../core/policy.ts';
+import { budgetOf } from '../core/spend.ts';
 import type { EditorState } from './editorState.ts';
 import { COMMANDS } from './commandIds.ts';
 

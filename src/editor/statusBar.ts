@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
-import * as M from '../core/money.ts';
+import { pendingApprovals } from '../core/approvals/flow.ts';
+import { approvalView } from '../core/present.ts';
 import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
-import { budgetInfo, pendingApprovals } from './views.ts';
+import { budgetInfo } from './views.ts';
 
 /**
  * `<mandate> · <remaining>` in the status bar, with a count while something waits for the human, and a
@@ -28,7 +29,8 @@ export function registerStatusBar(state: EditorState): vscode.Disposable {
     for (const a of waiting) {
       if (notified.has(a.id)) continue;
       notified.add(a.id);
-      void notify(state, a.id, `Holon: ${a.agent} ${a.version} wants to spend up to ${M.format(M.fromJson(a.worst_case))} for ${a.mandate} (threshold ${M.format(M.fromJson(a.threshold))}).`);
+      const v = approvalView(a);
+      void notify(state, a.id, `Holon: ${a.mandate} asks you to approve: ${v.title}${v.amount ? ` — up to ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}.`);
     }
   };
   update();

@@ -1,12 +1,14 @@
 /** Core state → the webviews' protocol states. Pure, so the same mapping serves every panel. */
-import type { Approval } from '../core/model.ts';
+import { pendingApprovals } from '../core/approvals/flow.ts';
+import type { Approval } from '../core/approvals/model.ts';
+import type { ReceiptTree } from '../core/market/receipts.ts';
+import { receiptTree, recentRootReceipts } from '../core/market/receipts.ts';
 import * as M from '../core/money.ts';
-import { budgetOf } from '../core/policy.ts';
+import { denialTexts } from '../core/present.ts';
+import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { BudgetInfo, HolonViewState, PendingApproval } from '../webview/protocol/holonView.ts';
 import type { ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
-import { receiptTree, recentRootReceipts } from '../core/gateway.ts';
-import type { ReceiptTree } from '../core/gateway.ts';
 
 const fmt = (m: M.MoneyJson | null | undefined): string | null => (m ? M.format(M.fromJson(m)) : null);
 
@@ -29,23 +31,17 @@ export function budgetInfo(s: HolonState, mandateId: string, now: number): Budge
   };
 }
 
-/** Approvals still waiting (not decided, not expired), oldest first. */
-export function pendingApprovals(s: HolonState, now: number): Approval[] {
-  return Object.values(s.approvals)
-    .filter((a) => a.status === 'pending' && Date.parse(a.expires_at) > now)
-    .sort((a, b) => (a.requested_at < b.requested_at ? -1 : 1));
-}
-
 function approvalView(a: Approval): PendingApproval {
+  const s = a.subject.kind === 'agent_call' ? a.subject : undefined;
   return {
     id: a.id,
     mandate: a.mandate,
-    agent: a.agent,
-    version: a.version,
-    worstCase: fmt(a.worst_case) ?? '',
+    agent: s?.agent ?? a.kind,
+    version: s?.version ?? '',
+    worstCase: fmt(a.amount) ?? '',
     threshold: fmt(a.threshold) ?? '',
-    delegatedCalls: a.delegated_calls.map((d) => ({ capability: d.capability, maxCount: d.max_count })),
-    input: JSON.stringify(a.input, null, 2),
+    delegatedCalls: (s?.delegated_calls ?? []).map((d) => ({ capability: d.capability, maxCount: d.max_count })),
+    input: s?.input_preview ?? '',
     requestedAt: a.requested_at,
     expiresAt: a.expires_at,
   };
@@ -76,15 +72,11 @@ function node(s: HolonState, t: ReceiptTree): ReceiptNode {
     durationMs: t.duration_ms,
     approval: t.approval,
     approvalChannel: channel,
-    reasons: t.reasons,
+    reasons: denialTexts(t.denials),
     error: t.error ? `${t.error.code}: ${t.error.message}${t.error.charged ? ' (charged)' : ''}` : null,
     startedAt: t.started_at,
     children: t.children.map((c) => node(s, c)),
   };
-}
-
-function count(t: ReceiptTree): number {
-  return t.children.reduce((n, c) => n + 1 + count(c), 0);
 }
 
 /** The receipts panel's state: the newest root calls (of every mandate), filtered, and one tree. */
@@ -92,7 +84,7 @@ export function receiptsState(s: HolonState, filter: ReceiptsState['filter'], se
   const roots = recentRootReceipts(s, { status: filter === 'all' ? undefined : filter, limit });
   const recent: ReceiptRow[] = roots.map((r) => {
     const t = receiptTree(s, r.id);
-    return { id: r.id, mandate: r.mandate, agent: r.agent, status: r.status, totalCost: fmt(t.total_cost), startedAt: r.started_at, delegatedCalls: count(t) };
+    return { id: r.id, mandate: r.mandate, agent: r.agent, status: r.status, totalCost: fmt(t.total_cost), startedAt: r.started_at, delegatedCalls: t.descendants };
   });
   const chosen = selected && s.receipts[selected] ? selected : (recent[0]?.id ?? null);
   return { filter, recent, selected: chosen ? node(s, receiptTree(s, chosen)) : null };

@@ -1,13 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { AgentRunner, AgentRunResult } from '../core/gateway.ts';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/deps.ts';
+import type { AgentRunner, AgentRunResult } from '../core/market/gateway.ts';
 import type { Endpoint } from '../core/model.ts';
 import { HOLON_VERSION } from '../core/version.ts';
-
-/** How long one agent call may take before the gateway gives up on it. */
-const CALL_TIMEOUT_MS = 10 * 60 * 1000;
 
 function key(e: Endpoint): string {
   return e.type === 'stdio' ? `stdio:${e.cwd ?? ''}:${e.command}:${e.args.join('\u0000')}` : `http:${e.url}`;
@@ -22,13 +20,20 @@ export class McpAgentRunner implements AgentRunner {
 
   constructor(private readonly logger: Logger) {}
 
-  async run(request: { endpoint: Endpoint; input: unknown; meta: Record<string, unknown>; signal?: AbortSignal }): Promise<AgentRunResult> {
+  async run(request: Parameters<AgentRunner['run']>[0]): Promise<AgentRunResult> {
     const client = await this.connect(request.endpoint);
-    const result = await client.callTool(
-      { name: request.endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: request.meta },
-      undefined,
-      { timeout: CALL_TIMEOUT_MS, ...(request.signal ? { signal: request.signal } : {}) },
-    );
+    let result: Awaited<ReturnType<Client['callTool']>>;
+    try {
+      // The agent's own timeout, however it reports progress: a hung agent's hold is released in time.
+      result = await client.callTool({ name: request.endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: request.meta }, undefined, {
+        timeout: request.timeoutMs,
+        maxTotalTimeout: request.timeoutMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } catch (err) {
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return { isError: true, structured: null, text: '', units: 0, errorCode: 'timeout' };
+      throw err;
+    }
     const text = Array.isArray(result.content)
       ? result.content.map((c) => (c && typeof c === 'object' && 'text' in c && typeof c.text === 'string' ? c.text : '')).join('\n')
       : '';

@@ -1,38 +1,31 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { channelAccepted, decideApproval, waitForDecision } from '../core/admin.ts';
+import type { ApprovalWaiter } from '../core/approvals/flow.ts';
+import { channelAccepted, decideApproval, waitForDecision } from '../core/approvals/flow.ts';
 import { HolonError } from '../core/errors.ts';
-import type { ApprovalWaiter } from '../core/gateway.ts';
-import type { Approval } from '../core/model.ts';
-import { format, fromJson } from '../core/money.ts';
-import { summarize } from '../core/util.ts';
+import { approvalMessage, fmt } from '../core/present.ts';
 import type { ServerDeps } from './serverDeps.ts';
 
 /** The form's one field. It has no default: only a human choosing "Approve" approves. */
 export const APPROVAL_FORM_SCHEMA = {
   type: 'object',
   properties: {
-    decision: { type: 'string', title: 'Decision', description: 'Approve runs this one call; Reject refuses it.', enum: ['Approve', 'Reject'] },
+    decision: { type: 'string', title: 'Decision', description: 'Approve allows exactly this, once; Reject refuses it.', enum: ['Approve', 'Reject'] },
   },
   required: ['decision'],
 } as const;
 
-/** What the human reads before deciding. */
-export function approvalMessage(a: Approval): string {
-  const delegated = a.delegated_calls.reduce((n, d) => n + d.max_count, 0);
-  return [
-    `Holon · ${a.mandate}: approve this call?`,
-    `Agent: ${a.agent} ${a.version}`,
-    `Worst case: ${format(fromJson(a.worst_case))} (threshold ${format(fromJson(a.threshold))})${delegated > 0 ? `, including up to ${delegated} delegated calls` : ''}`,
-    `Input: ${summarize(a.input, 400)}`,
-    `Approval ${a.id}, valid until ${a.expires_at}.`,
-  ].join('\n');
-}
+// MCP SDK clients ignore a cancellation of request id 0 (`Protocol._oncancel` tests the id for
+// truthiness), so a form withdrawn as a connection's very first request would stay open on the human's
+// screen. A ping spends id 0 before the first form.
+const pinged = new WeakSet<Server>();
 
 /**
  * Waits for the human on every accepted channel at once: the journal (the panel, `holon approve`) and,
  * when the client supports it, an elicitation form. The first decision wins; the others are withdrawn.
+ * A form the human dismisses (cancel) ends the wait at once: the agent gets the pending approval and can
+ * tell the human where else to answer it.
  */
 export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): ApprovalWaiter {
   return async (approval, signal) => {
@@ -42,44 +35,59 @@ export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: Re
     const waitMs = canElicit ? Math.max(deps.approvals.waitMs, deps.approvals.elicitationWaitMs) : deps.approvals.waitMs;
     if (waitMs <= 0) return 'pending';
 
-    const withdraw = new AbortController();
-    const onAbort = (): void => withdraw.abort();
+    // Stops the wait on the journal: the caller gave up, or the human dismissed the form.
+    const stopWaiting = new AbortController();
+    const onAbort = (): void => stopWaiting.abort();
     signal?.addEventListener('abort', onAbort);
     const progressToken = extra._meta?.progressToken;
     const onTick = (elapsed: number): void => {
       if (progressToken === undefined) return;
-      void extra
+      extra
         .sendNotification({
           method: 'notifications/progress',
           params: {
             progressToken,
             progress: Math.floor(elapsed / 1000),
             total: Math.ceil(waitMs / 1000),
-            message: `waiting for the human to approve ${approval.id} (worst case ${format(fromJson(approval.worst_case))})`,
+            message: `waiting for the human to approve ${approval.id} (${fmt(approval.amount)})`,
           },
         })
         .catch(() => {});
     };
 
+    // Withdraws the form only while it is still open: a form that was answered is never cancelled.
+    const withdrawForm = new AbortController();
+    let formOpen = false;
     if (canElicit) {
-      server
-        .elicitInput({ mode: 'form', message: approvalMessage(approval), requestedSchema: APPROVAL_FORM_SCHEMA as never }, { signal: withdraw.signal, timeout: waitMs })
-        .then(async (answer) => {
-          // accept+Approve approves; accept+Reject or decline rejects; cancel leaves it pending.
-          if (answer.action === 'cancel') return;
+      formOpen = true;
+      void (async () => {
+        try {
+          if (!pinged.has(server)) {
+            pinged.add(server);
+            await server.ping().catch(() => {});
+          }
+          if (withdrawForm.signal.aborted) return;
+          const answer = await server.elicitInput({ mode: 'form', message: approvalMessage(approval), requestedSchema: APPROVAL_FORM_SCHEMA as never }, { signal: withdrawForm.signal, timeout: waitMs });
+          formOpen = false;
+          if (answer.action === 'cancel') {
+            stopWaiting.abort();
+            return;
+          }
+          // accept+Approve approves; accept+Reject or decline rejects.
           const approve = answer.action === 'accept' && answer.content?.['decision'] === 'Approve';
           await decideApproval(deps.store, deps.clock, approval.id, approve ? 'approved' : 'rejected', 'elicitation');
-        })
-        .catch((err: unknown) => {
+        } catch (err) {
+          formOpen = false;
           // Withdrawn because another channel decided first, timed out, or already decided: all expected.
-          if (!withdraw.signal.aborted && !HolonError.is(err, 'conflict')) deps.logger.warn(`elicitation for ${approval.id}: ${(err as Error).message}`);
-        });
+          if (!withdrawForm.signal.aborted && !HolonError.is(err, 'conflict')) deps.logger.warn(`elicitation for ${approval.id}: ${(err as Error).message}`);
+        }
+      })();
     }
     try {
-      const status = await waitForDecision(deps.store, approval.id, waitMs, { signal: withdraw.signal, onTick });
+      const status = await waitForDecision(deps.store, approval.id, waitMs, { signal: stopWaiting.signal, onTick });
       return status === 'approved' ? 'approved' : status === 'rejected' ? 'rejected' : 'pending';
     } finally {
-      withdraw.abort();
+      if (formOpen) withdrawForm.abort();
       signal?.removeEventListener('abort', onAbort);
     }
   };

@@ -1,17 +1,19 @@
 import type { Clock, Logger } from '../core/deps.ts';
-import { Gateway } from '../core/gateway.ts';
-import type { FileJournal } from '../core/journal.ts';
+import type { EventStore } from '../core/journal.ts';
 import { filesRoot, openState } from '../core/holon.ts';
+import { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';
 import { McpAgentRunner } from './agentClient.ts';
-import { LoopbackDelegationHost } from './delegation.ts';
 import type { ApprovalSettings, ServerDeps } from './serverDeps.ts';
-import { createInputValidator } from './validate.ts';
+import { LoopbackDelegationHost } from './transports/delegation.ts';
+import { createSchemaValidator } from './validate.ts';
 
-/** Everything a process needs to serve or make calls on one state folder. */
+/** Everything a process needs to serve or make calls on one state. */
 export interface Runtime {
+  /** The state folder (files, keys, and the journal of the embedded store). */
+  stateDir: string;
   deps: ServerDeps;
-  store: FileJournal<HolonState>;
+  store: EventStore<HolonState>;
   /** Stops everything; signs a checkpoint of what this process appended unless told not to. */
   close(options?: { checkpoint?: boolean }): Promise<void>;
 }
@@ -20,12 +22,12 @@ export interface Runtime {
 export const HEADLESS_APPROVALS: ApprovalSettings = { waitMs: 0, elicitation: true, elicitationWaitMs: 120_000 };
 
 /**
- * The composition root shared by `holon mcp`, the CLI and the tests: the journal, the gateway, a real
- * MCP client for agents, and the loopback endpoint for delegated calls. Closing it signs a checkpoint.
+ * The composition root shared by `holon mcp`, the CLI and the tests: the store, the gateway, a real MCP
+ * client for agents, and the loopback endpoint for delegated calls. Closing it signs a checkpoint.
  */
 export function openRuntime(
   stateDir: string,
-  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: FileJournal<HolonState> },
+  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: EventStore<HolonState> },
 ): Runtime {
   const store = options.store ?? openState(stateDir, { clock: options.clock, logger: options.logger, ...(options.durable !== undefined ? { durable: options.durable } : {}) });
   const runner = new McpAgentRunner(options.logger);
@@ -41,12 +43,13 @@ export function openRuntime(
     logger: options.logger,
     runner,
     delegation,
-    filesRoot: filesRoot(store.dir),
-    validateInput: createInputValidator(),
+    filesRoot: filesRoot(stateDir),
+    validate: createSchemaValidator(),
   });
   const deps: ServerDeps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS };
   holder.deps = deps;
   return {
+    stateDir,
     deps,
     store,
     async close(closeOptions = {}) {

@@ -1,31 +1,64 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { HolonError } from '../core/errors.ts';
-import type { ServerDeps } from './serverDeps.ts';
-import { MARKET_INSTRUCTIONS, marketTools } from './tools/market.ts';
-import type { ToolDef } from './tools/toolDef.ts';
-import { registerTools } from './tools/toolDef.ts';
+import type { ToolsetName } from '../core/schemas.ts';
 import { HOLON_VERSION } from '../core/version.ts';
-
+import type { ServerDeps } from './serverDeps.ts';
+import { inputJsonSchema, outputJsonSchema } from './tools/jsonSchema.ts';
+import { marketToolset } from './tools/market.ts';
+import { runTool } from './tools/pipeline.ts';
+import type { ToolDef, Toolset } from './tools/toolDef.ts';
 
 /** Toolsets by name; later issues add terms, money, commerce, memory, records and office. */
-const TOOLSETS: Record<string, { tools: ToolDef[]; instructions: string }> = {
-  market: { tools: marketTools, instructions: MARKET_INSTRUCTIONS },
+const TOOLSETS: Partial<Record<ToolsetName, Toolset>> = {
+  market: marketToolset,
 };
+
+// A tool's JSON Schemas are the same for every server and client: written once.
+const listed = new WeakMap<ToolDef, Tool>();
+function toolListing(t: ToolDef): Tool {
+  let l = listed.get(t);
+  if (!l) {
+    l = { name: t.name, title: t.title, description: t.description, inputSchema: inputJsonSchema(t.input), outputSchema: outputJsonSchema(t.output), annotations: t.annotations };
+    listed.set(t, l);
+  }
+  return l;
+}
+
+/**
+ * An MCP server offering `toolsets` for one mandate, every call going through the one tool pipeline. The
+ * tool list never changes while a server runs (a model plans against a stable list), and says so.
+ */
+export function createToolServer(deps: ServerDeps, mandate: string, toolsets: Toolset[], info: { name: string; title: string; instructions?: string }): Server {
+  const server = new Server(
+    { name: info.name, title: info.title, version: HOLON_VERSION },
+    { capabilities: { tools: { listChanged: false } }, ...(info.instructions ? { instructions: info.instructions } : {}) },
+  );
+  const byName = new Map<string, { tool: ToolDef; toolset: Toolset }>();
+  for (const toolset of toolsets) for (const tool of toolset.tools) byName.set(tool.name, { tool, toolset });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...byName.values()].map(({ tool }) => toolListing(tool)) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const found = byName.get(request.params.name);
+    if (!found) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    return runTool({ ...found, args: request.params.arguments ?? {}, ctx: { deps, mandate, server, extra } });
+  });
+  return server;
+}
 
 /**
  * One MCP server for exactly one mandate: the agent has no parameter to name another. It offers the
  * toolsets the mandate lists; each call is checked against the mandate when it is made.
  */
-export function createHolonServer(deps: ServerDeps, mandateId: string): McpServer {
-  const mandate = deps.gateway.state.mandates[mandateId];
-  if (!mandate) throw new HolonError('not_found', `no mandate "${mandateId}"; create it with \`holon mandate create ${mandateId}\``);
-  const sets = mandate.toolsets.map((t) => TOOLSETS[t]).filter((t) => t !== undefined);
+export function createHolonServer(deps: ServerDeps, mandateId: string): Server {
+  const mandate = deps.store.state.mandates[mandateId];
+  if (!mandate) throw new HolonError('not_found', `no mandate "${mandateId}"; create it with \`holon mandate create ${mandateId}\``, { mandate: mandateId });
+  const sets = mandate.toolsets.map((t) => TOOLSETS[t]).filter((t): t is Toolset => t !== undefined);
   const unknown = mandate.toolsets.filter((t) => !TOOLSETS[t]);
   if (unknown.length > 0) deps.logger.warn(`toolsets not available in this version: ${unknown.join(', ')}`);
-  const server = new McpServer(
-    { name: 'holon', title: `Holon · ${mandateId}`, version: HOLON_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: [`This server acts for mandate ${mandateId}.`, ...sets.map((s) => s.instructions)].join('\n') },
-  );
-  registerTools(server, sets.flatMap((s) => s.tools), deps, mandateId);
-  return server;
+  return createToolServer(deps, mandateId, sets, {
+    name: 'holon',
+    title: `Holon · ${mandateId}`,
+    instructions: [`This server acts for mandate ${mandateId}.`, ...sets.map((s) => s.instructions)].join('\n'),
+  });
 }

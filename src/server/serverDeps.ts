@@ -1,6 +1,6 @@
 import type { Clock, Logger } from '../core/deps.ts';
-import type { Gateway } from '../core/gateway.ts';
 import type { EventStore } from '../core/journal.ts';
+import type { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';
 
 /** What every toolset's handlers reach the core through. */
@@ -12,7 +12,7 @@ export interface ServerDeps {
   approvals: ApprovalSettings;
 }
 
-/** How a server waits for the human when a call is over the threshold. */
+/** How a server waits for the human when something needs approval. */
 export interface ApprovalSettings {
   /** How long a call waits for a decision from any channel (0: return the pending approval at once). */
   waitMs: number;

@@ -1,24 +1,25 @@
 import { Ajv } from 'ajv';
-import type { InputValidator } from '../core/gateway.ts';
+import type { SchemaValidator } from '../core/market/gateway.ts';
 
 /**
- * Checks a call's input against the agent's JSON Schema before anything is held or sent, so a malformed
- * input costs nothing. Compiled schemas are cached per manifest object.
+ * Checks values against agents' JSON Schemas: an input before anything is held or sent (so a malformed
+ * input costs nothing), an output before it is charged. Compiled schemas are cached per schema object.
+ * A schema Ajv cannot compile checks nothing rather than refusing every call.
  */
-export function createInputValidator(): InputValidator {
+export function createSchemaValidator(): SchemaValidator {
   const ajv = new Ajv({ strict: false, allErrors: false });
-  const cache = new WeakMap<object, ReturnType<Ajv['compile']>>();
-  return (schema, input) => {
+  const cache = new WeakMap<object, ReturnType<Ajv['compile']> | null>();
+  return (schema, value) => {
     let validate = cache.get(schema);
-    if (!validate) {
+    if (validate === undefined) {
       try {
         validate = ajv.compile(schema);
       } catch {
-        return [];
+        validate = null;
       }
       cache.set(schema, validate);
     }
-    if (validate(input)) return [];
-    return (validate.errors ?? []).map((e) => `${e.instancePath || '(input)'} ${e.message ?? 'is invalid'}`);
+    if (!validate || validate(value)) return [];
+    return (validate.errors ?? []).map((e) => `${e.instancePath || '(value)'} ${e.message ?? 'is invalid'}`);
   };
 }

@@ -263,11 +263,18 @@ export function approveAtTerminal(state: string, id: string, answer: string, ext
 /** An approval as `holon approvals --json` prints it. */
 export interface ApprovalJson {
   id: string;
+  kind: string;
   status: string;
   channel?: string;
   mandate: string;
-  agent: string;
+  subject: { kind: string; agent?: string };
   released?: boolean;
+}
+
+/** The last JSON object a command printed after whatever it showed the human (a terminal session's output). */
+export function lastJson(output: string): unknown {
+  const start = output.lastIndexOf('\n{');
+  return JSON.parse(output.slice(start + 1));
 }
 
 /** Approvals of a state (all of them). */

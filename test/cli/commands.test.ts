@@ -11,7 +11,9 @@ import {
   EXAMPLES,
   ensureBuilt,
   holon,
+  INVOICE_FILES,
   json,
+  lastJson,
   mcpSession,
   ok,
   pool,
@@ -62,14 +64,14 @@ describe('holon commands', { concurrency: 3 }, () => {
           ['acme/table-extract', 'fastcheap/table-extract-us', 'holon-labs/invoice-pipeline', 'lena/table-extract-fr', 'quickscan/totals'],
         );
         const text = await ok(state, ['agents', 'add', path.join(EXAMPLES, 'catalog.json')]);
-        assert.match(text, /^Added acme\/table-extract 1\.4\.0$/m, 'adding the same catalog again is allowed: it replaces the entries');
+        assert.ok(text.includes('acme/table-extract 1.4.0'), 'adding the same catalog again is allowed: it replaces the entries');
 
         const budget = await json<{ mandate: string; total: MoneyJson; remaining: MoneyJson; account: { funded: MoneyJson } }[]>(state, ['budget']);
         assert.equal(budget.length, 1);
         assert.equal(budget[0]?.mandate, 'demo/sandbox');
         assert.deepEqual(budget[0]?.remaining, { amount: '5.00', currency: 'EUR' });
         assert.deepEqual(budget[0]?.account.funded, { amount: '7.50', currency: 'EUR' });
-        assert.match(await ok(state, ['verify']), /^OK: \d+ events, hash chain intact/);
+        assert.equal((await json<{ ok: boolean }>(state, ['verify'])).ok, true);
       } finally {
         cleanup();
       }
@@ -99,14 +101,12 @@ describe('holon commands', { concurrency: 3 }, () => {
     test('mandate list, show, create and edit', async () => {
       const { dir: state, cleanup } = await seededState();
       try {
-        assert.match(await ok(state, ['mandate', 'list']), /^demo\/sandbox \(active\) for Agent on demo\/sandbox$/m);
+        assert.ok((await ok(state, ['mandate', 'list'])).startsWith('demo/sandbox (active)'));
         const listed = await json<{ id: string }[]>(state, ['mandate', 'list']);
         assert.deepEqual(listed.map((m) => m.id), ['demo/sandbox']);
 
         const shown = await ok(state, ['mandate', 'show', 'demo/sandbox']);
-        assert.match(shown, /budget 5\.00 EUR, spent 0\.00 EUR, held 0\.00 EUR, remaining 5\.00 EUR/);
-        assert.match(shown, /per day 4\.00 EUR, per call 3\.50 EUR, approval above 0\.50 EUR/);
-        assert.match(shown, /data: regions EU, retention 30 days, training forbidden/);
+        for (const fact of ['5.00 EUR', '4.00 EUR', '3.50 EUR', '0.50 EUR', 'EU', '30']) assert.ok(shown.includes(fact), fact);
         const show = await json<{ id: string; budget_view: { remaining: MoneyJson; threshold: MoneyJson } }>(state, ['mandate', 'show', 'demo/sandbox']);
         assert.equal(show.id, 'demo/sandbox');
         assert.deepEqual(show.budget_view.remaining, { amount: '5.00', currency: 'EUR' });
@@ -127,9 +127,8 @@ describe('holon commands', { concurrency: 3 }, () => {
         assert.equal(edited['expires_at'], '2030-01-01T00:00:00Z');
         assert.deepEqual((edited['data'] as { regions: string[] }).regions, ['EU', 'CH']);
         const text = await ok(state, ['mandate', 'show', 'demo/second']);
-        assert.match(text, /^demo\/second \(suspended\) for Build bot$/m);
-        assert.match(text, /expires 2030-01-01T00:00:00Z/);
-        assert.match(await ok(state, ['mandate', 'edit', 'demo/second', '--status', 'active']), /^Updated demo\/second \(active\)/);
+        for (const fact of ['demo/second (suspended)', 'Build bot', '2030-01-01T00:00:00Z']) assert.ok(text.includes(fact), fact);
+        assert.equal((await json<{ status: string }>(state, ['mandate', 'edit', 'demo/second', '--status', 'active'])).status, 'active');
         assert.deepEqual((await json<{ id: string }[]>(state, ['mandate', 'list'])).map((m) => m.id).sort(), ['demo/sandbox', 'demo/second']);
       } finally {
         cleanup();
@@ -142,14 +141,15 @@ describe('holon commands', { concurrency: 3 }, () => {
       const { dir: state, cleanup } = await seededState();
       try {
         await ok(state, ['mandate', 'create', 'demo/wide', '--capabilities', '*', '--training', 'yes']);
-        type Search = { mandate: string; agents: { agent: string; version: string; decision: string; worst_case: MoneyJson | null; ranking: unknown }[]; excluded: { agent: string; reasons: string[] }[] };
+        type Search = { mandate: string; agents: { agent: string; version: string; decision: string; worst_case: MoneyJson | null; ranking: unknown }[]; excluded: { agent: string; reasons: string[]; denials: { code: string }[] }[]; total: { agents: number; excluded: number } };
 
         const list = await json<Search>(state, ['agents', 'list', '--mandate', 'demo/sandbox']);
         assert.equal(list.mandate, 'demo/sandbox');
         assert.deepEqual(list.agents.map((a) => a.agent).sort(), ['acme/table-extract', 'holon-labs/invoice-pipeline', 'lena/table-extract-fr', 'quickscan/totals']);
         assert.deepEqual(list.excluded.map((a) => a.agent), ['fastcheap/table-extract-us']);
-        assert.match(list.excluded[0]?.reasons.join('; ') ?? '', /US/);
-        assert.match(await ok(state, ['agents', 'list', '--mandate', 'demo/sandbox']), /^Excluded:\nfastcheap\/table-extract-us: data rules/m);
+        assert.deepEqual(list.excluded[0]?.denials.map((d) => d.code), ['data_regions', 'data_training']);
+        assert.deepEqual(list.total, { agents: 4, excluded: 1 });
+        assert.ok((await ok(state, ['agents', 'list', '--mandate', 'demo/sandbox'])).split('\n').some((l) => l.startsWith('fastcheap/table-extract-us: ')));
 
         const tables = await json<Search>(state, ['agents', 'search', '--capability', 'extraction.table', '--mandate', 'demo/sandbox']);
         assert.deepEqual(tables.agents.map((a) => a.agent), ['acme/table-extract', 'lena/table-extract-fr'], 'ranked by expected cost per success');
@@ -163,7 +163,8 @@ describe('holon commands', { concurrency: 3 }, () => {
           { agent: 'holon-labs/invoice-pipeline', version: '2.1.0', worst_case: { amount: '3.10', currency: 'EUR' }, decision: 'approval_required', ranking: pipelines.agents[0]?.ranking },
         ]);
         const text = await ok(state, ['agents', 'search', '--capability', 'pipeline.*', '--mandate', 'demo/sandbox']);
-        assert.match(text, /^For mandate demo\/sandbox:\nholon-labs\/invoice-pipeline +2\.1\.0 .* worst 3\.10 EUR +approval_required$/m);
+        const row = text.split('\n').find((l) => l.startsWith('holon-labs/invoice-pipeline'));
+        for (const fact of ['2.1.0', '3.10 EUR', 'approval_required']) assert.ok(row?.includes(fact), fact);
 
         const byQuery = await json<Search>(state, ['agents', 'search', 'lena', '--mandate', 'demo/sandbox']);
         assert.deepEqual(byQuery.agents.map((a) => a.agent), ['lena/table-extract-fr']);
@@ -204,22 +205,30 @@ describe('holon commands', { concurrency: 3 }, () => {
         await session.close();
 
         assert.equal(await ok(state, ['approvals']).then((t) => t.split('\n').filter((l) => l.includes(' pending ')).length), 2);
-        const pending = await json<{ id: string; status: string; agent: string }[]>(state, ['approvals']);
+        const pending = await json<{ id: string; status: string; kind: string; subject: { agent: string } }[]>(state, ['approvals']);
         assert.deepEqual(pending.map((a) => a.id).sort(), [keep, drop].sort());
-        assert.ok(pending.every((a) => a.status === 'pending' && a.agent === 'holon-labs/invoice-pipeline'));
+        assert.ok(pending.every((a) => a.status === 'pending' && a.kind === 'agent_call' && a.subject.agent === 'holon-labs/invoice-pipeline'));
 
-        assert.equal((await ok(state, ['reject', drop])).trim(), `Rejected ${drop}.`);
+        assert.deepEqual(await json(state, ['reject', drop]), { approval: drop, status: 'rejected' });
         assert.deepEqual((await json<{ id: string }[]>(state, ['approvals'])).map((a) => a.id), [keep]);
         const all = await json<{ id: string; status: string; channel?: string }[]>(state, ['approvals', '--all']);
         assert.deepEqual(all.find((a) => a.id === drop), { ...all.find((a) => a.id === drop), status: 'rejected', channel: 'cli' });
 
-        // Approve at a terminal; nobody waits any more, so the call runs here and prints its tree.
-        const approved = await approveAtTerminal(state, keep, 'y');
+        // Approve at a terminal; nobody waits any more, so the agent re-submits the call with the approval.
+        const approved = await approveAtTerminal(state, keep, 'y', ['--json']);
         assert.equal(approved.code, 0, approved.output);
-        assert.match(approved.output, new RegExp(`Approved ${keep} and ran it here:`));
-        assert.equal(approved.output.split('\n').filter((l) => l.includes('└─ ')).length, 4, approved.output);
+        assert.deepEqual(lastJson(approved.output), { approval: keep, status: 'approved', waiting_server: false });
+        const agent = await mcpSession(state, 'demo/sandbox', ['--approval-wait', '0', '--no-elicitation']);
+        try {
+          const again = structured<{ status: string; delegated_calls: number }>(
+            await agent.client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICE_FILES }, approval: keep } }),
+          );
+          assert.deepEqual([again.status, again.delegated_calls], ['succeeded', 4]);
+        } finally {
+          await agent.close();
+        }
         assert.equal((await json<{ id: string; status: string }[]>(state, ['approvals', '--all'])).find((a) => a.id === keep)?.status, 'used');
-        assert.equal((await ok(state, ['approvals'])).trim(), 'No approvals waiting.');
+        assert.deepEqual(await json(state, ['approvals']), []);
 
         type Tree = { receipt: string; status: string; agent: string; approval: string | null; total_cost: MoneyJson; children: Tree[] };
         const roots = await json<Tree[]>(state, ['receipts']);
@@ -235,20 +244,21 @@ describe('holon commands', { concurrency: 3 }, () => {
         assert.equal(one.receipt, big.receipt);
         assert.equal(one.children.length, 4);
         assert.ok(one.children.every((c) => c.status === 'succeeded' && c.children.length === 0));
+        // In text: the total, then the call and its 4 delegated calls, one line each, indented under it.
         const tree = await ok(state, ['receipts', big.receipt]);
         const lines = tree.trimEnd().split('\n');
-        assert.match(lines[0] ?? '', new RegExp(`^Total ${one.total_cost.amount.replace('.', '\\.')} EUR \\(demo/sandbox\\)$`));
-        assert.match(lines[1] ?? '', new RegExp(`^${big.receipt} holon-labs/invoice-pipeline 2\\.1\\.0 succeeded `));
-        assert.equal(lines.filter((l) => /^ {2}└─ rcpt_\S+ \S+ \S+ succeeded /.test(l)).length, 4, tree);
-        assert.match(await ok(state, ['receipts', small.receipt]), new RegExp(`^Total ${small.cost.amount.replace('.', '\\.')} EUR`));
+        assert.ok(lines[0]?.includes(`${one.total_cost.amount} EUR`), lines[0]);
+        assert.ok(lines[1]?.startsWith(`${big.receipt} holon-labs/invoice-pipeline 2.1.0 succeeded `), lines[1]);
+        assert.equal(lines.filter((l) => /^ {2}└─ rcpt_\S+ acme\/table-extract 1\.4\.0 succeeded /.test(l)).length, 4, tree);
+        assert.ok((await ok(state, ['receipts', small.receipt])).includes(`${small.cost.amount} EUR`));
 
         const [b] = await json<{ mandate: string; spent: MoneyJson; held: MoneyJson; remaining: MoneyJson }[]>(state, ['budget', 'demo/sandbox']);
         const spent = units(small.cost.amount) + units(one.total_cost.amount);
         assert.equal(units(b?.spent.amount ?? ''), spent, 'spent is exactly what the receipts cost');
         assert.equal(units(b?.held.amount ?? ''), 0n);
         assert.equal(units(b?.remaining.amount ?? ''), 5_000_000n - spent);
-        assert.match(await ok(state, ['budget']), /^demo\/sandbox \(active\)/);
-        assert.match(await ok(state, ['verify']), /^OK: /);
+        assert.ok((await ok(state, ['budget'])).startsWith('demo/sandbox (active)'));
+        assert.equal((await json<{ ok: boolean }>(state, ['verify'])).ok, true);
       } finally {
         await session.close();
         cleanup();

@@ -2,11 +2,15 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { addAgent, createMandate, decideApproval, fund, readCatalog, setFx, updateMandate } from '../../src/core/admin.ts';
+import { addAgent, readCatalog } from '../../src/core/market/catalog.ts';
+import { createMandate, patchMandate } from '../../src/core/mandates.ts';
+import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { fund } from '../../src/core/spend.ts';
+import { setFx } from '../../src/core/fx.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import type { HolonErrorReason } from '../../src/core/errors.ts';
 import { openState } from '../../src/core/holon.ts';
-import type { FileJournal } from '../../src/core/journal.ts';
+import type { EventStore } from '../../src/core/journal.ts';
 import { JOURNAL_FILE } from '../../src/core/journal.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { EXAMPLES, tempDir, TestClock } from '../helpers.ts';
@@ -18,7 +22,7 @@ after(() => {
   for (const c of cleanups) c();
 });
 
-function fresh(): { dir: string; j: FileJournal<HolonState> } {
+function fresh(): { dir: string; j: EventStore<HolonState> } {
   const t = tempDir('holon-admin-');
   cleanups.push(t.cleanup);
   const dir = path.join(t.dir, 'state');
@@ -28,7 +32,7 @@ function fresh(): { dir: string; j: FileJournal<HolonState> } {
 }
 
 /** `fn` is refused with `reason`; the journal file (bytes) and the folded state are exactly as before. */
-async function refused(dir: string, j: FileJournal<HolonState>, fn: () => Promise<unknown>, reason: HolonErrorReason, re?: RegExp): Promise<void> {
+async function refused(dir: string, j: EventStore<HolonState>, fn: () => Promise<unknown>, reason: HolonErrorReason, re?: RegExp): Promise<void> {
   const file = path.join(dir, JOURNAL_FILE);
   const bytes = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
   const seq = j.seq;
@@ -102,15 +106,15 @@ describe('admin: what only the human does', () => {
     ]) {
       await refused(dir, j, () => createMandate(j, clock, 'demo/other', input), 'invalid_input');
     }
-    await refused(dir, j, () => updateMandate(j, clock, 'demo/nope', {}), 'not_found');
-    await refused(dir, j, () => updateMandate(j, clock, 'demo/sandbox', { budget: { total: '0' } }), 'invalid_input');
+    await refused(dir, j, () => patchMandate(j, clock, 'demo/nope', {}), 'not_found');
+    await refused(dir, j, () => patchMandate(j, clock, 'demo/sandbox', { budget: { total: '0' } }), 'invalid_input');
   });
 
-  test('updateMandate changes only what is given', async () => {
+  test('patchMandate changes only what is given', async () => {
     const { j } = fresh();
     await createMandate(j, clock, 'demo/sandbox', { budget: { total: '9', per_day: '2', per_call: '1' }, data: { regions: ['EU'], retention_days: 3, training: false } });
     clock.advance(1000);
-    const m = await updateMandate(j, clock, 'demo/sandbox', { budget: { per_call: '1.5' }, data: { training: true } });
+    const m = await patchMandate(j, clock, 'demo/sandbox', { budget: { per_call: '1.5' }, data: { training: true } });
     assert.deepEqual(m.budget, { total: '9', per_day: '2', per_call: '1.5' });
     assert.deepEqual(m.data, { regions: ['EU'], retention_days: 3, training: true });
     assert.notEqual(m.updated_at, m.created_at);
@@ -133,7 +137,7 @@ describe('admin: what only the human does', () => {
       ],
       result: undefined,
     }));
-    await refused(dir, j, () => updateMandate(j, clock, 'demo/sandbox', { currency: 'USD' }), 'conflict', /currency cannot change/);
+    await refused(dir, j, () => patchMandate(j, clock, 'demo/sandbox', { currency: 'USD' }), 'conflict', /currency cannot change/);
   });
 
   test('setFx: two different valid currencies and a positive rate', async () => {

@@ -2,12 +2,14 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { addAgent, createMandate, fund } from '../../src/core/admin.ts';
+import { addAgent } from '../../src/core/market/catalog.ts';
+import { createMandate } from '../../src/core/mandates.ts';
+import { fund } from '../../src/core/spend.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import type { HolonErrorReason } from '../../src/core/errors.ts';
-import type { AgentRunner, AgentRunResult } from '../../src/core/gateway.ts';
-import { Gateway } from '../../src/core/gateway.ts';
+import type { AgentRunner, AgentRunResult } from '../../src/core/market/gateway.ts';
+import { Gateway } from '../../src/core/market/gateway.ts';
 import type { EventStore } from '../../src/core/journal.ts';
 import { MemoryStore } from '../../src/core/memoryStore.ts';
 import type { Manifest } from '../../src/core/model.ts';

@@ -3,10 +3,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { createMandate, fund, setFx } from '../../src/core/admin.ts';
+import { createMandate } from '../../src/core/mandates.ts';
+import { fund } from '../../src/core/spend.ts';
+import { setFx } from '../../src/core/fx.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
-import { openState } from '../../src/core/holon.ts';
+import { openFileJournal } from '../../src/core/holon.ts';
 import type { JournalEvent } from '../../src/core/journal.ts';
 import { checkpointMessage, eventHash, FileJournal, JOURNAL_FILE, parseEventLine, SNAPSHOT_FILE } from '../../src/core/journal.ts';
 import { loadOrCreateSigner, verifySignature } from '../../src/core/keys.ts';
@@ -31,7 +33,7 @@ function newDir(): string {
 }
 
 function open(dir: string, extra: { watch?: boolean; snapshotEvery?: number } = {}): FileJournal<HolonState> {
-  const j = openState(dir, { clock, logger: silentLogger, durable: false, watch: false, ...extra });
+  const j = openFileJournal(dir, { clock, logger: silentLogger, durable: false, watch: false, ...extra });
   journals.push(j);
   return j;
 }

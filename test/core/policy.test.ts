@@ -1,25 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createMandate, fund, setFx, updateMandate } from '../../src/core/admin.ts';
+import { createMandate, patchMandate } from '../../src/core/mandates.ts';
+import { fund } from '../../src/core/spend.ts';
+import { setFx } from '../../src/core/fx.ts';
 import type { AgentEntry, Mandate } from '../../src/core/model.ts';
 import * as M from '../../src/core/money.ts';
-import {
-  allowedFor,
-  budgetOf,
-  callablePatterns,
-  capabilityMatches,
-  compareRankings,
-  convertTo,
-  costOf,
-  limitReasons,
-  MAX_DELEGATION_DEPTH,
-  mandateReasons,
-  MEASURED_RUNS_TO_TRUST,
-  ownWorstCase,
-  rankingOf,
-  staticReasons,
-  worstCase,
-} from '../../src/core/policy.ts';
+import type { WorstCase } from '../../src/core/market/policy.ts';
+import { compareRankings, costOf, MAX_DELEGATION_DEPTH, MEASURED_RUNS_TO_TRUST, ownWorstCase, rankingOf, staticDenials } from '../../src/core/market/policy.ts';
+import { marketIndex } from '../../src/core/market/marketIndex.ts';
+import { mandateDenials } from '../../src/core/mandates.ts';
+import { budgetOf, limitDenials } from '../../src/core/spend.ts';
+import { callablePatterns, capabilityMatches } from '../../src/core/capabilities.ts';
+import { convertTo } from '../../src/core/fx.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { ACME, addSynthetic, failed, FASTCHEAP, FILE_A, LENA, MANDATE, manifest, ok, PIPELINE, QUICKSCAN, u, wideMandate, withWorld } from './fixtures.ts';
 
@@ -33,10 +25,14 @@ const mandateOf = (s: HolonState, id = MANDATE): Mandate => {
   assert.ok(m, `mandate ${id}`);
   return m;
 };
-const amount = (w: ReturnType<typeof worstCase>): string => {
-  assert.ok(w.ok, w.ok ? '' : w.reason);
+const worstCase = (s: HolonState, m: Mandate, e: AgentEntry): WorstCase => marketIndex(s, m).worstCase(e);
+const allowedFor = (s: HolonState, m: Mandate, capability: string): AgentEntry[] => marketIndex(s, m).allowedFor(capability);
+const codes = (ds: { code: string }[]): string[] => ds.map((d) => d.code);
+const amount = (w: WorstCase): string => {
+  assert.ok(w.ok, w.ok ? '' : JSON.stringify(w.denial));
   return M.format(w.amount);
 };
+const eur = (amount: string): { amount: string; currency: string } => ({ amount, currency: 'EUR' });
 
 describe('capabilityMatches', () => {
   test('"*", "prefix.*" and exact names', () => {
@@ -63,16 +59,16 @@ describe('capabilityMatches', () => {
   });
 });
 
-describe('staticReasons', () => {
-  test('the demo agents: allowed ones have no reasons; fastcheap breaks the region and training rules', () =>
+describe('staticDenials', () => {
+  test('the demo agents: allowed ones have no denials; fastcheap breaks the region and training rules', () =>
     withWorld(async ({ store }) => {
       const s = store.state;
       const m = mandateOf(s);
-      for (const id of [ACME, LENA, PIPELINE, QUICKSCAN]) assert.deepEqual(staticReasons(s, m, entry(s, id)), [], id);
-      const reasons = staticReasons(s, m, entry(s, FASTCHEAP));
-      assert.equal(reasons.length, 2, reasons.join(' | '));
-      assert.match(reasons[0] ?? '', /processes data in US; the mandate allows only EU/);
-      assert.match(reasons[1] ?? '', /training/);
+      for (const id of [ACME, LENA, PIPELINE, QUICKSCAN]) assert.deepEqual(staticDenials(s, m, entry(s, id)), [], id);
+      assert.deepEqual(staticDenials(s, m, entry(s, FASTCHEAP)), [
+        { code: 'data_regions', params: { regions: ['US'], allowed: ['EU'] } },
+        { code: 'data_training', params: {} },
+      ]);
     }));
 
   test('retention above the mandate’s limit, and capabilities outside its scope', () =>
@@ -81,13 +77,11 @@ describe('staticReasons', () => {
       await addSynthetic(store, clock, manifest('x/translate', ['translation.text']));
       const s = store.state;
       const m = mandateOf(s);
-      assert.deepEqual(staticReasons(s, m, entry(s, 'x/keeper')), ['data rules: retains data 31 days; the mandate allows at most 30']);
-      const scope = staticReasons(s, m, entry(s, 'x/translate'));
-      assert.equal(scope.length, 1);
-      assert.match(scope[0] ?? '', /translation\.text are outside the mandate's scope \(extraction\.\*, pipeline\.\*\)/);
+      assert.deepEqual(staticDenials(s, m, entry(s, 'x/keeper')), [{ code: 'data_retention', params: { days: 31, max: 30 } }]);
+      assert.deepEqual(staticDenials(s, m, entry(s, 'x/translate')), [{ code: 'agent_out_of_scope', params: { capabilities: ['translation.text'], allowed: ['extraction.*', 'pipeline.*'] } }]);
       // Without market.call nothing can be called.
-      await updateMandate(store, clock, MANDATE, { capabilities: [{ name: 'hr.propose' }] });
-      assert.match(staticReasons(store.state, mandateOf(store.state), entry(store.state, ACME)).join(), /does not grant market\.call/);
+      await patchMandate(store, clock, MANDATE, { capabilities: [{ name: 'hr.propose' }] });
+      assert.deepEqual(staticDenials(store.state, mandateOf(store.state), entry(store.state, ACME)), [{ code: 'capability_missing', params: { capability: 'market.call' } }]);
     }));
 
   test('a price in a currency without a rate excludes the agent: its cost is unknown, never zero', () =>
@@ -96,7 +90,7 @@ describe('staticReasons', () => {
       const s = store.state;
       const m = mandateOf(s);
       const e = entry(s, 'x/pounds');
-      assert.match(staticReasons(s, m, e).join(), /its price is in GBP and no GBP→EUR rate is set/);
+      assert.deepEqual(staticDenials(s, m, e), [{ code: 'no_rate', params: { from: 'GBP', to: 'EUR' } }]);
       assert.equal(convertTo(s, M.money('0.01', 'GBP'), 'EUR'), undefined);
       const w = worstCase(s, m, e);
       assert.equal(w.ok, false);
@@ -112,7 +106,7 @@ describe('staticReasons', () => {
       assert.ok(!search.agents.some((v) => v.entry.manifest.id === 'x/pounds'));
       // Once the human sets a rate, it converts (rounding up) and the agent is allowed.
       await setFx(store, 'GBP', 'EUR', '1.17');
-      assert.deepEqual(staticReasons(store.state, m, e), []);
+      assert.deepEqual(staticDenials(store.state, m, e), []);
       assert.equal(amount(worstCase(store.state, m, e)), '0.0117 EUR');
     }));
 });
@@ -176,12 +170,12 @@ describe('worstCase', () => {
       const s = store.state;
       const m = mandateOf(s, 'wide/any');
       const w = worstCase(s, m, entry(s, 'loop/one'));
-      assert.deepEqual(w, { ok: false, reason: 'delegation cycle: loop/one → loop/two → loop/one' });
-      assert.deepEqual(worstCase(s, m, entry(s, 'loop/self')), { ok: false, reason: 'delegation cycle: loop/self → loop/self' });
+      assert.deepEqual(w, { ok: false, denial: { code: 'delegation_cycle', params: { chain: ['loop/one', 'loop/two', 'loop/one'] } } });
+      assert.deepEqual(worstCase(s, m, entry(s, 'loop/self')), { ok: false, denial: { code: 'delegation_cycle', params: { chain: ['loop/self', 'loop/self'] } } });
       const before = store.seq;
       const out = await gateway.call('wide/any', { agent: 'loop/one', input: {} });
       assert.equal(out.kind, 'denied');
-      assert.match(out.receipt.reasons.join(), /delegation cycle/);
+      assert.deepEqual(codes(out.receipt.denials), ['delegation_cycle']);
       assert.equal(store.seq, before + 1);
       assert.equal(runner.calls.length, 0);
       assert.equal(gateway.describe('wide/any', 'loop/two').decision, 'deny');
@@ -200,7 +194,7 @@ describe('worstCase', () => {
       // l2 → l3 → l4 → l5 is 4 levels: 0.01 × (1 + 2 + 4 + 8).
       assert.equal(amount(worstCase(s, m, entry(s, 'chain/l2'))), '0.15 EUR');
       const w = worstCase(s, m, entry(s, 'chain/l1'));
-      assert.deepEqual(w, { ok: false, reason: `delegation deeper than ${MAX_DELEGATION_DEPTH} levels` });
+      assert.deepEqual(w, { ok: false, denial: { code: 'delegation_depth', params: { max: MAX_DELEGATION_DEPTH } } });
     }));
 });
 
@@ -248,7 +242,7 @@ describe('budgetOf', () => {
       assert.equal(M.format(after.remaining), '0.0724 EUR');
       assert.equal(M.format(after.spent), '0.0276 EUR', 'the mandate itself spent no more');
       // And so acme (worst case 0.172) no longer fits.
-      assert.match(limitReasons(after, M.money('0.172', 'EUR'), undefined).join(), /above the remaining budget 0\.0724 EUR/);
+      assert.deepEqual(limitDenials(after, M.money('0.172', 'EUR'), undefined), [{ code: 'over_budget', params: { amount: eur('0.172'), remaining: eur('0.0724') } }]);
     }));
 
   test('per day: what was spent today counts; tomorrow starts afresh', () =>
@@ -274,18 +268,18 @@ describe('budgetOf', () => {
       assert.equal(b.per_day, null);
       assert.equal(b.remaining_today, null);
       assert.equal(b.per_call, null);
-      assert.deepEqual(limitReasons(b, M.money('3.10', 'EUR'), undefined), []);
-      assert.equal(limitReasons(b, M.money('3.10', 'EUR'), M.money('3.09', 'EUR')).length, 1);
-      assert.deepEqual(limitReasons(b, M.money('3.10', 'EUR'), M.money('3.10', 'EUR')), [], 'a worst case equal to a limit fits');
+      assert.deepEqual(limitDenials(b, M.money('3.10', 'EUR'), undefined), []);
+      assert.deepEqual(codes(limitDenials(b, M.money('3.10', 'EUR'), M.money('3.09', 'EUR'))), ['over_max_cost']);
+      assert.deepEqual(limitDenials(b, M.money('3.10', 'EUR'), M.money('3.10', 'EUR')), [], 'a worst case equal to a limit fits');
     }, { perDay: null, perCall: null }));
 
-  test('mandateReasons: status and expiry', () => {
-    const m = { status: 'active', expires_at: '2026-11-29T10:00:00.000Z' } as Mandate;
+  test('mandateDenials: status and expiry', () => {
+    const m = { id: MANDATE, status: 'active', expires_at: '2026-11-29T10:00:00.000Z' } as Mandate;
     const t = Date.parse('2026-11-29T10:00:00.000Z');
-    assert.deepEqual(mandateReasons(m, t - 1), []);
-    assert.deepEqual(mandateReasons(m, t), ['the mandate expired at 2026-11-29T10:00:00.000Z']);
-    assert.deepEqual(mandateReasons({ ...m, status: 'suspended', expires_at: null }, t), ['the mandate is suspended']);
-    assert.deepEqual(mandateReasons({ ...m, status: 'revoked', expires_at: null }, t), ['the mandate is revoked']);
+    assert.deepEqual(mandateDenials(m, t - 1), []);
+    assert.deepEqual(mandateDenials(m, t), [{ code: 'mandate_expired', params: { mandate: MANDATE, expires_at: '2026-11-29T10:00:00.000Z' } }]);
+    assert.deepEqual(mandateDenials({ ...m, status: 'suspended', expires_at: null }, t), [{ code: 'mandate_inactive', params: { mandate: MANDATE, status: 'suspended' } }]);
+    assert.deepEqual(mandateDenials({ ...m, status: 'revoked', expires_at: null }, t), [{ code: 'mandate_inactive', params: { mandate: MANDATE, status: 'revoked' } }]);
   });
 });
 
@@ -298,6 +292,7 @@ describe('rankingOf', () => {
         basis: 'declared',
         success_rate: '0.97',
         mean_cost: { amount: '0.0268', currency: 'EUR' },
+        key: u('0.027629'),
       });
       // Runs: success, success, charged failure, success, success (each one page: 0.0238).
       const results = [ok(1), ok(1), failed('no_table_found', 1), ok(1), ok(1)];
@@ -315,6 +310,7 @@ describe('rankingOf', () => {
         basis: 'measured',
         success_rate: '0.80',
         mean_cost: { amount: '0.0238', currency: 'EUR' },
+        key: u('0.02975'),
       });
     }));
 
@@ -323,21 +319,21 @@ describe('rankingOf', () => {
       await addSynthetic(store, clock, manifest('x/plain', ['extraction.table'], { price: { currency: 'EUR', per_call: '0.03' } }));
       const s = store.state;
       const m = mandateOf(s);
-      assert.deepEqual(rankingOf(s, m, entry(s, 'x/plain')), { expected_cost_per_success: { amount: '0.03', currency: 'EUR' }, basis: 'price', success_rate: '1.00', mean_cost: { amount: '0.03', currency: 'EUR' } });
+      assert.deepEqual(rankingOf(s, m, entry(s, 'x/plain')), { expected_cost_per_success: { amount: '0.03', currency: 'EUR' }, basis: 'price', success_rate: '1.00', mean_cost: { amount: '0.03', currency: 'EUR' }, key: u('0.03') });
       // 0.0096 USD × 0.92 = 0.008832 EUR, / 0.88 = 0.0100363… → 0.010037.
       assert.deepEqual(rankingOf(s, m, entry(s, QUICKSCAN)).expected_cost_per_success, { amount: '0.010037', currency: 'EUR' });
       const found = gateway.search(MANDATE, { capability: 'extraction.*' });
       assert.deepEqual(found.agents.map((v) => v.entry.manifest.id), [QUICKSCAN, ACME, 'x/plain', LENA]);
       assert.deepEqual(found.excluded.map((v) => v.entry.manifest.id), [FASTCHEAP]);
       assert.equal(found.excluded[0]?.decision, 'deny');
-      assert.equal(found.excluded[0]?.reasons.length, 2);
+      assert.deepEqual(codes(found.excluded[0]?.denials ?? []), ['data_regions', 'data_training']);
       const all = gateway.search(MANDATE, {});
       assert.equal(all.agents.find((v) => v.entry.manifest.id === PIPELINE)?.decision, 'approval_required');
       assert.equal(all.agents.find((v) => v.entry.manifest.id === PIPELINE)?.worst_case?.amount, '3.10');
     }));
 
   test('compareRankings puts unknown costs last, then orders by id', () => {
-    const r = (amount: string | null): ReturnType<typeof rankingOf> => ({ expected_cost_per_success: amount ? { amount, currency: 'EUR' } : null, basis: 'price', success_rate: null, mean_cost: null });
+    const r = (amount: string | null): ReturnType<typeof rankingOf> => ({ expected_cost_per_success: amount ? { amount, currency: 'EUR' } : null, basis: 'price', success_rate: null, mean_cost: null, key: amount ? u(amount) : null });
     const items = [
       { id: 'c', ranking: r(null) },
       { id: 'b', ranking: r('0.02') },

@@ -1,7 +1,7 @@
 /** The editor host's pure logic (no vscode): protocol states, the mandate form, inbound validation. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { decideApproval } from '../../src/core/admin.ts';
+import { decideApproval } from '../../src/core/approvals/flow.ts';
 import { parseHolonViewCommand, parseMandateEditorCommand, parseReceiptsCommand } from '../../src/editor/inbound.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
 import { holonViewState, receiptsState } from '../../src/editor/views.ts';

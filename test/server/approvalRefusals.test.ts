@@ -5,10 +5,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { addAgent, createMandate, decideApproval } from '../../src/core/admin.ts';
+import { addAgent } from '../../src/core/market/catalog.ts';
+import { createMandate } from '../../src/core/mandates.ts';
+import { decideApproval } from '../../src/core/approvals/flow.ts';
 import { HolonError } from '../../src/core/errors.ts';
-import { APPROVAL_TTL_MS } from '../../src/core/gateway.ts';
+import { APPROVAL_TTL_MS } from '../../src/core/approvals/model.ts';
 import { connect, demoRuntime, INVOICES } from '../helpers.ts';
+import type { CallResult } from './support.ts';
 import { assertDeniedOnly, callAgent, callTool, money, plus, structured, textOf, typesAfter } from './support.ts';
 
 const PIPELINE = 'holon-labs/invoice-pipeline';
@@ -27,6 +30,14 @@ async function askAndApprove(job: Record<string, unknown> = JOB): Promise<{ id: 
   const id = pending.approval ?? '';
   await decideApproval(env.runtime.store, env.clock, id, 'approved', 'cli');
   return { id, receipt: pending.receipt };
+}
+
+/** The bound fields a refused re-use names as different. */
+function mismatchedFields(r: CallResult): string[] {
+  const d = r.denials[0];
+  assert.equal(r.denials.length, 1, JSON.stringify(r.denials));
+  assert.equal(d?.code, 'approval_mismatch');
+  return (d.params['mismatches'] as { field: string }[]).map((m) => m.field);
 }
 
 async function status(id: string): Promise<string> {
@@ -58,7 +69,7 @@ test('an approval is refused for another input', async () => {
   for (const input of [{ files: INVOICES.slice(0, 3) }, { files: [...INVOICES].reverse() }, { files: INVOICES, note: 'x' }]) {
     const r = await callAgent(client, { agent: PIPELINE, input, approval: approved.id });
     assert.equal(r.status, 'denied', JSON.stringify(input));
-    assert.deepEqual(r.reasons, [`approval ${approved.id} was given for a different input`]);
+    assert.deepEqual(mismatchedFields(r), ['input_sha256']);
     assert.notEqual(r.receipt, approved.receipt, 'a refusal gets its own receipt');
   }
   assert.deepEqual(typesAfter(env.runtime, seq), ['call.denied', 'call.denied', 'call.denied']);
@@ -71,7 +82,7 @@ test('an approval is refused for another agent, even one under the threshold', a
   const before = money(env.runtime);
   const r = await callAgent(client, { agent: 'acme/table-extract', input: { file: INVOICES[0] }, approval: approved.id });
   assert.equal(r.status, 'denied');
-  assert.deepEqual(r.reasons, [`approval ${approved.id} is for agent ${PIPELINE}, not acme/table-extract`, `approval ${approved.id} was given for a different input`]);
+  assert.deepEqual(mismatchedFields(r), ['agent', 'version', 'input_sha256']);
   assertDeniedOnly(env.runtime, seq, before);
 });
 
@@ -80,7 +91,7 @@ test('an approval is refused under another mandate, which cannot even see it', a
   const before = { sandbox: money(env.runtime), other: money(env.runtime, OTHER) };
   const r = await callAgent(other, { ...JOB, approval: approved.id });
   assert.equal(r.status, 'denied');
-  assert.deepEqual(r.reasons, ['approval not found under this mandate']);
+  assert.deepEqual(r.denials, [{ code: 'approval_not_found', params: { approval: approved.id } }]);
   assert.deepEqual(typesAfter(env.runtime, seq), ['call.denied']);
   assert.deepEqual(money(env.runtime), before.sandbox);
   assert.deepEqual(money(env.runtime, OTHER), before.other);
@@ -103,7 +114,7 @@ test('an approval is refused for another version of the same agent', async () =>
     const before = money(env.runtime);
     const r = await callAgent(client, { ...JOB, approval: approved.id });
     assert.equal(r.status, 'denied');
-    assert.deepEqual(r.reasons, [`approval ${approved.id} is for ${PIPELINE} version 2.1.0, not 2.1.1`]);
+    assert.deepEqual(r.denials, [{ code: 'approval_mismatch', params: { approval: approved.id, mismatches: [{ field: 'version', approved: '2.1.0', requested: '2.1.1' }] } }]);
     assertDeniedOnly(env.runtime, seq, before);
   } finally {
     await addAgent(env.runtime.store, env.clock, original, entry.endpoint, 'test');
@@ -116,7 +127,7 @@ test('an unknown approval id is refused', async () => {
   const before = money(env.runtime);
   const r = await callAgent(client, { ...JOB, approval: 'apr_madeup' });
   assert.equal(r.status, 'denied');
-  assert.deepEqual(r.reasons, ['approval not found']);
+  assert.deepEqual(r.denials, [{ code: 'approval_not_found', params: { approval: 'apr_madeup' } }]);
   assertDeniedOnly(env.runtime, seq, before);
 });
 
@@ -130,7 +141,7 @@ test('an approval is used once: of two concurrent re-submissions one runs, and a
   assert.equal(runs[0]?.receipt, approved.receipt);
   assert.deepEqual(runs[0]?.cost, { amount: '0.1906', currency: 'EUR' });
   // The first one marks the approval used when it holds, before the second is decided: the agent is told so.
-  assert.deepEqual(refused[0]?.reasons, [`approval ${approved.id} was already used by receipt ${approved.receipt}`]);
+  assert.deepEqual(refused[0]?.denials, [{ code: 'approval_used', params: { approval: approved.id, used_by: approved.receipt } }]);
   const after = money(env.runtime);
   assert.equal(after.held, '0.00');
   assert.equal(after.spent, plus(before.spent, '0.1906'), 'charged once');
@@ -138,7 +149,7 @@ test('an approval is used once: of two concurrent re-submissions one runs, and a
   const seq = env.runtime.store.seq;
   const third = await callAgent(client, { ...JOB, approval: approved.id });
   assert.equal(third.status, 'denied');
-  assert.deepEqual(third.reasons, [`approval ${approved.id} was already used by receipt ${approved.receipt}`]);
+  assert.deepEqual(third.denials, [{ code: 'approval_used', params: { approval: approved.id, used_by: approved.receipt } }]);
   assertDeniedOnly(env.runtime, seq, after);
   assert.equal(await status(approved.id), 'used');
 });
@@ -158,7 +169,7 @@ test('an approval expires 30 minutes after it was asked for, approved or not', a
   const r = await callAgent(client, { ...JOB, approval: late.id });
   assert.equal(r.status, 'denied');
   const expiresAt = env.runtime.store.state.approvals[late.id]?.expires_at;
-  assert.deepEqual(r.reasons, [`approval ${late.id} expired at ${expiresAt}`]);
+  assert.deepEqual(r.denials, [{ code: 'approval_expired', params: { approval: late.id, expires_at: expiresAt } }]);
   assertDeniedOnly(env.runtime, seq, before);
   env.clock.advance(60_000);
   assert.equal(await status(late.id), 'expired');

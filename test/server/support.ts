@@ -4,12 +4,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { addAgent } from '../../src/core/admin.ts';
+import { addAgent } from '../../src/core/market/catalog.ts';
 import type { Clock } from '../../src/core/deps.ts';
 import type { JournalEvent } from '../../src/core/journal.ts';
 import { JOURNAL_FILE } from '../../src/core/journal.ts';
 import * as M from '../../src/core/money.ts';
-import { budgetOf } from '../../src/core/policy.ts';
+import { budgetOf } from '../../src/core/spend.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { MANDATE } from '../helpers.ts';
 
@@ -26,6 +26,7 @@ export interface CallResult {
   delegated_calls: number;
   approval: string | null;
   reasons: string[];
+  denials: { code: string; params: Record<string, unknown>; agent?: string }[];
   error: { code: string; message: string; charged: boolean } | null;
   output: string | null;
 }
@@ -84,7 +85,7 @@ export function plus(a: string, ...more: string[]): string {
 
 /** Events appended to the state folder's journal after `seq`, read from the file itself. */
 export function eventsAfter(runtime: Runtime, seq: number): JournalEvent[] {
-  const text = fs.readFileSync(path.join(runtime.store.dir, JOURNAL_FILE), 'utf8');
+  const text = fs.readFileSync(path.join(runtime.stateDir, JOURNAL_FILE), 'utf8');
   return text
     .split('\n')
     .filter((l) => l.length > 0)
@@ -131,7 +132,8 @@ export async function addEchoAgent(runtime: Runtime, clock: Clock): Promise<void
         properties: { text: { type: 'string' }, mode: { type: 'string', enum: ['text', 'structured', 'error', 'hold'] } },
         required: ['text'],
       },
-      output_schema: { type: 'object', properties: { text: { type: 'string' } } },
+      // It answers in text, or as {text} in structured mode.
+      output_schema: { anyOf: [{ type: 'string' }, { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }] },
       errors: [],
       price: { currency: 'EUR', per_call: '0.001' },
       data_policy: { regions: ['EU'], retention_days: 0, training: false },

@@ -45,7 +45,10 @@ test('tools/list offers exactly the six market tools, each with an input and an 
   const call = tools.find((t) => t.name === 'call_agent');
   assert.ok(call);
   assert.deepEqual(Object.keys(call.inputSchema.properties ?? {}).sort(), ['agent', 'approval', 'capability', 'input', 'max_cost']);
-  assert.deepEqual(call.inputSchema.required, ['input']);
+  // Every property is listed as required, the optional ones as nullable: what strict function callers accept.
+  assert.deepEqual([...(call.inputSchema.required ?? [])].sort(), ['agent', 'approval', 'capability', 'input', 'max_cost']);
+  const props = call.inputSchema.properties as Record<string, { anyOf?: { type?: string }[] }>;
+  for (const optional of ['agent', 'approval', 'capability', 'max_cost']) assert.ok(props[optional]?.anyOf?.some((b) => b.type === 'null'), `${optional} is nullable`);
   // No tool approves anything: there is no argument or tool through which the agent could decide.
   assert.ok(!tools.some((t) => /^(approve|decide|reject)/.test(t.name)));
   const getBudget = tools.find((t) => t.name === 'get_budget');
@@ -95,4 +98,62 @@ test('every tool schema matches the committed snapshot', () => {
     saved,
     'the tools changed: review the difference and run with UPDATE_SNAPSHOTS=1 to accept it',
   );
+});
+
+test('the server says its tool list never changes', () => {
+  assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
+});
+
+/**
+ * The portability rules clients apply to tool schemas: the MCP Inspector's schema lint (no `type`
+ * arrays, no schema without a single constraint, no bare `true`/`false`, no remote `$ref`), and what
+ * strict function-calling consumers accept for inputs (no `$schema`; on every object with properties,
+ * `additionalProperties: false` and every property required).
+ */
+function portabilityProblems(schema: unknown, where: string, input: boolean, out: string[] = []): string[] {
+  const CONSTRAINTS = ['type', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'not', '$ref', 'properties', 'items', 'additionalProperties', 'pattern', 'format', 'required', 'minimum', 'maximum', 'minLength', 'maxLength', 'propertyNames', 'prefixItems'];
+  if (typeof schema === 'boolean') {
+    out.push(`${where}: a bare ${schema}`);
+    return out;
+  }
+  if (typeof schema !== 'object' || schema === null) return out;
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s['type'])) out.push(`${where}: type is an array`);
+  if (!CONSTRAINTS.some((k) => k in s)) out.push(`${where}: no constraint at all`);
+  if (typeof s['$ref'] === 'string' && !s['$ref'].startsWith('#')) out.push(`${where}: remote $ref`);
+  if ('$schema' in s) out.push(`${where}: $schema`);
+  if (input && s['type'] === 'object' && s['properties'] && typeof s['properties'] === 'object') {
+    if (s['additionalProperties'] !== false) out.push(`${where}: additionalProperties is not false`);
+    const keys = Object.keys(s['properties']).sort();
+    if (JSON.stringify([...((s['required'] as string[] | undefined) ?? [])].sort()) !== JSON.stringify(keys)) out.push(`${where}: not every property is required`);
+  }
+  for (const [k, v] of Object.entries(s)) {
+    if (['properties', '$defs', 'definitions', 'patternProperties'].includes(k) && v && typeof v === 'object') {
+      for (const [name, child] of Object.entries(v)) portabilityProblems(child, `${where}.${k}.${name}`, input, out);
+    } else if (['anyOf', 'oneOf', 'allOf', 'prefixItems'].includes(k) && Array.isArray(v)) {
+      v.forEach((child, i) => portabilityProblems(child, `${where}.${k}[${i}]`, input, out));
+    } else if (['items', 'not', 'propertyNames'].includes(k) || (k === 'additionalProperties' && typeof v === 'object')) {
+      portabilityProblems(v, `${where}.${k}`, input, out);
+    }
+  }
+  return out;
+}
+
+test('every schema is portable: no type arrays, no empty schemas, strict-client inputs', () => {
+  const problems = tools.flatMap((t) => [...portabilityProblems(t.inputSchema, `${t.name}.input`, true), ...portabilityProblems(t.outputSchema, `${t.name}.output`, false)]);
+  assert.deepEqual(problems, []);
+  // The checker itself finds what it looks for.
+  assert.deepEqual(portabilityProblems({ type: 'object', properties: { a: { type: ['string', 'null'] }, b: {} } }, 'x', true), [
+    'x: additionalProperties is not false',
+    'x: not every property is required',
+    'x.properties.a: type is an array',
+    'x.properties.b: no constraint at all',
+  ]);
+});
+
+test('an optional argument given as null is read as not given', async () => {
+  const r = await client.callTool({ name: 'search_agents', arguments: { query: null, capability: 'extraction.table', limit: null } });
+  assert.notEqual(r.isError, true, JSON.stringify(r.content));
+  const s = r.structuredContent as { agents: { agent: string }[] };
+  assert.deepEqual(s.agents.map((a) => a.agent), ['acme/table-extract', 'lena/table-extract-fr']);
 });

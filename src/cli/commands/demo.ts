@@ -4,22 +4,25 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { addAgent, createMandate, fund, readCatalog, setFx } from '../core/admin.ts';
-import { silentLogger, systemClock } from '../core/deps.ts';
-import { HolonError } from '../core/errors.ts';
-import { JOURNAL_FILE } from '../core/journal.ts';
-import { openState } from '../core/holon.ts';
-import { copyExampleFiles } from '../core/demoFiles.ts';
-import type { Approval } from '../core/model.ts';
-import type { Command } from './args.ts';
-import { HOLON_VERSION } from '../core/version.ts';
+import type { Approval } from '../../core/approvals/model.ts';
+import { copyExampleFiles } from '../../core/demoFiles.ts';
+import { silentLogger, systemClock } from '../../core/deps.ts';
+import { HolonError } from '../../core/errors.ts';
+import { setFx } from '../../core/fx.ts';
+import { openState } from '../../core/holon.ts';
+import { JOURNAL_FILE } from '../../core/journal.ts';
+import { createMandate } from '../../core/mandates.ts';
+import { addAgent, readCatalog } from '../../core/market/catalog.ts';
+import { fund } from '../../core/spend.ts';
+import { HOLON_VERSION } from '../../core/version.ts';
+import type { Command } from '../args.ts';
 
 const MARKER = '.holon-demo';
 const MANDATE = 'demo/sandbox';
 
-/** The demo catalog, beside the bundle (dist/../examples) or the sources (src/cli/../../examples). */
-export function examplesDir(): string {
-  const candidates = [path.resolve(__dirname, '..', 'examples'), path.resolve(__dirname, '..', '..', 'examples')];
+/** The demo catalog, beside the bundle (dist/../examples) or the sources (src/cli/commands/../../../examples). */
+function examplesDir(): string {
+  const candidates = [path.resolve(__dirname, '..', 'examples'), path.resolve(__dirname, '..', '..', '..', 'examples')];
   const found = candidates.find((d) => fs.existsSync(path.join(d, 'catalog.json')));
   if (!found) throw new HolonError('not_found', `the demo catalog (examples/catalog.json) was not found near ${__dirname}`);
   return found;
@@ -83,7 +86,7 @@ function textOf(result: unknown): string {
   return content.map((c) => c.text ?? '').join('\n');
 }
 
-export const demoCmd: Command = {
+const demoCmd: Command = {
   name: 'demo',
   usage: 'demo [--state DIR]',
   summary: "Plays a typical session on a fresh state: funds demo with 5 EUR, creates demo/sandbox, and drives the MCP server with a real client, approving the big call from the CLI.",
@@ -154,7 +157,7 @@ export const demoCmd: Command = {
       // The human watches for the approval in another process and answers it from their own terminal.
       const approved = new Promise<string>((resolve, reject) => {
         const check = (): void => {
-          const a = Object.values(watcher.state.approvals).find((x: Approval) => x.status === 'pending' && x.agent === 'holon-labs/invoice-pipeline');
+          const a = Object.values(watcher.state.approvals).find((x: Approval) => x.status === 'pending' && x.subject.kind === 'agent_call' && x.subject.agent === 'holon-labs/invoice-pipeline');
           if (!a) return;
           unsubscribe();
           out(`\n   [the human's terminal — another process]\n   $ holon approve ${a.id}`);
@@ -197,3 +200,5 @@ export const demoCmd: Command = {
     }
   },
 };
+
+export const commands: Command[] = [demoCmd];

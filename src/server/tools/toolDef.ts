@@ -1,79 +1,62 @@
+/**
+ * What a tool is: its toolset, the capability it needs, a typed input and output (the handler returns the
+ * output schema's type), its annotations and a thin handler. What every tool needs — parsing, the
+ * capability check, the ledger entry, rendering a failure in its seed's words — runs once, in the
+ * pipeline (pipeline.ts), never in a handler.
+ */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { HolonError } from '../../core/errors.ts';
+import type { HolonError } from '../../core/errors.ts';
+import type { ToolsetName } from '../../core/schemas.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 
 /** What one tool call may use: the server's deps, its mandate, and the request's own context. */
 export interface ToolContext {
   deps: ServerDeps;
   mandate: string;
-  /** The low-level server, to ask the client for elicitation. */
-  server: Server;
+  /** The low-level server, to ask the client for elicitation; absent where nobody can be asked. */
+  server?: Server;
   extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
 }
 
-/** A handler's answer: structured content (matching the output schema unless it is an error) and text. */
-export interface ToolAnswer {
-  /** Absent only on an error. */
-  structured?: Record<string, unknown>;
+/** A handler's answer: the structured output (of the output schema's type) and its text. */
+export interface ToolReply<O> {
+  output: O;
   text: string;
+  /** A result that is a refusal or a failure in the seed's own shape (market's denied call, say). */
   isError?: boolean;
 }
 
 /** One tool: its contract and a thin handler (parse → core → shape). */
-export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape> {
+export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;
   description: string;
-  inputSchema: I;
-  outputSchema: z.ZodRawShape;
+  toolset: ToolsetName;
+  /** The capability the mandate must grant; null for a tool every grantee may call (a read of its own record). */
+  capability: string | null;
+  input: I;
+  output: O;
   annotations: ToolAnnotations;
-  handler: (args: z.infer<z.ZodObject<I>>, ctx: ToolContext) => Promise<ToolAnswer>;
+  /** A safe summary of the arguments for the ledger: no bodies, no secrets (default: nothing). */
+  summary?: (args: z.output<I>) => Record<string, unknown>;
+  handler: (args: z.output<I>, ctx: ToolContext) => Promise<ToolReply<z.output<O>>>;
 }
 
-/** Keeps a tool's input type when it is put in a list. */
-export function defineTool<I extends z.ZodRawShape>(def: ToolDef<I>): ToolDef {
+/** Keeps a tool's types while checking it, and erases them for a list of tools. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef {
   return def as unknown as ToolDef;
 }
 
-/**
- * An expected failure as a tool error: `isError`, and the problem as JSON text with a stable `reason`.
- * It carries no structuredContent, since that must match the tool's output schema and a failure does not.
- */
-export function errorAnswer(err: HolonError): ToolAnswer {
-  const problem = { error: { reason: err.reason, message: err.message, ...err.details } };
-  return { isError: true, text: `${err.reason}: ${err.message}\n${JSON.stringify(problem)}` };
-}
-
-/**
- * The one place tools are registered with the SDK. Expected failures become `isError` results;
- * anything else is logged and thrown, so the client sees a protocol error, not a made-up result.
- */
-export function registerTools(server: McpServer, tools: ToolDef[], deps: ServerDeps, mandate: string): void {
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations },
-      async (args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
-        let answer: ToolAnswer;
-        try {
-          answer = await tool.handler(args as never, { deps, mandate, server: server.server, extra });
-        } catch (err) {
-          if (!HolonError.is(err)) {
-            deps.logger.error(`${tool.name} failed: ${(err as Error).stack ?? String(err)}`);
-            throw err;
-          }
-          answer = errorAnswer(err);
-        }
-        return {
-          content: [{ type: 'text', text: answer.text }],
-          ...(answer.structured ? { structuredContent: answer.structured } : {}),
-          ...(answer.isError ? { isError: true } : {}),
-        };
-      },
-    );
-  }
+/** A toolset: its tools, what the server tells every client about it, and how it words a failure. */
+export interface Toolset {
+  name: ToolsetName;
+  instructions: string;
+  tools: ToolDef[];
+  /** True when every allowed call is ledgered (seed 004); a refused one always is. */
+  ledgerCalls: boolean;
+  /** An expected failure (invalid input, not found, denied…) in this toolset's seed's shape. */
+  renderFailure(err: HolonError, tool: ToolDef): CallToolResult;
 }

@@ -1,40 +1,42 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import type { DelegationHost, Grant } from '../core/gateway.ts';
-import { MoneySchema } from '../core/schemas.ts';
-import type { ServerDeps } from './serverDeps.ts';
-import { CALL_OUTPUT, callAnswer } from './tools/market.ts';
-import type { ToolDef } from './tools/toolDef.ts';
-import { defineTool, registerTools } from './tools/toolDef.ts';
-import { HOLON_VERSION } from '../core/version.ts';
+import type { DelegationHost, Grant } from '../../core/market/gateway.ts';
+import { MoneySchema } from '../../core/schemas.ts';
+import { summarize } from '../../core/util.ts';
+import { createToolServer } from '../server.ts';
+import type { ServerDeps } from '../serverDeps.ts';
+import { callAnswer, CallOutput, marketToolset } from '../tools/market.ts';
+import type { Toolset } from '../tools/toolDef.ts';
+import { defineTool } from '../tools/toolDef.ts';
 
 /** The one tool a delegating agent sees: a call by capability, drawn from its parent's hold. */
-function delegatedCall(grant: Grant): ToolDef {
-  return defineTool({
+function delegatedCall(grant: Grant): Toolset {
+  const tool = defineTool({
     name: 'call_agent',
     title: 'Delegated call',
     description: `Call an agent for one of the capabilities your parent call declared (${grant.capabilities.join(', ')}). Paid from the parent call's hold; at most ${grant.max_calls} calls.`,
-    inputSchema: {
+    toolset: 'market',
+    // The grant is the authority here: it exists only while the parent call the mandate allowed runs.
+    capability: null,
+    input: z.object({
       capability: z.string().min(1).max(100),
       input: z.record(z.string(), z.unknown()),
-      max_cost: MoneySchema.optional(),
-    },
-    outputSchema: { ...CALL_OUTPUT, data: z.unknown().describe("The child agent's structured output") },
+      max_cost: MoneySchema.nullish(),
+    }),
+    output: CallOutput.extend({ data: z.json().describe("The child agent's structured output").nullable() }),
     annotations: { readOnlyHint: false, openWorldHint: true },
+    summary: (a) => ({ capability: a.capability, input: summarize(a.input) }),
     handler: async (args, ctx) => {
-      const outcome = await ctx.deps.gateway.call(
-        grant.mandate,
-        { capability: args.capability, input: args.input, ...(args.max_cost ? { max_cost: args.max_cost } : {}) },
-        { grant, signal: ctx.extra.signal },
-      );
+      const outcome = await ctx.deps.gateway.call(grant.mandate, { capability: args.capability, input: args.input, max_cost: args.max_cost ?? undefined }, { grant, signal: ctx.extra.signal });
+      const answer = callAnswer(ctx, outcome);
       // The delegating agent is a program that needs the child's structured output, beside the wrapped text.
-      const data = outcome.kind === 'done' ? (outcome.result?.structured ?? null) : null;
-      return callAnswer(ctx, outcome, { data });
+      const data = outcome.kind === 'done' ? ((outcome.result?.structured ?? null) as z.core.util.JSONType | null) : null;
+      return { ...answer, output: { ...answer.output, data } };
     },
   });
+  return { ...marketToolset, tools: [tool], instructions: '' };
 }
 
 /**
@@ -50,7 +52,9 @@ export class LoopbackDelegationHost implements DelegationHost {
 
   url(): Promise<string> {
     this.starting ??= new Promise<string>((resolve, reject) => {
-      const server = http.createServer((req, res) => void this.handle(req, res));
+      const server = http.createServer((req, res) => {
+        this.handle(req, res).catch((err: unknown) => this.deps().logger.error(`delegation endpoint: ${(err as Error).message}`));
+      });
       server.on('error', reject);
       server.listen(0, '127.0.0.1', () => {
         this.server = server;
@@ -72,12 +76,11 @@ export class LoopbackDelegationHost implements DelegationHost {
     const deps = this.deps();
     const grant = token ? deps.gateway.grants.resolve(token) : undefined;
     if (!grant) return deny(401, 'no live grant for this token');
-    const mcp = new McpServer({ name: 'holon-delegation', version: HOLON_VERSION }, { capabilities: { tools: {} } });
-    registerTools(mcp, [delegatedCall(grant)], deps, grant.mandate);
+    const mcp = createToolServer(deps, grant.mandate, [delegatedCall(grant)], { name: 'holon-delegation', title: 'Holon delegation' });
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on('close', () => {
-      void transport.close();
-      void mcp.close();
+      void transport.close().catch(() => {});
+      void mcp.close().catch(() => {});
     });
     try {
       await mcp.connect(transport);

@@ -1,0 +1,116 @@
+import { channelAccepted, decideApproval, pendingApprovals, setApprovalChannels } from '../../core/approvals/flow.ts';
+import type { ApprovalChannel } from '../../core/approvals/model.ts';
+import { APPROVAL_CHANNELS, isWaiting } from '../../core/approvals/model.ts';
+import { HolonError } from '../../core/errors.ts';
+import { approvalMessage } from '../../core/present.ts';
+import type { Command } from '../args.ts';
+import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';
+import { approvalLine } from '../render.ts';
+
+/** `approvals channels …`: which channels may answer approvals on this state. Setting it is interactive. */
+async function channels(ctx: Parameters<Command['run']>[0], value: string | undefined): Promise<number> {
+  if (value === undefined) {
+    return withStore(openExisting(ctx), async (store) => {
+      const set = store.state.settings.approval_channels;
+      return print(ctx, { channels: set ?? [...APPROVAL_CHANNELS] }, `Approvals are answered through: ${(set ?? APPROVAL_CHANNELS).join(', ') || 'nothing (no approval can be given)'}${set === null ? ' (all: never restricted)' : ''}.`);
+    });
+  }
+  const wanted = value === 'all' ? [...APPROVAL_CHANNELS] : (list(value) ?? []);
+  const unknown = wanted.filter((c) => !(APPROVAL_CHANNELS as readonly string[]).includes(c));
+  if (unknown.length > 0) throw new HolonError('invalid_input', `unknown channel ${unknown.join(', ')}; use ${APPROVAL_CHANNELS.join(', ')} or all`);
+  // Like approving, choosing who may approve is for a human at a terminal: an agent's shell has none.
+  if (!(await confirmAtTerminal(`Answer approvals on this state only through ${wanted.join(', ')}? [y/N] `, 'setting approval channels'))) {
+    ctx.out('Not changed.');
+    return 1;
+  }
+  return withStore(
+    open(ctx),
+    async (store) => {
+      await setApprovalChannels(store, wanted as ApprovalChannel[]);
+      return print(ctx, { channels: wanted }, `Approvals on this state are now answered through: ${wanted.join(', ')}.`);
+    },
+    true,
+  );
+}
+
+const approvalsCmd: Command = {
+  name: 'approvals',
+  usage: 'approvals [--all] | approvals channels [panel,elicitation,cli | all]',
+  summary:
+    'Lists approvals waiting for you (all of them with --all), of every kind: agent calls, payments, capability windows, proposals… `approvals channels` shows, or (interactively) sets, where approvals may be answered.',
+  options: { all: { type: 'boolean', help: 'include decided, used and expired approvals' } },
+  positionals: [0, 2],
+  async run(ctx) {
+    const [sub, value] = ctx.args;
+    if (sub === 'channels') return channels(ctx, value);
+    if (sub !== undefined) throw new HolonError('invalid_input', 'usage: holon approvals [--all] | holon approvals channels [LIST]');
+    return withStore(openExisting(ctx), async (store) => {
+      const now = clock.now();
+      const all = ctx.opts['all'] ? Object.values(store.state.approvals) : pendingApprovals(store.state, now);
+      return print(ctx, all, all.length === 0 ? 'No approvals waiting.' : all.map((a) => approvalLine(a, now)).join('\n'));
+    });
+  },
+};
+
+/** Checks an approval can be decided here before asking the human anything. */
+function decidable(state: Parameters<typeof channelAccepted>[0], id: string): void {
+  const a = state.approvals[id];
+  if (!a) throw new HolonError('not_found', `no approval "${id}"`);
+  if (!isWaiting(a, clock.now())) throw new HolonError('conflict', `approval ${id} is already ${a.status === 'pending' ? 'expired' : a.status}`);
+  if (!channelAccepted(state, 'cli')) {
+    throw new HolonError('denied', 'approvals from the terminal are turned off for this state; approve in the editor (setting holon.approvals.channels)');
+  }
+}
+
+const approveCmd: Command = {
+  name: 'approve',
+  usage: 'approve APPROVAL_ID [--no-run]',
+  summary:
+    'Approves one waiting approval, after showing it to you. Interactive only. If the server that asked is still waiting, it goes ahead at once; otherwise the agent re-submits with the approval id. Nothing runs in this terminal (approvals keep no copy of the input, only its hash).',
+  options: { 'no-run': { type: 'boolean', help: 'only approve (always the case; kept for seed 000 compatibility)' } },
+  positionals: [1, 1],
+  async run(ctx) {
+    const id = ctx.args[0] ?? '';
+    return withStore(
+      openExisting(ctx),
+      async (store) => {
+        decidable(store.state, id);
+        const a = store.state.approvals[id];
+        if (!a) throw new HolonError('not_found', `no approval "${id}"`);
+        process.stdout.write(`${approvalMessage(a)}\n`);
+        if (!(await confirmAtTerminal('Approve? [y/N] ', 'approve'))) {
+          ctx.out('Not approved.');
+          return 1;
+        }
+        await decideApproval(store, clock, id, 'approved', 'cli');
+        const waiting = store.state.approvals[id]?.released !== true;
+        return print(
+          ctx,
+          { approval: id, status: 'approved', waiting_server: waiting },
+          waiting ? `Approved ${id}. The waiting server goes ahead now.` : `Approved ${id}. The agent can now re-submit with approval: "${id}".`,
+        );
+      },
+      true,
+    );
+  },
+};
+
+const rejectCmd: Command = {
+  name: 'reject',
+  usage: 'reject APPROVAL_ID',
+  summary: 'Rejects a waiting approval; what it was for will not happen.',
+  options: {},
+  positionals: [1, 1],
+  async run(ctx) {
+    return withStore(
+      openExisting(ctx),
+      async (store) => {
+        const a = await decideApproval(store, clock, ctx.args[0] ?? '', 'rejected', 'cli');
+        return print(ctx, { approval: a.id, status: 'rejected' }, `Rejected ${a.id}.`);
+      },
+      true,
+    );
+  },
+};
+
+export const commands: Command[] = [approvalsCmd, approveCmd, rejectCmd];

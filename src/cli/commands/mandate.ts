@@ -1,0 +1,122 @@
+import { CAP } from '../../core/capabilities.ts';
+import { HolonError } from '../../core/errors.ts';
+import { createMandate, patchMandate } from '../../core/mandates.ts';
+import { budgetOf } from '../../core/spend.ts';
+import type { Command, CommandContext } from '../args.ts';
+import { str } from '../args.ts';
+import { clock, list, open, openExisting, print, withStore } from '../context.ts';
+import { budgetJson, mandateText } from '../render.ts';
+
+const MANDATE_OPTIONS = {
+  currency: { type: 'string', help: 'currency of the mandate (default EUR)' },
+  total: { type: 'string', help: 'total budget, e.g. 5.00' },
+  'per-day': { type: 'string', help: 'daily limit ("none" removes it)' },
+  'per-call': { type: 'string', help: 'limit for one call ("none" removes it)' },
+  threshold: { type: 'string', help: 'calls whose worst case is above this wait for your approval (default 0.50)' },
+  capabilities: { type: 'string', help: 'agent capabilities market.call allows, comma-separated (e.g. extraction.*,pipeline.*); other grants stay' },
+  toolsets: { type: 'string', help: 'toolsets the server offers, comma-separated (default market)' },
+  regions: { type: 'string', help: 'regions data may go to, comma-separated ("any" removes the rule)' },
+  retention: { type: 'string', help: 'longest data retention allowed, in days ("any" removes the rule)' },
+  training: { type: 'string', help: 'allow training on inputs: yes or no (default no)' },
+  expires: { type: 'string', help: 'expiry, ISO 8601 ("never" removes it)' },
+  grantee: { type: 'string', help: 'name of the agent or person the mandate is for' },
+  role: { type: 'string', help: "the grantee's role" },
+  manager: { type: 'string', help: 'who the grantee reports to ("none" removes it)' },
+  status: { type: 'string', help: 'active, suspended or revoked (edit only)' },
+} as const;
+
+/**
+ * The mandate fields the flags set: only what was given. The result is a patch: `--capabilities` sets
+ * the market.call grant and keeps every other grant; `--grantee` renames the grantee and keeps its role.
+ */
+function patchFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
+  // A flag given empty is refused, never read as "not given": `--capabilities ''` must not mean "any".
+  const o = (k: keyof typeof MANDATE_OPTIONS): string | undefined => {
+    const v = str(opts, k);
+    if (v !== undefined && v.trim() === '') throw new HolonError('invalid_input', `--${k} needs a value`);
+    return v;
+  };
+  const orNull = (v: string, none: string): string | null => (v === none ? null : v);
+  const patch: Record<string, unknown> = {};
+  const budget: Record<string, string | null> = {};
+  const data: Record<string, unknown> = {};
+  const grantee: Record<string, string | null> = {};
+  for (const [key, value] of Object.entries({ currency: o('currency'), approval_threshold: o('threshold'), status: o('status') })) if (value) patch[key] = value;
+  if (o('total')) budget['total'] = o('total') as string;
+  if (o('per-day')) budget['per_day'] = orNull(o('per-day') as string, 'none');
+  if (o('per-call')) budget['per_call'] = orNull(o('per-call') as string, 'none');
+  if (o('capabilities')) patch['grants'] = [{ name: CAP.marketCall, params: { capabilities: list(o('capabilities')) } }];
+  if (o('toolsets')) patch['toolsets'] = list(o('toolsets'));
+  if (o('regions')) data['regions'] = o('regions') === 'any' ? null : list(o('regions'));
+  const retention = o('retention');
+  if (retention) {
+    const n = Number(retention);
+    if (retention !== 'any' && (!Number.isInteger(n) || n < 0)) throw new HolonError('invalid_input', '--retention takes a whole number of days, or "any"');
+    data['retention_days'] = retention === 'any' ? null : n;
+  }
+  const training = o('training');
+  if (training) {
+    if (training !== 'yes' && training !== 'no') throw new HolonError('invalid_input', '--training takes yes or no');
+    data['training'] = training === 'yes';
+  }
+  const expires = o('expires');
+  if (expires) patch['expires_at'] = orNull(expires, 'never');
+  if (o('grantee')) grantee['name'] = o('grantee') as string;
+  if (o('role')) grantee['role'] = o('role') as string;
+  if (o('manager')) grantee['manager'] = orNull(o('manager') as string, 'none');
+  if (Object.keys(budget).length > 0) patch['budget'] = budget;
+  if (Object.keys(data).length > 0) patch['data'] = data;
+  if (Object.keys(grantee).length > 0) patch['grantee'] = grantee;
+  return patch;
+}
+
+/** A new mandate's input from the same flags: a patch of the defaults. */
+function inputFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
+  if (opts['status']) throw new HolonError('invalid_input', '--status is for edit');
+  const { grants, ...rest } = patchFromFlags(opts);
+  return grants ? { ...rest, capabilities: grants } : rest;
+}
+
+const mandateCmd: Command = {
+  name: 'mandate',
+  usage: 'mandate create|list|show|edit [ID] [options]',
+  summary: 'Creates, lists, shows and edits mandates. Only a human at this command (or the editor) changes a mandate; an edit changes only what its flags name.',
+  options: MANDATE_OPTIONS,
+  positionals: [1, 2],
+  async run(ctx) {
+    const [action, id] = ctx.args;
+    if (action === 'list') {
+      if (id !== undefined) throw new HolonError('invalid_input', 'usage: holon mandate list');
+      return withStore(openExisting(ctx), async (store) => {
+        const all = Object.values(store.state.mandates);
+        return print(ctx, all, all.length === 0 ? 'No mandates yet: holon mandate create ACCOUNT/NAME' : all.map((m) => mandateText(m, store.state, clock.now())).join('\n'));
+      });
+    }
+    if (!id) throw new HolonError('invalid_input', `usage: holon mandate ${action ?? 'create'} ACCOUNT/NAME`);
+    if (action === 'show') {
+      return withStore(openExisting(ctx), async (store) => {
+        const m = store.state.mandates[id];
+        if (!m) throw new HolonError('not_found', `no mandate "${id}"`);
+        return print(ctx, { ...m, budget_view: budgetJson(budgetOf(store.state, m, clock.now())) }, mandateText(m, store.state, clock.now()));
+      });
+    }
+    if (action === 'create') {
+      const input = inputFromFlags(ctx.opts);
+      return withStore(open(ctx), async (store) => {
+        const m = await createMandate(store, clock, id, input);
+        return print(ctx, m, `Created ${mandateText(m, store.state, clock.now())}`);
+      }, true);
+    }
+    if (action === 'edit') {
+      const patch = patchFromFlags(ctx.opts);
+      if (Object.keys(patch).length === 0) throw new HolonError('invalid_input', 'holon mandate edit needs at least one change (see --help)');
+      return withStore(openExisting(ctx), async (store) => {
+        const m = await patchMandate(store, clock, id, patch);
+        return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}`);
+      }, true);
+    }
+    throw new HolonError('invalid_input', `unknown action "${action}"; use create, list, show or edit`);
+  },
+};
+
+export const commands: Command[] = [mandateCmd];

@@ -1,0 +1,80 @@
+/** What the commands share: opening the state, printing, asking the human at the terminal. */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as readline from 'node:readline/promises';
+import { stderrLogger, systemClock } from '../core/deps.ts';
+import { HolonError } from '../core/errors.ts';
+import type { EventStore } from '../core/journal.ts';
+import { JOURNAL_FILE } from '../core/journal.ts';
+import { openState } from '../core/holon.ts';
+import type { HolonState } from '../core/state.ts';
+import type { CommandContext } from './args.ts';
+
+export const clock = systemClock;
+export const logger = stderrLogger;
+
+/** True when the state folder holds a journal. */
+export function hasState(stateDir: string): boolean {
+  return fs.existsSync(path.join(stateDir, JOURNAL_FILE));
+}
+
+/** Opens the state for a short command; no tailing needed. */
+export function open(ctx: CommandContext): EventStore<HolonState> {
+  return openState(ctx.stateDir, { clock, logger, watch: false });
+}
+
+/** Reads a state that must already exist; a read never creates one. */
+export function openExisting(ctx: CommandContext): EventStore<HolonState> {
+  if (!hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir} (use --state DIR, or fund an account first)`);
+  return open(ctx);
+}
+
+/**
+ * Runs a command on a store and closes it. A write that appended something signs a checkpoint; a read,
+ * a command that failed, or one the human declined leaves the journal exactly as it was.
+ */
+export async function withStore<T>(store: EventStore<HolonState>, fn: (s: EventStore<HolonState>) => Promise<T>, write = false): Promise<T> {
+  try {
+    const before = store.seq;
+    const result = await fn(store);
+    if (write && store.seq > before) await store.checkpoint();
+    return result;
+  } finally {
+    store.close();
+  }
+}
+
+/** Prints JSON with --json, else the text; returns the exit code 0. */
+export function print(ctx: CommandContext, json: unknown, text: string): number {
+  ctx.out(ctx.json ? JSON.stringify(json, null, 2) : text);
+  return 0;
+}
+
+/** A comma-separated flag as a list; an empty list is refused. */
+export function list(v: string | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  const items = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0);
+  if (items.length === 0) throw new HolonError('invalid_input', `"${v}" is an empty list`);
+  return items;
+}
+
+/**
+ * Asks the human at the terminal; refuses when there is none, so an agent's shell cannot answer. (An
+ * agent that can run a pseudo-terminal can still answer: the README says so, and the editor's panel is
+ * the channel to trust.)
+ */
+export async function confirmAtTerminal(question: string, refusal: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    throw new HolonError('not_interactive', `${refusal} needs a human at a terminal (stdin and stdout must be a TTY); nothing was changed`);
+  }
+  const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await rl.question(question);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}

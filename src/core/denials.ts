@@ -1,0 +1,89 @@
+/**
+ * Why something was refused, as data: a code with its parameters. The core decides with these and the
+ * journal keeps them; each edge renders them in its own seed's words (market's reasons, terms' declines,
+ * money's RFC 9457 problems, office's "Not permitted"). Nothing matches on wording.
+ */
+import type { MoneyJson } from './money.ts';
+
+/** One field an approval was bound to that the new request does not match. */
+export interface BindingMismatch {
+  field: string;
+  approved: string;
+  requested: string;
+}
+
+/** The parameters of each denial code. */
+export interface DenialParams {
+  /** The mandate is suspended or revoked. */
+  mandate_inactive: { mandate: string; status: string };
+  /** The mandate's expiry has passed. */
+  mandate_expired: { mandate: string; expires_at: string };
+  /** The mandate grants no such capability (and no open window lends it). */
+  capability_missing: { capability: string };
+  /** The capability is granted, but its parameters do not cover this target (a recipient, a repo, a payee). */
+  capability_scope: { capability: string; target: string; allowed: string[] };
+  /** The agent offers nothing the mandate's market.call scope allows. */
+  agent_out_of_scope: { capabilities: string[]; allowed: string[] };
+  /** The agent processes data outside the mandate's regions. */
+  data_regions: { regions: string[]; allowed: string[] };
+  /** The agent trains on inputs; the mandate forbids it. */
+  data_training: Record<string, never>;
+  /** The agent keeps data longer than the mandate allows. */
+  data_retention: { days: number; max: number };
+  /** No human-set rate converts this currency into the mandate's. */
+  no_rate: { from: string; to: string };
+  /** The amount is above the mandate's limit for one spend. */
+  over_per_call: { amount: MoneyJson; limit: MoneyJson };
+  /** The amount is above the caller's own cap (`max_cost`). */
+  over_max_cost: { amount: MoneyJson; limit: MoneyJson };
+  /** The amount is above what the mandate and its account have left. */
+  over_budget: { amount: MoneyJson; remaining: MoneyJson };
+  /** The amount is above what is left of today's limit. */
+  over_daily: { amount: MoneyJson; remaining: MoneyJson };
+  /** Not a refusal on its own: the amount is above the approval threshold, so a human must decide. */
+  over_threshold: { amount: MoneyJson; threshold: MoneyJson };
+  /** Delegated calls would come back to an agent already in the chain. */
+  delegation_cycle: { chain: string[] };
+  /** Delegated calls would go deeper than the gateway follows. */
+  delegation_depth: { max: number };
+  /** A delegated call asked for a capability its parent did not declare, or named an agent. */
+  delegation_capability: { allowed: string[] };
+  /** A delegated call beyond the count its parent declared. */
+  delegation_count: { max: number };
+  /** The input does not match the agent's declared input schema. */
+  input_schema: { agent: string; problems: string[] };
+  /** No agent the mandate allows offers the capability. */
+  no_agent: { capability: string };
+  /** The named agent is not in the catalog. */
+  unknown_agent: { agent: string };
+  /** No approval with that id under this mandate. */
+  approval_not_found: { approval: string };
+  /** The approval was already used, by another receipt or spend. */
+  approval_used: { approval: string; used_by: string | null };
+  /** The approval expired before it was used. */
+  approval_expired: { approval: string; expires_at: string };
+  /** The approval was given for something else: these bound fields differ. */
+  approval_mismatch: { approval: string; mismatches: BindingMismatch[] };
+  /** The approval was given for a smaller amount than this request now needs. */
+  approval_amount_raised: { approval: string; amount: MoneyJson; approved: MoneyJson };
+  /** The human rejected it. */
+  rejected: { approval: string };
+  /** A reason a journal from before typed denials recorded in words. */
+  recorded: { text: string };
+}
+
+/** Every denial code. */
+export type DenialCode = keyof DenialParams;
+
+/** A refusal: its code, its parameters, and the agent it concerns when several were tried. */
+export type Denial = { [C in DenialCode]: { code: C; params: DenialParams[C]; agent?: string } }[DenialCode];
+
+/** A denial of `code`. */
+export function denial<C extends DenialCode>(code: C, params: DenialParams[C]): Extract<Denial, { code: C }> {
+  return { code, params } as Extract<Denial, { code: C }>;
+}
+
+/** The same denials, each marked as concerning `agent` (a candidate tried for a capability). */
+export function forAgent(agent: string, denials: Denial[]): Denial[] {
+  return denials.map((d) => ({ ...d, agent }));
+}

@@ -1,0 +1,555 @@
+/**
+ * The market's call lifecycle: resolve the agent (named, or the best-ranked allowed one for a capability)
+ * → decide → (approval) → hold → run → settle → receipt → record. Deciding, approving, holding and
+ * settling are the shared spend and approval core's; choosing the agent, running it and judging its
+ * answer are the market's.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { ApprovalWaiter } from '../approvals/flow.ts';
+import { capabilityMatches } from '../capabilities.ts';
+import { unusableApproval, untilDecided } from '../approvals/flow.ts';
+import type { Approval, ApprovalSubject } from '../approvals/model.ts';
+import { approvalStatus } from '../approvals/model.ts';
+import type { Clock, Logger } from '../deps.ts';
+import type { Denial } from '../denials.ts';
+import { denial, forAgent } from '../denials.ts';
+import { HolonError } from '../errors.ts';
+import { convertTo } from '../fx.ts';
+import { newId } from '../ids.ts';
+import type { EventStore, NewEvent } from '../journal.ts';
+import { mandateDenials, mandateOf } from '../mandates.ts';
+import type { AgentEntry, Endpoint, Mandate, Receipt } from '../model.ts';
+import type { Money, MoneyJson } from '../money.ts';
+import * as M from '../money.ts';
+import { budgetOf, endHold, gateSpend, limitDenials, roomFor, thresholdDenial } from '../spend.ts';
+import type { HolonState } from '../state.ts';
+import { canonicalHash, checkJsonLimits, summarize } from '../util.ts';
+import type { IndexedAgent } from './marketIndex.ts';
+import { marketIndex } from './marketIndex.ts';
+import type { Ranking } from './policy.ts';
+import { agentTimeoutMs, costOf, offers } from './policy.ts';
+import type { ReceiptTree } from './receipts.ts';
+import { mandateReceiptTree, receiptEvent } from './receipts.ts';
+
+/** Error codes Holon gives a call that failed for a reason of its own (not one the agent declared). */
+export const CALL_FAILURES = {
+  unreachable: 'the agent could not be reached or did not answer',
+  timeout: 'the agent did not answer within its timeout',
+  invalid_output: "the agent's output does not match its declared output schema",
+  output_too_large: 'the agent answered with more than Holon accepts',
+  undeclared_error: 'the agent failed with an error its manifest does not declare',
+} as const;
+
+/** The most output (JSON or text, in bytes) a call may return; more is a failure, not charged. */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** The prefix of file handles an agent may pass; they resolve inside `<state>/files/`. */
+export const FILE_HANDLE_PREFIX = 'holon://files/';
+
+/** What an agent's MCP tool answered. */
+export interface AgentRunResult {
+  isError: boolean;
+  structured: unknown;
+  text: string;
+  /** Units the agent reports having used (pages, rows…), for per-unit prices. */
+  units: number;
+  /** The declared error code when it failed, or `timeout` / `unreachable`. */
+  errorCode?: string;
+}
+
+/** Reaches an agent's endpoint (a real MCP client; it lives outside the core). */
+export interface AgentRunner {
+  run(request: { endpoint: Endpoint; input: unknown; meta: Record<string, unknown>; timeoutMs: number; signal?: AbortSignal }): Promise<AgentRunResult>;
+}
+
+/** Serves the loopback MCP endpoint that delegated calls come back through. */
+export interface DelegationHost {
+  /** The endpoint's URL, starting it on first use. */
+  url(): Promise<string>;
+}
+
+/** Checks a value against a JSON Schema (an agent's input or output schema); returns the problems. */
+export type SchemaValidator = (schema: Record<string, unknown>, value: unknown) => string[];
+
+/** What the gateway needs from its host. */
+export interface GatewayDeps {
+  store: EventStore<HolonState>;
+  clock: Clock;
+  logger: Logger;
+  runner: AgentRunner;
+  /** `<state>/files`, where holon://files/ handles resolve. */
+  filesRoot: string;
+  delegation?: DelegationHost;
+  validate?: SchemaValidator;
+}
+
+/** A call as the agent asks for it. */
+export interface CallRequest {
+  agent?: string | undefined;
+  capability?: string | undefined;
+  input: unknown;
+  max_cost?: MoneyJson | undefined;
+  approval?: string | undefined;
+}
+
+/** The right a delegating agent holds for the duration of its parent call. */
+export interface Grant {
+  token: string;
+  mandate: string;
+  parent: string;
+  capabilities: string[];
+  max_calls: number;
+  used: number;
+  /** Agent ids from the root call down to the parent, to refuse cycles. */
+  chain: string[];
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  grant?: Grant;
+  signal?: AbortSignal;
+  waitForApproval?: ApprovalWaiter;
+}
+
+/** How a call ended. */
+export type CallOutcome =
+  | { kind: 'denied'; receipt: Receipt }
+  | { kind: 'pending'; receipt: Receipt; approval: Approval }
+  | { kind: 'rejected'; receipt: Receipt; approval: Approval }
+  | { kind: 'done'; receipt: Receipt; entry: AgentEntry; result: AgentRunResult | null };
+
+type Decision = Exclude<CallOutcome, { kind: 'done' }> | { kind: 'started'; receipt: Receipt; entry: AgentEntry; hold: Money };
+
+/** An agent as search and get_agent show it to one mandate. */
+export interface AgentView {
+  entry: AgentEntry;
+  worst_case: MoneyJson | null;
+  decision: 'allow' | 'approval_required' | 'deny';
+  /** Why it is denied, or why it needs approval (`over_threshold`). */
+  denials: Denial[];
+  ranking: Ranking;
+}
+
+/** What a search found, with what the limit left out. */
+export interface SearchResult {
+  agents: AgentView[];
+  excluded: AgentView[];
+  /** How many matched in all, allowed and excluded, before the limit. */
+  total: { agents: number; excluded: number };
+}
+
+/** The grants of calls running in this process, by token. */
+export class GrantRegistry {
+  private readonly grants = new Map<string, Grant>();
+
+  issue(grant: Omit<Grant, 'token' | 'used'>): Grant {
+    const g: Grant = { ...grant, token: newId('grant') + newId('').slice(1), used: 0 };
+    this.grants.set(g.token, g);
+    return g;
+  }
+
+  resolve(token: string): Grant | undefined {
+    return this.grants.get(token);
+  }
+
+  revoke(token: string): void {
+    this.grants.delete(token);
+  }
+}
+
+interface Prepared {
+  mandateId: string;
+  request: CallRequest;
+  maxCost: Money | undefined;
+  inputSha256: string;
+  inputBytes: number;
+  files: Record<string, string>;
+}
+
+/**
+ * The market gateway. Every decision and hold is made in one journal transaction against the latest
+ * state, so concurrent calls from any number of processes can never together exceed a limit.
+ */
+export class Gateway {
+  readonly grants = new GrantRegistry();
+
+  constructor(private readonly deps: GatewayDeps) {}
+
+  get state(): HolonState {
+    return this.deps.store.state;
+  }
+
+  /** The mandate, or a not_found error. */
+  mandate(id: string): Mandate {
+    return mandateOf(this.state, id);
+  }
+
+  /** How one indexed agent looks to a mandate right now. */
+  private view(mandate: Mandate, a: IndexedAgent, budget: ReturnType<typeof budgetOf>, now: number): AgentView {
+    const idx = marketIndex(this.state, mandate);
+    const denials = [...mandateDenials(mandate, now), ...a.denials];
+    const w = idx.worstCase(a.entry);
+    // An agent without a rate has no worst case either: the reason is said once.
+    if (!w.ok && !denials.some((d) => JSON.stringify(d) === JSON.stringify(w.denial))) denials.push(w.denial);
+    let decision: AgentView['decision'] = denials.length > 0 ? 'deny' : 'allow';
+    if (w.ok && decision === 'allow') {
+      const limits = limitDenials(budget, w.amount, undefined);
+      if (limits.length > 0) {
+        denials.push(...limits);
+        decision = 'deny';
+      } else if (M.compare(w.amount, budget.threshold) > 0) {
+        decision = 'approval_required';
+        denials.push(thresholdDenial(w.amount, mandate));
+      }
+    }
+    return { entry: a.entry, worst_case: w.ok ? M.toJson(w.amount) : null, decision, denials, ranking: idx.ranking(a.entry) };
+  }
+
+  /**
+   * Agents matching a query and capability, best-ranked first: up to `limit` allowed ones and up to
+   * `limit` excluded ones (with why), and how many matched in all.
+   */
+  search(mandateId: string, q: { query?: string | undefined; capability?: string | undefined; limit?: number | undefined }): SearchResult {
+    const mandate = this.mandate(mandateId);
+    const now = this.deps.clock.now();
+    const idx = marketIndex(this.state, mandate);
+    const budget = budgetOf(this.state, mandate, now);
+    const needle = q.query?.toLowerCase();
+    const limit = q.limit ?? 20;
+    const out: SearchResult = { agents: [], excluded: [], total: { agents: 0, excluded: 0 } };
+    for (const a of idx.ranked()) {
+      if (q.capability && !offers(a.entry, q.capability)) continue;
+      if (needle && !a.text.includes(needle)) continue;
+      const v = this.view(mandate, a, budget, now);
+      const denied = v.decision === 'deny';
+      if (denied) out.total.excluded += 1;
+      else out.total.agents += 1;
+      const list = denied ? out.excluded : out.agents;
+      if (list.length < limit) list.push(v);
+    }
+    return out;
+  }
+
+  /** One agent, as the mandate sees it. */
+  describe(mandateId: string, agentId: string): AgentView {
+    const mandate = this.mandate(mandateId);
+    const a = marketIndex(this.state, mandate).get(agentId);
+    if (!a) throw new HolonError('not_found', `no agent "${agentId}" in the catalog`, { agent: agentId });
+    const now = this.deps.clock.now();
+    return this.view(mandate, a, budgetOf(this.state, mandate, now), now);
+  }
+
+  /** An agent-call approval of this mandate, with expiry applied. */
+  approvalStatus(mandateId: string, id: string): { approval: Approval & { subject: Extract<ApprovalSubject, { kind: 'agent_call' }> }; status: ReturnType<typeof approvalStatus> } {
+    const a = this.state.approvals[id];
+    if (!a || a.mandate !== mandateId || a.subject.kind !== 'agent_call') throw new HolonError('not_found', `no approval "${id}" under mandate ${mandateId}`, { approval: id });
+    return { approval: a as Approval & { subject: Extract<ApprovalSubject, { kind: 'agent_call' }> }, status: approvalStatus(a, this.deps.clock.now()) };
+  }
+
+  /** A receipt of this mandate with its delegated calls, recursively. */
+  receiptTree(mandateId: string, id: string): ReceiptTree {
+    return mandateReceiptTree(this.state, mandateId, id);
+  }
+
+  /** Makes one call, from decision to receipt. */
+  async call(mandateId: string, request: CallRequest, options: CallOptions = {}): Promise<CallOutcome> {
+    const prepared = this.prepare(mandateId, request);
+    const { decision, status } = await untilDecided(
+      this.deps.store,
+      // Outcomes are copies: the state they were read from keeps changing after the call returns.
+      async (approvalId) => structuredClone(await this.deps.store.transact((s) => this.decide(s, prepared, approvalId, options.grant))),
+      (d) => (d.kind === 'pending' ? d.approval : undefined),
+      { approvalId: request.approval, wait: options.waitForApproval, signal: options.signal },
+    );
+    if (decision.kind === 'started') return this.run(decision.receipt, decision.entry, decision.hold, prepared, options);
+    if (decision.kind !== 'pending' || status === null) return decision;
+    // Waited and stopped: the receipt and approval as they are now (a rejection ends the receipt).
+    const approval = structuredClone(this.state.approvals[decision.approval.id] ?? decision.approval);
+    const receipt = structuredClone(this.state.receipts[decision.receipt.id] ?? decision.receipt);
+    return status === 'rejected' ? { kind: 'rejected', receipt, approval } : { kind: 'pending', receipt, approval };
+  }
+
+  /** Checks what can be checked before touching the journal: shape, size, file handles. */
+  private prepare(mandateId: string, request: CallRequest): Prepared {
+    if ((request.agent === undefined) === (request.capability === undefined)) {
+      throw new HolonError('invalid_input', 'give exactly one of "agent" or "capability"');
+    }
+    const mandate = this.mandate(mandateId);
+    if (request.agent !== undefined && !this.state.agents[request.agent]) {
+      throw new HolonError('not_found', `no agent "${request.agent}" in the catalog; search_agents lists them`, { agent: request.agent });
+    }
+    checkJsonLimits(request.input, 'the input');
+    const maxCost = request.max_cost ? M.fromJson(request.max_cost) : undefined;
+    if (maxCost && maxCost.units <= 0n) throw new HolonError('invalid_input', 'max_cost must be positive');
+    if (maxCost && maxCost.currency !== mandate.currency) throw new HolonError('invalid_input', `max_cost must be in the mandate's currency, ${mandate.currency}`);
+    return {
+      mandateId,
+      request,
+      maxCost,
+      inputSha256: canonicalHash(request.input),
+      inputBytes: Buffer.byteLength(JSON.stringify(request.input ?? null)),
+      files: this.resolveFiles(request.input),
+    };
+  }
+
+  /** Maps every holon://files/ handle in the input to a real path inside `<state>/files`, or refuses. */
+  resolveFiles(input: unknown): Record<string, string> {
+    const out: Record<string, string> = {};
+    const root = path.resolve(this.deps.filesRoot);
+    const stack: unknown[] = [input];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (typeof v === 'string') {
+        if (!v.startsWith(FILE_HANDLE_PREFIX)) continue;
+        const rel = v.slice(FILE_HANDLE_PREFIX.length);
+        let real: string;
+        try {
+          real = fs.realpathSync(path.resolve(root, rel));
+        } catch {
+          throw new HolonError('invalid_input', `file handle ${v} does not name a file in the state's files folder`, { handle: v });
+        }
+        const realRoot = fs.realpathSync(root);
+        if (rel.length === 0 || !real.startsWith(realRoot + path.sep) || !fs.statSync(real).isFile()) {
+          throw new HolonError('invalid_input', `file handle ${v} points outside the state's files folder`, { handle: v });
+        }
+        out[v] = real;
+      } else if (Array.isArray(v)) stack.push(...v);
+      else if (v && typeof v === 'object') stack.push(...Object.values(v));
+    }
+    return out;
+  }
+
+  /** The decision, made under the journal lock against the latest state. Returns its events. */
+  private decide(s: HolonState, p: Prepared, approvalId: string | undefined, grant: Grant | undefined): { events: NewEvent[]; result: Decision } {
+    const now = this.deps.clock.now();
+    const nowIso = new Date(now).toISOString();
+    const mandate = mandateOf(s, p.mandateId);
+    const idx = marketIndex(s, mandate);
+    const approval = approvalId ? s.approvals[approvalId] : undefined;
+    // A re-submission after approval continues the receipt that waited; anything else gets a new one.
+    const waiting = approval && approval.mandate === mandate.id && approval.ref ? s.receipts[approval.ref] : undefined;
+    const reuse = waiting?.status === 'pending_approval' && approval?.status !== 'used';
+    const receipt: Receipt = {
+      id: reuse && waiting ? waiting.id : newId('rcpt'),
+      parent: grant?.parent ?? null,
+      mandate: mandate.id,
+      agent: p.request.agent ?? null,
+      version: null,
+      capability: p.request.capability ?? null,
+      status: 'denied',
+      worst_case: null,
+      cost: null,
+      denials: [],
+      error: null,
+      approval: approvalId ?? null,
+      input_summary: summarize(p.request.input),
+      output_summary: null,
+      started_at: nowIso,
+      ended_at: nowIso,
+      duration_ms: null,
+      children: [],
+    };
+    const deny = (denials: Denial[]): { events: NewEvent[]; result: Decision } => {
+      const r: Receipt = { ...receipt, id: reuse ? newId('rcpt') : receipt.id, status: 'denied', denials };
+      return { events: [receiptEvent('call.denied', { receipt: r })], result: { kind: 'denied', receipt: r } };
+    };
+
+    const unusable = approvalId !== undefined ? unusableApproval(s, mandate.id, approvalId, now) : undefined;
+    if (unusable) return deny([unusable]);
+    const early = mandateDenials(mandate, now);
+    if (early.length > 0) return deny(early);
+    if (grant) {
+      const capability = p.request.capability;
+      if (!capability || !grant.capabilities.some((c) => capabilityMatches(c, capability))) {
+        return deny([denial('delegation_capability', { allowed: grant.capabilities })]);
+      }
+      if (grant.used >= grant.max_calls) return deny([denial('delegation_count', { max: grant.max_calls })]);
+    }
+
+    // Resolve the target: the named agent, the approved agent, or the best-ranked allowed one that fits.
+    const chain = grant?.chain ?? [];
+    const room = roomFor(s, mandate, grant?.parent ?? null, now);
+    let worst: Money | undefined;
+    const fit = (a: IndexedAgent): Denial[] => {
+      if (a.denials.length > 0) return a.denials;
+      // A malformed input is refused before anything is held, asked or sent, and never counts against
+      // the agent's record.
+      const problems = this.deps.validate?.(a.entry.manifest.input_schema, p.request.input) ?? [];
+      if (problems.length > 0) return [denial('input_schema', { agent: a.id, problems })];
+      const w = idx.worstCase(a.entry, chain);
+      if (!w.ok) return [w.denial];
+      const limits = limitDenials(room, w.amount, p.maxCost);
+      if (limits.length > 0) return limits;
+      worst = w.amount;
+      return [];
+    };
+    let chosen: IndexedAgent | undefined;
+    if (p.request.agent !== undefined) {
+      chosen = idx.get(p.request.agent);
+      if (!chosen) return deny([denial('unknown_agent', { agent: p.request.agent })]);
+      const denials = fit(chosen);
+      if (denials.length > 0) return deny(denials);
+    } else {
+      const capability = p.request.capability ?? '';
+      const candidates = idx.rankedFor(capability).filter((a) => !chain.includes(a.id));
+      // The agent the human approved comes first, so a re-submission runs what was approved.
+      const preferred = approval && approval.mandate === mandate.id && approval.subject.kind === 'agent_call' ? idx.get(approval.subject.agent) : undefined;
+      if (preferred && offers(preferred.entry, capability)) candidates.unshift(preferred);
+      if (candidates.length === 0) return deny([denial('no_agent', { capability })]);
+      const refused: Denial[] = [];
+      for (const c of candidates) {
+        const denials = fit(c);
+        if (denials.length === 0) {
+          chosen = c;
+          break;
+        }
+        refused.push(...forAgent(c.id, denials));
+      }
+      if (!chosen) return deny(refused);
+    }
+    if (!chosen || !worst) return deny([denial('no_agent', { capability: p.request.capability ?? '' })]);
+    const entry = chosen.entry;
+    const m = entry.manifest;
+    receipt.agent = m.id;
+    receipt.version = m.version;
+    receipt.capability = p.request.capability ?? m.capabilities[0] ?? null;
+    receipt.worst_case = M.toJson(worst);
+
+    const gate = gateSpend(s, {
+      id: receipt.id,
+      mandate,
+      payee: { kind: 'agent', id: m.id },
+      amount: worst,
+      maxCost: p.maxCost,
+      parent: grant?.parent ?? null,
+      subject: {
+        kind: 'agent_call',
+        agent: m.id,
+        version: m.version,
+        capability: receipt.capability,
+        input_sha256: p.inputSha256,
+        input_preview: summarize(p.request.input, 4000),
+        input_bytes: p.inputBytes,
+        delegated_calls: m.delegated_calls,
+      },
+      approvalId,
+      now,
+    });
+    switch (gate.kind) {
+      case 'denied':
+        return deny(gate.denials);
+      case 'pending':
+      case 'rejected':
+        return { events: [], result: { kind: gate.kind, receipt: (gate.approval.ref ? s.receipts[gate.approval.ref] : undefined) ?? receipt, approval: gate.approval } };
+      case 'ask': {
+        const r: Receipt = { ...receipt, status: 'pending_approval', approval: gate.approval.id, ended_at: null, denials: [thresholdDenial(worst, mandate)] };
+        return { events: [...gate.events, receiptEvent('call.pending', { receipt: r })], result: { kind: 'pending', receipt: r, approval: gate.approval } };
+      }
+      case 'held': {
+        if (grant) grant.used += 1;
+        const r: Receipt = { ...receipt, status: 'running', ended_at: null, denials: [] };
+        return { events: [...gate.events, receiptEvent('call.started', { receipt: r })], result: { kind: 'started', receipt: r, entry, hold: worst } };
+      }
+    }
+  }
+
+  /** Runs the held call through the agent's endpoint, then settles it. */
+  private async run(receipt: Receipt, entry: AgentEntry, hold: Money, p: Prepared, options: CallOptions): Promise<CallOutcome> {
+    const started = this.deps.clock.now();
+    const meta: Record<string, unknown> = { 'holon/files': p.files, 'holon/receipt': receipt.id };
+    let grant: Grant | undefined;
+    let result: AgentRunResult;
+    try {
+      if (entry.manifest.delegated_calls.length > 0 && this.deps.delegation) {
+        grant = this.grants.issue({
+          mandate: receipt.mandate,
+          parent: receipt.id,
+          capabilities: entry.manifest.delegated_calls.map((d) => d.capability),
+          max_calls: entry.manifest.delegated_calls.reduce((n, d) => n + d.max_count, 0),
+          chain: [...(options.grant?.chain ?? []), entry.manifest.id],
+        });
+        meta['holon/grant'] = { url: await this.deps.delegation.url(), token: grant.token, capabilities: grant.capabilities, max_calls: grant.max_calls };
+      }
+      result = await this.deps.runner.run({
+        endpoint: entry.endpoint,
+        input: p.request.input,
+        meta,
+        timeoutMs: agentTimeoutMs(entry),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (err) {
+      this.deps.logger.warn(`agent ${entry.manifest.id} could not be reached: ${(err as Error).message}`);
+      result = { isError: true, structured: null, text: '', units: 0, errorCode: 'unreachable' };
+    } finally {
+      if (grant) this.grants.revoke(grant.token);
+    }
+    const judged = this.judge(entry, result);
+    const duration = Math.max(0, this.deps.clock.now() - started);
+    const settled = await this.deps.store.transact((s) => {
+      const priceCost = judged.charged ? costOf(entry, judged.units) : M.zero(entry.manifest.price.currency);
+      const currency = s.mandates[receipt.mandate]?.currency ?? hold.currency;
+      // Never charge more than was held for this call (what its children did not use).
+      const cost = convertTo(s, priceCost, currency) ?? M.zero(currency);
+      const end = endHold(s, receipt.id, cost, judged.error?.code ?? 'succeeded');
+      return {
+        events: [
+          receiptEvent('call.finished', {
+            receipt: receipt.id,
+            status: judged.error ? 'failed' : 'succeeded',
+            cost: M.toJson({ units: end.charged, currency }),
+            price_cost: M.toJson(priceCost),
+            error: judged.error,
+            output_summary: judged.error ? null : describeOutput(result.structured ?? result.text),
+            duration_ms: duration,
+          }),
+          ...end.events,
+        ],
+        result: s.receipts[receipt.id] ?? receipt,
+      };
+    });
+    return { kind: 'done', receipt: structuredClone(settled), entry, result: judged.result };
+  }
+
+  /**
+   * What an agent's answer counts as. A declared error is charged as the manifest says; an output over
+   * the size cap or outside the declared output schema is a failure, never charged, and counts against
+   * the agent's record. The agent's own words never reach the receipt: only a code and a description
+   * Holon or the manifest wrote.
+   */
+  private judge(entry: AgentEntry, r: AgentRunResult): { result: AgentRunResult | null; error: Receipt['error']; charged: boolean; units: number } {
+    const fail = (code: keyof typeof CALL_FAILURES): { result: null; error: Receipt['error']; charged: false; units: 0 } => ({
+      result: null,
+      error: { code, message: CALL_FAILURES[code], charged: false },
+      charged: false,
+      units: 0,
+    });
+    if (r.isError) {
+      const declared = entry.manifest.errors.find((e) => e.code === r.errorCode);
+      if (declared) return { result: r, error: { code: declared.code, message: declared.description, charged: declared.charged }, charged: declared.charged, units: r.units };
+      if (r.errorCode === 'timeout' || r.errorCode === 'unreachable') return fail(r.errorCode);
+      return { ...fail('undeclared_error'), result: r };
+    }
+    const size = Buffer.byteLength(r.structured !== null && r.structured !== undefined ? JSON.stringify(r.structured) : r.text);
+    if (size > MAX_OUTPUT_BYTES) return fail('output_too_large');
+    const value = r.structured !== null && r.structured !== undefined ? r.structured : parseOr(r.text);
+    const problems = this.deps.validate?.(entry.manifest.output_schema, value) ?? [];
+    if (problems.length > 0) return fail('invalid_output');
+    return { result: r, error: null, charged: true, units: r.units };
+  }
+}
+
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The shape and size of an output, never its text: what the ledger keeps of another agent's words. */
+function describeOutput(v: unknown): string {
+  if (typeof v === 'string') return `text, ${v.length} chars`;
+  const size = JSON.stringify(v ?? null).length;
+  return `${Array.isArray(v) ? 'JSON array' : v === null ? 'nothing' : 'JSON object'}, ${size} bytes`;
+}

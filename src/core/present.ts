@@ -1,0 +1,228 @@
+/**
+ * The shared presentation of the core's data in plain English, for every edge that shows it to a person
+ * or a model in words: market's reasons, the CLI, the editor, an elicitation form. One wording per fact,
+ * so the panel, the terminal and the agent read the same sentence. Pure: no I/O, no vscode, no MCP.
+ */
+import type { Approval } from './approvals/model.ts';
+import type { Denial } from './denials.ts';
+import type { ReceiptTree } from './market/receipts.ts';
+import type { MoneyJson } from './money.ts';
+import * as M from './money.ts';
+
+/** "3.10 EUR", or "unknown" for an amount that could not be known. */
+export function fmt(m: MoneyJson | null | undefined): string {
+  return m ? M.format(M.fromJson(m)) : 'unknown';
+}
+
+/** "97.5%" from a rate in [0, 1] as a decimal string, or "?". */
+export function pct(rate: string | null): string {
+  if (!rate) return '?';
+  const tenths = (M.parseUnits(rate) + 500n) / 1000n; // millionths → tenths of a percent, rounded
+  const whole = tenths / 10n;
+  const frac = tenths % 10n;
+  return `${whole}${frac === 0n ? '' : `.${frac}`}%`;
+}
+
+/** One denial as a sentence (seed 000's reasons). */
+export function denialText(d: Denial): string {
+  const text = ((): string => {
+    switch (d.code) {
+      case 'mandate_inactive':
+        return `the mandate is ${d.params.status}`;
+      case 'mandate_expired':
+        return `the mandate expired at ${d.params.expires_at}`;
+      case 'capability_missing':
+        return `the mandate does not grant ${d.params.capability}`;
+      case 'capability_scope':
+        return `${d.params.capability} does not cover ${d.params.target} (it allows ${d.params.allowed.join(', ') || 'nothing'})`;
+      case 'agent_out_of_scope':
+        return `capabilities ${d.params.capabilities.join(', ')} are outside the mandate's scope (${d.params.allowed.join(', ')})`;
+      case 'data_regions':
+        return `data rules: processes data in ${d.params.regions.join(', ')}; the mandate allows only ${d.params.allowed.join(', ')}`;
+      case 'data_training':
+        return 'data rules: uses inputs for training; the mandate forbids training';
+      case 'data_retention':
+        return `data rules: retains data ${d.params.days} days; the mandate allows at most ${d.params.max}`;
+      case 'no_rate':
+        return `its price is in ${d.params.from} and no ${d.params.from}→${d.params.to} rate is set (holon fx)`;
+      case 'over_per_call':
+        return `worst case ${fmt(d.params.amount)} is above the per-call limit ${fmt(d.params.limit)}`;
+      case 'over_max_cost':
+        return `worst case ${fmt(d.params.amount)} is above max_cost ${fmt(d.params.limit)}`;
+      case 'over_budget':
+        return `worst case ${fmt(d.params.amount)} is above the remaining budget ${fmt(d.params.remaining)}`;
+      case 'over_daily':
+        return `worst case ${fmt(d.params.amount)} is above what is left today ${fmt(d.params.remaining)}`;
+      case 'over_threshold':
+        return `worst case ${fmt(d.params.amount)} is above the approval threshold ${fmt(d.params.threshold)}`;
+      case 'delegation_cycle':
+        return `delegation cycle: ${d.params.chain.join(' → ')}`;
+      case 'delegation_depth':
+        return `delegation deeper than ${d.params.max} levels`;
+      case 'delegation_capability':
+        return `a delegated call may only ask for a declared capability (${d.params.allowed.join(', ')}) by capability`;
+      case 'delegation_count':
+        return `the parent declared at most ${d.params.max} delegated calls`;
+      case 'input_schema':
+        return `the input does not match ${d.params.agent}'s input schema: ${d.params.problems.join('; ')}`;
+      case 'no_agent':
+        return `no agent the mandate allows offers capability "${d.params.capability}"`;
+      case 'unknown_agent':
+        return `no agent "${d.params.agent}" in the catalog`;
+      case 'approval_not_found':
+        return `approval ${d.params.approval} was not found under this mandate`;
+      case 'approval_used':
+        return `approval ${d.params.approval} was already used${d.params.used_by ? ` by ${d.params.used_by}` : ''}`;
+      case 'approval_expired':
+        return `approval ${d.params.approval} expired at ${d.params.expires_at}`;
+      case 'approval_mismatch':
+        return `approval ${d.params.approval} was given for something else: ${d.params.mismatches
+          .map((m) => (m.field.endsWith('sha256') ? `a different ${m.field.replace(/_sha256$/, '')}` : `${m.field} ${m.approved}, not ${m.requested}`))
+          .join('; ')}`;
+      case 'approval_amount_raised':
+        return `the worst case is now ${fmt(d.params.amount)}, above the ${fmt(d.params.approved)} that was approved`;
+      case 'rejected':
+        return 'the human rejected this call';
+      case 'recorded':
+        return d.params.text;
+    }
+  })();
+  return d.agent ? `${d.agent}: ${text}` : text;
+}
+
+/** Every denial as a sentence. */
+export function denialTexts(denials: readonly Denial[]): string[] {
+  return denials.map(denialText);
+}
+
+/** Denials as JSON: a stable code, its parameters, and the agent it concerns. */
+export function denialsJson(denials: readonly Denial[]): { code: string; params: Record<string, JsonValue>; agent?: string }[] {
+  return denials.map((d) => ({ code: d.code, params: d.params as unknown as Record<string, JsonValue>, ...(d.agent ? { agent: d.agent } : {}) }));
+}
+
+/** A JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A receipt tree as the tools and `holon receipts --json` show it: `receipt` for its id, reasons in words beside their codes. */
+export function receiptJson(t: ReceiptTree): Record<string, unknown> {
+  const { id, mandate: _mandate, children, descendants: _descendants, denials, ...rest } = t;
+  return { receipt: id, ...rest, reasons: denialTexts(denials), denials: denialsJson(denials), children: children.map(receiptJson) };
+}
+
+/** One line per node, indented: a receipt tree in a terminal or a text answer. */
+export function receiptLines(t: ReceiptTree, depth = 0): string[] {
+  const pad = '  '.repeat(depth) + (depth > 0 ? '└─ ' : '');
+  const dur = t.duration_ms !== null ? ` ${t.duration_ms} ms` : '';
+  const line = `${pad}${t.id} ${t.agent ?? '(no agent)'}${t.version ? ` ${t.version}` : ''} ${t.status} ${fmt(t.cost)} / worst ${fmt(t.worst_case)}${dur}${t.approval ? ` approval ${t.approval}` : ''}`;
+  const extra = t.status === 'denied' || t.status === 'rejected' ? denialTexts(t.denials).map((r) => `${'  '.repeat(depth + 1)}reason: ${r}`) : [];
+  return [line, ...extra, ...t.children.flatMap((c) => receiptLines(c, depth + 1))];
+}
+
+/** An approval as a human reads it before deciding: the same in the panel, the terminal and a form. */
+export interface ApprovalView {
+  /** One line a busy human can approve. */
+  title: string;
+  /** Who or what it is about. */
+  subject: string;
+  amount: string | null;
+  threshold: string | null;
+  facts: { label: string; value: string }[];
+  /** Longer text, shown collapsed: an input preview, a reason. */
+  detail: string | null;
+  /** What it takes away (a proposal's lost capabilities), for the human not to miss. */
+  removals: string[];
+}
+
+/** The human words for each kind of approval. */
+export const APPROVAL_KIND_LABELS: Record<Approval['kind'], string> = {
+  agent_call: 'Agent call',
+  payment: 'Payment',
+  payment_intent: 'Payment intent',
+  capability_window: 'Capability window',
+  budget_override: 'Budget override',
+  proposal: 'Proposal',
+  action: 'Action',
+};
+
+/** How an approval is shown, by kind. */
+export function approvalView(a: Approval): ApprovalView {
+  const money = { amount: a.amount ? fmt(a.amount) : null, threshold: a.threshold ? fmt(a.threshold) : null };
+  const s = a.subject;
+  switch (s.kind) {
+    case 'agent_call': {
+      const delegated = s.delegated_calls.reduce((n, d) => n + d.max_count, 0);
+      return {
+        title: `Call ${s.agent} ${s.version}`,
+        subject: s.agent,
+        ...money,
+        facts: [
+          { label: 'Version', value: s.version },
+          ...(delegated > 0 ? [{ label: 'Delegated calls', value: `up to ${delegated} (${s.delegated_calls.map((d) => `${d.capability} × ${d.max_count}`).join(', ')})` }] : []),
+          { label: 'Input', value: `${s.input_bytes} bytes, SHA-256 ${s.input_sha256.slice(0, 16)}…` },
+        ],
+        detail: s.input_preview,
+        removals: [],
+      };
+    }
+    case 'payment':
+      return {
+        title: `Pay ${fmt(s.amount)} to ${s.payee}`,
+        subject: s.payee,
+        ...money,
+        facts: [...(s.terms_hash ? [{ label: 'Terms hash', value: s.terms_hash }] : []), ...(s.purpose ? [{ label: 'Purpose', value: s.purpose }] : [])],
+        detail: null,
+        removals: [],
+      };
+    case 'payment_intent':
+      return {
+        title: `Release payment ${s.intent}: ${fmt(s.amount)} to ${s.payee}`,
+        subject: s.payee,
+        ...money,
+        facts: [{ label: 'Intent', value: s.intent }, ...(s.purpose ? [{ label: 'Purpose', value: s.purpose }] : [])],
+        detail: null,
+        removals: [],
+      };
+    case 'capability_window':
+      return {
+        title: s.title,
+        subject: s.capability.name,
+        ...money,
+        facts: [
+          { label: 'Capability', value: `${s.capability.name}${s.capability.params ? ` ${JSON.stringify(s.capability.params)}` : ''}` },
+          { label: 'For', value: `${s.hours} hours` },
+        ],
+        detail: s.reason,
+        removals: [],
+      };
+    case 'budget_override':
+      return { title: s.title, subject: fmt(s.amount), ...money, facts: [{ label: 'Amount', value: fmt(s.amount) }], detail: s.reason, removals: [] };
+    case 'proposal':
+      return {
+        title: s.title,
+        subject: s.slug,
+        ...money,
+        facts: [
+          ...s.gains.map((g) => ({ label: 'Gains', value: g })),
+          ...s.changes.map((c) => ({ label: 'Changes', value: c })),
+        ],
+        detail: null,
+        removals: s.losses,
+      };
+    case 'action':
+      return { title: s.title, subject: a.mandate, ...money, facts: [], detail: s.reason, removals: [] };
+  }
+}
+
+/** What the human reads before deciding, as plain text (the CLI, an elicitation form). */
+export function approvalMessage(a: Approval): string {
+  const v = approvalView(a);
+  return [
+    `Holon · ${a.mandate}: approve this ${APPROVAL_KIND_LABELS[a.kind].toLowerCase()}?`,
+    v.title,
+    ...(v.amount ? [`${a.kind === 'agent_call' ? 'Worst case' : 'Amount'}: ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}`] : []),
+    ...v.facts.map((f) => `${f.label}: ${f.value}`),
+    ...(v.removals.length > 0 ? [`REMOVES ${v.removals.length}: ${v.removals.join(', ')}`] : []),
+    ...(v.detail ? [v.detail.length > 400 ? `${v.detail.slice(0, 400)}…` : v.detail] : []),
+    `Approval ${a.id}, valid until ${a.expires_at}.`,
+  ].join('\n');
+}

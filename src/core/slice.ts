@@ -1,0 +1,60 @@
+/**
+ * The folded state is made of slices, one per module (mandates, rates, spends, approvals, catalog,
+ * receipts): each owns its fields, its events and how they fold. `combineSlices` joins them into the one
+ * reducer every process folds the journal with.
+ */
+import type { JournalEvent, NewEvent, Reducer } from './journal.ts';
+
+/** How one module folds its events into its own fields of the state. */
+export interface Slice<F extends object, E extends object> {
+  /** The slice's fields in an empty state. */
+  initial(): F;
+  /** Event type → how it changes this slice's fields. A slice may also react to another module's event. */
+  on: { [K in keyof E]?: (state: F, data: E[K], event: JournalEvent) => void } & Record<string, ((state: F, data: never, event: JournalEvent) => void) | undefined>;
+  /** Turns the fields as a snapshot's JSON.parse gave them back into live values (bigints, maps without a prototype). */
+  revive(fields: F): void;
+}
+
+/** A typed event constructor for one module's events. */
+export function eventsOf<E extends object>(): <K extends keyof E & string>(type: K, data: E[K]) => NewEvent & { type: K; data: E[K] } {
+  return (type, data) => ({ type, data });
+}
+
+// Slices are stored with their field and event types erased; each is only ever called with its own events.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySlice = Slice<any, any>;
+
+/**
+ * One reducer from many slices. Unknown event types are skipped, so an older build can read a newer
+ * journal. Bigints are written as decimal strings in a snapshot and revived by each slice.
+ */
+export function combineSlices<S extends object>(slices: AnySlice[]): Reducer<S> {
+  const handlers = new Map<string, ((state: S, data: unknown, event: JournalEvent) => void)[]>();
+  for (const slice of slices) {
+    for (const [type, fn] of Object.entries(slice.on)) {
+      if (!fn) continue;
+      const list = handlers.get(type) ?? [];
+      list.push(fn as (state: S, data: unknown, event: JournalEvent) => void);
+      handlers.set(type, list);
+    }
+  }
+  return {
+    initial: () => Object.assign({}, ...slices.map((sl) => sl.initial())) as S,
+    apply: (state, event) => {
+      const list = handlers.get(event.type);
+      if (list) for (const fn of list) fn(state, event.data, event);
+    },
+    serialize: (state) => JSON.stringify(state, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+    deserialize: (text) => {
+      const parsed = JSON.parse(text) as S;
+      const state = Object.assign({}, ...slices.map((sl) => sl.initial()), parsed) as S;
+      for (const sl of slices) sl.revive(state);
+      return state;
+    },
+  };
+}
+
+/** A bigint from a snapshot's decimal string (or a number), 0 for anything else. */
+export function big(v: unknown): bigint {
+  return BigInt(typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? v : 0);
+}

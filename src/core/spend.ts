@@ -1,0 +1,308 @@
+/**
+ * Spends, for any payee: an agent call, a payment, a purchase. Each is decided, held (its most), then
+ * settled (what it really cost, never more than the hold) or released — each step one journal
+ * transaction against the latest state, so concurrent spends from any toolset and any process can
+ * never together exceed a limit. Which agent or payee to pay is the toolset's business; how much may be
+ * held, and when a human must approve, is decided here.
+ */
+import type { Approval, ApprovalSubject } from './approvals/model.ts';
+import type { ApprovalsFields } from './approvals/slice.ts';
+import { approvalGate, unusableApproval, useApproval } from './approvals/flow.ts';
+import type { Denial } from './denials.ts';
+import { denial } from './denials.ts';
+import { HolonError } from './errors.ts';
+import { accountId } from './ids.ts';
+import type { EventStore, NewEvent } from './journal.ts';
+import type { MandatesFields } from './mandates.ts';
+import { mandateDenials } from './mandates.ts';
+import type { Mandate } from './model.ts';
+import type { Money } from './money.ts';
+import * as M from './money.ts';
+import type { Slice } from './slice.ts';
+import { big, eventsOf } from './slice.ts';
+import type { Dict } from './util.ts';
+import { dict, toDict } from './util.ts';
+
+/** Who a spend pays. */
+export interface Payee {
+  kind: 'agent' | 'payee' | 'merchant';
+  id: string;
+}
+
+/** Money set aside for one spend until it settles or is released, in its mandate's currency. */
+export interface Hold {
+  mandate: string;
+  account: string;
+  currency: string;
+  units: bigint;
+  /** The hold this one draws on (a delegated call draws on its parent's), or null. */
+  parent: string | null;
+  payee: Payee;
+  placed_at: string;
+}
+
+/** Running totals of a mandate, in its currency, as fixed-point units. */
+export interface MandateSpend {
+  spent: bigint;
+  held: bigint;
+  /** Spent per UTC day ("2026-11-29"). */
+  by_day: Dict<bigint>;
+}
+
+/** Running totals of an account, per currency. */
+export interface AccountTotals {
+  funded: Dict<bigint>;
+  spent: Dict<bigint>;
+  held: Dict<bigint>;
+}
+
+/** The spends' part of the state. */
+export interface SpendFields {
+  accounts: Dict<AccountTotals>;
+  spend: Dict<MandateSpend>;
+  /** Open holds, by id (the id of the receipt or intent they are for). */
+  holds: Dict<Hold>;
+}
+
+/** The spends' events. Amounts are decimal strings in the hold's currency. */
+export interface SpendEvents {
+  'account.funded': { account: string; amount: string; currency: string };
+  'hold.placed': { hold: string; mandate: string; account: string; currency: string; amount: string; parent: string | null; payee: Payee };
+  /** The spend happened: `cost` leaves the hold as spent, the rest is released (back to the parent, if any). */
+  'hold.settled': { hold: string; cost: string };
+  /** The spend did not happen (failed, refused after the hold, interrupted): all of the hold is released. */
+  'hold.released': { hold: string; reason: string };
+}
+
+const spendEvent = eventsOf<SpendEvents>();
+
+const bump = (rec: Dict<bigint>, key: string, by: bigint): void => {
+  rec[key] = (rec[key] ?? 0n) + by;
+};
+
+function spendOf(s: SpendFields, mandate: string): MandateSpend {
+  return (s.spend[mandate] ??= { spent: 0n, held: 0n, by_day: dict() });
+}
+
+function accountOf(s: SpendFields, account: string): AccountTotals {
+  return (s.accounts[account] ??= { funded: dict(), spent: dict(), held: dict() });
+}
+
+/** Takes `units` out of what a hold's mandate (and account) holds: on settle, release, or a child's draw. */
+function unhold(s: SpendFields, h: Hold, units: bigint): void {
+  spendOf(s, h.mandate).held -= units;
+  bump(accountOf(s, h.account).held, h.currency, -units);
+}
+
+export const spendSlice: Slice<SpendFields, SpendEvents> = {
+  initial: () => ({ accounts: dict(), spend: dict(), holds: dict() }),
+  on: {
+    'account.funded': (s, d) => {
+      bump(accountOf(s, d.account).funded, d.currency, M.parseUnits(d.amount));
+    },
+    'hold.placed': (s, d, e) => {
+      const units = M.parseUnits(d.amount);
+      const parent = d.parent ? s.holds[d.parent] : undefined;
+      if (parent) {
+        // A delegated spend draws on its parent's hold: what the mandate holds in all does not change.
+        parent.units -= units;
+      } else {
+        spendOf(s, d.mandate).held += units;
+        bump(accountOf(s, d.account).held, d.currency, units);
+      }
+      s.holds[d.hold] = { mandate: d.mandate, account: d.account, currency: d.currency, units, parent: parent ? (d.parent ?? null) : null, payee: { ...d.payee }, placed_at: e.time };
+    },
+    'hold.settled': (s, d, e) => {
+      const h = s.holds[d.hold];
+      if (!h) return;
+      delete s.holds[d.hold];
+      const cost = M.parseUnits(d.cost);
+      const sp = spendOf(s, h.mandate);
+      sp.spent += cost;
+      bump(sp.by_day, e.time.slice(0, 10), cost);
+      bump(accountOf(s, h.account).spent, h.currency, cost);
+      const parent = h.parent ? s.holds[h.parent] : undefined;
+      if (parent) {
+        // What the child did not spend goes back to its parent's hold; what it spent leaves the held total.
+        parent.units += h.units - cost;
+        unhold(s, h, cost);
+      } else {
+        unhold(s, h, h.units);
+      }
+    },
+    'hold.released': (s, d) => {
+      const h = s.holds[d.hold];
+      if (!h) return;
+      delete s.holds[d.hold];
+      const parent = h.parent ? s.holds[h.parent] : undefined;
+      if (parent) parent.units += h.units;
+      else unhold(s, h, h.units);
+    },
+  },
+  revive: (s) => {
+    const totals = (a: AccountTotals): AccountTotals => ({ funded: toDict(a.funded, big), spent: toDict(a.spent, big), held: toDict(a.held, big) });
+    s.accounts = toDict(s.accounts, totals);
+    s.spend = toDict(s.spend, (sp) => ({ spent: big(sp.spent), held: big(sp.held), by_day: toDict(sp.by_day, big) }));
+    s.holds = toDict(s.holds, (h) => ({ ...h, units: big(h.units) }));
+  },
+};
+
+/** Adds funds to an account. */
+export async function fund(store: EventStore<SpendFields>, account: string, amount: string, currency = 'EUR'): Promise<Money> {
+  accountId(account);
+  const m = M.money(amount, currency);
+  if (m.units <= 0n) throw new HolonError('invalid_input', 'the amount must be positive');
+  await store.transact(() => ({ events: [spendEvent('account.funded', { account, amount: M.formatUnits(m.units), currency: m.currency })], result: undefined }));
+  return m;
+}
+
+/** A mandate's budget, as seen now. */
+export interface BudgetView {
+  mandate: string;
+  currency: string;
+  total: Money;
+  spent: Money;
+  held: Money;
+  /** What can still be held: the least of the mandate's and the account's room. */
+  remaining: Money;
+  per_day: Money | null;
+  spent_today: Money;
+  remaining_today: Money | null;
+  per_call: Money | null;
+  threshold: Money;
+  account: { id: string; funded: Money; spent: Money; held: Money; available: Money };
+}
+
+/** The budget of `mandate` at `now`. */
+export function budgetOf(s: SpendFields, mandate: Mandate, now: number): BudgetView {
+  const cur = mandate.currency;
+  const sp = s.spend[mandate.id];
+  const acct = s.accounts[mandate.account];
+  const u = (units: bigint): Money => ({ units, currency: cur });
+  const pos = (units: bigint): Money => u(units > 0n ? units : 0n);
+  const spent = sp?.spent ?? 0n;
+  const held = sp?.held ?? 0n;
+  const total = M.money(mandate.budget.total, cur);
+  const funded = acct?.funded[cur] ?? 0n;
+  const accountSpent = acct?.spent[cur] ?? 0n;
+  const accountHeld = acct?.held[cur] ?? 0n;
+  const accountAvailable = funded - accountSpent - accountHeld;
+  const mandateRoom = total.units - spent - held;
+  const spentToday = sp?.by_day[new Date(now).toISOString().slice(0, 10)] ?? 0n;
+  const perDay = mandate.budget.per_day ? M.money(mandate.budget.per_day, cur) : null;
+  return {
+    mandate: mandate.id,
+    currency: cur,
+    total,
+    spent: u(spent),
+    held: u(held),
+    remaining: pos(mandateRoom < accountAvailable ? mandateRoom : accountAvailable),
+    per_day: perDay,
+    spent_today: u(spentToday),
+    remaining_today: perDay ? pos(perDay.units - spentToday - held) : null,
+    per_call: mandate.budget.per_call ? M.money(mandate.budget.per_call, cur) : null,
+    threshold: M.money(mandate.approval_threshold, cur),
+    account: { id: mandate.account, funded: u(funded), spent: u(accountSpent), held: u(accountHeld), available: pos(accountAvailable) },
+  };
+}
+
+/** Why an amount does not fit the limits: per spend, the caller's cap, the budget, the day. */
+export function limitDenials(budget: Pick<BudgetView, 'per_call' | 'remaining' | 'remaining_today'>, amount: Money, maxCost: Money | undefined): Denial[] {
+  const out: Denial[] = [];
+  const j = M.toJson;
+  if (budget.per_call && M.compare(amount, budget.per_call) > 0) out.push(denial('over_per_call', { amount: j(amount), limit: j(budget.per_call) }));
+  if (maxCost && (maxCost.currency !== amount.currency || M.compare(amount, maxCost) > 0)) out.push(denial('over_max_cost', { amount: j(amount), limit: j(maxCost) }));
+  if (M.compare(amount, budget.remaining) > 0) out.push(denial('over_budget', { amount: j(amount), remaining: j(budget.remaining) }));
+  if (budget.remaining_today && M.compare(amount, budget.remaining_today) > 0) out.push(denial('over_daily', { amount: j(amount), remaining: j(budget.remaining_today) }));
+  return out;
+}
+
+/** What a spend of `amount` may draw on: the mandate's budget, or (for a delegated spend) its parent's hold, today's limit included. */
+export function roomFor(s: SpendFields, mandate: Mandate, parent: string | null, now: number): Pick<BudgetView, 'per_call' | 'remaining' | 'remaining_today'> {
+  const budget = budgetOf(s, mandate, now);
+  if (!parent) return budget;
+  // The parent's hold is already counted against the budget and the day: it is the child's whole room.
+  return { per_call: budget.per_call, remaining: { units: s.holds[parent]?.units ?? 0n, currency: mandate.currency }, remaining_today: null };
+}
+
+/** One spend as a toolset asks for it, decided under the journal lock. */
+export interface SpendRequest {
+  /** The id the hold gets (the receipt or intent it is for). */
+  id: string;
+  mandate: Mandate;
+  payee: Payee;
+  /** The most it can cost, in the mandate's currency. */
+  amount: Money;
+  maxCost?: Money | undefined;
+  /** A hold this spend draws on; a delegated spend needs no approval of its own (its parent's covered it). */
+  parent?: string | null | undefined;
+  /** What a human is shown if the amount is above the threshold; an approval is bound to it. */
+  subject: ApprovalSubject;
+  approvalId?: string | undefined;
+  now: number;
+}
+
+/** How a spend was decided. */
+export type SpendGate =
+  | { kind: 'denied'; denials: Denial[] }
+  | { kind: 'ask'; approval: Approval; events: NewEvent[] }
+  | { kind: 'pending' | 'rejected'; approval: Approval }
+  | { kind: 'held'; events: NewEvent[]; approval: Approval | null };
+
+/**
+ * Decides one spend against the latest state: the mandate's status, the limits, then the approval (one
+ * is needed above the threshold, and a presented one must be for exactly this). On success its events
+ * place the hold and spend the approval; the caller appends them, with its own, in the same transaction.
+ */
+export function gateSpend(s: SpendFields & ApprovalsFields & MandatesFields, r: SpendRequest): SpendGate {
+  const parent = r.parent ?? null;
+  const threshold = M.money(r.mandate.approval_threshold, r.mandate.currency);
+  // An approval that cannot be used at all is said first (the agent learns it was used before it learns
+  // about the budget); a human is asked only for what fits the limits.
+  const unusable = r.approvalId !== undefined ? unusableApproval(s, r.mandate.id, r.approvalId, r.now) : undefined;
+  if (unusable) return { kind: 'denied', denials: [unusable] };
+  const denials = [...mandateDenials(r.mandate, r.now), ...limitDenials(roomFor(s, r.mandate, parent, r.now), r.amount, r.maxCost)];
+  if (denials.length > 0) return { kind: 'denied', denials };
+  const decided = approvalGate(s, {
+    mandate: r.mandate.id,
+    subject: r.subject,
+    amount: r.amount,
+    threshold,
+    needed: parent === null && M.compare(r.amount, threshold) > 0,
+    approvalId: r.approvalId,
+    ref: r.id,
+    now: r.now,
+  });
+  if (decided.kind !== 'proceed') return decided;
+  const approval = decided.approval;
+  const events: NewEvent[] = approval ? [useApproval(approval.id, r.id)] : [];
+  events.push(
+    spendEvent('hold.placed', {
+      hold: r.id,
+      mandate: r.mandate.id,
+      account: r.mandate.account,
+      currency: r.mandate.currency,
+      amount: M.formatUnits(r.amount.units),
+      parent,
+      payee: r.payee,
+    }),
+  );
+  return { kind: 'held', events, approval };
+}
+
+/** The denial a spend over the threshold carries while it waits for a human. */
+export function thresholdDenial(amount: Money, mandate: Mandate): Denial {
+  return denial('over_threshold', { amount: M.toJson(amount), threshold: { amount: mandate.approval_threshold, currency: mandate.currency } });
+}
+
+/**
+ * Ends a hold: settles `cost` (clamped to what the hold still has) when money moved, releases it all
+ * otherwise. Returns the event and the cost charged.
+ */
+export function endHold(s: SpendFields, id: string, cost: Money | null, reason: string): { events: NewEvent[]; charged: bigint } {
+  const h = s.holds[id];
+  if (!h) return { events: [], charged: 0n };
+  const units = cost ? (cost.units > h.units ? h.units : cost.units) : 0n;
+  if (units <= 0n) return { events: [spendEvent('hold.released', { hold: id, reason })], charged: 0n };
+  return { events: [spendEvent('hold.settled', { hold: id, cost: M.formatUnits(units) })], charged: units };
+}

@@ -1,0 +1,46 @@
+/**
+ * The human's settings. Every setting that could widen what an agent may do (who can approve, where
+ * agents come from) is read from the user's own settings only: a workspace's `.vscode/settings.json` is
+ * a file the agent can edit, so its values are never read for these. package.json also declares them
+ * `application`-scoped, so VS Code offers them only in user settings.
+ */
+import * as vscode from 'vscode';
+import type { ApprovalChannel } from '../core/approvals/model.ts';
+import { APPROVAL_CHANNELS } from '../core/approvals/model.ts';
+
+/** What `WorkspaceConfiguration.inspect` reports of one setting, as far as it matters here. */
+export interface Inspected<T> {
+  defaultValue?: T | undefined;
+  globalValue?: T | undefined;
+  workspaceValue?: T | undefined;
+  workspaceFolderValue?: T | undefined;
+}
+
+/** The user's value of a setting, else its default: never a workspace's. */
+export function userValue<T>(inspected: Inspected<T> | undefined, fallback: T): T {
+  return inspected?.globalValue ?? inspected?.defaultValue ?? fallback;
+}
+
+function read<T>(key: string, fallback: T): T {
+  return userValue(vscode.workspace.getConfiguration('holon').inspect<T>(key), fallback);
+}
+
+/** The human's approval settings. */
+export interface ApprovalConfig {
+  channels: ApprovalChannel[];
+  waitSeconds: number;
+}
+
+/** Which channels the human accepts answers from, and how long a server waits for one. */
+export function approvalConfig(): ApprovalConfig {
+  const raw = read<unknown>('approvals.channels', ['panel', 'elicitation']);
+  const channels = (Array.isArray(raw) ? raw : []).filter((x): x is ApprovalChannel => (APPROVAL_CHANNELS as readonly unknown[]).includes(x));
+  const wait = read<unknown>('approvals.waitSeconds', 300);
+  return { channels, waitSeconds: typeof wait === 'number' && Number.isFinite(wait) ? Math.min(Math.max(wait, 0), 3600) : 300 };
+}
+
+/** Catalog files the human listed for Holon: Add Agent. */
+export function registries(): string[] {
+  const raw = read<unknown>('registries', []);
+  return Array.isArray(raw) ? raw.filter((x): x is string => typeof x === 'string') : [];
+}

@@ -1,0 +1,128 @@
+/**
+ * MCP over stdio, one JSON-RPC message per line, that survives a message too large to accept: the line
+ * is skipped as it streams by (never held whole), the request it carried is answered with a JSON-RPC
+ * error naming the limit, and the server keeps serving. (The SDK's own reader drops the whole connection
+ * in that case, and the process exits without a word.) Logs go to the logger: stdout is the protocol.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../../core/deps.ts';
+
+/** The longest line (one message) accepted, in bytes. An agent's input is capped far below (1 MiB). */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+/** The JSON-RPC error a request too large to read is answered with. */
+const INVALID_REQUEST = -32600;
+
+/** How much of a skipped line is kept to find its request id: its start and its end. */
+const KEEP = 512;
+
+/** The id of a request whose line was too long, read from where JSON-RPC writers put it (first or last). */
+export function requestIdOf(head: string, tail: string): RequestId | undefined {
+  const value = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,16})/.exec(head)?.[1] ?? /"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,16})\s*\}\s*$/.exec(tail)?.[1];
+  if (value === undefined) return undefined;
+  try {
+    const id: unknown = JSON.parse(value);
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A stdio server transport with a line limit that refuses one request instead of ending the session. */
+export class StdioServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private chunks: Buffer[] = [];
+  private size = 0;
+  /** While a too-long line streams by: its first and last bytes, and how long it was. */
+  private skipping: { head: Buffer; tail: Buffer; bytes: number } | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly stdin: NodeJS.ReadableStream = process.stdin,
+    private readonly stdout: NodeJS.WritableStream = process.stdout,
+    private readonly maxLineBytes = MAX_LINE_BYTES,
+  ) {}
+
+  private readonly onData = (chunk: Buffer): void => {
+    let rest = chunk;
+    while (rest.length > 0) {
+      const nl = rest.indexOf(10);
+      const piece = nl < 0 ? rest : rest.subarray(0, nl);
+      rest = nl < 0 ? Buffer.alloc(0) : rest.subarray(nl + 1);
+      this.take(piece);
+      if (nl >= 0) this.endLine();
+    }
+  };
+
+  private readonly onEnd = (): void => void this.close();
+
+  private take(piece: Buffer): void {
+    if (this.skipping) {
+      this.skipping.bytes += piece.length;
+      this.skipping.tail = Buffer.concat([this.skipping.tail, piece]).subarray(-KEEP);
+      return;
+    }
+    this.chunks.push(piece);
+    this.size += piece.length;
+    if (this.size > this.maxLineBytes) {
+      const all = Buffer.concat(this.chunks);
+      this.skipping = { head: all.subarray(0, KEEP), tail: all.subarray(-KEEP), bytes: all.length };
+      this.chunks = [];
+      this.size = 0;
+    }
+  }
+
+  private endLine(): void {
+    if (this.skipping) {
+      const { head, tail, bytes } = this.skipping;
+      this.skipping = undefined;
+      const id = requestIdOf(head.toString('utf8'), tail.toString('utf8'));
+      const message = `message too large: ${bytes} bytes; at most ${this.maxLineBytes} are accepted`;
+      this.logger.warn(`stdio: refused a ${message}${id !== undefined ? ` (request ${String(id)})` : ''}`);
+      if (id !== undefined) void this.send({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message } });
+      return;
+    }
+    const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
+    this.chunks = [];
+    this.size = 0;
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch (err) {
+      // With no id to answer to, there is nobody to tell but the operator.
+      this.logger.warn(`stdio: ignored a line that is not a JSON-RPC message (${(err as Error).message.split('\n')[0]})`);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  async start(): Promise<void> {
+    this.stdin.on('data', this.onData);
+    this.stdin.on('end', this.onEnd);
+    this.stdin.on('error', (err: Error) => this.onerror?.(err));
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      if (this.stdout.write(JSON.stringify(message) + '\n')) resolve();
+      else this.stdout.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.off('end', this.onEnd);
+    if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+    this.onclose?.();
+  }
+}
