@@ -12,7 +12,7 @@ import { COMMANDS } from './commandIds.ts';
 export const HOLON_VIEW_ID = 'holon.view';
 
 /**
- * The Holon view: budget, approvals and forms that wait for the human. It pushes the whole state on
+ * The Holon view: the budget and the approvals that wait for the human. It pushes the whole state on
  * every journal change (from any process) once the view said it is ready, and acts only on validated
  * commands that a click in the view sent.
  */
@@ -65,10 +65,6 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
         return;
       case 'reject':
         await decideInEditor(this.state, cmd.id, 'rejected');
-        return;
-      case 'answerForm':
-        // No toolset raises forms for the panel yet; answers to unknown forms change nothing.
-        this.log.info(`Holon view: form ${cmd.id} answered (${cmd.action}); no such form is open`);
         return;
       case 'run': {
         const id = { selectMandate: COMMANDS.selectMandate, fundAccount: COMMANDS.fundAccount, showReceipts: COMMANDS.showReceipts, createMandate: COMMANDS.createMandate }[cmd.command];

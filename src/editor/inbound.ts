@@ -15,14 +15,6 @@ const HolonViewCommandSchema = z.discriminatedUnion('type', [
   Ready,
   z.object({ type: z.literal('approve'), id: Id }).strict(),
   z.object({ type: z.literal('reject'), id: Id }).strict(),
-  z
-    .object({
-      type: z.literal('answerForm'),
-      id: Id,
-      action: z.enum(['accept', 'decline', 'cancel']),
-      content: z.record(z.string().max(100), z.union([z.string().max(10_000), z.number(), z.boolean()])).optional(),
-    })
-    .strict(),
   z.object({ type: z.literal('run'), command: z.enum(['selectMandate', 'fundAccount', 'showReceipts', 'createMandate']) }).strict(),
 ]);
 

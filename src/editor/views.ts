@@ -57,7 +57,6 @@ export function holonViewState(s: HolonState, mandateId: string | null, now: num
     mandate: mandateId,
     budget: mandateId ? budgetInfo(s, mandateId, now) : null,
     approvals: pendingApprovals(s, now).map(approvalView),
-    forms: [],
     panelApprovals,
   };
 }

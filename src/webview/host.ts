@@ -15,11 +15,10 @@ declare global {
   function acquireVsCodeApi(): WebviewApi;
 }
 
-/** What a view saves with `setState`: the host's last state, and its own extra (form drafts, edits). */
+/** What a view saves with `setState`: the last state it showed (the host's, or the human's edit of it). */
 export interface SavedView<S> {
   v: 1;
   state: S;
-  extra?: unknown;
 }
 
 /** How to run one panel. */
@@ -32,10 +31,6 @@ export interface ViewOptions<S, C extends Message> {
   isState(value: unknown): value is S;
   /** Draws the state, or the waiting screen when there is none yet. */
   render(state: S | null, post: (command: C) => void, session: ViewSession<S>): void;
-  /** Called once with the extra data saved last time, before the first render. */
-  restoreExtra?(extra: unknown): void;
-  /** The extra data to save beside the state. */
-  extra?(): unknown;
 }
 
 /** A running panel. */
@@ -44,7 +39,7 @@ export interface ViewSession<S> {
   readonly state: S | null;
   /** Replaces the state the view keeps (after a local edit) and saves it, without rendering. */
   update(state: S): void;
-  /** Saves the state and the extra data now. */
+  /** Saves the state now. */
   save(): void;
   /** Stops listening. */
   dispose(): void;
@@ -55,10 +50,7 @@ export function startView<S, C extends Message>(options: ViewOptions<S, C>): Vie
   const { api, window: win } = options;
   let current: S | null = null;
   const saved = api.getState();
-  if (isRecord(saved) && saved['v'] === 1 && options.isState(saved['state'])) {
-    current = saved['state'];
-    options.restoreExtra?.(saved['extra']);
-  }
+  if (isRecord(saved) && saved['v'] === 1 && options.isState(saved['state'])) current = saved['state'];
 
   const post = (command: C): void => api.postMessage(command);
   const session: ViewSession<S> = {
@@ -72,8 +64,6 @@ export function startView<S, C extends Message>(options: ViewOptions<S, C>): Vie
     save() {
       if (current === null) return;
       const value: SavedView<S> = { v: 1, state: current };
-      const extra = options.extra?.();
-      if (extra !== undefined) value.extra = extra;
       api.setState(value);
     },
     dispose() {

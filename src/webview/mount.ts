@@ -1,4 +1,4 @@
-// Each panel wired to the host: which guards accept its state, how it renders, what it saves besides.
+// Each panel wired to the host: which guards accept its state, and how it renders.
 import type { WebviewApi, ViewSession } from './host.ts';
 import { startView } from './host.ts';
 import type { HolonViewCommand, HolonViewState } from './protocol/holonView.ts';
@@ -10,7 +10,6 @@ import { isReceiptsState, isReceiptsStateValue } from './protocol/receipts.ts';
 import { renderLoading } from './render/dom.ts';
 import { renderHolonView } from './render/holonView.ts';
 import { renderMandateEditor } from './render/mandateEditor.ts';
-import { FormDrafts } from './render/pendingForm.ts';
 import { renderReceipts } from './render/receipts.ts';
 
 /** The element each panel renders into: `<div id="root"></div>` in the page's body. */
@@ -30,18 +29,13 @@ function rootOf(win: Window): HTMLElement {
 
 /** Starts the Holon view (activity bar). */
 export function mountHolonView(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<HolonViewState> {
-  const drafts = new FormDrafts();
-  const session = startView<HolonViewState, HolonViewCommand>({
+  return startView<HolonViewState, HolonViewCommand>({
     api,
     window: win,
     isNotification: isStateNotification,
     isState: isHolonViewStateValue,
-    restoreExtra: (extra) => drafts.load(extra),
-    extra: () => drafts.toJSON(),
-    render: (state, post) => (state ? renderHolonView(root, state, post, { drafts }) : renderLoading(root)),
+    render: (state, post) => (state ? renderHolonView(root, state, post) : renderLoading(root)),
   });
-  drafts.onChange = () => session.save();
-  return session;
 }
 
 /** Starts the receipts panel. */

@@ -3,7 +3,7 @@
 // check our own DOM — tags, attributes, text — and drive it with events, as the components would.
 import { Window as HappyWindow } from 'happy-dom';
 import type { WebviewApi } from '../../src/webview/host.ts';
-import type { HolonViewState, PendingApproval, PendingForm } from '../../src/webview/protocol/holonView.ts';
+import type { HolonViewState, PendingApproval } from '../../src/webview/protocol/holonView.ts';
 import type { MandateEditorState } from '../../src/webview/protocol/mandateEditor.ts';
 import type { ReceiptNode, ReceiptsState } from '../../src/webview/protocol/receipts.ts';
 
@@ -110,27 +110,6 @@ export function approval(overrides: Partial<PendingApproval> = {}): PendingAppro
   };
 }
 
-export function form(overrides: Partial<PendingForm> = {}): PendingForm {
-  return {
-    id: 'frm_1',
-    mandate: 'demo/sandbox',
-    message: 'Which invoices should I pay?',
-    schema: {
-      type: 'object',
-      properties: {
-        name: { type: 'string', title: 'Name', minLength: 2, maxLength: 10 },
-        code: { type: 'string', title: 'Code', pattern: '^[A-Z]{3}-\\d+$' },
-        colour: { type: 'string', title: 'Colour', enum: ['red', 'green'], enumNames: ['Red', 'Green'] },
-        count: { type: 'integer', title: 'Count', minimum: 1, maximum: 5 },
-        ratio: { type: 'number', title: 'Ratio', minimum: 0, maximum: 1 },
-        urgent: { type: 'boolean', title: 'Urgent', default: false },
-      },
-      required: ['name', 'count'],
-    },
-    ...overrides,
-  };
-}
-
 export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewState {
   return {
     mandate: 'demo/sandbox',
@@ -147,7 +126,6 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
       threshold: '0.50 EUR',
     },
     approvals: [],
-    forms: [],
     panelApprovals: true,
     ...overrides,
   };

@@ -4,7 +4,7 @@ import type { HolonViewCommand } from '../../src/webview/protocol/holonView.ts';
 import { isHolonViewCommand } from '../../src/webview/protocol/holonView.ts';
 import { renderHolonView } from '../../src/webview/render/holonView.ts';
 import type { Page } from './fakes.ts';
-import { approval, byTestId, click, fire, form, get, HOSTILE, page, type, viewState } from './fakes.ts';
+import { approval, byTestId, click, fire, get, HOSTILE, page, viewState } from './fakes.ts';
 
 let p: Page;
 let posted: HolonViewCommand[];
@@ -180,13 +180,12 @@ describe('approvals', () => {
 
   test('hostile text in agent, version, input, mandate and id is text, never markup', () => {
     const hostile = approval({ id: `x"><img src=x>`, agent: HOSTILE, version: HOSTILE, input: HOSTILE, mandate: HOSTILE, worstCase: HOSTILE, delegatedCalls: [{ capability: HOSTILE, maxCount: 1 }] });
-    renderHolonView(p.root, viewState({ mandate: HOSTILE, approvals: [hostile], forms: [form({ id: HOSTILE, message: HOSTILE, mandate: HOSTILE })] }), post);
+    renderHolonView(p.root, viewState({ mandate: HOSTILE, approvals: [hostile] }), post);
     assert.equal(p.root.querySelectorAll('img').length, 0);
     assert.equal(p.document.querySelectorAll('[onerror]').length, 0);
     assert.equal(get(p.root, `approval-agent-${hostile.id}`).textContent, HOSTILE);
     assert.equal(get(p.root, `approval-input-${hostile.id}`).textContent, HOSTILE);
     assert.equal(get(p.root, 'mandate-name').textContent, HOSTILE);
-    assert.equal(get(p.root, `form-message-${HOSTILE}`).textContent, HOSTILE);
     assert.equal((p.window as unknown as { pwned?: number }).pwned, undefined);
     click(get(p.root, `approve-${hostile.id}`));
     assert.deepEqual(posted, [{ type: 'approve', id: hostile.id }]);
@@ -194,23 +193,15 @@ describe('approvals', () => {
 });
 
 describe('state pushes keep what the human is doing', () => {
-  test('a form being filled keeps its typing when the budget changes', () => {
-    renderHolonView(p.root, viewState({ forms: [form()] }), post);
-    const name = get(p.root, 'form-frm_1-field-name');
-    type(name, 'Ada');
-    const state = viewState({ forms: [form()] });
+  test('a card whose approval did not change is kept, input unfolded, when the budget changes', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
+    const card = get(p.root, 'approval-apr_1');
+    get(p.root, 'approval-input-toggle-apr_1').setAttribute('open', '');
+    const state = viewState({ approvals: [approval()] });
     renderHolonView(p.root, { ...state, budget: { ...state.budget!, remaining: '1.00 EUR' } }, post);
-    assert.equal(get(p.root, 'form-frm_1-field-name'), name);
-    assert.equal((name as unknown as { value: string }).value, 'Ada');
+    assert.equal(get(p.root, 'approval-apr_1'), card);
+    assert.equal(get(p.root, 'approval-input-toggle-apr_1').hasAttribute('open'), true);
     assert.equal(get(p.root, 'budget-remaining').textContent, '1.00 EUR');
-  });
-
-  test('a form that comes back changed is rebuilt from the drafts', () => {
-    renderHolonView(p.root, viewState({ forms: [form()] }), post);
-    type(get(p.root, 'form-frm_1-field-name'), 'Ada');
-    renderHolonView(p.root, viewState({ forms: [form({ message: 'Changed' })] }), post);
-    assert.equal(get(p.root, 'form-message-frm_1').textContent, 'Changed');
-    assert.equal((get(p.root, 'form-frm_1-field-name') as unknown as { value: string }).value, 'Ada');
   });
 
   test('the latest post function is used by cards built earlier', () => {

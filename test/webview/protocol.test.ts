@@ -1,14 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  isBudgetInfo,
-  isFieldSchema,
-  isHolonViewCommand,
-  isHolonViewStateValue,
-  isPendingApproval,
-  isPendingForm,
-  isStateNotification,
-} from '../../src/webview/protocol/holonView.ts';
+import { isBudgetInfo, isHolonViewCommand, isHolonViewStateValue, isPendingApproval, isStateNotification } from '../../src/webview/protocol/holonView.ts';
 import { isMandateEditorCommand, isMandateEditorState, isMandateEditorStateValue } from '../../src/webview/protocol/mandateEditor.ts';
 import { isMessage, isReady } from '../../src/webview/protocol/messages.ts';
 import {
@@ -20,7 +12,7 @@ import {
   MAX_RECEIPT_DEPTH,
 } from '../../src/webview/protocol/receipts.ts';
 import type { ReceiptNode } from '../../src/webview/protocol/receipts.ts';
-import { approval, editorState, form, receiptNode, receiptsState, viewState } from './fakes.ts';
+import { approval, editorState, receiptNode, receiptsState, viewState } from './fakes.ts';
 
 /** A chain of nodes `depth` levels below its root. */
 function chain(depth: number): ReceiptNode {
@@ -49,21 +41,21 @@ describe('messages', () => {
 });
 
 describe('Holon view protocol', () => {
-  test('accepts a full state, with approvals and forms', () => {
-    const state = viewState({ approvals: [approval()], forms: [form()] });
+  test('accepts a full state, with approvals', () => {
+    const state = viewState({ approvals: [approval()] });
     assert.equal(isHolonViewStateValue(state), true);
     assert.equal(isStateNotification({ type: 'state', state }), true);
     assert.equal(isHolonViewStateValue(viewState({ mandate: null, budget: null })), true);
   });
 
   test('refuses states with a missing or mistyped field', () => {
-    const state = viewState({ approvals: [approval()], forms: [form()] });
+    const state = viewState({ approvals: [approval()] });
     for (const [key, bad] of [
       ['mandate', 3],
       ['budget', 'none'],
       ['approvals', undefined],
       ['approvals', {}],
-      ['forms', [null]],
+      ['approvals', [null]],
       ['panelApprovals', 'yes'],
     ] as const) {
       assert.equal(isHolonViewStateValue(withProp(state, key, bad)), false, `${key}: ${String(bad)}`);
@@ -72,7 +64,7 @@ describe('Holon view protocol', () => {
     assert.equal(isHolonViewStateValue([]), false);
   });
 
-  test('budget, approval and form guards check every field', () => {
+  test('budget and approval guards check every field', () => {
     const budget = viewState().budget!;
     assert.equal(isBudgetInfo(budget), true);
     assert.equal(isBudgetInfo({ ...budget, perDay: null, perCall: null }), true);
@@ -83,22 +75,6 @@ describe('Holon view protocol', () => {
     assert.equal(isPendingApproval(approval({ delegatedCalls: [] })), true);
     assert.equal(isPendingApproval(withProp(approval(), 'version', undefined)), false);
     assert.equal(isPendingApproval(approval({ delegatedCalls: [{ capability: 'x', maxCount: '4' as unknown as number }] })), false);
-
-    assert.equal(isPendingForm(form()), true);
-    assert.equal(isPendingForm(withProp(form(), 'message', undefined)), false);
-    assert.equal(isPendingForm(form({ schema: { type: 'array' } as never })), false);
-    assert.equal(isPendingForm(form({ schema: { type: 'object', properties: {}, required: 'name' } as never })), false);
-  });
-
-  test('field schemas: the four types and their keywords', () => {
-    assert.equal(isFieldSchema({ type: 'string', enum: ['a'], enumNames: ['A'], minLength: 1, maxLength: 3, pattern: 'a', format: 'email', default: 'a' }), true);
-    assert.equal(isFieldSchema({ type: 'integer', minimum: 0, maximum: 3, default: 1 }), true);
-    assert.equal(isFieldSchema({ type: 'number' }), true);
-    assert.equal(isFieldSchema({ type: 'boolean', default: true }), true);
-    assert.equal(isFieldSchema({ type: 'array', items: { type: 'string' } }), false);
-    assert.equal(isFieldSchema({ type: 'string', minLength: '2' }), false);
-    assert.equal(isFieldSchema({ type: 'number', default: 'one' }), false);
-    assert.equal(isFieldSchema({ type: 'boolean', title: 7 }), false);
   });
 
   test('commands: what the view posts, and nothing else', () => {
@@ -106,8 +82,6 @@ describe('Holon view protocol', () => {
       { type: 'ready' },
       { type: 'approve', id: 'a' },
       { type: 'reject', id: 'a' },
-      { type: 'answerForm', id: 'f', action: 'accept', content: { a: 'x', n: 2, b: false } },
-      { type: 'answerForm', id: 'f', action: 'cancel' },
       { type: 'run', command: 'fundAccount' },
     ]) {
       assert.equal(isHolonViewCommand(ok), true, JSON.stringify(ok));
@@ -115,8 +89,7 @@ describe('Holon view protocol', () => {
     for (const bad of [
       { type: 'approve' },
       { type: 'approve', id: 3 },
-      { type: 'answerForm', id: 'f', action: 'maybe' },
-      { type: 'answerForm', id: 'f', action: 'accept', content: { a: [1] } },
+      { type: 'answerForm', id: 'f', action: 'accept' },
       { type: 'run', command: 'rm -rf' },
       { type: 'unknown' },
     ]) {

@@ -1,9 +1,9 @@
 /**
- * The Holon view (activity bar): the selected mandate and its budget, approvals and forms that wait for
+ * The Holon view (activity bar): the selected mandate and its budget, and the approvals that wait for
  * the human. Amounts arrive formatted ("3.10 EUR"): the view never does arithmetic on money.
  */
 import type { Message, ReadyCommand } from './messages.ts';
-import { isFiniteNumber, isMessage, isRecord, isString, isStringArray, isStringOrNull } from './messages.ts';
+import { isFiniteNumber, isMessage, isRecord, isString, isStringOrNull } from './messages.ts';
 
 /** The selected mandate's budget, formatted. */
 export interface BudgetInfo {
@@ -35,33 +35,11 @@ export interface PendingApproval {
   expiresAt: string;
 }
 
-/** One field of a form, from a JSON schema subset (the one MCP elicitation uses). */
-export type FieldSchema =
-  | { type: 'string'; title?: string; description?: string; enum?: string[]; enumNames?: string[]; minLength?: number; maxLength?: number; pattern?: string; format?: string; default?: string }
-  | { type: 'number' | 'integer'; title?: string; description?: string; minimum?: number; maximum?: number; default?: number }
-  | { type: 'boolean'; title?: string; description?: string; default?: boolean };
-
-/** A flat object schema: one field per property. */
-export interface FormSchema {
-  type: 'object';
-  properties: Record<string, FieldSchema>;
-  required?: string[];
-}
-
-/** A form a server raised for the human. */
-export interface PendingForm {
-  id: string;
-  mandate: string;
-  message: string;
-  schema: FormSchema;
-}
-
 /** Everything the view shows. */
 export interface HolonViewState {
   mandate: string | null;
   budget: BudgetInfo | null;
   approvals: PendingApproval[];
-  forms: PendingForm[];
   /** False when the human turned the panel channel off: approvals are shown, not answerable here. */
   panelApprovals: boolean;
 }
@@ -81,20 +59,13 @@ export interface RejectCommand extends Message<'reject'> {
   id: string;
 }
 
-/** View → host: the human answered (or dismissed) a form. */
-export interface AnswerFormCommand extends Message<'answerForm'> {
-  id: string;
-  action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, string | number | boolean>;
-}
-
 /** View → host: run one of Holon's commands (select mandate, fund, receipts). */
 export interface RunCommand extends Message<'run'> {
   command: 'selectMandate' | 'fundAccount' | 'showReceipts' | 'createMandate';
 }
 
 /** Everything the view may send. */
-export type HolonViewCommand = ReadyCommand | ApproveCommand | RejectCommand | AnswerFormCommand | RunCommand;
+export type HolonViewCommand = ReadyCommand | ApproveCommand | RejectCommand | RunCommand;
 
 /** True for a state notification. */
 export function isStateNotification(value: unknown): value is StateNotification {
@@ -129,48 +100,6 @@ export function isPendingApproval(value: unknown): value is PendingApproval {
   );
 }
 
-/**
- * True for one field schema the view can render: string (optionally an enum), number, integer or boolean,
- * with keywords of the right types. The view checks each field when it renders a form, so a field outside
- * this subset disables that form's Submit (Decline and Cancel still work) instead of hiding the whole state.
- */
-export function isFieldSchema(value: unknown): value is FieldSchema {
-  if (!isRecord(value)) return false;
-  const optional = (k: string, check: (v: unknown) => boolean): boolean => value[k] === undefined || check(value[k]);
-  if (!optional('title', isString) || !optional('description', isString)) return false;
-  switch (value['type']) {
-    case 'string':
-      return (
-        optional('enum', isStringArray) &&
-        optional('enumNames', isStringArray) &&
-        optional('minLength', isFiniteNumber) &&
-        optional('maxLength', isFiniteNumber) &&
-        optional('pattern', isString) &&
-        optional('format', isString) &&
-        optional('default', isString)
-      );
-    case 'number':
-    case 'integer':
-      return optional('minimum', isFiniteNumber) && optional('maximum', isFiniteNumber) && optional('default', isFiniteNumber);
-    case 'boolean':
-      return optional('default', (v) => typeof v === 'boolean');
-    default:
-      return false;
-  }
-}
-
-/** True for a pending form. Its fields are checked one by one with `isFieldSchema` when rendered. */
-export function isPendingForm(value: unknown): value is PendingForm {
-  if (!isRecord(value) || !isString(value['id']) || !isString(value['mandate']) || !isString(value['message'])) return false;
-  const schema = value['schema'];
-  return (
-    isRecord(schema) &&
-    schema['type'] === 'object' &&
-    isRecord(schema['properties']) &&
-    (schema['required'] === undefined || isStringArray(schema['required']))
-  );
-}
-
 /** True for a whole, well-formed view state (what a state notification carries, and what the view saves). */
 export function isHolonViewStateValue(value: unknown): value is HolonViewState {
   return (
@@ -179,8 +108,6 @@ export function isHolonViewStateValue(value: unknown): value is HolonViewState {
     (value['budget'] === null || isBudgetInfo(value['budget'])) &&
     Array.isArray(value['approvals']) &&
     value['approvals'].every(isPendingApproval) &&
-    Array.isArray(value['forms']) &&
-    value['forms'].every(isPendingForm) &&
     typeof value['panelApprovals'] === 'boolean'
   );
 }
@@ -194,15 +121,6 @@ export function isHolonViewCommand(value: unknown): value is HolonViewCommand {
     case 'approve':
     case 'reject':
       return isString(value['id']);
-    case 'answerForm': {
-      const content = value['content'];
-      return (
-        isString(value['id']) &&
-        (value['action'] === 'accept' || value['action'] === 'decline' || value['action'] === 'cancel') &&
-        (content === undefined ||
-          (isRecord(content) && Object.values(content).every((v) => isString(v) || isFiniteNumber(v) || typeof v === 'boolean')))
-      );
-    }
     case 'run':
       return (RUN_COMMANDS as readonly unknown[]).includes(value['command']);
     default:

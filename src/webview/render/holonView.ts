@@ -1,38 +1,33 @@
-// The Holon view: the selected mandate and its budget (or what to do when there is none), the approvals
-// and the forms that wait for the human.
+// The Holon view: the selected mandate and its budget (or what to do when there is none), and the
+// approvals that wait for the human.
 import type { BudgetInfo, HolonViewCommand, HolonViewState, PendingApproval, RunCommand } from '../protocol/holonView.ts';
 import { append, button, clear, h, keepFocus, setDisabled, time } from './dom.ts';
-import { FormDrafts, renderPendingForm } from './pendingForm.ts';
 
 /** Options of `renderHolonView`. */
 export interface HolonViewOptions {
-  /** What the human typed into pending forms; kept across renders and reloads. */
-  drafts?: FormDrafts;
   /** After this long with no new state, an answered card's buttons come back (default 10 s). */
   resendAfterMs?: number;
 }
 
 interface ViewContext {
   post: (command: HolonViewCommand) => void;
-  drafts: FormDrafts;
   resendAfterMs: number;
 }
 
 // Cards are built once per content and reused on later renders, so a state push (the budget moved) keeps
-// what the human typed, the focus, and which input is expanded. Handlers read the context at click time.
+// the focus and which input is expanded. Handlers read the context at click time.
 const contexts = new WeakMap<HTMLElement, ViewContext>();
 const signatures = new WeakMap<Element, string>();
 
 /**
- * Renders the whole view into `root`. Never posts anything itself: approve, reject and answerForm are
- * posted only from the human's clicks on the buttons it creates.
+ * Renders the whole view into `root`. Never posts anything itself: approve and reject are posted only
+ * from the human's clicks on the buttons it creates.
  */
 export function renderHolonView(root: HTMLElement, state: HolonViewState, post: (command: HolonViewCommand) => void, options: HolonViewOptions = {}): void {
   const doc = root.ownerDocument;
   let ctx = contexts.get(root);
-  if (!ctx) contexts.set(root, (ctx = { post, drafts: options.drafts ?? new FormDrafts(), resendAfterMs: 10_000 }));
+  if (!ctx) contexts.set(root, (ctx = { post, resendAfterMs: 10_000 }));
   ctx.post = post;
-  if (options.drafts) ctx.drafts = options.drafts;
   if (options.resendAfterMs !== undefined) ctx.resendAfterMs = options.resendAfterMs;
   const view = ctx;
 
@@ -53,26 +48,9 @@ export function renderHolonView(root: HTMLElement, state: HolonViewState, post: 
     })),
   );
 
-  view.drafts.retain(new Set(state.forms.map((f) => f.id)));
-  const forms = section(root, 'forms');
-  setHeading(forms, 'Questions', state.forms.length);
-  reconcile(
-    list(forms),
-    state.forms.map((form) => ({
-      key: form.id,
-      signature: JSON.stringify(form),
-      build: () =>
-        renderPendingForm(doc, form, {
-          post: (command) => view.post(command),
-          drafts: view.drafts,
-          resendAfterMs: view.resendAfterMs,
-        }),
-    })),
-  );
-
   const nothing = section(root, 'nothing');
   clear(nothing);
-  if (state.approvals.length === 0 && state.forms.length === 0) {
+  if (state.approvals.length === 0) {
     nothing.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': 'nothing-pending' }, 'Nothing waits for you.'));
   }
 }
