@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
 import { channelAccepted } from '../core/admin.ts';
 import type { HolonViewState } from '../webview/protocol/holonView.ts';
+import { holonViewProtocol } from '../webview/protocol/holonView.ts';
+import { parse } from '../webview/protocol/messages.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
-import { parseHolonViewCommand } from './inbound.ts';
 import { holonViewState } from './views.ts';
 import { webviewHtml, webviewRoots } from './webviewHtml.ts';
 import { COMMANDS } from './commandIds.ts';
@@ -50,7 +51,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   }
 
   private async receive(message: unknown): Promise<void> {
-    const cmd = parseHolonViewCommand(message);
+    const cmd = parse(holonViewProtocol.command, message);
     if (!cmd) {
       this.log.warn(`Holon view: ignored a malformed message`);
       return;

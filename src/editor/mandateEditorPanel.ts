@@ -2,8 +2,9 @@ import * as vscode from 'vscode';
 import { createMandate, updateMandate } from '../core/admin.ts';
 import { HolonError } from '../core/errors.ts';
 import type { MandateEditorState } from '../webview/protocol/mandateEditor.ts';
+import { mandateEditorProtocol } from '../webview/protocol/mandateEditor.ts';
+import { parse } from '../webview/protocol/messages.ts';
 import type { EditorState } from './editorState.ts';
-import { parseMandateEditorCommand } from './inbound.ts';
 import { formToInput, formValues } from './mandateForm.ts';
 import { webviewHtml, webviewRoots } from './webviewHtml.ts';
 
@@ -34,7 +35,7 @@ export class MandateEditorPanels implements vscode.Disposable {
       if (ready) void panel.webview.postMessage({ type: 'state', state: view });
     };
     const sub = panel.webview.onDidReceiveMessage(async (m: unknown) => {
-      const cmd = parseMandateEditorCommand(m);
+      const cmd = parse(mandateEditorProtocol.command, m);
       if (!cmd) {
         this.log.warn('Mandate editor: ignored a malformed message');
         return;

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
+import { parse } from '../webview/protocol/messages.ts';
 import type { ReceiptsState } from '../webview/protocol/receipts.ts';
+import { receiptsProtocol } from '../webview/protocol/receipts.ts';
 import type { EditorState } from './editorState.ts';
-import { parseReceiptsCommand } from './inbound.ts';
 import { receiptsState } from './views.ts';
 import { webviewHtml, webviewRoots } from './webviewHtml.ts';
 
@@ -63,7 +64,7 @@ export class ReceiptsPanel implements vscode.Disposable {
   }
 
   private receive(message: unknown): void {
-    const cmd = parseReceiptsCommand(message);
+    const cmd = parse(receiptsProtocol.command, message);
     if (!cmd) {
       this.log.warn('Receipts panel: ignored a malformed message');
       return;

@@ -1,12 +1,12 @@
-// Each panel wired to the host: which guards accept its state, and how it renders.
+// Each panel wired to the host: which protocol its messages follow, and how it renders.
 import type { WebviewApi, ViewSession } from './host.ts';
 import { startView } from './host.ts';
-import type { HolonViewCommand, HolonViewState } from './protocol/holonView.ts';
-import { isHolonViewStateValue, isStateNotification } from './protocol/holonView.ts';
-import type { MandateEditorCommand, MandateEditorState } from './protocol/mandateEditor.ts';
-import { isMandateEditorState, isMandateEditorStateValue } from './protocol/mandateEditor.ts';
-import type { ReceiptsCommand, ReceiptsState } from './protocol/receipts.ts';
-import { isReceiptsState, isReceiptsStateValue } from './protocol/receipts.ts';
+import type { HolonViewState } from './protocol/holonView.ts';
+import { holonViewProtocol } from './protocol/holonView.ts';
+import type { MandateEditorState } from './protocol/mandateEditor.ts';
+import { mandateEditorProtocol } from './protocol/mandateEditor.ts';
+import type { ReceiptsState } from './protocol/receipts.ts';
+import { receiptsProtocol } from './protocol/receipts.ts';
 import { renderLoading } from './render/dom.ts';
 import { renderHolonView } from './render/holonView.ts';
 import { renderMandateEditor } from './render/mandateEditor.ts';
@@ -29,33 +29,30 @@ function rootOf(win: Window): HTMLElement {
 
 /** Starts the Holon view (activity bar). */
 export function mountHolonView(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<HolonViewState> {
-  return startView<HolonViewState, HolonViewCommand>({
+  return startView({
     api,
     window: win,
-    isNotification: isStateNotification,
-    isState: isHolonViewStateValue,
+    protocol: holonViewProtocol,
     render: (state, post) => (state ? renderHolonView(root, state, post) : renderLoading(root)),
   });
 }
 
 /** Starts the receipts panel. */
 export function mountReceipts(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<ReceiptsState> {
-  return startView<ReceiptsState, ReceiptsCommand>({
+  return startView({
     api,
     window: win,
-    isNotification: isReceiptsState,
-    isState: isReceiptsStateValue,
+    protocol: receiptsProtocol,
     render: (state, post) => (state ? renderReceipts(root, state, post) : renderLoading(root)),
   });
 }
 
 /** Starts the mandate form. The human's edits are saved with the state, so a reload keeps them. */
 export function mountMandateEditor(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<MandateEditorState> {
-  return startView<MandateEditorState, MandateEditorCommand>({
+  return startView({
     api,
     window: win,
-    isNotification: isMandateEditorState,
-    isState: isMandateEditorStateValue,
+    protocol: mandateEditorProtocol,
     render: (state, post, session) =>
       state
         ? renderMandateEditor(root, state, post, (values) => {

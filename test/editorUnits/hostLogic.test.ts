@@ -1,10 +1,11 @@
-/** The editor host's pure logic (no vscode): protocol states, the mandate form, inbound validation. */
+/** The editor host's pure logic (no vscode): protocol states and the mandate form. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decideApproval } from '../../src/core/admin.ts';
-import { parseHolonViewCommand, parseMandateEditorCommand, parseReceiptsCommand } from '../../src/editor/inbound.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
 import { holonViewState, receiptsState } from '../../src/editor/views.ts';
+import { HolonViewState } from '../../src/webview/protocol/holonView.ts';
+import { is } from '../../src/webview/protocol/messages.ts';
 import { connect, demoRuntime, FACTURE, INVOICES, MANDATE } from '../helpers.ts';
 
 describe('protocol states from the journal', () => {
@@ -19,6 +20,7 @@ describe('protocol states from the journal', () => {
       assert.equal(s.budget?.spent, '0.0238 EUR');
       assert.equal(s.budget?.remaining, '4.9762 EUR');
       assert.equal(s.approvals.length, 1);
+      assert.equal(is(HolonViewState, s), true, 'the state passes the view\'s own guard');
       assert.deepEqual(
         { id: s.approvals[0]?.id, agent: s.approvals[0]?.agent, version: s.approvals[0]?.version, worst: s.approvals[0]?.worstCase, threshold: s.approvals[0]?.threshold },
         { id: approvalId, agent: 'holon-labs/invoice-pipeline', version: '2.1.0', worst: '3.10 EUR', threshold: '0.50 EUR' },
@@ -52,18 +54,5 @@ describe('the mandate form', () => {
     assert.deepEqual(ok.input['data'], { regions: ['EU', 'CH'], retention_days: 30, training: false });
     const bad = formToInput({ ...good, id: 'Demo', total: '1.2345678', threshold: '', currency: 'eur', retentionDays: '-1', expiresAt: 'soon', toolsets: [] }, 'create');
     assert.deepEqual(Object.keys(bad.errors).sort(), ['currency', 'expiresAt', 'id', 'retentionDays', 'threshold', 'toolsets', 'total']);
-  });
-});
-
-describe('inbound webview messages', () => {
-  test('only well-formed commands pass', () => {
-    assert.deepEqual(parseHolonViewCommand({ type: 'approve', id: 'apr_1' }), { type: 'approve', id: 'apr_1' });
-    assert.equal(parseHolonViewCommand({ type: 'approve' }), undefined);
-    assert.equal(parseHolonViewCommand({ type: 'approve', id: 'apr_1', extra: true }), undefined);
-    assert.equal(parseHolonViewCommand({ type: 'run', command: 'workbench.action.terminal.new' }), undefined);
-    assert.equal(parseHolonViewCommand('approve'), undefined);
-    assert.deepEqual(parseReceiptsCommand({ type: 'filter', filter: 'failed' }), { type: 'filter', filter: 'failed' });
-    assert.equal(parseReceiptsCommand({ type: 'filter', filter: 'everything' }), undefined);
-    assert.equal(parseMandateEditorCommand({ type: 'save', values: { id: 'x' } }), undefined);
   });
 });

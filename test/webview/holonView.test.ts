@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { HolonViewCommand } from '../../src/webview/protocol/holonView.ts';
-import { isHolonViewCommand } from '../../src/webview/protocol/holonView.ts';
+import { HolonViewCommand as HolonViewCommandSchema } from '../../src/webview/protocol/holonView.ts';
+import { is } from '../../src/webview/protocol/messages.ts';
 import { renderHolonView } from '../../src/webview/render/holonView.ts';
 import type { Page } from './fakes.ts';
 import { approval, byTestId, click, fire, get, HOSTILE, page, viewState } from './fakes.ts';
@@ -9,7 +10,7 @@ import { approval, byTestId, click, fire, get, HOSTILE, page, viewState } from '
 let p: Page;
 let posted: HolonViewCommand[];
 const post = (command: HolonViewCommand): void => {
-  assert.equal(isHolonViewCommand(command), true, `posted a malformed command: ${JSON.stringify(command)}`);
+  assert.equal(is(HolonViewCommandSchema, command), true, `posted a malformed command: ${JSON.stringify(command)}`);
   posted.push(command);
 };
 

@@ -60,6 +60,7 @@ describe('connection to the host', () => {
       { type: 'state' },
       { type: 'state', state: null },
       { type: 'state', state: { ...viewState(), approvals: [{ id: 'x' }] } },
+      { type: 'state', state: viewState({ approvals: [approval({ worstCase: 3.1 as never })] }) },
       { type: 'state', state: receiptsState() },
     ]) {
       hostSends(p.window, junk);
@@ -88,6 +89,9 @@ describe('connection to the host', () => {
     const api = new FakeVsCodeApi({ v: 1, state: { mandate: 3 } });
     mountHolonView(api, p.window, p.root);
     assert.ok(byTestId(p.root, 'loading'));
+    p.root.replaceChildren();
+    mountHolonView(new FakeVsCodeApi({ v: 1, state: { ...viewState(), forms: [] } }), p.window, p.root);
+    assert.ok(byTestId(p.root, 'loading'), 'a state saved by an older version is dropped');
     const old = new FakeVsCodeApi(viewState());
     p.root.replaceChildren();
     mountHolonView(old, p.window, p.root);

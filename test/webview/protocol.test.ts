@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isBudgetInfo, isHolonViewCommand, isHolonViewStateValue, isPendingApproval, isStateNotification } from '../../src/webview/protocol/holonView.ts';
-import { isMandateEditorCommand, isMandateEditorState, isMandateEditorStateValue } from '../../src/webview/protocol/mandateEditor.ts';
-import { isMessage, isReady } from '../../src/webview/protocol/messages.ts';
-import {
-  isReceiptFilter,
-  isReceiptNode,
-  isReceiptsCommand,
-  isReceiptsState,
-  isReceiptsStateValue,
-  MAX_RECEIPT_DEPTH,
-} from '../../src/webview/protocol/receipts.ts';
-import type { ReceiptNode } from '../../src/webview/protocol/receipts.ts';
+import { BudgetInfo, HolonViewCommand, HolonViewState, holonViewProtocol, PendingApproval } from '../../src/webview/protocol/holonView.ts';
+import { MandateEditorCommand, MandateEditorState, mandateEditorProtocol } from '../../src/webview/protocol/mandateEditor.ts';
+import { Id, is, parse, ReadyCommand } from '../../src/webview/protocol/messages.ts';
+import type { ReceiptNode as ReceiptNodeValue } from '../../src/webview/protocol/receipts.ts';
+import { MAX_RECEIPT_DEPTH, ReceiptFilter, ReceiptNode, ReceiptsCommand, ReceiptsState, receiptsProtocol } from '../../src/webview/protocol/receipts.ts';
 import { approval, editorState, receiptNode, receiptsState, viewState } from './fakes.ts';
 
 /** A chain of nodes `depth` levels below its root. */
-function chain(depth: number): ReceiptNode {
+function chain(depth: number): ReceiptNodeValue {
   let node = receiptNode({ id: `n${depth}` });
   for (let d = depth - 1; d >= 0; d--) node = receiptNode({ id: `n${d}`, children: [node] });
   return node;
@@ -30,25 +23,34 @@ function withProp(value: object, key: string, v: unknown): unknown {
 }
 
 describe('messages', () => {
-  test('a message has a string type; ready is the ready command', () => {
-    assert.equal(isMessage({ type: 'ready' }), true);
-    assert.equal(isMessage({ type: 1 }), false);
-    assert.equal(isMessage(null), false);
-    assert.equal(isMessage('ready'), false);
-    assert.equal(isReady({ type: 'ready' }), true);
-    assert.equal(isReady({ type: 'state' }), false);
+  test('ready is exactly {type: "ready"}; ids are bounded', () => {
+    assert.equal(is(ReadyCommand, { type: 'ready' }), true);
+    assert.equal(is(ReadyCommand, { type: 'ready', extra: 1 }), false);
+    assert.equal(is(ReadyCommand, 'ready'), false);
+    assert.equal(is(Id, 'apr_1'), true);
+    assert.equal(is(Id, ''), false);
+    assert.equal(is(Id, 'x'.repeat(81)), false);
+    assert.equal(parse(Id, 3), undefined);
+  });
+
+  test('each protocol accepts its own state notification and no other panel\'s', () => {
+    assert.equal(is(holonViewProtocol.notification, { type: 'state', state: viewState() }), true);
+    assert.equal(is(receiptsProtocol.notification, { type: 'state', state: receiptsState() }), true);
+    assert.equal(is(mandateEditorProtocol.notification, { type: 'state', state: editorState() }), true);
+    assert.equal(is(holonViewProtocol.notification, { type: 'state', state: receiptsState() }), false);
+    assert.equal(is(receiptsProtocol.notification, { type: 'state', state: editorState() }), false);
+    assert.equal(is(holonViewProtocol.notification, { type: 'status', state: viewState() }), false);
+    assert.equal(is(holonViewProtocol.notification, { type: 'state' }), false);
   });
 });
 
 describe('Holon view protocol', () => {
-  test('accepts a full state, with approvals', () => {
-    const state = viewState({ approvals: [approval()] });
-    assert.equal(isHolonViewStateValue(state), true);
-    assert.equal(isStateNotification({ type: 'state', state }), true);
-    assert.equal(isHolonViewStateValue(viewState({ mandate: null, budget: null })), true);
+  test('accepts a full state, with approvals, and one with no mandate', () => {
+    assert.equal(is(HolonViewState, viewState({ approvals: [approval()] })), true);
+    assert.equal(is(HolonViewState, viewState({ mandate: null, budget: null })), true);
   });
 
-  test('refuses states with a missing or mistyped field', () => {
+  test('refuses states with a missing, mistyped or unknown field', () => {
     const state = viewState({ approvals: [approval()] });
     for (const [key, bad] of [
       ['mandate', 3],
@@ -57,98 +59,127 @@ describe('Holon view protocol', () => {
       ['approvals', {}],
       ['approvals', [null]],
       ['panelApprovals', 'yes'],
+      ['forms', []],
     ] as const) {
-      assert.equal(isHolonViewStateValue(withProp(state, key, bad)), false, `${key}: ${String(bad)}`);
+      assert.equal(is(HolonViewState, withProp(state, key, bad)), false, `${key}: ${String(bad)}`);
     }
-    assert.equal(isHolonViewStateValue(null), false);
-    assert.equal(isHolonViewStateValue([]), false);
+    assert.equal(is(HolonViewState, null), false);
+    assert.equal(is(HolonViewState, []), false);
   });
 
-  test('budget and approval guards check every field', () => {
+  test('the budget guard checks every field', () => {
     const budget = viewState().budget!;
-    assert.equal(isBudgetInfo(budget), true);
-    assert.equal(isBudgetInfo({ ...budget, perDay: null, perCall: null }), true);
-    assert.equal(isBudgetInfo(withProp(budget, 'remaining', 3.4)), false);
-    assert.equal(isBudgetInfo(withProp(budget, 'perDay', undefined)), false);
+    assert.equal(is(BudgetInfo, budget), true);
+    assert.equal(is(BudgetInfo, { ...budget, perDay: null, perCall: null }), true);
+    assert.equal(is(BudgetInfo, withProp(budget, 'remaining', 3.4)), false);
+    assert.equal(is(BudgetInfo, withProp(budget, 'perDay', undefined)), false);
+  });
 
-    assert.equal(isPendingApproval(approval()), true);
-    assert.equal(isPendingApproval(approval({ delegatedCalls: [] })), true);
-    assert.equal(isPendingApproval(withProp(approval(), 'version', undefined)), false);
-    assert.equal(isPendingApproval(approval({ delegatedCalls: [{ capability: 'x', maxCount: '4' as unknown as number }] })), false);
+  test('the approval guard checks every field, and a malformed approval refuses the whole state', () => {
+    assert.equal(is(PendingApproval, approval()), true);
+    assert.equal(is(PendingApproval, approval({ delegatedCalls: [] })), true);
+    for (const [key, bad] of [
+      ['version', undefined],
+      ['worstCase', 3.1],
+      ['delegatedCalls', [{ capability: 'x', maxCount: '4' }]],
+      ['delegatedCalls', [{ capability: 'x' }]],
+      ['input', null],
+      ['extra', true],
+    ] as const) {
+      const bent = withProp(approval(), key, bad);
+      assert.equal(is(PendingApproval, bent), false, `${key}: ${JSON.stringify(bad)}`);
+      assert.equal(is(HolonViewState, { ...viewState(), approvals: [approval({ id: 'ok' }), bent] }), false, key);
+    }
   });
 
   test('commands: what the view posts, and nothing else', () => {
-    for (const ok of [
-      { type: 'ready' },
-      { type: 'approve', id: 'a' },
-      { type: 'reject', id: 'a' },
-      { type: 'run', command: 'fundAccount' },
-    ]) {
-      assert.equal(isHolonViewCommand(ok), true, JSON.stringify(ok));
+    for (const ok of [{ type: 'ready' }, { type: 'approve', id: 'a' }, { type: 'reject', id: 'a' }, { type: 'run', command: 'fundAccount' }]) {
+      assert.deepEqual(parse(HolonViewCommand, ok), ok);
     }
     for (const bad of [
       { type: 'approve' },
       { type: 'approve', id: 3 },
+      { type: 'approve', id: '' },
+      { type: 'approve', id: 'a'.repeat(81) },
+      { type: 'approve', id: 'apr_1', extra: true },
       { type: 'answerForm', id: 'f', action: 'accept' },
       { type: 'run', command: 'rm -rf' },
+      { type: 'run', command: 'workbench.action.terminal.new' },
       { type: 'unknown' },
+      'approve',
+      null,
     ]) {
-      assert.equal(isHolonViewCommand(bad), false, JSON.stringify(bad));
+      assert.equal(parse(HolonViewCommand, bad), undefined, JSON.stringify(bad));
     }
   });
 });
 
 describe('receipts protocol', () => {
   test('accepts a state with a nested tree; refuses a malformed node anywhere in it', () => {
-    const state = receiptsState();
-    assert.equal(isReceiptsStateValue(state), true);
-    assert.equal(isReceiptsState({ type: 'state', state }), true);
-    assert.equal(isReceiptsStateValue(receiptsState({ selected: null, recent: [] })), true);
+    assert.equal(is(ReceiptsState, receiptsState()), true);
+    assert.equal(is(ReceiptsState, receiptsState({ selected: null, recent: [] })), true);
 
     const broken = receiptsState();
     (broken.selected!.children[1] as unknown as Record<string, unknown>)['status'] = 'exploded';
-    assert.equal(isReceiptsStateValue(broken), false);
-    assert.equal(isReceiptsStateValue(receiptsState({ filter: 'some' as never })), false);
-    assert.equal(isReceiptsStateValue(withProp(receiptsState(), 'recent', [{ id: 'x' }])), false);
+    assert.equal(is(ReceiptsState, broken), false);
+    assert.equal(is(ReceiptsState, receiptsState({ filter: 'some' as never })), false);
+    assert.equal(is(ReceiptsState, withProp(receiptsState(), 'recent', [{ id: 'x' }])), false);
   });
 
   test('a node checks every field, and trees deeper than the limit are refused', () => {
-    assert.equal(isReceiptNode(receiptNode()), true);
-    assert.equal(isReceiptNode(receiptNode({ reasons: ['over budget', 3 as unknown as string] })), false);
-    assert.equal(isReceiptNode(receiptNode({ durationMs: Number.NaN })), false);
-    assert.equal(isReceiptNode(withProp(receiptNode(), 'error', undefined)), false);
-    assert.equal(isReceiptNode(chain(MAX_RECEIPT_DEPTH)), true);
-    assert.equal(isReceiptNode(chain(MAX_RECEIPT_DEPTH + 1)), false);
+    assert.equal(is(ReceiptNode, receiptNode()), true);
+    assert.equal(is(ReceiptNode, receiptNode({ reasons: ['over budget', 3 as unknown as string] })), false);
+    assert.equal(is(ReceiptNode, receiptNode({ durationMs: Number.NaN })), false);
+    assert.equal(is(ReceiptNode, receiptNode({ durationMs: Number.POSITIVE_INFINITY })), false);
+    assert.equal(is(ReceiptNode, withProp(receiptNode(), 'error', undefined)), false);
+    assert.equal(is(ReceiptNode, chain(MAX_RECEIPT_DEPTH)), true);
+    assert.equal(is(ReceiptNode, chain(MAX_RECEIPT_DEPTH + 1)), false);
+    assert.equal(is(ReceiptsState, receiptsState({ selected: chain(MAX_RECEIPT_DEPTH + 1) })), false);
   });
 
   test('filters and commands', () => {
-    assert.equal(isReceiptFilter('all'), true);
-    assert.equal(isReceiptFilter('pending_approval'), true);
-    assert.equal(isReceiptFilter('ALL'), false);
-    assert.equal(isReceiptsCommand({ type: 'select', id: 'r' }), true);
-    assert.equal(isReceiptsCommand({ type: 'filter', filter: 'failed' }), true);
-    assert.equal(isReceiptsCommand({ type: 'filter', filter: 'gone' }), false);
-    assert.equal(isReceiptsCommand({ type: 'select' }), false);
+    assert.equal(is(ReceiptFilter, 'all'), true);
+    assert.equal(is(ReceiptFilter, 'pending_approval'), true);
+    assert.equal(is(ReceiptFilter, 'ALL'), false);
+    assert.deepEqual(parse(ReceiptsCommand, { type: 'select', id: 'r' }), { type: 'select', id: 'r' });
+    assert.deepEqual(parse(ReceiptsCommand, { type: 'filter', filter: 'failed' }), { type: 'filter', filter: 'failed' });
+    assert.equal(parse(ReceiptsCommand, { type: 'filter', filter: 'gone' }), undefined);
+    assert.equal(parse(ReceiptsCommand, { type: 'filter', filter: 'everything' }), undefined);
+    assert.equal(parse(ReceiptsCommand, { type: 'select' }), undefined);
   });
 });
 
 describe('mandate editor protocol', () => {
   test('accepts create and edit states, with errors', () => {
-    assert.equal(isMandateEditorStateValue(editorState()), true);
+    assert.equal(is(MandateEditorState, editorState()), true);
     const edit = editorState({ mode: 'edit', errors: { total: 'Not an amount', form: 'Try again' }, saved: true });
-    assert.equal(isMandateEditorStateValue(edit), true);
-    assert.equal(isMandateEditorState({ type: 'state', state: edit }), true);
+    assert.equal(is(MandateEditorState, edit), true);
   });
 
-  test('refuses malformed states and commands', () => {
-    assert.equal(isMandateEditorStateValue(editorState({ mode: 'view' as never })), false);
-    assert.equal(isMandateEditorStateValue(editorState({ errors: { total: 5 as unknown as string } })), false);
+  test('refuses malformed states', () => {
+    assert.equal(is(MandateEditorState, editorState({ mode: 'view' as never })), false);
+    assert.equal(is(MandateEditorState, editorState({ errors: { total: 5 as unknown as string } })), false);
+    assert.equal(is(MandateEditorState, editorState({ errors: { colour: 'no such field' } as never })), false);
     const values = { ...editorState().values, status: 'paused' };
-    assert.equal(isMandateEditorStateValue({ ...editorState(), values }), false);
-    assert.equal(isMandateEditorStateValue(withProp(editorState(), 'saved', undefined)), false);
-    assert.equal(isMandateEditorCommand({ type: 'save', values: editorState().values }), true);
-    assert.equal(isMandateEditorCommand({ type: 'save', values }), false);
-    assert.equal(isMandateEditorCommand({ type: 'cancel' }), true);
-    assert.equal(isMandateEditorCommand({ type: 'approve', id: 'x' }), false);
+    assert.equal(is(MandateEditorState, { ...editorState(), values }), false);
+    assert.equal(is(MandateEditorState, withProp(editorState(), 'saved', undefined)), false);
+  });
+
+  test('a save carries exactly the form\'s values, each bounded', () => {
+    const values = editorState().values;
+    assert.deepEqual(parse(MandateEditorCommand, { type: 'save', values }), { type: 'save', values });
+    assert.deepEqual(parse(MandateEditorCommand, { type: 'cancel' }), { type: 'cancel' });
+    for (const bad of [
+      { ...values, status: 'paused' },
+      { id: 'x' },
+      { ...values, colour: 'red' },
+      { ...values, grantee: 'g'.repeat(501) },
+      { ...values, capabilities: 'c'.repeat(4001) },
+      { ...values, toolsets: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+      { ...values, training: 'no' },
+    ]) {
+      assert.equal(parse(MandateEditorCommand, { type: 'save', values: bad }), undefined, JSON.stringify(bad).slice(0, 80));
+    }
+    assert.equal(parse(MandateEditorCommand, { type: 'approve', id: 'x' }), undefined);
   });
 });
