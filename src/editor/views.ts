@@ -36,16 +36,36 @@ export function pendingApprovals(s: HolonState, now: number): Approval[] {
     .sort((a, b) => (a.requested_at < b.requested_at ? -1 : 1));
 }
 
-function approvalView(a: Approval): PendingApproval {
+/** How much of an approval's input the view shows; the rest is cut, with a note. */
+export const DETAIL_LIMIT = 4000;
+
+/** Pretty-printed JSON, cut to `DETAIL_LIMIT` characters with a note saying so. */
+function preview(value: unknown): string {
+  const text = JSON.stringify(value, null, 2) ?? String(value);
+  if (text.length <= DETAIL_LIMIT) return text;
+  // Never end on half a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(DETAIL_LIMIT - 1)) ? DETAIL_LIMIT - 1 : DETAIL_LIMIT;
+  return `${text.slice(0, end)}\n… cut: the first ${end} of ${text.length} characters.`;
+}
+
+/** A core approval in the view's shape. Only agent calls exist in the core today. */
+export function approvalView(a: Approval): PendingApproval {
+  const delegated = a.delegated_calls.reduce((n, d) => n + d.max_count, 0);
+  const facts = [{ label: 'Version', value: a.version }];
+  if (delegated > 0) {
+    facts.push({ label: 'Delegated calls', value: `up to ${delegated} (${a.delegated_calls.map((d) => `${d.capability} × ${d.max_count}`).join(', ')})` });
+  }
   return {
     id: a.id,
+    kind: 'agent_call',
     mandate: a.mandate,
-    agent: a.agent,
-    version: a.version,
-    worstCase: fmt(a.worst_case) ?? '',
-    threshold: fmt(a.threshold) ?? '',
-    delegatedCalls: a.delegated_calls.map((d) => ({ capability: d.capability, maxCount: d.max_count })),
-    input: JSON.stringify(a.input, null, 2),
+    title: `Call ${a.agent} ${a.version}`,
+    subject: a.agent,
+    amount: fmt(a.worst_case),
+    threshold: fmt(a.threshold),
+    facts,
+    detail: preview(a.input),
+    removals: [],
     requestedAt: a.requested_at,
     expiresAt: a.expires_at,
   };

@@ -64,7 +64,7 @@ describe('entry points', () => {
     await settle();
     const approve = root.querySelector('[data-testid="approve-apr_1"]')!;
     assert.equal(approve.constructor.name, 'VscodeButton', 'the component is registered and upgraded');
-    assert.equal(root.querySelector('[data-testid="approval-input-toggle-apr_1"]')!.constructor.name, 'VscodeCollapsible');
+    assert.equal(root.querySelector('[data-testid="approval-detail-toggle-apr_1"]')!.constructor.name, 'VscodeCollapsible');
     assert.equal(root.querySelector('[data-testid="count-approvals"]')!.constructor.name, 'VscodeBadge');
     assert.deepEqual(api.posted, [{ type: 'ready' }]);
     (approve as HTMLElement).click();

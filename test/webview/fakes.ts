@@ -94,16 +94,22 @@ export function get(root: ParentNode, id: string): HTMLElement {
 
 export const HOSTILE = '<img src=x onerror="globalThis.pwned=1">';
 
+/** An agent call waiting for approval, as the host maps it. */
 export function approval(overrides: Partial<PendingApproval> = {}): PendingApproval {
   return {
     id: 'apr_1',
+    kind: 'agent_call',
     mandate: 'demo/sandbox',
-    agent: 'acme/invoice-extractor',
-    version: '1.4.2',
-    worstCase: '3.10 EUR',
+    title: 'Call acme/invoice-extractor 1.4.2',
+    subject: 'acme/invoice-extractor',
+    amount: '3.10 EUR',
     threshold: '0.50 EUR',
-    delegatedCalls: [{ capability: 'extraction.pdf', maxCount: 4 }],
-    input: JSON.stringify({ files: ['holon://files/examples/facture.pdf'] }, null, 2),
+    facts: [
+      { label: 'Version', value: '1.4.2' },
+      { label: 'Delegated calls', value: 'up to 4 (extraction.pdf × 4)' },
+    ],
+    detail: JSON.stringify({ files: ['holon://files/examples/facture.pdf'] }, null, 2),
+    removals: [],
     requestedAt: '2026-03-01T10:00:00.000Z',
     expiresAt: '2026-03-01T10:15:00.000Z',
     ...overrides,

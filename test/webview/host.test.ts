@@ -60,7 +60,7 @@ describe('connection to the host', () => {
       { type: 'state' },
       { type: 'state', state: null },
       { type: 'state', state: { ...viewState(), approvals: [{ id: 'x' }] } },
-      { type: 'state', state: viewState({ approvals: [approval({ worstCase: 3.1 as never })] }) },
+      { type: 'state', state: viewState({ approvals: [approval({ kind: 'raise' as never })] }) },
       { type: 'state', state: receiptsState() },
     ]) {
       hostSends(p.window, junk);

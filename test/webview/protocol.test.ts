@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { BudgetInfo, HolonViewCommand, HolonViewState, holonViewProtocol, PendingApproval } from '../../src/webview/protocol/holonView.ts';
+import { APPROVAL_KINDS, BudgetInfo, HolonViewCommand, HolonViewState, holonViewProtocol, PendingApproval } from '../../src/webview/protocol/holonView.ts';
 import { MandateEditorCommand, MandateEditorState, mandateEditorProtocol } from '../../src/webview/protocol/mandateEditor.ts';
 import { Id, is, parse, ReadyCommand } from '../../src/webview/protocol/messages.ts';
 import type { ReceiptNode as ReceiptNodeValue } from '../../src/webview/protocol/receipts.ts';
@@ -75,16 +75,32 @@ describe('Holon view protocol', () => {
     assert.equal(is(BudgetInfo, withProp(budget, 'perDay', undefined)), false);
   });
 
-  test('the approval guard checks every field, and a malformed approval refuses the whole state', () => {
-    assert.equal(is(PendingApproval, approval()), true);
-    assert.equal(is(PendingApproval, approval({ delegatedCalls: [] })), true);
+  test('an approval of every kind passes, with or without money, detail and removals', () => {
+    for (const kind of APPROVAL_KINDS) {
+      assert.equal(is(PendingApproval, approval({ kind })), true, kind);
+    }
+    assert.equal(is(PendingApproval, approval({ kind: 'proposal', amount: null, threshold: null, facts: [], detail: null, removals: ['mail.send'] })), true);
+  });
+
+  test('a malformed approval is refused, and with it the whole state', () => {
     for (const [key, bad] of [
-      ['version', undefined],
-      ['worstCase', 3.1],
-      ['delegatedCalls', [{ capability: 'x', maxCount: '4' }]],
-      ['delegatedCalls', [{ capability: 'x' }]],
-      ['input', null],
-      ['extra', true],
+      ['kind', 'hr_proposal'],
+      ['kind', undefined],
+      ['title', undefined],
+      ['subject', null],
+      ['amount', 3.1],
+      ['amount', undefined],
+      ['threshold', undefined],
+      ['facts', [{ label: 'Version' }]],
+      ['facts', [{ label: 'Version', value: 2 }]],
+      ['facts', [{ label: 'Version', value: '2', extra: true }]],
+      ['facts', {}],
+      ['detail', undefined],
+      ['detail', ['line']],
+      ['removals', null],
+      ['removals', ['mail.send', 4]],
+      ['expiresAt', undefined],
+      ['agent', 'acme/x'],
     ] as const) {
       const bent = withProp(approval(), key, bad);
       assert.equal(is(PendingApproval, bent), false, `${key}: ${JSON.stringify(bad)}`);

@@ -21,27 +21,42 @@ export const BudgetInfo = z.strictObject({
 /** The selected mandate's budget, formatted. */
 export type BudgetInfo = z.infer<typeof BudgetInfo>;
 
-/** One delegated call an agent declares: a capability, and how many times at most. */
-export const DelegatedCall = z.strictObject({ capability: z.string(), maxCount: z.number() });
-/** One delegated call an agent declares. */
-export type DelegatedCall = z.infer<typeof DelegatedCall>;
+/** Every subject a human may be asked to approve (DESIGN.md §4, Approvals). */
+export const APPROVAL_KINDS = ['agent_call', 'payment', 'payment_intent', 'capability_window', 'budget_override', 'proposal', 'action'] as const;
 
-/** An approval waiting for the human. */
+/** What an approval is about. */
+export const ApprovalKind = z.enum(APPROVAL_KINDS);
+/** What an approval is about. */
+export type ApprovalKind = z.infer<typeof ApprovalKind>;
+
+/** One kind-specific fact of an approval: a label and its value. */
+export const ApprovalFact = z.strictObject({ label: z.string(), value: z.string() });
+/** One kind-specific fact of an approval: a label and its value. */
+export type ApprovalFact = z.infer<typeof ApprovalFact>;
+
+/** An approval waiting for the human, of any kind, in one shape the view renders without knowing the kind. */
 export const PendingApproval = z.strictObject({
   id: z.string(),
+  kind: ApprovalKind,
   mandate: z.string(),
-  agent: z.string(),
-  /** The exact version the approval is bound to. */
-  version: z.string(),
-  worstCase: z.string(),
-  threshold: z.string(),
-  delegatedCalls: z.array(DelegatedCall),
-  /** The input, pretty-printed JSON. */
-  input: z.string(),
+  /** One line a busy human can approve, e.g. "Call holon-labs/invoice-pipeline 2.1.0". */
+  title: z.string(),
+  /** Who or what it is about: the agent id, the payee, the merchant, the slug of the agent a proposal changes. */
+  subject: z.string(),
+  /** The amount at stake, formatted ("3.10 EUR"); null where no money is at stake. */
+  amount: z.nullable(z.string()),
+  /** The threshold the amount crossed, formatted; null where no money is at stake. */
+  threshold: z.nullable(z.string()),
+  /** Kind-specific facts, in order. */
+  facts: z.array(ApprovalFact),
+  /** Longer text shown collapsed: an input preview, a reason, a diff. Null when none. */
+  detail: z.nullable(z.string()),
+  /** Lines that remove something (a proposal's lost capabilities): shown in red, with a "Removes N" pill, impossible to miss. */
+  removals: z.array(z.string()),
   requestedAt: z.string(),
   expiresAt: z.string(),
 });
-/** An approval waiting for the human. */
+/** An approval waiting for the human, of any kind. */
 export type PendingApproval = z.infer<typeof PendingApproval>;
 
 /** Everything the view shows. */
