@@ -1,32 +1,36 @@
 import * as vscode from 'vscode';
 import { channelAccepted } from '../core/approvals/flow.ts';
-import type { HolonViewState } from '../webview/protocol/holonView.ts';
+import type { HolonViewCommand, HolonViewState } from '../webview/protocol/holonView.ts';
+import { holonViewProtocol } from '../webview/protocol/holonView.ts';
+import type { ReadyCommand } from '../webview/protocol/messages.ts';
+import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
-import { parseHolonViewCommand } from './inbound.ts';
 import { holonViewState } from './views.ts';
-import { webviewHtml, webviewRoots } from './webviewHtml.ts';
-import { COMMANDS } from './commandIds.ts';
+import type { WebviewDeps } from './webviewHost.ts';
+import { WebviewHost } from './webviewHost.ts';
 
 /** The id of the activity-bar view in package.json. */
 export const HOLON_VIEW_ID = 'holon.view';
 
 /**
- * The Holon view: budget, approvals and forms that wait for the human. It pushes the whole state on
- * every journal change (from any process) once the view said it is ready, and acts only on validated
- * commands that a click in the view sent.
+ * The Holon view: the budget and the approvals that wait for the human, with a badge counting them. It
+ * pushes the whole state on every journal change (from any process), and acts only on commands that a
+ * click in the view sent.
  */
 export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
-  private ready = false;
-  private readonly subscriptions: vscode.Disposable[] = [];
+  private host: WebviewHost<HolonViewState, HolonViewCommand> | undefined;
+  private readonly subscription: vscode.Disposable;
 
   constructor(
     private readonly state: EditorState,
-    private readonly extensionUri: vscode.Uri,
-    private readonly log: vscode.LogOutputChannel,
+    private readonly webviews: WebviewDeps,
   ) {
-    this.subscriptions.push(state.onDidChange(() => this.push()));
+    this.subscription = state.onDidChange(() => {
+      this.host?.push();
+      this.updateBadge();
+    });
   }
 
   /** The state the view shows now. */
@@ -35,53 +39,38 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
+    this.host?.dispose();
     this.view = view;
-    this.ready = false;
-    view.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
-    view.webview.html = webviewHtml(view.webview, this.extensionUri, 'holonView', 'Holon');
-    this.subscriptions.push(
-      view.webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
-      view.onDidDispose(() => {
-        this.view = undefined;
-        this.ready = false;
-      }),
-    );
+    this.host = new WebviewHost({
+      ...this.webviews,
+      owner: view,
+      entry: 'holonView',
+      title: 'Holon',
+      name: 'Holon view',
+      protocol: holonViewProtocol,
+      state: () => this.current(),
+      handle: (command) => this.handle(command),
+    });
+    view.onDidDispose(() => {
+      if (this.view !== view) return;
+      this.view = undefined;
+      this.host = undefined;
+    });
     this.updateBadge();
   }
 
-  private async receive(message: unknown): Promise<void> {
-    const cmd = parseHolonViewCommand(message);
-    if (!cmd) {
-      this.log.warn(`Holon view: ignored a malformed message`);
-      return;
-    }
-    switch (cmd.type) {
-      case 'ready':
-        this.ready = true;
-        this.push();
-        return;
+  private async handle(command: Exclude<HolonViewCommand, ReadyCommand>): Promise<void> {
+    switch (command.type) {
       case 'approve':
-        await decideInEditor(this.state, cmd.id, 'approved');
+        await decideInEditor(this.state, command.id, 'approved');
         return;
       case 'reject':
-        await decideInEditor(this.state, cmd.id, 'rejected');
+        await decideInEditor(this.state, command.id, 'rejected');
         return;
-      case 'answerForm':
-        // No toolset raises forms for the panel yet; answers to unknown forms change nothing.
-        this.log.info(`Holon view: form ${cmd.id} answered (${cmd.action}); no such form is open`);
+      case 'run':
+        await vscode.commands.executeCommand(COMMANDS[command.command]);
         return;
-      case 'run': {
-        const id = { selectMandate: COMMANDS.selectMandate, fundAccount: COMMANDS.fundAccount, showReceipts: COMMANDS.showReceipts, createMandate: COMMANDS.createMandate }[cmd.command];
-        await vscode.commands.executeCommand(id);
-        return;
-      }
     }
-  }
-
-  private push(): void {
-    this.updateBadge();
-    if (!this.view || !this.ready) return;
-    void this.view.webview.postMessage({ type: 'state', state: this.current() });
   }
 
   private updateBadge(): void {
@@ -91,6 +80,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   }
 
   dispose(): void {
-    for (const d of this.subscriptions.reverse()) d.dispose();
+    this.host?.dispose();
+    this.subscription.dispose();
   }
 }

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
 import { createMandate, patchMandate } from '../core/mandates.ts';
 import { HolonError } from '../core/errors.ts';
-import type { MandateEditorState } from '../webview/protocol/mandateEditor.ts';
+import type { MandateEditorState, MandateFormValues } from '../webview/protocol/mandateEditor.ts';
+import { mandateEditorProtocol } from '../webview/protocol/mandateEditor.ts';
 import type { EditorState } from './editorState.ts';
-import { parseMandateEditorCommand } from './inbound.ts';
 import { formToInput, formValues } from './mandateForm.ts';
-import { webviewHtml, webviewRoots } from './webviewHtml.ts';
+import type { WebviewDeps } from './webviewHost.ts';
+import { WebviewHost } from './webviewHost.ts';
 
 /**
  * The mandate form, in an editor panel. Only a human at this form (or the CLI) changes a mandate; the
@@ -16,43 +17,19 @@ export class MandateEditorPanels implements vscode.Disposable {
 
   constructor(
     private readonly state: EditorState,
-    private readonly extensionUri: vscode.Uri,
-    private readonly log: vscode.LogOutputChannel,
+    private readonly webviews: WebviewDeps,
   ) {}
 
   open(mode: 'create' | 'edit', id?: string): void {
     const mandate = id ? this.state.state.mandates[id] : undefined;
     let view: MandateEditorState = { mode, values: formValues(mandate), errors: {}, saved: false };
-    let ready = false;
-    const panel = vscode.window.createWebviewPanel('holon.mandateEditor', mode === 'create' ? 'New Mandate' : `Mandate ${id}`, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: webviewRoots(this.extensionUri),
-    });
+    const panel = vscode.window.createWebviewPanel('holon.mandateEditor', mode === 'create' ? 'New Mandate' : `Mandate ${id}`, vscode.ViewColumn.Active);
     this.open_.add(panel);
-    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, 'mandateEditor', 'Mandate');
-    const post = (): void => {
-      if (ready) void panel.webview.postMessage({ type: 'state', state: view });
-    };
-    const sub = panel.webview.onDidReceiveMessage(async (m: unknown) => {
-      const cmd = parseMandateEditorCommand(m);
-      if (!cmd) {
-        this.log.warn('Mandate editor: ignored a malformed message');
-        return;
-      }
-      if (cmd.type === 'ready') {
-        ready = true;
-        post();
-        return;
-      }
-      if (cmd.type === 'cancel') {
-        panel.dispose();
-        return;
-      }
-      const target = view.mode === 'edit' && id ? id : cmd.values.id;
-      const { input, errors } = formToInput({ ...cmd.values, id: target }, view.mode, this.state.state.mandates[target]);
+    const save = async (values: MandateFormValues): Promise<void> => {
+      const target = view.mode === 'edit' && id ? id : values.id;
+      const { input, errors } = formToInput({ ...values, id: target }, view.mode, this.state.state.mandates[target]);
       if (Object.keys(errors).length > 0) {
-        view = { ...view, values: cmd.values, errors, saved: false };
-        post();
+        view = { ...view, values, errors, saved: false };
         return;
       }
       try {
@@ -62,15 +39,22 @@ export class MandateEditorPanels implements vscode.Disposable {
         panel.title = `Mandate ${saved.id}`;
         id = saved.id;
       } catch (err) {
+        // A refusal the human can fix is shown on the form; anything else goes to the host's report.
         if (!HolonError.is(err)) throw err;
-        view = { ...view, values: cmd.values, errors: { form: err.message }, saved: false };
+        view = { ...view, values, errors: { form: err.message }, saved: false };
       }
-      post();
+    };
+    new WebviewHost({
+      ...this.webviews,
+      owner: panel,
+      entry: 'mandateEditor',
+      title: 'Mandate',
+      name: 'mandate form',
+      protocol: mandateEditorProtocol,
+      state: () => view,
+      handle: (command) => (command.type === 'cancel' ? panel.dispose() : save(command.values)),
     });
-    panel.onDidDispose(() => {
-      sub.dispose();
-      this.open_.delete(panel);
-    });
+    panel.onDidDispose(() => this.open_.delete(panel));
   }
 
   dispose(): void {

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
-import type { ReceiptsState } from '../webview/protocol/receipts.ts';
+import type { ReceiptsCommand, ReceiptsState } from '../webview/protocol/receipts.ts';
+import { receiptsProtocol } from '../webview/protocol/receipts.ts';
 import type { EditorState } from './editorState.ts';
-import { parseReceiptsCommand } from './inbound.ts';
 import { receiptsState } from './views.ts';
-import { webviewHtml, webviewRoots } from './webviewHtml.ts';
+import type { WebviewDeps } from './webviewHost.ts';
+import { WebviewHost } from './webviewHost.ts';
 
 /** The view type of the receipts panel (also its serializer's key). */
 export const RECEIPTS_VIEW_TYPE = 'holon.receipts';
@@ -14,18 +15,17 @@ export const RECEIPTS_VIEW_TYPE = 'holon.receipts';
  */
 export class ReceiptsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
-  private ready = false;
+  private host: WebviewHost<ReceiptsState, ReceiptsCommand> | undefined;
   private filter: ReceiptsState['filter'] = 'all';
   private selected: string | null = null;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
     private readonly state: EditorState,
-    private readonly extensionUri: vscode.Uri,
-    private readonly log: vscode.LogOutputChannel,
+    private readonly webviews: WebviewDeps,
   ) {
     this.subscriptions.push(
-      state.onDidChange(() => this.push()),
+      state.onDidChange(() => this.host?.push()),
       vscode.window.registerWebviewPanelSerializer(RECEIPTS_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel) => this.attach(panel),
       }),
@@ -37,51 +37,37 @@ export class ReceiptsPanel implements vscode.Disposable {
     if (receipt) this.selected = receipt;
     if (this.panel) {
       this.panel.reveal();
-      this.push();
+      this.host?.push();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(RECEIPTS_VIEW_TYPE, 'Holon Receipts', vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: webviewRoots(this.extensionUri),
-    });
-    this.attach(panel);
+    this.attach(vscode.window.createWebviewPanel(RECEIPTS_VIEW_TYPE, 'Holon Receipts', vscode.ViewColumn.Active));
   }
 
   private attach(panel: vscode.WebviewPanel): void {
     this.panel = panel;
-    this.ready = false;
-    panel.webview.options = { enableScripts: true, localResourceRoots: webviewRoots(this.extensionUri) };
-    panel.webview.html = webviewHtml(panel.webview, this.extensionUri, 'receipts', 'Holon Receipts');
-    const listeners = [
-      panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m)),
-      panel.onDidDispose(() => {
-        this.panel = undefined;
-        this.ready = false;
-        for (const l of listeners) l.dispose();
-      }),
-    ];
-  }
-
-  private receive(message: unknown): void {
-    const cmd = parseReceiptsCommand(message);
-    if (!cmd) {
-      this.log.warn('Receipts panel: ignored a malformed message');
-      return;
-    }
-    if (cmd.type === 'ready') this.ready = true;
-    if (cmd.type === 'select') this.selected = cmd.id;
-    if (cmd.type === 'filter') this.filter = cmd.filter;
-    this.push();
+    this.host = new WebviewHost({
+      ...this.webviews,
+      owner: panel,
+      entry: 'receipts',
+      title: 'Holon Receipts',
+      name: 'receipts panel',
+      protocol: receiptsProtocol,
+      state: () => this.current(),
+      handle: (command) => {
+        if (command.type === 'select') this.selected = command.id;
+        else this.filter = command.filter;
+      },
+    });
+    panel.onDidDispose(() => {
+      if (this.panel !== panel) return;
+      this.panel = undefined;
+      this.host = undefined;
+    });
   }
 
   /** The state the panel shows now. */
   current(): ReceiptsState {
     return receiptsState(this.state.state, this.filter, this.selected);
-  }
-
-  private push(): void {
-    if (!this.panel || !this.ready) return;
-    void this.panel.webview.postMessage({ type: 'state', state: this.current() });
   }
 
   dispose(): void {

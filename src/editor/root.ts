@@ -9,6 +9,8 @@ import { registerProvider } from './provider.ts';
 import { ReceiptsPanel } from './receiptsPanel.ts';
 import { registerStatusBar } from './statusBar.ts';
 import { registerTerminals } from './terminals.ts';
+import { webviewAssets } from './webviewAssets.ts';
+import type { WebviewDeps } from './webviewHost.ts';
 
 /**
  * The composition root: everything the extension runs, created in order and disposed in reverse.
@@ -29,9 +31,18 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
   const state = new EditorState(context, logger);
   const disposables: vscode.Disposable[] = [log, state];
   void state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
-  const receipts = new ReceiptsPanel(state, context.extensionUri, log);
-  const mandateEditor = new MandateEditorPanels(state, context.extensionUri, log);
-  const view = new HolonViewProvider(state, context.extensionUri, log);
+  const webviews: WebviewDeps = {
+    assets: webviewAssets(context.extensionUri),
+    report: {
+      log,
+      showError: (message) => {
+        vscode.window.showErrorMessage(message).then(undefined, (err: unknown) => log.error(`could not show "${message}": ${String(err)}`));
+      },
+    },
+  };
+  const receipts = new ReceiptsPanel(state, webviews);
+  const mandateEditor = new MandateEditorPanels(state, webviews);
+  const view = new HolonViewProvider(state, webviews);
   disposables.push(
     receipts,
     mandateEditor,

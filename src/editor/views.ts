@@ -4,7 +4,7 @@ import type { Approval } from '../core/approvals/model.ts';
 import type { ReceiptTree } from '../core/market/receipts.ts';
 import { receiptTree, recentRootReceipts } from '../core/market/receipts.ts';
 import * as M from '../core/money.ts';
-import { denialTexts } from '../core/present.ts';
+import { approvalView, denialTexts } from '../core/present.ts';
 import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { BudgetInfo, HolonViewState, PendingApproval } from '../webview/protocol/holonView.ts';
@@ -31,20 +31,9 @@ export function budgetInfo(s: HolonState, mandateId: string, now: number): Budge
   };
 }
 
-function approvalView(a: Approval): PendingApproval {
-  const s = a.subject.kind === 'agent_call' ? a.subject : undefined;
-  return {
-    id: a.id,
-    mandate: a.mandate,
-    agent: s?.agent ?? a.kind,
-    version: s?.version ?? '',
-    worstCase: fmt(a.amount) ?? '',
-    threshold: fmt(a.threshold) ?? '',
-    delegatedCalls: (s?.delegated_calls ?? []).map((d) => ({ capability: d.capability, maxCount: d.max_count })),
-    input: s?.input_preview ?? '',
-    requestedAt: a.requested_at,
-    expiresAt: a.expires_at,
-  };
+/** A core approval in the view's shape: the shared presentation of every kind, with its id and dates. */
+export function pendingApprovalView(a: Approval): PendingApproval {
+  return { id: a.id, kind: a.kind, mandate: a.mandate, ...approvalView(a), requestedAt: a.requested_at, expiresAt: a.expires_at };
 }
 
 /** The Holon view's state. */
@@ -52,8 +41,7 @@ export function holonViewState(s: HolonState, mandateId: string | null, now: num
   return {
     mandate: mandateId,
     budget: mandateId ? budgetInfo(s, mandateId, now) : null,
-    approvals: pendingApprovals(s, now).map(approvalView),
-    forms: [],
+    approvals: pendingApprovals(s, now).map(pendingApprovalView),
     panelApprovals,
   };
 }

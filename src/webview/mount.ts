@@ -1,16 +1,15 @@
-// Each panel wired to the host: which guards accept its state, how it renders, what it saves besides.
+// Each panel wired to the host: which protocol its messages follow, and how it renders.
 import type { WebviewApi, ViewSession } from './host.ts';
 import { startView } from './host.ts';
-import type { HolonViewCommand, HolonViewState } from './protocol/holonView.ts';
-import { isHolonViewStateValue, isStateNotification } from './protocol/holonView.ts';
-import type { MandateEditorCommand, MandateEditorState } from './protocol/mandateEditor.ts';
-import { isMandateEditorState, isMandateEditorStateValue } from './protocol/mandateEditor.ts';
-import type { ReceiptsCommand, ReceiptsState } from './protocol/receipts.ts';
-import { isReceiptsState, isReceiptsStateValue } from './protocol/receipts.ts';
+import type { HolonViewState } from './protocol/holonView.ts';
+import { holonViewProtocol } from './protocol/holonView.ts';
+import type { MandateEditorState } from './protocol/mandateEditor.ts';
+import { mandateEditorProtocol } from './protocol/mandateEditor.ts';
+import type { ReceiptsState } from './protocol/receipts.ts';
+import { receiptsProtocol } from './protocol/receipts.ts';
 import { renderLoading } from './render/dom.ts';
 import { renderHolonView } from './render/holonView.ts';
 import { renderMandateEditor } from './render/mandateEditor.ts';
-import { FormDrafts } from './render/pendingForm.ts';
 import { renderReceipts } from './render/receipts.ts';
 
 /** The element each panel renders into: `<div id="root"></div>` in the page's body. */
@@ -30,38 +29,30 @@ function rootOf(win: Window): HTMLElement {
 
 /** Starts the Holon view (activity bar). */
 export function mountHolonView(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<HolonViewState> {
-  const drafts = new FormDrafts();
-  const session = startView<HolonViewState, HolonViewCommand>({
+  return startView({
     api,
     window: win,
-    isNotification: isStateNotification,
-    isState: isHolonViewStateValue,
-    restoreExtra: (extra) => drafts.load(extra),
-    extra: () => drafts.toJSON(),
-    render: (state, post) => (state ? renderHolonView(root, state, post, { drafts }) : renderLoading(root)),
+    protocol: holonViewProtocol,
+    render: (state, post) => (state ? renderHolonView(root, state, post) : renderLoading(root)),
   });
-  drafts.onChange = () => session.save();
-  return session;
 }
 
 /** Starts the receipts panel. */
 export function mountReceipts(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<ReceiptsState> {
-  return startView<ReceiptsState, ReceiptsCommand>({
+  return startView({
     api,
     window: win,
-    isNotification: isReceiptsState,
-    isState: isReceiptsStateValue,
+    protocol: receiptsProtocol,
     render: (state, post) => (state ? renderReceipts(root, state, post) : renderLoading(root)),
   });
 }
 
 /** Starts the mandate form. The human's edits are saved with the state, so a reload keeps them. */
 export function mountMandateEditor(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<MandateEditorState> {
-  return startView<MandateEditorState, MandateEditorCommand>({
+  return startView({
     api,
     window: win,
-    isNotification: isMandateEditorState,
-    isState: isMandateEditorStateValue,
+    protocol: mandateEditorProtocol,
     render: (state, post, session) =>
       state
         ? renderMandateEditor(root, state, post, (values) => {

@@ -130,7 +130,7 @@ async function pendingInView(view: FrameLocator, agent: string, seen: Set<string
       for (let i = 0; i < n; i++) {
         const id = ((await buttons.nth(i).getAttribute('data-testid')) ?? '').slice('approve-'.length);
         if (!id || seen.has(id)) continue;
-        if ((await view.locator(`[data-testid="approval-agent-${id}"]`).textContent())?.trim() === agent) return id;
+        if ((await view.locator(`[data-testid="approval-subject-${id}"]`).textContent())?.trim() === agent) return id;
       }
       return undefined;
     },
@@ -265,7 +265,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       const view = await showView();
       const id = await pendingInView(view, PIPELINE, seen);
       seen.add(id);
-      await view.locator(`[data-testid="approval-worst-case-${id}"]`).waitFor();
+      await view.locator(`[data-testid="approval-amount-${id}"]`).waitFor();
       await statusBar.locator('.statusbar-item', { hasText: MANDATE }).first().waitFor();
       await screenshot(p, '03-holon-view-pending-approval');
       await statusBar.screenshot({ path: path.join(RESULTS, '03-statusbar-waiting.png') });

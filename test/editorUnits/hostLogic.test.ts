@@ -1,10 +1,15 @@
-/** The editor host's pure logic (no vscode): protocol states, the mandate form, inbound validation. */
+/** The editor host's pure logic (no vscode): protocol states and the mandate form. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
-import { parseHolonViewCommand, parseMandateEditorCommand, parseReceiptsCommand } from '../../src/editor/inbound.ts';
+import { approvalGate, decideApproval } from '../../src/core/approvals/flow.ts';
+import type { Approval, ApprovalSubject } from '../../src/core/approvals/model.ts';
+import { APPROVAL_KINDS } from '../../src/core/approvals/model.ts';
+import { initialState } from '../../src/core/state.ts';
+import { canonicalHash, PREVIEW_LIMIT, previewJson } from '../../src/core/util.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
-import { holonViewState, receiptsState } from '../../src/editor/views.ts';
+import { holonViewState, pendingApprovalView, receiptsState } from '../../src/editor/views.ts';
+import { HolonViewState, PendingApproval } from '../../src/webview/protocol/holonView.ts';
+import { is } from '../../src/webview/protocol/messages.ts';
 import { connect, demoRuntime, FACTURE, INVOICES, MANDATE } from '../helpers.ts';
 
 describe('protocol states from the journal', () => {
@@ -19,12 +24,30 @@ describe('protocol states from the journal', () => {
       assert.equal(s.budget?.spent, '0.0238 EUR');
       assert.equal(s.budget?.remaining, '4.9762 EUR');
       assert.equal(s.approvals.length, 1);
+      assert.equal(is(HolonViewState, s), true, 'the state passes the view\'s own guard');
+      const a = s.approvals[0]!;
       assert.deepEqual(
-        { id: s.approvals[0]?.id, agent: s.approvals[0]?.agent, version: s.approvals[0]?.version, worst: s.approvals[0]?.worstCase, threshold: s.approvals[0]?.threshold },
-        { id: approvalId, agent: 'holon-labs/invoice-pipeline', version: '2.1.0', worst: '3.10 EUR', threshold: '0.50 EUR' },
+        { ...a, detail: null },
+        {
+          id: approvalId,
+          kind: 'agent_call',
+          mandate: MANDATE,
+          title: 'Call holon-labs/invoice-pipeline 2.1.0',
+          subject: 'holon-labs/invoice-pipeline',
+          amount: '3.10 EUR',
+          threshold: '0.50 EUR',
+          facts: [
+            { label: 'Version', value: '2.1.0' },
+            { label: 'Delegated calls', value: 'up to 4 (extraction.table × 4)' },
+            { label: 'Input', value: `${JSON.stringify({ files: INVOICES }).length} bytes, SHA-256 ${canonicalHash({ files: INVOICES }).slice(0, 16)}…` },
+          ],
+          detail: null,
+          removals: [],
+          requestedAt: runtime.store.state.approvals[approvalId]?.requested_at,
+          expiresAt: runtime.store.state.approvals[approvalId]?.expires_at,
+        },
       );
-      assert.deepEqual(s.approvals[0]?.delegatedCalls, [{ capability: 'extraction.table', maxCount: 4 }]);
-      assert.match(s.approvals[0]?.input ?? '', /invoice-01\.pdf/);
+      assert.equal(a.detail, JSON.stringify({ files: INVOICES }, null, 2));
 
       await decideApproval(runtime.store, clock, approvalId, 'approved', 'panel');
       const done = await client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICES }, approval: approvalId } });
@@ -55,15 +78,49 @@ describe('the mandate form', () => {
   });
 });
 
-describe('inbound webview messages', () => {
-  test('only well-formed commands pass', () => {
-    assert.deepEqual(parseHolonViewCommand({ type: 'approve', id: 'apr_1' }), { type: 'approve', id: 'apr_1' });
-    assert.equal(parseHolonViewCommand({ type: 'approve' }), undefined);
-    assert.equal(parseHolonViewCommand({ type: 'approve', id: 'apr_1', extra: true }), undefined);
-    assert.equal(parseHolonViewCommand({ type: 'run', command: 'workbench.action.terminal.new' }), undefined);
-    assert.equal(parseHolonViewCommand('approve'), undefined);
-    assert.deepEqual(parseReceiptsCommand({ type: 'filter', filter: 'failed' }), { type: 'filter', filter: 'failed' });
-    assert.equal(parseReceiptsCommand({ type: 'filter', filter: 'everything' }), undefined);
-    assert.equal(parseMandateEditorCommand({ type: 'save', values: { id: 'x' } }), undefined);
+describe('an approval in the view\'s shape', () => {
+  const eur = (amount: string): { amount: string; currency: string } => ({ amount, currency: 'EUR' });
+  const subjects: ApprovalSubject[] = [
+    { kind: 'agent_call', agent: 'acme/ocr', version: '0.9.0', capability: 'ocr.page', input_sha256: '0'.repeat(64), input_preview: previewJson({ file: 'a.pdf' }), input_bytes: 16, delegated_calls: [] },
+    { kind: 'payment', payee: 'eip155:8453:0xabc', amount: eur('2.00'), terms_hash: 'f'.repeat(64), purpose: 'API credits' },
+    { kind: 'payment_intent', intent: 'int_1', payee: 'acme', amount: eur('1.20'), purpose: null },
+    { kind: 'capability_window', title: 'Reach api.example.com', reason: 'to fetch the report', capability: { name: 'net.egress', params: { hosts: ['api.example.com'] } }, hours: 4 },
+    { kind: 'budget_override', title: 'Keep running today', reason: 'the migration is half done', amount: eur('5.00') },
+    { kind: 'proposal', proposal: 'prop_1', slug: 'ada', title: 'Change ada', diff_sha256: 'a'.repeat(64), gains: ['forge.write {repos: [site]}'], losses: ['mail.send', 'hr.propose'], changes: [] },
+    { kind: 'action', title: 'Delete the staging branch', reason: 'it is merged' },
+  ];
+  /** An approval of each kind, asked for the way every toolset asks. */
+  const ask = (subject: ApprovalSubject): Approval => {
+    const g = approvalGate(initialState(), { mandate: 'demo/sandbox', subject, amount: null, threshold: null, needed: true, approvalId: undefined, ref: null, now: Date.parse('2026-03-01T10:00:00Z') });
+    assert.ok(g.kind === 'ask');
+    return g.approval;
+  };
+
+  test('every kind maps to a state the view accepts, with its own title, subject and facts', () => {
+    assert.deepEqual(subjects.map((x) => x.kind), [...APPROVAL_KINDS], 'one subject of every kind');
+    for (const subject of subjects) {
+      const view = pendingApprovalView(ask(subject));
+      assert.equal(is(PendingApproval, view), true, subject.kind);
+      assert.equal(view.kind, subject.kind);
+      assert.ok(view.title.length > 0 && view.subject.length > 0, subject.kind);
+    }
+    const [call, payment, , window, , proposal] = subjects.map((x) => pendingApprovalView(ask(x)));
+    assert.deepEqual(call?.facts[0], { label: 'Version', value: '0.9.0' });
+    assert.ok(!call?.facts.some((f) => f.label === 'Delegated calls'), 'an agent that delegates nothing has no delegated-calls fact');
+    assert.deepEqual(payment?.facts, [
+      { label: 'Terms hash', value: 'f'.repeat(64) },
+      { label: 'Purpose', value: 'API credits' },
+    ]);
+    assert.equal(window?.detail, 'to fetch the report');
+    assert.deepEqual(proposal?.removals, ['mail.send', 'hr.propose'], 'what a proposal takes away is never folded into facts');
+  });
+
+  test('a long input is cut to the limit when asked for, with a note saying how much was shown', () => {
+    const input = { text: 'x'.repeat(PREVIEW_LIMIT * 2) };
+    const full = JSON.stringify(input, null, 2);
+    const cut = previewJson(input);
+    assert.ok(cut.startsWith(full.slice(0, PREVIEW_LIMIT)));
+    assert.equal(cut.slice(PREVIEW_LIMIT), `\n… cut: the first ${PREVIEW_LIMIT} of ${full.length} characters.`);
+    assert.equal(previewJson({ file: 'a.pdf' }), JSON.stringify({ file: 'a.pdf' }, null, 2), 'a short input is whole, with no note');
   });
 });

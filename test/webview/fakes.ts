@@ -3,7 +3,7 @@
 // check our own DOM — tags, attributes, text — and drive it with events, as the components would.
 import { Window as HappyWindow } from 'happy-dom';
 import type { WebviewApi } from '../../src/webview/host.ts';
-import type { HolonViewState, PendingApproval, PendingForm } from '../../src/webview/protocol/holonView.ts';
+import type { HolonViewState, PendingApproval } from '../../src/webview/protocol/holonView.ts';
 import type { MandateEditorState } from '../../src/webview/protocol/mandateEditor.ts';
 import type { ReceiptNode, ReceiptsState } from '../../src/webview/protocol/receipts.ts';
 
@@ -94,39 +94,24 @@ export function get(root: ParentNode, id: string): HTMLElement {
 
 export const HOSTILE = '<img src=x onerror="globalThis.pwned=1">';
 
+/** An agent call waiting for approval, as the host maps it. */
 export function approval(overrides: Partial<PendingApproval> = {}): PendingApproval {
   return {
     id: 'apr_1',
+    kind: 'agent_call',
     mandate: 'demo/sandbox',
-    agent: 'acme/invoice-extractor',
-    version: '1.4.2',
-    worstCase: '3.10 EUR',
+    title: 'Call acme/invoice-extractor 1.4.2',
+    subject: 'acme/invoice-extractor',
+    amount: '3.10 EUR',
     threshold: '0.50 EUR',
-    delegatedCalls: [{ capability: 'extraction.pdf', maxCount: 4 }],
-    input: JSON.stringify({ files: ['holon://files/examples/facture.pdf'] }, null, 2),
+    facts: [
+      { label: 'Version', value: '1.4.2' },
+      { label: 'Delegated calls', value: 'up to 4 (extraction.pdf × 4)' },
+    ],
+    detail: JSON.stringify({ files: ['holon://files/examples/facture.pdf'] }, null, 2),
+    removals: [],
     requestedAt: '2026-03-01T10:00:00.000Z',
     expiresAt: '2026-03-01T10:15:00.000Z',
-    ...overrides,
-  };
-}
-
-export function form(overrides: Partial<PendingForm> = {}): PendingForm {
-  return {
-    id: 'frm_1',
-    mandate: 'demo/sandbox',
-    message: 'Which invoices should I pay?',
-    schema: {
-      type: 'object',
-      properties: {
-        name: { type: 'string', title: 'Name', minLength: 2, maxLength: 10 },
-        code: { type: 'string', title: 'Code', pattern: '^[A-Z]{3}-\\d+$' },
-        colour: { type: 'string', title: 'Colour', enum: ['red', 'green'], enumNames: ['Red', 'Green'] },
-        count: { type: 'integer', title: 'Count', minimum: 1, maximum: 5 },
-        ratio: { type: 'number', title: 'Ratio', minimum: 0, maximum: 1 },
-        urgent: { type: 'boolean', title: 'Urgent', default: false },
-      },
-      required: ['name', 'count'],
-    },
     ...overrides,
   };
 }
@@ -147,7 +132,6 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
       threshold: '0.50 EUR',
     },
     approvals: [],
-    forms: [],
     panelApprovals: true,
     ...overrides,
   };

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { HolonViewCommand } from '../../src/webview/protocol/holonView.ts';
-import { isHolonViewCommand } from '../../src/webview/protocol/holonView.ts';
+import { APPROVAL_KINDS, HolonViewCommand as HolonViewCommandSchema } from '../../src/webview/protocol/holonView.ts';
+import { is } from '../../src/webview/protocol/messages.ts';
 import { renderHolonView } from '../../src/webview/render/holonView.ts';
 import type { Page } from './fakes.ts';
-import { approval, byTestId, click, fire, form, get, HOSTILE, page, type, viewState } from './fakes.ts';
+import { approval, byTestId, click, fire, get, HOSTILE, page, viewState } from './fakes.ts';
 
 let p: Page;
 let posted: HolonViewCommand[];
 const post = (command: HolonViewCommand): void => {
-  assert.equal(isHolonViewCommand(command), true, `posted a malformed command: ${JSON.stringify(command)}`);
+  assert.equal(is(HolonViewCommandSchema, command), true, `posted a malformed command: ${JSON.stringify(command)}`);
   posted.push(command);
 };
 
@@ -82,30 +83,121 @@ describe('budget', () => {
   });
 });
 
+/** The label → value pairs of a card's list, in order. */
+function facts(card: HTMLElement): [string, string][] {
+  const dl = card.querySelector('dl')!;
+  return Array.from(dl.querySelectorAll('dt')).map((dt) => [dt.textContent ?? '', dt.nextElementSibling?.textContent ?? '']);
+}
+
 describe('approvals', () => {
-  test('a card shows agent, exact version, worst case against threshold, delegated calls, times and the input', () => {
+  test('an agent call: kind, title, subject, amount against threshold, facts in order, times, and the input folded', () => {
     renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
     const card = get(p.root, 'approval-apr_1');
-    assert.equal(get(card, 'approval-agent-apr_1').textContent, 'acme/invoice-extractor');
-    assert.equal(get(card, 'approval-version-apr_1').textContent, '1.4.2');
-    assert.equal(get(card, 'approval-worst-case-apr_1').textContent, '3.10 EUR');
+    assert.equal(card.getAttribute('data-kind'), 'agent_call');
+    assert.equal(get(card, 'approval-kind-apr_1').textContent, 'Agent call');
+    assert.equal(get(card, 'approval-title-apr_1').textContent, 'Call acme/invoice-extractor 1.4.2');
+    assert.equal(get(card, 'approval-subject-apr_1').textContent, 'acme/invoice-extractor');
+    assert.equal(get(card, 'approval-amount-apr_1').textContent, '3.10 EUR');
     assert.equal(get(card, 'approval-threshold-apr_1').textContent, '0.50 EUR');
-    assert.equal(get(card, 'approval-delegated-apr_1').textContent, 'extraction.pdf × up to 4');
+    assert.deepEqual(facts(card).slice(0, 4), [
+      ['About', 'acme/invoice-extractor'],
+      ['At stake', '3.10 EUR above 0.50 EUR'],
+      ['Version', '1.4.2'],
+      ['Delegated calls', 'up to 4 (extraction.pdf × 4)'],
+    ]);
+    assert.equal(get(card, 'approval-fact-apr_1-1').textContent, 'up to 4 (extraction.pdf × 4)');
+    assert.equal(get(card, 'approval-mandate-apr_1').textContent, 'demo/sandbox');
     assert.equal(get(card, 'approval-requested-apr_1').getAttribute('datetime'), '2026-03-01T10:00:00.000Z');
     assert.equal(get(card, 'approval-expires-apr_1').getAttribute('datetime'), '2026-03-01T10:15:00.000Z');
-    const input = get(card, 'approval-input-apr_1');
-    assert.equal(input.tagName.toLowerCase(), 'pre');
-    assert.equal(input.textContent, approval().input);
-    const collapsible = input.parentElement!;
+    const detail = get(card, 'approval-detail-apr_1');
+    assert.equal(detail.tagName.toLowerCase(), 'pre');
+    assert.equal(detail.textContent, approval().detail);
+    const collapsible = detail.parentElement!;
     assert.equal(collapsible.tagName.toLowerCase(), 'vscode-collapsible');
+    assert.equal(collapsible.getAttribute('heading'), 'Input');
     assert.equal(collapsible.hasAttribute('open'), false, 'the input starts folded');
+    assert.equal(byTestId(card, 'approval-removes-apr_1'), null);
+    assert.equal(byTestId(card, 'approval-removals-apr_1'), null);
+    assert.equal(card.classList.contains('removes'), false);
     assert.equal(get(p.root, 'count-approvals').textContent, '1');
     assert.equal(byTestId(p.root, 'nothing-pending'), null);
   });
 
-  test('no delegated calls reads "none"', () => {
-    renderHolonView(p.root, viewState({ approvals: [approval({ delegatedCalls: [] })] }), post);
-    assert.equal(get(p.root, 'approval-delegated-apr_1').textContent, 'none');
+  test('every kind reads in human words', () => {
+    const labels = ['Agent call', 'Payment', 'Payment intent', 'Capability window', 'Budget override', 'Proposal', 'Action'];
+    renderHolonView(p.root, viewState({ approvals: APPROVAL_KINDS.map((kind) => approval({ id: kind, kind })) }), post);
+    assert.deepEqual(
+      APPROVAL_KINDS.map((kind) => get(p.root, `approval-kind-${kind}`).textContent),
+      labels,
+    );
+    assert.equal(get(p.root, 'count-approvals').textContent, String(APPROVAL_KINDS.length));
+  });
+
+  test('a payment: the payee and its facts; no threshold, no detail: neither is shown', () => {
+    const payment = approval({
+      id: 'apr_pay',
+      kind: 'payment',
+      title: 'Pay 12.00 EUR to ACME Invoicing',
+      subject: 'acme-invoicing',
+      amount: '12.00 EUR',
+      threshold: null,
+      facts: [
+        { label: 'Terms', value: 'sha256:9f2c…' },
+        { label: 'Reference', value: 'INV-2026-0042' },
+      ],
+      detail: null,
+    });
+    renderHolonView(p.root, viewState({ approvals: [payment] }), post);
+    const card = get(p.root, 'approval-apr_pay');
+    assert.equal(get(card, 'approval-kind-apr_pay').textContent, 'Payment');
+    assert.deepEqual(facts(card).slice(0, 4), [
+      ['About', 'acme-invoicing'],
+      ['At stake', '12.00 EUR'],
+      ['Terms', 'sha256:9f2c…'],
+      ['Reference', 'INV-2026-0042'],
+    ]);
+    assert.equal(byTestId(card, 'approval-threshold-apr_pay'), null);
+    assert.equal(card.querySelector('vscode-collapsible'), null);
+    assert.equal(byTestId(card, 'approval-detail-apr_pay'), null);
+    assert.equal(get(p.root, 'approve-apr_pay').getAttribute('title'), 'Pay 12.00 EUR to ACME Invoicing, up to 12.00 EUR');
+  });
+
+  test('a proposal that removes capabilities: the lines in red, a "Removes N" pill, the diff folded; no money row', () => {
+    const proposal = approval({
+      id: 'apr_hr',
+      kind: 'proposal',
+      title: 'Change what invoice-bot may do',
+      subject: 'invoice-bot',
+      amount: null,
+      threshold: null,
+      facts: [{ label: 'Proposed by', value: 'demo/manager' }],
+      detail: '- mail.send {to: ["*@acme.test"]}\n- pay {payees: ["acme"]}\n+ records.read',
+      removals: ['mail.send {to: ["*@acme.test"]}', 'pay {payees: ["acme"]}'],
+    });
+    renderHolonView(p.root, viewState({ approvals: [proposal, approval()] }), post);
+    const card = get(p.root, 'approval-apr_hr');
+    assert.equal(get(card, 'approval-kind-apr_hr').textContent, 'Proposal');
+    assert.ok(card.classList.contains('removes'), 'the whole card is marked');
+    const pill = get(card, 'approval-removes-apr_hr');
+    assert.equal(pill.textContent, 'Removes 2');
+    assert.ok(pill.classList.contains('pill') && pill.classList.contains('danger'));
+    const removals = get(card, 'approval-removals-apr_hr');
+    assert.ok(removals.classList.contains('removals'));
+    assert.deepEqual(Array.from(removals.querySelectorAll('li')).map((li) => li.textContent), proposal.removals);
+    assert.equal(removals.closest('vscode-collapsible'), null, 'removals are never folded away');
+    assert.equal(byTestId(card, 'approval-amount-apr_hr'), null);
+    assert.deepEqual(facts(card).slice(0, 2), [
+      ['About', 'invoice-bot'],
+      ['Proposed by', 'demo/manager'],
+    ]);
+    assert.equal(get(card, 'approval-detail-toggle-apr_hr').getAttribute('heading'), 'Diff');
+    assert.equal(get(card, 'approval-detail-apr_hr').textContent, proposal.detail);
+    assert.equal(byTestId(get(p.root, 'approval-apr_1'), 'approval-removes-apr_1'), null, 'only the card that removes has the pill');
+  });
+
+  test('other kinds fold their detail under "Details"', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval({ kind: 'budget_override', detail: 'The month-end run needs 20 EUR more.' })] }), post);
+    assert.equal(get(p.root, 'approval-detail-toggle-apr_1').getAttribute('heading'), 'Details');
   });
 
   test('rendering never posts; Approve and Reject post only when clicked, with the id', () => {
@@ -178,15 +270,28 @@ describe('approvals', () => {
     assert.equal(byTestId(p.root, 'approval-elsewhere-apr_1'), null);
   });
 
-  test('hostile text in agent, version, input, mandate and id is text, never markup', () => {
-    const hostile = approval({ id: `x"><img src=x>`, agent: HOSTILE, version: HOSTILE, input: HOSTILE, mandate: HOSTILE, worstCase: HOSTILE, delegatedCalls: [{ capability: HOSTILE, maxCount: 1 }] });
-    renderHolonView(p.root, viewState({ mandate: HOSTILE, approvals: [hostile], forms: [form({ id: HOSTILE, message: HOSTILE, mandate: HOSTILE })] }), post);
+  test('hostile text in every field is text, never markup', () => {
+    const hostile = approval({
+      id: `x"><img src=x>`,
+      title: HOSTILE,
+      subject: HOSTILE,
+      mandate: HOSTILE,
+      amount: HOSTILE,
+      threshold: HOSTILE,
+      facts: [{ label: HOSTILE, value: HOSTILE }],
+      detail: HOSTILE,
+      removals: [HOSTILE],
+      requestedAt: HOSTILE,
+    });
+    renderHolonView(p.root, viewState({ mandate: HOSTILE, approvals: [hostile] }), post);
     assert.equal(p.root.querySelectorAll('img').length, 0);
     assert.equal(p.document.querySelectorAll('[onerror]').length, 0);
-    assert.equal(get(p.root, `approval-agent-${hostile.id}`).textContent, HOSTILE);
-    assert.equal(get(p.root, `approval-input-${hostile.id}`).textContent, HOSTILE);
+    assert.equal(get(p.root, `approval-title-${hostile.id}`).textContent, HOSTILE);
+    assert.equal(get(p.root, `approval-subject-${hostile.id}`).textContent, HOSTILE);
+    assert.equal(get(p.root, `approval-fact-${hostile.id}-0`).textContent, HOSTILE);
+    assert.equal(get(p.root, `approval-detail-${hostile.id}`).textContent, HOSTILE);
+    assert.equal(get(p.root, `approval-removals-${hostile.id}`).textContent, HOSTILE);
     assert.equal(get(p.root, 'mandate-name').textContent, HOSTILE);
-    assert.equal(get(p.root, `form-message-${HOSTILE}`).textContent, HOSTILE);
     assert.equal((p.window as unknown as { pwned?: number }).pwned, undefined);
     click(get(p.root, `approve-${hostile.id}`));
     assert.deepEqual(posted, [{ type: 'approve', id: hostile.id }]);
@@ -194,23 +299,23 @@ describe('approvals', () => {
 });
 
 describe('state pushes keep what the human is doing', () => {
-  test('a form being filled keeps its typing when the budget changes', () => {
-    renderHolonView(p.root, viewState({ forms: [form()] }), post);
-    const name = get(p.root, 'form-frm_1-field-name');
-    type(name, 'Ada');
-    const state = viewState({ forms: [form()] });
+  test('a card whose approval did not change is kept, detail unfolded, when the budget changes', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
+    const card = get(p.root, 'approval-apr_1');
+    get(card, 'approval-detail-toggle-apr_1').setAttribute('open', '');
+    const state = viewState({ approvals: [approval()] });
     renderHolonView(p.root, { ...state, budget: { ...state.budget!, remaining: '1.00 EUR' } }, post);
-    assert.equal(get(p.root, 'form-frm_1-field-name'), name);
-    assert.equal((name as unknown as { value: string }).value, 'Ada');
+    assert.equal(get(p.root, 'approval-apr_1'), card);
+    assert.equal(get(p.root, 'approval-detail-toggle-apr_1').hasAttribute('open'), true);
     assert.equal(get(p.root, 'budget-remaining').textContent, '1.00 EUR');
   });
 
-  test('a form that comes back changed is rebuilt from the drafts', () => {
-    renderHolonView(p.root, viewState({ forms: [form()] }), post);
-    type(get(p.root, 'form-frm_1-field-name'), 'Ada');
-    renderHolonView(p.root, viewState({ forms: [form({ message: 'Changed' })] }), post);
-    assert.equal(get(p.root, 'form-message-frm_1').textContent, 'Changed');
-    assert.equal((get(p.root, 'form-frm_1-field-name') as unknown as { value: string }).value, 'Ada');
+  test('an approval that comes back changed is rebuilt', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
+    const card = get(p.root, 'approval-apr_1');
+    renderHolonView(p.root, viewState({ approvals: [approval({ amount: '4.00 EUR' })] }), post);
+    assert.notEqual(get(p.root, 'approval-apr_1'), card);
+    assert.equal(get(p.root, 'approval-amount-apr_1').textContent, '4.00 EUR');
   });
 
   test('the latest post function is used by cards built earlier', () => {

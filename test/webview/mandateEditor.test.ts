@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { MandateEditorCommand, MandateFormValues } from '../../src/webview/protocol/mandateEditor.ts';
-import { isMandateEditorCommand, MANDATE_TEXT_FIELDS, MANDATE_TOOLSETS } from '../../src/webview/protocol/mandateEditor.ts';
+import { MANDATE_TEXT_FIELDS, MANDATE_TOOLSETS, MandateEditorCommand as MandateEditorCommandSchema } from '../../src/webview/protocol/mandateEditor.ts';
+import { is } from '../../src/webview/protocol/messages.ts';
 import { renderMandateEditor } from '../../src/webview/render/mandateEditor.ts';
 import type { Page } from './fakes.ts';
 import { byTestId, check, click, editorState, get, HOSTILE, page, type } from './fakes.ts';
@@ -9,7 +10,7 @@ import { byTestId, check, click, editorState, get, HOSTILE, page, type } from '.
 let p: Page;
 let posted: MandateEditorCommand[];
 const post = (command: MandateEditorCommand): void => {
-  assert.equal(isMandateEditorCommand(command), true, JSON.stringify(command));
+  assert.equal(is(MandateEditorCommandSchema, command), true, JSON.stringify(command));
   posted.push(command);
 };
 const valueOf = (node: HTMLElement): string => (node as unknown as { value: string }).value;

@@ -1,29 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  isBudgetInfo,
-  isFieldSchema,
-  isHolonViewCommand,
-  isHolonViewStateValue,
-  isPendingApproval,
-  isPendingForm,
-  isStateNotification,
-} from '../../src/webview/protocol/holonView.ts';
-import { isMandateEditorCommand, isMandateEditorState, isMandateEditorStateValue } from '../../src/webview/protocol/mandateEditor.ts';
-import { isMessage, isReady } from '../../src/webview/protocol/messages.ts';
-import {
-  isReceiptFilter,
-  isReceiptNode,
-  isReceiptsCommand,
-  isReceiptsState,
-  isReceiptsStateValue,
-  MAX_RECEIPT_DEPTH,
-} from '../../src/webview/protocol/receipts.ts';
-import type { ReceiptNode } from '../../src/webview/protocol/receipts.ts';
-import { approval, editorState, form, receiptNode, receiptsState, viewState } from './fakes.ts';
+import { APPROVAL_KINDS, BudgetInfo, HolonViewCommand, HolonViewState, holonViewProtocol, PendingApproval } from '../../src/webview/protocol/holonView.ts';
+import { MandateEditorCommand, MandateEditorState, mandateEditorProtocol } from '../../src/webview/protocol/mandateEditor.ts';
+import { Id, is, parse, ReadyCommand } from '../../src/webview/protocol/messages.ts';
+import type { ReceiptNode as ReceiptNodeValue } from '../../src/webview/protocol/receipts.ts';
+import { MAX_RECEIPT_DEPTH, ReceiptFilter, ReceiptNode, ReceiptsCommand, ReceiptsState, receiptsProtocol } from '../../src/webview/protocol/receipts.ts';
+import { approval, editorState, receiptNode, receiptsState, viewState } from './fakes.ts';
 
 /** A chain of nodes `depth` levels below its root. */
-function chain(depth: number): ReceiptNode {
+function chain(depth: number): ReceiptNodeValue {
   let node = receiptNode({ id: `n${depth}` });
   for (let d = depth - 1; d >= 0; d--) node = receiptNode({ id: `n${d}`, children: [node] });
   return node;
@@ -38,144 +23,179 @@ function withProp(value: object, key: string, v: unknown): unknown {
 }
 
 describe('messages', () => {
-  test('a message has a string type; ready is the ready command', () => {
-    assert.equal(isMessage({ type: 'ready' }), true);
-    assert.equal(isMessage({ type: 1 }), false);
-    assert.equal(isMessage(null), false);
-    assert.equal(isMessage('ready'), false);
-    assert.equal(isReady({ type: 'ready' }), true);
-    assert.equal(isReady({ type: 'state' }), false);
+  test('ready is exactly {type: "ready"}; ids are bounded', () => {
+    assert.equal(is(ReadyCommand, { type: 'ready' }), true);
+    assert.equal(is(ReadyCommand, { type: 'ready', extra: 1 }), false);
+    assert.equal(is(ReadyCommand, 'ready'), false);
+    assert.equal(is(Id, 'apr_1'), true);
+    assert.equal(is(Id, ''), false);
+    assert.equal(is(Id, 'x'.repeat(81)), false);
+    assert.equal(parse(Id, 3), undefined);
+  });
+
+  test('each protocol accepts its own state notification and no other panel\'s', () => {
+    assert.equal(is(holonViewProtocol.notification, { type: 'state', state: viewState() }), true);
+    assert.equal(is(receiptsProtocol.notification, { type: 'state', state: receiptsState() }), true);
+    assert.equal(is(mandateEditorProtocol.notification, { type: 'state', state: editorState() }), true);
+    assert.equal(is(holonViewProtocol.notification, { type: 'state', state: receiptsState() }), false);
+    assert.equal(is(receiptsProtocol.notification, { type: 'state', state: editorState() }), false);
+    assert.equal(is(holonViewProtocol.notification, { type: 'status', state: viewState() }), false);
+    assert.equal(is(holonViewProtocol.notification, { type: 'state' }), false);
   });
 });
 
 describe('Holon view protocol', () => {
-  test('accepts a full state, with approvals and forms', () => {
-    const state = viewState({ approvals: [approval()], forms: [form()] });
-    assert.equal(isHolonViewStateValue(state), true);
-    assert.equal(isStateNotification({ type: 'state', state }), true);
-    assert.equal(isHolonViewStateValue(viewState({ mandate: null, budget: null })), true);
+  test('accepts a full state, with approvals, and one with no mandate', () => {
+    assert.equal(is(HolonViewState, viewState({ approvals: [approval()] })), true);
+    assert.equal(is(HolonViewState, viewState({ mandate: null, budget: null })), true);
   });
 
-  test('refuses states with a missing or mistyped field', () => {
-    const state = viewState({ approvals: [approval()], forms: [form()] });
+  test('refuses states with a missing, mistyped or unknown field', () => {
+    const state = viewState({ approvals: [approval()] });
     for (const [key, bad] of [
       ['mandate', 3],
       ['budget', 'none'],
       ['approvals', undefined],
       ['approvals', {}],
-      ['forms', [null]],
+      ['approvals', [null]],
       ['panelApprovals', 'yes'],
+      ['forms', []],
     ] as const) {
-      assert.equal(isHolonViewStateValue(withProp(state, key, bad)), false, `${key}: ${String(bad)}`);
+      assert.equal(is(HolonViewState, withProp(state, key, bad)), false, `${key}: ${String(bad)}`);
     }
-    assert.equal(isHolonViewStateValue(null), false);
-    assert.equal(isHolonViewStateValue([]), false);
+    assert.equal(is(HolonViewState, null), false);
+    assert.equal(is(HolonViewState, []), false);
   });
 
-  test('budget, approval and form guards check every field', () => {
+  test('the budget guard checks every field', () => {
     const budget = viewState().budget!;
-    assert.equal(isBudgetInfo(budget), true);
-    assert.equal(isBudgetInfo({ ...budget, perDay: null, perCall: null }), true);
-    assert.equal(isBudgetInfo(withProp(budget, 'remaining', 3.4)), false);
-    assert.equal(isBudgetInfo(withProp(budget, 'perDay', undefined)), false);
-
-    assert.equal(isPendingApproval(approval()), true);
-    assert.equal(isPendingApproval(approval({ delegatedCalls: [] })), true);
-    assert.equal(isPendingApproval(withProp(approval(), 'version', undefined)), false);
-    assert.equal(isPendingApproval(approval({ delegatedCalls: [{ capability: 'x', maxCount: '4' as unknown as number }] })), false);
-
-    assert.equal(isPendingForm(form()), true);
-    assert.equal(isPendingForm(withProp(form(), 'message', undefined)), false);
-    assert.equal(isPendingForm(form({ schema: { type: 'array' } as never })), false);
-    assert.equal(isPendingForm(form({ schema: { type: 'object', properties: {}, required: 'name' } as never })), false);
+    assert.equal(is(BudgetInfo, budget), true);
+    assert.equal(is(BudgetInfo, { ...budget, perDay: null, perCall: null }), true);
+    assert.equal(is(BudgetInfo, withProp(budget, 'remaining', 3.4)), false);
+    assert.equal(is(BudgetInfo, withProp(budget, 'perDay', undefined)), false);
   });
 
-  test('field schemas: the four types and their keywords', () => {
-    assert.equal(isFieldSchema({ type: 'string', enum: ['a'], enumNames: ['A'], minLength: 1, maxLength: 3, pattern: 'a', format: 'email', default: 'a' }), true);
-    assert.equal(isFieldSchema({ type: 'integer', minimum: 0, maximum: 3, default: 1 }), true);
-    assert.equal(isFieldSchema({ type: 'number' }), true);
-    assert.equal(isFieldSchema({ type: 'boolean', default: true }), true);
-    assert.equal(isFieldSchema({ type: 'array', items: { type: 'string' } }), false);
-    assert.equal(isFieldSchema({ type: 'string', minLength: '2' }), false);
-    assert.equal(isFieldSchema({ type: 'number', default: 'one' }), false);
-    assert.equal(isFieldSchema({ type: 'boolean', title: 7 }), false);
+  test('an approval of every kind passes, with or without money, detail and removals', () => {
+    for (const kind of APPROVAL_KINDS) {
+      assert.equal(is(PendingApproval, approval({ kind })), true, kind);
+    }
+    assert.equal(is(PendingApproval, approval({ kind: 'proposal', amount: null, threshold: null, facts: [], detail: null, removals: ['mail.send'] })), true);
+  });
+
+  test('a malformed approval is refused, and with it the whole state', () => {
+    for (const [key, bad] of [
+      ['kind', 'hr_proposal'],
+      ['kind', undefined],
+      ['title', undefined],
+      ['subject', null],
+      ['amount', 3.1],
+      ['amount', undefined],
+      ['threshold', undefined],
+      ['facts', [{ label: 'Version' }]],
+      ['facts', [{ label: 'Version', value: 2 }]],
+      ['facts', [{ label: 'Version', value: '2', extra: true }]],
+      ['facts', {}],
+      ['detail', undefined],
+      ['detail', ['line']],
+      ['removals', null],
+      ['removals', ['mail.send', 4]],
+      ['expiresAt', undefined],
+      ['agent', 'acme/x'],
+    ] as const) {
+      const bent = withProp(approval(), key, bad);
+      assert.equal(is(PendingApproval, bent), false, `${key}: ${JSON.stringify(bad)}`);
+      assert.equal(is(HolonViewState, { ...viewState(), approvals: [approval({ id: 'ok' }), bent] }), false, key);
+    }
   });
 
   test('commands: what the view posts, and nothing else', () => {
-    for (const ok of [
-      { type: 'ready' },
-      { type: 'approve', id: 'a' },
-      { type: 'reject', id: 'a' },
-      { type: 'answerForm', id: 'f', action: 'accept', content: { a: 'x', n: 2, b: false } },
-      { type: 'answerForm', id: 'f', action: 'cancel' },
-      { type: 'run', command: 'fundAccount' },
-    ]) {
-      assert.equal(isHolonViewCommand(ok), true, JSON.stringify(ok));
+    for (const ok of [{ type: 'ready' }, { type: 'approve', id: 'a' }, { type: 'reject', id: 'a' }, { type: 'run', command: 'fundAccount' }]) {
+      assert.deepEqual(parse(HolonViewCommand, ok), ok);
     }
     for (const bad of [
       { type: 'approve' },
       { type: 'approve', id: 3 },
-      { type: 'answerForm', id: 'f', action: 'maybe' },
-      { type: 'answerForm', id: 'f', action: 'accept', content: { a: [1] } },
+      { type: 'approve', id: '' },
+      { type: 'approve', id: 'a'.repeat(81) },
+      { type: 'approve', id: 'apr_1', extra: true },
+      { type: 'answerForm', id: 'f', action: 'accept' },
       { type: 'run', command: 'rm -rf' },
+      { type: 'run', command: 'workbench.action.terminal.new' },
       { type: 'unknown' },
+      'approve',
+      null,
     ]) {
-      assert.equal(isHolonViewCommand(bad), false, JSON.stringify(bad));
+      assert.equal(parse(HolonViewCommand, bad), undefined, JSON.stringify(bad));
     }
   });
 });
 
 describe('receipts protocol', () => {
   test('accepts a state with a nested tree; refuses a malformed node anywhere in it', () => {
-    const state = receiptsState();
-    assert.equal(isReceiptsStateValue(state), true);
-    assert.equal(isReceiptsState({ type: 'state', state }), true);
-    assert.equal(isReceiptsStateValue(receiptsState({ selected: null, recent: [] })), true);
+    assert.equal(is(ReceiptsState, receiptsState()), true);
+    assert.equal(is(ReceiptsState, receiptsState({ selected: null, recent: [] })), true);
 
     const broken = receiptsState();
     (broken.selected!.children[1] as unknown as Record<string, unknown>)['status'] = 'exploded';
-    assert.equal(isReceiptsStateValue(broken), false);
-    assert.equal(isReceiptsStateValue(receiptsState({ filter: 'some' as never })), false);
-    assert.equal(isReceiptsStateValue(withProp(receiptsState(), 'recent', [{ id: 'x' }])), false);
+    assert.equal(is(ReceiptsState, broken), false);
+    assert.equal(is(ReceiptsState, receiptsState({ filter: 'some' as never })), false);
+    assert.equal(is(ReceiptsState, withProp(receiptsState(), 'recent', [{ id: 'x' }])), false);
   });
 
   test('a node checks every field, and trees deeper than the limit are refused', () => {
-    assert.equal(isReceiptNode(receiptNode()), true);
-    assert.equal(isReceiptNode(receiptNode({ reasons: ['over budget', 3 as unknown as string] })), false);
-    assert.equal(isReceiptNode(receiptNode({ durationMs: Number.NaN })), false);
-    assert.equal(isReceiptNode(withProp(receiptNode(), 'error', undefined)), false);
-    assert.equal(isReceiptNode(chain(MAX_RECEIPT_DEPTH)), true);
-    assert.equal(isReceiptNode(chain(MAX_RECEIPT_DEPTH + 1)), false);
+    assert.equal(is(ReceiptNode, receiptNode()), true);
+    assert.equal(is(ReceiptNode, receiptNode({ reasons: ['over budget', 3 as unknown as string] })), false);
+    assert.equal(is(ReceiptNode, receiptNode({ durationMs: Number.NaN })), false);
+    assert.equal(is(ReceiptNode, receiptNode({ durationMs: Number.POSITIVE_INFINITY })), false);
+    assert.equal(is(ReceiptNode, withProp(receiptNode(), 'error', undefined)), false);
+    assert.equal(is(ReceiptNode, chain(MAX_RECEIPT_DEPTH)), true);
+    assert.equal(is(ReceiptNode, chain(MAX_RECEIPT_DEPTH + 1)), false);
+    assert.equal(is(ReceiptsState, receiptsState({ selected: chain(MAX_RECEIPT_DEPTH + 1) })), false);
   });
 
   test('filters and commands', () => {
-    assert.equal(isReceiptFilter('all'), true);
-    assert.equal(isReceiptFilter('pending_approval'), true);
-    assert.equal(isReceiptFilter('ALL'), false);
-    assert.equal(isReceiptsCommand({ type: 'select', id: 'r' }), true);
-    assert.equal(isReceiptsCommand({ type: 'filter', filter: 'failed' }), true);
-    assert.equal(isReceiptsCommand({ type: 'filter', filter: 'gone' }), false);
-    assert.equal(isReceiptsCommand({ type: 'select' }), false);
+    assert.equal(is(ReceiptFilter, 'all'), true);
+    assert.equal(is(ReceiptFilter, 'pending_approval'), true);
+    assert.equal(is(ReceiptFilter, 'ALL'), false);
+    assert.deepEqual(parse(ReceiptsCommand, { type: 'select', id: 'r' }), { type: 'select', id: 'r' });
+    assert.deepEqual(parse(ReceiptsCommand, { type: 'filter', filter: 'failed' }), { type: 'filter', filter: 'failed' });
+    assert.equal(parse(ReceiptsCommand, { type: 'filter', filter: 'gone' }), undefined);
+    assert.equal(parse(ReceiptsCommand, { type: 'filter', filter: 'everything' }), undefined);
+    assert.equal(parse(ReceiptsCommand, { type: 'select' }), undefined);
   });
 });
 
 describe('mandate editor protocol', () => {
   test('accepts create and edit states, with errors', () => {
-    assert.equal(isMandateEditorStateValue(editorState()), true);
+    assert.equal(is(MandateEditorState, editorState()), true);
     const edit = editorState({ mode: 'edit', errors: { total: 'Not an amount', form: 'Try again' }, saved: true });
-    assert.equal(isMandateEditorStateValue(edit), true);
-    assert.equal(isMandateEditorState({ type: 'state', state: edit }), true);
+    assert.equal(is(MandateEditorState, edit), true);
   });
 
-  test('refuses malformed states and commands', () => {
-    assert.equal(isMandateEditorStateValue(editorState({ mode: 'view' as never })), false);
-    assert.equal(isMandateEditorStateValue(editorState({ errors: { total: 5 as unknown as string } })), false);
+  test('refuses malformed states', () => {
+    assert.equal(is(MandateEditorState, editorState({ mode: 'view' as never })), false);
+    assert.equal(is(MandateEditorState, editorState({ errors: { total: 5 as unknown as string } })), false);
+    assert.equal(is(MandateEditorState, editorState({ errors: { colour: 'no such field' } as never })), false);
     const values = { ...editorState().values, status: 'paused' };
-    assert.equal(isMandateEditorStateValue({ ...editorState(), values }), false);
-    assert.equal(isMandateEditorStateValue(withProp(editorState(), 'saved', undefined)), false);
-    assert.equal(isMandateEditorCommand({ type: 'save', values: editorState().values }), true);
-    assert.equal(isMandateEditorCommand({ type: 'save', values }), false);
-    assert.equal(isMandateEditorCommand({ type: 'cancel' }), true);
-    assert.equal(isMandateEditorCommand({ type: 'approve', id: 'x' }), false);
+    assert.equal(is(MandateEditorState, { ...editorState(), values }), false);
+    assert.equal(is(MandateEditorState, withProp(editorState(), 'saved', undefined)), false);
+  });
+
+  test('a save carries exactly the form\'s values, each bounded', () => {
+    const values = editorState().values;
+    assert.deepEqual(parse(MandateEditorCommand, { type: 'save', values }), { type: 'save', values });
+    assert.deepEqual(parse(MandateEditorCommand, { type: 'cancel' }), { type: 'cancel' });
+    for (const bad of [
+      { ...values, status: 'paused' },
+      { id: 'x' },
+      { ...values, colour: 'red' },
+      { ...values, grantee: 'g'.repeat(501) },
+      { ...values, capabilities: 'c'.repeat(4001) },
+      { ...values, toolsets: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+      { ...values, training: 'no' },
+    ]) {
+      assert.equal(parse(MandateEditorCommand, { type: 'save', values: bad }), undefined, JSON.stringify(bad).slice(0, 80));
+    }
+    assert.equal(parse(MandateEditorCommand, { type: 'approve', id: 'x' }), undefined);
   });
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { ReceiptsCommand } from '../../src/webview/protocol/receipts.ts';
-import { isReceiptsCommand, RECEIPT_STATUSES } from '../../src/webview/protocol/receipts.ts';
+import { is } from '../../src/webview/protocol/messages.ts';
+import { RECEIPT_STATUSES, ReceiptsCommand as ReceiptsCommandSchema } from '../../src/webview/protocol/receipts.ts';
 import { formatDuration, renderReceipts } from '../../src/webview/render/receipts.ts';
 import type { Page } from './fakes.ts';
 import { byTestId, click, fire, get, HOSTILE, page, receiptNode, receiptsState, type } from './fakes.ts';
@@ -9,7 +10,7 @@ import { byTestId, click, fire, get, HOSTILE, page, receiptNode, receiptsState, 
 let p: Page;
 let posted: ReceiptsCommand[];
 const post = (command: ReceiptsCommand): void => {
-  assert.equal(isReceiptsCommand(command), true);
+  assert.equal(is(ReceiptsCommandSchema, command), true);
   posted.push(command);
 };
 const nodes = (): HTMLElement[] => Array.from(p.root.querySelectorAll<HTMLElement>('[data-testid="receipt-node"]'));

@@ -3,7 +3,7 @@
  * the agent-call approvals they were; the journal itself is never rewritten (its hashes must hold).
  */
 import type { MoneyJson } from '../money.ts';
-import { summarize } from '../util.ts';
+import { previewJson } from '../util.ts';
 import type { Approval, ApprovalSubject } from './model.ts';
 import { bindingOf } from './model.ts';
 
@@ -32,7 +32,7 @@ export function upcastApproval(a: Approval | LegacyApproval): Approval {
     version: a.version,
     capability: null,
     input_sha256: a.input_hash,
-    input_preview: summarize(a.input, 4000),
+    input_preview: previewJson(a.input),
     input_bytes: Buffer.byteLength(JSON.stringify(a.input ?? null)),
     delegated_calls: a.delegated_calls ?? [],
   };

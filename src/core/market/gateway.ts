@@ -24,7 +24,7 @@ import type { Money, MoneyJson } from '../money.ts';
 import * as M from '../money.ts';
 import { budgetOf, endHold, gateSpend, limitDenials, roomFor, thresholdDenial } from '../spend.ts';
 import type { HolonState } from '../state.ts';
-import { canonicalHash, checkJsonLimits, summarize } from '../util.ts';
+import { canonicalHash, checkJsonLimits, previewJson, summarize } from '../util.ts';
 import type { IndexedAgent } from './marketIndex.ts';
 import { marketIndex } from './marketIndex.ts';
 import type { Ranking } from './policy.ts';
@@ -429,7 +429,7 @@ export class Gateway {
         version: m.version,
         capability: receipt.capability,
         input_sha256: p.inputSha256,
-        input_preview: summarize(p.request.input, 4000),
+        input_preview: previewJson(p.request.input),
         input_bytes: p.inputBytes,
         delegated_calls: m.delegated_calls,
       },

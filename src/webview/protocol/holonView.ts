@@ -1,211 +1,97 @@
 /**
- * The Holon view (activity bar): the selected mandate and its budget, approvals and forms that wait for
+ * The Holon view (activity bar): the selected mandate and its budget, and the approvals that wait for
  * the human. Amounts arrive formatted ("3.10 EUR"): the view never does arithmetic on money.
  */
-import type { Message, ReadyCommand } from './messages.ts';
-import { isFiniteNumber, isMessage, isRecord, isString, isStringArray, isStringOrNull } from './messages.ts';
+import * as z from 'zod/mini';
+import { Id, panelProtocol, ReadyCommand } from './messages.ts';
 
 /** The selected mandate's budget, formatted. */
-export interface BudgetInfo {
-  mandate: string;
-  status: string;
-  total: string;
-  spent: string;
-  held: string;
-  remaining: string;
-  perDay: string | null;
-  spentToday: string;
-  perCall: string | null;
-  threshold: string;
-}
+export const BudgetInfo = z.strictObject({
+  mandate: z.string(),
+  status: z.string(),
+  total: z.string(),
+  spent: z.string(),
+  held: z.string(),
+  remaining: z.string(),
+  perDay: z.nullable(z.string()),
+  spentToday: z.string(),
+  perCall: z.nullable(z.string()),
+  threshold: z.string(),
+});
+/** The selected mandate's budget, formatted. */
+export type BudgetInfo = z.infer<typeof BudgetInfo>;
 
-/** An approval waiting for the human. */
-export interface PendingApproval {
-  id: string;
-  mandate: string;
-  agent: string;
-  /** The exact version the approval is bound to. */
-  version: string;
-  worstCase: string;
-  threshold: string;
-  delegatedCalls: { capability: string; maxCount: number }[];
-  /** The input, pretty-printed JSON. */
-  input: string;
-  requestedAt: string;
-  expiresAt: string;
-}
+/** Every subject a human may be asked to approve (DESIGN.md §4, Approvals). */
+export const APPROVAL_KINDS = ['agent_call', 'payment', 'payment_intent', 'capability_window', 'budget_override', 'proposal', 'action'] as const;
 
-/** One field of a form, from a JSON schema subset (the one MCP elicitation uses). */
-export type FieldSchema =
-  | { type: 'string'; title?: string; description?: string; enum?: string[]; enumNames?: string[]; minLength?: number; maxLength?: number; pattern?: string; format?: string; default?: string }
-  | { type: 'number' | 'integer'; title?: string; description?: string; minimum?: number; maximum?: number; default?: number }
-  | { type: 'boolean'; title?: string; description?: string; default?: boolean };
+/** What an approval is about. */
+export const ApprovalKind = z.enum(APPROVAL_KINDS);
+/** What an approval is about. */
+export type ApprovalKind = z.infer<typeof ApprovalKind>;
 
-/** A flat object schema: one field per property. */
-export interface FormSchema {
-  type: 'object';
-  properties: Record<string, FieldSchema>;
-  required?: string[];
-}
+/** One kind-specific fact of an approval: a label and its value. */
+export const ApprovalFact = z.strictObject({ label: z.string(), value: z.string() });
+/** One kind-specific fact of an approval: a label and its value. */
+export type ApprovalFact = z.infer<typeof ApprovalFact>;
 
-/** A form a server raised for the human. */
-export interface PendingForm {
-  id: string;
-  mandate: string;
-  message: string;
-  schema: FormSchema;
-}
+/** An approval waiting for the human, of any kind, in one shape the view renders without knowing the kind. */
+export const PendingApproval = z.strictObject({
+  id: z.string(),
+  kind: ApprovalKind,
+  mandate: z.string(),
+  /** One line a busy human can approve, e.g. "Call holon-labs/invoice-pipeline 2.1.0". */
+  title: z.string(),
+  /** Who or what it is about: the agent id, the payee, the merchant, the slug of the agent a proposal changes. */
+  subject: z.string(),
+  /** The amount at stake, formatted ("3.10 EUR"); null where no money is at stake. */
+  amount: z.nullable(z.string()),
+  /** The threshold the amount crossed, formatted; null where no money is at stake. */
+  threshold: z.nullable(z.string()),
+  /** Kind-specific facts, in order. */
+  facts: z.array(ApprovalFact),
+  /** Longer text shown collapsed: an input preview, a reason, a diff. Null when none. */
+  detail: z.nullable(z.string()),
+  /** Lines that remove something (a proposal's lost capabilities): shown in red, with a "Removes N" pill, impossible to miss. */
+  removals: z.array(z.string()),
+  requestedAt: z.string(),
+  expiresAt: z.string(),
+});
+/** An approval waiting for the human, of any kind. */
+export type PendingApproval = z.infer<typeof PendingApproval>;
 
 /** Everything the view shows. */
-export interface HolonViewState {
-  mandate: string | null;
-  budget: BudgetInfo | null;
-  approvals: PendingApproval[];
-  forms: PendingForm[];
+export const HolonViewState = z.strictObject({
+  mandate: z.nullable(z.string()),
+  budget: z.nullable(BudgetInfo),
+  approvals: z.array(PendingApproval),
   /** False when the human turned the panel channel off: approvals are shown, not answerable here. */
-  panelApprovals: boolean;
-}
-
-/** Host → view: the whole state (small; sent on every change). */
-export interface StateNotification extends Message<'state'> {
-  state: HolonViewState;
-}
+  panelApprovals: z.boolean(),
+});
+/** Everything the view shows. */
+export type HolonViewState = z.infer<typeof HolonViewState>;
 
 /** View → host: the human clicked Approve. */
-export interface ApproveCommand extends Message<'approve'> {
-  id: string;
-}
+export const ApproveCommand = z.strictObject({ type: z.literal('approve'), id: Id });
+/** View → host: the human clicked Approve. */
+export type ApproveCommand = z.infer<typeof ApproveCommand>;
 
 /** View → host: the human clicked Reject. */
-export interface RejectCommand extends Message<'reject'> {
-  id: string;
-}
-
-/** View → host: the human answered (or dismissed) a form. */
-export interface AnswerFormCommand extends Message<'answerForm'> {
-  id: string;
-  action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, string | number | boolean>;
-}
-
-/** View → host: run one of Holon's commands (select mandate, fund, receipts). */
-export interface RunCommand extends Message<'run'> {
-  command: 'selectMandate' | 'fundAccount' | 'showReceipts' | 'createMandate';
-}
-
-/** Everything the view may send. */
-export type HolonViewCommand = ReadyCommand | ApproveCommand | RejectCommand | AnswerFormCommand | RunCommand;
-
-/** True for a state notification. */
-export function isStateNotification(value: unknown): value is StateNotification {
-  return isMessage(value) && value.type === 'state' && typeof (value as StateNotification).state === 'object';
-}
+export const RejectCommand = z.strictObject({ type: z.literal('reject'), id: Id });
+/** View → host: the human clicked Reject. */
+export type RejectCommand = z.infer<typeof RejectCommand>;
 
 /** The commands the Holon view can run through `RunCommand`. */
-export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate'] as const satisfies readonly RunCommand['command'][];
+export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate'] as const;
 
-/** True for a formatted budget. */
-export function isBudgetInfo(value: unknown): value is BudgetInfo {
-  return (
-    isRecord(value) &&
-    ['mandate', 'status', 'total', 'spent', 'held', 'remaining', 'spentToday', 'threshold'].every((k) => isString(value[k])) &&
-    isStringOrNull(value['perDay']) &&
-    isStringOrNull(value['perCall'])
-  );
-}
+/** View → host: run one of Holon's commands (select mandate, fund, receipts, create mandate). */
+export const RunCommand = z.strictObject({ type: z.literal('run'), command: z.enum(RUN_COMMANDS) });
+/** View → host: run one of Holon's commands. */
+export type RunCommand = z.infer<typeof RunCommand>;
 
-/** True for one delegated call of an approval: a capability and how many times at most. */
-function isDelegatedCall(value: unknown): value is PendingApproval['delegatedCalls'][number] {
-  return isRecord(value) && isString(value['capability']) && isFiniteNumber(value['maxCount']);
-}
+/** Everything the view may send. */
+export const HolonViewCommand = z.discriminatedUnion('type', [ReadyCommand, ApproveCommand, RejectCommand, RunCommand]);
+/** Everything the view may send. */
+export type HolonViewCommand = z.infer<typeof HolonViewCommand>;
 
-/** True for a pending approval. */
-export function isPendingApproval(value: unknown): value is PendingApproval {
-  return (
-    isRecord(value) &&
-    ['id', 'mandate', 'agent', 'version', 'worstCase', 'threshold', 'input', 'requestedAt', 'expiresAt'].every((k) => isString(value[k])) &&
-    Array.isArray(value['delegatedCalls']) &&
-    value['delegatedCalls'].every(isDelegatedCall)
-  );
-}
-
-/**
- * True for one field schema the view can render: string (optionally an enum), number, integer or boolean,
- * with keywords of the right types. The view checks each field when it renders a form, so a field outside
- * this subset disables that form's Submit (Decline and Cancel still work) instead of hiding the whole state.
- */
-export function isFieldSchema(value: unknown): value is FieldSchema {
-  if (!isRecord(value)) return false;
-  const optional = (k: string, check: (v: unknown) => boolean): boolean => value[k] === undefined || check(value[k]);
-  if (!optional('title', isString) || !optional('description', isString)) return false;
-  switch (value['type']) {
-    case 'string':
-      return (
-        optional('enum', isStringArray) &&
-        optional('enumNames', isStringArray) &&
-        optional('minLength', isFiniteNumber) &&
-        optional('maxLength', isFiniteNumber) &&
-        optional('pattern', isString) &&
-        optional('format', isString) &&
-        optional('default', isString)
-      );
-    case 'number':
-    case 'integer':
-      return optional('minimum', isFiniteNumber) && optional('maximum', isFiniteNumber) && optional('default', isFiniteNumber);
-    case 'boolean':
-      return optional('default', (v) => typeof v === 'boolean');
-    default:
-      return false;
-  }
-}
-
-/** True for a pending form. Its fields are checked one by one with `isFieldSchema` when rendered. */
-export function isPendingForm(value: unknown): value is PendingForm {
-  if (!isRecord(value) || !isString(value['id']) || !isString(value['mandate']) || !isString(value['message'])) return false;
-  const schema = value['schema'];
-  return (
-    isRecord(schema) &&
-    schema['type'] === 'object' &&
-    isRecord(schema['properties']) &&
-    (schema['required'] === undefined || isStringArray(schema['required']))
-  );
-}
-
-/** True for a whole, well-formed view state (what a state notification carries, and what the view saves). */
-export function isHolonViewStateValue(value: unknown): value is HolonViewState {
-  return (
-    isRecord(value) &&
-    isStringOrNull(value['mandate']) &&
-    (value['budget'] === null || isBudgetInfo(value['budget'])) &&
-    Array.isArray(value['approvals']) &&
-    value['approvals'].every(isPendingApproval) &&
-    Array.isArray(value['forms']) &&
-    value['forms'].every(isPendingForm) &&
-    typeof value['panelApprovals'] === 'boolean'
-  );
-}
-
-/** True for any command the view may send, with the right field types (the host still validates with zod). */
-export function isHolonViewCommand(value: unknown): value is HolonViewCommand {
-  if (!isMessage(value) || !isRecord(value)) return false;
-  switch (value.type) {
-    case 'ready':
-      return true;
-    case 'approve':
-    case 'reject':
-      return isString(value['id']);
-    case 'answerForm': {
-      const content = value['content'];
-      return (
-        isString(value['id']) &&
-        (value['action'] === 'accept' || value['action'] === 'decline' || value['action'] === 'cancel') &&
-        (content === undefined ||
-          (isRecord(content) && Object.values(content).every((v) => isString(v) || isFiniteNumber(v) || typeof v === 'boolean')))
-      );
-    }
-    case 'run':
-      return (RUN_COMMANDS as readonly unknown[]).includes(value['command']);
-    default:
-      return false;
-  }
-}
+/** The Holon view's protocol: its state, its state notification and its commands. */
+export const holonViewProtocol = panelProtocol(HolonViewState, HolonViewCommand);

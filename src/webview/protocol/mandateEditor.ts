@@ -1,60 +1,39 @@
 /** The mandate form (create and edit): human only, never a workspace file. */
-import type { Message, ReadyCommand } from './messages.ts';
-import { isMessage, isRecord, isString, isStringArray } from './messages.ts';
-
-/** The form's fields, as text the human typed (validated on the host). */
-export interface MandateFormValues {
-  id: string;
-  grantee: string;
-  currency: string;
-  total: string;
-  perDay: string;
-  perCall: string;
-  threshold: string;
-  toolsets: string[];
-  capabilities: string;
-  regions: string;
-  retentionDays: string;
-  training: boolean;
-  expiresAt: string;
-  status: 'active' | 'suspended' | 'revoked';
-}
-
-/** What the form shows. */
-export interface MandateEditorState {
-  mode: 'create' | 'edit';
-  values: MandateFormValues;
-  /** Field → problem, from the host's validation. */
-  errors: Partial<Record<keyof MandateFormValues | 'form', string>>;
-  saved: boolean;
-}
-
-/** Host → view: the whole state. */
-export interface MandateEditorStateNotification extends Message<'state'> {
-  state: MandateEditorState;
-}
-
-/** View → host: save these values. */
-export interface SaveMandateCommand extends Message<'save'> {
-  values: MandateFormValues;
-}
-
-/** View → host: close without saving. */
-export type CancelCommand = Message<'cancel'>;
-
-/** Everything the form may send. */
-export type MandateEditorCommand = ReadyCommand | SaveMandateCommand | CancelCommand;
-
-/** True for a state notification of this form. */
-export function isMandateEditorState(value: unknown): value is MandateEditorStateNotification {
-  return isMessage(value) && value.type === 'state' && typeof (value as MandateEditorStateNotification).state === 'object';
-}
+import * as z from 'zod/mini';
+import { FieldText, panelProtocol, ReadyCommand } from './messages.ts';
 
 /** The toolsets a mandate can offer, in the order the form lists them (DESIGN.md §5). */
 export const MANDATE_TOOLSETS = ['market', 'terms', 'money', 'commerce', 'memory', 'records', 'office'] as const;
 
 /** The statuses a mandate can have. */
-export const MANDATE_STATUSES = ['active', 'suspended', 'revoked'] as const satisfies readonly MandateFormValues['status'][];
+export const MANDATE_STATUSES = ['active', 'suspended', 'revoked'] as const;
+
+/** A mandate's status. */
+export const MandateStatus = z.enum(MANDATE_STATUSES);
+/** A mandate's status. */
+export type MandateStatus = z.infer<typeof MandateStatus>;
+
+/** The form's fields, as text the human typed (validated on the host). */
+export const MandateFormValues = z.strictObject({
+  id: FieldText,
+  grantee: FieldText,
+  currency: FieldText,
+  total: FieldText,
+  perDay: FieldText,
+  perCall: FieldText,
+  threshold: FieldText,
+  /** The toolsets ticked; unknown ones an existing mandate has are kept. */
+  toolsets: z.array(FieldText).check(z.maxLength(10)),
+  /** One capability per line, with its parameters: the one field that may be long. */
+  capabilities: z.string().check(z.maxLength(4000)),
+  regions: FieldText,
+  retentionDays: FieldText,
+  training: z.boolean(),
+  expiresAt: FieldText,
+  status: MandateStatus,
+});
+/** The form's fields, as text the human typed (validated on the host). */
+export type MandateFormValues = z.infer<typeof MandateFormValues>;
 
 /** The text fields of the form (every field but `toolsets`, `training` and `status`). */
 export const MANDATE_TEXT_FIELDS = [
@@ -71,44 +50,34 @@ export const MANDATE_TEXT_FIELDS = [
   'expiresAt',
 ] as const satisfies readonly (keyof MandateFormValues)[];
 
-/** True for a mandate status. */
-export function isMandateStatus(value: unknown): value is MandateFormValues['status'] {
-  return (MANDATE_STATUSES as readonly unknown[]).includes(value);
-}
+/** A field of the form, or `form` for a problem of the whole form. */
+export const MandateFormErrorKey = z.enum([...MANDATE_TEXT_FIELDS, 'toolsets', 'training', 'status', 'form']);
 
-/** True for well-formed form values. */
-export function isMandateFormValues(value: unknown): value is MandateFormValues {
-  return (
-    isRecord(value) &&
-    MANDATE_TEXT_FIELDS.every((k) => isString(value[k])) &&
-    isStringArray(value['toolsets']) &&
-    typeof value['training'] === 'boolean' &&
-    isMandateStatus(value['status'])
-  );
-}
+/** What the form shows. */
+export const MandateEditorState = z.strictObject({
+  mode: z.enum(['create', 'edit']),
+  values: MandateFormValues,
+  /** Field → problem, from the host's validation. */
+  errors: z.partialRecord(MandateFormErrorKey, z.string()),
+  saved: z.boolean(),
+});
+/** What the form shows. */
+export type MandateEditorState = z.infer<typeof MandateEditorState>;
 
-/** True for a whole, well-formed form state (what a state notification carries, and what the form saves). */
-export function isMandateEditorStateValue(value: unknown): value is MandateEditorState {
-  return (
-    isRecord(value) &&
-    (value['mode'] === 'create' || value['mode'] === 'edit') &&
-    isMandateFormValues(value['values']) &&
-    isRecord(value['errors']) &&
-    Object.values(value['errors']).every((v) => v === undefined || isString(v)) &&
-    typeof value['saved'] === 'boolean'
-  );
-}
+/** View → host: save these values. */
+export const SaveMandateCommand = z.strictObject({ type: z.literal('save'), values: MandateFormValues });
+/** View → host: save these values. */
+export type SaveMandateCommand = z.infer<typeof SaveMandateCommand>;
 
-/** True for any command the form may send, with the right field types (the host still validates with zod). */
-export function isMandateEditorCommand(value: unknown): value is MandateEditorCommand {
-  if (!isMessage(value) || !isRecord(value)) return false;
-  switch (value.type) {
-    case 'ready':
-    case 'cancel':
-      return true;
-    case 'save':
-      return isMandateFormValues(value['values']);
-    default:
-      return false;
-  }
-}
+/** View → host: close without saving. */
+export const CancelCommand = z.strictObject({ type: z.literal('cancel') });
+/** View → host: close without saving. */
+export type CancelCommand = z.infer<typeof CancelCommand>;
+
+/** Everything the form may send. */
+export const MandateEditorCommand = z.discriminatedUnion('type', [ReadyCommand, SaveMandateCommand, CancelCommand]);
+/** Everything the form may send. */
+export type MandateEditorCommand = z.infer<typeof MandateEditorCommand>;
+
+/** The mandate form's protocol: its state, its state notification and its commands. */
+export const mandateEditorProtocol = panelProtocol(MandateEditorState, MandateEditorCommand);

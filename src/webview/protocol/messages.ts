@@ -1,49 +1,59 @@
 /**
- * What every webview protocol shares: the envelope of a message and the two messages every view sends
- * and receives. Host → view messages are notifications (state pushes); view → host messages are
- * commands (a user's action). Both sides import these files; the host also validates every inbound
- * message, since a webview renders other agents' text.
+ * What every webview protocol shares. Each message and each state is declared once, as a zod schema
+ * (`zod/mini`, so the webview bundles stay small); its type is inferred from it. The view checks what the
+ * host pushes with these schemas, and the host checks what the view sends with the very same ones: a
+ * webview renders other agents' text, so whatever comes back from it is untrusted input.
+ *
+ * Host → view messages are notifications (state pushes); view → host messages are commands (a user's
+ * action). Every object is strict (an unknown key is refused) and no schema has a default or a
+ * transform, so a value that passes is exactly the declared type.
  */
-
-/** A message posted between host and view. */
-export interface Message<T extends string = string> {
-  type: T;
-}
+import * as z from 'zod/mini';
 
 /** The view is loaded and listening; the host sends nothing before it. */
-export type ReadyCommand = Message<'ready'>;
+export const ReadyCommand = z.strictObject({ type: z.literal('ready') });
+/** The view is loaded and listening; the host sends nothing before it. */
+export type ReadyCommand = z.infer<typeof ReadyCommand>;
 
-/** True for any object with a string `type`. */
-export function isMessage(value: unknown): value is Message {
-  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+/** An id the view sends back (an approval's, a receipt's): what the host generated, bounded. */
+export const Id = z.string().check(z.minLength(1), z.maxLength(80));
+
+/** Text a human typed into a form field, bounded. */
+export const FieldText = z.string().check(z.maxLength(500));
+
+/** Host → view: the whole state of a panel (small; sent on every change). */
+export interface StateNotification<S> {
+  type: 'state';
+  state: S;
 }
 
-/** True for the ready command. */
-export function isReady(value: unknown): value is ReadyCommand {
-  return isMessage(value) && value.type === 'ready';
+/** The schema of a panel's state notification, from the schema of its state. */
+export function stateNotification<S>(state: z.ZodMiniType<S>): z.ZodMiniType<StateNotification<S>> {
+  return z.strictObject({ type: z.literal('state'), state });
 }
 
-/** True for a plain object (not null, not an array): the shape every message and state is. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** One panel's protocol, the one declaration both sides import. */
+export interface PanelProtocol<S, C extends { type: string }> {
+  /** Everything the panel shows. */
+  readonly state: z.ZodMiniType<S>;
+  /** The host → view push of the whole state. */
+  readonly notification: z.ZodMiniType<StateNotification<S>>;
+  /** Every command the view may send, `ready` included (a union discriminated by `type`). */
+  readonly command: z.ZodMiniType<C>;
 }
 
-/** True for a string. */
-export function isString(value: unknown): value is string {
-  return typeof value === 'string';
+/** Declares a panel's protocol from its state and command schemas. */
+export function panelProtocol<S, C extends { type: string }>(state: z.ZodMiniType<S>, command: z.ZodMiniType<C>): PanelProtocol<S, C> {
+  return { state, notification: stateNotification(state), command };
 }
 
-/** True for a string or null. */
-export function isStringOrNull(value: unknown): value is string | null {
-  return value === null || typeof value === 'string';
+/** True when `value` has the schema's shape (and so, here, is of its type). */
+export function is<T>(schema: z.ZodMiniType<T>, value: unknown): value is T {
+  return schema.safeParse(value).success;
 }
 
-/** True for a finite number. */
-export function isFiniteNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
-}
-
-/** True for an array of strings. */
-export function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every(isString);
+/** `value` when it has the schema's shape, else undefined. */
+export function parse<T>(schema: z.ZodMiniType<T>, value: unknown): T | undefined {
+  const result = schema.safeParse(value);
+  return result.success ? result.data : undefined;
 }

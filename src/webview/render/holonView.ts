@@ -1,38 +1,47 @@
-// The Holon view: the selected mandate and its budget (or what to do when there is none), the approvals
-// and the forms that wait for the human.
-import type { BudgetInfo, HolonViewCommand, HolonViewState, PendingApproval, RunCommand } from '../protocol/holonView.ts';
+// The Holon view: the selected mandate and its budget (or what to do when there is none), and the
+// approvals that wait for the human, whatever their kind.
+import type { ApprovalKind, BudgetInfo, HolonViewCommand, HolonViewState, PendingApproval, RunCommand } from '../protocol/holonView.ts';
 import { append, button, clear, h, keepFocus, setDisabled, time } from './dom.ts';
-import { FormDrafts, renderPendingForm } from './pendingForm.ts';
 
 /** Options of `renderHolonView`. */
 export interface HolonViewOptions {
-  /** What the human typed into pending forms; kept across renders and reloads. */
-  drafts?: FormDrafts;
   /** After this long with no new state, an answered card's buttons come back (default 10 s). */
   resendAfterMs?: number;
 }
 
 interface ViewContext {
   post: (command: HolonViewCommand) => void;
-  drafts: FormDrafts;
   resendAfterMs: number;
 }
 
+/** How each kind of approval reads. */
+export const APPROVAL_KIND_LABELS: Record<ApprovalKind, string> = {
+  agent_call: 'Agent call',
+  payment: 'Payment',
+  payment_intent: 'Payment intent',
+  capability_window: 'Capability window',
+  budget_override: 'Budget override',
+  proposal: 'Proposal',
+  action: 'Action',
+};
+
+/** The heading of an approval's collapsed detail. */
+const DETAIL_HEADINGS: Partial<Record<ApprovalKind, string>> = { agent_call: 'Input', proposal: 'Diff' };
+
 // Cards are built once per content and reused on later renders, so a state push (the budget moved) keeps
-// what the human typed, the focus, and which input is expanded. Handlers read the context at click time.
+// the focus and which detail is expanded. Handlers read the context at click time.
 const contexts = new WeakMap<HTMLElement, ViewContext>();
 const signatures = new WeakMap<Element, string>();
 
 /**
- * Renders the whole view into `root`. Never posts anything itself: approve, reject and answerForm are
- * posted only from the human's clicks on the buttons it creates.
+ * Renders the whole view into `root`. Never posts anything itself: approve and reject are posted only
+ * from the human's clicks on the buttons it creates.
  */
 export function renderHolonView(root: HTMLElement, state: HolonViewState, post: (command: HolonViewCommand) => void, options: HolonViewOptions = {}): void {
   const doc = root.ownerDocument;
   let ctx = contexts.get(root);
-  if (!ctx) contexts.set(root, (ctx = { post, drafts: options.drafts ?? new FormDrafts(), resendAfterMs: 10_000 }));
+  if (!ctx) contexts.set(root, (ctx = { post, resendAfterMs: 10_000 }));
   ctx.post = post;
-  if (options.drafts) ctx.drafts = options.drafts;
   if (options.resendAfterMs !== undefined) ctx.resendAfterMs = options.resendAfterMs;
   const view = ctx;
 
@@ -53,26 +62,9 @@ export function renderHolonView(root: HTMLElement, state: HolonViewState, post: 
     })),
   );
 
-  view.drafts.retain(new Set(state.forms.map((f) => f.id)));
-  const forms = section(root, 'forms');
-  setHeading(forms, 'Questions', state.forms.length);
-  reconcile(
-    list(forms),
-    state.forms.map((form) => ({
-      key: form.id,
-      signature: JSON.stringify(form),
-      build: () =>
-        renderPendingForm(doc, form, {
-          post: (command) => view.post(command),
-          drafts: view.drafts,
-          resendAfterMs: view.resendAfterMs,
-        }),
-    })),
-  );
-
   const nothing = section(root, 'nothing');
   clear(nothing);
-  if (state.approvals.length === 0 && state.forms.length === 0) {
+  if (state.approvals.length === 0) {
     nothing.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': 'nothing-pending' }, 'Nothing waits for you.'));
   }
 }
@@ -210,64 +202,61 @@ function row(doc: Document, label: string, value: string, testId: string, cls?: 
 
 function renderApproval(doc: Document, approval: PendingApproval, answerable: boolean, view: ViewContext): HTMLElement {
   const id = approval.id;
-  const delegated =
-    approval.delegatedCalls.length === 0
-      ? h(doc, 'dd', { 'data-testid': `approval-delegated-${id}`, class: 'muted' }, 'none')
-      : h(
-          doc,
-          'dd',
-          { 'data-testid': `approval-delegated-${id}` },
-          h(
-            doc,
-            'ul',
-            { class: 'plain' },
-            ...approval.delegatedCalls.map((call) =>
-              h(doc, 'li', {}, h(doc, 'span', { class: 'mono' }, call.capability), ` × up to ${call.maxCount}`),
-            ),
-          ),
-        );
-
+  const removes = approval.removals.length;
   const card = h(
     doc,
     'article',
-    { class: 'card approval-card', 'data-testid': `approval-${id}` },
+    { class: removes > 0 ? 'card approval-card removes' : 'card approval-card', 'data-testid': `approval-${id}`, 'data-kind': approval.kind },
     h(
       doc,
-      'h3',
-      { class: 'card-title' },
-      h(doc, 'span', { class: 'mono', 'data-testid': `approval-agent-${id}` }, approval.agent),
-      ' ',
-      h(doc, 'span', { class: 'version', 'data-testid': `approval-version-${id}`, title: 'The approval is bound to this exact version' }, approval.version),
+      'p',
+      { class: 'card-kind' },
+      h(doc, 'span', { 'data-testid': `approval-kind-${id}` }, APPROVAL_KIND_LABELS[approval.kind]),
+      removes > 0 && ' ',
+      removes > 0 && h(doc, 'span', { class: 'pill danger', 'data-testid': `approval-removes-${id}` }, `Removes ${removes}`),
     ),
+    h(doc, 'h3', { class: 'card-title', 'data-testid': `approval-title-${id}` }, approval.title),
     h(
       doc,
       'dl',
       { class: 'kv' },
-      h(doc, 'dt', {}, 'Worst case'),
-      h(
-        doc,
-        'dd',
-        {},
-        h(doc, 'strong', { class: 'warning', 'data-testid': `approval-worst-case-${id}` }, approval.worstCase),
-        ' above ',
-        h(doc, 'span', { 'data-testid': `approval-threshold-${id}` }, approval.threshold),
-      ),
+      h(doc, 'dt', {}, 'About'),
+      h(doc, 'dd', { class: 'mono', 'data-testid': `approval-subject-${id}` }, approval.subject),
+      approval.amount !== null && h(doc, 'dt', {}, 'At stake'),
+      approval.amount !== null &&
+        h(
+          doc,
+          'dd',
+          {},
+          h(doc, 'strong', { class: 'warning', 'data-testid': `approval-amount-${id}` }, approval.amount),
+          approval.threshold !== null && ' above ',
+          approval.threshold !== null && h(doc, 'span', { 'data-testid': `approval-threshold-${id}` }, approval.threshold),
+        ),
+      ...approval.facts.flatMap((fact, i) => [h(doc, 'dt', {}, fact.label), h(doc, 'dd', { 'data-testid': `approval-fact-${id}-${i}` }, fact.value)]),
       h(doc, 'dt', {}, 'Mandate'),
       h(doc, 'dd', { class: 'mono', 'data-testid': `approval-mandate-${id}` }, approval.mandate),
-      h(doc, 'dt', {}, 'Delegates'),
-      delegated,
       h(doc, 'dt', {}, 'Requested'),
       h(doc, 'dd', {}, time(doc, approval.requestedAt, `approval-requested-${id}`)),
       h(doc, 'dt', {}, 'Expires'),
       h(doc, 'dd', {}, time(doc, approval.expiresAt, `approval-expires-${id}`)),
     ),
-    h(
-      doc,
-      'vscode-collapsible',
-      { heading: 'Input', class: 'input', 'data-testid': `approval-input-toggle-${id}` },
-      h(doc, 'pre', { class: 'code', 'data-testid': `approval-input-${id}` }, approval.input),
-    ),
   );
+  // What would be lost is never folded away.
+  if (removes > 0) {
+    card.appendChild(
+      h(doc, 'ul', { class: 'removals', 'data-testid': `approval-removals-${id}`, 'aria-label': `Removes ${removes}` }, ...approval.removals.map((line) => h(doc, 'li', {}, line))),
+    );
+  }
+  if (approval.detail !== null) {
+    card.appendChild(
+      h(
+        doc,
+        'vscode-collapsible',
+        { heading: DETAIL_HEADINGS[approval.kind] ?? 'Details', class: 'detail', 'data-testid': `approval-detail-toggle-${id}` },
+        h(doc, 'pre', { class: 'code', 'data-testid': `approval-detail-${id}` }, approval.detail),
+      ),
+    );
+  }
 
   if (!answerable) {
     card.appendChild(
@@ -296,7 +285,7 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
     }, view.resendAfterMs);
   };
   buttons.push(
-    button(doc, 'Approve', `approve-${id}`, () => decide('approve'), { title: `Run ${approval.agent} ${approval.version} with this input, up to ${approval.worstCase}` }),
+    button(doc, 'Approve', `approve-${id}`, () => decide('approve'), { title: approval.amount === null ? approval.title : `${approval.title}, up to ${approval.amount}` }),
     button(doc, 'Reject', `reject-${id}`, () => decide('reject'), { secondary: true }),
   );
   card.appendChild(h(doc, 'div', { class: 'actions' }, ...buttons));

@@ -1,7 +1,8 @@
 // The mandate form (create and edit). The host validates and answers with errors per field; the view
 // only collects what the human typed.
 import type { MandateEditorCommand, MandateEditorState, MandateFormValues } from '../protocol/mandateEditor.ts';
-import { isMandateStatus, MANDATE_STATUSES, MANDATE_TOOLSETS } from '../protocol/mandateEditor.ts';
+import { MANDATE_STATUSES, MANDATE_TOOLSETS, MandateStatus } from '../protocol/mandateEditor.ts';
+import { is } from '../protocol/messages.ts';
 import { append, button, clear, h, keepFocus, readChecked, readValue, setChecked, setValue } from './dom.ts';
 
 type TextField = Exclude<keyof MandateFormValues, 'toolsets' | 'training' | 'status'>;
@@ -84,7 +85,7 @@ export function renderMandateEditor(
         retentionDays: text('retentionDays'),
         training: readChecked(training),
         expiresAt: text('expiresAt'),
-        status: isMandateStatus(status) ? status : state.values.status,
+        status: is(MandateStatus, status) ? status : state.values.status,
       };
     };
     const saved = h(doc, 'p', { class: 'note success', role: 'status', 'data-testid': 'mandate-saved', hidden: !state.saved }, 'Saved.');

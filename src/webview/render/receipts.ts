@@ -1,6 +1,7 @@
 // The receipts panel: a status filter, the recent calls, and the selected call's receipt tree.
+import { is } from '../protocol/messages.ts';
 import type { ReceiptNode, ReceiptRow, ReceiptsCommand, ReceiptsState } from '../protocol/receipts.ts';
-import { isReceiptFilter, RECEIPT_FILTERS } from '../protocol/receipts.ts';
+import { RECEIPT_FILTERS, ReceiptFilter } from '../protocol/receipts.ts';
 import { clear, h, keepFocus, readValue, setValue, time } from './dom.ts';
 
 /** How a status reads. */
@@ -45,7 +46,7 @@ function renderFilter(doc: Document, state: ReceiptsState, post: (command: Recei
   setValue(select, state.filter);
   select.addEventListener('change', () => {
     const filter = readValue(select);
-    if (isReceiptFilter(filter) && filter !== state.filter) post({ type: 'filter', filter });
+    if (is(ReceiptFilter, filter) && filter !== state.filter) post({ type: 'filter', filter });
   });
   return h(doc, 'div', { class: 'toolbar' }, h(doc, 'vscode-label', { for: 'receipts-filter' }, 'Status'), select);
 }
