@@ -10,9 +10,14 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
+    // Type-aware rules: a promise nobody awaits or catches is an unhandled rejection waiting to happen.
+    languageOptions: { parserOptions: { project: ['./tsconfig.json', './tsconfig.webview.json'], tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // node:test runs what test() and describe() return; nobody else awaits them.
+      '@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }] }],
+      '@typescript-eslint/no-misused-promises': 'error',
     },
   },
   {
@@ -25,15 +30,30 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/server/**/*.ts', 'src/cli/**/*.ts'],
+    files: ['src/server/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [vscode], patterns: [{ group: ['**/editor/**', '**/webview/**'], message: 'server and cli import core, the MCP SDK and zod.' }] }],
+      'no-restricted-imports': ['error', { paths: [vscode], patterns: [{ group: ['**/editor/**', '**/webview/**', '**/cli/**'], message: 'server imports core, the MCP SDK and zod (the CLI builds on the server, never the reverse).' }] }],
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [vscode], patterns: [{ group: ['**/editor/**', '**/webview/**'], message: 'cli imports core, server, the MCP SDK and zod.' }] }],
     },
   },
   {
     files: ['src/editor/**/*.ts', 'src/extension.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: 'webview/(?!protocol/)', message: 'The host shares only src/webview/protocol with the webviews.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: 'webview/(?!protocol/)', message: 'The host shares only src/webview/protocol with the webviews.' },
+            { ...sdk, message: 'The editor reaches MCP through the holon process it starts, never the SDK itself.' },
+            { group: ['**/server/**', '**/cli/**'], message: 'The editor runs the server and CLI as processes; it imports only core.' },
+          ],
+        },
+      ],
     },
   },
   {

@@ -75,6 +75,42 @@ export interface DenialParams {
 /** Every denial code. */
 export type DenialCode = keyof DenialParams;
 
+/** Every denial code, as a list (the compiler checks it is all of them, once each). */
+export const DENIAL_CODES = [
+  'mandate_inactive',
+  'mandate_expired',
+  'capability_missing',
+  'capability_scope',
+  'agent_out_of_scope',
+  'data_regions',
+  'data_training',
+  'data_retention',
+  'no_rate',
+  'over_per_call',
+  'over_max_cost',
+  'over_budget',
+  'over_daily',
+  'over_threshold',
+  'delegation_cycle',
+  'delegation_depth',
+  'delegation_capability',
+  'delegation_count',
+  'input_schema',
+  'no_agent',
+  'unknown_agent',
+  'approval_not_found',
+  'approval_used',
+  'approval_expired',
+  'approval_mismatch',
+  'approval_amount_raised',
+  'rejected',
+  'recorded',
+] as const satisfies readonly DenialCode[];
+type Missing = Exclude<DenialCode, (typeof DENIAL_CODES)[number]>;
+// A denial code added above but not to the list fails here.
+const _allListed: Missing extends never ? true : never = true;
+void _allListed;
+
 /** A refusal: its code, its parameters, and the agent it concerns when several were tried. */
 export type Denial = { [C in DenialCode]: { code: C; params: DenialParams[C]; agent?: string } }[DenialCode];
 

@@ -76,6 +76,9 @@ export const CatalogSchema = z.object({
 
 export const CapabilityGrantSchema = z.object({ name: z.string().min(1).max(100), params: z.record(z.string(), z.unknown()).optional() }).strict();
 
+/** Grants, each capability named once. */
+const Grants = z.array(CapabilityGrantSchema).refine((gs) => new Set(gs.map((g) => g.name)).size === gs.length, 'a capability is named twice');
+
 const GranteeSchema = z.object({ slug: Slug, name: z.string().min(1).max(200), role: z.string().max(200), manager: z.string().max(200).nullable() });
 const BudgetSchema = z.object({ total: Amount, per_day: Amount.nullable(), per_call: Amount.nullable() });
 const DataSchema = z.object({ regions: z.array(z.string().min(1)).nullable(), retention_days: z.number().int().min(0).nullable(), training: z.boolean() });
@@ -88,7 +91,7 @@ export const MandateInputSchema = z.object({
   budget: BudgetSchema.partial().optional(),
   approval_threshold: Amount.optional(),
   toolsets: z.array(z.enum(TOOLSETS)).min(1).optional(),
-  capabilities: z.array(CapabilityGrantSchema).optional(),
+  capabilities: Grants.optional(),
   data: DataSchema.partial().optional(),
   expires_at: z.iso.datetime().nullable().optional(),
   status: StatusSchema.optional(),
@@ -107,9 +110,9 @@ export const MandatePatchSchema = z
     budget: BudgetSchema.partial().strict().optional(),
     approval_threshold: Amount.optional(),
     toolsets: z.array(z.enum(TOOLSETS)).min(1).optional(),
-    grants: z.array(CapabilityGrantSchema).optional(),
+    grants: Grants.optional(),
     revoke: z.array(z.string().min(1)).optional(),
-    capabilities: z.array(CapabilityGrantSchema).optional(),
+    capabilities: Grants.optional(),
     data: DataSchema.partial().strict().optional(),
     expires_at: z.iso.datetime().nullable().optional(),
     status: StatusSchema.optional(),

@@ -30,7 +30,7 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
   const demoCatalog = context.asAbsolutePath(path.join('dist', 'examples', 'catalog.json'));
   const state = new EditorState(context, logger);
   const disposables: vscode.Disposable[] = [log, state];
-  void state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
+  state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
   const webviews: WebviewDeps = {
     assets: webviewAssets(context.extensionUri),
     report: {
@@ -52,7 +52,7 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
     registerCommands({ state, holonJs, demoCatalog, receipts, mandateEditor, log }),
     registerStatusBar(state),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('holon.approvals')) void state.syncChannels();
+      if (e.affectsConfiguration('holon.approvals')) state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
     }),
   );
   registerTerminals(context, state.dir, holonJs);

@@ -30,7 +30,7 @@ export function registerStatusBar(state: EditorState): vscode.Disposable {
       if (notified.has(a.id)) continue;
       notified.add(a.id);
       const v = approvalView(a);
-      void notify(state, a.id, `Holon: ${a.mandate} asks you to approve: ${v.title}${v.amount ? ` — up to ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}.`);
+      notify(state, a.id, `Holon: ${a.mandate} asks you to approve: ${v.title}${v.amount ? ` — up to ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}.`).catch((err: unknown) => state.logger.error(`approval notification for ${a.id}: ${String(err)}`));
     }
   };
   update();

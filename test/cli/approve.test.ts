@@ -138,6 +138,29 @@ describe('approving', { concurrency: true }, () => {
       }));
   });
 
+  describe('where approvals may be answered, headless', { concurrency: true }, () => {
+    test('holon approvals channels: shown to anyone, set only by a human at a terminal, and obeyed by approve', () =>
+      withApprovals(1, async (state, [id = '']) => {
+        assert.deepEqual(JSON.parse((await holonIn(state, ['approvals', 'channels', '--json'])).stdout), { channels: ['panel', 'elicitation', 'cli'] });
+        const declined = await inTerminal(['approvals', 'channels', 'panel', '--state', state], { answer: 'n' });
+        assert.equal(declined.code, 1, declined.output);
+        const set = await inTerminal(['approvals', 'channels', 'panel', '--state', state, '--json'], { answer: 'y' });
+        assert.equal(set.code, 0, set.output);
+        assert.deepEqual(lastJson(set.output), { channels: ['panel'] });
+        assert.deepEqual(JSON.parse((await holonIn(state, ['approvals', 'channels', '--json'])).stdout), { channels: ['panel'] });
+        assert.deepEqual(readEvents(state).filter((e) => e.type === 'settings.updated').map((e) => e.data), [{ approval_channels: ['panel'] }]);
+        // Terminal approvals are now off: approve refuses before asking anything.
+        const refused = await approveAtTerminal(state, id, 'y');
+        assert.notEqual(refused.code, 0, refused.output);
+        assert.ok(!refused.output.includes('[y/N]'), 'nobody is asked');
+        assert.equal((await statusOf(state, id))?.status, 'pending');
+        // And back, by the same human.
+        const all = await inTerminal(['approvals', 'channels', 'all', '--state', state], { answer: 'y' });
+        assert.equal(all.code, 0, all.output);
+        assert.deepEqual(JSON.parse((await holonIn(state, ['approvals', 'channels', '--json'])).stdout), { channels: ['cli', 'elicitation', 'panel'] });
+      }));
+  });
+
   describe('a server waiting for the human', { concurrency: true }, () => {
     test('a decision at the terminal reaches the waiting server, which runs the call', { timeout: 60_000 }, async () => {
       const { dir: state, cleanup } = await seededState();

@@ -175,6 +175,11 @@ describe('holon with bad arguments', { concurrency: true }, () => {
           ['reject'],
           ['reject', 'apr_nope'],
           ['reject', 'apr_nope', '--no-run'],
+          ['approvals', 'channels', 'cli,pigeon'],
+          ['approvals', 'channels', ''],
+          // Without a terminal nobody can choose who approves: an agent's shell has none.
+          ['approvals', 'channels', 'panel,elicitation,cli'],
+          ['approvals', 'channels', 'all'],
         ]);
         await refusedOnMissing(root, [['approvals'], ['approve', 'apr_x'], ['reject', 'apr_x']]);
       }));
@@ -191,6 +196,16 @@ describe('holon with bad arguments', { concurrency: true }, () => {
           ['budget', 'BAD ID'],
           ['verify', 'extra'],
           ['verify', '--bogus'],
+          // Ids that are names on Object.prototype are ids like any other: not found, never a crash.
+          ['receipts', 'constructor'],
+          ['receipts', '__proto__'],
+          ['receipts', 'toString'],
+          ['budget', '__proto__'],
+          ['budget', 'constructor'],
+          ['mandate', 'show', 'hasOwnProperty'],
+          ['receipts', '--mandate', '__proto__'],
+          ['approve', 'constructor'],
+          ['reject', '__proto__'],
         ]);
         await refusedOnMissing(root, [['receipts'], ['budget', 'demo/sandbox'], ['verify']]);
       }));

@@ -24,6 +24,9 @@ import {
   tempDir,
   units,
 } from './cliHarness.ts';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { openState } from '../../src/core/holon.ts';
+import { createMandate } from '../../src/core/mandates.ts';
 
 type MoneyJson = { amount: string; currency: string };
 
@@ -130,6 +133,36 @@ describe('holon commands', { concurrency: 3 }, () => {
         for (const fact of ['demo/second (suspended)', 'Build bot', '2030-01-01T00:00:00Z']) assert.ok(text.includes(fact), fact);
         assert.equal((await json<{ status: string }>(state, ['mandate', 'edit', 'demo/second', '--status', 'active'])).status, 'active');
         assert.deepEqual((await json<{ id: string }[]>(state, ['mandate', 'list'])).map((m) => m.id).sort(), ['demo/sandbox', 'demo/second']);
+      } finally {
+        cleanup();
+      }
+    });
+  });
+
+  describe('mandate edit is a patch', { concurrency: true }, () => {
+    test('editing the total keeps the other grants and the grantee\'s role and manager', async () => {
+      const { dir: state, cleanup } = await seededState();
+      try {
+        // A personnel file richer than the flags can write (as a merged HR proposal leaves it).
+        const store = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+        try {
+          await createMandate(store, systemClock, 'demo/ada', {
+            grantee: { name: 'Ada', role: 'release engineer', manager: 'human:lead@example.com' },
+            capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*'] } }, { name: 'hr.propose' }, { name: 'mail.send', params: { to: ['bob'] } }],
+          });
+        } finally {
+          store.close();
+        }
+        type M = { budget: { total: string }; grantee: Record<string, unknown>; capabilities: { name: string; params?: unknown }[] };
+        const total = await json<M>(state, ['mandate', 'edit', 'demo/ada', '--total', '9']);
+        assert.equal(total.budget.total, '9');
+        assert.deepEqual(total.capabilities.map((c) => c.name), ['market.call', 'hr.propose', 'mail.send']);
+        assert.deepEqual(total.grantee, { slug: 'ada', name: 'Ada', role: 'release engineer', manager: 'human:lead@example.com' });
+        const scoped = await json<M>(state, ['mandate', 'edit', 'demo/ada', '--capabilities', 'pipeline.*', '--grantee', 'Ada L.']);
+        assert.deepEqual(scoped.capabilities, [{ name: 'market.call', params: { capabilities: ['pipeline.*'] } }, { name: 'hr.propose' }, { name: 'mail.send', params: { to: ['bob'] } }]);
+        assert.deepEqual(scoped.grantee, { slug: 'ada', name: 'Ada L.', role: 'release engineer', manager: 'human:lead@example.com' });
+        const none = await holon(['mandate', 'edit', 'demo/ada', '--state', state]);
+        assert.equal(none.code, 2, 'an edit that names nothing is refused');
       } finally {
         cleanup();
       }

@@ -121,6 +121,43 @@ describe('admin: what only the human does', () => {
     assert.deepEqual(j.state.mandates['demo/sandbox'], m);
   });
 
+  test('a patch keeps every grant and grantee field it does not name', async () => {
+    const { j } = fresh();
+    await createMandate(j, clock, 'demo/ada', {
+      grantee: { name: 'Ada', role: 'release engineer', manager: 'human:lead@example.com' },
+      capabilities: [
+        { name: 'market.call', params: { capabilities: ['extraction.*'] } },
+        { name: 'hr.propose' },
+        { name: 'mail.send', params: { to: ['bob'] } },
+      ],
+    });
+    const total = await patchMandate(j, clock, 'demo/ada', { budget: { total: '9' } });
+    assert.deepEqual(total.capabilities.map((c) => c.name), ['market.call', 'hr.propose', 'mail.send']);
+    assert.deepEqual(total.grantee, { slug: 'ada', name: 'Ada', role: 'release engineer', manager: 'human:lead@example.com' });
+    // Setting the hiring scope replaces that one grant; the others stay, in their place.
+    const scope = await patchMandate(j, clock, 'demo/ada', { grants: [{ name: 'market.call', params: { capabilities: ['*'] } }], grantee: { name: 'Ada L.' } });
+    assert.deepEqual(scope.capabilities, [
+      { name: 'market.call', params: { capabilities: ['*'] } },
+      { name: 'hr.propose' },
+      { name: 'mail.send', params: { to: ['bob'] } },
+    ]);
+    assert.deepEqual(scope.grantee, { slug: 'ada', name: 'Ada L.', role: 'release engineer', manager: 'human:lead@example.com' });
+    // A new grant is added; a revoked one leaves; the whole list is replaced only when asked.
+    const more = await patchMandate(j, clock, 'demo/ada', { grants: [{ name: 'forge.read', params: { repos: ['site'] } }], revoke: ['mail.send'] });
+    assert.deepEqual(more.capabilities.map((c) => c.name), ['market.call', 'hr.propose', 'forge.read']);
+    const replaced = await patchMandate(j, clock, 'demo/ada', { capabilities: [{ name: 'market.call' }] });
+    assert.deepEqual(replaced.capabilities, [{ name: 'market.call' }]);
+  });
+
+  test('a patch that is not one is refused and changes nothing', async () => {
+    const { dir, j } = fresh();
+    await createMandate(j, clock, 'demo/ada', {});
+    await refused(dir, j, () => patchMandate(j, clock, 'demo/ada', { budget: { total: '1', extra: '2' } }), 'invalid_input');
+    await refused(dir, j, () => patchMandate(j, clock, 'demo/ada', { grantee: { slug: 'eve' } }), 'invalid_input', undefined);
+    await refused(dir, j, () => patchMandate(j, clock, 'demo/ada', { grants: [{ name: 'mail.send' }, { name: 'mail.send' }] }), 'invalid_input');
+    await refused(dir, j, () => patchMandate(j, clock, 'constructor', { budget: { total: '1' } }), 'not_found');
+  });
+
   test('a mandate that has spent cannot change currency', async () => {
     const { dir, j } = fresh();
     await createMandate(j, clock, 'demo/sandbox', {});
@@ -137,7 +174,8 @@ describe('admin: what only the human does', () => {
       ],
       result: undefined,
     }));
-    await refused(dir, j, () => patchMandate(j, clock, 'demo/sandbox', { currency: 'USD' }), 'conflict', /currency cannot change/);
+    await refused(dir, j, () => patchMandate(j, clock, 'demo/sandbox', { currency: 'USD' }), 'conflict');
+    assert.equal(j.state.mandates['demo/sandbox']?.currency, 'EUR');
   });
 
   test('setFx: two different valid currencies and a positive rate', async () => {

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { approvalGate, decideApproval } from '../../src/core/approvals/flow.ts';
 import type { Approval, ApprovalSubject } from '../../src/core/approvals/model.ts';
 import { APPROVAL_KINDS } from '../../src/core/approvals/model.ts';
+import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { initialState } from '../../src/core/state.ts';
 import { canonicalHash, PREVIEW_LIMIT, previewJson } from '../../src/core/util.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
@@ -75,6 +76,37 @@ describe('the mandate form', () => {
     assert.deepEqual(ok.input['data'], { regions: ['EU', 'CH'], retention_days: 30, training: false });
     const bad = formToInput({ ...good, id: 'Demo', total: '1.2345678', threshold: '', currency: 'eur', retentionDays: '-1', expiresAt: 'soon', toolsets: [] }, 'create');
     assert.deepEqual(Object.keys(bad.errors).sort(), ['currency', 'expiresAt', 'id', 'retentionDays', 'threshold', 'toolsets', 'total']);
+  });
+});
+
+describe('the mandate form edits by patch', () => {
+  test('changing only the total keeps the other grants and the grantee\'s role and manager', async () => {
+    const { runtime, clock, cleanup } = await demoRuntime();
+    try {
+      const store = runtime.store;
+      await createMandate(store, clock, 'demo/ada', {
+        grantee: { name: 'Ada', role: 'release engineer', manager: 'human:lead@example.com' },
+        capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*'] } }, { name: 'hr.propose' }, { name: 'mail.send', params: { to: ['bob'] } }],
+      });
+      const old = store.state.mandates['demo/ada'];
+      assert.ok(old);
+      // The form as the human left it: the values it showed, with only the total changed.
+      const { input, errors } = formToInput({ ...formValues(old), total: '9.00' }, 'edit', old);
+      assert.deepEqual(errors, {});
+      assert.deepEqual(input, { budget: { total: '9.00' } }, 'a patch of what changed, nothing else');
+      const saved = await patchMandate(store, clock, 'demo/ada', input);
+      assert.deepEqual(saved.capabilities, old.capabilities);
+      assert.deepEqual(saved.grantee, old.grantee);
+      // The scope field patches the market.call grant alone.
+      const scoped = formToInput({ ...formValues(saved), capabilities: 'pipeline.*' }, 'edit', saved);
+      assert.deepEqual(scoped.input, { grants: [{ name: 'market.call', params: { capabilities: ['pipeline.*'] } }] });
+      const after = await patchMandate(store, clock, 'demo/ada', scoped.input);
+      assert.deepEqual(after.capabilities.map((c) => c.name), ['market.call', 'hr.propose', 'mail.send']);
+      // Nothing changed: an empty patch.
+      assert.deepEqual(formToInput(formValues(after), 'edit', after).input, {});
+    } finally {
+      await cleanup();
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import type { JournalEvent } from '../../src/core/journal.ts';
 import { JOURNAL_FILE } from '../../src/core/journal.ts';
 import * as M from '../../src/core/money.ts';
 import { budgetOf } from '../../src/core/spend.ts';
+import type { Manifest } from '../../src/core/model.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { MANDATE } from '../helpers.ts';
 
@@ -116,7 +117,7 @@ export const ECHO_AGENT = 'test/echo';
 export const ECHO_SCRIPT = path.join(__dirname, 'fixtures', 'echoAgent.mjs');
 
 /** Adds the echo fixture to the catalog: a real stdio MCP agent in an extraction.* capability. */
-export async function addEchoAgent(runtime: Runtime, clock: Clock): Promise<void> {
+export async function addEchoAgent(runtime: Runtime, clock: Clock, over: Partial<Manifest> = {}): Promise<void> {
   await addAgent(
     runtime.store,
     clock,
@@ -129,7 +130,7 @@ export async function addEchoAgent(runtime: Runtime, clock: Clock): Promise<void
       capabilities: ['extraction.echo'],
       input_schema: {
         type: 'object',
-        properties: { text: { type: 'string' }, mode: { type: 'string', enum: ['text', 'structured', 'error', 'hold'] } },
+        properties: { text: { type: 'string' }, mode: { type: 'string', enum: ['text', 'structured', 'error', 'hold', 'repeat', 'off-schema'] }, times: { type: 'integer' } },
         required: ['text'],
       },
       // It answers in text, or as {text} in structured mode.
@@ -140,6 +141,7 @@ export async function addEchoAgent(runtime: Runtime, clock: Clock): Promise<void
       models: [],
       delegated_calls: [],
       examples: [{ input: { text: 'hello' }, output: { text: 'hello' } }],
+      ...over,
     },
     { type: 'stdio', command: 'node', args: [ECHO_SCRIPT], tool: 'echo' },
     'test',

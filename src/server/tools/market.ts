@@ -2,10 +2,8 @@
  * The `market` toolset (seed 000): discover, compare, hire and pay other agents within the server's one
  * mandate. No tool here approves anything.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { CAP } from '../../core/capabilities.ts';
-import type { HolonError } from '../../core/errors.ts';
 import type { AgentView, CallOutcome } from '../../core/market/gateway.ts';
 import { recordStats } from '../../core/market/receipts.ts';
 import { agentTimeoutMs } from '../../core/market/policy.ts';
@@ -15,6 +13,7 @@ import { AgentId, MoneySchema } from '../../core/schemas.ts';
 import { budgetOf } from '../../core/spend.ts';
 import { AGENT_OUTPUT_REMINDER, summarize, wrapAgentOutput } from '../../core/util.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
+import { marketFailure } from '../render/market.ts';
 import type { ToolContext, ToolDef, ToolReply, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 
@@ -428,18 +427,6 @@ const getReceipt = defineTool({
   },
 });
 
-/**
- * A failure in market's words: a tool error whose last line is the problem as JSON with a stable
- * `reason` (and, for a refusal, its denials). It carries no structuredContent, since that must match the
- * tool's output schema and a failure does not.
- */
-export function marketFailure(err: HolonError): CallToolResult {
-  const problem = {
-    error: { reason: err.reason, message: err.message, ...err.details, ...(err.denials.length > 0 ? { reasons: denialTexts(err.denials), denials: denialsJson(err.denials) } : {}) },
-  };
-  return { isError: true, content: [{ type: 'text', text: `${err.reason}: ${err.message}\n${JSON.stringify(problem)}` }] };
-}
-
 /** What the server tells every client about the market, once. */
 export const MARKET_INSTRUCTIONS = [
   'Holon lets you discover, compare, hire and pay other agents, only within the one mandate this server is bound to (get_budget shows it). You cannot switch or widen the mandate.',
@@ -455,5 +442,5 @@ export const marketToolset: Toolset = {
   instructions: MARKET_INSTRUCTIONS,
   tools: [searchAgents, getAgent, callAgent, checkApproval, getBudget, getReceipt] as ToolDef[],
   ledgerCalls: false,
-  renderFailure: (err) => marketFailure(err),
+  renderFailure: marketFailure,
 };

@@ -54,6 +54,16 @@ describe('Holon in a real VS Code', function () {
     for (const n of names) assert.match(n, /^mcp_holon_demo/);
   });
 
+  it('reads no security setting from the workspace: an agent that edits .vscode/settings.json widens nothing', async function () {
+    // The run's workspace settings turn terminal approvals on and plant a registry (test/editor/harness.ts).
+    const channels = vscode.workspace.getConfiguration('holon').inspect<string[]>('approvals.channels');
+    assert.ok(channels?.workspaceValue === undefined || channels.workspaceValue.includes('cli'), 'the workspace file says cli');
+    const recorded = JSON.parse(await holonCli(holon, ['approvals', 'channels', '--json'])) as { channels: string[] };
+    assert.deepEqual(recorded.channels, ['elicitation', 'panel'], 'what the journal holds is the user\'s choice, not the workspace\'s');
+    const scopes = (holon.extension.packageJSON as { contributes: { configuration: { properties: Record<string, { scope?: string }> } } }).contributes.configuration.properties;
+    for (const [key, p] of Object.entries(scopes)) assert.equal(p.scope, 'application', `${key} is a user setting only`);
+  });
+
   it('runs search_agents through VS Code\'s MCP client', async function () {
     const out = await invoke('search_agents', { capability: 'extraction.*' });
     assert.match(out.text, /acme\/table-extract/);

@@ -1,0 +1,113 @@
+/**
+ * The failure taxonomy of the money, commerce, memory and records toolsets (seed 003): every failure is
+ * an RFC 9457 problem on `structuredContent`, with one of four closed action classes an agent branches
+ * on. Codes may be added over time; the action classes never change. One module, shared by the server.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Denial } from '../../core/denials.ts';
+import type { HolonError } from '../../core/errors.ts';
+import { denialTexts } from '../../core/present.ts';
+
+/** What an agent should do about a problem: the four classes, closed. */
+export const ERROR_ACTIONS = ['never-retry', 'retry-as-is', 'retry-after-renegotiation', 'escalate-to-human'] as const;
+export type ErrorAction = (typeof ERROR_ACTIONS)[number];
+
+/** Every problem code, with its HTTP status and action class. */
+export const PROBLEMS = {
+  validation: { status: 400, action: 'never-retry' },
+  not_found: { status: 404, action: 'never-retry' },
+  conflict: { status: 409, action: 'never-retry' },
+  'intent.denied': { status: 403, action: 'escalate-to-human' },
+  'approval.pending': { status: 202, action: 'escalate-to-human' },
+  'approval.rejected': { status: 403, action: 'never-retry' },
+  'approval.invalid': { status: 409, action: 'never-retry' },
+  'cost.above_cap': { status: 422, action: 'retry-after-renegotiation' },
+  'amount.unknown': { status: 422, action: 'escalate-to-human' },
+  rate_limited: { status: 429, action: 'retry-as-is' },
+  quota_exceeded: { status: 429, action: 'escalate-to-human' },
+  'rail.failed': { status: 502, action: 'retry-as-is' },
+  busy: { status: 503, action: 'retry-as-is' },
+  internal: { status: 500, action: 'escalate-to-human' },
+} as const satisfies Record<string, { status: number; action: ErrorAction }>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+/** Every problem code. */
+export const ALL_PROBLEM_CODES = Object.keys(PROBLEMS) as ProblemCode[];
+
+const NEXT_STEP: Record<ErrorAction, string> = {
+  'never-retry': 'Do not retry this request as it is; change what it asks for, or stop.',
+  'retry-as-is': 'Retry the same request (with the same idempotency key) after a short wait.',
+  'retry-after-renegotiation': 'Change the terms (a higher cap, a cheaper option) and try again.',
+  'escalate-to-human': 'Stop. A human must decide; no retry helps.',
+};
+
+/** A problem as seed 003 returns it: code, message, action, and the RFC 9457 members in `data`. */
+export interface Problem {
+  code: ProblemCode;
+  message: string;
+  action: ErrorAction;
+  data: { type: string; status: number; action: ErrorAction; nextStep: string; retryable: boolean; reasons: string[] } & Record<string, unknown>;
+}
+
+/** The action class of a problem code. */
+export function actionFor(code: ProblemCode): ErrorAction {
+  return PROBLEMS[code].action;
+}
+
+/** True when the same request may succeed later as it is. */
+export function isRetryable(code: ProblemCode): boolean {
+  return actionFor(code) === 'retry-as-is';
+}
+
+/** True when only a human can clear it. */
+export function requiresHuman(code: ProblemCode): boolean {
+  return actionFor(code) === 'escalate-to-human';
+}
+
+/** A problem of `code`. */
+export function problem(code: ProblemCode, message: string, extra: { reasons?: string[] } & Record<string, unknown> = {}): Problem {
+  const { status, action } = PROBLEMS[code];
+  return {
+    code,
+    message,
+    action,
+    data: { ...extra, type: `urn:holon:problem:${code}`, status, action, nextStep: NEXT_STEP[action], retryable: action === 'retry-as-is', reasons: extra.reasons ?? [] },
+  };
+}
+
+/** The problem a set of denials amounts to: the strongest of them decides the code. */
+function problemCodeOf(denials: readonly Denial[]): ProblemCode {
+  const codes = new Set(denials.map((d) => d.code));
+  if (codes.has('rejected')) return 'approval.rejected';
+  if (codes.has('over_threshold')) return 'approval.pending';
+  if (['approval_not_found', 'approval_used', 'approval_expired', 'approval_mismatch', 'approval_amount_raised'].some((c) => codes.has(c as Denial['code']))) return 'approval.invalid';
+  if (codes.size > 0 && [...codes].every((c) => c === 'over_max_cost')) return 'cost.above_cap';
+  if (codes.size > 0 && [...codes].every((c) => c === 'no_rate')) return 'amount.unknown';
+  return 'intent.denied';
+}
+
+const BY_REASON: Record<HolonError['reason'], ProblemCode> = {
+  invalid_input: 'validation',
+  not_found: 'not_found',
+  denied: 'intent.denied',
+  conflict: 'conflict',
+  unknown_amount: 'amount.unknown',
+  agent_failed: 'rail.failed',
+  corrupt_journal: 'internal',
+  lock_timeout: 'busy',
+  not_interactive: 'validation',
+};
+
+/** Any expected failure as a problem. */
+export function problemOf(err: HolonError): Problem {
+  if (err.reason === 'denied' && err.denials.length > 0) {
+    return problem(problemCodeOf(err.denials), err.message, { reasons: denialTexts(err.denials), denials: err.denials });
+  }
+  return problem(BY_REASON[err.reason], err.message, err.details);
+}
+
+/** A failure of a seed-003 tool: the problem on `structuredContent` and, as JSON, in its text. */
+export function problemFailure(err: HolonError): CallToolResult {
+  const p = problemOf(err);
+  return { isError: true, structuredContent: p as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(p) }] };
+}
