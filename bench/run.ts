@@ -35,7 +35,7 @@ import type { Case, Plan, Stats } from './timing.ts';
 import { interleave, stats, timeOnce } from './timing.ts';
 import { v0Call, writeV0State } from './v0State.ts';
 import type { CallTemplate } from './world.ts';
-import { AGENT, CALL_ARGS, callEvents, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
+import { AGENT, CALL_ARGS, callEvents, catalogState, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
 
 const QUICK = process.env['HOLON_BENCH_QUICK'] === '1';
 /** An interleaved comparison: short rounds, repeated for `seconds` (a fraction of a second when quick). */
@@ -306,6 +306,44 @@ async function comparisonC(dirs: TempDirs, tpl: CallTemplate): Promise<void> {
   }
 }
 
+/** One search_agents; anything but a result stops the bench. */
+async function search(client: Client, args: Record<string, unknown>): Promise<number> {
+  const r = await client.callTool({ name: 'search_agents', arguments: args });
+  const s = r.structuredContent as { total?: { agents: number; excluded: number } } | undefined;
+  if (r.isError || !s?.total) throw new Error(`search_agents failed: ${JSON.stringify(r.content)}`);
+  return s.total.agents + s.total.excluded;
+}
+
+async function comparisonE(dirs: TempDirs, closers: (() => Promise<void>)[]): Promise<void> {
+  log('(e) search_agents over 10,000 generated agents (1% delegating) vs over the 5 demo agents');
+  const demoDir = dirs.make('e-demo');
+  await seedState(demoDir);
+  const bigDir = await catalogState(dirs, 'e-10k', 10_000, 0.01);
+  const demo = await holonInMemory(demoDir);
+  closers.push(demo.close);
+  const big = await holonInMemory(bigDir);
+  closers.push(big.close);
+  const table = { capability: 'extraction.table' };
+  const family = { capability: 'extraction.*' };
+  const words = { query: 'layout' };
+  // The first search builds the index (worst cases, rankings): timed apart, since a catalog changes rarely.
+  context['e_first_search_ms'] = await timeOnce(() => search(big.client, table));
+  context['e_matches_10k'] = { 'extraction.table': await search(big.client, table), 'extraction.*': await search(big.client, family), 'query layout': await search(big.client, words) };
+  const s = await interleave(
+    [
+      { name: 'demo', perRound: n(20, 5), warmup: 50, run: () => search(demo.client, table) },
+      { name: 'big', perRound: n(20, 5), warmup: 50, run: () => search(big.client, table) },
+      { name: 'bigFamily', perRound: n(5, 2), warmup: 10, run: () => search(big.client, family) },
+      { name: 'bigWords', perRound: n(5, 2), warmup: 10, run: () => search(big.client, words) },
+    ],
+    plan(10),
+  );
+  const baseline = side('search_agents extraction.table, 5 demo agents', s, 'demo');
+  row('e', 'search_agents, 10,000 agents vs the 5 demo agents', side('search_agents extraction.table, 10,000 agents', s, 'big'), baseline);
+  row('e.f', 'a whole family, 10,000 agents (context)', side('search_agents extraction.*, 10,000 agents', s, 'bigFamily'), baseline);
+  row('e.q', 'words only, 10,000 agents (context)', side('search_agents query "layout", 10,000 agents', s, 'bigWords'), baseline);
+}
+
 async function comparisonD(dir: string): Promise<void> {
   log('(d) opening the 100k-event journal with and without its snapshot');
   const snapshot = path.join(dir, SNAPSHOT_FILE);
@@ -414,11 +452,20 @@ async function main(): Promise<void> {
   const dirs = new TempDirs();
   const closers: (() => Promise<void>)[] = [];
   try {
-    const tpl = await comparisonA(dirs, closers);
-    for (const c of closers.splice(0).reverse()) await c();
-    const bigDir = await comparisonB(dirs, tpl);
-    await comparisonC(dirs, tpl);
-    await comparisonD(bigDir);
+    // HOLON_BENCH_ONLY=e runs one comparison (a subset, e.g. "a,e", to try a change).
+    const only = process.env['HOLON_BENCH_ONLY']?.split(',');
+    const runs = (id: string): boolean => !only || only.includes(id);
+    if (runs('e')) {
+      await comparisonE(dirs, closers);
+      for (const c of closers.splice(0).reverse()) await c();
+    }
+    if (runs('a') || runs('b') || runs('c') || runs('d')) {
+      const tpl = await comparisonA(dirs, closers);
+      for (const c of closers.splice(0).reverse()) await c();
+      const bigDir = await comparisonB(dirs, tpl);
+      await comparisonC(dirs, tpl);
+      await comparisonD(bigDir);
+    }
   } finally {
     for (const c of closers.reverse()) await c().catch(() => {});
     dirs.removeAll();
@@ -442,12 +489,13 @@ async function main(): Promise<void> {
   out.write(`Holon bench — ${environment.node}, ${environment.platform}, ${environment.cpus}, temp ${environment.tmpdir}, load ${environment.loadavg_1m.start} → ${environment.loadavg_1m.end}${QUICK ? ' (QUICK: not for reading)' : ''}\n`);
   out.write('Ratios are subject / baseline, both measured in this run, interleaved; durable (fsync) where Holon is.\n\n');
   out.write(table() + '\n\n');
-  const work = context['per_call_journal_work'] as { transactions: number; writing_transactions: number; events: number };
-  const snap = context['snapshot_write_100k'] as Stats & { amortized_ms_per_call: number };
-  out.write(`Per call_agent: ${work.transactions.toFixed(2)} journal transactions, ${work.writing_transactions.toFixed(2)} fsynced appends, ${work.events.toFixed(2)} events; event lines ${JSON.stringify(context['event_line_bytes'])} bytes.\n`);
-  out.write(`Snapshot write at ${JSON.stringify(context['d_sizes'])}: median ${fmtMs(snap.median_ms)} ms, every 5000 events ≈ ${fmtMs(snap.amortized_ms_per_call)} ms per call amortized.\n`);
-  out.write(`Open with snapshot, parts (median ms): ${JSON.stringify(context['d_open_with_snapshot_parts_median_ms'], (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}; the folded state at 100k events takes ${String(context['d_heap_mb_of_folded_state'])} MB of heap.\n`);
-  out.write(`First open of the runtimes in (b), ms: ${JSON.stringify(context['first_open_ms'], (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}. (c) sizes: ${JSON.stringify(context['c_sizes'])}.\n`);
+  const work = context['per_call_journal_work'] as { transactions: number; writing_transactions: number; events: number } | undefined;
+  const snap = context['snapshot_write_100k'] as (Stats & { amortized_ms_per_call: number }) | undefined;
+  if (work) out.write(`Per call_agent: ${work.transactions.toFixed(2)} journal transactions, ${work.writing_transactions.toFixed(2)} fsynced appends, ${work.events.toFixed(2)} events; transactions of ${JSON.stringify(context['transaction_bytes'])} bytes.\n`);
+  if (snap) out.write(`Snapshot write at ${JSON.stringify(context['d_sizes'])}: median ${fmtMs(snap.median_ms)} ms, every 5000 events ≈ ${fmtMs(snap.amortized_ms_per_call)} ms per call amortized.\n`);
+  if (snap) out.write(`Open with snapshot, parts (median ms): ${JSON.stringify(context['d_open_with_snapshot_parts_median_ms'], (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}; the folded state at 100k events takes ${String(context['d_heap_mb_of_folded_state'])} MB of heap.\n`);
+  if (work) out.write(`First open of the runtimes in (b), ms: ${JSON.stringify(context['first_open_ms'], (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}. (c) sizes: ${JSON.stringify(context['c_sizes'])}.\n`);
+  if (context['e_matches_10k']) out.write(`(e) the first search over 10,000 agents (building the index): ${fmtMs(context['e_first_search_ms'] as number)} ms; matches: ${JSON.stringify(context['e_matches_10k'])}.\n`);
   out.write(`Whole bench: ${environment.elapsed_s} s. Written to bench/results.json.\n`);
 }
 

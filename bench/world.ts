@@ -14,7 +14,7 @@ import { openState } from '../src/core/holon.ts';
 import type { EventStore, JournalEvent, NewEvent } from '../src/core/journal.ts';
 import { checkpointMessage, eventHash, JOURNAL_FILE, parseEventLine } from '../src/core/journal.ts';
 import { loadOrCreateSigner } from '../src/core/keys.ts';
-import type { Receipt } from '../src/core/model.ts';
+import type { AgentEntry, Manifest, Receipt } from '../src/core/model.ts';
 import type { ReceiptEvents } from '../src/core/market/receipts.ts';
 import type { HolonState } from '../src/core/state.ts';
 import { newId } from '../src/core/ids.ts';
@@ -213,4 +213,61 @@ export function holonStdio(dir: string): Promise<{ client: Client; close: () => 
 /** The echo server script over stdio. */
 export function echoStdio(): Promise<{ client: Client; close: () => Promise<void> }> {
   return stdioClient(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'echoServer.ts')]);
+}
+
+/** Capability families and leaves of the generated catalog: 100 capabilities in all. */
+const FAMILIES = ['extraction', 'translation', 'summarization', 'classification', 'ocr', 'pipeline', 'search', 'code', 'audio', 'image'];
+const LEAVES = ['table', 'text', 'totals', 'entities', 'layout', 'fr', 'de', 'short', 'long', 'batch'];
+
+/**
+ * `count` agents in the demo's shape, reproducibly random (a fixed seed): 1–3 capabilities each, prices
+ * in EUR or USD, a few outside the demo mandate's data rules, and `delegatingShare` of them declaring
+ * delegated calls. The catalog a busy registry could hold.
+ */
+export function generatedCatalog(count: number, delegatingShare: number): AgentEntry[] {
+  let seed = 42;
+  const rand = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
+  const capability = (): string => `${pick(FAMILIES)}.${pick(LEAVES)}`;
+  const out: AgentEntry[] = [];
+  for (let i = 0; i < count; i++) {
+    const caps = [...new Set(Array.from({ length: 1 + Math.floor(rand() * 3) }, capability))];
+    const delegating = rand() < delegatingShare;
+    const manifest: Manifest = {
+      id: `gen${i % 97}/agent-${i}`,
+      version: '1.0.0',
+      name: `Generated agent ${i}`,
+      description: `A generated agent offering ${caps.join(', ')}`,
+      publisher: `gen${i % 97}`,
+      capabilities: caps,
+      input_schema: { type: 'object', properties: { file: { type: 'string' } }, required: ['file'] },
+      output_schema: { type: 'object' },
+      errors: [],
+      price: { currency: rand() < 0.3 ? 'USD' : 'EUR', per_call: (0.001 + Math.floor(rand() * 500) / 1000).toFixed(3) },
+      data_policy: { regions: rand() < 0.05 ? ['US'] : ['EU'], retention_days: Math.floor(rand() * 40), training: rand() < 0.05 },
+      models: [],
+      delegated_calls: delegating ? [{ capability: capability(), max_count: 1 + Math.floor(rand() * 4) }] : [],
+      ...(rand() < 0.5 ? { record: { runs: 100, success_rate: (0.8 + rand() * 0.2).toFixed(3), mean_cost: (0.001 + Math.floor(rand() * 500) / 1000).toFixed(3) } } : {}),
+      examples: [],
+    };
+    out.push({ manifest, endpoint: { type: 'stdio', command: 'node', args: ['agent.mjs'], tool: 'run' }, source: 'bench', added_at: new Date(0).toISOString() });
+  }
+  return out;
+}
+
+/** A seeded state folder whose catalog also holds `count` generated agents, added in one transaction. */
+export async function catalogState(dirs: TempDirs, label: string, count: number, delegatingShare: number): Promise<string> {
+  const dir = dirs.make(label);
+  await seedState(dir);
+  const store = openState(dir, { clock: systemClock, logger: silentLogger, durable: false, watch: false, snapshotEvery: 0 });
+  try {
+    await store.transact(() => ({ events: generatedCatalog(count, delegatingShare).map((entry) => ({ type: 'agent.added', data: { entry } })), result: undefined }));
+    await store.checkpoint();
+  } finally {
+    store.close();
+  }
+  return dir;
 }

@@ -344,3 +344,32 @@ describe('rankingOf', () => {
     assert.deepEqual([...items].sort(compareRankings).map((i) => i.id), ['d', 'a2', 'b', 'a', 'c']);
   });
 });
+
+describe('the market index', () => {
+  test('after calls move agents\' records, its order is the order a full sort gives, and so is every capability\'s', () =>
+    withWorld(async ({ store, clock, gateway, runner }) => {
+      for (let i = 0; i < 30; i++) {
+        await addSynthetic(store, clock, manifest(`x/a${String(i).padStart(2, '0')}`, [i % 2 === 0 ? 'extraction.table' : 'extraction.totals'], { price: { currency: 'EUR', per_call: `0.0${(i % 9) + 1}` } }));
+      }
+      const m = mandateOf(store.state);
+      const full = (): string[] =>
+        Object.values(store.state.agents)
+          .map((e) => ({ id: e.manifest.id, ranking: rankingOf(store.state, m, e) }))
+          .sort(compareRankings)
+          .map((x) => x.id);
+      const idx = marketIndex(store.state, m);
+      assert.deepEqual(idx.ranked().map((a) => a.id), full());
+      // Calls that fail or cost more than declared move agents, one batch at a time.
+      let round = 0;
+      runner.handler = (_req, agent) => (agent.endsWith('3') || agent.endsWith('7') ? failed('boom') : ok(round));
+      for (round = 0; round < 6; round++) {
+        for (const id of ['x/a03', 'x/a07', 'x/a12', 'x/a20']) await gateway.call(MANDATE, { agent: id, input: {} });
+        assert.equal(marketIndex(store.state, m), idx, 'the same index: only records changed');
+        assert.deepEqual(idx.ranked().map((a) => a.id), full(), `round ${round}`);
+        assert.deepEqual(
+          idx.rankedFor('extraction.table').map((a) => a.id),
+          full().filter((id) => store.state.agents[id]?.manifest.capabilities.includes('extraction.table') && idx.get(id)?.denials.length === 0),
+        );
+      }
+    }, { threshold: '5.00', perDay: null, perCall: null, funds: '50', total: '50' }));
+});

@@ -22,6 +22,7 @@ import { mandateDenials, mandateOf } from '../mandates.ts';
 import type { AgentEntry, Endpoint, Mandate, Receipt } from '../model.ts';
 import type { Money, MoneyJson } from '../money.ts';
 import * as M from '../money.ts';
+import type { BudgetView } from '../spend.ts';
 import { budgetOf, endHold, gateSpend, limitDenials, roomFor, thresholdDenial } from '../spend.ts';
 import type { HolonState } from '../state.ts';
 import { canonicalHash, checkJsonLimits, previewJson, summarize } from '../util.ts';
@@ -186,47 +187,53 @@ export class Gateway {
   }
 
   /** How one indexed agent looks to a mandate right now. */
-  private view(mandate: Mandate, a: IndexedAgent, budget: ReturnType<typeof budgetOf>, now: number): AgentView {
+  private view(mandate: Mandate, a: IndexedAgent, budget: BudgetView, now: number): AgentView {
     const idx = marketIndex(this.state, mandate);
-    const denials = [...mandateDenials(mandate, now), ...a.denials];
-    const w = idx.worstCase(a.entry);
-    // An agent without a rate has no worst case either: the reason is said once.
-    if (!w.ok && !denials.some((d) => JSON.stringify(d) === JSON.stringify(w.denial))) denials.push(w.denial);
+    const fixed = idx.fixed(a);
+    const denials = [...mandateDenials(mandate, now), ...fixed.denials];
     let decision: AgentView['decision'] = denials.length > 0 ? 'deny' : 'allow';
-    if (w.ok && decision === 'allow') {
-      const limits = limitDenials(budget, w.amount, undefined);
+    if (fixed.worst && decision === 'allow') {
+      const limits = limitDenials(budget, fixed.worst, undefined);
       if (limits.length > 0) {
         denials.push(...limits);
         decision = 'deny';
-      } else if (M.compare(w.amount, budget.threshold) > 0) {
+      } else if (M.compare(fixed.worst, budget.threshold) > 0) {
         decision = 'approval_required';
-        denials.push(thresholdDenial(w.amount, mandate));
+        denials.push(thresholdDenial(fixed.worst, mandate));
       }
     }
-    return { entry: a.entry, worst_case: w.ok ? M.toJson(w.amount) : null, decision, denials, ranking: idx.ranking(a.entry) };
+    return { entry: a.entry, worst_case: fixed.worst ? M.toJson(fixed.worst) : null, decision, denials, ranking: idx.ranking(a.entry) };
   }
 
   /**
    * Agents matching a query and capability, best-ranked first: up to `limit` allowed ones and up to
-   * `limit` excluded ones (with why), and how many matched in all.
+   * `limit` excluded ones (with why), and how many matched in all. Only the agents listed are described
+   * in full; the others are counted from their fixed part and the budget, with no allocation.
    */
   search(mandateId: string, q: { query?: string | undefined; capability?: string | undefined; limit?: number | undefined }): SearchResult {
     const mandate = this.mandate(mandateId);
     const now = this.deps.clock.now();
     const idx = marketIndex(this.state, mandate);
     const budget = budgetOf(this.state, mandate, now);
+    const refused = mandateDenials(mandate, now).length > 0;
     const needle = q.query?.toLowerCase();
     const limit = q.limit ?? 20;
     const out: SearchResult = { agents: [], excluded: [], total: { agents: 0, excluded: 0 } };
-    for (const a of idx.ranked()) {
-      if (q.capability && !offers(a.entry, q.capability)) continue;
+    for (const a of q.capability ? idx.matching(q.capability) : idx.ranked()) {
       if (needle && !a.text.includes(needle)) continue;
-      const v = this.view(mandate, a, budget, now);
-      const denied = v.decision === 'deny';
+      const f = idx.fixed(a);
+      const w = f.worst?.units;
+      const denied =
+        refused ||
+        f.denials.length > 0 ||
+        w === undefined ||
+        (budget.per_call !== null && w > budget.per_call.units) ||
+        w > budget.remaining.units ||
+        (budget.remaining_today !== null && w > budget.remaining_today.units);
       if (denied) out.total.excluded += 1;
       else out.total.agents += 1;
       const list = denied ? out.excluded : out.agents;
-      if (list.length < limit) list.push(v);
+      if (list.length < limit) list.push(this.view(mandate, a, budget, now));
     }
     return out;
   }
@@ -280,6 +287,11 @@ export class Gateway {
       throw new HolonError('not_found', `no agent "${request.agent}" in the catalog; search_agents lists them`, { agent: request.agent });
     }
     checkJsonLimits(request.input, 'the input');
+    // Build what the decision reads before the journal lock is taken: under it, only what another
+    // process changed since is done again.
+    const idx = marketIndex(this.state, mandate);
+    if (request.capability !== undefined) for (const a of idx.rankedFor(request.capability)) idx.fixed(a);
+    else if (request.agent !== undefined) idx.worstCase(this.state.agents[request.agent] as AgentEntry);
     const maxCost = request.max_cost ? M.fromJson(request.max_cost) : undefined;
     if (maxCost && maxCost.units <= 0n) throw new HolonError('invalid_input', 'max_cost must be positive');
     if (maxCost && maxCost.currency !== mandate.currency) throw new HolonError('invalid_input', `max_cost must be in the mandate's currency, ${mandate.currency}`);

@@ -1,17 +1,19 @@
 /**
  * The catalog as one mandate sees it, computed once per state version and shared by `search_agents`,
  * `get_agent` and the gateway's decision: each agent's search text, static denials and worst case, the
- * agents allowed per capability, and the order by rank. A search or a decision then costs a scan of
+ * agents per capability, and the order by rank. A search or a decision then costs a look-up of
  * precomputed entries, never a walk of the catalog per delegating agent, and no money is parsed while
- * sorting. It is rebuilt when the catalog, the rates or the mandate change; the order is redone when a
- * call changes an agent's measured record.
+ * sorting. It is rebuilt when the catalog, the rates or the mandate change; when a call changes an agent's
+ * measured record, only that agent is ranked again and the order re-sorted on its cached keys.
  */
+import { capabilityMatches } from '../capabilities.ts';
+import type { Denial } from '../denials.ts';
 import type { FxFields } from '../fx.ts';
 import type { AgentEntry, Mandate } from '../model.ts';
+import type { Money } from '../money.ts';
 import type { CatalogFields } from './catalog.ts';
 import type { Ranking, WorstCase } from './policy.ts';
-import { compareRankings, offers, rankingOf, staticDenials, worstCase } from './policy.ts';
-import type { Denial } from '../denials.ts';
+import { compareRankings, rankingOf, staticDenials, worstCase } from './policy.ts';
 import type { ReceiptsFields } from './receipts.ts';
 
 /** What the index reads from the state. */
@@ -21,6 +23,8 @@ export type MarketState = CatalogFields & FxFields & Pick<ReceiptsFields, 'recor
 export interface IndexedAgent {
   id: string;
   entry: AgentEntry;
+  /** The capabilities it offers (kept beside the rest, so a scan does not reach into the manifest). */
+  caps: string[];
   /** Id, name, description and capabilities, lower-cased, for `query`. */
   text: string;
   /** Why the mandate refuses it whatever the budget (empty when it allows it). */
@@ -31,10 +35,19 @@ export interface IndexedAgent {
 export class MandateIndex {
   readonly agents: IndexedAgent[];
   private readonly byId = new Map<string, IndexedAgent>();
+  /** Exact capability → the agents offering it. */
+  private readonly byCap = new Map<string, IndexedAgent[]>();
   private readonly allowed = new Map<string, AgentEntry[]>();
   private readonly worst = new Map<string, WorstCase>();
-  private rankings = new Map<string, Ranking>();
+  private readonly fixedOf = new Map<string, { denials: Denial[]; worst: Money | null }>();
+  /** Rankings, with the measured run count each was computed from. */
+  private readonly rankings = new Map<string, { ranking: Ranking; runs: number }>();
   private order: IndexedAgent[] | undefined;
+  private lastOrder: IndexedAgent[];
+  /** Agents whose rank may have changed since the last order (undefined: order everything). */
+  private moved: Set<string> | undefined;
+  private position = new Map<IndexedAgent, number>();
+  private matchingFor = new Map<string, IndexedAgent[]>();
   private orderFor = new Map<string, IndexedAgent[]>();
   private recordsVersion: number;
 
@@ -45,13 +58,20 @@ export class MandateIndex {
     readonly fxVersion: number,
   ) {
     this.recordsVersion = s.records_version;
-    this.agents = Object.values(s.agents)
+    this.agents = this.lastOrder = Object.values(s.agents)
       .map((entry) => {
         const m = entry.manifest;
-        return { id: m.id, entry, text: [m.id, m.name, m.description, ...m.capabilities].join('\n').toLowerCase(), denials: staticDenials(s, mandate, entry) };
+        return { id: m.id, entry, caps: [...m.capabilities], text: [m.id, m.name, m.description, ...m.capabilities].join('\n').toLowerCase(), denials: staticDenials(s, mandate, entry) };
       })
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const a of this.agents) this.byId.set(a.id, a);
+    for (const a of this.agents) {
+      this.byId.set(a.id, a);
+      for (const c of a.caps) {
+        const list = this.byCap.get(c);
+        if (list) list.push(a);
+        else this.byCap.set(c, [a]);
+      }
+    }
   }
 
   /** The indexed agent, if the catalog has it. */
@@ -59,11 +79,22 @@ export class MandateIndex {
     return this.byId.get(id);
   }
 
+  /** Agents offering a capability matching `pattern`, in catalog (id) order. */
+  private offering(pattern: string): IndexedAgent[] {
+    if (!pattern.includes('*')) return this.byCap.get(pattern) ?? [];
+    const found = new Set<IndexedAgent>();
+    for (const [c, list] of this.byCap) if (capabilityMatches(pattern, c)) for (const a of list) found.add(a);
+    return [...found];
+  }
+
   /** Agents the mandate allows (static rules only) that offer `capability` (a name or a pattern). */
   allowedFor(capability: string): AgentEntry[] {
     let list = this.allowed.get(capability);
     if (!list) {
-      list = this.agents.filter((a) => a.denials.length === 0 && offers(a.entry, capability)).map((a) => a.entry);
+      list = this.offering(capability)
+        .filter((a) => a.denials.length === 0)
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .map((a) => a.entry);
       this.allowed.set(capability, list);
     }
     return list;
@@ -81,44 +112,110 @@ export class MandateIndex {
     return w;
   }
 
+  /**
+   * What does not change until the catalog, the rates or the mandate do: why the mandate refuses the
+   * agent whatever the budget (its static denials, and why it has no worst case), and its worst case.
+   */
+  fixed(a: IndexedAgent): { denials: Denial[]; worst: Money | null } {
+    let f = this.fixedOf.get(a.id);
+    if (!f) {
+      const w = this.worstCase(a.entry);
+      const denials = [...a.denials];
+      // An agent without a rate has no worst case either: the reason is said once.
+      if (!w.ok && !denials.some((d) => JSON.stringify(d) === JSON.stringify(w.denial))) denials.push(w.denial);
+      f = { denials, worst: w.ok ? w.amount : null };
+      this.fixedOf.set(a.id, f);
+    }
+    return f;
+  }
+
   /** The agent's ranking, as of the latest measured records. */
   ranking(entry: AgentEntry): Ranking {
     this.syncRecords();
-    let r = this.rankings.get(entry.manifest.id);
+    const id = entry.manifest.id;
+    let r = this.rankings.get(id);
     if (!r) {
-      r = rankingOf(this.s, this.mandate, entry);
-      this.rankings.set(entry.manifest.id, r);
+      r = { ranking: rankingOf(this.s, this.mandate, entry), runs: this.s.records[id]?.runs ?? 0 };
+      this.rankings.set(id, r);
     }
-    return r;
+    return r.ranking;
   }
 
   /** Every agent, best-ranked first (unknown cost last, then by id). */
   ranked(): IndexedAgent[] {
     this.syncRecords();
     if (!this.order) {
-      const keyed = this.agents.map((a) => ({ id: a.id, a, ranking: this.ranking(a.entry) }));
-      this.order = keyed.sort(compareRankings).map((k) => k.a);
+      const key = (a: IndexedAgent): { id: string; ranking: Ranking } => ({ id: a.id, ranking: this.ranking(a.entry) });
+      if (this.moved && this.moved.size <= 64) {
+        // After a call moved a few agents: take them out and put each back where its new rank says.
+        const moved = [...this.moved].map((id) => this.byId.get(id)).filter((a): a is IndexedAgent => a !== undefined);
+        const order = this.lastOrder.filter((a) => !this.moved?.has(a.id));
+        for (const a of moved) {
+          const k = key(a);
+          let lo = 0;
+          let hi = order.length;
+          while (lo < hi) {
+            const mid = (lo + hi) >> 1;
+            if (compareRankings(key(order[mid] as IndexedAgent), k) < 0) lo = mid + 1;
+            else hi = mid;
+          }
+          order.splice(lo, 0, a);
+        }
+        this.order = order;
+      } else {
+        this.order = this.lastOrder
+          .map((a) => ({ ...key(a), a }))
+          .sort(compareRankings)
+          .map((k) => k.a);
+      }
+      this.moved = undefined;
+      this.lastOrder = this.order;
+      this.position = new Map(this.order.map((a, i) => [a, i]));
     }
     return this.order;
   }
 
+  /** Every agent offering `capability` (a name or a pattern), allowed or not, best-ranked first. */
+  matching(capability: string): IndexedAgent[] {
+    this.ranked();
+    let list = this.matchingFor.get(capability);
+    if (!list) {
+      const at = (a: IndexedAgent): number => this.position.get(a) ?? 0;
+      list = [...this.offering(capability)].sort((a, b) => at(a) - at(b));
+      this.matchingFor.set(capability, list);
+    }
+    return list;
+  }
+
   /** The agents the mandate allows for `capability`, best-ranked first. */
   rankedFor(capability: string): IndexedAgent[] {
-    this.syncRecords();
+    this.ranked();
     let list = this.orderFor.get(capability);
     if (!list) {
-      const allowed = new Set(this.allowedFor(capability));
-      list = this.ranked().filter((a) => allowed.has(a.entry));
+      list = this.matching(capability).filter((a) => a.denials.length === 0);
       this.orderFor.set(capability, list);
     }
     return list;
   }
 
+  /** After calls changed measured records: ranks again only the agents whose record moved. */
   private syncRecords(): void {
     if (this.recordsVersion === this.s.records_version) return;
     this.recordsVersion = this.s.records_version;
-    this.rankings = new Map();
+    const moved = new Set<string>();
+    for (const [id, rec] of Object.entries(this.s.records)) {
+      const cached = this.rankings.get(id);
+      if (cached && cached.runs !== rec.runs) {
+        this.rankings.delete(id);
+        moved.add(id);
+      }
+    }
+    if (moved.size === 0) return;
+    // An order still to be made keeps its own list of what moved; one already made learns these.
+    if (this.order) this.moved = moved;
+    else if (this.moved) for (const id of moved) this.moved.add(id);
     this.order = undefined;
+    this.matchingFor = new Map();
     this.orderFor = new Map();
   }
 }
