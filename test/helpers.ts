@@ -1,4 +1,5 @@
 /** Shared set-up for tests: temporary states, a clock tests can move, the demo world, MCP clients. */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,7 +13,8 @@ import { fund } from '../src/core/spend.ts';
 import { setFx } from '../src/core/fx.ts';
 import { copyExampleFiles as copyDemoFiles } from '../src/core/demoFiles.ts';
 import type { Clock } from '../src/core/deps.ts';
-import { silentLogger } from '../src/core/deps.ts';
+import { silentLogger, systemClock } from '../src/core/deps.ts';
+import { openState } from '../src/core/holon.ts';
 import type { EventStore } from '../src/core/journal.ts';
 import type { HolonState } from '../src/core/state.ts';
 import type { Runtime } from '../src/server/runtime.ts';
@@ -66,6 +68,22 @@ export async function seedDemo(
 /** Copies the example invoices to `<state>/files/examples/`. */
 export function copyExampleFiles(stateDir: string): void {
   copyDemoFiles(EXAMPLES, stateDir);
+}
+
+/**
+ * A temporary state folder seeded with the demo world, for the built binary to serve (built first if
+ * dist/holon.js is missing, as when one test file runs alone).
+ */
+export async function servedState(): Promise<{ dir: string; cleanup: () => void }> {
+  if (!fs.existsSync(HOLON_BIN)) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  const t = tempDir();
+  const store = openState(t.dir, { clock: systemClock, logger: silentLogger, durable: false, watch: false });
+  try {
+    await seedDemo(store, systemClock);
+  } finally {
+    store.close();
+  }
+  return t;
 }
 
 /** A runtime on a fresh temporary state seeded with the demo world. */

@@ -4,7 +4,7 @@ import type { Approval } from '../core/approvals/model.ts';
 import type { ReceiptTree } from '../core/market/receipts.ts';
 import { receiptTree, recentRootReceipts } from '../core/market/receipts.ts';
 import * as M from '../core/money.ts';
-import { approvalView, denialTexts } from '../core/present.ts';
+import { APPROVAL_KIND_LABELS, approvalView, denialTexts } from '../core/present.ts';
 import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { BudgetInfo, HolonViewState, PendingApproval } from '../webview/protocol/holonView.ts';
@@ -33,7 +33,7 @@ export function budgetInfo(s: HolonState, mandateId: string, now: number): Budge
 
 /** A core approval in the view's shape: the shared presentation of every kind, with its id and dates. */
 export function pendingApprovalView(a: Approval): PendingApproval {
-  return { id: a.id, kind: a.kind, mandate: a.mandate, ...approvalView(a), requestedAt: a.requested_at, expiresAt: a.expires_at };
+  return { id: a.id, kind: a.kind, kindLabel: APPROVAL_KIND_LABELS[a.kind], mandate: a.mandate, ...approvalView(a), requestedAt: a.requested_at, expiresAt: a.expires_at };
 }
 
 /** The Holon view's state. */

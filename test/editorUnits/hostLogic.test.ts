@@ -32,6 +32,7 @@ describe('protocol states from the journal', () => {
         {
           id: approvalId,
           kind: 'agent_call',
+          kindLabel: 'Agent call',
           mandate: MANDATE,
           title: 'Call holon-labs/invoice-pipeline 2.1.0',
           subject: 'holon-labs/invoice-pipeline',
@@ -136,6 +137,11 @@ describe('an approval in the view\'s shape', () => {
       assert.equal(view.kind, subject.kind);
       assert.ok(view.title.length > 0 && view.subject.length > 0, subject.kind);
     }
+    assert.deepEqual(
+      subjects.map((x) => pendingApprovalView(ask(x)).kindLabel),
+      ['Agent call', 'Payment', 'Payment intent', 'Capability window', 'Budget override', 'Proposal', 'Action'],
+      'every kind in human words, the same as the terminal says',
+    );
     const [call, payment, , window, , proposal] = subjects.map((x) => pendingApprovalView(ask(x)));
     assert.deepEqual(call?.facts[0], { label: 'Version', value: '0.9.0' });
     assert.ok(!call?.facts.some((f) => f.label === 'Delegated calls'), 'an agent that delegates nothing has no delegated-calls fact');

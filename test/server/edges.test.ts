@@ -15,13 +15,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decideApproval } from '../../src/core/approvals/flow.ts';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { openState } from '../../src/core/holon.ts';
 import { readCatalog } from '../../src/core/market/catalog.ts';
 import { JSON_LIMITS } from '../../src/core/util.ts';
 import { createHolonServer } from '../../src/server/server.ts';
 import { MAX_LINE_BYTES } from '../../src/server/transports/stdio.ts';
-import { connect, demoRuntime, EXAMPLES, HOLON_BIN, INVOICES, MANDATE, seedDemo, tempDir, until } from '../helpers.ts';
+import { connect, demoRuntime, EXAMPLES, HOLON_BIN, INVOICES, MANDATE, servedState, until } from '../helpers.ts';
 import type { CallResult } from './support.ts';
 import { addEchoAgent, assertNothingAppended, callAgent, callTool, ECHO_AGENT, eventsAfter, money, problemOf, structured } from './support.ts';
 
@@ -31,13 +29,7 @@ const JOB = { agent: PIPELINE, input: { files: INVOICES } };
 /** A seeded state folder the built binary serves, removed after the file's tests. */
 let state: { dir: string; cleanup: () => void };
 before(async () => {
-  state = tempDir();
-  const store = openState(state.dir, { clock: systemClock, logger: silentLogger, durable: false, watch: false });
-  try {
-    await seedDemo(store, systemClock);
-  } finally {
-    store.close();
-  }
+  state = await servedState();
 });
 after(() => state.cleanup());
 

@@ -1,28 +1,18 @@
 /** The built server, as an MCP client starts it: `node dist/holon.js mcp --mandate demo/sandbox --state DIR`. */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
-import { FACTURE, HOLON_BIN, MANDATE, ROOT, seedDemo, tempDir, until } from '../helpers.ts';
+import { FACTURE, HOLON_BIN, MANDATE, servedState, until } from '../helpers.ts';
 import { callAgent, callTool, structured } from './support.ts';
 import { pidAlive as alive } from '../../src/core/journal.ts';
 
 let state: { dir: string; cleanup: () => void };
 
-
 before(async () => {
-  if (!fs.existsSync(HOLON_BIN)) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' });
-  state = tempDir();
-  const store = openState(state.dir, { clock: systemClock, logger: silentLogger, durable: false, watch: false });
-  try {
-    await seedDemo(store, systemClock);
-  } finally {
-    store.close();
-  }
+  state = await servedState();
 });
 
 after(() => state.cleanup());

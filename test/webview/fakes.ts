@@ -99,6 +99,7 @@ export function approval(overrides: Partial<PendingApproval> = {}): PendingAppro
   return {
     id: 'apr_1',
     kind: 'agent_call',
+    kindLabel: 'Agent call',
     mandate: 'demo/sandbox',
     title: 'Call acme/invoice-extractor 1.4.2',
     subject: 'acme/invoice-extractor',

@@ -123,9 +123,9 @@ describe('approvals', () => {
     assert.equal(byTestId(p.root, 'nothing-pending'), null);
   });
 
-  test('every kind reads in human words', () => {
-    const labels = ['Agent call', 'Payment', 'Payment intent', 'Capability window', 'Budget override', 'Proposal', 'Action'];
-    renderHolonView(p.root, viewState({ approvals: APPROVAL_KINDS.map((kind) => approval({ id: kind, kind })) }), post);
+  test('every kind reads in the host\'s words', () => {
+    const labels = APPROVAL_KINDS.map((kind) => `label of ${kind}`);
+    renderHolonView(p.root, viewState({ approvals: APPROVAL_KINDS.map((kind, i) => approval({ id: kind, kind, kindLabel: labels[i] ?? '' })) }), post);
     assert.deepEqual(
       APPROVAL_KINDS.map((kind) => get(p.root, `approval-kind-${kind}`).textContent),
       labels,
@@ -137,6 +137,7 @@ describe('approvals', () => {
     const payment = approval({
       id: 'apr_pay',
       kind: 'payment',
+      kindLabel: 'Payment',
       title: 'Pay 12.00 EUR to ACME Invoicing',
       subject: 'acme-invoicing',
       amount: '12.00 EUR',
@@ -166,6 +167,7 @@ describe('approvals', () => {
     const proposal = approval({
       id: 'apr_hr',
       kind: 'proposal',
+      kindLabel: 'Proposal',
       title: 'Change what invoice-bot may do',
       subject: 'invoice-bot',
       amount: null,

@@ -38,6 +38,8 @@ export type ApprovalFact = z.infer<typeof ApprovalFact>;
 export const PendingApproval = z.strictObject({
   id: z.string(),
   kind: ApprovalKind,
+  /** The kind in human words ("Agent call"), as the host words it everywhere. */
+  kindLabel: z.string(),
   mandate: z.string(),
   /** One line a busy human can approve, e.g. "Call holon-labs/invoice-pipeline 2.1.0". */
   title: z.string(),

@@ -14,17 +14,6 @@ interface ViewContext {
   resendAfterMs: number;
 }
 
-/** How each kind of approval reads. */
-export const APPROVAL_KIND_LABELS: Record<ApprovalKind, string> = {
-  agent_call: 'Agent call',
-  payment: 'Payment',
-  payment_intent: 'Payment intent',
-  capability_window: 'Capability window',
-  budget_override: 'Budget override',
-  proposal: 'Proposal',
-  action: 'Action',
-};
-
 /** The heading of an approval's collapsed detail. */
 const DETAIL_HEADINGS: Partial<Record<ApprovalKind, string>> = { agent_call: 'Input', proposal: 'Diff' };
 
@@ -211,7 +200,7 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
       doc,
       'p',
       { class: 'card-kind' },
-      h(doc, 'span', { 'data-testid': `approval-kind-${id}` }, APPROVAL_KIND_LABELS[approval.kind]),
+      h(doc, 'span', { 'data-testid': `approval-kind-${id}` }, approval.kindLabel),
       removes > 0 && ' ',
       removes > 0 && h(doc, 'span', { class: 'pill danger', 'data-testid': `approval-removes-${id}` }, `Removes ${removes}`),
     ),
