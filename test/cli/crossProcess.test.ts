@@ -152,7 +152,7 @@ describe('across processes', { concurrency: true }, () => {
           s.client.callTool({ name: 'call_agent', arguments: { agent: 'lena/table-extract-fr', input: { file: 'holon://files/examples/facture.pdf' } } }),
         ),
       );
-      const results = (await Promise.all(calls)).map((r) => ({ ...structured<{ status: string; reasons: string[]; cost: MoneyJson | null }>(r), text: textOf(r) }));
+      const results = (await Promise.all(calls)).map((r) => ({ ...structured<{ status: string; denials: { code: string }[]; cost: MoneyJson | null }>(r), text: textOf(r) }));
       await closeAll(sessions);
 
       const succeeded = results.filter((r) => r.status === 'succeeded');
@@ -162,7 +162,7 @@ describe('across processes', { concurrency: true }, () => {
       assert.equal(succeeded.length, 2, 'the budget holds exactly two worst cases of 0.035 EUR');
       for (const r of others) {
         assert.equal(r.status, 'denied', r.text);
-        assert.ok(r.reasons.some((x) => /remaining budget/.test(x)), `a budget reason: ${r.reasons.join('; ')}`);
+        assert.ok(r.denials.some((d) => d.code === 'over_budget'), `a budget reason: ${JSON.stringify(r.denials)}`);
       }
 
       const [b] = await json<Budget[]>(state, ['budget', 'demo/race']);
