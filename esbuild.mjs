@@ -27,6 +27,15 @@ const targets = [
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
   },
+  // The snapshot worker, beside both bundles that open a journal (holon.js and extension.js).
+  {
+    ...base,
+    entryPoints: ['src/core/snapshotWorker.ts'],
+    outfile: 'dist/snapshotWorker.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
   {
     ...base,
     entryPoints: ['src/extension.ts'],

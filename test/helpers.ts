@@ -15,7 +15,7 @@ import { copyExampleFiles as copyDemoFiles } from '../src/core/demoFiles.ts';
 import type { Clock } from '../src/core/deps.ts';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
 import { openState } from '../src/core/holon.ts';
-import type { EventStore } from '../src/core/journal.ts';
+import type { EventStore } from '../src/core/store.ts';
 import type { HolonState } from '../src/core/state.ts';
 import type { Runtime } from '../src/server/runtime.ts';
 import { openRuntime } from '../src/server/runtime.ts';

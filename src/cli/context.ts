@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline/promises';
 import { stderrLogger, systemClock } from '../core/deps.ts';
 import { HolonError } from '../core/errors.ts';
-import type { EventStore } from '../core/journal.ts';
+import type { EventStore } from '../core/store.ts';
 import { JOURNAL_FILE } from '../core/journal.ts';
 import { openState } from '../core/holon.ts';
 import type { HolonState } from '../core/state.ts';

@@ -1,6 +1,8 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Clock, Logger } from './deps.ts';
-import type { EventStore } from './journal.ts';
+import type { EventStore } from './store.ts';
+import type { WorkerSpec } from './journal.ts';
 import { FileJournal } from './journal.ts';
 import { lazySigner } from './keys.ts';
 import type { HolonState } from './state.ts';
@@ -20,6 +22,17 @@ export function openState(dir: string, options: OpenStateOptions): EventStore<Ho
   return openFileJournal(dir, options);
 }
 
+/**
+ * The snapshot worker's script: beside the bundle that runs (dist/snapshotWorker.js), or, run from the
+ * sources, the TypeScript module through tsx.
+ */
+export function snapshotWorker(): WorkerSpec {
+  const bundled = path.join(__dirname, 'snapshotWorker.js');
+  if (fs.existsSync(bundled)) return { file: bundled };
+  const source = path.join(__dirname, 'snapshotWorker.ts');
+  return { eval: `require('tsx/cjs'); require(${JSON.stringify(source)});` };
+}
+
 /** The state folder's journal file, folded and tailed, with the installation signer. */
 export function openFileJournal(dir: string, options: OpenStateOptions): FileJournal<HolonState> {
   const abs = path.resolve(dir);
@@ -29,6 +42,7 @@ export function openFileJournal(dir: string, options: OpenStateOptions): FileJou
     clock: options.clock,
     logger: options.logger,
     signer: lazySigner(abs),
+    snapshotWorker: snapshotWorker(),
     ...(options.durable !== undefined ? { durable: options.durable } : {}),
     ...(options.watch !== undefined ? { watch: options.watch } : {}),
     ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),

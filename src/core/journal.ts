@@ -1,72 +1,32 @@
-import { createHash, randomBytes } from 'node:crypto';
+/**
+ * The embedded store: `<state>/journal.jsonl`, append-only and hash-linked, folded into memory and
+ * tailed by every process. Every event read back is checked against the one before it before it is
+ * folded; a break stops the store and names the line. Appends go through one descriptor kept open,
+ * made durable with fdatasync; a transaction may leave its durability to the next one (group commit).
+ * Events a reducer files under keys (receipts) are found again through an index of their offsets, so
+ * the folded state keeps only what decisions need. Snapshots are written by a worker, off the event loop.
+ */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { canonicalize } from 'json-canonicalize';
+import { Worker } from 'node:worker_threads';
 import type { Clock, Logger } from './deps.ts';
 import { HolonError } from './errors.ts';
+import { JournalLock } from './journalLock.ts';
+import type { Entry } from './journalIndex.ts';
+import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';
+import type { IndexCover, Position } from './snapshot.ts';
+import { readSnapshot, SNAPSHOT_FILE } from './snapshot.ts';
+import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxOptions, TxResult } from './store.ts';
+import { checkpointMessage, eventHash, eventProblem, parseEventLine } from './store.ts';
 
-/** One line of the journal: a fact, hash-linked to the one before it. */
-export interface JournalEvent {
-  seq: number;
-  time: string;
-  type: string;
-  data: unknown;
-  /** Hash of the previous event ("" for the first). */
-  prev: string;
-  /** SHA-256 (hex) of the RFC 8785 canonical JSON of {seq, time, type, data, prev}. */
-  hash: string;
-}
+export { SNAPSHOT_FILE };
+export const JOURNAL_FILE = 'journal.jsonl';
+const POLL_MS = 200;
+/** A group-committed append is made durable within this long, if no durable one comes first. */
+const GROUP_COMMIT_MS = 50;
 
-/** An event before the journal gives it a place in the chain. */
-export interface NewEvent {
-  type: string;
-  data: unknown;
-}
-
-/** How a journal folds its events into the in-memory state every process keeps. */
-export interface Reducer<S> {
-  initial(): S;
-  apply(state: S, event: JournalEvent): void;
-  /** The state as JSON text for a snapshot, and back. */
-  serialize(state: S): string;
-  deserialize(text: string): S;
-}
-
-/** Signs checkpoints with the installation key. */
-export interface Signer {
-  /** The raw Ed25519 public key, base64. */
-  readonly publicKey: string;
-  sign(message: string): string;
-}
-
-/** What a transaction returns: events to append, and a value for the caller. */
-export interface TxResult<T> {
-  events: NewEvent[];
-  result: T;
-}
-
-/**
- * The narrow store interface every process uses. A file in workspace storage implements it here; a
- * shared deployment can implement the same with a database transaction and LISTEN/NOTIFY.
- */
-export interface EventStore<S> {
-  /** The latest folded state this process has seen. */
-  readonly state: S;
-  /** Sequence number of the last event seen. */
-  readonly seq: number;
-  /**
-   * Runs `fn` on the latest state under the cross-process lock; its events are appended before the
-   * lock is released, so a decision and the events it implies can never interleave with another's.
-   */
-  transact<T>(fn: (state: S) => TxResult<T>): Promise<T>;
-  /** Reads events appended by other processes since the last look. */
-  refresh(): JournalEvent[];
-  /** Calls `listener` with every batch of new events, from any process. Returns an unsubscribe. */
-  subscribe(listener: (events: JournalEvent[]) => void): () => void;
-  /** Appends a signed checkpoint if any event is unsigned. */
-  checkpoint(): Promise<void>;
-  close(): void;
-}
+/** How to run the snapshot worker: a script file, or (from sources) code to evaluate. */
+export type WorkerSpec = { file: string } | { eval: string };
 
 /** Options of a file journal. */
 export interface FileJournalOptions<S> {
@@ -75,7 +35,7 @@ export interface FileJournalOptions<S> {
   clock: Clock;
   logger: Logger;
   signer: Signer;
-  /** fsync every append (default true). */
+  /** fsync appends (default true). */
   durable?: boolean;
   /** Write a snapshot once this many events were folded since the last (default 5000; 0 disables). */
   snapshotEvery?: number;
@@ -83,143 +43,57 @@ export interface FileJournalOptions<S> {
   checkpointEvery?: number;
   /** Tail the file for other processes' appends (default true). */
   watch?: boolean;
+  /** The worker that folds and writes snapshots off the event loop; without one they are written here. */
+  snapshotWorker?: WorkerSpec;
 }
 
-export const JOURNAL_FILE = 'journal.jsonl';
-export const SNAPSHOT_FILE = 'snapshot.json';
-const LOCK_FILE = 'journal.lock';
-const SNAPSHOT_VERSION = 1;
-const STALE_LOCK_MS = 30_000;
-const LOCK_TIMEOUT_MS = 15_000;
-const POLL_MS = 200;
-
-/** The hash that links an event into the chain. */
-export function eventHash(e: Omit<JournalEvent, 'hash'>): string {
-  return createHash('sha256')
-    .update(canonicalize({ seq: e.seq, time: e.time, type: e.type, data: e.data, prev: e.prev }))
-    .digest('hex');
-}
-
-/** The message a checkpoint signs. */
-export function checkpointMessage(upTo: number, head: string): string {
-  return `holon-checkpoint:v1:${upTo}:${head}`;
-}
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-function sleepSync(ms: number): void {
-  Atomics.wait(sleeper, 0, 0, ms);
-}
-
-/** True while a process with this pid exists (one we may not signal counts as alive). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * A cross-process lock: a file created exclusively, holding the owner's pid. Held only for the
- * milliseconds of a decision and an append, so waiters spin with short sleeps. A lock whose owner died
- * (or that is older than any real critical section) is broken.
- */
-export function acquireLock(file: string): () => void {
-  const deadline = Date.now() + LOCK_TIMEOUT_MS;
-  const token = `${process.pid} ${Date.now()} ${randomBytes(6).toString('hex')}`;
-  let pause = 1;
-  for (;;) {
-    // The lock appears with its content in one step (link of a written file), so no process ever sees
-    // an empty lock whose owner cannot be known.
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    fs.writeFileSync(tmp, token, { mode: 0o600 });
-    try {
-      fs.linkSync(tmp, file);
-      return () => {
-        try {
-          if (fs.readFileSync(file, 'utf8') === token) fs.unlinkSync(file);
-        } catch {
-          // Already broken as stale by another process: nothing to release.
-        }
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      fs.rmSync(tmp, { force: true });
-    }
-    breakIfStale(file);
-    if (Date.now() > deadline) throw new HolonError('lock_timeout', `the journal lock ${file} is held by another process`);
-    sleepSync(pause);
-    pause = Math.min(pause * 2, 16);
-  }
-}
-
-/** Removes a lock whose owner died, or that is older than any real critical section. */
-function breakIfStale(file: string): void {
-  try {
-    const [pidText, sinceText] = fs.readFileSync(file, 'utf8').split(' ');
-    const pid = Number(pidText);
-    const since = Number(sinceText) || fs.statSync(file).mtimeMs;
-    const dead = Number.isInteger(pid) && pid > 0 && pid !== process.pid && !pidAlive(pid);
-    if (dead || Date.now() - since > STALE_LOCK_MS) fs.rmSync(file, { force: true });
-  } catch {
-    // Released between our two looks: the next attempt takes it.
-  }
-}
-
-interface Position {
+/** One event read back, with where its line starts. */
+interface Located {
+  e: JournalEvent;
   offset: number;
-  seq: number;
-  hash: string;
-  lastCheckpointSeq: number;
-}
-
-/** Parses one journal line; undefined when it is not a whole, well-formed event. */
-export function parseEventLine(line: string): JournalEvent | undefined {
-  try {
-    const e = JSON.parse(line) as JournalEvent;
-    if (typeof e !== 'object' || e === null || typeof e.seq !== 'number' || typeof e.type !== 'string' || typeof e.hash !== 'string' || typeof e.prev !== 'string' || typeof e.time !== 'string') return undefined;
-    return e;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The append-only journal in `<dir>/journal.jsonl`, folded into memory and tailed. */
 export class FileJournal<S> implements EventStore<S> {
   readonly dir: string;
   readonly file: string;
-  private readonly lockFile: string;
-  private readonly opts: Required<Omit<FileJournalOptions<S>, 'dir'>>;
+  private readonly opts: Required<Omit<FileJournalOptions<S>, 'dir' | 'snapshotWorker'>> & Pick<FileJournalOptions<S>, 'snapshotWorker'>;
   private current: S;
   private pos: Position = { offset: 0, seq: 0, hash: '', lastCheckpointSeq: 0 };
   private foldedSinceSnapshot = 0;
   private readonly listeners = new Set<(events: JournalEvent[]) => void>();
+  private readonly brokenListeners = new Set<(err: Error) => void>();
+  private broken: HolonError | undefined;
   private watcher: fs.FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inTransaction = false;
   private closed = false;
+  private readonly lock: JournalLock;
+  /** The descriptor appends go through, opened on the first one. */
+  private fd: number | undefined;
+  /** Appends not yet made durable, and the timer that will. */
+  private unsynced = false;
+  private syncTimer: NodeJS.Timeout | undefined;
+  /** Keyed events folded in this process (those before its snapshot are in the index file), and the keys that began here. */
+  private readonly tailKeys = new Map<string, Entry[]>();
+  /** Keys whose first event this process folded, at that event's offset: the index file has nothing older. */
+  private readonly begunHere = new Map<string, number>();
+  private readonly index: IndexFile;
+  /** The snapshot being written, if one is. */
+  private snapshotting: Promise<void> | undefined;
 
   constructor(options: FileJournalOptions<S>) {
     this.dir = options.dir;
     this.file = path.join(options.dir, JOURNAL_FILE);
-    this.lockFile = path.join(options.dir, LOCK_FILE);
-    this.opts = {
-      durable: true,
-      snapshotEvery: 5000,
-      checkpointEvery: 100,
-      watch: true,
-      ...options,
-    } as Required<Omit<FileJournalOptions<S>, 'dir'>>;
+    this.opts = { durable: true, snapshotEvery: 5000, checkpointEvery: 100, watch: true, ...options };
+    this.lock = new JournalLock(options.dir);
+    this.index = new IndexFile(options.dir);
     // Nothing is created until the first append: a command refused for bad input leaves no trace.
     this.current = this.opts.reducer.initial();
     this.loadSnapshot();
-    const { events, end, tail } = this.readFrom(this.pos.offset);
+    const { events, end } = this.readFrom(this.pos.offset);
     if (events.length > 0) this.fold(events, end);
-    // A torn last line (a writer died mid-append) is repaired now, under the lock, not left for later.
-    if (tail.length > 0) this.withLock(() => ({ appended: [], result: undefined }));
-    if (this.foldedSinceSnapshot >= this.opts.snapshotEvery && this.opts.snapshotEvery > 0) this.writeSnapshot();
+    this.maybeSnapshot();
     if (this.opts.watch) this.startWatching();
   }
 
@@ -231,73 +105,117 @@ export class FileJournal<S> implements EventStore<S> {
     return this.pos.seq;
   }
 
+  /** Where in the journal the folded state is. */
+  get position(): Position {
+    return { ...this.pos };
+  }
+
   subscribe(listener: (events: JournalEvent[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
+  onBroken(listener: (err: Error) => void): () => void {
+    if (this.broken) {
+      listener(this.broken);
+      return () => {};
+    }
+    this.brokenListeners.add(listener);
+    return () => this.brokenListeners.delete(listener);
+  }
+
   refresh(): JournalEvent[] {
-    if (this.closed) return [];
+    if (this.closed || this.broken) return [];
     const { events, end } = this.readFrom(this.pos.offset);
     if (events.length === 0) return [];
     this.fold(events, end);
-    this.notify(events);
-    return events;
+    const plain = events.map((x) => x.e);
+    this.notify(plain);
+    this.maybeSnapshot();
+    return plain;
   }
 
-  async transact<T>(fn: (state: S) => TxResult<T>): Promise<T> {
-    return this.transactSync(fn);
-  }
-
-  /** The synchronous core of `transact`: in one process nothing else runs while it holds the lock. */
-  transactSync<T>(fn: (state: S) => TxResult<T>): T {
-    try {
-      return this.withLock(() => {
-        const { events, result } = fn(this.current);
-        if (events.length === 0) return { appended: [], result };
-        const unsigned = this.pos.seq + events.length - this.pos.lastCheckpointSeq;
-        return { appended: this.appendLocked(events, unsigned >= this.opts.checkpointEvery), result };
-      });
-    } finally {
-      this.maybeSnapshot();
-    }
+  async transact<T>(fn: (state: S) => TxResult<T>, options: TxOptions = {}): Promise<T> {
+    const result = await this.withLock(() => {
+      const { events, result } = fn(this.current);
+      if (events.length === 0) return { appended: [], result };
+      const unsigned = this.pos.seq + events.length - this.pos.lastCheckpointSeq;
+      return { appended: this.appendLocked(events, unsigned >= this.opts.checkpointEvery, options.durable ?? true), result };
+    });
+    this.maybeSnapshot();
+    return result;
   }
 
   async checkpoint(): Promise<void> {
     this.refresh();
     if (this.pos.seq === this.pos.lastCheckpointSeq) return;
-    this.withLock(() => ({ appended: this.pos.seq > this.pos.lastCheckpointSeq ? this.appendLocked([], true) : [], result: undefined }));
+    await this.withLock(() => ({ appended: this.pos.seq > this.pos.lastCheckpointSeq ? this.appendLocked([], true, true) : [], result: undefined }));
   }
 
-  private lock(): () => void {
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    return acquireLock(this.lockFile);
+  async flush(): Promise<void> {
+    this.syncNow();
+  }
+
+  /** The events filed under `key`, each checked against the hash it was filed with. */
+  async readKey(key: string, options: { newest?: number } = {}): Promise<JournalEvent[]> {
+    if (this.broken) throw this.broken;
+    // A key that began in this process has nothing in the index file; any other may have.
+    const begun = this.begunHere.get(key);
+    const before = begun !== undefined && begun >= this.index.end ? [] : this.index.entries(key);
+    const seen = new Set<number>();
+    const all = [...before, ...(this.tailKeys.get(key) ?? [])].filter((x) => !seen.has(x.offset) && (seen.add(x.offset), true));
+    all.sort((a, b) => a.offset - b.offset);
+    const wanted = options.newest === undefined ? all : all.slice(Math.max(0, all.length - options.newest));
+    return wanted.map((x) => this.readAt(x));
+  }
+
+  /** The event an index entry points at, checked against the hash it was filed with. */
+  private readAt(entry: Entry): JournalEvent {
+    const fd = fs.openSync(this.file, 'r');
+    try {
+      let size = 4096;
+      for (;;) {
+        const buf = Buffer.allocUnsafe(size);
+        const n = fs.readSync(fd, buf, 0, size, entry.offset);
+        const nl = buf.subarray(0, n).indexOf(10);
+        if (nl >= 0) {
+          const e = parseEventLine(buf.toString('utf8', 0, nl));
+          if (!e || eventHash(e) !== e.hash || !matches(entry, e)) {
+            throw this.breakWith(`journal ${this.file}: the event at byte ${entry.offset} is not the one filed there (altered); run \`holon verify\``, { offset: entry.offset });
+          }
+          return e;
+        }
+        if (n < size) throw this.breakWith(`journal ${this.file}: no whole event at byte ${entry.offset}`, { offset: entry.offset });
+        size *= 4;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /**
-   * Takes the lock, catches up (repairing a torn tail), runs `fn`, releases, and tells listeners every
-   * event this process had not seen, its own appends included.
+   * Takes the lock (without blocking the event loop), catches up (repairing a torn tail), runs `fn`,
+   * releases, and tells listeners every event this process had not seen, its own appends included.
    */
-  private withLock<T>(fn: () => { appended: JournalEvent[]; result: T }): T {
+  private async withLock<T>(fn: () => { appended: Located[]; result: T }): Promise<T> {
     if (this.closed) throw new Error('journal is closed');
-    if (this.inTransaction) throw new Error('nested journal transaction');
-    this.inTransaction = true;
-    let release: () => void;
-    try {
-      release = this.lock();
-    } catch (err) {
-      this.inTransaction = false;
-      throw err;
+    if (this.broken) throw this.broken;
+    const release = await this.lock.acquire();
+    if (this.closed) {
+      release();
+      throw new Error('journal is closed');
     }
+    this.inTransaction = true;
     const seen: JournalEvent[] = [];
     try {
-      seen.push(...this.catchUpLocked());
+      if (this.broken) throw this.broken;
+      seen.push(...this.catchUpLocked().map((x) => x.e));
       const { appended, result } = fn();
-      seen.push(...appended);
+      seen.push(...appended.map((x) => x.e));
       return result;
     } finally {
-      release();
       this.inTransaction = false;
+      release();
       if (seen.length > 0) this.notify(seen);
     }
   }
@@ -307,11 +225,16 @@ export class FileJournal<S> implements EventStore<S> {
     this.closed = true;
     this.watcher?.close();
     if (this.timer) clearInterval(this.timer);
+    this.syncNow();
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+    this.lock.close();
     this.listeners.clear();
+    this.brokenListeners.clear();
   }
 
   /** Events after the last one seen, and the repair of a torn last line. Lock held. */
-  private catchUpLocked(): JournalEvent[] {
+  private catchUpLocked(): Located[] {
     const { events, end, tail } = this.readFrom(this.pos.offset);
     if (events.length > 0) this.fold(events, end);
     if (tail.length > 0) this.repairLocked(tail);
@@ -324,28 +247,33 @@ export class FileJournal<S> implements EventStore<S> {
    */
   private repairLocked(tail: Buffer): void {
     const candidate = parseEventLine(tail.toString('utf8'));
-    if (candidate && candidate.seq === this.pos.seq + 1 && candidate.prev === this.pos.hash && eventHash(candidate) === candidate.hash) {
+    if (candidate && !eventProblem(candidate, this.pos.seq + 1, this.pos.hash)) {
       fs.appendFileSync(this.file, '\n');
-      const end = this.pos.offset + tail.length + 1;
-      this.fold([candidate], end);
+      const offset = this.pos.offset;
+      this.fold([{ e: candidate, offset }], offset + tail.length + 1);
       this.opts.logger.warn(`journal: completed the last event (seq ${candidate.seq}), which had lost its newline`);
       return;
     }
     fs.truncateSync(this.file, this.pos.offset);
     this.opts.logger.warn(`journal: removed ${tail.length} bytes of an event torn by a crash after seq ${this.pos.seq}`);
-    this.appendLocked([{ type: 'journal.repaired', data: { after_seq: this.pos.seq, removed_bytes: tail.length } }], false);
+    this.appendLocked([{ type: 'journal.repaired', data: { after_seq: this.pos.seq, removed_bytes: tail.length } }], false, true);
   }
 
-  private appendLocked(events: NewEvent[], sign: boolean): JournalEvent[] {
-    const out: JournalEvent[] = [];
+  private appendLocked(events: NewEvent[], sign: boolean, durable: boolean): Located[] {
+    const out: Located[] = [];
     let seq = this.pos.seq;
     let prev = this.pos.hash;
+    let offset = this.pos.offset;
     const time = new Date(this.opts.clock.now()).toISOString();
+    const lines: string[] = [];
     const push = (type: string, data: unknown): void => {
       seq += 1;
       const base = { seq, time, type, data, prev };
       const e: JournalEvent = { ...base, hash: eventHash(base) };
-      out.push(e);
+      const line = JSON.stringify(e);
+      out.push({ e, offset });
+      lines.push(line);
+      offset += Buffer.byteLength(line) + 1;
       prev = e.hash;
     };
     for (const e of events) push(e.type, e.data);
@@ -353,20 +281,47 @@ export class FileJournal<S> implements EventStore<S> {
       push('checkpoint', { up_to: seq, head: prev, key: this.opts.signer.publicKey, sig: this.opts.signer.sign(checkpointMessage(seq, prev)) });
     }
     if (out.length === 0) return out;
-    const text = out.map((e) => JSON.stringify(e)).join('\n') + '\n';
-    const fd = fs.openSync(this.file, 'a', 0o600);
-    try {
-      fs.writeSync(fd, text);
-      if (this.opts.durable) fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+    if (this.fd === undefined) {
+      fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      this.fd = fs.openSync(this.file, 'a', 0o600);
     }
-    this.fold(out, this.pos.offset + Buffer.byteLength(text));
+    // The file must end where this process last read: otherwise someone appended without the lock.
+    if (fs.fstatSync(this.fd).size !== this.pos.offset) {
+      throw this.breakWith(`journal ${this.file}: it changed outside the lock (its end is not where the last event was read)`, { offset: this.pos.offset });
+    }
+    fs.writeSync(this.fd, lines.join('\n') + '\n');
+    if (durable && this.opts.durable) this.syncNow(true);
+    else this.syncLater();
+    this.fold(out, offset);
     return out;
   }
 
-  private fold(events: JournalEvent[], end: number): void {
-    for (const e of events) {
+  /** Makes every append so far durable. */
+  private syncNow(force = false): void {
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
+    if ((!this.unsynced && !force) || this.fd === undefined) return;
+    this.unsynced = false;
+    if (this.opts.durable) fs.fdatasyncSync(this.fd);
+  }
+
+  private syncLater(): void {
+    this.unsynced = true;
+    this.syncTimer ??= setTimeout(() => this.syncNow(), GROUP_COMMIT_MS);
+    this.syncTimer.unref();
+  }
+
+  private fold(events: Located[], end: number): void {
+    const keys = this.opts.reducer.keys;
+    for (const { e, offset } of events) {
+      if (keys) {
+        for (const k of keys(this.current, e)) {
+          if (k.first) this.begunHere.set(k.key, offset);
+          const list = this.tailKeys.get(k.key);
+          if (list) list.push(entryOf(offset, e));
+          else this.tailKeys.set(k.key, [entryOf(offset, e)]);
+        }
+      }
       this.opts.reducer.apply(this.current, e);
       this.pos.seq = e.seq;
       this.pos.hash = e.hash;
@@ -376,8 +331,28 @@ export class FileJournal<S> implements EventStore<S> {
     this.foldedSinceSnapshot += events.length;
   }
 
-  /** Whole lines from `offset`; `tail` is what follows the last newline. */
-  private readFrom(offset: number): { events: JournalEvent[]; end: number; tail: Buffer } {
+  /** Stops the store: nothing more is folded or appended, and whoever listens is told. */
+  private breakWith(message: string, details: Record<string, unknown>): HolonError {
+    const err = new HolonError('corrupt_journal', message, details);
+    if (!this.broken) {
+      this.broken = err;
+      this.opts.logger.error(message);
+      for (const l of this.brokenListeners) {
+        try {
+          l(err);
+        } catch {
+          // A listener's failure must not hide the break from the others.
+        }
+      }
+    }
+    return err;
+  }
+
+  /**
+   * Whole lines from `offset`, each checked against the one before it; `tail` is what follows the last
+   * newline. A line that does not verify breaks the store and names its line.
+   */
+  private readFrom(offset: number): { events: Located[]; end: number; tail: Buffer } {
     let fd: number;
     try {
       fd = fs.openSync(this.file, 'r');
@@ -397,20 +372,23 @@ export class FileJournal<S> implements EventStore<S> {
       const data = buf.subarray(0, read);
       const lastNl = data.lastIndexOf(10);
       if (lastNl < 0) return { events: [], end: offset, tail: data };
-      const events: JournalEvent[] = [];
+      const events: Located[] = [];
       let start = 0;
-      let expectSeq = this.pos.seq;
+      let seq = this.pos.seq;
+      let prev = this.pos.hash;
       while (start <= lastNl) {
         const nl = data.indexOf(10, start);
         const line = data.toString('utf8', start, nl);
+        const at = offset + start;
         start = nl + 1;
-        if (line.length === 0) continue;
         const e = parseEventLine(line);
-        if (!e || e.seq !== expectSeq + 1) {
-          throw new HolonError('corrupt_journal', `journal ${this.file}: the event after seq ${expectSeq} is unreadable; run \`holon verify\``, { after_seq: expectSeq });
+        const problem = e ? eventProblem(e, seq + 1, prev) : 'not a whole event';
+        if (!e || problem) {
+          throw this.breakWith(`journal ${this.file}, line ${seq + 1}: ${problem ?? 'unreadable'}; run \`holon verify\``, { after_seq: seq, line: seq + 1 });
         }
-        expectSeq = e.seq;
-        events.push(e);
+        seq = e.seq;
+        prev = e.hash;
+        events.push({ e, offset: at });
       }
       return { events, end: offset + lastNl + 1, tail: data.subarray(lastNl + 1) };
     } finally {
@@ -419,84 +397,70 @@ export class FileJournal<S> implements EventStore<S> {
   }
 
   private loadSnapshot(): void {
-    // Line one is the header (where in the journal the state was taken); the rest is the state.
-    let header: { version: number; seq: number; hash: string; offset: number; lastCheckpointSeq: number };
-    let body: string;
-    try {
-      const text = fs.readFileSync(path.join(this.dir, SNAPSHOT_FILE), 'utf8');
-      const nl = text.indexOf('\n');
-      header = JSON.parse(text.slice(0, nl));
-      body = text.slice(nl + 1);
-    } catch {
-      return;
-    }
-    if (header.version !== SNAPSHOT_VERSION || !this.snapshotMatches(header.offset, header.seq, header.hash)) {
-      this.opts.logger.warn('journal: snapshot does not match the journal; folding from the start');
+    const snap = readSnapshot(this.dir, this.file);
+    if (!snap.ok) {
+      if (snap.problem !== 'there is none') this.opts.logger.warn(`journal: the snapshot is not used (${snap.problem}); folding from the start`);
       return;
     }
     try {
-      this.current = this.opts.reducer.deserialize(body);
+      this.current = this.opts.reducer.deserialize(snap.body);
     } catch {
-      this.opts.logger.warn('journal: snapshot is unreadable; folding from the start');
+      this.opts.logger.warn('journal: the snapshot is unreadable; folding from the start');
       this.current = this.opts.reducer.initial();
       return;
     }
-    this.pos = { offset: header.offset, seq: header.seq, hash: header.hash, lastCheckpointSeq: header.lastCheckpointSeq };
+    const h = snap.header;
+    this.pos = { offset: h.offset, seq: h.seq, hash: h.hash, lastCheckpointSeq: h.lastCheckpointSeq };
+    this.index.adopt(h.index);
   }
 
-  /** A snapshot is only trusted if the journal's line ending at its offset is the event it names. */
-  private snapshotMatches(offset: number, seq: number, hash: string): boolean {
-    try {
-      const fd = fs.openSync(this.file, 'r');
-      try {
-        if (fs.fstatSync(fd).size < offset || offset <= 0) return false;
-        const len = Math.min(offset, 1 << 20);
-        const buf = Buffer.alloc(len);
-        fs.readSync(fd, buf, 0, len, offset - len);
-        if (buf[len - 1] !== 10) return false;
-        const prevNl = buf.lastIndexOf(10, len - 2);
-        const e = parseEventLine(buf.toString('utf8', prevNl + 1, len - 1));
-        return e !== undefined && e.seq === seq && e.hash === hash;
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch {
-      return false;
-    }
+  /** Resolves once the snapshot being written, if any, is written (or failed). */
+  async snapshotWritten(): Promise<void> {
+    await this.snapshotting;
   }
 
-  private snapshotScheduled = false;
-
-  /** Writes a snapshot soon after the transaction that crossed the mark, not inside the caller's call. */
+  /** Asks for a snapshot once enough events were folded since the last; never on the caller's path. */
   private maybeSnapshot(): void {
-    if (this.opts.snapshotEvery <= 0 || this.foldedSinceSnapshot < this.opts.snapshotEvery || this.snapshotScheduled) return;
-    this.snapshotScheduled = true;
-    setImmediate(() => {
-      this.snapshotScheduled = false;
-      if (this.closed || this.foldedSinceSnapshot < this.opts.snapshotEvery) return;
-      try {
-        this.writeSnapshot();
-      } catch (err) {
-        this.opts.logger.warn(`journal: could not write a snapshot: ${(err as Error).message}`);
-      }
-    }).unref();
+    if (this.opts.snapshotEvery <= 0 || this.foldedSinceSnapshot < this.opts.snapshotEvery || this.snapshotting || this.closed || this.broken) return;
+    const at = { ...this.pos };
+    this.snapshotting = this.writeSnapshot(at).then(
+      (written) => {
+        this.foldedSinceSnapshot = Math.max(0, this.pos.seq - at.seq);
+        if (written && !this.closed) this.adoptIndex(written);
+      },
+      (err: unknown) => this.opts.logger.warn(`journal: could not write a snapshot: ${(err as Error).message}`),
+    ).finally(() => (this.snapshotting = undefined));
   }
 
-  /** Writes the folded state beside the journal; derived data, replaced atomically by rename. */
-  writeSnapshot(): void {
-    const file = path.join(this.dir, SNAPSHOT_FILE);
-    const tmp = `${file}.${process.pid}.tmp`;
-    const header = JSON.stringify({
-      version: SNAPSHOT_VERSION,
-      seq: this.pos.seq,
-      hash: this.pos.hash,
-      offset: this.pos.offset,
-      lastCheckpointSeq: this.pos.lastCheckpointSeq,
+  /** Folds and signs a snapshot at `at` in the worker (or here, after the caller's turn, without one). Returns the index it covers, if it wrote. */
+  private writeSnapshot(at: Position): Promise<IndexCover | null | undefined> {
+    const spec = this.opts.snapshotWorker;
+    if (!spec) {
+      return new Promise((resolve) => setImmediate(resolve)).then(() => (this.closed ? undefined : buildSnapshot(this.dir, this.file, this.opts.reducer, at, this.opts.signer)));
+    }
+    return new Promise((resolve, reject) => {
+      const data = { workerData: { dir: this.dir, at } };
+      const worker = 'file' in spec ? new Worker(spec.file, data) : new Worker(spec.eval, { ...data, eval: true });
+      worker.unref();
+      worker.once('message', (m: { ok: true; written: IndexCover | null | undefined } | { ok: false; error: string }) => (m.ok ? resolve(m.written) : reject(new Error(m.error))));
+      worker.once('error', reject);
+      worker.once('exit', () => reject(new Error('the snapshot worker stopped')));
     });
-    const body = `${header}\n${this.opts.reducer.serialize(this.current)}`;
-    fs.writeFileSync(tmp, body, { mode: 0o600 });
-    fs.renameSync(tmp, file);
-    this.foldedSinceSnapshot = 0;
+  }
+
+  /**
+   * Takes the index a snapshot this process just wrote covers: keyed events before its end are read
+   * from the index file from now on, and forgotten here, so memory does not grow with the journal.
+   */
+  private adoptIndex(cover: IndexCover | null): void {
+    if (!cover || cover.end > this.pos.offset) return;
+    this.index.adopt(cover);
+    for (const [key, list] of this.tailKeys) {
+      const kept = list.filter((x) => x.offset >= cover.end);
+      if (kept.length === 0) this.tailKeys.delete(key);
+      else if (kept.length < list.length) this.tailKeys.set(key, kept);
+    }
+    for (const [key, offset] of this.begunHere) if (offset < cover.end) this.begunHere.delete(key);
   }
 
   private notify(events: JournalEvent[]): void {
@@ -511,7 +475,7 @@ export class FileJournal<S> implements EventStore<S> {
 
   private startWatching(): void {
     const tick = (): void => {
-      if (this.inTransaction || this.closed) return;
+      if (this.inTransaction || this.closed || this.broken) return;
       if (!this.watcher) this.watchFile(tick);
       try {
         this.refresh();

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Signer } from './journal.ts';
+import type { Signer } from './store.ts';
 
 /** Where the installation key lives inside a state folder. */
 export const KEY_FILE = path.join('keys', 'ed25519.pem');

@@ -4,7 +4,7 @@
  * folded from these: they are the record an auditor reads back.
  */
 import type { Denial } from './denials.ts';
-import type { EventStore } from './journal.ts';
+import type { EventStore } from './store.ts';
 import { eventsOf } from './slice.ts';
 
 /** The ledger's events. */

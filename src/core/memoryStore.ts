@@ -1,6 +1,6 @@
 import type { Clock } from './deps.ts';
-import type { EventStore, JournalEvent, Reducer, TxResult } from './journal.ts';
-import { eventHash } from './journal.ts';
+import type { EventStore, JournalEvent, Reducer, TxResult } from './store.ts';
+import { eventHash } from './store.ts';
 
 /**
  * The store interface held in memory: one process, no file, no lock. For unit tests of the domain, and
@@ -10,6 +10,7 @@ export class MemoryStore<S> implements EventStore<S> {
   readonly events: JournalEvent[] = [];
   private current: S;
   private readonly listeners = new Set<(events: JournalEvent[]) => void>();
+  private readonly keyed = new Map<string, number[]>();
 
   constructor(
     private readonly reducer: Reducer<S>,
@@ -32,12 +33,23 @@ export class MemoryStore<S> implements EventStore<S> {
     for (const e of events) {
       const base = { seq: this.events.length + 1, time: new Date(this.clock.now()).toISOString(), type: e.type, data: e.data, prev: this.events.at(-1)?.hash ?? '' };
       const full = { ...base, hash: eventHash(base) };
+      for (const k of this.reducer.keys?.(this.current, full) ?? []) {
+        const list = this.keyed.get(k.key) ?? [];
+        list.push(this.events.length);
+        this.keyed.set(k.key, list);
+      }
       this.events.push(full);
       this.reducer.apply(this.current, full);
       added.push(full);
     }
     if (added.length > 0) for (const l of this.listeners) l(added);
     return result;
+  }
+
+  async readKey(key: string, options: { newest?: number } = {}): Promise<JournalEvent[]> {
+    const all = this.keyed.get(key) ?? [];
+    const wanted = options.newest === undefined ? all : all.slice(Math.max(0, all.length - options.newest));
+    return wanted.map((i) => this.events[i] as JournalEvent);
   }
 
   refresh(): JournalEvent[] {
@@ -49,7 +61,13 @@ export class MemoryStore<S> implements EventStore<S> {
     return () => this.listeners.delete(listener);
   }
 
+  onBroken(): () => void {
+    return () => {};
+  }
+
   async checkpoint(): Promise<void> {}
+
+  async flush(): Promise<void> {}
 
   close(): void {
     this.listeners.clear();

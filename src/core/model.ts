@@ -105,7 +105,8 @@ export interface MeasuredRecord {
   duration_ms: number;
 }
 
-export type ReceiptStatus = 'pending_approval' | 'running' | 'succeeded' | 'failed' | 'denied' | 'rejected';
+/** `interrupted`: the process running the call died before it settled; its hold was released. */
+export type ReceiptStatus = 'pending_approval' | 'running' | 'succeeded' | 'failed' | 'denied' | 'rejected' | 'interrupted';
 
 /** The record of one call, allowed or denied; delegated calls are its children. */
 export interface Receipt {

@@ -3,7 +3,7 @@
  * receipts): each owns its fields, its events and how they fold. `combineSlices` joins them into the one
  * reducer every process folds the journal with.
  */
-import type { JournalEvent, NewEvent, Reducer } from './journal.ts';
+import type { FiledKey, JournalEvent, NewEvent, Reducer } from './store.ts';
 
 /** How one module folds its events into its own fields of the state. */
 export interface Slice<F extends object, E extends object> {
@@ -13,6 +13,8 @@ export interface Slice<F extends object, E extends object> {
   on: { [K in keyof E]?: (state: F, data: E[K], event: JournalEvent) => void } & Record<string, ((state: F, data: never, event: JournalEvent) => void) | undefined>;
   /** Turns the fields as a snapshot's JSON.parse gave them back into live values (bigints, maps without a prototype). */
   revive(fields: F): void;
+  /** The keys an event is filed under, to be read back on demand (see Reducer.keys). */
+  keys?(state: F, event: JournalEvent): FiledKey[];
 }
 
 /** A typed event constructor for one module's events. */
@@ -38,7 +40,9 @@ export function combineSlices<S extends object>(slices: AnySlice[]): Reducer<S> 
       handlers.set(type, list);
     }
   }
+  const keyed = slices.flatMap((sl) => (sl.keys ? [sl.keys.bind(sl) as (state: S, event: JournalEvent) => FiledKey[]] : []));
   return {
+    keys: (state, event) => (keyed.length === 1 ? keyed[0]!(state, event) : keyed.flatMap((k) => k(state, event))),
     initial: () => Object.assign({}, ...slices.map((sl) => sl.initial())) as S,
     apply: (state, event) => {
       const list = handlers.get(event.type);

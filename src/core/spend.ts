@@ -12,7 +12,7 @@ import type { Denial } from './denials.ts';
 import { denial } from './denials.ts';
 import { HolonError } from './errors.ts';
 import { accountId } from './ids.ts';
-import type { EventStore, NewEvent } from './journal.ts';
+import type { EventStore, NewEvent } from './store.ts';
 import type { MandatesFields } from './mandates.ts';
 import { mandateDenials } from './mandates.ts';
 import type { Mandate } from './model.ts';

@@ -6,7 +6,7 @@ import type { ApprovalEvents, ApprovalsFields } from './approvals/slice.ts';
 import { approvalsSlice } from './approvals/slice.ts';
 import type { FxEvents, FxFields } from './fx.ts';
 import { fxSlice } from './fx.ts';
-import type { JournalEvent, Reducer } from './journal.ts';
+import type { FiledKey, JournalEvent, Reducer } from './store.ts';
 import { upcast } from './legacy.ts';
 import type { MandateEvents, MandatesFields } from './mandates.ts';
 import { mandatesSlice } from './mandates.ts';
@@ -31,6 +31,12 @@ export const holonReducer: Reducer<HolonState> = {
   ...combined,
   apply: (state: HolonState, event: JournalEvent) => {
     for (const e of upcast(state, event)) combined.apply(state, e);
+  },
+  // Keys are computed on today's shapes, and filed under the offset of the event that was written.
+  keys: (state: HolonState, event: JournalEvent) => {
+    const out = new Map<string, FiledKey>();
+    for (const e of upcast(state, event)) for (const k of combined.keys!(state, e)) out.set(k.key, { ...k, first: Boolean(k.first || out.get(k.key)?.first) });
+    return [...out.values()];
   },
 };
 

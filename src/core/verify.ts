@@ -1,7 +1,19 @@
+/**
+ * `holon verify`: the offline check of everything a process trusts. It reads the journal line by line
+ * (never the whole file at once), checks the hash chain and every checkpoint's signature, folds it, and
+ * compares the fold with the snapshot and the index at the snapshot's position.
+ */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkpointMessage, eventHash, JOURNAL_FILE } from './journal.ts';
+import { canonicalize } from 'json-canonicalize';
+import { JOURNAL_FILE } from './journal.ts';
+import { INDEX_FILE, indexLine, scanLines } from './journalIndex.ts';
 import { installationPublicKey, verifySignature } from './keys.ts';
+import { readSnapshot, SNAPSHOT_FILE } from './snapshot.ts';
+import type { SnapshotHeader } from './snapshot.ts';
+import { holonReducer } from './state.ts';
+import { checkpointMessage, eventProblem, parseEventLine } from './store.ts';
 
 /** The first event that breaks the chain, and why. */
 export interface BadEvent {
@@ -23,58 +35,129 @@ export interface VerifyReport {
   unsigned: number;
   head: string;
   first_bad?: BadEvent;
+  /**
+   * Bytes after the last newline: an append a crash cut short. Not tampering: the next process that
+   * writes removes them (or, when they are a whole next event that only lost its newline, completes it).
+   */
+  torn_tail?: { bytes: number; whole_event: boolean };
+  /** The snapshot, when there is one: whether it is what the journal folds to at its position. */
+  snapshot?: { seq: number | null; ok: boolean; problem?: string };
 }
 
 /**
  * Checks the whole journal offline: every line parses, sequence numbers follow, each hash is the
  * canonical hash of its event and links to the one before, and every checkpoint is signed by the
- * installation key over the head it names. Stops at the first bad event.
+ * installation key over the head it names; then that the snapshot and the index are what the journal
+ * folds to where the snapshot was taken. Stops at the first bad event.
  */
 export function verifyJournal(stateDir: string): VerifyReport {
-  const text = fs.readFileSync(path.join(stateDir, JOURNAL_FILE), 'utf8');
+  const file = path.join(stateDir, JOURNAL_FILE);
   const expectedKey = installationPublicKey(stateDir);
+  const snap = fs.existsSync(path.join(stateDir, SNAPSHOT_FILE)) ? readSnapshot(stateDir, file) : undefined;
+  const header: SnapshotHeader | undefined = snap?.ok ? snap.header : undefined;
+  const state = holonReducer.initial();
+  const index = createHash('sha256');
+  let indexBytes = 0;
+  let snapshot: VerifyReport['snapshot'] = snap && !snap.ok ? { seq: null, ok: false, problem: snap.problem } : undefined;
+
   let prev = '';
   let seq = 0;
   let checkpoints = 0;
   let signedThrough = 0;
   let line = 0;
-  const fail = (problem: string): VerifyReport => ({
-    ok: false,
-    events: seq,
-    checkpoints,
-    signed_through: signedThrough,
-    unsigned: seq - signedThrough,
-    head: prev,
-    first_bad: { line, seq: seq + 1, problem },
-  });
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
+  let bad: string | undefined;
   let key = expectedKey;
-  for (const raw of lines) {
+  const { tail } = scanLines(file, 0, undefined, (text, offset) => {
     line += 1;
-    let e: { seq?: unknown; time?: unknown; type?: unknown; data?: unknown; prev?: unknown; hash?: unknown };
-    try {
-      e = JSON.parse(raw);
-    } catch {
-      return fail('not valid JSON (the line was altered or torn)');
-    }
-    if (typeof e !== 'object' || e === null || Array.isArray(e)) return fail('not an event object');
-    if (e.seq !== seq + 1) return fail(`sequence ${String(e.seq)} where ${seq + 1} was expected`);
-    if (e.prev !== prev) return fail('does not link to the previous event (prev hash differs)');
-    if (typeof e.time !== 'string' || typeof e.type !== 'string') return fail('missing time or type');
-    const hash = eventHash({ seq: e.seq, time: e.time, type: e.type, data: e.data, prev: e.prev });
-    if (hash !== e.hash) return fail('content does not match its hash (the event was altered)');
+    const e = parseEventLine(text);
+    bad = e ? eventProblem(e, seq + 1, prev) : 'not a whole event (the line was altered)';
+    if (!e || bad) return false;
     if (e.type === 'checkpoint') {
       const d = e.data as { up_to?: number; head?: string; key?: string; sig?: string };
-      if (d.up_to !== seq || d.head !== prev || typeof d.key !== 'string' || typeof d.sig !== 'string') return fail('checkpoint does not name the event before it');
-      key ??= d.key;
-      if (d.key !== key) return fail('checkpoint signed by a key that is not this installation\'s');
-      if (!verifySignature(d.key, checkpointMessage(d.up_to, d.head), d.sig)) return fail('checkpoint signature is invalid');
+      if (d.up_to !== seq || d.head !== prev || typeof d.key !== 'string' || typeof d.sig !== 'string') bad = 'checkpoint does not name the event before it';
+      else if ((key ??= d.key) !== d.key) bad = "checkpoint signed by a key that is not this installation's";
+      else if (!verifySignature(d.key, checkpointMessage(d.up_to, d.head), d.sig)) bad = 'checkpoint signature is invalid';
+      if (bad) return false;
       checkpoints += 1;
       signedThrough = e.seq;
     }
+    if (header && offset < (header.index?.end ?? 0)) {
+      for (const k of holonReducer.keys?.(state, e) ?? []) {
+        const l = indexLine(offset, e, k.key);
+        index.update(l);
+        indexBytes += Buffer.byteLength(l);
+      }
+    }
+    try {
+      holonReducer.apply(state, e);
+    } catch (err) {
+      bad = `the event cannot be folded (${(err as Error).message})`;
+      return false;
+    }
     seq = e.seq;
-    prev = hash;
+    prev = e.hash;
+    if (header && seq === header.seq) snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', holonReducer.serialize(state), index.copy().digest('hex'), indexBytes);
+    return true;
+  });
+
+  const report: VerifyReport = { ok: bad === undefined, events: seq, checkpoints, signed_through: signedThrough, unsigned: seq - signedThrough, head: prev };
+  if (bad !== undefined) report.first_bad = { line, seq: seq + 1, problem: bad };
+  else if (tail.length > 0) {
+    const last = parseEventLine(tail.toString('utf8'));
+    report.torn_tail = { bytes: tail.length, whole_event: last !== undefined && eventProblem(last, seq + 1, prev) === undefined };
   }
-  return { ok: true, events: seq, checkpoints, signed_through: signedThrough, unsigned: seq - signedThrough, head: prev };
+  if (header && !snapshot) snapshot = { seq: header.seq, ok: false, problem: `the journal has no event ${header.seq} to compare it with` };
+  if (snapshot) {
+    report.snapshot = snapshot;
+    if (!snapshot.ok) report.ok = false;
+  }
+  return report;
+}
+
+/** Whether the snapshot's body and index are what the journal folds to at its position. */
+function compareSnapshot(stateDir: string, h: SnapshotHeader, body: string, folded: string, indexSha: string, indexBytes: number): NonNullable<VerifyReport['snapshot']> {
+  const same = (a: string, b: string): boolean => {
+    try {
+      return canonicalize(JSON.parse(a)) === canonicalize(JSON.parse(b));
+    } catch {
+      return false;
+    }
+  };
+  if (!same(body, folded)) return { seq: h.seq, ok: false, problem: `its state is not what the journal folds to at event ${h.seq}` };
+  const cover = h.index;
+  if (cover && cover.bytes > 0) {
+    if (cover.bytes !== indexBytes || cover.sha256 !== indexSha) return { seq: h.seq, ok: false, problem: 'its index is not the one the journal files' };
+    let onDisk: Buffer;
+    try {
+      onDisk = fs.readFileSync(path.join(stateDir, INDEX_FILE)).subarray(0, cover.bytes);
+    } catch {
+      return { seq: h.seq, ok: false, problem: `${INDEX_FILE} is missing` };
+    }
+    if (createHash('sha256').update(onDisk).digest('hex') !== cover.sha256) return { seq: h.seq, ok: false, problem: `${INDEX_FILE} is not the index the snapshot signed` };
+  }
+  return { seq: h.seq, ok: true };
+}
+
+/** The report in a sentence or two, for a human. */
+export function verifyText(r: VerifyReport): string {
+  const parts: string[] = [];
+  if (r.first_bad) parts.push(`FAILED at event ${r.first_bad.seq} (line ${r.first_bad.line}): ${r.first_bad.problem}. ${r.events} events before it are intact.`);
+  else {
+    parts.push(`${r.ok ? 'OK' : 'FAILED'}: ${r.events} events, hash chain intact, ${r.checkpoints} signed checkpoint(s) through event ${r.signed_through}${r.unsigned > 0 ? ` (${r.unsigned} newer events not yet signed)` : ''}.`);
+  }
+  if (r.torn_tail) {
+    parts.push(
+      r.torn_tail.whole_event
+        ? 'The last event lost its newline in a crash; the next process that writes completes it.'
+        : `The last ${r.torn_tail.bytes} bytes are an append a crash cut short (not tampering); the next process that writes removes them.`,
+    );
+  }
+  if (r.snapshot) {
+    parts.push(
+      r.snapshot.ok
+        ? `The snapshot at event ${r.snapshot.seq} is what the journal folds to.`
+        : `The snapshot is not to be trusted: ${r.snapshot.problem}. Delete ${SNAPSHOT_FILE} and ${INDEX_FILE} to have them rebuilt from the journal.`,
+    );
+  }
+  return parts.join(' ');
 }

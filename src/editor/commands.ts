@@ -10,7 +10,7 @@ import { addAgent, readCatalog } from '../core/market/catalog.ts';
 import * as M from '../core/money.ts';
 import { approvalMessage, approvalView } from '../core/present.ts';
 import { fund } from '../core/spend.ts';
-import { verifyJournal } from '../core/verify.ts';
+import { verifyJournal, verifyText } from '../core/verify.ts';
 import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
@@ -166,8 +166,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
     register(COMMANDS.verifyLedger, async () => {
       if (!fs.existsSync(path.join(state.dir, JOURNAL_FILE))) throw new HolonError('not_found', 'there is no ledger yet');
       const r = verifyJournal(state.dir);
-      if (r.ok) void vscode.window.showInformationMessage(`Holon: ledger OK — ${r.events} events, hash chain intact, ${r.checkpoints} signed checkpoint(s) through event ${r.signed_through}.`);
-      else void vscode.window.showErrorMessage(`Holon: ledger FAILED at event ${r.first_bad?.seq} (line ${r.first_bad?.line}): ${r.first_bad?.problem}.`);
+      if (r.ok) void vscode.window.showInformationMessage(`Holon: ledger ${verifyText(r)}`);
+      else void vscode.window.showErrorMessage(`Holon: ledger ${verifyText(r)}`);
       return r;
     }),
     register(COMMANDS.openStateFolder, async () => {

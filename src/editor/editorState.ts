@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { setApprovalChannels } from '../core/approvals/flow.ts';
 import type { Clock, Logger } from '../core/deps.ts';
 import { systemClock } from '../core/deps.ts';
-import type { EventStore } from '../core/journal.ts';
+import type { EventStore } from '../core/store.ts';
 import { openState } from '../core/holon.ts';
 import type { HolonState } from '../core/state.ts';
 import type { ApprovalConfig } from './settings.ts';

@@ -66,8 +66,8 @@ export class ReceiptsPanel implements vscode.Disposable {
   }
 
   /** The state the panel shows now. */
-  current(): ReceiptsState {
-    return receiptsState(this.state.state, this.filter, this.selected);
+  current(): Promise<ReceiptsState> {
+    return receiptsState(this.state.store, this.filter, this.selected);
   }
 
   dispose(): void {

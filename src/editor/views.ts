@@ -2,7 +2,8 @@
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import type { Approval } from '../core/approvals/model.ts';
 import type { ReceiptTree } from '../core/market/receipts.ts';
-import { receiptTree, recentRootReceipts } from '../core/market/receipts.ts';
+import type { ReceiptSource } from '../core/market/receipts.ts';
+import { readReceipt, recentRootReceipts, treeOf } from '../core/market/receipts.ts';
 import * as M from '../core/money.ts';
 import { APPROVAL_KIND_LABELS, approvalView, denialTexts } from '../core/present.ts';
 import { budgetOf } from '../core/spend.ts';
@@ -67,13 +68,15 @@ function node(s: HolonState, t: ReceiptTree): ReceiptNode {
   };
 }
 
-/** The receipts panel's state: the newest root calls (of every mandate), filtered, and one tree. */
-export function receiptsState(s: HolonState, filter: ReceiptsState['filter'], selected: string | null, limit = 50): ReceiptsState {
-  const roots = recentRootReceipts(s, { status: filter === 'all' ? undefined : filter, limit });
-  const recent: ReceiptRow[] = roots.map((r) => {
-    const t = receiptTree(s, r.id);
-    return { id: r.id, mandate: r.mandate, agent: r.agent, status: r.status, totalCost: fmt(t.total_cost), startedAt: r.started_at, delegatedCalls: t.descendants };
-  });
-  const chosen = selected && s.receipts[selected] ? selected : (recent[0]?.id ?? null);
-  return { filter, recent, selected: chosen ? node(s, receiptTree(s, chosen)) : null };
+/** The receipts panel's state: the newest root calls (of every mandate), filtered, and one tree, read back from the journal. */
+export async function receiptsState(store: ReceiptSource, filter: ReceiptsState['filter'], selected: string | null, limit = 50): Promise<ReceiptsState> {
+  const roots = await recentRootReceipts(store, { status: filter === 'all' ? undefined : filter, limit });
+  const recent: ReceiptRow[] = await Promise.all(
+    roots.map(async (r) => {
+      const t = await treeOf(store, r);
+      return { id: r.id, mandate: r.mandate, agent: r.agent, status: r.status, totalCost: fmt(t.total_cost), startedAt: r.started_at, delegatedCalls: t.descendants };
+    }),
+  );
+  const chosen = (selected ? await readReceipt(store, selected) : undefined) ?? roots[0];
+  return { filter, recent, selected: chosen ? node(store.state, await treeOf(store, chosen)) : null };
 }

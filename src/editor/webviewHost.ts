@@ -48,8 +48,8 @@ export interface WebviewHostOptions<S, C extends { type: string }> extends Webvi
   /** How the human calls the panel in a message: "Holon view", "receipts panel". */
   name: string;
   protocol: PanelProtocol<S, C>;
-  /** The state the view should show now. */
-  state(): S;
+  /** The state the view should show now (read back from the journal, it may take a moment). */
+  state(): S | Promise<S>;
   /** Acts on one well-formed command of the human (never `ready`: the host answers that itself). */
   handle(command: Exclude<C, ReadyCommand>): void | Promise<void>;
 }
@@ -62,6 +62,9 @@ export interface WebviewHostOptions<S, C extends { type: string }> extends Webvi
 export class WebviewHost<S, C extends { type: string }> implements vscode.Disposable {
   private ready = false;
   private disposed = false;
+  /** Pushes asked for, and the newest whose state was posted. */
+  private requested = 0;
+  private posted = 0;
   private readonly listeners: vscode.Disposable[];
 
   constructor(private readonly options: WebviewHostOptions<S, C>) {
@@ -75,16 +78,30 @@ export class WebviewHost<S, C extends { type: string }> implements vscode.Dispos
     ];
   }
 
-  /** Sends the current state, if the view is listening (a message posted before `ready` may be lost). */
+  /**
+   * Sends the current state, if the view is listening (a message posted before `ready` may be lost). A
+   * state read from disk arrives later: one built for an older push never replaces a newer one.
+   */
   push(): void {
     if (!this.ready || this.disposed) return;
     const { log } = this.options.report;
+    const n = ++this.requested;
+    const failed = (err: unknown): void => log.error(`${this.options.name}: could not build the state: ${details(err)}`);
+    let built: S | Promise<S>;
     try {
-      const message: StateNotification<S> = { type: 'state', state: this.options.state() };
-      this.options.owner.webview.postMessage(message).then(undefined, (err: unknown) => log.warn(`${this.options.name}: the state was not delivered: ${String(err)}`));
+      built = this.options.state();
     } catch (err) {
-      log.error(`${this.options.name}: could not build the state: ${details(err)}`);
+      return failed(err);
     }
+    if (built instanceof Promise) built.then((state) => this.post(n, state), failed);
+    else this.post(n, built);
+  }
+
+  private post(n: number, state: S): void {
+    if (this.disposed || n <= this.posted) return;
+    this.posted = n;
+    const message: StateNotification<S> = { type: 'state', state };
+    this.options.owner.webview.postMessage(message).then(undefined, (err: unknown) => this.options.report.log.warn(`${this.options.name}: the state was not delivered: ${String(err)}`));
   }
 
   private async receive(message: unknown): Promise<void> {

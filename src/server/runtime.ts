@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '../core/deps.ts';
-import type { EventStore } from '../core/journal.ts';
+import type { EventStore } from '../core/store.ts';
 import { filesRoot, openState } from '../core/holon.ts';
 import { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';

@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '../core/deps.ts';
-import type { EventStore } from '../core/journal.ts';
+import type { EventStore } from '../core/store.ts';
 import type { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';
 

@@ -10,7 +10,7 @@ import { setFx } from '../../src/core/fx.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import type { HolonErrorReason } from '../../src/core/errors.ts';
 import { openState } from '../../src/core/holon.ts';
-import type { EventStore } from '../../src/core/journal.ts';
+import type { EventStore } from '../../src/core/store.ts';
 import { JOURNAL_FILE } from '../../src/core/journal.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { EXAMPLES, tempDir, TestClock } from '../helpers.ts';

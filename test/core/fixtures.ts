@@ -10,7 +10,7 @@ import { HolonError } from '../../src/core/errors.ts';
 import type { HolonErrorReason } from '../../src/core/errors.ts';
 import type { AgentRunner, AgentRunResult } from '../../src/core/market/gateway.ts';
 import { Gateway } from '../../src/core/market/gateway.ts';
-import type { EventStore } from '../../src/core/journal.ts';
+import type { EventStore } from '../../src/core/store.ts';
 import { MemoryStore } from '../../src/core/memoryStore.ts';
 import type { Manifest } from '../../src/core/model.ts';
 import type { HolonState } from '../../src/core/state.ts';
@@ -38,7 +38,7 @@ export class FakeRunner implements AgentRunner {
   constructor(private readonly state: () => HolonState) {}
 
   async run(req: RunRequest): Promise<AgentRunResult> {
-    const receipt = this.state().receipts[String(req.meta['holon/receipt'])];
+    const receipt = this.state().open_receipts[String(req.meta['holon/receipt'])];
     const agent = receipt?.agent ?? '?';
     this.calls.push({ agent, req });
     return this.handler(req, agent);

@@ -11,9 +11,9 @@ import type { CallOutcome, CallRequest, Grant } from '../../src/core/market/gate
 import type { DenialCode } from '../../src/core/denials.ts';
 import { APPROVAL_TTL_MS } from '../../src/core/approvals/model.ts';
 import { Gateway } from '../../src/core/market/gateway.ts';
-import { receiptTree } from '../../src/core/market/receipts.ts';
-import type { JournalEvent } from '../../src/core/journal.ts';
-import { eventHash } from '../../src/core/journal.ts';
+import { readReceipt, receiptTree, recentRootReceipts } from '../../src/core/market/receipts.ts';
+import type { JournalEvent } from '../../src/core/store.ts';
+import { eventHash } from '../../src/core/store.ts';
 import type { Approval } from '../../src/core/approvals/model.ts';
 import type { Receipt } from '../../src/core/model.ts';
 import { canonicalHash } from '../../src/core/util.ts';
@@ -69,8 +69,10 @@ async function expectDenied(w: World, mandate: string, request: CallRequest, cod
   assert.equal(out.receipt.cost, null);
   assert.equal(w.store.seq, seq + 1, 'exactly one event: the denied receipt');
   assert.equal(w.store.events.at(-1)?.type, 'call.denied');
-  assert.equal(w.store.state.receipts[out.receipt.id]?.status, 'denied');
-  assert.equal(w.store.state.receipts[out.receipt.id]?.mandate, mandate);
+  const stored = await readReceipt(w.store, out.receipt.id);
+  assert.equal(stored?.status, 'denied');
+  assert.equal(stored?.mandate, mandate);
+  assert.equal(w.store.state.open_receipts[out.receipt.id], undefined, 'a denied receipt is not kept in memory');
   assert.equal(moneyOf(w.store.state), money, 'no money moved');
   assert.equal(w.runner.calls.length, runs, 'no agent was reached');
   return out.receipt;
@@ -95,7 +97,7 @@ describe('gateway: hold, run, settle', () => {
       runner.handler = (req) => {
         receiptId = String(req.meta['holon/receipt']);
         const s = store.state;
-        assert.equal(s.receipts[receiptId]?.status, 'running');
+        assert.equal(s.open_receipts[receiptId]?.status, 'running');
         assert.equal(s.holds[receiptId]?.units, u('0.172'));
         assert.equal(s.spend[MANDATE]?.held, u('0.172'));
         assert.equal(s.accounts['demo']?.held['EUR'], u('0.172'));
@@ -386,7 +388,7 @@ describe('gateway: approvals', () => {
       assert.equal(receipt.status, 'pending_approval');
       assert.equal(receipt.approval, approval.id);
       assert.deepEqual(receipt.denials, [{ code: 'over_threshold', params: { amount: { amount: '0.172', currency: 'EUR' }, threshold: { amount: '0.10', currency: 'EUR' } } }]);
-      assert.equal(store.state.receipts[receipt.id]?.status, 'pending_approval');
+      assert.equal(store.state.open_receipts[receipt.id]?.status, 'pending_approval');
       const a = store.state.approvals[approval.id];
       assert.ok(a);
       assert.equal(a.status, 'pending');
@@ -427,7 +429,7 @@ describe('gateway: approvals', () => {
       assert.equal(store.state.approvals[approval.id]?.status, 'used');
       assert.equal(store.state.approvals[approval.id]?.used_by, receipt.id);
       assert.deepEqual(
-        Object.values(store.state.receipts).filter((x) => x.mandate === MANDATE).map((x) => x.id),
+        (await recentRootReceipts(store, { mandate: MANDATE, limit: 100 })).map((x) => x.id),
         [receipt.id],
         'one receipt, not two',
       );
@@ -504,7 +506,7 @@ describe('gateway: approvals', () => {
 
       const other = await mismatched(acmeCall({ file: FILE_B }, { approval: approval.id }), ['input_sha256']);
       assert.notEqual(other.id, receipt.id, 'a refused re-use gets its own receipt');
-      assert.equal(store.state.receipts[receipt.id]?.status, 'pending_approval', 'the approved receipt is untouched');
+      assert.equal((await readReceipt(store, receipt.id))?.status, 'pending_approval', 'the approved receipt is untouched');
       await mismatched({ agent: LENA, input: { file: FILE_A }, approval: approval.id }, ['agent', 'version']);
 
       await createMandate(store, clock, 'demo/other', { approval_threshold: '0.10', capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*'] } }] });
@@ -584,7 +586,8 @@ describe('gateway: approvals', () => {
       const second = pending(await gateway.call(MANDATE, acmeCall({ file: FILE_B })));
       await decideApproval(store, clock, second.approval.id, 'rejected', 'cli');
       await expectRefused(w, () => decideApproval(store, clock, second.approval.id, 'approved', 'panel'), 'conflict');
-      assert.equal(store.state.receipts[second.receipt.id]?.status, 'rejected');
+      assert.equal((await readReceipt(store, second.receipt.id))?.status, 'rejected');
+      assert.equal(store.state.open_receipts[second.receipt.id], undefined, 'a rejected receipt leaves memory');
 
       const third = pending(await gateway.call(MANDATE, acmeCall({ file: 'holon://files/c.pdf' })));
       clock.advance(APPROVAL_TTL_MS + 1);
@@ -693,7 +696,7 @@ describe('gateway: delegated calls', () => {
 
       // 0.036 + 4 pages × 0.01485 = 0.0954 for the pipeline, 4 × 0.0238 for the extractions.
       assert.deepEqual(r.cost, { amount: '0.0954', currency: 'EUR' });
-      const tree = gateway.receiptTree(MANDATE, r.id);
+      const tree = await gateway.receiptTree(MANDATE, r.id);
       assert.deepEqual(tree.total_cost, { amount: '0.1906', currency: 'EUR' });
       assert.equal(tree.children.length, 7);
       assert.deepEqual(tree.children.map((c) => c.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded', 'denied', 'denied', 'denied']);
@@ -702,7 +705,7 @@ describe('gateway: delegated calls', () => {
         assert.deepEqual(c.total_cost, { amount: '0.0238', currency: 'EUR' });
         assert.equal(c.children.length, 0);
       }
-      assert.deepEqual(receiptTree(store.state, r.id), tree);
+      assert.deepEqual(await receiptTree(store, r.id), tree);
       const s = store.state;
       assert.equal(s.spend[MANDATE]?.spent, u('0.1906'));
       assert.equal(s.spend[MANDATE]?.held, 0n);

@@ -9,8 +9,11 @@ import { setFx } from '../../src/core/fx.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { openFileJournal } from '../../src/core/holon.ts';
-import type { JournalEvent } from '../../src/core/journal.ts';
-import { checkpointMessage, eventHash, FileJournal, JOURNAL_FILE, parseEventLine, SNAPSHOT_FILE } from '../../src/core/journal.ts';
+import type { JournalEvent } from '../../src/core/store.ts';
+import { checkpointMessage, eventHash, parseEventLine } from '../../src/core/store.ts';
+import { FileJournal, JOURNAL_FILE, SNAPSHOT_FILE } from '../../src/core/journal.ts';
+import type { SnapshotHeader } from '../../src/core/snapshot.ts';
+import { writeSnapshot } from '../../src/core/snapshot.ts';
 import { loadOrCreateSigner, verifySignature } from '../../src/core/keys.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { holonReducer } from '../../src/core/state.ts';
@@ -166,13 +169,16 @@ describe('FileJournal: append, fold, tail', () => {
     const run = async (j: FileJournal<HolonState>, by: string): Promise<void> => {
       for (let i = 0; i < 200; i++) await append(j, 'test.append', { by, i });
     };
+    // Both are connected to the lock before the race starts.
+    await append(a, 'test.warm', 'a');
+    await append(b, 'test.warm', 'b');
     await Promise.all([run(a, 'a'), run(b, 'b')]);
     a.refresh();
     b.refresh();
     const events = lines(dir);
     const appends = events.filter((e) => e.type === 'test.append');
     assert.equal(appends.length, 400);
-    assert.equal(events.length, 400 + events.filter((e) => e.type === 'checkpoint').length);
+    assert.equal(events.length, 402 + events.filter((e) => e.type === 'checkpoint').length);
     assert.equal(a.seq, events.length);
     assert.equal(b.seq, events.length);
     for (const by of ['a', 'b']) {
@@ -196,8 +202,10 @@ describe('FileJournal: append, fold, tail', () => {
       const { openState } = require(${JSON.stringify(path.join(ROOT, 'src/core/holon.ts'))});
       const j = openState(process.argv[1], { clock: { now: () => Date.now() }, logger: { info() {}, warn() {}, error() {} }, durable: false, watch: false });
       process.stdout.write('ready\\n');
-      for (let i = 0; i < 150; i++) j.transactSync(() => ({ events: [{ type: 'test.append', data: { by: 'child', i } }], result: undefined }));
-      j.close();
+      (async () => {
+        for (let i = 0; i < 150; i++) await j.transact(() => ({ events: [{ type: 'test.append', data: { by: 'child', i } }], result: undefined }));
+        j.close();
+      })();
     `;
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -244,35 +252,40 @@ describe('FileJournal: a torn last line', () => {
     for (let cut = lastStart; cut < full.length; cut++) {
       fs.writeFileSync(journalFile(dir), full.subarray(0, cut));
       const k = open(dir);
-      const after = fs.readFileSync(journalFile(dir));
       const where = `cut at ${cut} (${cut - lastStart} bytes into the last line)`;
+      // Opening only reads: the torn bytes may be another process's append in flight.
+      assert.equal(k.seq, N - 1, where);
+      assert.equal(k.state.accounts['demo']?.funded['EUR'], 3_000_000n, where);
+      assert.deepEqual(fs.readFileSync(journalFile(dir)), full.subarray(0, cut), `${where}: opening changes nothing`);
+      // The first writer, holding the lock, repairs it.
+      await fund(k, 'demo', '1');
+      const after = fs.readFileSync(journalFile(dir));
       assert.deepEqual(after.subarray(0, lastStart), complete, `${where}: complete events are kept byte for byte`);
       assert.equal(after[after.length - 1], 10, `${where}: the file ends with a newline`);
-      assert.equal(k.state.accounts['demo']?.funded['EUR'], 3_000_000n, where);
+      assert.equal(k.state.accounts['demo']?.funded['EUR'], 4_000_000n, where);
+      const afterLines = after.toString('utf8').split('\n').filter((l) => l.length > 0);
+      const repairedAs = parseEventLine(afterLines[N - 1] ?? '');
       if (cut === lastStart) {
-        // Nothing torn: the file is the first N-1 events.
-        assert.equal(k.seq, N - 1, where);
-        assert.deepEqual(after, complete);
+        // Nothing torn: the new event follows the first N-1.
+        assert.equal(k.seq, N, where);
+        assert.equal(repairedAs?.type, 'account.funded', where);
       } else if (cut === full.length - 1) {
         // Only the newline was lost: the whole, valid event is completed, not thrown away.
-        assert.equal(k.seq, N, where);
-        assert.deepEqual(after, full);
+        assert.equal(k.seq, N + 1, where);
+        assert.deepEqual(after.subarray(0, full.length), full);
         assert.equal(k.state.accounts['café-€-東京']?.funded['EUR'], 2_000_000n);
       } else {
         // The torn bytes are cut off, and the repair is itself recorded.
-        assert.equal(k.seq, N, where);
+        assert.equal(k.seq, N + 1, where);
         assert.equal(k.state.accounts['café-€-東京'], undefined, where);
-        const last = parseEventLine(after.subarray(lastStart, after.length - 1).toString('utf8'));
-        assert.equal(last?.type, 'journal.repaired', where);
-        assert.deepEqual(last?.data, { after_seq: N - 1, removed_bytes: cut - lastStart });
+        assert.equal(repairedAs?.type, 'journal.repaired', where);
+        assert.deepEqual(repairedAs?.data, { after_seq: N - 1, removed_bytes: cut - lastStart });
       }
-      const seqBefore: number = k.seq;
-      await fund(k, 'demo', '1');
-      assert.equal(k.seq, seqBefore + 1, `${where}: appends work after the repair`);
+      const seqAfter: number = k.seq;
       k.close();
       const report = verifyJournal(dir);
       assert.equal(report.ok, true, `${where}: ${JSON.stringify(report.first_bad)}`);
-      assert.equal(report.events, seqBefore + 1);
+      assert.equal(report.events, seqAfter);
     }
   });
 
@@ -310,15 +323,25 @@ describe('FileJournal: snapshots', () => {
     const j = open(dir, { snapshotEvery });
     await createMandate(j, clock, 'demo/sandbox', {});
     for (let i = 0; i < n; i++) await fund(j, 'demo', '1');
-    // Snapshots are written just after the transaction that crossed the mark, off the caller's path.
-    await new Promise((r) => setImmediate(r));
+    // Snapshots are written in a worker, off the caller's path.
+    await j.snapshotWritten();
     return j;
   }
 
-  const header = (dir: string): { seq: number; offset: number; hash: string } => {
+  const snapshotParts = (dir: string): { header: string; body: string } => {
     const text = fs.readFileSync(path.join(dir, SNAPSHOT_FILE), 'utf8');
-    return JSON.parse(text.slice(0, text.indexOf('\n'))) as { seq: number; offset: number; hash: string };
+    const nl = text.indexOf('\n');
+    return { header: text.slice(0, nl), body: text.slice(nl + 1) };
   };
+  const header = (dir: string): { seq: number; offset: number; hash: string } => JSON.parse(snapshotParts(dir).header) as { seq: number; offset: number; hash: string };
+
+  /** A journal that remembers what it warned about. */
+  function openWarned(dir: string): { j: FileJournal<HolonState>; warnings: string[] } {
+    const warnings: string[] = [];
+    const j = openFileJournal(dir, { clock, logger: { ...silentLogger, warn: (m: string) => warnings.push(m) }, durable: false, watch: false, snapshotEvery: 0 });
+    journals.push(j);
+    return { j, warnings };
+  }
 
   test('with a small snapshotEvery a snapshot is written, and a reopened journal has the same state', async () => {
     const dir = newDir();
@@ -336,23 +359,45 @@ describe('FileJournal: snapshots', () => {
     // The chain continues from the snapshot's position.
     await fund(k, 'demo', '1');
     assert.equal(verifyJournal(dir).ok, true);
+    assert.equal(verifyJournal(dir).snapshot?.ok, true);
     assert.equal(k.state.accounts['demo']?.funded['EUR'], 12_000_000n);
   });
 
-  test('a snapshot that matches the journal is used instead of folding from the start', async () => {
+  test('a snapshot signed with the installation key is used instead of folding from the start', async () => {
     const dir = newDir();
     const j = await build(dir, 9);
     j.close();
-    // Mark the snapshot's state: only a journal that loaded it can know the marker.
-    const file = path.join(dir, SNAPSHOT_FILE);
-    const text = fs.readFileSync(file, 'utf8');
-    const nl = text.indexOf('\n');
-    const state = holonReducer.deserialize(text.slice(nl + 1));
+    // Mark the snapshot's state and sign it as Holon would: only a journal that loaded it knows the marker.
+    const { header: h } = snapshotParts(dir);
+    const parsed = JSON.parse(h) as SnapshotHeader;
+    const state = holonReducer.deserialize(snapshotParts(dir).body);
     state.fx['TST/EUR'] = '7.00';
-    fs.writeFileSync(file, `${text.slice(0, nl)}\n${holonReducer.serialize(state)}`);
-    const k = open(dir);
+    writeSnapshot(dir, parsed, holonReducer.serialize(state), loadOrCreateSigner(dir), parsed.index);
+    const { j: k, warnings } = openWarned(dir);
+    assert.deepEqual(warnings, []);
     assert.equal(k.state.fx['TST/EUR'], '7.00');
     assert.equal(k.seq, 10);
+    // The offline check folds the journal, and sees the state is not the history's.
+    const report = verifyJournal(dir);
+    assert.equal(report.ok, false);
+    assert.equal(report.snapshot?.ok, false);
+  });
+
+  test('an edited snapshot body is ignored, with a warning: the journal is folded from its start', async () => {
+    const dir = newDir();
+    const j = await build(dir, 9);
+    j.close();
+    const { header: h, body } = snapshotParts(dir);
+    const state = holonReducer.deserialize(body);
+    state.fx['TST/EUR'] = '7.00';
+    fs.writeFileSync(path.join(dir, SNAPSHOT_FILE), `${h}\n${holonReducer.serialize(state)}`);
+    const { j: k, warnings } = openWarned(dir);
+    assert.equal(k.state.fx['TST/EUR'], undefined);
+    assert.equal(stateText(k.state), stateText(j.state));
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /snapshot/);
+    const report = verifyJournal(dir);
+    assert.deepEqual({ ok: report.ok, chain: report.first_bad, snapshot: report.snapshot?.ok }, { ok: false, chain: undefined, snapshot: false });
   });
 
   test('a snapshot that does not match the journal is ignored', async () => {
@@ -388,6 +433,63 @@ describe('FileJournal: snapshots', () => {
     const g = open(dir, { snapshotEvery: 0 });
     assert.equal(g.seq, 2);
     assert.equal(g.state.accounts['demo']?.funded['EUR'], 2_000_000n);
+  });
+});
+
+describe('FileJournal: every line read is checked before it is folded', () => {
+  test('a line edited in place (re-hashed or not) stops the store, naming the line; nothing is acted on', async () => {
+    for (const rehash of [false, true]) {
+      const dir = newDir();
+      const j = open(dir);
+      await fund(j, 'demo', '1');
+      await fund(j, 'demo', '1');
+      const reader = open(dir);
+      await fund(j, 'demo', '1');
+      await fund(j, 'demo', '1');
+      j.close();
+      // The third event, which the reader has not read yet, now funds 1000. Re-hashed, it no longer
+      // links to the fourth; otherwise it does not match its own hash.
+      const ls = fs.readFileSync(journalFile(dir), 'utf8').split('\n');
+      const e = JSON.parse(ls[2] ?? '') as JournalEvent;
+      (e.data as { amount: string }).amount = '1000';
+      if (rehash) e.hash = eventHash(e);
+      ls[2] = JSON.stringify(e);
+      fs.writeFileSync(journalFile(dir), ls.join('\n'));
+      const line = rehash ? 4 : 3;
+      const broken: Error[] = [];
+      reader.onBroken((err) => broken.push(err));
+      assert.throws(() => reader.refresh(), (err: unknown) => HolonError.is(err, 'corrupt_journal') && (err.details as { line: number }).line === line);
+      assert.equal(broken.length, 1);
+      assert.equal(reader.seq, 2, 'nothing after the last good event was folded');
+      assert.equal(reader.state.accounts['demo']?.funded['EUR'], 2_000_000n, 'the edit was not folded');
+      await assert.rejects(fund(reader, 'demo', '1'), (err: unknown) => HolonError.is(err, 'corrupt_journal'));
+      // A new process refuses the journal at open.
+      assert.throws(() => open(dir), (err: unknown) => HolonError.is(err, 'corrupt_journal') && (err.details as { line: number }).line === line);
+      assert.equal(verifyJournal(dir).first_bad?.line, line);
+    }
+  });
+});
+
+describe('holon verify and a torn last line', () => {
+  test('a torn last line is reported as an interrupted append the next writer repairs, not as tampering', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    await fund(j, 'demo', '1');
+    j.close();
+    const full = fs.readFileSync(journalFile(dir));
+    const lastStart = full.lastIndexOf(10, full.length - 2) + 1;
+    fs.writeFileSync(journalFile(dir), full.subarray(0, lastStart + 20));
+    const torn = verifyJournal(dir);
+    assert.deepEqual({ ok: torn.ok, events: torn.events, bad: torn.first_bad, tail: torn.torn_tail }, { ok: true, events: 1, bad: undefined, tail: { bytes: 20, whole_event: false } });
+    fs.writeFileSync(journalFile(dir), full.subarray(0, full.length - 1));
+    assert.deepEqual(verifyJournal(dir).torn_tail, { bytes: full.length - 1 - lastStart, whole_event: true });
+    // An altered last line that still ends in a newline is tampering.
+    fs.writeFileSync(journalFile(dir), Buffer.concat([full.subarray(0, lastStart + 20), Buffer.from('\n')]));
+    const altered = verifyJournal(dir);
+    assert.equal(altered.ok, false);
+    assert.equal(altered.first_bad?.line, 2);
+    assert.equal(altered.torn_tail, undefined);
   });
 });
 
@@ -442,7 +544,34 @@ describe('FileJournal: checkpoints', () => {
 describe('FileJournal: the lock', () => {
   const lockFile = (dir: string): string => path.join(dir, 'journal.lock');
 
-  test('a stale lock naming a dead process is broken', async () => {
+  /** A child process running `body` (CommonJS, with `dir` and `journal`, `lock` modules in scope); it says what it does on stdout. */
+  function child(dir: string, body: string): { proc: ReturnType<typeof spawn>; said: (line: string) => Promise<void>; has: (line: string) => boolean; exited: Promise<number | null> } {
+    const script = `
+      const dir = process.argv[1];
+      const { openState } = require(${JSON.stringify(path.join(ROOT, 'src/core/holon.ts'))});
+      const { JournalLock, acquireFileLock } = require(${JSON.stringify(path.join(ROOT, 'src/core/journalLock.ts'))});
+      const say = (w) => process.stdout.write(w + '\\n');
+      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+      (async () => { ${body} })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });
+    `;
+    const proc = spawn(process.execPath, ['--import', 'tsx', '-e', script, dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    cleanups.push(() => proc.kill('SIGKILL'));
+    const has = (line: string): boolean => out.split('\n').includes(line);
+    const said = async (line: string): Promise<void> => {
+      await until(() => {
+        if (!has(line) && proc.exitCode !== null) throw new Error(`the child exited before saying ${line}: ${err}`);
+        return has(line);
+      }, `the child to say ${line}`, 20_000);
+    };
+    return { proc, said, has, exited };
+  }
+
+  test('an election lock naming a dead process is broken', async () => {
     const dir = newDir();
     const j = open(dir);
     const dead = spawnSync(process.execPath, ['-e', '']).pid;
@@ -450,10 +579,10 @@ describe('FileJournal: the lock', () => {
     fs.writeFileSync(lockFile(dir), `${dead} ${Date.now()}`);
     await fund(j, 'demo', '1');
     assert.equal(j.seq, 1);
-    assert.equal(fs.existsSync(lockFile(dir)), false, 'the lock is released after the transaction');
+    assert.equal(fs.existsSync(lockFile(dir)), false, 'the election lock is released once a coordinator is elected');
   });
 
-  test('a lock older than any real critical section is broken, whoever holds it', async () => {
+  test('an election lock older than any election is broken, whoever holds it', async () => {
     const dir = newDir();
     const j = open(dir);
     fs.writeFileSync(lockFile(dir), `${process.pid} ${Date.now() - 10 * 60_000}`);
@@ -462,20 +591,80 @@ describe('FileJournal: the lock', () => {
     assert.equal(fs.existsSync(lockFile(dir)), false);
   });
 
-  test('an empty lock left by a process that died before writing its pid is broken', async () => {
+  test('an empty election lock left by a process that died before writing its pid is broken', async () => {
     const dir = newDir();
     fs.writeFileSync(lockFile(dir), '');
     const old = new Date(Date.now() - 10 * 60_000);
     fs.utimesSync(lockFile(dir), old, old);
-    // In a child process: while the bug is there, acquireLock spins synchronously for 15 s.
-    const script = `require(${JSON.stringify(path.join(ROOT, 'src/core/journal.ts'))}).acquireLock(process.argv[1])(); process.stdout.write('acquired');`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script, lockFile(dir)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const c = child(dir, `(await acquireFileLock(require('node:path').join(dir, 'journal.lock'), 3000))(); say('acquired');`);
+    await c.said('acquired');
+    assert.equal(await c.exited, 0);
+  });
+
+  test('waiting for a lock another process holds never blocks the event loop, and the wait ends when it releases', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    const c = child(dir, `const release = await new JournalLock(dir).acquire(); say('held'); await sleep(500); say('releasing'); await sleep(100); release(); await sleep(100); process.exit(0);`);
+    await c.said('held');
+    let ticks = 0;
+    const timer = setInterval(() => (ticks += 1), 5);
     try {
-      await until(() => out.includes('acquired'), 'the child to break the empty lock', 3_000);
+      await fund(j, 'demo', '1');
     } finally {
-      child.kill();
+      clearInterval(timer);
     }
+    assert.equal(c.has('releasing'), true, 'the transaction waited for the other process to release');
+    assert.ok(ticks > 0, 'timers ran while this process waited');
+    assert.equal(j.seq, 2);
+    assert.equal(await c.exited, 0);
+  });
+
+  for (const who of ['the coordinator', 'a client'] as const) {
+    test(`${who} killed with -9 while holding the lock does not stop the others`, async () => {
+      const dir = newDir();
+      const j = open(dir);
+      // Whoever elects first coordinates: the child, or this process.
+      if (who === 'a client') await fund(j, 'demo', '1');
+      const c = child(dir, `const j = openState(dir, { clock: { now: () => Date.now() }, logger: { info() {}, warn() {}, error() {} }, durable: false, watch: false });
+        const release = await new JournalLock(dir).acquire(); say('held'); await sleep(60_000);`);
+      await c.said('held');
+      const waiting = fund(j, 'demo', '1');
+      c.proc.kill('SIGKILL');
+      await c.exited;
+      await waiting;
+      await fund(j, 'demo', '1');
+      assert.equal(j.state.accounts['demo']?.funded['EUR'], (who === 'a client' ? 3n : 2n) * 1_000_000n);
+      assert.equal(verifyJournal(dir).ok, true);
+    });
+  }
+
+  test('three processes asking at once are served in turn: none waits out a run of the others', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    const N = 60;
+    const kids = ['a', 'b', 'c'].map((by) =>
+      child(dir, `const j = openState(dir, { clock: { now: () => Date.now() }, logger: { info() {}, warn() {}, error() {} }, durable: false, watch: false });
+        say('ready'); while (!require('node:fs').existsSync(require('node:path').join(dir, 'go'))) await sleep(5);
+        for (let i = 0; i < ${N}; i++) await j.transact(() => ({ events: [{ type: 'test.append', data: { by: '${by}', i } }], result: undefined }));
+        j.close(); say('done');`),
+    );
+    for (const k of kids) await k.said('ready');
+    fs.writeFileSync(path.join(dir, 'go'), '');
+    for (const k of kids) assert.equal(await k.exited, 0);
+    const order = lines(dir)
+      .filter((e) => e.type === 'test.append')
+      .map((e) => (e.data as { by: string }).by);
+    assert.equal(order.length, 3 * N);
+    // While all three still ask (until the first is done), first come, first served means short runs;
+    // a lock taken by whoever polls first lets one process run many transactions in a row.
+    const firstDone = Math.min(...['a', 'b', 'c'].map((by) => order.lastIndexOf(by)));
+    let longest = 0;
+    for (let i = 0, run = 0; i <= firstDone; i++) {
+      run = i > 0 && order[i] === order[i - 1] ? run + 1 : 1;
+      longest = Math.max(longest, run);
+    }
+    assert.ok(longest <= 6, `the longest run of one process while all three asked was ${longest}: ${order.slice(0, firstDone + 1).join('')}`);
   });
 });

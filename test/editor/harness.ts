@@ -14,7 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
-import { pidAlive as alive } from '../../src/core/journal.ts';
+import { pidAlive as alive } from '../../src/core/journalLock.ts';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 /**

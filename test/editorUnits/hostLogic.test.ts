@@ -55,13 +55,13 @@ describe('protocol states from the journal', () => {
       const done = await client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICES }, approval: approvalId } });
       const receipt = (done.structuredContent as { receipt: string }).receipt;
       assert.equal(holonViewState(runtime.store.state, MANDATE, clock.now(), true).approvals.length, 0, 'a decided approval leaves the view');
-      const r = receiptsState(runtime.store.state, 'all', receipt);
+      const r = await receiptsState(runtime.store, 'all', receipt);
       assert.equal(r.selected?.id, receipt);
       assert.equal(r.selected?.children.length, 4);
       assert.equal(r.selected?.totalCost, '0.1906 EUR');
       assert.equal(r.selected?.approvalChannel, 'panel');
       assert.equal(r.recent.length, 2);
-      assert.equal(receiptsState(runtime.store.state, 'failed', null).recent.length, 0);
+      assert.equal((await receiptsState(runtime.store, 'failed', null)).recent.length, 0);
       await client.close();
     } finally {
       await cleanup();

@@ -253,7 +253,7 @@ test('a waiting call sees a decision another process appends to the same journal
     const progress: Progress[] = [];
     const call = client.callTool({ name: 'call_agent', arguments: JOB }, undefined, { onprogress: (p) => progress.push(p) }).then((r) => structured<CallResult>(r as CallToolResult));
     const asked = await until(() => pendingApproval(runtime), 'the approval to be requested');
-    assert.equal(runtime.store.state.receipts[asked.ref ?? '']?.status, 'pending_approval');
+    assert.equal(runtime.store.state.open_receipts[asked.ref ?? '']?.status, 'pending_approval');
     // Meanwhile the client hears that the call waits for the human (progress notifications).
     const first = await until(() => progress[0], 'a progress notification');
     assert.equal(first.total, 30);

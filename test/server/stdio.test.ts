@@ -7,7 +7,8 @@ import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
 import { FACTURE, HOLON_BIN, MANDATE, servedState, until } from '../helpers.ts';
 import { callAgent, callTool, structured } from './support.ts';
-import { pidAlive as alive } from '../../src/core/journal.ts';
+import { pidAlive as alive } from '../../src/core/journalLock.ts';
+import { recentRootReceipts } from '../../src/core/market/receipts.ts';
 
 let state: { dir: string; cleanup: () => void };
 
@@ -57,7 +58,7 @@ test('the built holon mcp serves the market tools over stdio: list, search, one 
   if (pid !== null) await until(() => !alive(pid), 'the server process to exit');
   const store = openState(state.dir, { clock: systemClock, logger: silentLogger, durable: false, watch: false });
   try {
-    const receipts = Object.values(store.state.receipts).filter((x) => x.mandate === MANDATE);
+    const receipts = await recentRootReceipts(store, { mandate: MANDATE, limit: 100 });
     assert.deepEqual(
       receipts.map((x) => [x.agent, x.status, x.cost?.amount]),
       [['acme/table-extract', 'succeeded', '0.0238']],

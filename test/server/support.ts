@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import type { Clock } from '../../src/core/deps.ts';
-import type { JournalEvent } from '../../src/core/journal.ts';
+import type { JournalEvent } from '../../src/core/store.ts';
 import { JOURNAL_FILE } from '../../src/core/journal.ts';
 import * as M from '../../src/core/money.ts';
 import { budgetOf } from '../../src/core/spend.ts';

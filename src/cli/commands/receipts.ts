@@ -1,5 +1,5 @@
 import { HolonError } from '../../core/errors.ts';
-import { receiptTree, recentRootReceipts } from '../../core/market/receipts.ts';
+import { receiptTree, recentRootReceipts, treeOf } from '../../core/market/receipts.ts';
 import type { Mandate } from '../../core/model.ts';
 import { fmt, receiptJson, receiptLines } from '../../core/present.ts';
 import { budgetOf } from '../../core/spend.ts';
@@ -18,14 +18,14 @@ const receiptsCmd: Command = {
     return withStore(openExisting(ctx), async (store) => {
       const s = store.state;
       if (ctx.args[0]) {
-        const tree = receiptTree(s, ctx.args[0]);
+        const tree = await receiptTree(store, ctx.args[0]);
         return print(ctx, receiptJson(tree), [`Total ${fmt(tree.total_cost)} (${tree.mandate})`, ...receiptLines(tree)].join('\n'));
       }
       const limit = Number(str(ctx.opts, 'limit') ?? '20');
       if (!Number.isInteger(limit) || limit < 1) throw new HolonError('invalid_input', '--limit takes a positive whole number');
       const mandate = str(ctx.opts, 'mandate');
       if (mandate !== undefined && !s.mandates[mandate]) throw new HolonError('not_found', `no mandate "${mandate}"`);
-      const roots = recentRootReceipts(s, { mandate, limit }).map((r) => receiptTree(s, r.id));
+      const roots = await Promise.all((await recentRootReceipts(store, { mandate, limit })).map((r) => treeOf(store, r)));
       return print(ctx, roots.map(receiptJson), roots.length === 0 ? 'No receipts yet.' : roots.flatMap((t) => receiptLines(t)).join('\n'));
     });
   },

@@ -8,7 +8,7 @@ import type { Denial } from '../denials.ts';
 import { denial } from '../denials.ts';
 import { HolonError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { EventStore, NewEvent } from '../journal.ts';
+import type { EventStore, NewEvent } from '../store.ts';
 import type { Money } from '../money.ts';
 import * as M from '../money.ts';
 import type { Approval, ApprovalChannel, ApprovalStatus, ApprovalSubject } from './model.ts';

@@ -17,7 +17,7 @@ import { denial, forAgent } from '../denials.ts';
 import { HolonError } from '../errors.ts';
 import { convertTo } from '../fx.ts';
 import { newId } from '../ids.ts';
-import type { EventStore, NewEvent } from '../journal.ts';
+import type { EventStore, NewEvent } from '../store.ts';
 import { mandateDenials, mandateOf } from '../mandates.ts';
 import type { AgentEntry, Endpoint, Mandate, Receipt } from '../model.ts';
 import type { Money, MoneyJson } from '../money.ts';
@@ -30,8 +30,8 @@ import type { IndexedAgent } from './marketIndex.ts';
 import { marketIndex } from './marketIndex.ts';
 import type { Ranking } from './policy.ts';
 import { agentTimeoutMs, costOf, offers } from './policy.ts';
-import type { ReceiptTree } from './receipts.ts';
-import { mandateReceiptTree, receiptEvent } from './receipts.ts';
+import type { ReceiptEvents, ReceiptTree } from './receipts.ts';
+import { applyToReceipt, mandateReceiptTree, readReceipt, receiptEvent, treeOf } from './receipts.ts';
 
 /** Error codes Holon gives a call that failed for a reason of its own (not one the agent declared). */
 export const CALL_FAILURES = {
@@ -255,8 +255,13 @@ export class Gateway {
   }
 
   /** A receipt of this mandate with its delegated calls, recursively. */
-  receiptTree(mandateId: string, id: string): ReceiptTree {
-    return mandateReceiptTree(this.state, mandateId, id);
+  receiptTree(mandateId: string, id: string): Promise<ReceiptTree> {
+    return mandateReceiptTree(this.deps.store, mandateId, id);
+  }
+
+  /** The tree under the receipt a call returned. */
+  outcomeTree(outcome: CallOutcome): Promise<ReceiptTree> {
+    return treeOf(this.deps.store, outcome.receipt);
   }
 
   /** Makes one call, from decision to receipt. */
@@ -273,7 +278,7 @@ export class Gateway {
     if (decision.kind !== 'pending' || status === null) return decision;
     // Waited and stopped: the receipt and approval as they are now (a rejection ends the receipt).
     const approval = structuredClone(this.state.approvals[decision.approval.id] ?? decision.approval);
-    const receipt = structuredClone(this.state.receipts[decision.receipt.id] ?? decision.receipt);
+    const receipt = (await readReceipt(this.deps.store, decision.receipt.id)) ?? decision.receipt;
     return status === 'rejected' ? { kind: 'rejected', receipt, approval } : { kind: 'pending', receipt, approval };
   }
 
@@ -340,7 +345,7 @@ export class Gateway {
     const idx = marketIndex(s, mandate);
     const approval = approvalId ? s.approvals[approvalId] : undefined;
     // A re-submission after approval continues the receipt that waited; anything else gets a new one.
-    const waiting = approval && approval.mandate === mandate.id && approval.ref ? s.receipts[approval.ref] : undefined;
+    const waiting = approval && approval.mandate === mandate.id && approval.ref ? s.open_receipts[approval.ref] : undefined;
     const reuse = waiting?.status === 'pending_approval' && approval?.status !== 'used';
     const receipt: Receipt = {
       id: reuse && waiting ? waiting.id : newId('rcpt'),
@@ -453,7 +458,8 @@ export class Gateway {
         return deny(gate.denials);
       case 'pending':
       case 'rejected':
-        return { events: [], result: { kind: gate.kind, receipt: (gate.approval.ref ? s.receipts[gate.approval.ref] : undefined) ?? receipt, approval: gate.approval } };
+        // The receipt that waited (call() reads it back as it is now, ended if it was rejected).
+        return { events: [], result: { kind: gate.kind, receipt: (gate.approval.ref ? (s.open_receipts[gate.approval.ref] ?? { ...receipt, id: gate.approval.ref }) : receipt), approval: gate.approval } };
       case 'ask': {
         const r: Receipt = { ...receipt, status: 'pending_approval', approval: gate.approval.id, ended_at: null, denials: [thresholdDenial(worst, mandate)] };
         return { events: [...gate.events, receiptEvent('call.pending', { receipt: r })], result: { kind: 'pending', receipt: r, approval: gate.approval } };
@@ -498,29 +504,34 @@ export class Gateway {
     }
     const judged = this.judge(entry, result);
     const duration = Math.max(0, this.deps.clock.now() - started);
-    const settled = await this.deps.store.transact((s) => {
-      const priceCost = judged.charged ? costOf(entry, judged.units) : M.zero(entry.manifest.price.currency);
-      const currency = s.mandates[receipt.mandate]?.currency ?? hold.currency;
-      // Never charge more than was held for this call (what its children did not use).
-      const cost = convertTo(s, priceCost, currency) ?? M.zero(currency);
-      const end = endHold(s, receipt.id, cost, judged.error?.code ?? 'succeeded');
-      return {
-        events: [
-          receiptEvent('call.finished', {
-            receipt: receipt.id,
-            status: judged.error ? 'failed' : 'succeeded',
-            cost: M.toJson({ units: end.charged, currency }),
-            price_cost: M.toJson(priceCost),
-            error: judged.error,
-            output_summary: judged.error ? null : describeOutput(result.structured ?? result.text),
-            duration_ms: duration,
-          }),
-          ...end.events,
-        ],
-        result: s.receipts[receipt.id] ?? receipt,
-      };
-    });
-    return { kind: 'done', receipt: structuredClone(settled), entry, result: judged.result };
+    const settled = await this.deps.store.transact(
+      (s) => {
+        const priceCost = judged.charged ? costOf(entry, judged.units) : M.zero(entry.manifest.price.currency);
+        const currency = s.mandates[receipt.mandate]?.currency ?? hold.currency;
+        // Never charge more than was held for this call (what its children did not use).
+        const cost = convertTo(s, priceCost, currency) ?? M.zero(currency);
+        const end = endHold(s, receipt.id, cost, judged.error?.code ?? 'succeeded');
+        const endedAt = new Date(this.deps.clock.now()).toISOString();
+        const finished: ReceiptEvents['call.finished'] = {
+          receipt: receipt.id,
+          status: judged.error ? 'failed' : 'succeeded',
+          cost: M.toJson({ units: end.charged, currency }),
+          price_cost: M.toJson(priceCost),
+          error: judged.error,
+          output_summary: judged.error ? null : describeOutput(result.structured ?? result.text),
+          duration_ms: duration,
+          ended_at: endedAt,
+        };
+        // The receipt as the journal will read it back, built here: it has left the folded state.
+        const open = s.open_receipts[receipt.id] ?? receipt;
+        const done = applyToReceipt(open, { type: 'call.finished', data: finished }, endedAt) ?? open;
+        return { events: [receiptEvent('call.finished', finished), ...end.events], result: structuredClone(done) };
+      },
+      // A crash before this is durable leaves the hold in place (over-reserved, never overspent) until
+      // recovery releases it; the next durable append, or a timer, makes it durable.
+      { durable: false },
+    );
+    return { kind: 'done', receipt: settled, entry, result: judged.result };
   }
 
   /**

@@ -1,24 +1,31 @@
 /**
  * Receipts of agent calls, allowed or denied, as trees (delegated calls are children), and the record
- * Holon measures of every agent from them.
+ * Holon measures of every agent from them. The folded state keeps only the receipts still open (waiting
+ * for a human, or running) and the per-agent aggregates; every receipt is filed under keys and read
+ * back from the journal on demand, so memory does not grow with the number of calls.
  */
 import type { ApprovalEvents } from '../approvals/slice.ts';
 import { denial } from '../denials.ts';
 import { HolonError } from '../errors.ts';
+import { upcast } from '../legacy.ts';
 import type { MeasuredRecord, Receipt } from '../model.ts';
 import type { Money, MoneyJson } from '../money.ts';
 import * as M from '../money.ts';
 import type { Slice } from '../slice.ts';
 import { big, eventsOf } from '../slice.ts';
+import type { SpendEvents } from '../spend.ts';
+import type { HolonState } from '../state.ts';
+import type { EventStore, JournalEvent } from '../store.ts';
 import type { Dict } from '../util.ts';
 import { dict, toDict } from '../util.ts';
 
 /** The receipts' part of the state. */
 export interface ReceiptsFields {
-  receipts: Dict<Receipt>;
+  /** Receipts not ended yet: waiting for a human's approval, or running. */
+  open_receipts: Dict<Receipt>;
   /** What Holon measured of each agent, in the agent's price currency. */
   records: Dict<MeasuredRecord>;
-  /** The receipt each agent-call approval is for. */
+  /** The receipt each agent-call approval still waiting is for. */
   receipt_of_approval: Dict<string>;
   /** Counts record changes, so rankings derived from them know when to be recomputed. */
   records_version: number;
@@ -39,34 +46,87 @@ export interface ReceiptEvents {
     error: Receipt['error'];
     output_summary: string | null;
     duration_ms: number;
+    /** When the call ended (older journals leave it out: the event's own time). */
+    ended_at?: string;
   };
 }
 
 /** Builds a receipts event. */
 export const receiptEvent = eventsOf<ReceiptEvents>();
 
-function put(s: ReceiptsFields, r: Receipt): void {
-  const known = s.receipts[r.id];
-  s.receipts[r.id] = structuredClone(r);
-  if (r.approval) s.receipt_of_approval[r.approval] = r.id;
-  if (!known && r.parent) s.receipts[r.parent]?.children.push(r.id);
+/** What an interrupted call's receipt says: the money came back, and what the agent did is unknown. */
+export const INTERRUPTED: NonNullable<Receipt['error']> = {
+  code: 'interrupted',
+  message: 'the process running this call stopped before it settled: its hold was released and nothing was charged; what the agent did (its side effects) is unknown',
+  charged: false,
+};
+
+/** The events that concern one receipt, in the vocabulary this module reads them in. */
+type ReceiptEvent =
+  | { type: 'call.denied' | 'call.pending' | 'call.started'; data: ReceiptEvents['call.started'] }
+  | { type: 'call.finished'; data: ReceiptEvents['call.finished'] }
+  | { type: 'approval.decided'; data: ApprovalEvents['approval.decided'] }
+  | { type: 'hold.released'; data: SpendEvents['hold.released'] };
+
+/**
+ * What one event does to a receipt: the one place a receipt's life is written down, used both by the
+ * fold (for open receipts) and by whoever reads a receipt back from the journal.
+ */
+export function applyToReceipt(r: Receipt | undefined, e: ReceiptEvent, time: string): Receipt | undefined {
+  switch (e.type) {
+    case 'call.denied':
+    case 'call.pending':
+    case 'call.started':
+      return { ...structuredClone(e.data.receipt), children: r?.children ?? [] };
+    case 'call.finished':
+      if (!r) return r;
+      return { ...r, status: e.data.status, cost: { ...e.data.cost }, error: e.data.error ? { ...e.data.error } : null, output_summary: e.data.output_summary, ended_at: e.data.ended_at ?? time, duration_ms: e.data.duration_ms };
+    case 'approval.decided':
+      // A call that waited for a human and was rejected ends rejected, whoever was (or was not) waiting.
+      if (!r || r.status !== 'pending_approval' || e.data.decision !== 'rejected') return r;
+      return { ...r, status: 'rejected', ended_at: time, denials: [denial('rejected', { approval: e.data.id })] };
+    case 'hold.released':
+      if (!r || r.status !== 'running' || e.data.reason !== INTERRUPTED.code) return r;
+      return { ...r, status: 'interrupted', ended_at: time, cost: { amount: '0.00', currency: r.worst_case?.currency ?? 'EUR' }, error: { ...INTERRUPTED } };
+  }
 }
 
-export const receiptsSlice: Slice<ReceiptsFields, ReceiptEvents & Pick<ApprovalEvents, 'approval.decided'>> = {
-  initial: () => ({ receipts: dict(), records: dict(), receipt_of_approval: dict(), records_version: 0 }),
+const open = (r: Receipt): boolean => r.status === 'pending_approval' || r.status === 'running';
+
+/** Keys receipts are filed under. */
+export const RECEIPT_KEYS = {
+  receipt: (id: string): string => `rcpt:${id}`,
+  children: (id: string): string => `kids:${id}`,
+  roots: 'roots',
+} as const;
+
+type Handled = ReceiptEvents & Pick<ApprovalEvents, 'approval.decided'> & Pick<SpendEvents, 'hold.released'>;
+
+function track(s: ReceiptsFields, r: Receipt | undefined): void {
+  if (!r) return;
+  // A delegated call starts while its parent runs: the parent's open receipt lists it, so the receipt a
+  // finished call returns is whole without reading the journal back.
+  const parent = r.parent ? s.open_receipts[r.parent] : undefined;
+  if (parent && !parent.children.includes(r.id)) parent.children.push(r.id);
+  if (open(r)) {
+    s.open_receipts[r.id] = r;
+    if (r.approval && r.status === 'pending_approval') s.receipt_of_approval[r.approval] = r.id;
+  } else {
+    delete s.open_receipts[r.id];
+    if (r.approval) delete s.receipt_of_approval[r.approval];
+  }
+}
+
+export const receiptsSlice: Slice<ReceiptsFields, Handled> = {
+  initial: () => ({ open_receipts: dict(), records: dict(), receipt_of_approval: dict(), records_version: 0 }),
   on: {
-    'call.denied': (s, d) => put(s, d.receipt),
-    'call.pending': (s, d) => put(s, d.receipt),
-    'call.started': (s, d) => put(s, d.receipt),
+    'call.denied': (s, d, e) => track(s, applyToReceipt(s.open_receipts[d.receipt.id], { type: 'call.denied', data: d }, e.time)),
+    'call.pending': (s, d, e) => track(s, applyToReceipt(s.open_receipts[d.receipt.id], { type: 'call.pending', data: d }, e.time)),
+    'call.started': (s, d, e) => track(s, applyToReceipt(s.open_receipts[d.receipt.id], { type: 'call.started', data: d }, e.time)),
     'call.finished': (s, d, e) => {
-      const r = s.receipts[d.receipt];
+      const r = s.open_receipts[d.receipt];
       if (!r) return;
-      r.status = d.status;
-      r.cost = { ...d.cost };
-      r.error = d.error ? { ...d.error } : null;
-      r.output_summary = d.output_summary;
-      r.ended_at = e.time;
-      r.duration_ms = d.duration_ms;
+      track(s, applyToReceipt(r, { type: 'call.finished', data: d }, e.time));
       if (!r.agent) return;
       const rec = (s.records[r.agent] ??= { runs: 0, succeeded: 0, cost_units: 0n, duration_ms: 0 });
       rec.runs += 1;
@@ -75,24 +135,69 @@ export const receiptsSlice: Slice<ReceiptsFields, ReceiptEvents & Pick<ApprovalE
       rec.duration_ms += d.duration_ms;
       s.records_version += 1;
     },
-    // A call that waited for a human and was rejected ends rejected, whoever was (or was not) waiting.
     'approval.decided': (s, d, e) => {
-      if (d.decision !== 'rejected') return;
       const id = s.receipt_of_approval[d.id];
-      const r = id ? s.receipts[id] : undefined;
-      if (!r || r.status !== 'pending_approval') return;
-      r.status = 'rejected';
-      r.ended_at = e.time;
-      r.denials = [denial('rejected', { approval: d.id })];
+      if (d.decision === 'approved' || !id) return;
+      track(s, applyToReceipt(s.open_receipts[id], { type: 'approval.decided', data: d }, e.time));
     },
+    'hold.released': (s, d, e) => track(s, applyToReceipt(s.open_receipts[d.hold], { type: 'hold.released', data: d }, e.time)),
+  },
+  keys: (s, e) => {
+    switch (e.type) {
+      case 'call.denied':
+      case 'call.pending':
+      case 'call.started': {
+        const r = (e.data as ReceiptEvents['call.started']).receipt;
+        if (s.open_receipts[r.id]) return [{ key: RECEIPT_KEYS.receipt(r.id) }];
+        // A receipt's first event opens its key and its children's; a root is listed, a child is filed under its parent.
+        return [
+          { key: RECEIPT_KEYS.receipt(r.id), first: true },
+          { key: RECEIPT_KEYS.children(r.id), first: true },
+          r.parent ? { key: RECEIPT_KEYS.children(r.parent) } : { key: RECEIPT_KEYS.roots },
+        ];
+      }
+      case 'call.finished': {
+        const id = (e.data as ReceiptEvents['call.finished']).receipt;
+        return s.open_receipts[id] ? [{ key: RECEIPT_KEYS.receipt(id) }] : [];
+      }
+      case 'approval.decided': {
+        const id = s.receipt_of_approval[(e.data as ApprovalEvents['approval.decided']).id];
+        return id ? [{ key: RECEIPT_KEYS.receipt(id) }] : [];
+      }
+      case 'hold.released': {
+        const id = (e.data as SpendEvents['hold.released']).hold;
+        return s.open_receipts[id] ? [{ key: RECEIPT_KEYS.receipt(id) }] : [];
+      }
+      default:
+        return [];
+    }
   },
   revive: (s) => {
-    s.receipts = toDict(s.receipts);
+    s.open_receipts = toDict(s.open_receipts);
     s.records = toDict(s.records, (r) => ({ ...r, cost_units: big(r.cost_units) }));
     s.receipt_of_approval = toDict(s.receipt_of_approval);
     s.records_version ??= 0;
   },
 };
+
+/** Where receipts are read back from: the store, whose state has the mandates old events need. */
+export type ReceiptSource = Pick<EventStore<HolonState>, 'state' | 'readKey'>;
+
+/** A receipt, read back from the journal (the open ones from the folded state). */
+export async function readReceipt(store: ReceiptSource, id: string): Promise<Receipt | undefined> {
+  let r: Receipt | undefined;
+  for (const raw of await store.readKey(RECEIPT_KEYS.receipt(id))) {
+    // An old journal's events are read in today's vocabulary, as the fold reads them.
+    for (const e of upcast(store.state, raw)) r = applyToReceipt(r, e as ReceiptEvent & JournalEvent, e.time);
+  }
+  if (!r) return undefined;
+  const children = new Set<string>();
+  for (const e of await store.readKey(RECEIPT_KEYS.children(id))) {
+    const child = (e.data as { receipt: { id: string; parent: string | null } }).receipt;
+    if (child.parent === id) children.add(child.id);
+  }
+  return { ...r, children: [...children] };
+}
 
 /** A measured record as rates and means: the one place they are computed. */
 export interface RecordStats {
@@ -124,30 +229,47 @@ export interface ReceiptTree extends Omit<Receipt, 'children'> {
   children: ReceiptTree[];
 }
 
-/** Builds the tree under a receipt. */
-export function receiptTree(s: ReceiptsFields, id: string): ReceiptTree {
-  const r = s.receipts[id];
+/** Builds the tree under a receipt, reading it back from the journal. */
+export async function receiptTree(store: ReceiptSource, id: string): Promise<ReceiptTree> {
+  const r = await readReceipt(store, id);
   if (!r) throw new HolonError('not_found', `no receipt "${id}"`, { receipt: id });
-  const children = r.children.map((c) => receiptTree(s, c));
+  return treeOf(store, r);
+}
+
+/** The tree under a receipt already in hand: a call that delegated nothing needs no read. */
+export async function treeOf(store: ReceiptSource, r: Receipt): Promise<ReceiptTree> {
+  const children = await Promise.all(r.children.map((c) => receiptTree(store, c)));
   let total: Money | null = r.cost ? M.fromJson(r.cost) : null;
   for (const c of children) {
     if (c.total_cost) total = total ? M.add(total, M.fromJson(c.total_cost)) : M.fromJson(c.total_cost);
   }
   const descendants = children.reduce((n, c) => n + 1 + c.descendants, 0);
-  return { ...structuredClone(r), total_cost: total ? M.toJson(total) : null, descendants, children };
+  return { ...r, total_cost: total ? M.toJson(total) : null, descendants, children };
 }
 
 /** The tree of a receipt under one mandate (another mandate's receipts are not found). */
-export function mandateReceiptTree(s: ReceiptsFields, mandate: string, id: string): ReceiptTree {
-  const r = s.receipts[id];
+export async function mandateReceiptTree(store: ReceiptSource, mandate: string, id: string): Promise<ReceiptTree> {
+  const r = await readReceipt(store, id);
   if (!r || r.mandate !== mandate) throw new HolonError('not_found', `no receipt "${id}" under mandate ${mandate}`, { receipt: id });
-  return receiptTree(s, id);
+  return receiptTree(store, id);
 }
 
 /** The newest root calls (delegated calls stay under their parents), optionally of one mandate or status. */
-export function recentRootReceipts(s: ReceiptsFields, filter: { mandate?: string | undefined; status?: Receipt['status'] | undefined; limit: number }): Receipt[] {
-  return Object.values(s.receipts)
-    .filter((r) => r.parent === null && (!filter.mandate || r.mandate === filter.mandate) && (!filter.status || r.status === filter.status))
-    .sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0))
-    .slice(0, filter.limit);
+export async function recentRootReceipts(store: ReceiptSource, filter: { mandate?: string | undefined; status?: Receipt['status'] | undefined; limit: number }): Promise<Receipt[]> {
+  const out: Receipt[] = [];
+  // Newest first, in growing batches, until enough match (a filter may skip many).
+  let want = filter.limit;
+  let seen = 0;
+  for (;;) {
+    const batch = await store.readKey(RECEIPT_KEYS.roots, { newest: want });
+    for (const e of batch.slice(0, batch.length - seen).reverse()) {
+      const id = (e.data as ReceiptEvents['call.started']).receipt.id;
+      const r = await readReceipt(store, id);
+      if (r && (!filter.mandate || r.mandate === filter.mandate) && (!filter.status || r.status === filter.status)) out.push(r);
+      if (out.length >= filter.limit) return out;
+    }
+    if (batch.length < want) return out;
+    seen = batch.length;
+    want *= 4;
+  }
 }

@@ -239,13 +239,13 @@ const callAgent = defineTool({
       { input: args.input, agent: args.agent ?? undefined, capability: args.capability ?? undefined, max_cost: args.max_cost ?? undefined, approval: args.approval ?? undefined },
       { signal: ctx.extra.signal, ...(ctx.server ? { waitForApproval: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {}) },
     );
-    return callAnswer(ctx, outcome);
+    return await callAnswer(ctx, outcome);
   },
 });
 
 /** Shapes a call's outcome; shared with the delegation endpoint. */
-export function callAnswer(ctx: Pick<ToolContext, 'deps' | 'mandate'>, outcome: CallOutcome): ToolReply<z.infer<typeof CallOutput>> {
-  const tree = ctx.deps.gateway.receiptTree(ctx.mandate, outcome.receipt.id);
+export async function callAnswer(ctx: Pick<ToolContext, 'deps'>, outcome: CallOutcome): Promise<ToolReply<z.infer<typeof CallOutput>>> {
+  const tree = await ctx.deps.gateway.outcomeTree(outcome);
   const base: z.infer<typeof CallOutput> = {
     receipt: tree.id,
     status: tree.status as z.infer<typeof CallStatus>,
@@ -422,7 +422,7 @@ const getReceipt = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   summary: (a) => ({ receipt: a.receipt }),
   handler: async (args, ctx) => {
-    const t = ctx.deps.gateway.receiptTree(ctx.mandate, args.receipt);
+    const t = await ctx.deps.gateway.receiptTree(ctx.mandate, args.receipt);
     return { output: { tree: receiptJson(t), total_cost: t.total_cost }, text: [`Total ${fmt(t.total_cost)}`, ...receiptLines(t)].join('\n') };
   },
 });

@@ -30,7 +30,7 @@ function delegatedCall(grant: Grant): Toolset {
     summary: (a) => ({ capability: a.capability, input: summarize(a.input) }),
     handler: async (args, ctx) => {
       const outcome = await ctx.deps.gateway.call(grant.mandate, { capability: args.capability, input: args.input, max_cost: args.max_cost ?? undefined }, { grant, signal: ctx.extra.signal });
-      const answer = callAnswer(ctx, outcome);
+      const answer = await callAnswer(ctx, outcome);
       // The delegating agent is a program that needs the child's structured output, beside the wrapped text.
       const data = outcome.kind === 'done' ? ((outcome.result?.structured ?? null) as z.core.util.JSONType | null) : null;
       return { ...answer, output: { ...answer.output, data } };

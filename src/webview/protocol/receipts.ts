@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { Id, panelProtocol, ReadyCommand } from './messages.ts';
 
 /** Statuses a receipt can have. */
-export const RECEIPT_STATUSES = ['pending_approval', 'running', 'succeeded', 'failed', 'denied', 'rejected'] as const;
+export const RECEIPT_STATUSES = ['pending_approval', 'running', 'succeeded', 'failed', 'denied', 'rejected', 'interrupted'] as const;
 
 /** A receipt's status. */
 export const ReceiptStatus = z.enum(RECEIPT_STATUSES);
