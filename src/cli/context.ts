@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import * as readline from 'node:readline/promises';
 import { stderrLogger, systemClock } from '../core/deps.ts';
 import { HolonError } from '../core/errors.ts';
+import { processGone } from '../core/owner.ts';
+import { releaseOrphanedHolds } from '../core/spend.ts';
 import type { EventStore } from '../core/store.ts';
 import { JOURNAL_FILE } from '../core/journal.ts';
 import { openState } from '../core/holon.ts';
@@ -36,6 +38,8 @@ export function openExisting(ctx: CommandContext): EventStore<HolonState> {
 export async function withStore<T>(store: EventStore<HolonState>, fn: (s: EventStore<HolonState>) => Promise<T>, write = false): Promise<T> {
   try {
     const before = store.seq;
+    // A write first gives back what a process that died mid-spend still holds.
+    if (write) await releaseOrphanedHolds(store, processGone);
     const result = await fn(store);
     if (write && store.seq > before) await store.checkpoint();
     return result;

@@ -17,6 +17,9 @@ import type { MandatesFields } from './mandates.ts';
 import { mandateDenials } from './mandates.ts';
 import type { Mandate } from './model.ts';
 import type { Money } from './money.ts';
+import type { ProcessRef } from './owner.ts';
+import { processGone } from './owner.ts';
+import type { Logger } from './deps.ts';
 import * as M from './money.ts';
 import type { Slice } from './slice.ts';
 import { big, eventsOf } from './slice.ts';
@@ -39,6 +42,8 @@ export interface Hold {
   parent: string | null;
   payee: Payee;
   placed_at: string;
+  /** The process that runs the spend, while it runs (absent in journals written before holds had owners). */
+  owner?: ProcessRef;
 }
 
 /** Running totals of a mandate, in its currency, as fixed-point units. */
@@ -67,7 +72,7 @@ export interface SpendFields {
 /** The spends' events. Amounts are decimal strings in the hold's currency. */
 export interface SpendEvents {
   'account.funded': { account: string; amount: string; currency: string };
-  'hold.placed': { hold: string; mandate: string; account: string; currency: string; amount: string; parent: string | null; payee: Payee };
+  'hold.placed': { hold: string; mandate: string; account: string; currency: string; amount: string; parent: string | null; payee: Payee; owner?: ProcessRef };
   /** The spend happened: `cost` leaves the hold as spent, the rest is released (back to the parent, if any). */
   'hold.settled': { hold: string; cost: string };
   /** The spend did not happen (failed, refused after the hold, interrupted): all of the hold is released. */
@@ -110,7 +115,7 @@ export const spendSlice: Slice<SpendFields, SpendEvents> = {
         spendOf(s, d.mandate).held += units;
         bump(accountOf(s, d.account).held, d.currency, units);
       }
-      s.holds[d.hold] = { mandate: d.mandate, account: d.account, currency: d.currency, units, parent: parent ? (d.parent ?? null) : null, payee: { ...d.payee }, placed_at: e.time };
+      s.holds[d.hold] = { mandate: d.mandate, account: d.account, currency: d.currency, units, parent: parent ? (d.parent ?? null) : null, payee: { ...d.payee }, placed_at: e.time, ...(d.owner ? { owner: { ...d.owner } } : {}) };
     },
     'hold.settled': (s, d, e) => {
       const h = s.holds[d.hold];
@@ -240,6 +245,8 @@ export interface SpendRequest {
   subject: ApprovalSubject;
   approvalId?: string | undefined;
   now: number;
+  /** The process that will run the spend: if it dies, the next process releases the hold. */
+  owner?: ProcessRef | undefined;
 }
 
 /** How a spend was decided. */
@@ -285,6 +292,7 @@ export function gateSpend(s: SpendFields & ApprovalsFields & MandatesFields, r: 
       amount: M.formatUnits(r.amount.units),
       parent,
       payee: r.payee,
+      ...(r.owner ? { owner: r.owner } : {}),
     }),
   );
   return { kind: 'held', events, approval };
@@ -305,4 +313,53 @@ export function endHold(s: SpendFields, id: string, cost: Money | null, reason: 
   const units = cost ? (cost.units > h.units ? h.units : cost.units) : 0n;
   if (units <= 0n) return { events: [spendEvent('hold.released', { hold: id, reason })], charged: 0n };
   return { events: [spendEvent('hold.settled', { hold: id, cost: M.formatUnits(units) })], charged: units };
+}
+
+/** Why a hold was released when the process running its spend died. */
+export const INTERRUPTED_REASON = 'interrupted';
+
+/**
+ * Releases every hold whose process is gone (`gone` says which), children before their parents, in
+ * one transaction against the latest state. A spend in flight when its process died moved no money
+ * through Holon: its hold goes back, and its record says it was interrupted. Returns the holds released.
+ */
+export async function releaseOrphanedHolds(store: EventStore<SpendFields>, gone: (owner: ProcessRef) => boolean): Promise<string[]> {
+  const orphaned = (s: SpendFields): string[] => Object.keys(s.holds).filter((id) => s.holds[id]?.owner && gone(s.holds[id].owner));
+  // Most of the time there is nothing to do, and no transaction is needed to see it.
+  if (orphaned(store.state).length === 0) return [];
+  return store.transact((s) => {
+    const ids = orphaned(s);
+    const depth = (id: string): number => {
+      let n = 0;
+      for (let h = s.holds[id]; h?.parent; h = s.holds[h.parent]) n += 1;
+      return n;
+    };
+    ids.sort((a, b) => depth(b) - depth(a));
+    return { events: ids.map((hold) => spendEvent('hold.released', { hold, reason: INTERRUPTED_REASON })), result: ids };
+  });
+}
+
+/** How often a long-running process looks for holds whose process died. */
+const RECOVERY_EVERY_MS = 5_000;
+
+/**
+ * Releases the holds of processes that died, now and then every few seconds, for as long as this
+ * process runs (a server, the editor). Returns how to stop.
+ */
+export function recoverOrphanedHolds(store: EventStore<SpendFields>, logger: Logger, everyMs = RECOVERY_EVERY_MS): () => void {
+  let running = false;
+  const sweep = (): void => {
+    if (running) return;
+    running = true;
+    releaseOrphanedHolds(store, processGone)
+      .then((ids) => {
+        if (ids.length > 0) logger.warn(`released ${ids.length} hold(s) of a process that stopped mid-spend: ${ids.join(', ')}`);
+      })
+      .catch((err: unknown) => logger.warn(`could not release the holds of a stopped process: ${(err as Error).message}`))
+      .finally(() => (running = false));
+  };
+  sweep();
+  const timer = setInterval(sweep, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

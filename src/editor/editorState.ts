@@ -4,6 +4,7 @@ import type { Clock, Logger } from '../core/deps.ts';
 import { systemClock } from '../core/deps.ts';
 import type { EventStore } from '../core/store.ts';
 import { openState } from '../core/holon.ts';
+import { recoverOrphanedHolds } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { ApprovalConfig } from './settings.ts';
 import { approvalConfig } from './settings.ts';
@@ -23,6 +24,7 @@ export class EditorState implements vscode.Disposable {
   /** Fires after any change to the journal or to the selection. */
   readonly onDidChange = this.changed.event;
   private readonly unsubscribe: () => void;
+  private readonly stopRecovery: () => void;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -31,6 +33,7 @@ export class EditorState implements vscode.Disposable {
     this.dir = (context.storageUri ?? context.globalStorageUri).fsPath;
     this.store = openState(this.dir, { clock: this.clock, logger });
     this.unsubscribe = this.store.subscribe(() => this.changed.fire());
+    this.stopRecovery = recoverOrphanedHolds(this.store, logger);
   }
 
   get state(): HolonState {
@@ -59,6 +62,7 @@ export class EditorState implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.stopRecovery();
     this.unsubscribe();
     this.store.close();
     this.changed.dispose();

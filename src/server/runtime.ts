@@ -2,6 +2,7 @@ import type { Clock, Logger } from '../core/deps.ts';
 import type { EventStore } from '../core/store.ts';
 import { filesRoot, openState } from '../core/holon.ts';
 import { Gateway } from '../core/market/gateway.ts';
+import { recoverOrphanedHolds } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import { McpAgentRunner } from './agentClient.ts';
 import type { ApprovalSettings, ServerDeps } from './serverDeps.ts';
@@ -48,11 +49,14 @@ export function openRuntime(
   });
   const deps: ServerDeps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS };
   holder.deps = deps;
+  // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
+  const stopRecovery = recoverOrphanedHolds(store, options.logger);
   return {
     stateDir,
     deps,
     store,
     async close(closeOptions = {}) {
+      stopRecovery();
       delegation.close();
       await runner.close();
       try {

@@ -190,6 +190,8 @@ export function units(amount: string): bigint {
 /** An SDK client connected over stdio to `holon mcp --mandate M --state DIR …`. */
 export interface McpSession {
   client: Client;
+  /** The server's process id. */
+  pid: number | null;
   log: () => string;
   close: () => Promise<void>;
 }
@@ -205,7 +207,7 @@ export async function mcpSession(state: string, mandate: string, extra: string[]
   transport.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   const client = new Client({ name: 'holon-cli-test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, log: () => log, close: () => client.close() };
+  return { client, pid: transport.pid, log: () => log, close: () => client.close() };
 }
 
 /** The structured content of a tool result. */

@@ -11,7 +11,7 @@ import { APPROVAL_TTL_MS, approvalExpiry, approvalStatus, bindingOf } from '../.
 import { newId } from '../../src/core/ids.ts';
 import type { Mandate } from '../../src/core/model.ts';
 import * as M from '../../src/core/money.ts';
-import { budgetOf, endHold, gateSpend } from '../../src/core/spend.ts';
+import { budgetOf, endHold, gateSpend, releaseOrphanedHolds } from '../../src/core/spend.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { canonicalHash } from '../../src/core/util.ts';
 import type { World } from './fixtures.ts';
@@ -137,4 +137,38 @@ describe('concurrent spends of any kind never together exceed a limit', () => {
       assert.equal(b.held.units, 0n);
       assert.ok(b.spent.units <= limit);
     }, { funds: '1.50', threshold: '5.00', perDay: null, perCall: null }));
+});
+
+describe('holds of a process that died', () => {
+  test('are released, children before parents, and exactly what they held comes back; live and ownerless holds stay', () =>
+    withWorld(async (w) => {
+      const dead = { host: 'h', pid: 999, start: '1' };
+      const live = { host: 'h', pid: 1000, start: '1' };
+      const place = (id: string, amount: string, owner: typeof dead | undefined, parent: string | null = null): Promise<string> =>
+        w.store.transact((s) => {
+          const g = gateSpend(s, { id, mandate: mandateOf(s), payee: { kind: 'payee', id: 'p' }, amount: M.money(amount, 'EUR'), subject: paymentSubject('p', amount), parent, now: w.clock.now(), owner });
+          assert.equal(g.kind, 'held');
+          return { events: g.kind === 'held' ? g.events : [], result: g.kind };
+        });
+      await place('parent', '0.40', dead);
+      await place('child', '0.10', dead, 'parent');
+      await place('other', '0.20', live);
+      await place('old', '0.05', undefined);
+      assert.equal(w.store.state.spend[MANDATE]?.held, u('0.65'));
+
+      const seq = w.store.seq;
+      const released = await releaseOrphanedHolds(w.store, (o) => o.pid === dead.pid);
+      assert.deepEqual(released, ['child', 'parent']);
+      assert.deepEqual(w.store.events.slice(seq).map((e) => [e.type, (e.data as { hold: string }).hold, (e.data as { reason: string }).reason]), [
+        ['hold.released', 'child', 'interrupted'],
+        ['hold.released', 'parent', 'interrupted'],
+      ]);
+      assert.deepEqual(Object.keys(w.store.state.holds).sort(), ['old', 'other']);
+      assert.equal(w.store.state.spend[MANDATE]?.held, u('0.25'));
+      assert.equal(w.store.state.accounts['demo']?.held['EUR'], u('0.25'));
+      assert.equal(w.store.state.spend[MANDATE]?.spent, 0n);
+      // Nothing left to release: no transaction at all.
+      assert.deepEqual(await releaseOrphanedHolds(w.store, (o) => o.pid === dead.pid), []);
+      assert.equal(w.store.seq, seq + 2);
+    }));
 });

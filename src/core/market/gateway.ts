@@ -17,6 +17,8 @@ import { denial, forAgent } from '../denials.ts';
 import { HolonError } from '../errors.ts';
 import { convertTo } from '../fx.ts';
 import { newId } from '../ids.ts';
+import type { ProcessRef } from '../owner.ts';
+import { thisProcess } from '../owner.ts';
 import type { EventStore, NewEvent } from '../store.ts';
 import { mandateDenials, mandateOf } from '../mandates.ts';
 import type { AgentEntry, Endpoint, Mandate, Receipt } from '../model.ts';
@@ -83,6 +85,8 @@ export interface GatewayDeps {
   filesRoot: string;
   delegation?: DelegationHost;
   validate?: SchemaValidator;
+  /** The process that runs the calls (this one, unless a test says otherwise): named on each hold. */
+  owner?: ProcessRef;
 }
 
 /** A call as the agent asks for it. */
@@ -452,6 +456,7 @@ export class Gateway {
       },
       approvalId,
       now,
+      owner: this.deps.owner ?? thisProcess(),
     });
     switch (gate.kind) {
       case 'denied':

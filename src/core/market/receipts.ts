@@ -14,6 +14,7 @@ import * as M from '../money.ts';
 import type { Slice } from '../slice.ts';
 import { big, eventsOf } from '../slice.ts';
 import type { SpendEvents } from '../spend.ts';
+import { INTERRUPTED_REASON } from '../spend.ts';
 import type { HolonState } from '../state.ts';
 import type { EventStore, JournalEvent } from '../store.ts';
 import type { Dict } from '../util.ts';
@@ -56,7 +57,7 @@ export const receiptEvent = eventsOf<ReceiptEvents>();
 
 /** What an interrupted call's receipt says: the money came back, and what the agent did is unknown. */
 export const INTERRUPTED: NonNullable<Receipt['error']> = {
-  code: 'interrupted',
+  code: INTERRUPTED_REASON,
   message: 'the process running this call stopped before it settled: its hold was released and nothing was charged; what the agent did (its side effects) is unknown',
   charged: false,
 };

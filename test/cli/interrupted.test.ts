@@ -1,0 +1,75 @@
+/**
+ * A server killed with -9 in the middle of a paid call: the money it held comes back, through the next
+ * process that writes (or a running server's sweep), and the receipt says the call was interrupted and its side effects are unknown.
+ * A server that is still running keeps its holds.
+ */
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { before, test } from 'node:test';
+import { pidAlive } from '../../src/core/journalLock.ts';
+import { verifyJournal } from '../../src/core/verify.ts';
+import type { McpSession } from './cliHarness.ts';
+import { ensureBuilt, json, mcpSession, ok, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';
+
+before(ensureBuilt);
+
+type MoneyJson = { amount: string; currency: string };
+type Budget = { held: MoneyJson; spent: MoneyJson };
+type ReceiptJson = { id: string; status: string; cost: MoneyJson | null; error: { code: string; charged: boolean } | null };
+
+const MANDATE = 'demo/slow';
+const held = async (state: string): Promise<bigint> => units((await json<Budget[]>(state, ['budget', MANDATE]))[0]?.held.amount ?? 'x');
+
+/** Starts a server and a call that never ends by itself; resolves once its hold is in the journal. */
+async function callInFlight(state: string, root: string, n: number): Promise<{ session: McpSession; receipt: string }> {
+  const session = await mcpSession(state, MANDATE, ['--approval-wait', '0', '--no-elicitation']);
+  const pid = session.pid;
+  assert.ok(pid);
+  session.client.callTool({ name: 'call_agent', arguments: { agent: SLOW_AGENT, input: { release: path.join(root, `never-${n}`), max_ms: 60_000 } } }, undefined, { timeout: 120_000 }).catch(() => {});
+  const placed = await until(
+    () => readEvents(state).find((e) => e.type === 'hold.placed' && (e.data as { owner?: { pid: number } }).owner?.pid === pid),
+    'the call to hold its money',
+    30_000,
+  );
+  return { session, receipt: (placed.data as { hold: string }).hold };
+}
+
+test('servers killed with -9 mid-call hold nothing once the next process writes; their receipts say interrupted', { timeout: 180_000 }, async () => {
+  const { dir: state, root, cleanup } = await seededState();
+  try {
+    await ok(state, ['agents', 'add', SLOW_CATALOG]);
+    await ok(state, ['mandate', 'create', MANDATE, '--capabilities', 'testing.*', '--total', '5', '--threshold', '0.50']);
+
+    // A running server keeps its hold, whoever else writes.
+    const alive = await callInFlight(state, root, 0);
+    await ok(state, ['fund', 'demo', '1']);
+    assert.equal(await held(state), units('0.05'), "a live server's hold is not touched");
+
+    const killed: string[] = [];
+    for (let i = 1; i <= 3; i++) {
+      const { session, receipt } = await callInFlight(state, root, i);
+      process.kill(session.pid as number, 'SIGKILL');
+      await until(() => !pidAlive(session.pid as number), 'the server to die');
+      killed.push(receipt);
+    }
+    // Each new server, and the one still running, also sweeps; at the latest, the next process that
+    // writes gives the holds back. The live server's call is still running.
+    await ok(state, ['fund', 'demo', '1']);
+    assert.equal(await held(state), units('0.05'));
+    assert.equal(units((await json<Budget[]>(state, ['budget', MANDATE]))[0]?.spent.amount ?? 'x'), 0n, 'nothing was charged');
+    const released = readEvents(state).filter((e) => e.type === 'hold.released' && (e.data as { reason: string }).reason === 'interrupted');
+    assert.deepEqual(released.map((e) => (e.data as { hold: string }).hold).sort(), [...killed].sort());
+    for (const id of killed) {
+      const r = await json<ReceiptJson>(state, ['receipts', id]);
+      assert.equal(r.status, 'interrupted');
+      assert.deepEqual(r.cost, { amount: '0.00', currency: 'EUR' });
+      assert.equal(r.error?.code, 'interrupted');
+      assert.equal(r.error?.charged, false);
+    }
+    const report = verifyJournal(state);
+    assert.equal(report.ok, true, JSON.stringify(report));
+    await alive.session.close();
+  } finally {
+    cleanup();
+  }
+});
