@@ -17,7 +17,11 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
     summaries: ['Lists approvals waiting for you; shows or sets where they may be answered', 'Approves one waiting approval (interactive only)', 'Rejects a waiting approval'],
     load: () => import('./commands/approvals.ts'),
   },
-  { names: ['receipts', 'budget'], summaries: ['Shows a receipt tree, or recent calls', 'Shows spent, held and remaining budget'], load: () => import('./commands/receipts.ts') },
+  {
+    names: ['receipts', 'budget', 'holds'],
+    summaries: ['Shows a receipt tree, or recent calls', 'Shows spent, held and remaining budget', 'Lists money held for spends in flight; releases one left by a restart'],
+    load: () => import('./commands/receipts.ts'),
+  },
   { names: ['fx'], summaries: ['Lists or sets exchange rates'], load: () => import('./commands/fx.ts') },
   { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
   { names: ['mcp'], summaries: ['Runs the MCP server for one mandate over stdio'], load: () => import('./commands/mcp.ts') },

@@ -1,19 +1,25 @@
 /**
  * Which process holds money for a spend in flight. A hold names its owner, so that when that process
- * dies (killed, crashed, the machine restarted) the next process can tell and give the money back,
- * rather than leave it held forever.
+ * dies (killed, crashed) the next process can tell and give the money back, rather than leave it held
+ * forever. After the machine itself went down it cannot be told whether the spend's settlement reached
+ * the disk, so such holds stay held (over-reserved, never overspent) until a human releases them.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { pidAlive } from './journalLock.ts';
 
-/** A process, told apart from a later one that got the same pid. */
+/** A process, told apart from a later one that got the same pid, on a machine since it last started. */
 export interface ProcessRef {
   host: string;
+  /** Which run of the machine: Linux's boot id, elsewhere `t:` and when it started (seconds). */
+  boot?: string;
   pid: number;
   /** When the process started, as the OS tells it (Linux: ticks since boot); null where it cannot be read. */
   start: string | null;
 }
+
+/** How a hold's owner is doing, as far as this process can tell. */
+export type OwnerState = 'running' | 'gone' | 'restarted' | 'elsewhere';
 
 function startOf(pid: number): string | null {
   try {
@@ -25,22 +31,43 @@ function startOf(pid: number): string | null {
   }
 }
 
+function bootId(): string {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return `t:${Math.round(Date.now() / 1000 - os.uptime())}`;
+  }
+}
+
+/** Boot times read at two moments differ by a second or so: within a minute is the same run. */
+function sameBoot(a: string, b: string): boolean {
+  if (a.startsWith('t:') && b.startsWith('t:')) return Math.abs(Number(a.slice(2)) - Number(b.slice(2))) <= 60;
+  return a === b;
+}
+
 let self: ProcessRef | undefined;
 
 /** This process. */
 export function thisProcess(): ProcessRef {
-  return (self ??= { host: os.hostname(), pid: process.pid, start: startOf(process.pid) });
+  return (self ??= { host: os.hostname(), boot: bootId(), pid: process.pid, start: startOf(process.pid) });
 }
 
 /**
- * True only when `p` is certainly gone: it ran on this machine and no process has its pid, or the one
- * that has it started at another time. A process on another machine is never judged from here.
+ * How `p` is doing: `gone` only when it certainly died on this machine since it last started (no
+ * process has its pid, or the one that has it started at another time); `restarted` when the machine
+ * started again since; `elsewhere` when it ran on another machine, which is never judged from here.
  */
-export function processGone(p: ProcessRef): boolean {
+export function ownerState(p: ProcessRef): OwnerState {
   const me = thisProcess();
-  if (p.host !== me.host) return false;
-  if (p.pid === me.pid) return p.start !== me.start;
-  if (!pidAlive(p.pid)) return true;
+  if (p.host !== me.host) return 'elsewhere';
+  if (p.boot !== undefined && me.boot !== undefined && !sameBoot(p.boot, me.boot)) return 'restarted';
+  if (p.pid === me.pid) return p.start === me.start ? 'running' : 'gone';
+  if (!pidAlive(p.pid)) return 'gone';
   const start = p.start === null ? null : startOf(p.pid);
-  return start !== null && start !== p.start;
+  return start !== null && start !== p.start ? 'gone' : 'running';
+}
+
+/** True when `p` certainly died, and everything it wrote is still there to read (see ownerState). */
+export function processGone(p: ProcessRef): boolean {
+  return ownerState(p) === 'gone';
 }

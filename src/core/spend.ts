@@ -329,14 +329,30 @@ export async function releaseOrphanedHolds(store: EventStore<SpendFields>, gone:
   if (orphaned(store.state).length === 0) return [];
   return store.transact((s) => {
     const ids = orphaned(s);
-    const depth = (id: string): number => {
-      let n = 0;
-      for (let h = s.holds[id]; h?.parent; h = s.holds[h.parent]) n += 1;
-      return n;
-    };
-    ids.sort((a, b) => depth(b) - depth(a));
-    return { events: ids.map((hold) => spendEvent('hold.released', { hold, reason: INTERRUPTED_REASON })), result: ids };
+    return { events: releaseAll(s, ids, INTERRUPTED_REASON), result: sortChildrenFirst(s, ids) };
   });
+}
+
+/** The holds in `ids`, each after every hold that draws on it. */
+function sortChildrenFirst(s: SpendFields, ids: string[]): string[] {
+  const depth = (id: string): number => {
+    let n = 0;
+    for (let h = s.holds[id]; h?.parent; h = s.holds[h.parent]) n += 1;
+    return n;
+  };
+  return [...ids].sort((a, b) => depth(b) - depth(a));
+}
+
+/** Releases the holds in `ids`, children before their parents, so each gives back to the one it drew on. */
+export function releaseAll(s: SpendFields, ids: string[], reason: string): NewEvent[] {
+  return sortChildrenFirst(s, ids).map((hold) => spendEvent('hold.released', { hold, reason }));
+}
+
+/** A hold and every hold that draws on it, at any depth. */
+export function holdTree(s: SpendFields, id: string): string[] {
+  const out = [id];
+  for (let i = 0; i < out.length; i++) for (const [k, h] of Object.entries(s.holds)) if (h.parent === out[i]) out.push(k);
+  return out;
 }
 
 /** How often a long-running process looks for holds whose process died. */

@@ -4,12 +4,17 @@
  * A server that is still running keeps its holds.
  */
 import assert from 'node:assert/strict';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { openState } from '../../src/core/holon.ts';
 import { pidAlive } from '../../src/core/journalLock.ts';
+import * as M from '../../src/core/money.ts';
+import { gateSpend } from '../../src/core/spend.ts';
 import { verifyJournal } from '../../src/core/verify.ts';
 import type { McpSession } from './cliHarness.ts';
-import { ensureBuilt, json, mcpSession, ok, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';
+import { ensureBuilt, holonIn, inTerminal, json, mcpSession, ok, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -69,6 +74,42 @@ test('servers killed with -9 mid-call hold nothing once the next process writes;
     const report = verifyJournal(state);
     assert.equal(report.ok, true, JSON.stringify(report));
     await alive.session.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('a hold left from before the machine restarted stays held until a human at a terminal releases it', { timeout: 120_000 }, async () => {
+  const { dir: state, cleanup } = await seededState();
+  try {
+    // A hold as a server writes it, by a process of an earlier run of this machine: its settlement may
+    // have been lost with the machine, so nothing releases it by itself.
+    const store = openState(state, { clock: systemClock, logger: silentLogger, durable: false, watch: false });
+    const id = 'rcpt_before_restart';
+    await store.transact((s) => {
+      const m = s.mandates['demo/sandbox'];
+      assert.ok(m);
+      const g = gateSpend(s, { id, mandate: m, payee: { kind: 'agent', id: 'acme/table-extract' }, amount: M.money('0.30', 'EUR'), subject: { kind: 'payment', payee: 'x', amount: { amount: '0.30', currency: 'EUR' }, terms_hash: 'ab'.repeat(32), purpose: 'test' }, now: Date.now(), owner: { host: os.hostname(), boot: 'an-earlier-boot', pid: 1, start: '1' } });
+      return { events: g.kind === 'held' ? g.events : [], result: g.kind };
+    });
+    store.close();
+    await ok(state, ['fund', 'demo', '1']);
+    const holds = await json<{ hold: string; owner: string }[]>(state, ['holds']);
+    assert.deepEqual(holds.map((h) => [h.hold, h.owner]), [[id, 'restarted']]);
+
+    const before = readEvents(state).length;
+    const agent = await holonIn(state, ['holds', 'release', id]);
+    assert.equal(agent.code, 1);
+    assert.ok(agent.stderr.startsWith('holon: '), agent.stderr);
+    const no = await inTerminal(['holds', 'release', id, '--state', state], { answer: 'n' });
+    assert.equal(no.code, 1);
+    assert.equal(readEvents(state).length, before, 'an agent without a terminal, or a human who said no, changes nothing');
+
+    const yes = await inTerminal(['holds', 'release', id, '--state', state], { answer: 'y' });
+    assert.equal(yes.code, 0, yes.output);
+    assert.deepEqual(await json<unknown[]>(state, ['holds']), []);
+    const released = readEvents(state).filter((e) => e.type === 'hold.released');
+    assert.deepEqual(released.map((e) => e.data), [{ hold: id, reason: 'interrupted' }]);
   } finally {
     cleanup();
   }

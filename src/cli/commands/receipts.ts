@@ -2,10 +2,14 @@ import { HolonError } from '../../core/errors.ts';
 import { receiptTree, recentRootReceipts, treeOf } from '../../core/market/receipts.ts';
 import type { Mandate } from '../../core/model.ts';
 import { fmt, receiptJson, receiptLines } from '../../core/present.ts';
-import { budgetOf } from '../../core/spend.ts';
+import type { MoneyJson } from '../../core/money.ts';
+import * as M from '../../core/money.ts';
+import { ownerState } from '../../core/owner.ts';
+import { budgetOf, holdTree, INTERRUPTED_REASON, releaseAll } from '../../core/spend.ts';
+import type { HolonState } from '../../core/state.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
-import { clock, openExisting, print, withStore } from '../context.ts';
+import { clock, confirmAtTerminal, openExisting, print, withStore } from '../context.ts';
 import { budgetJson, mandateText } from '../render.ts';
 
 const receiptsCmd: Command = {
@@ -56,4 +60,57 @@ const budgetCmd: Command = {
   },
 };
 
-export const commands: Command[] = [receiptsCmd, budgetCmd];
+/** A hold as the human sees it: what it is for, how much, and whether the process that placed it still runs. */
+function holdJson(id: string, h: HolonState['holds'][string]): { hold: string; mandate: string; amount: MoneyJson; payee: string; placed_at: string; owner: string } {
+  return { hold: id, mandate: h.mandate, amount: M.toJson({ units: h.units, currency: h.currency }), payee: `${h.payee.kind} ${h.payee.id}`, placed_at: h.placed_at, owner: h.owner ? ownerState(h.owner) : 'unknown' };
+}
+
+const HOLD_OWNERS: Record<string, string> = {
+  running: 'its process runs',
+  gone: 'its process died; the next write releases it',
+  restarted: 'placed before the machine restarted: release it once you know what the payee did',
+  elsewhere: 'placed on another machine',
+  unknown: 'placed by an older Holon',
+};
+
+const holdsCmd: Command = {
+  name: 'holds',
+  usage: 'holds [release HOLD_ID]',
+  summary:
+    "Lists the money held for spends in flight, and whether each one's process still runs. `holds release` (interactive only) gives back a hold left from before the machine restarted: its spend is then recorded as interrupted.",
+  options: {},
+  positionals: [0, 2],
+  async run(ctx) {
+    const [sub, id] = ctx.args;
+    if (sub === undefined) {
+      return withStore(openExisting(ctx), async (store) => {
+        const rows = Object.entries(store.state.holds).map(([hid, h]) => holdJson(hid, h));
+        return print(ctx, rows, rows.length === 0 ? 'Nothing is held.' : rows.map((r) => `${r.hold}  ${fmt(r.amount)}  ${r.mandate} → ${r.payee}  since ${r.placed_at}  (${HOLD_OWNERS[r.owner] ?? r.owner})`).join('\n'));
+      });
+    }
+    if (sub !== 'release' || !id) throw new HolonError('invalid_input', 'usage: holon holds [release HOLD_ID]');
+    return withStore(
+      openExisting(ctx),
+      async (store) => {
+        const h = store.state.holds[id];
+        if (!h) throw new HolonError('not_found', `no hold "${id}"`);
+        if (h.parent) throw new HolonError('conflict', `hold ${id} draws on ${h.parent}: release that one`);
+        const row = holdJson(id, h);
+        if (row.owner === 'running') throw new HolonError('conflict', `the process that placed hold ${id} is still running it`);
+        if (!(await confirmAtTerminal(`Release ${fmt(row.amount)} held for ${row.payee} under ${row.mandate} since ${row.placed_at}? Its spend is recorded as interrupted. [y/N] `, 'releasing a hold'))) {
+          ctx.out('Not released.');
+          return 1;
+        }
+        const released = await store.transact((s) => {
+          if (!s.holds[id]) throw new HolonError('conflict', `hold ${id} was released meanwhile`);
+          const ids = holdTree(s, id);
+          return { events: releaseAll(s, ids, INTERRUPTED_REASON), result: ids };
+        });
+        return print(ctx, { released }, `Released ${fmt(row.amount)} (${released.join(', ')}).`);
+      },
+      true,
+    );
+  },
+};
+
+export const commands: Command[] = [receiptsCmd, budgetCmd, holdsCmd];
