@@ -16,6 +16,29 @@ const base = {
   legalComments: 'none',
 };
 
+/**
+ * Modules the extension loads only when first needed (with `import()`): the schemas (zod) that check
+ * what a human or a view sends. They go to dist/lazy.js, so activating the extension never compiles or
+ * runs them.
+ */
+const LAZY = ['src/core/schemas.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+
+/** @type {import('esbuild').Plugin} */
+const lazyModules = {
+  name: 'lazy-modules',
+  setup(build) {
+    build.onResolve({ filter: /\.ts$/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      const rel = path.relative(process.cwd(), path.resolve(args.resolveDir, args.path)).split(path.sep).join('/');
+      return LAZY.includes(rel) ? { path: rel, namespace: 'lazy' } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
+      contents: `module.exports = require(require('node:path').join(__dirname, 'lazy.js')).modules[${JSON.stringify(args.path)}];`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
   {
@@ -44,6 +67,20 @@ const targets = [
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    plugins: [lazyModules],
+  },
+  {
+    ...base,
+    stdin: {
+      contents: `${LAZY.map((f, i) => `import * as m${i} from './${f}';`).join('\n')}\nexport const modules = { ${LAZY.map((f, i) => `${JSON.stringify(f)}: m${i}`).join(', ')} };`,
+      resolveDir: process.cwd(),
+      sourcefile: 'lazy.ts',
+      loader: 'ts',
+    },
+    outfile: 'dist/lazy.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   {
     ...base,

@@ -60,7 +60,7 @@ export async function seedDemo(
     capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*', 'pipeline.*'] } }],
     data: { regions: ['EU'], retention_days: 30, training: false },
   });
-  for (const e of readCatalog(path.join(EXAMPLES, 'catalog.json'))) await addAgent(store, clock, e.manifest, e.endpoint, 'demo-catalog');
+  for (const e of await readCatalog(path.join(EXAMPLES, 'catalog.json'))) await addAgent(store, clock, e.manifest, e.endpoint, 'demo-catalog');
   const dir = options.stateDir ?? store.dir;
   if (dir) copyExampleFiles(dir);
 }

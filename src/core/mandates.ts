@@ -13,7 +13,6 @@ import type { EventStore } from './store.ts';
 import type { CapabilityGrant, Mandate } from './model.ts';
 import * as M from './money.ts';
 import type { MandateInput, MandatePatch } from './schemas.ts';
-import { firstIssue, MandateInputSchema, MandatePatchSchema } from './schemas.ts';
 import type { Slice } from './slice.ts';
 import { eventsOf } from './slice.ts';
 import type { SpendFields } from './spend.ts';
@@ -129,6 +128,8 @@ export function applyMandatePatch(old: Mandate, p: MandatePatch, now: string): M
 /** Creates a mandate `account/name`; everything not given takes a careful default. */
 export async function createMandate(store: EventStore<MandatesFields>, clock: Clock, id: string, input: unknown): Promise<Mandate> {
   checkMandateId(id);
+  // The schemas (zod) are loaded on the first write that needs them, never to fold or read a state.
+  const { firstIssue, MandateInputSchema } = await import('./schemas.ts');
   const parsed = MandateInputSchema.strict().safeParse(input);
   if (!parsed.success) throw new HolonError('invalid_input', `mandate: ${firstIssue(parsed.error)}`);
   const m = checked(fromInput(id, parsed.data, new Date(clock.now()).toISOString()));
@@ -140,6 +141,7 @@ export async function createMandate(store: EventStore<MandatesFields>, clock: Cl
 
 /** Changes a mandate by a patch; what the patch does not name stays as it was. */
 export async function patchMandate(store: EventStore<MandatesFields & SpendFields>, clock: Clock, id: string, patch: unknown): Promise<Mandate> {
+  const { firstIssue, MandatePatchSchema } = await import('./schemas.ts');
   const parsed = MandatePatchSchema.safeParse(patch);
   if (!parsed.success) throw new HolonError('invalid_input', `mandate: ${firstIssue(parsed.error)}`);
   return store.transact((s) => {

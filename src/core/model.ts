@@ -131,3 +131,6 @@ export interface Receipt {
   duration_ms: number | null;
   children: string[];
 }
+
+/** How long an agent call may take (a manifest's timeout_seconds), in seconds. */
+export const AGENT_TIMEOUT = { default_seconds: 120, max_seconds: 900 } as const;

@@ -1,6 +1,7 @@
 /**
  * Shapes the human's inputs must have (manifests, mandates, patches), checked before anything is appended.
  */
+import { AGENT_TIMEOUT } from './model.ts';
 import { z } from 'zod';
 import { ACCOUNT_ID, AGENT_ID, CURRENCY_CODE, ID_RULES, MANDATE_ID } from './ids.ts';
 import { parseUnits } from './money.ts';
@@ -33,7 +34,7 @@ export type ToolsetName = (typeof TOOLSETS)[number];
 const JsonObject = z.record(z.string(), z.unknown());
 
 /** The longest an agent may take for one call when its manifest says nothing, and the most it may ask for. */
-export const AGENT_TIMEOUT = { default_seconds: 120, max_seconds: 900 } as const;
+export { AGENT_TIMEOUT };
 
 export const ManifestSchema = z.object({
   id: AgentId,

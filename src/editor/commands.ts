@@ -93,7 +93,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       const currency = selected?.currency ?? 'EUR';
       const amount = await vscode.window.showInputBox({ title: `Holon: Fund ${account}`, prompt: `Amount in ${currency}`, placeHolder: '5.00', validateInput: validAmount });
       if (!amount) return;
-      const m = await fund(state.store, account, amount, currency);
+      const m = await fund(await state.store(), account, amount, currency);
       void vscode.window.showInformationMessage(`Holon: funded ${account} with ${M.format(m)}.`);
     }),
     register(COMMANDS.selectMandate, async (idArg) => {
@@ -137,8 +137,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
         if (!uri?.[0]) return;
         file = uri[0].fsPath;
       }
-      const entries = readCatalog(file);
-      for (const e of entries) await addAgent(state.store, state.clock, e.manifest, e.endpoint, pick.file === deps.demoCatalog ? 'demo-catalog' : `file:${file}`);
+      const entries = await readCatalog(file);
+      const store = await state.store();
+      for (const e of entries) await addAgent(store, state.clock, e.manifest, e.endpoint, pick.file === deps.demoCatalog ? 'demo-catalog' : `file:${file}`);
       if (pick.file === deps.demoCatalog) copyExampleFiles(path.dirname(deps.demoCatalog), state.dir);
       void vscode.window.showInformationMessage(`Holon: added ${entries.map((e) => e.manifest.id).join(', ')}.`);
     }),

@@ -10,7 +10,7 @@ import type { EditorState } from './editorState.ts';
  */
 export async function decideInEditor(state: EditorState, id: string, decision: 'approved' | 'rejected'): Promise<boolean> {
   try {
-    await decideApproval(state.store, state.clock, id, decision, 'panel');
+    await decideApproval(await state.store(), state.clock, id, decision, 'panel');
     return true;
   } catch (err) {
     if (!HolonError.is(err)) throw err;

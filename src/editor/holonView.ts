@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { channelAccepted } from '../core/approvals/flow.ts';
 import type { HolonViewCommand, HolonViewState } from '../webview/protocol/holonView.ts';
-import { holonViewProtocol } from '../webview/protocol/holonView.ts';
 import type { ReadyCommand } from '../webview/protocol/messages.ts';
 import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
@@ -47,7 +46,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
       entry: 'holonView',
       title: 'Holon',
       name: 'Holon view',
-      protocol: holonViewProtocol,
+      protocol: async () => (await import('../webview/protocol/holonView.ts')).holonViewProtocol,
       state: () => this.current(),
       handle: (command) => this.handle(command),
     });

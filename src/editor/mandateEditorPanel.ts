@@ -2,7 +2,6 @@ import * as vscode from 'vscode';
 import { createMandate, patchMandate } from '../core/mandates.ts';
 import { HolonError } from '../core/errors.ts';
 import type { MandateEditorState, MandateFormValues } from '../webview/protocol/mandateEditor.ts';
-import { mandateEditorProtocol } from '../webview/protocol/mandateEditor.ts';
 import type { EditorState } from './editorState.ts';
 import { formToInput, formValues } from './mandateForm.ts';
 import type { WebviewDeps } from './webviewHost.ts';
@@ -33,7 +32,7 @@ export class MandateEditorPanels implements vscode.Disposable {
         return;
       }
       try {
-        const saved = view.mode === 'create' ? await createMandate(this.state.store, this.state.clock, target, input) : await patchMandate(this.state.store, this.state.clock, target, input);
+        const saved = view.mode === 'create' ? await createMandate(await this.state.store(), this.state.clock, target, input) : await patchMandate(await this.state.store(), this.state.clock, target, input);
         if (view.mode === 'create' && !this.state.selected) await this.state.select(saved.id);
         view = { mode: 'edit', values: formValues(saved), errors: {}, saved: true };
         panel.title = `Mandate ${saved.id}`;
@@ -50,7 +49,7 @@ export class MandateEditorPanels implements vscode.Disposable {
       entry: 'mandateEditor',
       title: 'Mandate',
       name: 'mandate form',
-      protocol: mandateEditorProtocol,
+      protocol: async () => (await import('../webview/protocol/mandateEditor.ts')).mandateEditorProtocol,
       state: () => view,
       handle: (command) => (command.type === 'cancel' ? panel.dispose() : save(command.values)),
     });

@@ -44,8 +44,13 @@ export function registerProvider(state: EditorState, holonJs: string): vscode.Di
   check();
   const provider: vscode.McpServerDefinitionProvider<vscode.McpStdioServerDefinition> = {
     onDidChangeMcpServerDefinitions: changed.event,
-    provideMcpServerDefinitions: () => [serverDefinition(state, holonJs, state.selected)],
+    // Which mandate is selected is known once the journal has loaded (just after activation).
+    provideMcpServerDefinitions: async () => {
+      await state.store();
+      return [serverDefinition(state, holonJs, state.selected)];
+    },
     resolveMcpServerDefinition: async () => {
+      await state.store();
       if (!state.selected) {
         await vscode.commands.executeCommand(COMMANDS.selectMandate);
         if (!state.selected) return undefined;

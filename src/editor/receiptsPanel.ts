@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import type { ReceiptsCommand, ReceiptsState } from '../webview/protocol/receipts.ts';
-import { receiptsProtocol } from '../webview/protocol/receipts.ts';
 import type { EditorState } from './editorState.ts';
 import { receiptsState } from './views.ts';
 import type { WebviewDeps } from './webviewHost.ts';
@@ -51,7 +50,7 @@ export class ReceiptsPanel implements vscode.Disposable {
       entry: 'receipts',
       title: 'Holon Receipts',
       name: 'receipts panel',
-      protocol: receiptsProtocol,
+      protocol: async () => (await import('../webview/protocol/receipts.ts')).receiptsProtocol,
       state: () => this.current(),
       handle: (command) => {
         if (command.type === 'select') this.selected = command.id;
@@ -66,8 +65,8 @@ export class ReceiptsPanel implements vscode.Disposable {
   }
 
   /** The state the panel shows now. */
-  current(): Promise<ReceiptsState> {
-    return receiptsState(this.state.store, this.filter, this.selected);
+  async current(): Promise<ReceiptsState> {
+    return receiptsState(await this.state.store(), this.filter, this.selected);
   }
 
   dispose(): void {

@@ -15,6 +15,12 @@ export function registerStatusBar(state: EditorState): vscode.Disposable {
   item.name = 'Holon';
   const notified = new Set<string>();
   const update = (): void => {
+    if (!state.loaded) {
+      item.text = '$(loading~spin) Holon';
+      item.tooltip = 'Holon: loading the state';
+      item.show();
+      return;
+    }
     const now = state.clock.now();
     const waiting = pendingApprovals(state.state, now);
     const budget = state.selected ? budgetInfo(state.state, state.selected, now) : null;

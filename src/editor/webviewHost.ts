@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto';
 import type * as vscode from 'vscode';
 import { HolonError } from '../core/errors.ts';
 import type { PanelProtocol, ReadyCommand, StateNotification } from '../webview/protocol/messages.ts';
-import { parse } from '../webview/protocol/messages.ts';
 
 /** The part of a webview a host uses. */
 export type HostedWebview = Pick<vscode.Webview, 'options' | 'html' | 'cspSource' | 'asWebviewUri' | 'postMessage' | 'onDidReceiveMessage'>;
@@ -47,7 +46,11 @@ export interface WebviewHostOptions<S, C extends { type: string }> extends Webvi
   title: string;
   /** How the human calls the panel in a message: "Holon view", "receipts panel". */
   name: string;
-  protocol: PanelProtocol<S, C>;
+  /**
+   * The panel's protocol, loaded when the first message arrives: its schemas (zod) are not needed to
+   * activate the extension, only to check what a view sends.
+   */
+  protocol: () => Promise<PanelProtocol<S, C>>;
   /** The state the view should show now (read back from the journal, it may take a moment). */
   state(): S | Promise<S>;
   /** Acts on one well-formed command of the human (never `ready`: the host answers that itself). */
@@ -105,7 +108,8 @@ export class WebviewHost<S, C extends { type: string }> implements vscode.Dispos
   }
 
   private async receive(message: unknown): Promise<void> {
-    const { protocol, report, name } = this.options;
+    const { report, name } = this.options;
+    const [protocol, { parse }] = await Promise.all([this.options.protocol(), import('../webview/protocol/messages.ts')]);
     const command = parse(protocol.command, message);
     if (command === undefined) {
       report.log.warn(`${name}: ignored a malformed message`);

@@ -210,8 +210,8 @@ describe('admin: what only the human does', () => {
     await refused(dir, j, () => decideApproval(j, clock, 'apr_none', 'approved', 'cli'), 'not_found');
   });
 
-  test('readCatalog reads the demo catalog and resolves ./ paths against its folder; bad files are refused', () => {
-    const agents = readCatalog(path.join(EXAMPLES, 'catalog.json'));
+  test('readCatalog reads the demo catalog and resolves ./ paths against its folder; bad files are refused', async () => {
+    const agents = await readCatalog(path.join(EXAMPLES, 'catalog.json'));
     assert.equal(agents.length, 5);
     const acme = agents.find((a) => a.manifest.id === 'acme/table-extract');
     assert.ok(acme && acme.endpoint.type === 'stdio');
@@ -221,13 +221,13 @@ describe('admin: what only the human does', () => {
     cleanups.push(t.cleanup);
     const file = path.join(t.dir, 'c.json');
     fs.writeFileSync(file, '{not json');
-    assert.throws(() => readCatalog(file), (e: unknown) => e instanceof Error && 'reason' in e && e.reason === 'invalid_input');
+    await assert.rejects(readCatalog(file), (e: unknown) => e instanceof Error && 'reason' in e && e.reason === 'invalid_input');
     fs.writeFileSync(file, JSON.stringify({ agents: [{ manifest: { id: 'x' }, endpoint: ENDPOINT }] }));
-    assert.throws(() => readCatalog(file), (e: unknown) => e instanceof Error && 'reason' in e && e.reason === 'invalid_input');
-    assert.throws(() => readCatalog(path.join(t.dir, 'missing.json')), (e: unknown) => e instanceof Error && 'reason' in e && e.reason === 'invalid_input');
+    await assert.rejects(readCatalog(file), (e: unknown) => e instanceof Error && 'reason' in e && e.reason === 'invalid_input');
+    await assert.rejects(readCatalog(path.join(t.dir, 'missing.json')), (e: unknown) => e instanceof Error && 'reason' in e && e.reason === 'invalid_input');
     // One agent on its own is a catalog too.
     fs.writeFileSync(file, JSON.stringify({ manifest: manifest('x/one', ['a.b']), endpoint: { ...ENDPOINT, args: ['./one.mjs'] } }));
-    const one = readCatalog(file);
+    const one = await readCatalog(file);
     assert.equal(one.length, 1);
     assert.deepEqual(one[0]?.endpoint.type === 'stdio' && one[0].endpoint.args, [path.join(t.dir, 'one.mjs')]);
   });

@@ -514,7 +514,7 @@ describe('gateway: approvals', () => {
       await deny(acmeCall({ file: FILE_A }, { approval: 'apr_doesnotexist' }), 'approval_not_found');
 
       // The human re-adds acme with a new version: the approval was for 1.4.0.
-      const acme = readCatalog(path.join(EXAMPLES, 'catalog.json')).find((a) => a.manifest.id === ACME);
+      const acme = (await readCatalog(path.join(EXAMPLES, 'catalog.json'))).find((a) => a.manifest.id === ACME);
       assert.ok(acme);
       await addAgent(store, clock, { ...acme.manifest, version: '1.5.0' }, acme.endpoint, 'test');
       const v = await mismatched(acmeCall({ file: FILE_A }, { approval: approval.id }), ['version']);

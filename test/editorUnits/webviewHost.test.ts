@@ -39,7 +39,7 @@ function host(
     entry: 'holonView',
     title: 'Holon',
     name: 'Holon view',
-    protocol: holonViewProtocol,
+    protocol: async () => holonViewProtocol,
     state: () => empty,
     handle: (command) => {
       handled.push(command);

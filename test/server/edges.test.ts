@@ -241,7 +241,7 @@ describe('the demo catalog\'s examples', () => {
     const { runtime, clock, cleanup } = await demoRuntime();
     try {
       const client = await connect(runtime);
-      for (const { manifest } of readCatalog(path.join(EXAMPLES, 'catalog.json'))) {
+      for (const { manifest } of await readCatalog(path.join(EXAMPLES, 'catalog.json'))) {
         for (const example of manifest.examples) {
           const args = { agent: manifest.id, input: example.input as Record<string, unknown> };
           let r = await callAgent(client, args);

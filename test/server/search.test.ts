@@ -147,7 +147,7 @@ test('a USD-priced agent is excluded while no USD→EUR rate is set, and allowed
   try {
     await fund(runtime.store, 'demo', '5');
     await createMandate(runtime.store, clock, MANDATE, { capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*'] } }] });
-    for (const e of readCatalog(path.join(EXAMPLES, 'catalog.json'))) await addAgent(runtime.store, clock, e.manifest, e.endpoint, 'demo-catalog');
+    for (const e of await readCatalog(path.join(EXAMPLES, 'catalog.json'))) await addAgent(runtime.store, clock, e.manifest, e.endpoint, 'demo-catalog');
     const c = await connect(runtime);
     const without = await search(c, { capability: 'extraction.totals' });
     assert.deepEqual(without.agents, []);

@@ -22,7 +22,7 @@ const agentsCmd: Command = {
     if (action === 'list' && arg !== undefined) throw new HolonError('invalid_input', 'usage: holon agents list');
     if (action === 'add') {
       if (!arg) throw new HolonError('invalid_input', 'usage: holon agents add FILE');
-      const entries = readCatalog(arg);
+      const entries = await readCatalog(arg);
       return withStore(
         open(ctx),
         async (store) => {

@@ -117,7 +117,7 @@ const demoCmd: Command = {
         grantee: { slug: 'sandbox', name: 'Coding agent (sandbox)', role: 'coding agent', manager: 'demo' },
       });
       out(`$ holon mandate create ${MANDATE} --threshold 0.50 --total 5 --per-day 4 --per-call 3.50 \\\n    --capabilities 'extraction.*,pipeline.*' --regions EU --retention 30 --training no`);
-      const entries = readCatalog(path.join(examples, 'catalog.json'));
+      const entries = await readCatalog(path.join(examples, 'catalog.json'));
       for (const e of entries) await addAgent(store, systemClock, e.manifest, e.endpoint, 'demo-catalog');
       out(`$ holon agents add examples/catalog.json  → ${entries.length} agents (real local MCP servers)`);
       const files = copyExampleFiles(examples, stateDir);

@@ -8,7 +8,6 @@ import type { Clock } from '../deps.ts';
 import { HolonError } from '../errors.ts';
 import type { EventStore } from '../store.ts';
 import type { AgentEntry, Endpoint, Manifest } from '../model.ts';
-import { CatalogSchema, EndpointSchema, firstIssue, ManifestSchema } from '../schemas.ts';
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';
@@ -43,6 +42,8 @@ export const catalogSlice: Slice<CatalogFields, CatalogEvents> = {
 
 /** Adds (or replaces) an agent in the catalog. */
 export async function addAgent(store: EventStore<CatalogFields>, clock: Clock, manifest: unknown, endpoint: unknown, source: string): Promise<AgentEntry> {
+  // The schemas (zod) are loaded on the first write that needs them, never to fold or read a state.
+  const { EndpointSchema, firstIssue, ManifestSchema } = await import('../schemas.ts');
   const m = ManifestSchema.safeParse(manifest);
   if (!m.success) throw new HolonError('invalid_input', `manifest: ${firstIssue(m.error)}`);
   const e = EndpointSchema.safeParse(endpoint);
@@ -56,7 +57,8 @@ export async function addAgent(store: EventStore<CatalogFields>, clock: Clock, m
  * Reads a catalog file (`{agents: [{manifest, endpoint}]}`, or one `{manifest, endpoint}`); endpoint
  * arguments starting with "./" resolve against the file's folder.
  */
-export function readCatalog(file: string): { manifest: Manifest; endpoint: Endpoint }[] {
+export async function readCatalog(file: string): Promise<{ manifest: Manifest; endpoint: Endpoint }[]> {
+  const { CatalogSchema, firstIssue } = await import('../schemas.ts');
   let json: unknown;
   try {
     json = JSON.parse(fs.readFileSync(file, 'utf8'));

@@ -12,7 +12,7 @@ import type { Money, MoneyJson } from '../money.ts';
 import * as M from '../money.ts';
 import type { ReceiptsFields } from './receipts.ts';
 import { recordStats } from './receipts.ts';
-import { AGENT_TIMEOUT } from '../schemas.ts';
+import { AGENT_TIMEOUT } from '../model.ts';
 
 /** Longest chain of delegated calls a worst case follows. */
 export const MAX_DELEGATION_DEPTH = 4;
