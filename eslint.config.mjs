@@ -8,6 +8,8 @@ const webviewOnly = { group: ['**/core/**', '**/server/**', '**/cli/**', '**/edi
 export default tseslint.config(
   { ignores: ['**/*.tmp.*', 'dist/**', 'node_modules/**', '.cache/**', 'examples/**', '.holon/**'] },
   ...tseslint.configs.recommended,
+  // Plain CommonJS scripts a child process runs as they are (the bench's probes).
+  { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
   {
     files: ['**/*.ts'],
     // Type-aware rules: a promise nobody awaits or catches is an unhandled rejection waiting to happen.

@@ -20,74 +20,21 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
-import type { Logger } from '../src/core/deps.ts';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
-import { openFileJournal, openState } from '../src/core/holon.ts';
+import { openState } from '../src/core/holon.ts';
 import type { EventStore, TxResult } from '../src/core/store.ts';
-import { JOURNAL_FILE, SNAPSHOT_FILE } from '../src/core/journal.ts';
-import { buildSnapshot, INDEX_FILE } from '../src/core/journalIndex.ts';
 import { JournalLock } from '../src/core/journalLock.ts';
-import { loadOrCreateSigner } from '../src/core/keys.ts';
 import type { HolonState } from '../src/core/state.ts';
-import { holonReducer } from '../src/core/state.ts';
 import { newId } from '../src/core/ids.ts';
+import { recentRootReceipts } from '../src/core/market/receipts.ts';
 import { EXAMPLES, FACTURE, ROOT } from '../test/helpers.ts';
-import type { Case, Plan, Stats } from './timing.ts';
-import { interleave, stats, timeOnce } from './timing.ts';
+import { collectGarbage, context, log, n, plan, QUICK, row, rows, side } from './report.ts';
+import type { Case } from './timing.ts';
+import { interleave, timeOnce } from './timing.ts';
+import { comparisonB, comparisonD, comparisonF, comparisonG, millionState } from './scale.ts';
 import { v0Call, writeV0State } from './v0State.ts';
 import type { CallTemplate } from './world.ts';
 import { AGENT, CALL_ARGS, callEvents, catalogState, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
-
-const QUICK = process.env['HOLON_BENCH_QUICK'] === '1';
-/** An interleaved comparison: short rounds, repeated for `seconds` (a fraction of a second when quick). */
-const plan = (seconds: number, minRounds = 10): Plan => (QUICK ? { minRounds: 2, budgetMs: 500 } : { minRounds, budgetMs: seconds * 1000 });
-const n = (full: number, quick = Math.max(1, Math.ceil(full / 5))): number => (QUICK ? quick : full);
-
-interface Side {
-  label: string;
-  stats: Stats;
-}
-
-interface Row {
-  id: string;
-  title: string;
-  subject: Side;
-  baseline: Side;
-  ratio: { median: number; p90: number };
-}
-
-/**
- * A full collection before each open in (d), so that one open does not pay for the garbage of the one
- * before (a real process opens its journal once, on a fresh heap).
- */
-const collectGarbage: () => void = (() => {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const gc: unknown = vm.runInNewContext('gc');
-    return typeof gc === 'function' ? () => void gc() : () => {};
-  } catch {
-    return () => {};
-  }
-})();
-
-const rows: Row[] = [];
-const context: Record<string, unknown> = {};
-
-function side(label: string, samples: Record<string, number[]>, name: string): Side {
-  const s = samples[name];
-  if (!s) throw new Error(`no samples for ${name}`);
-  return { label, stats: stats(s) };
-}
-
-function row(id: string, title: string, subject: Side, baseline: Side): void {
-  rows.push({ id, title, subject, baseline, ratio: { median: subject.stats.median_ms / baseline.stats.median_ms, p90: subject.stats.p90_ms / baseline.stats.p90_ms } });
-}
-
-function log(message: string): void {
-  process.stderr.write(`[bench] ${message}\n`);
-}
 
 /** One call_agent; anything but a success stops the bench. */
 async function callAgent(client: Client): Promise<void> {
@@ -116,6 +63,21 @@ function durableAppend(file: string, text: string): void {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The floor of a durable append as the journal makes it: one descriptor kept open, a write, fdatasync.
+ * What a paid call must at least pay for its hold to be on disk before the agent runs.
+ */
+function durableAppender(file: string): { append: (text: string) => void; close: () => void } {
+  const fd = fs.openSync(file, 'a');
+  return {
+    append: (text) => {
+      fs.writeSync(fd, text);
+      fs.fdatasyncSync(fd);
+    },
+    close: () => fs.closeSync(fd),
+  };
 }
 
 /** A line of `bytes` bytes, newline included. */
@@ -195,7 +157,7 @@ async function comparisonA(dirs: TempDirs, closers: (() => Promise<void>)[]): Pr
       { name: 'agent', perRound: n(5, 3), warmup: n(30, 5), run: () => callAgentDirect(agent.client, facture) },
       floor1,
       floor2,
-      // The cross-process lock each transaction takes: an exclusive create, a write, a close, an unlink.
+      // The cross-process lock each transaction takes (this process coordinates it: no I/O at all).
       { name: 'lock', perRound: n(10, 5), warmup: 20, run: async () => (await lock.acquire())() },
     ],
     plan(15),
@@ -219,59 +181,36 @@ async function comparisonA(dirs: TempDirs, closers: (() => Promise<void>)[]): Pr
   closers.push(holonS.close);
   const echoS = await echoStdio();
   closers.push(echoS.close);
+  const appender = durableAppender(path.join(floorDir, 'floor.jsonl'));
+  closers.push(async () => appender.close());
   const st = await interleave(
     [
       { name: 'holon', perRound: n(5, 3), warmup: n(30, 5), run: () => callAgent(holonS.client) },
       { name: 'echo', perRound: n(20, 10), warmup: 100, run: () => callEcho(echoS.client) },
       { name: 'agent', perRound: n(5, 3), warmup: n(10, 3), run: () => callAgentDirect(agent.client, facture) },
       floor2,
+      // The floor of a paid call: the bare round trip, the agent called directly, and the one fdatasync
+      // it needs, over what the journal writes between two calls (the last settlement, this decision).
+      {
+        name: 'floor',
+        perRound: n(5, 3),
+        warmup: n(30, 5),
+        run: async () => {
+          await callEcho(echoS.client);
+          await callAgentDirect(agent.client, facture);
+          appender.append(settledLine + startedLine);
+        },
+      },
     ],
-    plan(12),
+    plan(30),
   );
   const holonStd = side('call_agent, holon mcp (stdio)', st, 'holon');
+  row('a.p', 'paid call_agent vs its floor (echo round trip + the agent directly + 1 durable append), stdio', holonStd, side('echo + agent + 1 append+fdatasync (both lines)', st, 'floor'), '≤ 1.25×');
   row('a.ii', 'call_agent vs echo tool, stdio', holonStd, side('echo tool, stdio', st, 'echo'));
   row('a.ii.f2', 'call_agent stdio vs 2 durable appends', holonStd, side('2 appends+fsync', st, 'floor2'));
   row('a.ii.ag', 'call_agent stdio vs the agent alone (context)', holonStd, side('agent direct, stdio', st, 'agent'));
   row('a.x', 'stdio vs in-memory transport, echo (context)', side('echo tool, stdio', st, 'echo'), side('echo tool, in-memory', mem, 'echo'));
   return tpl;
-}
-
-async function comparisonB(dirs: TempDirs, tpl: CallTemplate): Promise<string> {
-  log('(b) generating journals with 1k and 100k prior events');
-  const t0 = performance.now();
-  const small = await historyState(dirs, 'b-1k', tpl, { events: 1_000 });
-  const t1 = performance.now();
-  const big = await historyState(dirs, 'b-100k', tpl, { events: 100_000 });
-  context['generate_ms'] = { '1k': Math.round(t1 - t0), '100k': Math.round(performance.now() - t1) };
-  context['journals'] = { '1k': { events: small.events, bytes: small.bytes }, '100k': { events: big.events, bytes: big.bytes } };
-
-  // The first open folds everything (and, past 5000 events, writes the snapshot): not part of a call.
-  const open = async (dir: string): Promise<{ h: Awaited<ReturnType<typeof holonInMemory>>; ms: number }> => {
-    const start = performance.now();
-    const h = await holonInMemory(dir);
-    return { h, ms: performance.now() - start };
-  };
-  const a = await open(small.dir);
-  const b = await open(big.dir);
-  context['first_open_ms'] = { '1k': a.ms, '100k (folds and writes the snapshot)': b.ms };
-  try {
-    log('(b) call_agent and the journal work per call at 1k vs 100k prior events');
-    const s = await interleave(
-      [
-        { name: 'call1k', perRound: n(5, 3), warmup: n(30, 5), run: () => callAgent(a.h.client) },
-        { name: 'call100k', perRound: n(5, 3), warmup: n(30, 5), run: () => callAgent(b.h.client) },
-        { name: 'jw1k', perRound: n(5, 3), warmup: 10, run: journalCall(a.h.runtime.store, tpl) },
-        { name: 'jw100k', perRound: n(5, 3), warmup: 10, run: journalCall(b.h.runtime.store, tpl) },
-      ],
-      plan(15),
-    );
-    row('b', 'call_agent, 100k vs 1k prior events', side('call_agent @100k events', s, 'call100k'), side('call_agent @1k events', s, 'call1k'));
-    row('b.j', 'journal work per call, 100k vs 1k (context)', side('2 transactions @100k', s, 'jw100k'), side('2 transactions @1k', s, 'jw1k'));
-  } finally {
-    await a.h.close();
-    await b.h.close();
-  }
-  return big.dir;
 }
 
 async function comparisonC(dirs: TempDirs, tpl: CallTemplate): Promise<void> {
@@ -280,7 +219,7 @@ async function comparisonC(dirs: TempDirs, tpl: CallTemplate): Promise<void> {
   const store = openState(h.dir, { clock: systemClock, logger: silentLogger });
   try {
     const v0Dir = dirs.make('c-v0');
-    const v0 = writeV0State(v0Dir, store.state);
+    const v0 = writeV0State(v0Dir, store.state, await recentRootReceipts(store, { limit: 10_000 }));
     context['c_sizes'] = { receipts: 10_000, journal_events: store.seq, journal_bytes: h.bytes, v0_state_json_bytes: v0.bytes };
     log('(c) v0 read-modify-write vs journal transactions');
     const s = await interleave(
@@ -348,110 +287,30 @@ async function comparisonE(dirs: TempDirs, closers: (() => Promise<void>)[]): Pr
   row('e.q', 'words only, 10,000 agents (context)', side('search_agents query "layout", 10,000 agents', s, 'bigWords'), baseline);
 }
 
-async function comparisonD(dir: string): Promise<void> {
-  log('(d) opening the 100k-event journal with and without its snapshot');
-  const snapshot = path.join(dir, SNAPSHOT_FILE);
-  const aside = `${snapshot}.aside`;
-  const warnings: string[] = [];
-  const logger: Logger = { ...silentLogger, warn: (m) => warnings.push(m) };
-
-  // A fresh snapshot at the journal's end, from the start (what the worker does at most); timed too.
-  const store = openFileJournal(dir, { clock: systemClock, logger: silentLogger, watch: false, snapshotEvery: 0 });
-  const writes: number[] = [];
-  try {
-    const at = store.position;
-    const signer = loadOrCreateSigner(dir);
-    for (let i = 0; i < n(5, 2); i++) {
-      fs.rmSync(snapshot, { force: true });
-      fs.rmSync(path.join(dir, INDEX_FILE), { force: true });
-      writes.push(await timeOnce(() => buildSnapshot(dir, path.join(dir, JOURNAL_FILE), holonReducer, at, signer)));
-    }
-    context['d_sizes'] = { events: store.seq, journal_bytes: fs.statSync(store.file).size, snapshot_bytes: fs.statSync(snapshot).size };
-  } finally {
-    store.close();
-  }
-  const w = stats(writes);
-  const eventsPerCall = (context['per_call_journal_work'] as { events: number } | undefined)?.events ?? 2;
-  context['snapshot_write_100k'] = { ...w, every_events: 5000, amortized_ms_per_call: (w.median_ms * eventsPerCall) / 5000 };
-
-  const s = await interleave(
-    [
-      {
-        name: 'with',
-        perRound: 1,
-        warmup: 1,
-        before: () => {
-          if (fs.existsSync(aside)) fs.renameSync(aside, snapshot);
-          if (!fs.existsSync(snapshot)) throw new Error('the snapshot is missing');
-          collectGarbage();
-        },
-        run: () => openState(dir, { clock: systemClock, logger, watch: false }).close(),
-      },
-      {
-        name: 'without',
-        perRound: 1,
-        warmup: 1,
-        before: () => {
-          if (fs.existsSync(snapshot)) fs.renameSync(snapshot, aside);
-          collectGarbage();
-        },
-        run: () => openState(dir, { clock: systemClock, logger, watch: false, snapshotEvery: 0 }).close(),
-      },
-    ],
-    { minRounds: n(10, 2) },
-  );
-  if (warnings.length > 0) throw new Error(`the snapshot was not used: ${warnings.join('; ')}`);
-  row('d', 'open 100k-event journal, without vs with snapshot', side('open, no snapshot (fold all)', s, 'without'), side('open with snapshot', s, 'with'));
-
-  // Where an open with the snapshot goes: reading the file, and parsing its body with the reducer's
-  // bigint reviver (what loadSnapshot does) or without one.
-  if (fs.existsSync(aside)) fs.renameSync(aside, snapshot);
-  const text = fs.readFileSync(snapshot, 'utf8');
-  const body = text.slice(text.indexOf('\n') + 1);
-  const parts = await interleave(
-    [
-      { name: 'read', perRound: 1, warmup: 0, before: collectGarbage, run: () => fs.readFileSync(snapshot, 'utf8') },
-      { name: 'deserialize', perRound: 1, warmup: 0, before: collectGarbage, run: () => holonReducer.deserialize(body) },
-      { name: 'parse', perRound: 1, warmup: 0, before: collectGarbage, run: () => JSON.parse(body) },
-    ],
-    { minRounds: n(5, 1) },
-  );
-  collectGarbage();
-  const heap0 = process.memoryUsage().heapUsed;
-  const opened = openState(dir, { clock: systemClock, logger, watch: false });
-  collectGarbage();
-  context['d_heap_mb_of_folded_state'] = Math.round((process.memoryUsage().heapUsed - heap0) / 1e5) / 10;
-  opened.close();
-  row('d.p', "loadSnapshot's parse: deserialize vs plain JSON.parse (context)", side('holonReducer.deserialize', parts, 'deserialize'), side('plain JSON.parse', parts, 'parse'));
-  context['d_open_with_snapshot_parts_median_ms'] = {
-    'readFileSync(snapshot, utf8)': stats(parts['read'] ?? []).median_ms,
-    'holonReducer.deserialize(body) (JSON.parse, then bigint maps)': stats(parts['deserialize'] ?? []).median_ms,
-    'JSON.parse(body) without reviver': stats(parts['parse'] ?? []).median_ms,
-  };
-}
-
 const fmtMs = (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3));
 const fmtRatio = (r: number): string => (r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2));
 
 function table(): string {
-  const head = ['id', 'comparison', 'subject', 'median ms', 'p90 ms', 'n', 'baseline', 'median ms', 'p90 ms', 'n', 'ratio', 'p90 ratio'];
+  const head = ['id', 'comparison', 'subject', 'median ms', 'p99 ms', 'n', 'baseline', 'median ms', 'p99 ms', 'n', 'ratio', 'p90 ratio', 'p99 ratio', 'goal'];
   const body = rows.map((r) => [
     r.id,
     r.title,
     r.subject.label,
     fmtMs(r.subject.stats.median_ms),
-    fmtMs(r.subject.stats.p90_ms),
+    fmtMs(r.subject.stats.p99_ms),
     String(r.subject.stats.n),
     r.baseline.label,
     fmtMs(r.baseline.stats.median_ms),
-    fmtMs(r.baseline.stats.p90_ms),
+    fmtMs(r.baseline.stats.p99_ms),
     String(r.baseline.stats.n),
     `${fmtRatio(r.ratio.median)}×`,
     `${fmtRatio(r.ratio.p90)}×`,
+    `${fmtRatio(r.ratio.p99)}×`,
+    r.goal ?? '',
   ]);
   const all = [head, ...body];
   const widths = head.map((_, i) => Math.max(...all.map((cells) => (cells[i] ?? '').length)));
-  const numeric = new Set([3, 4, 5, 7, 8, 9, 10, 11]);
+  const numeric = new Set([3, 4, 5, 7, 8, 9, 10, 11, 12]);
   const fmt = (cells: string[]): string => cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
   return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)].join('\n');
 }
@@ -469,12 +328,22 @@ async function main(): Promise<void> {
       await comparisonE(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
     }
-    if (runs('a') || runs('b') || runs('c') || runs('d')) {
+    if (['a', 'b', 'c', 'd', 'f', 'g'].some(runs)) {
       const tpl = await comparisonA(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
-      const bigDir = await comparisonB(dirs, tpl);
-      await comparisonC(dirs, tpl);
-      await comparisonD(bigDir);
+      if (runs('c')) await comparisonC(dirs, tpl);
+      if (runs('f')) await comparisonF(dirs, async (label) => {
+        const dir = dirs.make(label);
+        await seedState(dir);
+        return dir;
+      });
+      if (runs('b') || runs('d') || runs('g')) {
+        const million = await millionState(dirs, tpl);
+        // (d) first: it hard-links the journal for the design before, which must not see later appends.
+        if (runs('d')) await comparisonD(dirs, million);
+        if (runs('g')) await comparisonG(dirs, million);
+        if (runs('b')) await comparisonB(dirs, tpl, million);
+      }
     }
   } finally {
     for (const c of closers.reverse()) await c().catch(() => {});
@@ -500,11 +369,11 @@ async function main(): Promise<void> {
   out.write('Ratios are subject / baseline, both measured in this run, interleaved; durable (fsync) where Holon is.\n\n');
   out.write(table() + '\n\n');
   const work = context['per_call_journal_work'] as { transactions: number; writing_transactions: number; events: number } | undefined;
-  const snap = context['snapshot_write_100k'] as (Stats & { amortized_ms_per_call: number }) | undefined;
-  if (work) out.write(`Per call_agent: ${work.transactions.toFixed(2)} journal transactions, ${work.writing_transactions.toFixed(2)} fsynced appends, ${work.events.toFixed(2)} events; transactions of ${JSON.stringify(context['transaction_bytes'])} bytes.\n`);
-  if (snap) out.write(`Snapshot write at ${JSON.stringify(context['d_sizes'])}: median ${fmtMs(snap.median_ms)} ms, every 5000 events ≈ ${fmtMs(snap.amortized_ms_per_call)} ms per call amortized.\n`);
-  if (snap) out.write(`Open with snapshot, parts (median ms): ${JSON.stringify(context['d_open_with_snapshot_parts_median_ms'], (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}; the folded state at 100k events takes ${String(context['d_heap_mb_of_folded_state'])} MB of heap.\n`);
-  if (work) out.write(`First open of the runtimes in (b), ms: ${JSON.stringify(context['first_open_ms'], (_k, v: unknown) => (typeof v === 'number' ? Math.round(v) : v))}. (c) sizes: ${JSON.stringify(context['c_sizes'])}.\n`);
+  if (work) out.write(`Per call_agent: ${work.transactions.toFixed(2)} journal transactions, ${work.writing_transactions.toFixed(2)} appends, ${work.events.toFixed(2)} events; transactions of ${JSON.stringify(context['transaction_bytes'])} bytes.\n`);
+  const round = (_k: string, v: unknown): unknown => (typeof v === 'number' ? Math.round(v * 100) / 100 : v);
+  for (const key of ['million', 'd_open_1M', 'f_throughput_calls_per_s', 'g_activation_ms', 'c_sizes']) {
+    if (context[key] !== undefined) out.write(`${key}: ${JSON.stringify(context[key], round)}\n`);
+  }
   if (context['e_matches_10k']) out.write(`(e) the first search over 10,000 agents (building the index): ${fmtMs(context['e_first_search_ms'] as number)} ms; matches: ${JSON.stringify(context['e_matches_10k'])}.\n`);
   out.write(`Whole bench: ${environment.elapsed_s} s. Written to bench/results.json.\n`);
 }

@@ -5,6 +5,7 @@ export interface Stats {
   n: number;
   median_ms: number;
   p90_ms: number;
+  p99_ms: number;
   mean_ms: number;
   min_ms: number;
   max_ms: number;
@@ -34,11 +35,11 @@ function quantile(sorted: number[], q: number): number {
   return a + (b - a) * (pos - lo);
 }
 
-/** Median, p90, mean and min of samples (ms). */
+/** Median, p90, p99, mean and min of samples (ms). */
 export function stats(samples: number[]): Stats {
   const s = [...samples].sort((x, y) => x - y);
   const sum = s.reduce((t, x) => t + x, 0);
-  return { n: s.length, median_ms: quantile(s, 0.5), p90_ms: quantile(s, 0.9), mean_ms: s.length ? sum / s.length : Number.NaN, min_ms: s[0] ?? Number.NaN, max_ms: s[s.length - 1] ?? Number.NaN };
+  return { n: s.length, median_ms: quantile(s, 0.5), p90_ms: quantile(s, 0.9), p99_ms: quantile(s, 0.99), mean_ms: s.length ? sum / s.length : Number.NaN, min_ms: s[0] ?? Number.NaN, max_ms: s[s.length - 1] ?? Number.NaN };
 }
 
 /** Times one iteration of `fn` with process.hrtime.bigint, in milliseconds. */

@@ -28,9 +28,13 @@ interface V0State {
 const add = (a: string | undefined, b: bigint): string => (BigInt(a ?? '0') + b).toString();
 
 /** Writes `state` as a v0 state.json in `dir`, durably; returns the file and its size. */
-export function writeV0State(dir: string, state: HolonState): { file: string; bytes: number } {
+export function writeV0State(dir: string, state: HolonState, receipts: Receipt[]): { file: string; bytes: number } {
   const file = path.join(dir, 'state.json');
-  const text = JSON.stringify(state, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  // v0 kept every receipt in the state it rewrote; the journal's state keeps only open ones.
+  const byMandate: Record<string, string[]> = {};
+  for (const r of receipts) (byMandate[r.mandate] ??= []).push(r.id);
+  const v0 = { ...state, receipts: Object.fromEntries(receipts.map((r) => [r.id, r])), receipts_by_mandate: byMandate };
+  const text = JSON.stringify(v0, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
   writeDurably(file, text);
   return { file, bytes: Buffer.byteLength(text) };
 }

@@ -114,7 +114,7 @@ export function callEvents(tpl: CallTemplate, id: string, startedAt: string): { 
  * Appends prior calls to a seeded journal, each the hash-linked events of a real call cloned, with a signed checkpoint once 100 events are unsigned, exactly as transactions
  * would have written them (minutes apart, in the past). Stops at `events` events or `calls` calls.
  */
-export function appendPriorCalls(dir: string, tpl: CallTemplate, until: { events?: number; calls?: number }, startMs: number): { events: number; calls: number; bytes: number } {
+export function appendPriorCalls(dir: string, tpl: CallTemplate, until: { events?: number; calls?: number }, startMs: number): PriorCalls {
   const file = path.join(dir, JOURNAL_FILE);
   const existing = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => parseEventLine(l));
   let seq = 0;
@@ -163,11 +163,20 @@ export function appendPriorCalls(dir: string, tpl: CallTemplate, until: { events
   } finally {
     fs.closeSync(fd);
   }
-  return { events: seq, calls, bytes: fs.statSync(file).size };
+  return { events: seq, calls, bytes: fs.statSync(file).size, head: prev, lastCheckpointSeq: lastCheckpoint };
+}
+
+/** What appendPriorCalls wrote: how many events and calls, and where the journal ends. */
+export interface PriorCalls {
+  events: number;
+  calls: number;
+  bytes: number;
+  head: string;
+  lastCheckpointSeq: number;
 }
 
 /** A seeded state folder with prior calls, its history placed in the weeks before now. */
-export async function historyState(dirs: TempDirs, label: string, tpl: CallTemplate, until: { events?: number; calls?: number }): Promise<{ dir: string; events: number; calls: number; bytes: number }> {
+export async function historyState(dirs: TempDirs, label: string, tpl: CallTemplate, until: { events?: number; calls?: number }): Promise<PriorCalls & { dir: string }> {
   const dir = dirs.make(label);
   const start = Date.now() - 200 * 24 * 3600 * 1000;
   await seedState(dir, { now: () => start - 60_000 });

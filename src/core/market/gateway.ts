@@ -126,6 +126,15 @@ export type CallOutcome =
 
 type Decision = Exclude<CallOutcome, { kind: 'done' }> | { kind: 'started'; receipt: Receipt; entry: AgentEntry; hold: Money };
 
+/**
+ * A decision as the caller keeps it: a copy of what the state may still change (an approval, a
+ * receipt). A catalog entry is never changed in place (adding an agent again replaces it), so a call
+ * about to run keeps the state's own, and its schemas stay the objects the validator has compiled.
+ */
+function detached(d: Decision): Decision {
+  return d.kind === 'started' ? { ...d, receipt: structuredClone(d.receipt) } : structuredClone(d);
+}
+
 /** An agent as search and get_agent show it to one mandate. */
 export interface AgentView {
   entry: AgentEntry;
@@ -273,8 +282,7 @@ export class Gateway {
     const prepared = this.prepare(mandateId, request);
     const { decision, status } = await untilDecided(
       this.deps.store,
-      // Outcomes are copies: the state they were read from keeps changing after the call returns.
-      async (approvalId) => structuredClone(await this.deps.store.transact((s) => this.decide(s, prepared, approvalId, options.grant))),
+      async (approvalId) => detached(await this.deps.store.transact((s) => this.decide(s, prepared, approvalId, options.grant))),
       (d) => (d.kind === 'pending' ? d.approval : undefined),
       { approvalId: request.approval, wait: options.waitForApproval, signal: options.signal },
     );

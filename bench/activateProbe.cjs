@@ -1,0 +1,41 @@
+// One activation of the built extension in a fresh process, with bench/vscodeStub.cjs as `vscode`:
+// `node activateProbe.cjs EXTENSION_ROOT STATE_DIR` prints {"require_ms", "activate_ms", "loaded_ms"}
+// (loaded_ms: until the journal has been opened, after activate() returned).
+'use strict';
+const Module = require('node:module');
+const path = require('node:path');
+const fs = require('node:fs');
+
+const [root, stateDir] = process.argv.slice(2);
+const stub = path.join(__dirname, 'vscodeStub.cjs');
+const resolve = Module._resolveFilename;
+Module._resolveFilename = function (request, ...rest) {
+  return request === 'vscode' ? stub : resolve.call(this, request, ...rest);
+};
+
+const global = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'holon-bench-global-'));
+const memento = new Map();
+const context = {
+  subscriptions: [],
+  extensionUri: { fsPath: root, path: root, scheme: 'file' },
+  storageUri: { fsPath: stateDir, path: stateDir, scheme: 'file' },
+  globalStorageUri: { fsPath: global, path: global, scheme: 'file' },
+  asAbsolutePath: (p) => path.join(root, p),
+  workspaceState: { get: (k) => memento.get(k), update: async (k, v) => void memento.set(k, v), keys: () => [...memento.keys()] },
+  environmentVariableCollection: { replace() {}, prepend() {}, append() {} },
+};
+
+const t0 = process.hrtime.bigint();
+const ext = require(path.join(root, 'dist', 'extension.js'));
+const t1 = process.hrtime.bigint();
+ext.activate(context);
+const t2 = process.hrtime.bigint();
+const ms = (a, b) => Number(b - a) / 1e6;
+const done = () => {
+  process.stdout.write(JSON.stringify({ require_ms: ms(t0, t1), activate_ms: ms(t1, t2), loaded_ms: ms(t2, process.hrtime.bigint()) }) + '\n');
+  for (const d of context.subscriptions) d.dispose();
+  fs.rmSync(global, { recursive: true, force: true });
+  process.exit(0);
+};
+// Two turns of the event loop: the open is scheduled with setImmediate and runs synchronously then.
+setImmediate(() => setImmediate(done));
