@@ -39,8 +39,45 @@ const lazyModules = {
   },
 };
 
+/**
+ * One copy of the MCP SDK, zod and ajv, in dist/sdk.js: the CLI (holon.js), the lazy schemas and every
+ * demo agent require it instead of bundling their own, so the package carries them once.
+ */
+const SHARED = /^(@modelcontextprotocol\/sdk\/|zod($|\/)|ajv$)/;
+const sources = (dir) => fs.readdirSync(dir, { recursive: true }).filter((f) => /\.(ts|mjs)$/.test(f)).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+const SHARED_SPECIFIERS = [...new Set([...sources('src'), ...sources('examples/agents')].flatMap((text) => [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]).filter((spec) => SHARED.test(spec))))].sort();
+
+/** Resolves the shared packages to dist/sdk.js at run time; `sdkPath` is an expression for where it is (never a literal, which esbuild would bundle). */
+function sharedSdk(sdkPath) {
+  return {
+    name: 'shared-sdk',
+    setup(build) {
+      build.onResolve({ filter: SHARED }, (args) => ({ path: args.path, namespace: 'shared' }));
+      build.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => {
+        if (!SHARED_SPECIFIERS.includes(args.path)) throw new Error(`${args.path} is not in dist/sdk.js: import it with a plain \`from '...'\``);
+        return { contents: `module.exports = require(${sdkPath}).modules[${JSON.stringify(args.path)}];`, loader: 'js' };
+      });
+    },
+  };
+}
+const besideSdk = sharedSdk("require('node:path').join(__dirname, 'sdk.js')");
+
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
+  {
+    ...base,
+    stdin: {
+      // Each package is evaluated when first asked for: an agent needs the server, the CLI's fund needs nothing.
+      contents: `export const modules = { ${SHARED_SPECIFIERS.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(f)}); }`).join(', ')} };`,
+      resolveDir: process.cwd(),
+      sourcefile: 'sdk.ts',
+      loader: 'ts',
+    },
+    outfile: 'dist/sdk.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  },
   {
     ...base,
     entryPoints: ['src/cli/main.ts'],
@@ -49,6 +86,7 @@ const targets = [
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [besideSdk],
   },
   // The snapshot worker, beside both bundles that open a journal (holon.js and extension.js).
   {
@@ -81,6 +119,7 @@ const targets = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    plugins: [besideSdk],
   },
   {
     ...base,
@@ -101,6 +140,8 @@ const targets = [
     target: 'node20',
     sourcemap: false,
     banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
+    // The agents sit in dist/examples/agents; `require` (above) resolves from the agent's own file.
+    plugins: [sharedSdk("['..', '..', 'sdk.js'].join('/')")],
   },
 ];
 

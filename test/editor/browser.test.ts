@@ -171,6 +171,12 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/holon.js', 'extension/dist/webview/holonView.js', 'extension/dist/examples/catalog.json']) {
     assert.ok(files.includes(needed), `the vsix lacks ${needed}`);
   }
+  // One copy of the MCP SDK (and zod) in the package, which the CLI and every demo agent share.
+  const stage = path.dirname(vsix);
+  const scripts = files.filter((f) => /\.m?js$/.test(f)).map((f) => f.replace(/^extension\//, ''));
+  const carrying = (marker: string): string[] => scripts.filter((f) => fs.readFileSync(path.join(stage, f), 'utf8').includes(marker));
+  assert.deepEqual(carrying('Server does not support'), ['dist/sdk.js'], 'the MCP server SDK is in dist/sdk.js only');
+  assert.deepEqual(carrying('Client does not support'), ['dist/sdk.js'], 'the MCP client SDK is in dist/sdk.js only');
   process.stderr.write(`[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB, ${files.length} files\n`);
 
   const dirs: RunDirs = newRun('browser');
