@@ -160,11 +160,13 @@ export class FileJournal<S> implements EventStore<S> {
   async readKey(key: string, options: { newest?: number } = {}): Promise<JournalEvent[]> {
     if (this.broken) throw this.broken;
     // A key that began in this process has nothing in the index file; any other may have.
+    // What this process folded is newer than what the index file holds: with `newest`, the index is
+    // asked only for what the tail does not give.
+    const tail = (this.tailKeys.get(key) ?? []).filter((x) => x.offset >= this.index.end);
     const begun = this.begunHere.get(key);
-    const before = begun !== undefined && begun >= this.index.end ? [] : this.index.entries(key);
-    const seen = new Set<number>();
-    const all = [...before, ...(this.tailKeys.get(key) ?? [])].filter((x) => !seen.has(x.offset) && (seen.add(x.offset), true));
-    all.sort((a, b) => a.offset - b.offset);
+    const fromIndex = options.newest === undefined ? undefined : Math.max(0, options.newest - tail.length);
+    const before = (begun !== undefined && begun >= this.index.end) || fromIndex === 0 ? [] : this.index.entries(key, fromIndex);
+    const all = [...before, ...tail].sort((a, b) => a.offset - b.offset);
     const wanted = options.newest === undefined ? all : all.slice(Math.max(0, all.length - options.newest));
     return wanted.map((x) => this.readAt(x));
   }

@@ -13,6 +13,9 @@ import type { JournalEvent } from '../../src/core/store.ts';
 import { checkpointMessage, eventHash, parseEventLine } from '../../src/core/store.ts';
 import { FileJournal, JOURNAL_FILE, SNAPSHOT_FILE } from '../../src/core/journal.ts';
 import type { SnapshotHeader } from '../../src/core/snapshot.ts';
+import { INDEX_FILE } from '../../src/core/journalIndex.ts';
+import { readReceipt, receiptTree, recentRootReceipts } from '../../src/core/market/receipts.ts';
+import type { Receipt } from '../../src/core/model.ts';
 import { writeSnapshot } from '../../src/core/snapshot.ts';
 import { JournalLock } from '../../src/core/journalLock.ts';
 import { loadOrCreateSigner, verifySignature } from '../../src/core/keys.ts';
@@ -668,5 +671,79 @@ describe('FileJournal: the lock', () => {
     } finally {
       for (const l of locks) l.close();
     }
+  });
+});
+
+describe('receipts read back from the journal, through the index', () => {
+  const receipt = (id: string, parent: string | null = null): Receipt => ({
+    id,
+    parent,
+    mandate: 'demo/sandbox',
+    agent: 'acme/table-extract',
+    version: '1.0.0',
+    capability: 'extraction.table',
+    status: 'running',
+    worst_case: { amount: '0.10', currency: 'EUR' },
+    cost: null,
+    denials: [],
+    error: null,
+    approval: null,
+    input_summary: '{}',
+    output_summary: null,
+    started_at: new Date(clock.now()).toISOString(),
+    ended_at: null,
+    duration_ms: null,
+    children: [],
+  });
+  /** A call as the gateway writes it: started, then finished; a child started and finished inside it. */
+  async function call(j: FileJournal<HolonState>, id: string, withChild: boolean): Promise<void> {
+    await j.transact(() => ({ events: [{ type: 'call.started', data: { receipt: receipt(id) } }], result: undefined }));
+    if (withChild) {
+      await j.transact(() => ({ events: [{ type: 'call.started', data: { receipt: receipt(`${id}_child`, id) } }], result: undefined }));
+      await j.transact(() => ({ events: [{ type: 'call.finished', data: { receipt: `${id}_child`, status: 'succeeded', cost: { amount: '0.01', currency: 'EUR' }, price_cost: { amount: '0.01', currency: 'EUR' }, error: null, output_summary: 'x', duration_ms: 1 } }], result: undefined }));
+    }
+    await j.transact(() => ({ events: [{ type: 'call.finished', data: { receipt: id, status: 'succeeded', cost: { amount: '0.02', currency: 'EUR' }, price_cost: { amount: '0.02', currency: 'EUR' }, error: null, output_summary: 'x', duration_ms: 1 } }], result: undefined }));
+  }
+  const ids = (n: number, from = 0): string[] => Array.from({ length: n }, (_, i) => `rcpt_${String(from + i).padStart(4, '0')}`);
+
+  test('what a snapshot filed is read through the index, what came after from the tail; newest first across both', async () => {
+    const dir = newDir();
+    const j = open(dir, { snapshotEvery: 50 });
+    for (const [i, id] of ids(30).entries()) await call(j, id, i % 3 === 0);
+    await j.snapshotWritten();
+    j.close();
+    const k = open(dir, { snapshotEvery: 0 });
+    assert.ok(fs.statSync(path.join(dir, INDEX_FILE)).size > 0, 'the index holds the filed events');
+    assert.deepEqual(Object.keys(k.state.open_receipts), [], 'memory keeps no finished receipt');
+    for (const id of ids(5, 30)) await call(k, id, false);
+    const recent = await recentRootReceipts(k, { limit: 10 });
+    assert.deepEqual(recent.map((r) => r.id), ids(35).slice(-10).reverse());
+    const all = await recentRootReceipts(k, { limit: 100 });
+    assert.equal(all.length, 35, 'every root, once, children under their parents');
+    const tree = await receiptTree(k, 'rcpt_0003');
+    assert.equal(tree.status, 'succeeded');
+    assert.deepEqual(tree.children.map((c) => c.id), ['rcpt_0003_child']);
+    assert.deepEqual(tree.total_cost, { amount: '0.03', currency: 'EUR' });
+    assert.equal((await readReceipt(k, 'rcpt_0031'))?.status, 'succeeded', 'a receipt begun after the snapshot is read from the tail');
+    assert.equal((await readReceipt(k, 'rcpt_0001'))?.status, 'succeeded', 'one filed before it, through the index');
+    assert.equal(await readReceipt(k, 'rcpt_9999'), undefined);
+  });
+
+  test('an index file that is not the one the snapshot signed is refused on read, naming the file', async () => {
+    const dir = newDir();
+    const j = open(dir, { snapshotEvery: 20 });
+    for (const id of ids(10)) await call(j, id, false);
+    await j.snapshotWritten();
+    j.close();
+    const file = path.join(dir, INDEX_FILE);
+    const text = fs.readFileSync(file, 'utf8');
+    // Point rcpt_0001's first entry at rcpt_0002's event.
+    const lines = text.split('\n');
+    const at = (id: string): string => lines.find((l) => l.endsWith(`rcpt:${id}`))?.split(' ')[0] ?? '';
+    fs.writeFileSync(file, text.replace(`${at('rcpt_0001')} `, `${at('rcpt_0002')} `));
+    const k = open(dir, { snapshotEvery: 0 });
+    await assert.rejects(readReceipt(k, 'rcpt_0001'), (err: unknown) => HolonError.is(err, 'corrupt_journal'));
+    const report = verifyJournal(dir);
+    assert.equal(report.snapshot?.ok, false);
   });
 });
