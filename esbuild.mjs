@@ -88,11 +88,11 @@ const targets = [
     banner: { js: '#!/usr/bin/env node' },
     plugins: [besideSdk],
   },
-  // The snapshot worker, beside both bundles that open a journal (holon.js and extension.js).
+  // The journal's worker thread (snapshots, verify), beside both bundles that open a journal (holon.js and extension.js).
   {
     ...base,
-    entryPoints: ['src/core/snapshotWorker.ts'],
-    outfile: 'dist/snapshotWorker.js',
+    entryPoints: ['src/core/journalWorker.ts'],
+    outfile: 'dist/journalWorker.js',
     platform: 'node',
     format: 'cjs',
     target: 'node20',

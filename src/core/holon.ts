@@ -3,10 +3,11 @@ import * as path from 'node:path';
 import type { Clock, Logger } from './deps.ts';
 import type { EventStore } from './store.ts';
 import type { WorkerSpec } from './journal.ts';
-import { FileJournal } from './journal.ts';
+import { FileJournal, runWorker } from './journal.ts';
 import { lazySigner } from './keys.ts';
 import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
+import type { VerifyReport } from './verify.ts';
 
 /** Options for opening a state folder. */
 export interface OpenStateOptions {
@@ -23,14 +24,19 @@ export function openState(dir: string, options: OpenStateOptions): EventStore<Ho
 }
 
 /**
- * The snapshot worker's script: beside the bundle that runs (dist/snapshotWorker.js), or, run from the
+ * The journal worker's script: beside the bundle that runs (dist/journalWorker.js), or, run from the
  * sources, the TypeScript module through tsx.
  */
-export function snapshotWorker(): WorkerSpec {
-  const bundled = path.join(__dirname, 'snapshotWorker.js');
+export function journalWorker(): WorkerSpec {
+  const bundled = path.join(__dirname, 'journalWorker.js');
   if (fs.existsSync(bundled)) return { file: bundled };
-  const source = path.join(__dirname, 'snapshotWorker.ts');
+  const source = path.join(__dirname, 'journalWorker.ts');
   return { eval: `require('tsx/cjs'); require(${JSON.stringify(source)});` };
+}
+
+/** `holon verify` in a worker thread, for a process whose event loop must not wait for it (the editor). */
+export function verifyInWorker(dir: string): Promise<VerifyReport> {
+  return runWorker<VerifyReport>(journalWorker(), { job: 'verify', dir: path.resolve(dir) });
 }
 
 /** The state folder's journal file, folded and tailed, with the installation signer. */
@@ -42,7 +48,7 @@ export function openFileJournal(dir: string, options: OpenStateOptions): FileJou
     clock: options.clock,
     logger: options.logger,
     signer: lazySigner(abs),
-    snapshotWorker: snapshotWorker(),
+    worker: journalWorker(),
     ...(options.durable !== undefined ? { durable: options.durable } : {}),
     ...(options.watch !== undefined ? { watch: options.watch } : {}),
     ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),

@@ -25,8 +25,20 @@ const POLL_MS = 200;
 /** A group-committed append is made durable within this long, if no durable one comes first. */
 const GROUP_COMMIT_MS = 50;
 
-/** How to run the snapshot worker: a script file, or (from sources) code to evaluate. */
+/** How to run the journal's worker (journalWorker.ts): a script file, or (from sources) code to evaluate. */
 export type WorkerSpec = { file: string } | { eval: string };
+
+/** Runs one job in a worker thread that does not keep the process alive; resolves with its result. */
+export function runWorker<T>(spec: WorkerSpec, job: { job: string; dir: string; [k: string]: unknown }): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const data = { workerData: job };
+    const worker = 'file' in spec ? new Worker(spec.file, data) : new Worker(spec.eval, { ...data, eval: true });
+    worker.unref();
+    worker.once('message', (m: { ok: true; result: T } | { ok: false; error: string }) => (m.ok ? resolve(m.result) : reject(new Error(m.error))));
+    worker.once('error', reject);
+    worker.once('exit', () => reject(new Error(`the journal worker stopped before its ${job.job} was done`)));
+  });
+}
 
 /** Options of a file journal. */
 export interface FileJournalOptions<S> {
@@ -44,7 +56,7 @@ export interface FileJournalOptions<S> {
   /** Tail the file for other processes' appends (default true). */
   watch?: boolean;
   /** The worker that folds and writes snapshots off the event loop; without one they are written here. */
-  snapshotWorker?: WorkerSpec;
+  worker?: WorkerSpec;
 }
 
 /** One event read back, with where its line starts. */
@@ -57,7 +69,7 @@ interface Located {
 export class FileJournal<S> implements EventStore<S> {
   readonly dir: string;
   readonly file: string;
-  private readonly opts: Required<Omit<FileJournalOptions<S>, 'dir' | 'snapshotWorker'>> & Pick<FileJournalOptions<S>, 'snapshotWorker'>;
+  private readonly opts: Required<Omit<FileJournalOptions<S>, 'dir' | 'worker'>> & Pick<FileJournalOptions<S>, 'worker'>;
   private current: S;
   private pos: Position = { offset: 0, seq: 0, hash: '', lastCheckpointSeq: 0 };
   private foldedSinceSnapshot = 0;
@@ -438,18 +450,11 @@ export class FileJournal<S> implements EventStore<S> {
 
   /** Folds and signs a snapshot at `at` in the worker (or here, after the caller's turn, without one). Returns the index it covers, if it wrote. */
   private writeSnapshot(at: Position): Promise<IndexCover | null | undefined> {
-    const spec = this.opts.snapshotWorker;
+    const spec = this.opts.worker;
     if (!spec) {
       return new Promise((resolve) => setImmediate(resolve)).then(() => (this.closed ? undefined : buildSnapshot(this.dir, this.file, this.opts.reducer, at, this.opts.signer)));
     }
-    return new Promise((resolve, reject) => {
-      const data = { workerData: { dir: this.dir, at } };
-      const worker = 'file' in spec ? new Worker(spec.file, data) : new Worker(spec.eval, { ...data, eval: true });
-      worker.unref();
-      worker.once('message', (m: { ok: true; written: IndexCover | null | undefined } | { ok: false; error: string }) => (m.ok ? resolve(m.written) : reject(new Error(m.error))));
-      worker.once('error', reject);
-      worker.once('exit', () => reject(new Error('the snapshot worker stopped')));
-    });
+    return runWorker<IndexCover | null | undefined>(spec, { job: 'snapshot', dir: this.dir, at });
   }
 
   /**

@@ -5,12 +5,13 @@ import { pendingApprovals } from '../core/approvals/flow.ts';
 import { copyExampleFiles } from '../core/demoFiles.ts';
 import { HolonError } from '../core/errors.ts';
 import { ACCOUNT_ID, ID_RULES } from '../core/ids.ts';
+import { verifyInWorker } from '../core/holon.ts';
 import { JOURNAL_FILE } from '../core/journal.ts';
 import { addAgent, readCatalog } from '../core/market/catalog.ts';
 import * as M from '../core/money.ts';
 import { approvalMessage, approvalView } from '../core/present.ts';
 import { fund } from '../core/spend.ts';
-import { verifyJournal, verifyText } from '../core/verify.ts';
+import { verifyText } from '../core/verify.ts';
 import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
@@ -166,7 +167,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
     }),
     register(COMMANDS.verifyLedger, async () => {
       if (!fs.existsSync(path.join(state.dir, JOURNAL_FILE))) throw new HolonError('not_found', 'there is no ledger yet');
-      const r = verifyJournal(state.dir);
+      const r = await verifyInWorker(state.dir);
       if (r.ok) void vscode.window.showInformationMessage(`Holon: ledger ${verifyText(r)}`);
       else void vscode.window.showErrorMessage(`Holon: ledger ${verifyText(r)}`);
       return r;

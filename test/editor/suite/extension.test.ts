@@ -76,4 +76,11 @@ describe('Holon in a real VS Code', function () {
     const receipts = JSON.parse(await holonCli(holon, ['receipts', '--json'])) as unknown;
     assert.match(JSON.stringify(receipts), /acme\/table-extract/);
   });
+
+  it('verifies the ledger in a worker thread, from the command palette', async function () {
+    const report = (await vscode.commands.executeCommand('holon.verifyLedger')) as { ok: boolean; events: number; first_bad?: unknown };
+    assert.equal(report.ok, true, JSON.stringify(report));
+    assert.ok(report.events > 0);
+    assert.equal(report.first_bad, undefined);
+  });
 });

@@ -1,0 +1,23 @@
+/**
+ * The journal's worker thread, for the jobs that read a whole journal, so that no process ever pauses its
+ * event loop for them: folding from the last snapshot to a position, filing the keys of what is read on
+ * demand and signing the result (a snapshot); or checking everything offline (`holon verify`).
+ */
+import * as path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { JOURNAL_FILE } from './journal.ts';
+import { buildSnapshot } from './journalIndex.ts';
+import { loadOrCreateSigner } from './keys.ts';
+import type { Position } from './snapshot.ts';
+import { holonReducer } from './state.ts';
+import { verifyJournal } from './verify.ts';
+
+/** A job for the worker. */
+export type JournalJob = { job: 'snapshot'; dir: string; at: Position } | { job: 'verify'; dir: string };
+
+const job = workerData as JournalJob;
+const run = async (): Promise<unknown> => (job.job === 'verify' ? verifyJournal(job.dir) : buildSnapshot(job.dir, path.join(job.dir, JOURNAL_FILE), holonReducer, job.at, loadOrCreateSigner(job.dir)));
+run().then(
+  (result) => parentPort?.postMessage({ ok: true, result }),
+  (err: unknown) => parentPort?.postMessage({ ok: false, error: (err as Error).message }),
+);
