@@ -2,9 +2,11 @@
  * What the journal keeps out of memory, and how it is found again: the offsets of the events a reducer
  * files under keys (a receipt's id, say), in `<state>/journal.idx`, beside the snapshot that covers them.
  * Both are written by one job — fold the journal from the last snapshot to a position, file the keys,
- * sign — which runs in a worker thread, never on a process's event loop. The snapshot's signed header
- * names the index's length and SHA-256, and each entry the event's hash, so nothing read through the
- * index is trusted before it is checked.
+ * sign — which runs in a worker thread, never on a process's event loop. What each job files is one
+ * segment, ended by a line "#"; the snapshot's signed header names the index's length and the head of
+ * a hash chain over its segments (each link the SHA-256 of the one before and the segment), so a job
+ * never reads back what earlier ones wrote, and nothing read through the index is trusted before the
+ * chain up to it is checked. Each entry also carries the start of its event's hash.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -36,7 +38,8 @@ export interface Entry {
 export class IndexFile {
   private cover: IndexCover | null = null;
   private readonly table = new KeyTable();
-  private hash = createHash('sha256');
+  /** The hash chain's link at what was loaded. */
+  private chain = '';
   private loaded = 0;
 
   constructor(private readonly dir: string) {}
@@ -63,7 +66,7 @@ export class IndexFile {
 
   private reset(): void {
     this.table.clear();
-    this.hash = createHash('sha256');
+    this.chain = '';
     this.loaded = 0;
   }
 
@@ -79,12 +82,12 @@ export class IndexFile {
         if (n === 0) break;
         read += n;
       }
-      const whole = this.hash.copy().update(buf).digest('hex');
-      if (read !== buf.length || whole !== cover.sha256) throw new HolonError('corrupt_journal', `${file} is not the index the snapshot signed; run \`holon verify\``, { file });
+      const chain = read === buf.length ? chainOver(this.chain, buf) : undefined;
+      if (chain !== cover.sha256) throw new HolonError('corrupt_journal', `${file} is not the index the snapshot signed; run \`holon verify\``, { file });
     } finally {
       fs.closeSync(fd);
     }
-    this.hash.update(buf);
+    this.chain = cover.sha256;
     this.loaded = cover.bytes;
     this.table.addLines(buf);
   }
@@ -122,10 +125,14 @@ class KeyTable {
     this.buckets = new Int32Array(2048).fill(-1);
   }
 
-  /** Parses whole lines "offset hash16 key\n" and adds them. */
+  /** Parses whole lines "offset hash16 key\n" and adds them (a segment's end, "#", is skipped). */
   addLines(buf: Buffer): void {
     let i = 0;
     while (i < buf.length) {
+      if (buf[i] === 35) {
+        i = buf.indexOf(10, i) + 1;
+        continue;
+      }
       let offset = 0;
       while (buf[i] !== 32) offset = offset * 10 + ((buf[i++] as number) - 48);
       i += 1;
@@ -242,7 +249,9 @@ export async function buildSnapshot<S>(dir: string, journalFile: string, reducer
     let state = reducer.initial();
     let from: Position = { offset: 0, seq: 0, hash: '', lastCheckpointSeq: 0 };
     let cover: IndexCover = { end: 0, bytes: 0, sha256: '' };
-    if (previous.ok && indexIntact(indexFile, previous.header.index)) {
+    // The index before the last snapshot is never read back here: what the next snapshot signs chains
+    // from the hash the last one signed, so a prefix altered on disk fails every later read of it.
+    if (previous.ok && indexLongEnough(indexFile, previous.header.index)) {
       state = reducer.deserialize(previous.body);
       from = { offset: previous.header.offset, seq: previous.header.seq, hash: previous.header.hash, lastCheckpointSeq: previous.header.lastCheckpointSeq };
       cover = previous.header.index ?? { end: from.offset, bytes: 0, sha256: '' };
@@ -256,17 +265,16 @@ export async function buildSnapshot<S>(dir: string, journalFile: string, reducer
       if (e.type === 'checkpoint') from.lastCheckpointSeq = e.seq;
     });
     // Entries past the covered length were written by a job that died before its snapshot: dropped.
+    const segment = lines.length > 0 ? Buffer.from(`${lines.join('')}${SEGMENT_END}`) : Buffer.alloc(0);
     const fd = fs.openSync(indexFile, fs.existsSync(indexFile) ? 'r+' : 'w+', 0o600);
     try {
       fs.ftruncateSync(fd, cover.bytes);
-      if (lines.length > 0) fs.writeSync(fd, lines.join(''), cover.bytes);
+      if (segment.length > 0) fs.writeSync(fd, segment, 0, segment.length, cover.bytes);
       fs.fdatasyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
-    const bytes = cover.bytes + Buffer.byteLength(lines.join(''));
-    const content = fs.readFileSync(indexFile).subarray(0, bytes);
-    const next: IndexCover = { end: at.offset, bytes, sha256: createHash('sha256').update(content).digest('hex') };
+    const next: IndexCover = { end: at.offset, bytes: cover.bytes + segment.length, sha256: segment.length > 0 ? chainNext(cover.sha256, segment) : cover.sha256 };
     writeSnapshot(dir, { offset: at.offset, seq: from.seq, hash: from.hash, lastCheckpointSeq: from.lastCheckpointSeq }, reducer.serialize(state), signer, next);
     return next;
   } finally {
@@ -274,14 +282,40 @@ export async function buildSnapshot<S>(dir: string, journalFile: string, reducer
   }
 }
 
-function indexIntact(indexFile: string, cover: IndexCover | null | undefined): boolean {
+function indexLongEnough(indexFile: string, cover: IndexCover | null | undefined): boolean {
   if (!cover || cover.bytes === 0) return true;
   try {
-    const content = fs.readFileSync(indexFile);
-    return content.length >= cover.bytes && createHash('sha256').update(content.subarray(0, cover.bytes)).digest('hex') === cover.sha256;
+    return fs.statSync(indexFile).size >= cover.bytes;
   } catch {
     return false;
   }
+}
+
+/** The line that ends what one snapshot job filed: a segment of the hash chain. */
+const SEGMENT_END = '#\n';
+
+/** The next link of the index's hash chain: SHA-256 of the last link (hex) and the segment's bytes. */
+export function chainNext(previous: string, segment: Buffer): string {
+  return createHash('sha256').update(previous).update(segment).digest('hex');
+}
+
+/**
+ * The chain over `buf`, a run of whole segments that follows the link `previous`; undefined when it
+ * does not end at a segment's end (a job that died mid-write, or bytes that were cut).
+ */
+export function chainOver(previous: string, buf: Buffer): string | undefined {
+  let chain = previous;
+  let start = 0;
+  for (let i = 0; i < buf.length; ) {
+    const nl = buf.indexOf(10, i);
+    if (nl < 0) return undefined;
+    if (buf[i] === 35 && nl === i + 1) {
+      chain = chainNext(chain, buf.subarray(start, nl + 1));
+      start = nl + 1;
+    }
+    i = nl + 1;
+  }
+  return start === buf.length ? chain : undefined;
 }
 
 /** Reads and checks the journal's events from `from` to `to` (offsets), one at a time. */

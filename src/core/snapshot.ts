@@ -28,8 +28,9 @@ export interface Position {
 export interface IndexCover {
   /** Journal offset up to which keyed events are filed. */
   end: number;
-  /** Length of the index file that holds them, and its SHA-256. */
+  /** Length of the index file that holds them. */
   bytes: number;
+  /** The head of the hash chain over the index's segments (journalIndex.ts), "" when there is none. */
   sha256: string;
 }
 

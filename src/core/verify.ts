@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalize } from 'json-canonicalize';
 import { JOURNAL_FILE } from './journal.ts';
-import { INDEX_FILE, indexLine, scanLines } from './journalIndex.ts';
+import { chainOver, INDEX_FILE, indexLine, scanLines } from './journalIndex.ts';
 import { installationPublicKey, verifySignature } from './keys.ts';
 import { readSnapshot, SNAPSHOT_FILE } from './snapshot.ts';
 import type { SnapshotHeader } from './snapshot.ts';
@@ -56,8 +56,8 @@ export function verifyJournal(stateDir: string): VerifyReport {
   const snap = fs.existsSync(path.join(stateDir, SNAPSHOT_FILE)) ? readSnapshot(stateDir, file) : undefined;
   const header: SnapshotHeader | undefined = snap?.ok ? snap.header : undefined;
   const state = holonReducer.initial();
+  /** What the index must hold, as the fold files it: its lines, hashed as they come. */
   const index = createHash('sha256');
-  let indexBytes = 0;
   let snapshot: VerifyReport['snapshot'] = snap && !snap.ok ? { seq: null, ok: false, problem: snap.problem } : undefined;
 
   let prev = '';
@@ -82,11 +82,7 @@ export function verifyJournal(stateDir: string): VerifyReport {
       signedThrough = e.seq;
     }
     if (header && offset < (header.index?.end ?? 0)) {
-      for (const k of holonReducer.keys?.(state, e) ?? []) {
-        const l = indexLine(offset, e, k.key);
-        index.update(l);
-        indexBytes += Buffer.byteLength(l);
-      }
+      for (const k of holonReducer.keys?.(state, e) ?? []) index.update(indexLine(offset, e, k.key));
     }
     try {
       holonReducer.apply(state, e);
@@ -96,7 +92,7 @@ export function verifyJournal(stateDir: string): VerifyReport {
     }
     seq = e.seq;
     prev = e.hash;
-    if (header && seq === header.seq) snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', holonReducer.serialize(state), index.copy().digest('hex'), indexBytes);
+    if (header && seq === header.seq) snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', holonReducer.serialize(state), index.copy().digest('hex'));
     return true;
   });
 
@@ -114,8 +110,10 @@ export function verifyJournal(stateDir: string): VerifyReport {
   return report;
 }
 
+const EMPTY_SHA256 = createHash('sha256').digest('hex');
+
 /** Whether the snapshot's body and index are what the journal folds to at its position. */
-function compareSnapshot(stateDir: string, h: SnapshotHeader, body: string, folded: string, indexSha: string, indexBytes: number): NonNullable<VerifyReport['snapshot']> {
+function compareSnapshot(stateDir: string, h: SnapshotHeader, body: string, folded: string, filedSha: string): NonNullable<VerifyReport['snapshot']> {
   const same = (a: string, b: string): boolean => {
     try {
       return canonicalize(JSON.parse(a)) === canonicalize(JSON.parse(b));
@@ -126,15 +124,17 @@ function compareSnapshot(stateDir: string, h: SnapshotHeader, body: string, fold
   if (!same(body, folded)) return { seq: h.seq, ok: false, problem: `its state is not what the journal folds to at event ${h.seq}` };
   const cover = h.index;
   if (cover && cover.bytes > 0) {
-    if (cover.bytes !== indexBytes || cover.sha256 !== indexSha) return { seq: h.seq, ok: false, problem: 'its index is not the one the journal files' };
     let onDisk: Buffer;
     try {
       onDisk = fs.readFileSync(path.join(stateDir, INDEX_FILE)).subarray(0, cover.bytes);
     } catch {
       return { seq: h.seq, ok: false, problem: `${INDEX_FILE} is missing` };
     }
-    if (createHash('sha256').update(onDisk).digest('hex') !== cover.sha256) return { seq: h.seq, ok: false, problem: `${INDEX_FILE} is not the index the snapshot signed` };
-  }
+    if (onDisk.length !== cover.bytes || chainOver('', onDisk) !== cover.sha256) return { seq: h.seq, ok: false, problem: `${INDEX_FILE} is not the index the snapshot signed` };
+    // Signed, and also what the journal files: the same lines, in the same order (segment ends aside).
+    const lines = onDisk.toString('utf8').split('\n').filter((l) => l.length > 0 && l !== '#');
+    if (createHash('sha256').update(lines.map((l) => `${l}\n`).join('')).digest('hex') !== filedSha) return { seq: h.seq, ok: false, problem: 'its index is not what the journal files' };
+  } else if (filedSha !== EMPTY_SHA256) return { seq: h.seq, ok: false, problem: 'its index is not what the journal files' };
   return { seq: h.seq, ok: true };
 }
 
