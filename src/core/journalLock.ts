@@ -82,6 +82,8 @@ function breakIfStale(file: string): void {
 
 interface Waiter {
   grant(): void;
+  /** Told when the lock closes before granting (a waiter in this process). */
+  fail?(err: Error): void;
   /** The connection it came on; none for the coordinator's own process. */
   socket?: net.Socket;
 }
@@ -113,12 +115,19 @@ class Coordinator {
   waitLocal(): Promise<() => void> {
     this.localWaiting += 1;
     this.server.ref();
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      const done = (): void => {
+        this.localWaiting -= 1;
+        if (this.localWaiting === 0) this.server.unref();
+      };
       const w: Waiter = {
         grant: () => {
-          this.localWaiting -= 1;
-          if (this.localWaiting === 0) this.server.unref();
+          done();
           resolve(() => this.release(w));
+        },
+        fail: (err) => {
+          done();
+          reject(err);
         },
       };
       this.enqueue(w);
@@ -190,6 +199,8 @@ class Coordinator {
   close(): boolean {
     if (this.graceTimer) clearTimeout(this.graceTimer);
     const quiet = this.holder === null || this.holder.socket === undefined;
+    // A transaction of this process still waiting is told, rather than left waiting forever.
+    for (const w of this.queue.splice(0)) w.fail?.(new Error('journal is closed'));
     this.server.close();
     for (const socket of this.sockets) socket.destroy();
     return quiet;

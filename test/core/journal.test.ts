@@ -747,3 +747,24 @@ describe('receipts read back from the journal, through the index', () => {
     assert.equal(report.snapshot?.ok, false);
   });
 });
+
+describe('FileJournal: closing', () => {
+  for (const coordinates of [true, false]) {
+    test(`a transaction still waiting for the lock when its journal closes is refused, not left waiting (${coordinates ? 'it coordinates the lock' : 'it asks another'})`, async () => {
+      const dir = newDir();
+      const j = open(dir);
+      // Whoever takes the lock first coordinates it.
+      if (coordinates) await fund(j, 'demo', '1');
+      const holder = new JournalLock(dir);
+      const release = await holder.acquire();
+      const before = fs.existsSync(journalFile(dir)) ? fs.readFileSync(journalFile(dir)) : Buffer.alloc(0);
+      const waiting = fund(j, 'demo', '1');
+      await new Promise((r) => setTimeout(r, 50));
+      j.close();
+      await assert.rejects(waiting, /closed/);
+      release();
+      holder.close();
+      assert.deepEqual(fs.existsSync(journalFile(dir)) ? fs.readFileSync(journalFile(dir)) : Buffer.alloc(0), before, 'nothing was appended');
+    });
+  }
+});
