@@ -52,7 +52,8 @@ function sharedSdk(sdkPath) {
   return {
     name: 'shared-sdk',
     setup(build) {
-      build.onResolve({ filter: SHARED }, (args) => ({ path: args.path, namespace: 'shared' }));
+      // Only Holon's own imports: a package that brings its own version (x402's zod 3) keeps it.
+      build.onResolve({ filter: SHARED }, (args) => (args.importer.includes('node_modules') ? undefined : { path: args.path, namespace: 'shared' }));
       build.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => {
         if (!SHARED_SPECIFIERS.includes(args.path)) throw new Error(`${args.path} is not in dist/sdk.js: import it with a plain \`from '...'\``);
         return { contents: `module.exports = require(${sdkPath}).modules[${JSON.stringify(args.path)}];`, loader: 'js' };

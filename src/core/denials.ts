@@ -70,6 +70,28 @@ export interface DenialParams {
   rejected: { approval: string };
   /** A reason a journal from before typed denials recorded in words. */
   recorded: { text: string };
+  /** The seller's ATR could not be fetched from a public address within the limits (seed 002). */
+  atr_unfetchable: Record<string, never>;
+  /** The seller's payment request names no ATR hash, or no link to the ATR. */
+  atr_not_advertised: Record<string, never>;
+  /** The bytes the ATR link served do not hash to the advertised H. */
+  hash_mismatch: { advertised: string; served: string };
+  /** The seller's payment request (or an approved offer) could not be read; `read` names what failed. */
+  offer_unreadable: { read: string };
+  /** The wallet's answer is not the payer's signature of exactly the payment that was built. */
+  signature_invalid: Record<string, never>;
+  /** The pairing reads no H from the payment. */
+  signed_not_bound: Record<string, never>;
+  /** A `chosen` that is not one this server process returned, unchanged. */
+  chosen_unverified: Record<string, never>;
+  /** A channel opening that is not one this server process returned, unchanged. */
+  opening_unverified: Record<string, never>;
+  /** A channel hold that is not one this server process returned, unchanged. */
+  hold_unverified: Record<string, never>;
+  /** The agreement's receipt names another H, or is not an agreement's receipt. */
+  agreement_failed: { reason: string };
+  /** The agreement payment was sent and may settle yet: ask again without `approved`. */
+  agreement_pending: Record<string, never>;
 }
 
 /** Every denial code. */
@@ -105,6 +127,17 @@ export const DENIAL_CODES = [
   'approval_amount_raised',
   'rejected',
   'recorded',
+  'atr_unfetchable',
+  'atr_not_advertised',
+  'hash_mismatch',
+  'offer_unreadable',
+  'signature_invalid',
+  'signed_not_bound',
+  'chosen_unverified',
+  'opening_unverified',
+  'hold_unverified',
+  'agreement_failed',
+  'agreement_pending',
 ] as const satisfies readonly DenialCode[];
 type Missing = Exclude<DenialCode, (typeof DENIAL_CODES)[number]>;
 // A denial code added above but not to the list fails here.

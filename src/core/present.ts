@@ -85,6 +85,28 @@ export function denialText(d: Denial): string {
         return 'the human rejected this call';
       case 'recorded':
         return d.params.text;
+      case 'atr_unfetchable':
+        return 'The ATR could not be fetched from a public address within the limits.';
+      case 'atr_not_advertised':
+        return 'The payment request advertises no ATR hash and link to the ATR.';
+      case 'hash_mismatch':
+        return 'The bytes the link served do not hash to the advertised ATR hash.';
+      case 'offer_unreadable':
+        return `The payment request could not be read (${d.params.read}).`;
+      case 'signature_invalid':
+        return "The wallet's answer is not the payer's signature of the payment that was built.";
+      case 'signed_not_bound':
+        return 'The pairing reads no ATR hash from this payment.';
+      case 'chosen_unverified':
+        return 'The chosen payment is not one this server process returned, unchanged. Pass back chosen exactly as returned.';
+      case 'opening_unverified':
+        return 'The opening is not one this server process returned, unchanged. Pass back the opening, its landed receipt and its mac exactly as returned.';
+      case 'hold_unverified':
+        return 'The hold is not one this server process returned, unchanged. Pass back the latest hold exactly as returned.';
+      case 'agreement_failed':
+        return `The agreement's receipt does not confirm this ATR (${d.params.reason}).`;
+      case 'agreement_pending':
+        return 'The agreement payment was sent and may settle yet: call again without approved to collect its receipt; never send approved again for this agreement.';
     }
   })();
   return d.agent ? `${d.agent}: ${text}` : text;

@@ -46,6 +46,17 @@ const SAMPLES: { [C in keyof DenialParams]: DenialParams[C] } = {
   approval_amount_raised: { approval: 'apr_1', amount: eur('0.324'), approved: eur('0.172') },
   rejected: { approval: 'apr_1' },
   recorded: { text: 'a reason in words' },
+  atr_unfetchable: {},
+  atr_not_advertised: {},
+  hash_mismatch: { advertised: `0x${'ab'.repeat(32)}`, served: `0x${'cd'.repeat(32)}` },
+  offer_unreadable: { read: 'x402/option-not-in-document' },
+  signature_invalid: {},
+  signed_not_bound: {},
+  chosen_unverified: {},
+  opening_unverified: {},
+  hold_unverified: {},
+  agreement_failed: { reason: 'the receipt names another ATR hash' },
+  agreement_pending: {},
 };
 
 const denialOf = (code: keyof DenialParams): Denial => ({ code, params: SAMPLES[code] }) as Denial;
