@@ -7,12 +7,14 @@ import { HOLON_VERSION } from '../core/version.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import { inputJsonSchema, outputJsonSchema } from './tools/jsonSchema.ts';
 import { marketToolset } from './tools/market.ts';
+import { termsToolset } from './tools/terms.ts';
 import { runTool } from './tools/pipeline.ts';
 import type { ToolDef, Toolset } from './tools/toolDef.ts';
 
-/** Toolsets by name; later issues add terms, money, commerce, memory, records and office. */
+/** Toolsets by name; later issues add money, commerce, memory, records and office. */
 const TOOLSETS: Partial<Record<ToolsetName, Toolset>> = {
   market: marketToolset,
+  terms: termsToolset,
 };
 
 // A tool's JSON Schemas are the same for every server and client: written once.

@@ -2,6 +2,7 @@ import type { Clock, Logger } from '../core/deps.ts';
 import type { EventStore } from '../core/store.ts';
 import type { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';
+import type { FetchLike } from './net/publicFetch.ts';
 
 /** What every toolset's handlers reach the core through. */
 export interface ServerDeps {
@@ -10,6 +11,8 @@ export interface ServerDeps {
   clock: Clock;
   logger: Logger;
   approvals: ApprovalSettings;
+  /** The network policy of every link a seller chooses: public addresses only, unless the human allowed private ones. */
+  fetch: FetchLike;
 }
 
 /** How a server waits for the human when something needs approval. */

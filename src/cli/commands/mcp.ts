@@ -18,13 +18,14 @@ export const DEFAULT_WAIT_SECONDS = { approval: 0, elicitation: 120 } as const;
 
 const mcpCmd: Command = {
   name: 'mcp',
-  usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation]',
+  usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers]',
   summary: 'Runs the MCP server for one mandate over stdio (stdout is the protocol; logs go to stderr).',
   options: {
     mandate: { type: 'string', help: 'the mandate this server acts for (required)' },
     'approval-wait': { type: 'string', help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})` },
     'elicitation-wait': { type: 'string', help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})` },
     'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
+    'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
   },
   positionals: [0, 0],
   async run(ctx) {
@@ -36,7 +37,7 @@ const mcpCmd: Command = {
       elicitation: !ctx.opts['no-elicitation'],
       elicitationWaitMs: secondsFlag(str(ctx.opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
     };
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals });
+    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true });
     let server;
     try {
       server = createHolonServer(runtime.deps, mandate);
