@@ -1,5 +1,6 @@
 /** Shared set-up for tests: temporary states, a clock tests can move, the demo world, MCP clients. */
 import type { FetchLike } from '../src/server/net/publicFetch.ts';
+import type { Wallet } from '../src/server/wallet.ts';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -89,7 +90,7 @@ export async function servedState(): Promise<{ dir: string; cleanup: () => void 
 
 /** A runtime on a fresh temporary state seeded with the demo world. */
 export async function demoRuntime(
-  options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; fetch?: FetchLike } = {},
+  options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; fetch?: FetchLike; wallet?: Wallet } = {},
 ): Promise<{ runtime: Runtime; clock: TestClock; dir: string; cleanup: () => Promise<void> }> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new TestClock();
@@ -99,6 +100,7 @@ export async function demoRuntime(
     durable: false,
     approvals: { waitMs: 0, elicitation: true, elicitationWaitMs: 5_000, ...options.approvals },
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.wallet ? { wallet: options.wallet } : {}),
   });
   await seedDemo(runtime.store, clock, { ...options, stateDir: dir });
   return {

@@ -23,6 +23,7 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
     load: () => import('./commands/receipts.ts'),
   },
   { names: ['fx'], summaries: ['Lists or sets exchange rates'], load: () => import('./commands/fx.ts') },
+  { names: ['wallet'], summaries: ["Shows, creates or imports the wallet that signs this state's payments"], load: () => import('./commands/wallet.ts') },
   { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
   { names: ['mcp'], summaries: ['Runs the MCP server for one mandate over stdio'], load: () => import('./commands/mcp.ts') },
   { names: ['demo'], summaries: ['Plays a typical session on a fresh state'], load: () => import('./commands/demo.ts') },

@@ -92,6 +92,8 @@ export interface DenialParams {
   agreement_failed: { reason: string };
   /** The agreement payment was sent and may settle yet: ask again without `approved`. */
   agreement_pending: Record<string, never>;
+  /** A human must decide first: the approval waits for them; the same call made again after they approve goes ahead. */
+  approval_pending: { approval: string };
 }
 
 /** Every denial code. */
@@ -138,6 +140,7 @@ export const DENIAL_CODES = [
   'hold_unverified',
   'agreement_failed',
   'agreement_pending',
+  'approval_pending',
 ] as const satisfies readonly DenialCode[];
 type Missing = Exclude<DenialCode, (typeof DENIAL_CODES)[number]>;
 // A denial code added above but not to the list fails here.

@@ -105,6 +105,8 @@ export function denialText(d: Denial): string {
         return 'The hold is not one this server process returned, unchanged. Pass back the latest hold exactly as returned.';
       case 'agreement_failed':
         return `The agreement's receipt does not confirm this ATR (${d.params.reason}).`;
+      case 'approval_pending':
+        return `approval ${d.params.approval} waits for the human: ask them to approve it (the Holon panel, or \`holon approve ${d.params.approval}\` at their terminal), then make the same call again. You cannot approve it yourself`;
       case 'agreement_pending':
         return 'The agreement payment was sent and may settle yet: call again without approved to collect its receipt; never send approved again for this agreement.';
     }

@@ -7,6 +7,8 @@ import type { HolonState } from '../core/state.ts';
 import { McpAgentRunner } from './agentClient.ts';
 import type { FetchLike } from './net/publicFetch.ts';
 import { publicFetch } from './net/publicFetch.ts';
+import type { Wallet } from './wallet.ts';
+import { loadWallet } from './wallet.ts';
 import type { ApprovalSettings, ServerDeps } from './serverDeps.ts';
 import { LoopbackDelegationHost } from './transports/delegation.ts';
 import { createSchemaValidator } from './validate.ts';
@@ -30,7 +32,7 @@ export const HEADLESS_APPROVALS: ApprovalSettings = { waitMs: 0, elicitation: tr
  */
 export function openRuntime(
   stateDir: string,
-  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: EventStore<HolonState>; fetch?: FetchLike; allowPrivateSellers?: boolean },
+  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: EventStore<HolonState>; fetch?: FetchLike; allowPrivateSellers?: boolean; wallet?: Wallet },
 ): Runtime {
   const store = options.store ?? openState(stateDir, { clock: options.clock, logger: options.logger, ...(options.durable !== undefined ? { durable: options.durable } : {}) });
   const runner = new McpAgentRunner(options.logger);
@@ -51,7 +53,8 @@ export function openRuntime(
   });
   if (options.allowPrivateSellers) options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a seller you run yourself');
   const fetch = options.fetch ?? publicFetch({ allowPrivate: options.allowPrivateSellers === true });
-  const deps: ServerDeps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch };
+  const wallet = options.wallet ?? loadWallet(stateDir);
+  const deps: ServerDeps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch, ...(wallet ? { wallet } : {}) };
   holder.deps = deps;
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
   const stopRecovery = recoverOrphanedHolds(store, options.logger);

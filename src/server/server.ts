@@ -38,7 +38,7 @@ export function createToolServer(deps: ServerDeps, mandate: string, toolsets: To
     { capabilities: { tools: { listChanged: false } }, ...(info.instructions ? { instructions: info.instructions } : {}) },
   );
   const byName = new Map<string, { tool: ToolDef; toolset: Toolset }>();
-  for (const toolset of toolsets) for (const tool of toolset.tools) byName.set(tool.name, { tool, toolset });
+  for (const toolset of toolsets) for (const tool of toolset.tools) if (tool.offered?.(deps) ?? true) byName.set(tool.name, { tool, toolset });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...byName.values()].map(({ tool }) => toolListing(tool)) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const found = byName.get(request.params.name);

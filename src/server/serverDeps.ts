@@ -3,6 +3,7 @@ import type { EventStore } from '../core/store.ts';
 import type { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';
 import type { FetchLike } from './net/publicFetch.ts';
+import type { Wallet } from './wallet.ts';
 
 /** What every toolset's handlers reach the core through. */
 export interface ServerDeps {
@@ -13,6 +14,8 @@ export interface ServerDeps {
   approvals: ApprovalSettings;
   /** The network policy of every link a seller chooses: public addresses only, unless the human allowed private ones. */
   fetch: FetchLike;
+  /** The human's wallet, when they created or imported one: the tools that sign are offered only with it. */
+  wallet?: Wallet;
 }
 
 /** How a server waits for the human when something needs approval. */

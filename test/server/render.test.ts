@@ -57,6 +57,7 @@ const SAMPLES: { [C in keyof DenialParams]: DenialParams[C] } = {
   hold_unverified: {},
   agreement_failed: { reason: 'the receipt names another ATR hash' },
   agreement_pending: {},
+  approval_pending: { approval: 'apr_1' },
 };
 
 const denialOf = (code: keyof DenialParams): Denial => ({ code, params: SAMPLES[code] }) as Denial;

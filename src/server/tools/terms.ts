@@ -4,10 +4,21 @@
  * one content block; a decline is `isError` with `{decline: {code, detail}}` (render/terms.ts).
  */
 import * as z from 'zod';
+import { CAP } from '../../core/capabilities.ts';
+import { denial } from '../../core/denials.ts';
+import { HolonError } from '../../core/errors.ts';
+import type { Money } from '../../core/money.ts';
+import * as M from '../../core/money.ts';
+import { payWithin } from '../../core/pay.ts';
+import { denialText } from '../../core/present.ts';
 import { isCanonicalBase64 } from '../../core/terms/atr.ts';
 import { atrBytes } from '../../core/terms/atr.ts';
 import { termsFailure } from '../render/terms.ts';
-import { check, confirm, EXACT, finish } from '../terms/x402Exact.ts';
+import { createApprovalWaiter } from '../approvalWait.ts';
+import type { KnownAsset } from '../terms/assets.ts';
+import { knownAsset } from '../terms/assets.ts';
+import { check, confirm, EXACT, finish, readDocument } from '../terms/x402Exact.ts';
+import type { TypedRequest } from '../wallet.ts';
 import type { ToolReply } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import type { Toolset } from './toolDef.ts';
@@ -104,6 +115,58 @@ const atrCheck = defineTool({
   handler: async (args) => reply(check(atrBytes(args.atr), args.presented)),
 });
 
+/** An amount in a token's smallest units as Money (rounded up past Holon's six decimals: a hold covers it). */
+function fromAtomic(amount: string, asset: KnownAsset): Money {
+  const atomic = BigInt(amount);
+  const shift = M.SCALE - asset.decimals;
+  const units = shift >= 0 ? atomic * 10n ** BigInt(shift) : (atomic + 10n ** BigInt(-shift) - 1n) / 10n ** BigInt(-shift);
+  return { units, currency: asset.currency };
+}
+
+const atrTransact = defineTool({
+  name: 'atr_transact',
+  title: 'Confirm the ATR hash and pay',
+  description:
+    "Offered with the human's wallet. Confirms H and, only on a match, signs the payment with the wallet, within this mandate: the pay capability and its payees, the limits, and the human's approval above the threshold (bound to payee, amount, currency and H). Returns atrHash, atr and signed; send signed to the seller. If a human must decide first, it is declined approval-pending: ask them, then call again with the same document.",
+  toolset: 'terms',
+  capability: CAP.pay,
+  input: z.object({
+    pairing: Pairing,
+    document: Json.describe("The seller's payment request (for x402: the decoded PAYMENT-REQUIRED)"),
+    inputs: z.record(z.string(), Json).nullish().describe("The buyer's own values the build needs"),
+    approved: z.record(z.string(), Json).nullish().describe('The agreement payment the agent approved: approve from a previous call, unchanged'),
+  }),
+  output: outcome({ atrHash: Hash, atr: AtrView, signed: Json }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  summary: (a) => ({ pairing: a.pairing }),
+  offered: (deps) => deps.wallet !== undefined,
+  handler: async (args, ctx) => {
+    const wallet = ctx.deps.wallet;
+    if (!wallet) throw new HolonError('not_found', 'no wallet: the human creates one with `holon wallet create`');
+    // The option paid is one in a token Holon can count; the payer is the wallet on its chain.
+    const option = readDocument(args.document).options.find((o) => knownAsset(o.network, o.asset));
+    if (!option) throw new HolonError('denied', 'no option in a token Holon knows', {}, [denial('offer_unreadable', { read: 'x402/no-known-asset' })]);
+    const asset = knownAsset(option.network, option.asset) as KnownAsset;
+    const c = await confirm({ fetch: ctx.deps.fetch, now: () => ctx.deps.clock.now() }, args.document, `${option.network}:${wallet.address}`);
+    const paid = await payWithin(
+      ctx.deps.store,
+      ctx.deps.clock,
+      {
+        mandate: ctx.mandate,
+        payee: `${c.chosen.option.network}:${c.chosen.option.payTo}`,
+        amount: fromAtomic(c.chosen.option.amount, asset),
+        termsHash: c.atrHash,
+        purpose: c.chosen.resource.description ?? c.chosen.resource.url,
+      },
+      async () => finish(c.bytes, c.chosen, await wallet.signTypedData(c.request as unknown as TypedRequest)),
+      { signal: ctx.extra.signal, ...(ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {}) },
+    );
+    if (paid.kind === 'paid') return reply({ atrHash: paid.result.atrHash, atr: c.atr, signed: paid.result.signed as unknown as z.core.util.JSONType });
+    const d = paid.kind === 'rejected' ? denial('rejected', { approval: paid.approval.id }) : denial('approval_pending', { approval: paid.approval.id });
+    throw new HolonError('denied', denialText(d), { approval: paid.approval.id }, [d]);
+  },
+});
+
 /** What the server tells every client about terms, once. */
 export const TERMS_INSTRUCTIONS = [
   'Before you approve or sign any payment to a seller that advertises an ATR hash, confirm it with atr_confirm, and sign exactly the request it returns: its nonce is the hash of the terms you received.',
@@ -114,7 +177,7 @@ export const TERMS_INSTRUCTIONS = [
 export const termsToolset: Toolset = {
   name: 'terms',
   instructions: TERMS_INSTRUCTIONS,
-  tools: [atrConfirm, atrFinish, atrCheck],
+  tools: [atrConfirm, atrFinish, atrCheck, atrTransact],
   ledgerCalls: true,
   renderFailure: termsFailure,
 };

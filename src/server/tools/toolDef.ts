@@ -43,6 +43,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   /** A safe summary of the arguments for the ledger: no bodies, no secrets (default: nothing). */
   summary?: (args: z.output<I>) => Record<string, unknown>;
   handler: (args: z.output<I>, ctx: ToolContext) => Promise<ToolReply<z.output<O>>>;
+  /** Whether a server offers the tool at all (seed 002's signing tools: only with the human's wallet). */
+  offered?: (deps: ServerDeps) => boolean;
 }
 
 /** Keeps a tool's types while checking it, and erases them for a list of tools. */

@@ -1,0 +1,40 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { HolonError } from '../../core/errors.ts';
+import { createWallet, loadWallet, saveWallet, WALLET_FILE } from '../../server/wallet.ts';
+import type { Command } from '../args.ts';
+import { print } from '../context.ts';
+
+/** Reads a private key from standard input: never from the command line, where other processes see it. */
+async function keyFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Private key (0x and 64 hex digits), then Enter: ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer);
+    if (Buffer.concat(chunks).includes(10)) break;
+    if (Buffer.concat(chunks).length > 200) break;
+  }
+  return Buffer.concat(chunks).toString('utf8').split('\n')[0]?.trim() ?? '';
+}
+
+const walletCmd: Command = {
+  name: 'wallet',
+  usage: 'wallet [create | import]',
+  summary:
+    "Shows the address of the wallet that signs this state's payments, creates one, or imports one (its private key read from standard input, never from the command line). The key stays in <state>/keys/wallet.key (mode 0600); Holon never prints it.",
+  options: {},
+  positionals: [0, 1],
+  async run(ctx) {
+    const sub = ctx.args[0];
+    if (sub === undefined) {
+      const w = loadWallet(ctx.stateDir);
+      return print(ctx, { address: w?.address ?? null }, w ? `Wallet ${w.address}` : 'No wallet: `holon wallet create` makes one, `holon wallet import` takes yours.');
+    }
+    if (sub !== 'create' && sub !== 'import') throw new HolonError('invalid_input', 'usage: holon wallet [create | import]');
+    if (fs.existsSync(path.join(ctx.stateDir, WALLET_FILE))) throw new HolonError('conflict', `this state already has a wallet (${path.join(ctx.stateDir, WALLET_FILE)}); Holon never replaces one`);
+    const address = sub === 'create' ? createWallet(ctx.stateDir) : saveWallet(ctx.stateDir, await keyFromStdin());
+    return print(ctx, { address }, `Wallet ${address} (${sub === 'create' ? 'created' : 'imported'}); its key is in ${path.join(ctx.stateDir, WALLET_FILE)}, readable by you only.`);
+  },
+};
+
+export const commands: Command[] = [walletCmd];

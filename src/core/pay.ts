@@ -1,0 +1,127 @@
+/**
+ * A payment Holon signs with the human's wallet, through the mandate like any other spend: the `pay`
+ * capability and its payee scope, the amount in the mandate's currency (by the human's rates), the
+ * limits, a human above the threshold (the approval bound to payee, amount, currency and the terms hash),
+ * a hold while the wallet signs, and the spend settled once the signature exists — a signed
+ * authorization is money the payee can take.
+ */
+import type { ApprovalWaiter } from './approvals/flow.ts';
+import { untilDecided } from './approvals/flow.ts';
+import type { Approval, ApprovalSubject } from './approvals/model.ts';
+import { approvalStatus, bindingOf } from './approvals/model.ts';
+import { CAP, grantOf, listParam } from './capabilities.ts';
+import type { Clock } from './deps.ts';
+import type { Denial } from './denials.ts';
+import { denial } from './denials.ts';
+import { HolonError } from './errors.ts';
+import { convertTo } from './fx.ts';
+import { newId } from './ids.ts';
+import { mandateOf } from './mandates.ts';
+import type { Money } from './money.ts';
+import * as M from './money.ts';
+import { denialTexts } from './present.ts';
+import { endHold, gateSpend } from './spend.ts';
+import type { HolonState } from './state.ts';
+import type { EventStore } from './store.ts';
+
+/** A payment as a toolset asks for it. */
+export interface PaymentAsk {
+  mandate: string;
+  /** Who is paid, as the rail names them (a CAIP-10 account). */
+  payee: string;
+  /** The amount in the asset's own currency. */
+  amount: Money;
+  /** H, the hash of the terms the payment is bound to, where there are terms. */
+  termsHash: string | null;
+  /** What the payment is for, as the human is shown it. */
+  purpose: string | null;
+}
+
+/** How a payment went. */
+export type PaymentOutcome<T> = { kind: 'paid'; result: T; spend: string; charged: Money } | { kind: 'pending' | 'rejected'; approval: Approval };
+
+/** Why the mandate does not let this payee be paid, or nothing when it does. */
+export function payeeDenial(s: HolonState, mandateId: string, payee: string): Denial | undefined {
+  const grant = grantOf(mandateOf(s, mandateId), CAP.pay);
+  if (!grant) return denial('capability_missing', { capability: CAP.pay });
+  const payees = listParam(grant, 'payees');
+  if (payees && !payees.includes('*') && !payees.includes(payee)) return denial('capability_scope', { capability: CAP.pay, target: payee, allowed: payees });
+  return undefined;
+}
+
+function refused(denials: Denial[]): HolonError {
+  return new HolonError('denied', denialTexts(denials).join('; '), {}, denials);
+}
+
+/**
+ * The newest approval for exactly this payment under this mandate that can still be used: an agent that
+ * calls again after the human approved finds it by what it binds, without an id to carry.
+ */
+function approvalFor(s: HolonState, mandate: string, subject: ApprovalSubject, now: number): Approval | undefined {
+  const { binding } = bindingOf(mandate, subject);
+  let found: Approval | undefined;
+  for (const a of Object.values(s.approvals)) {
+    if (a.mandate !== mandate || a.binding !== binding) continue;
+    const status = approvalStatus(a, now);
+    if (status !== 'pending' && status !== 'approved') continue;
+    if (!found || a.requested_at > found.requested_at) found = a;
+  }
+  return found;
+}
+
+/**
+ * Pays `ask` by `sign` (the wallet), within the mandate: decides and holds under the journal lock, waits
+ * for the human where one must decide (`wait`), signs, then settles the hold — or releases it when the
+ * wallet fails, so nothing is spent for a payment that was never signed.
+ */
+export async function payWithin<T>(
+  store: EventStore<HolonState>,
+  clock: Clock,
+  ask: PaymentAsk,
+  sign: () => Promise<T>,
+  options: { wait?: ApprovalWaiter | undefined; signal?: AbortSignal | undefined } = {},
+): Promise<PaymentOutcome<T>> {
+  const spend = newId('pay');
+  const subject: ApprovalSubject = { kind: 'payment', payee: ask.payee, amount: M.toJson(ask.amount), terms_hash: ask.termsHash, purpose: ask.purpose };
+  type Decided = { kind: 'held'; charged: Money } | { kind: 'pending' | 'rejected'; approval: Approval };
+  const { decision, status } = await untilDecided<Decided>(
+    store,
+    (approvalId) =>
+      store.transact<Decided>((s) => {
+        const now = clock.now();
+        const mandate = mandateOf(s, ask.mandate);
+        const scope = payeeDenial(s, ask.mandate, ask.payee);
+        if (scope) throw refused([scope]);
+        const amount = convertTo(s, ask.amount, mandate.currency);
+        if (!amount) throw refused([denial('no_rate', { from: ask.amount.currency, to: mandate.currency })]);
+        const found = approvalId ?? approvalFor(s, mandate.id, subject, now)?.id;
+        const gate = gateSpend(s, { id: spend, mandate, payee: { kind: 'payee', id: ask.payee }, amount, subject, approvalId: found, now });
+        switch (gate.kind) {
+          case 'denied':
+            throw refused(gate.denials);
+          case 'ask':
+            return { events: gate.events, result: { kind: 'pending', approval: structuredClone(gate.approval) } };
+          case 'pending':
+          case 'rejected':
+            return { events: [], result: { kind: gate.kind, approval: structuredClone(gate.approval) } };
+          case 'held':
+            return { events: gate.events, result: { kind: 'held', charged: amount } };
+        }
+      }),
+    (d) => (d.kind === 'pending' ? d.approval : undefined),
+    { wait: options.wait, signal: options.signal },
+  );
+  if (decision.kind !== 'held') {
+    const approval = store.state.approvals[decision.approval.id] ?? decision.approval;
+    return { kind: status === 'rejected' || decision.kind === 'rejected' ? 'rejected' : 'pending', approval: structuredClone(approval) };
+  }
+  let result: T;
+  try {
+    result = await sign();
+  } catch (err) {
+    await store.transact((s) => ({ events: endHold(s, spend, null, 'not_signed').events, result: undefined }));
+    throw err;
+  }
+  await store.transact((s) => ({ events: endHold(s, spend, decision.charged, 'signed').events, result: undefined }));
+  return { kind: 'paid', result, spend, charged: decision.charged };
+}
