@@ -18,13 +18,18 @@ import { createApprovalWaiter } from '../approvalWait.ts';
 import type { KnownAsset } from '../terms/assets.ts';
 import { knownAsset } from '../terms/assets.ts';
 import { check, confirm, EXACT, finish, readDocument } from '../terms/x402Exact.ts';
+import { CHANNEL, confirmChannel, finishChannel, heldAfter, nextPayment, openChannel, readChannelDocument, readChannelH, recordCharge, signedByPayer, voucherPayload } from '../terms/x402Channel.ts';
+import { atrHash as hashOf } from '../../core/terms/atr.ts';
+import { mandateDenials } from '../../core/mandates.ts';
+import { mandateOf } from '../../core/mandates.ts';
+import { payeeDenial } from '../../core/pay.ts';
 import type { TypedRequest } from '../wallet.ts';
 import type { ToolReply } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import type { Toolset } from './toolDef.ts';
 
 /** The pairings Holon implements (docs/terms-pairings.md); the input schema refuses any other id. */
-export const PAIRINGS = [EXACT] as const;
+export const PAIRINGS = [EXACT, CHANNEL] as const;
 const Pairing = z.enum(PAIRINGS).describe('The pairing: how the seller advertises H and the ATR, and how H is bound into the payment');
 const Atr = z
   .string()
@@ -45,6 +50,11 @@ const Moved = z.object({ signed: Json, atr: AtrView, atrHash: Hash });
  */
 function outcome<T extends z.ZodRawShape>(shape: T) {
   return z.object(shape).partial().extend({ decline: DeclineShape.optional(), moved: Moved.optional() });
+}
+
+/** A decline of one of Holon's own denials. */
+function declined(d: ReturnType<typeof denial>): HolonError {
+  return new HolonError('denied', denialText(d), {}, [d]);
 }
 
 /** A terms reply: the JSON is both the structured content and the text. */
@@ -70,7 +80,8 @@ const atrConfirm = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: true },
   summary: (a) => ({ pairing: a.pairing, account: a.account }),
   handler: async (args, ctx) => {
-    const c = await confirm({ fetch: ctx.deps.fetch, now: () => ctx.deps.clock.now() }, args.document, args.account);
+    const deps = { fetch: ctx.deps.fetch, now: () => ctx.deps.clock.now() };
+    const c = args.pairing === CHANNEL ? await confirmChannel(deps, args.document, args.account) : await confirm(deps, args.document, args.account);
     return reply({ atrHash: c.atrHash, atr: c.atr, chosen: c.chosen as unknown as Record<string, z.core.util.JSONType>, request: c.request as unknown as z.core.util.JSONType });
   },
 });
@@ -88,10 +99,14 @@ const atrFinish = defineTool({
     chosen: z.record(z.string(), Json).describe('chosen from atr_confirm, exactly as returned, mac included'),
     signature: Json.describe("The wallet's answer (for x402/exact/eip155: the EIP-712 signature, 0x hex)"),
   }),
-  output: outcome({ atrHash: Hash, signed: Json }),
+  output: outcome({ atrHash: Hash, signed: Json, mac: z.string() }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   summary: (a) => ({ pairing: a.pairing }),
   handler: async (args) => {
+    if (args.pairing === CHANNEL) {
+      const f = await finishChannel(atrBytes(args.atr), args.chosen, args.signature);
+      return reply({ atrHash: f.atrHash, signed: f.signed as unknown as z.core.util.JSONType, mac: f.mac });
+    }
     const f = await finish(atrBytes(args.atr), args.chosen, args.signature);
     return reply({ atrHash: f.atrHash, signed: f.signed as unknown as z.core.util.JSONType });
   },
@@ -112,7 +127,14 @@ const atrCheck = defineTool({
   output: outcome({ atrHash: Hash }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   summary: (a) => ({ pairing: a.pairing }),
-  handler: async (args) => reply(check(atrBytes(args.atr), args.presented)),
+  handler: async (args) => {
+    if (args.pairing !== CHANNEL) return reply(check(atrBytes(args.atr), args.presented));
+    const read = readChannelH(args.presented);
+    if (!read) throw declined(denial('signed_not_bound', {}));
+    const h = hashOf(atrBytes(args.atr));
+    if (read !== h) throw declined(denial('hash_mismatch', { advertised: read, served: h }));
+    return reply({ atrHash: h });
+  },
 });
 
 /** An amount in a token's smallest units as Money (rounded up past Holon's six decimals: a hold covers it). */
@@ -136,34 +158,119 @@ const atrTransact = defineTool({
     inputs: z.record(z.string(), Json).nullish().describe("The buyer's own values the build needs"),
     approved: z.record(z.string(), Json).nullish().describe('The agreement payment the agent approved: approve from a previous call, unchanged'),
   }),
-  output: outcome({ atrHash: Hash, atr: AtrView, signed: Json }),
+  output: outcome({ atrHash: Hash, atr: AtrView, signed: Json, mac: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   summary: (a) => ({ pairing: a.pairing }),
   offered: (deps) => deps.wallet !== undefined,
   handler: async (args, ctx) => {
     const wallet = ctx.deps.wallet;
     if (!wallet) throw new HolonError('not_found', 'no wallet: the human creates one with `holon wallet create`');
+    const deps = { fetch: ctx.deps.fetch, now: () => ctx.deps.clock.now() };
+    const wait = { signal: ctx.extra.signal, ...(ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {}) };
     // The option paid is one in a token Holon can count; the payer is the wallet on its chain.
-    const option = readDocument(args.document).options.find((o) => knownAsset(o.network, o.asset));
-    if (!option) throw new HolonError('denied', 'no option in a token Holon knows', {}, [denial('offer_unreadable', { read: 'x402/no-known-asset' })]);
+    const options = args.pairing === CHANNEL ? readChannelDocument(args.document).options : readDocument(args.document).options;
+    const option = options.find((o) => knownAsset(o.network, o.asset));
+    if (!option) throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
     const asset = knownAsset(option.network, option.asset) as KnownAsset;
-    const c = await confirm({ fetch: ctx.deps.fetch, now: () => ctx.deps.clock.now() }, args.document, `${option.network}:${wallet.address}`);
-    const paid = await payWithin(
-      ctx.deps.store,
-      ctx.deps.clock,
-      {
-        mandate: ctx.mandate,
-        payee: `${c.chosen.option.network}:${c.chosen.option.payTo}`,
-        amount: fromAtomic(c.chosen.option.amount, asset),
-        termsHash: c.atrHash,
-        purpose: c.chosen.resource.description ?? c.chosen.resource.url,
-      },
-      async () => finish(c.bytes, c.chosen, await wallet.signTypedData(c.request as unknown as TypedRequest)),
-      { signal: ctx.extra.signal, ...(ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {}) },
-    );
-    if (paid.kind === 'paid') return reply({ atrHash: paid.result.atrHash, atr: c.atr, signed: paid.result.signed as unknown as z.core.util.JSONType });
+    const account = `${option.network}:${wallet.address}`;
+    const ask = (amount: string, h: string, resource: { url: string; description?: string | undefined }) => ({
+      mandate: ctx.mandate,
+      payee: `${option.network}:${option.payTo}`,
+      amount: fromAtomic(amount, asset),
+      termsHash: h,
+      purpose: resource.description ?? resource.url,
+    });
+    let paid;
+    let out: Record<string, unknown>;
+    if (args.pairing === CHANNEL) {
+      // A channel's deposit is the payment the mandate allows: vouchers never go above it.
+      const c = await confirmChannel(deps, args.document, account);
+      paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask(c.chosen.option.extra.channel.deposit, c.atrHash, c.chosen.resource), async () => finishChannel(c.bytes, c.chosen, await wallet.signTypedData(c.request)), wait);
+      out = paid.kind === 'paid' ? { atrHash: paid.result.atrHash, atr: c.atr, signed: paid.result.signed, mac: paid.result.mac } : {};
+    } else {
+      const c = await confirm(deps, args.document, account);
+      paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask(c.chosen.option.amount, c.atrHash, c.chosen.resource), async () => finish(c.bytes, c.chosen, await wallet.signTypedData(c.request as unknown as TypedRequest)), wait);
+      out = paid.kind === 'paid' ? { atrHash: paid.result.atrHash, atr: c.atr, signed: paid.result.signed } : {};
+    }
+    if (paid.kind === 'paid') return reply(out as never);
     const d = paid.kind === 'rejected' ? denial('rejected', { approval: paid.approval.id }) : denial('approval_pending', { approval: paid.approval.id });
     throw new HolonError('denied', denialText(d), { approval: paid.approval.id }, [d]);
+  },
+});
+
+const ChannelPairing = z.enum([CHANNEL]).describe("The channel's pairing");
+const HoldArg = z.record(z.string(), Json).describe('The latest hold, exactly as returned, mac included');
+const HoldOut = z.record(z.string(), Json);
+
+const atrChannelOpen = defineTool({
+  name: 'atr_channel_open',
+  title: 'Keep an opened channel',
+  description: 'Keeps a channel you opened: takes the signed opening, its landed receipt where there was one, and the mac returned beside them, and returns atrHash and the hold (pass the latest hold back exactly as returned).',
+  toolset: 'terms',
+  capability: null,
+  input: z.object({
+    pairing: ChannelPairing,
+    atr: Atr,
+    signed: Json.describe('The signed opening, exactly as returned'),
+    landed: Json.nullish().describe('The landed receipt returned beside the opening, exactly as returned, where one was'),
+    mac: z.string().max(100).describe('The mac returned beside the opening'),
+  }),
+  output: outcome({ atrHash: Hash, hold: HoldOut }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  summary: (a) => ({ pairing: a.pairing }),
+  handler: async (args) => {
+    const o = openChannel(atrBytes(args.atr), args.signed, args.landed ?? null, args.mac);
+    return reply({ atrHash: o.atrHash, hold: o.hold as unknown as Record<string, z.core.util.JSONType> });
+  },
+});
+
+const atrChannelRecordCharge = defineTool({
+  name: 'atr_channel_record_charge',
+  title: "Record the seller's charge",
+  description: "Records the seller's cumulative charge in a held channel. Returns atrHash and the updated hold. A hold not returned by this server process, unchanged, is declined hold-unverified.",
+  toolset: 'terms',
+  capability: null,
+  input: z.object({ hold: HoldArg, charged: z.string().max(80).describe("The seller's cumulative charge, decimal") }),
+  output: outcome({ atrHash: Hash, hold: HoldOut }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  summary: () => ({}),
+  handler: async (args) => {
+    const r = recordCharge(args.hold, args.charged);
+    return reply({ atrHash: r.atrHash, hold: r.hold as unknown as Record<string, z.core.util.JSONType> });
+  },
+});
+
+const atrChannelWithin = defineTool({
+  name: 'atr_channel_within',
+  title: 'Pay within a held channel',
+  description:
+    "Offered with the human's wallet. Signs one later payment in a held channel: the ATR, H and the channel come from the hold, the amount from the seller's new document (which must advertise the held H and name the held channel); never above the deposit, and only while this mandate still allows the payee. refund: {} signs the close instead.",
+  toolset: 'terms',
+  capability: CAP.pay,
+  input: z.object({
+    pairing: ChannelPairing,
+    hold: HoldArg,
+    document: Json.nullish().describe("The seller's new payment request"),
+    refund: z.object({ amount: z.string().max(80).nullish(), paymentResponse: Json.nullish() }).nullish().describe('Sign a refund instead of a voucher: {} closes the channel'),
+    inputs: z.record(z.string(), Json).nullish(),
+  }),
+  output: outcome({ atrHash: Hash, signed: Json, hold: HoldOut }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  summary: (a) => ({ pairing: a.pairing, refund: a.refund ? true : false }),
+  offered: (deps) => deps.wallet !== undefined,
+  handler: async (args, ctx) => {
+    const wallet = ctx.deps.wallet;
+    if (!wallet) throw new HolonError('not_found', 'no wallet: the human creates one with `holon wallet create`');
+    const next = nextPayment(args.hold, args.document ?? null, args.refund ?? null);
+    // Holon's mandate on top of the seed's rules: still active, and still allowed to pay this payee.
+    const s = ctx.deps.store.state;
+    const refusals = [...mandateDenials(mandateOf(s, ctx.mandate), ctx.deps.clock.now()), ...[payeeDenial(s, ctx.mandate, `${next.h.network}:${next.h.payTo}`)].filter((d) => d !== undefined)];
+    if (refusals.length > 0) throw new HolonError('denied', refusals.map(denialText).join('; '), {}, refusals);
+    if (wallet.address.toLowerCase() !== next.h.payer.toLowerCase()) throw new HolonError('conflict', "the channel was opened by another wallet than this state's");
+    const signature = await wallet.signTypedData(next.request);
+    if (!(await signedByPayer(next.h, next.request, signature))) throw declined(denial('signature_invalid', {}));
+    const hold = heldAfter(next.h, next.cumulative, next.close);
+    return reply({ atrHash: next.h.atrHash, signed: voucherPayload(next.h, next.request, signature, next.close) as unknown as z.core.util.JSONType, hold: hold as unknown as Record<string, z.core.util.JSONType> });
   },
 });
 
@@ -177,7 +284,7 @@ export const TERMS_INSTRUCTIONS = [
 export const termsToolset: Toolset = {
   name: 'terms',
   instructions: TERMS_INSTRUCTIONS,
-  tools: [atrConfirm, atrFinish, atrCheck, atrTransact],
+  tools: [atrConfirm, atrFinish, atrCheck, atrChannelOpen, atrChannelRecordCharge, atrTransact, atrChannelWithin],
   ledgerCalls: true,
   renderFailure: termsFailure,
 };

@@ -1,0 +1,57 @@
+/**
+ * A channel's MACs verify only in the `holon mcp` process that made them: after a restart, the hold and
+ * the opening from before are declined and nothing is signed in that channel again.
+ */
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { setFx } from '../../src/core/fx.ts';
+import { openState } from '../../src/core/holon.ts';
+import { createMandate } from '../../src/core/mandates.ts';
+import { createWallet } from '../../src/server/wallet.ts';
+import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
+import { SELLER, TEST_NETWORK } from '../fixtures/sellers/x402Seller.ts';
+import { ensureBuilt, mcpSession, seededState } from './cliHarness.ts';
+
+before(ensureBuilt);
+
+const CHANNEL = 'x402/channel/eip155';
+const result = (r: unknown): CallToolResult => r as CallToolResult;
+const code = (r: unknown): string | undefined => (result(r).structuredContent as { decline?: { code: string } }).decline?.code;
+
+test('after a restart, the hold and the opening from before are declined; nothing is signed', { timeout: 120_000 }, async () => {
+  const { dir: state, cleanup } = await seededState();
+  const seller = await startChannelSeller();
+  try {
+    const store = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+    await setFx(store, 'USDC', 'EUR', '0.92');
+    await createMandate(store, systemClock, 'demo/pages', { toolsets: ['terms'], approval_threshold: '1.00', capabilities: [{ name: 'pay', params: { payees: [`${TEST_NETWORK}:${SELLER}`] } }] });
+    store.close();
+    createWallet(state);
+
+    const first = await mcpSession(state, 'demo/pages', ['--allow-private-sellers']);
+    const t = result(await first.client.callTool({ name: 'atr_transact', arguments: { pairing: CHANNEL, document: seller.document() } }));
+    assert.notEqual(t.isError, true, JSON.stringify(t.structuredContent));
+    const opened = t.structuredContent as { atr: { base64: string }; signed: unknown; mac: string };
+    assert.equal((await fetch(`${seller.url}/page`, { headers: { 'payment-signature': encodePaymentSignatureHeader(opened.signed as never) } })).status, 200);
+    const kept = result(await first.client.callTool({ name: 'atr_channel_open', arguments: { pairing: CHANNEL, atr: opened.atr.base64, signed: opened.signed, mac: opened.mac } }));
+    const hold = (kept.structuredContent as { hold: Record<string, unknown> }).hold;
+    assert.ok(hold['mac']);
+    await first.close();
+
+    const second = await mcpSession(state, 'demo/pages', ['--allow-private-sellers']);
+    try {
+      assert.equal(code(await second.client.callTool({ name: 'atr_channel_record_charge', arguments: { hold, charged: '0' } })), 'hold-unverified');
+      assert.equal(code(await second.client.callTool({ name: 'atr_channel_within', arguments: { pairing: CHANNEL, hold, document: seller.document() } })), 'hold-unverified');
+      assert.equal(code(await second.client.callTool({ name: 'atr_channel_open', arguments: { pairing: CHANNEL, atr: opened.atr.base64, signed: opened.signed, mac: opened.mac } })), 'opening-unverified');
+      assert.equal(seller.channel?.cumulative, 0n, 'no voucher was signed');
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await seller.close();
+    cleanup();
+  }
+});

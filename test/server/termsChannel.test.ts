@@ -1,0 +1,149 @@
+/**
+ * The channel pairing through a real SDK Client: Holon opens a channel with the human's wallet (the
+ * deposit is the payment the mandate allows), keeps it, pays each page with a voucher and closes it; the
+ * seller checks every signature itself. Every opening, chosen and hold is taken back only exactly as
+ * this process returned it.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import { generatePrivateKey } from 'viem/accounts';
+import { setFx } from '../../src/core/fx.ts';
+import { createMandate, patchMandate } from '../../src/core/mandates.ts';
+import { publicFetch } from '../../src/server/net/publicFetch.ts';
+import type { Runtime } from '../../src/server/runtime.ts';
+import type { TypedRequest } from '../../src/server/wallet.ts';
+import { walletFromKey } from '../../src/server/wallet.ts';
+import type { ChannelSeller } from '../fixtures/sellers/channelSeller.ts';
+import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
+import { SELLER, TEST_NETWORK } from '../fixtures/sellers/x402Seller.ts';
+import type { TestClock } from '../helpers.ts';
+import { connect, demoRuntime, TestClock as Clock } from '../helpers.ts';
+import { callTool } from './support.ts';
+
+const CHANNEL = 'x402/channel/eip155';
+const BUYER = 'demo/pages';
+const wallet = walletFromKey(generatePrivateKey());
+
+let runtime: Runtime;
+let clock: TestClock;
+let client: Client;
+let cleanup: () => Promise<void>;
+const sellers: ChannelSeller[] = [];
+
+before(async () => {
+  const world = await demoRuntime({ clock: new Clock(Date.now()), fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }), wallet });
+  ({ runtime, clock, cleanup } = world);
+  await setFx(runtime.store, 'USDC', 'EUR', '0.92');
+  await createMandate(runtime.store, clock, BUYER, {
+    toolsets: ['terms'],
+    approval_threshold: '1.00',
+    budget: { total: '5.00', per_day: null, per_call: null },
+    capabilities: [{ name: 'pay', params: { payees: [`${TEST_NETWORK}:${SELLER}`] } }],
+  });
+  client = await connect(runtime, { mandate: BUYER });
+});
+after(async () => {
+  await client.close();
+  await cleanup();
+  for (const s of sellers) await s.close();
+});
+
+const seller = async (): Promise<ChannelSeller> => {
+  const s = await startChannelSeller();
+  sellers.push(s);
+  return s;
+};
+const json = <T>(r: CallToolResult): T => {
+  assert.notEqual(r.isError, true, JSON.stringify(r.structuredContent));
+  return r.structuredContent as T;
+};
+const declineOf = (r: CallToolResult): string => {
+  assert.equal(r.isError, true, JSON.stringify(r.structuredContent));
+  return (r.structuredContent as { decline: { code: string } }).decline.code;
+};
+const send = (s: ChannelSeller, signed: unknown): Promise<Response> => fetch(`${s.url}/page`, { headers: { 'payment-signature': encodePaymentSignatureHeader(signed as never) } });
+type Hold = Record<string, unknown> & { mac: string; charged: string; signed: string };
+
+/** Opens a channel with Holon's wallet and keeps it: the hold. */
+async function opened(s: ChannelSeller): Promise<{ hold: Hold; atr: string }> {
+  const t = json<{ atr: { base64: string }; signed: unknown; mac: string }>(await callTool(client, 'atr_transact', { pairing: CHANNEL, document: s.document() }));
+  const res = await send(s, t.signed);
+  assert.equal(res.status, 200, s.refused.join());
+  const kept = json<{ hold: Hold }>(await callTool(client, 'atr_channel_open', { pairing: CHANNEL, atr: t.atr.base64, signed: t.signed, mac: t.mac }));
+  return { hold: kept.hold, atr: t.atr.base64 };
+}
+
+describe('x402/channel/eip155', () => {
+  test('open with the deposit, pay each page by voucher, record the charge, close: the seller takes every signature', async () => {
+    const s = await seller();
+    const spentBefore = runtime.store.state.spend[BUYER]?.spent ?? 0n;
+    let { hold } = await opened(s);
+    assert.equal(s.channel?.id, hold['channel']);
+    assert.equal((runtime.store.state.spend[BUYER]?.spent ?? 0n) - spentBefore, 184_000n, 'the deposit, 0.20 USDC at 0.92, is the payment the mandate allowed');
+    for (let page = 1; page <= 3; page++) {
+      const w = json<{ signed: unknown; hold: Hold }>(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold, document: s.document() }));
+      const res = await send(s, w.signed);
+      assert.equal(res.status, 200, s.refused.join());
+      const body = (await res.json()) as { charged: string };
+      hold = json<{ hold: Hold }>(await callTool(client, 'atr_channel_record_charge', { hold: w.hold, charged: body.charged })).hold;
+      assert.equal(hold.charged, String(50_000 * page));
+    }
+    // Past the deposit (0.20 = 4 pages), the fifth page is never signed.
+    const fourth = json<{ signed: unknown; hold: Hold }>(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold, document: s.document() }));
+    assert.equal((await send(s, fourth.signed)).status, 200);
+    assert.equal(declineOf(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold: fourth.hold, document: s.document() })), 'offer-unreadable');
+    const closed = json<{ signed: unknown; hold: Hold }>(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold: { ...fourth.hold }, refund: {} }));
+    const res = await send(s, closed.signed);
+    assert.equal(res.status, 200, s.refused.join());
+    assert.equal(s.channel?.closed, true);
+  });
+
+  test('a hold changed in any member, with a member added or removed, or a stale one, is declined; nothing is signed', async () => {
+    const s = await seller();
+    const { hold } = await opened(s);
+    const variants: Record<string, unknown>[] = [];
+    for (const key of Object.keys(hold).filter((k) => k !== 'mac')) {
+      const v = hold[key];
+      variants.push({ ...hold, [key]: typeof v === 'boolean' ? !v : typeof v === 'string' ? `${v}0` : 1 });
+      const { [key]: _gone, ...removed } = hold;
+      variants.push(removed);
+    }
+    variants.push({ ...hold, extra: 'x' }, { ...hold, mac: `0x${'00'.repeat(32)}` });
+    for (const bad of variants) {
+      assert.equal(declineOf(await callTool(client, 'atr_channel_record_charge', { hold: bad, charged: '50000' })), 'hold-unverified');
+      assert.equal(declineOf(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold: bad, document: s.document() })), 'hold-unverified');
+    }
+    assert.equal(s.channel?.cumulative, 0n, 'the seller saw no voucher');
+    // Members in another order are the same hold.
+    const reordered = Object.fromEntries(Object.entries(hold).reverse());
+    assert.equal((await callTool(client, 'atr_channel_record_charge', { hold: reordered, charged: '0' })).isError, undefined);
+  });
+
+  test('an opening or a chosen not returned by this process is declined before anything is signed', async () => {
+    const s = await seller();
+    const account = `${TEST_NETWORK}:${wallet.address}`;
+    const c = json<{ atr: { base64: string }; chosen: Record<string, unknown>; request: TypedRequest }>(await callTool(client, 'atr_confirm', { pairing: CHANNEL, document: s.document(), account }));
+    const signature = await wallet.signTypedData(c.request);
+    const changed = { ...c.chosen, option: { ...(c.chosen['option'] as object), payTo: '0x000000000000000000000000000000000000dEaD' } };
+    assert.equal(declineOf(await callTool(client, 'atr_finish', { pairing: CHANNEL, atr: c.atr.base64, chosen: changed, signature })), 'chosen-unverified');
+    const f = json<{ signed: Record<string, unknown>; mac: string }>(await callTool(client, 'atr_finish', { pairing: CHANNEL, atr: c.atr.base64, chosen: c.chosen, signature }));
+    assert.equal(declineOf(await callTool(client, 'atr_channel_open', { pairing: CHANNEL, atr: c.atr.base64, signed: f.signed, mac: `0x${'11'.repeat(32)}` })), 'opening-unverified');
+    assert.equal(declineOf(await callTool(client, 'atr_channel_open', { pairing: CHANNEL, atr: c.atr.base64, signed: { ...f.signed, x402Version: 3 }, mac: f.mac })), 'opening-unverified');
+    assert.equal(declineOf(await callTool(client, 'atr_channel_open', { pairing: CHANNEL, atr: c.atr.base64, signed: f.signed, landed: { forged: true }, mac: f.mac })), 'opening-unverified');
+    assert.equal((await callTool(client, 'atr_channel_open', { pairing: CHANNEL, atr: c.atr.base64, signed: f.signed, mac: f.mac })).isError, undefined);
+  });
+
+  test('Holon\'s mandate still applies within a channel: a payee no longer allowed is not paid', async () => {
+    const s = await seller();
+    const { hold } = await opened(s);
+    await patchMandate(runtime.store, clock, BUYER, { capabilities: [{ name: 'pay', params: { payees: ['eip155:1:0x0000000000000000000000000000000000000001'] } }] });
+    try {
+      assert.equal(declineOf(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold, document: s.document() })), 'capability-scope');
+    } finally {
+      await patchMandate(runtime.store, clock, BUYER, { capabilities: [{ name: 'pay', params: { payees: [`${TEST_NETWORK}:${SELLER}`] } }] });
+    }
+  });
+});
