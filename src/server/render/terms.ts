@@ -23,6 +23,8 @@ export function declineOf(err: HolonError): Decline {
 
 /** A failure of a terms tool. */
 export function termsFailure(err: HolonError): CallToolResult {
-  const d = declineOf(err);
+  // Where a payment was sent before the decline (an agreement that may settle yet), the agent is told what moved.
+  const moved = (err.details as { moved?: unknown }).moved;
+  const d = { ...declineOf(err), ...(moved ? { moved } : {}) };
   return { isError: true, structuredContent: d as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(d) }] };
 }

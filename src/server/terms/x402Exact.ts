@@ -155,43 +155,47 @@ export async function confirm(
 }
 
 const ChosenShape = z.object({
-  pairing: z.literal(EXACT),
+  pairing: z.string(),
   atrHash: z.string().regex(HASH_PATTERN),
   resource: z.object({ url: z.string() }).passthrough(),
   option: Requirement,
   from: z.string().refine((a) => isAddress(a)),
   validBefore: z.string().regex(/^[0-9]{1,20}$/),
-  mac: z.string(),
+  // Not read: the payment is rebuilt from the members above and the signature checked against it.
+  mac: z.string().optional(),
 });
 
 /**
- * `atr_finish` for this pairing: rebuilds the payment from `chosen` and the ATR's bytes (the nonce is the
- * H of those bytes, whatever `chosen` says), checks the wallet's signature is the payer's over exactly
- * that, and reads H back from the completed payment. Nothing in `chosen` is trusted that is not rebuilt.
+ * The `exact` payment `chosen` stands for with `nonce`, joined with the wallet's signature once it is the
+ * payer's over exactly that. Nothing in `chosen` is trusted that is not rebuilt here.
  */
-export async function finish(bytes: Uint8Array, chosen: unknown, signature: unknown): Promise<{ atrHash: string; signed: PaymentPayload }> {
+export async function signedPayment(chosen: unknown, signature: unknown, nonce: string): Promise<PaymentPayload> {
   const c = ChosenShape.safeParse(chosen);
   if (!c.success) throw unreadable('x402/chosen-unreadable');
-  const h = atrHash(bytes);
   const sig = Hex.safeParse(signature);
   if (!sig.success || sig.data.length !== 132) throw refuse(denial('signature_invalid', {}));
   const base = { ...c.data, from: getAddress(c.data.from), option: c.data.option as PaymentRequirements, pairing: EXACT } as const;
-  const request = requestFor(base, h);
+  const request = requestFor(base, nonce);
   const ok = await verifyTypedData({
     address: base.from,
     domain: { ...request.domain, chainId: Number(request.domain.chainId) },
     types: request.types,
     primaryType: request.primaryType,
-    message: { ...request.message, value: BigInt(request.message.value), validAfter: 0n, validBefore: BigInt(request.message.validBefore), nonce: h as `0x${string}` },
+    message: { ...request.message, value: BigInt(request.message.value), validAfter: 0n, validBefore: BigInt(request.message.validBefore), nonce: nonce as `0x${string}` },
     signature: sig.data as `0x${string}`,
   }).catch(() => false);
   if (!ok) throw refuse(denial('signature_invalid', {}));
-  const signed: PaymentPayload = {
-    x402Version: 2,
-    resource: base.resource,
-    accepted: base.option,
-    payload: { signature: sig.data, authorization: request.message },
-  };
+  return { x402Version: 2, resource: base.resource, accepted: base.option, payload: { signature: sig.data, authorization: request.message } };
+}
+
+/**
+ * `atr_finish` for this pairing: rebuilds the payment from `chosen` and the ATR's bytes (the nonce is the
+ * H of those bytes, whatever `chosen` says), checks the wallet's signature is the payer's over exactly
+ * that, and reads H back from the completed payment.
+ */
+export async function finish(bytes: Uint8Array, chosen: unknown, signature: unknown): Promise<{ atrHash: string; signed: PaymentPayload }> {
+  const h = atrHash(bytes);
+  const signed = await signedPayment(chosen, signature, h);
   if (readH(signed) !== h) throw refuse(denial('signed_not_bound', {}));
   return { atrHash: h, signed };
 }

@@ -17,7 +17,12 @@ import { termsFailure } from '../render/terms.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import type { KnownAsset } from '../terms/assets.ts';
 import { knownAsset } from '../terms/assets.ts';
-import { check, confirm, EXACT, finish, readDocument } from '../terms/x402Exact.ts';
+import { check, confirm, EXACT, finish, readDocument, requestFor } from '../terms/x402Exact.ts';
+import type { AgreementChosen, AgreementReceipt } from '../terms/x402Agreement.ts';
+import { AGREEMENT, approveFrom, askAgreement, checkApproved, confirmAgreement, finishAgreement, payAgreement, verifiedChosen } from '../terms/x402Agreement.ts';
+import { signedPayment } from '../terms/x402Exact.ts';
+import type { Wallet } from '../wallet.ts';
+import type { ToolContext } from './toolDef.ts';
 import { CHANNEL, confirmChannel, finishChannel, heldAfter, nextPayment, openChannel, readChannelDocument, readChannelH, recordCharge, signedByPayer, voucherPayload } from '../terms/x402Channel.ts';
 import { atrHash as hashOf } from '../../core/terms/atr.ts';
 import { mandateDenials } from '../../core/mandates.ts';
@@ -29,7 +34,7 @@ import { defineTool } from './toolDef.ts';
 import type { Toolset } from './toolDef.ts';
 
 /** The pairings Holon implements (docs/terms-pairings.md); the input schema refuses any other id. */
-export const PAIRINGS = [EXACT, CHANNEL] as const;
+export const PAIRINGS = [EXACT, AGREEMENT, CHANNEL] as const;
 const Pairing = z.enum(PAIRINGS).describe('The pairing: how the seller advertises H and the ATR, and how H is bound into the payment');
 const Atr = z
   .string()
@@ -81,7 +86,12 @@ const atrConfirm = defineTool({
   summary: (a) => ({ pairing: a.pairing, account: a.account }),
   handler: async (args, ctx) => {
     const deps = { fetch: ctx.deps.fetch, now: () => ctx.deps.clock.now() };
-    const c = args.pairing === CHANNEL ? await confirmChannel(deps, args.document, args.account) : await confirm(deps, args.document, args.account);
+    const c =
+      args.pairing === CHANNEL
+        ? await confirmChannel(deps, args.document, args.account)
+        : args.pairing === AGREEMENT
+          ? await confirmAgreement(deps, args.document, args.account, args.receipt ?? null)
+          : await confirm(deps, args.document, args.account);
     return reply({ atrHash: c.atrHash, atr: c.atr, chosen: c.chosen as unknown as Record<string, z.core.util.JSONType>, request: c.request as unknown as z.core.util.JSONType });
   },
 });
@@ -107,7 +117,7 @@ const atrFinish = defineTool({
       const f = await finishChannel(atrBytes(args.atr), args.chosen, args.signature);
       return reply({ atrHash: f.atrHash, signed: f.signed as unknown as z.core.util.JSONType, mac: f.mac });
     }
-    const f = await finish(atrBytes(args.atr), args.chosen, args.signature);
+    const f = args.pairing === AGREEMENT ? await finishAgreement(atrBytes(args.atr), args.chosen, args.signature) : await finish(atrBytes(args.atr), args.chosen, args.signature);
     return reply({ atrHash: f.atrHash, signed: f.signed as unknown as z.core.util.JSONType });
   },
 });
@@ -158,9 +168,9 @@ const atrTransact = defineTool({
     inputs: z.record(z.string(), Json).nullish().describe("The buyer's own values the build needs"),
     approved: z.record(z.string(), Json).nullish().describe('The agreement payment the agent approved: approve from a previous call, unchanged'),
   }),
-  output: outcome({ atrHash: Hash, atr: AtrView, signed: Json, mac: z.string() }),
+  output: outcome({ atrHash: Hash, atr: AtrView, signed: Json, mac: z.string(), agreement: Json, approve: z.record(z.string(), Json) }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  summary: (a) => ({ pairing: a.pairing }),
+  summary: (a) => ({ pairing: a.pairing, approved: a.approved ? true : false }),
   offered: (deps) => deps.wallet !== undefined,
   handler: async (args, ctx) => {
     const wallet = ctx.deps.wallet;
@@ -187,6 +197,19 @@ const atrTransact = defineTool({
       const c = await confirmChannel(deps, args.document, account);
       paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask(c.chosen.option.extra.channel.deposit, c.atrHash, c.chosen.resource), async () => finishChannel(c.bytes, c.chosen, await wallet.signTypedData(c.request)), wait);
       out = paid.kind === 'paid' ? { atrHash: paid.result.atrHash, atr: c.atr, signed: paid.result.signed, mac: paid.result.mac } : {};
+    } else if (args.pairing === AGREEMENT) {
+      // The agreement first (recorded already, or paid now with what the agent approved), then the resource.
+      const c = await confirmAgreement(deps, args.document, account, null);
+      const status = await askAgreement(ctx.deps.fetch, c.chosen.agreement, c.atrHash);
+      if ('pending' in status) throw declined(denial('agreement_pending', {}));
+      let receipt: AgreementReceipt;
+      if ('receipt' in status) receipt = status.receipt;
+      else if (!args.approved) return reply({ atrHash: c.atrHash, atr: c.atr, approve: approveFrom(c.chosen.agreement, status.required, c.atrHash, option.network) as unknown as Record<string, z.core.util.JSONType> });
+      else receipt = await agreeWithin(ctx, wallet, c.chosen, c.atr, args.approved, asset);
+      const resource = { ...c.chosen, pairing: EXACT };
+      const request = requestForResource(c.chosen);
+      paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask(c.chosen.option.amount, c.atrHash, c.chosen.resource), async () => signedPayment(resource, await wallet.signTypedData(request), c.chosen.nonce), wait);
+      out = paid.kind === 'paid' ? { atrHash: c.atrHash, atr: c.atr, signed: paid.result, agreement: receipt } : {};
     } else {
       const c = await confirm(deps, args.document, account);
       paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask(c.chosen.option.amount, c.atrHash, c.chosen.resource), async () => finish(c.bytes, c.chosen, await wallet.signTypedData(c.request as unknown as TypedRequest)), wait);
@@ -195,6 +218,83 @@ const atrTransact = defineTool({
     if (paid.kind === 'paid') return reply(out as never);
     const d = paid.kind === 'rejected' ? denial('rejected', { approval: paid.approval.id }) : denial('approval_pending', { approval: paid.approval.id });
     throw new HolonError('denied', denialText(d), { approval: paid.approval.id }, [d]);
+  },
+});
+
+/** The resource's payment in an agreement pairing: an ordinary exact payment, with its own nonce. */
+function requestForResource(c: AgreementChosen): TypedRequest {
+  return requestFor({ ...c, pairing: EXACT }, c.nonce) as unknown as TypedRequest;
+}
+
+/**
+ * Pays an agreement the agent approved, within the mandate, and sends it: the receipt, or a decline
+ * that says what moved (`agreement-pending` when it may settle yet). Each call signs a new payment.
+ */
+async function agreeWithin(ctx: ToolContext, wallet: Wallet, chosen: AgreementChosen, atr: AtrViewOf, approved: unknown, asset: KnownAsset): Promise<AgreementReceipt> {
+  const { option, required } = checkApproved(approved, chosen);
+  const h = chosen.atrHash;
+  const now = ctx.deps.clock.now();
+  const payment = { pairing: EXACT, atrHash: h, resource: required.resource, option, from: wallet.address, validBefore: String(Math.floor(now / 1000) + option.maxTimeoutSeconds) } as const;
+  const request = requestFor(payment, h) as unknown as TypedRequest;
+  const paid = await payWithin(
+    ctx.deps.store,
+    ctx.deps.clock,
+    { mandate: ctx.mandate, payee: `${option.network}:${option.payTo}`, amount: fromAtomic(option.amount, knownAsset(option.network, option.asset) ?? asset), termsHash: h, purpose: `the agreement to the terms at ${chosen.agreement}` },
+    async () => signedPayment(payment, await wallet.signTypedData(request), h),
+    { signal: ctx.extra.signal, ...(ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {}) },
+  );
+  if (paid.kind !== 'paid') {
+    const d = paid.kind === 'rejected' ? denial('rejected', { approval: paid.approval.id }) : denial('approval_pending', { approval: paid.approval.id });
+    throw new HolonError('denied', denialText(d), { approval: paid.approval.id }, [d]);
+  }
+  const moved = { signed: paid.result, atr, atrHash: h };
+  let sent;
+  try {
+    sent = await payAgreement(ctx.deps.fetch, chosen.agreement, paid.result, h);
+  } catch (err) {
+    if (HolonError.is(err)) throw new HolonError(err.reason, err.message, { ...err.details, moved }, err.denials);
+    throw err;
+  }
+  if ('pending' in sent) throw new HolonError('denied', denialText(denial('agreement_pending', {})), { moved }, [denial('agreement_pending', {})]);
+  return sent.receipt;
+}
+
+type AtrViewOf = { base64: string; utf8: string | null };
+
+const atrAgree = defineTool({
+  name: 'atr_agree',
+  title: 'Pay the agreement',
+  description:
+    "Offered with the human's wallet. The agreement payment for the agreement URL in chosen (from atr_confirm, exactly as returned), for the ATR you confirmed. Without approved: returns approve (the payment to approve) or, once recorded, the receipt; signs nothing. With approved: pays it within this mandate and returns the receipt. Never send approved twice for one agreement: each call with approved signs a new payment; to collect a receipt after agreement-pending, call again without approved.",
+  toolset: 'terms',
+  capability: CAP.pay,
+  input: z.object({
+    atr: Atr,
+    chosen: z.record(z.string(), Json).describe('chosen from atr_confirm, exactly as returned, mac included'),
+    approved: z.record(z.string(), Json).nullish().describe('The agreement payment the agent approved: approve from a previous call, unchanged'),
+    inputs: z.record(z.string(), Json).nullish(),
+  }),
+  output: outcome({ atrHash: Hash, approve: z.record(z.string(), Json), receipt: Json }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  summary: (a) => ({ approved: a.approved ? true : false }),
+  offered: (deps) => deps.wallet !== undefined,
+  handler: async (args, ctx) => {
+    const wallet = ctx.deps.wallet;
+    if (!wallet) throw new HolonError('not_found', 'no wallet: the human creates one with `holon wallet create`');
+    const c = verifiedChosen(args.chosen);
+    const bytes = atrBytes(args.atr);
+    const h = hashOf(bytes);
+    if (h !== c.atrHash) throw declined(denial('hash_mismatch', { advertised: c.atrHash, served: h }));
+    if (args.approved) {
+      const asset = knownAsset(c.option.network, c.option.asset);
+      if (!asset) throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
+      const receipt = await agreeWithin(ctx, wallet, c, { base64: args.atr, utf8: null }, args.approved, asset);
+      return reply({ atrHash: h, receipt: receipt as unknown as z.core.util.JSONType });
+    }
+    const status = await askAgreement(ctx.deps.fetch, c.agreement, h);
+    if ('pending' in status) throw declined(denial('agreement_pending', {}));
+    if ('receipt' in status) return reply({ atrHash: h, receipt: status.receipt as unknown as z.core.util.JSONType });
+    return reply({ atrHash: h, approve: approveFrom(c.agreement, status.required, h, c.option.network) as unknown as Record<string, z.core.util.JSONType> });
   },
 });
 
@@ -284,7 +384,7 @@ export const TERMS_INSTRUCTIONS = [
 export const termsToolset: Toolset = {
   name: 'terms',
   instructions: TERMS_INSTRUCTIONS,
-  tools: [atrConfirm, atrFinish, atrCheck, atrChannelOpen, atrChannelRecordCharge, atrTransact, atrChannelWithin],
+  tools: [atrConfirm, atrFinish, atrCheck, atrChannelOpen, atrChannelRecordCharge, atrTransact, atrAgree, atrChannelWithin],
   ledgerCalls: true,
   renderFailure: termsFailure,
 };
