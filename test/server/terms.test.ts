@@ -69,7 +69,7 @@ describe('the terms toolset', () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), ['atr_confirm', 'atr_finish', 'atr_check', 'atr_channel_open', 'atr_channel_record_charge'], 'no wallet: nothing that signs');
     for (const t of tools) assert.equal(t.annotations?.readOnlyHint, true, t.name);
-    assert.deepEqual((tools[0]?.inputSchema.properties?.['pairing'] as { enum: string[] }).enum, [PAIRING, 'x402/channel/eip155']);
+    assert.deepEqual((tools[0]?.inputSchema.properties?.['pairing'] as { enum: string[] }).enum, [PAIRING, 'x402/agreement/eip155', 'x402/channel/eip155']);
   });
 
   test('confirm → the wallet signs request → finish → the seller accepts it → check; every call ledgered', async () => {
