@@ -86,7 +86,9 @@ export interface Manifest {
 /** How Holon reaches an agent: an MCP server over stdio or Streamable HTTP, and the tool to call. */
 export type Endpoint =
   | { type: 'stdio'; command: string; args: string[]; cwd?: string; tool: string }
-  | { type: 'http'; url: string; tool: string };
+  | { type: 'http'; url: string; tool: string }
+  /** An HTTP resource that may answer 402: the input is POSTed as JSON, and a 402 is paid through the terms pairings. */
+  | { type: 'x402'; url: string };
 
 /** A catalog entry. */
 export interface AgentEntry {
@@ -130,6 +132,8 @@ export interface Receipt {
   ended_at: string | null;
   duration_ms: number | null;
   children: string[];
+  /** H of the seller's terms, when the call was paid through the terms toolset (an agent that answered 402). */
+  terms_hash?: string | null;
 }
 
 /** How long an agent call may take (a manifest's timeout_seconds), in seconds. */

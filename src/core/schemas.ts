@@ -69,6 +69,7 @@ export const ManifestSchema = z.object({
 export const EndpointSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('stdio'), command: z.string().min(1), args: z.array(z.string()), cwd: z.string().optional(), tool: z.string().min(1) }),
   z.object({ type: z.literal('http'), url: z.string().url(), tool: z.string().min(1) }),
+  z.object({ type: z.literal('x402'), url: z.string().url() }),
 ]);
 
 export const CatalogSchema = z.object({

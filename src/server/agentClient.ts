@@ -7,7 +7,9 @@ import type { AgentRunner, AgentRunResult } from '../core/market/gateway.ts';
 import type { Endpoint } from '../core/model.ts';
 import { HOLON_VERSION } from '../core/version.ts';
 
-function key(e: Endpoint): string {
+type McpEndpoint = Exclude<Endpoint, { type: 'x402' }>;
+
+function key(e: McpEndpoint): string {
   return e.type === 'stdio' ? `stdio:${e.cwd ?? ''}:${e.command}:${e.args.join('\u0000')}` : `http:${e.url}`;
 }
 
@@ -18,14 +20,23 @@ function key(e: Endpoint): string {
 export class McpAgentRunner implements AgentRunner {
   private readonly clients = new Map<string, Promise<Client>>();
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    /** Agents that are HTTP resources answering 402: paid through the terms pairings. */
+    private readonly x402?: AgentRunner,
+  ) {}
 
   async run(request: Parameters<AgentRunner['run']>[0]): Promise<AgentRunResult> {
-    const client = await this.connect(request.endpoint);
+    const endpoint = request.endpoint;
+    if (endpoint.type === 'x402') {
+      if (!this.x402) return { isError: true, structured: null, text: '', units: 0, errorCode: 'payment_refused' };
+      return this.x402.run(request);
+    }
+    const client = await this.connect(endpoint);
     let result: Awaited<ReturnType<Client['callTool']>>;
     try {
       // The agent's own timeout, however it reports progress: a hung agent's hold is released in time.
-      result = await client.callTool({ name: request.endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: request.meta }, undefined, {
+      result = await client.callTool({ name: endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: request.meta }, undefined, {
         timeout: request.timeoutMs,
         maxTotalTimeout: request.timeoutMs,
         ...(request.signal ? { signal: request.signal } : {}),
@@ -53,7 +64,7 @@ export class McpAgentRunner implements AgentRunner {
     return { isError: false, structured, text, units };
   }
 
-  private connect(endpoint: Endpoint): Promise<Client> {
+  private connect(endpoint: McpEndpoint): Promise<Client> {
     const k = key(endpoint);
     const known = this.clients.get(k);
     if (known) return known;

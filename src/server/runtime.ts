@@ -9,6 +9,7 @@ import type { FetchLike } from './net/publicFetch.ts';
 import { publicFetch } from './net/publicFetch.ts';
 import type { Wallet } from './wallet.ts';
 import { loadWallet } from './wallet.ts';
+import { X402AgentRunner } from './terms/x402Agent.ts';
 import type { ApprovalSettings, ServerDeps } from './serverDeps.ts';
 import { LoopbackDelegationHost } from './transports/delegation.ts';
 import { createSchemaValidator } from './validate.ts';
@@ -35,7 +36,10 @@ export function openRuntime(
   options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: EventStore<HolonState>; fetch?: FetchLike; allowPrivateSellers?: boolean; wallet?: Wallet },
 ): Runtime {
   const store = options.store ?? openState(stateDir, { clock: options.clock, logger: options.logger, ...(options.durable !== undefined ? { durable: options.durable } : {}) });
-  const runner = new McpAgentRunner(options.logger);
+  const wallet = options.wallet ?? loadWallet(stateDir);
+  if (options.allowPrivateSellers) options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a seller you run yourself');
+  const fetch = options.fetch ?? publicFetch({ allowPrivate: options.allowPrivateSellers === true });
+  const runner = new McpAgentRunner(options.logger, new X402AgentRunner({ fetch, wallet, now: () => options.clock.now(), logger: options.logger }));
   // The delegation endpoint needs the deps that the gateway it serves is part of.
   const holder: { deps?: ServerDeps } = {};
   const delegation = new LoopbackDelegationHost(() => {
@@ -51,9 +55,6 @@ export function openRuntime(
     filesRoot: filesRoot(stateDir),
     validate: createSchemaValidator(),
   });
-  if (options.allowPrivateSellers) options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a seller you run yourself');
-  const fetch = options.fetch ?? publicFetch({ allowPrivate: options.allowPrivateSellers === true });
-  const wallet = options.wallet ?? loadWallet(stateDir);
   const deps: ServerDeps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch, ...(wallet ? { wallet } : {}) };
   holder.deps = deps;
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.

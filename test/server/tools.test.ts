@@ -1,7 +1,8 @@
 /**
- * The market toolset's contract as a client sees it: the six tools, their schemas and annotations, the
- * server's instructions, and a snapshot of every schema (test/server/__snapshots__/tools.json) so that an
- * API change shows up in review. Run with UPDATE_SNAPSHOTS=1 to accept a change.
+ * The toolsets' contract as a client sees it: the six market tools, their schemas and annotations, the
+ * server's instructions, and a snapshot of every schema of every toolset built so far — market, and terms
+ * with a wallet — (test/server/__snapshots__/tools.json) so that an API change shows up in review. Run
+ * with UPDATE_SNAPSHOTS=1 to accept a change.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -9,6 +10,9 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { generatePrivateKey } from 'viem/accounts';
+import { createMandate } from '../../src/core/mandates.ts';
+import { walletFromKey } from '../../src/server/wallet.ts';
 import { connect, demoRuntime } from '../helpers.ts';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools.json');
@@ -18,11 +22,17 @@ const READ_ONLY = ['search_agents', 'get_agent', 'check_approval', 'get_budget',
 let env: Awaited<ReturnType<typeof demoRuntime>>;
 let client: Client;
 let tools: Tool[];
+/** Every tool of every toolset, as a mandate offering them all (with a wallet) lists them. */
+let everyTool: Tool[];
 
 before(async () => {
-  env = await demoRuntime();
+  env = await demoRuntime({ wallet: walletFromKey(generatePrivateKey()) });
   client = await connect(env.runtime);
   tools = (await client.listTools()).tools;
+  await createMandate(env.runtime.store, env.clock, 'demo/everything', { toolsets: ['market', 'terms'] });
+  const all = await connect(env.runtime, { mandate: 'demo/everything' });
+  everyTool = (await all.listTools()).tools;
+  await all.close();
 });
 
 after(async () => {
@@ -79,7 +89,7 @@ test('the server names its one mandate and says that other agents\' output is da
 });
 
 test('every tool schema matches the committed snapshot', () => {
-  const current = tools.map((t) => ({
+  const current = everyTool.map((t) => ({
     name: t.name,
     title: t.title,
     description: t.description,

@@ -42,6 +42,7 @@ export const CALL_FAILURES = {
   invalid_output: "the agent's output does not match its declared output schema",
   output_too_large: 'the agent answered with more than Holon accepts',
   undeclared_error: 'the agent failed with an error its manifest does not declare',
+  payment_refused: "the agent asked to be paid in a way Holon does not sign: terms that do not confirm, an amount above the hold, or no wallet",
 } as const;
 
 /** The most output (JSON or text, in bytes) a call may return; more is a failure, not charged. */
@@ -57,13 +58,22 @@ export interface AgentRunResult {
   text: string;
   /** Units the agent reports having used (pages, rows…), for per-unit prices. */
   units: number;
-  /** The declared error code when it failed, or `timeout` / `unreachable`. */
+  /** The declared error code when it failed, or `timeout` / `unreachable` / `payment_refused`. */
   errorCode?: string;
+  /** What the agent was paid through the terms pairings (it answered 402), and the H the payment carries. */
+  paid?: { amount: MoneyJson; terms_hash: string };
+}
+
+/** The most a call may pay an agent that answers 402: the hold, and how to count an amount against it. */
+export interface PayLimit {
+  limit: Money;
+  /** An amount in the mandate's currency, by the human's rates; undefined when there is no rate. */
+  convert(amount: Money): Money | undefined;
 }
 
 /** Reaches an agent's endpoint (a real MCP client; it lives outside the core). */
 export interface AgentRunner {
-  run(request: { endpoint: Endpoint; input: unknown; meta: Record<string, unknown>; timeoutMs: number; signal?: AbortSignal }): Promise<AgentRunResult>;
+  run(request: { endpoint: Endpoint; input: unknown; meta: Record<string, unknown>; timeoutMs: number; signal?: AbortSignal; pay?: PayLimit }): Promise<AgentRunResult>;
 }
 
 /** Serves the loopback MCP endpoint that delegated calls come back through. */
@@ -508,6 +518,8 @@ export class Gateway {
         meta,
         timeoutMs: agentTimeoutMs(entry),
         ...(options.signal ? { signal: options.signal } : {}),
+        // An agent that answers 402 is paid through the terms pairings, never above what is held.
+        ...(entry.endpoint.type === 'x402' ? { pay: { limit: hold, convert: (m: Money) => convertTo(this.state, m, hold.currency) } } : {}),
       });
     } catch (err) {
       this.deps.logger.warn(`agent ${entry.manifest.id} could not be reached: ${(err as Error).message}`);
@@ -519,7 +531,8 @@ export class Gateway {
     const duration = Math.max(0, this.deps.clock.now() - started);
     const settled = await this.deps.store.transact(
       (s) => {
-        const priceCost = judged.charged ? costOf(entry, judged.units) : M.zero(entry.manifest.price.currency);
+        // What an agent was paid through the terms pairings is what it cost; otherwise its price.
+        const priceCost = !judged.charged ? M.zero(entry.manifest.price.currency) : result.paid ? M.fromJson(result.paid.amount) : costOf(entry, judged.units);
         const currency = s.mandates[receipt.mandate]?.currency ?? hold.currency;
         // Never charge more than was held for this call (what its children did not use).
         const cost = convertTo(s, priceCost, currency) ?? M.zero(currency);
@@ -534,6 +547,7 @@ export class Gateway {
           output_summary: judged.error ? null : describeOutput(result.structured ?? result.text),
           duration_ms: duration,
           ended_at: endedAt,
+          terms_hash: result.paid?.terms_hash ?? null,
         };
         // The receipt as the journal will read it back, built here: it has left the folded state.
         const open = s.open_receipts[receipt.id] ?? receipt;
@@ -563,7 +577,7 @@ export class Gateway {
     if (r.isError) {
       const declared = entry.manifest.errors.find((e) => e.code === r.errorCode);
       if (declared) return { result: r, error: { code: declared.code, message: declared.description, charged: declared.charged }, charged: declared.charged, units: r.units };
-      if (r.errorCode === 'timeout' || r.errorCode === 'unreachable') return fail(r.errorCode);
+      if (r.errorCode === 'timeout' || r.errorCode === 'unreachable' || r.errorCode === 'payment_refused') return fail(r.errorCode);
       return { ...fail('undeclared_error'), result: r };
     }
     const size = Buffer.byteLength(r.structured !== null && r.structured !== undefined ? JSON.stringify(r.structured) : r.text);

@@ -49,6 +49,8 @@ export interface ReceiptEvents {
     duration_ms: number;
     /** When the call ended (older journals leave it out: the event's own time). */
     ended_at?: string;
+    /** H, when the agent was paid through the terms pairings. */
+    terms_hash?: string | null;
   };
 }
 
@@ -81,7 +83,7 @@ export function applyToReceipt(r: Receipt | undefined, e: ReceiptEvent, time: st
       return { ...structuredClone(e.data.receipt), children: r?.children ?? [] };
     case 'call.finished':
       if (!r) return r;
-      return { ...r, status: e.data.status, cost: { ...e.data.cost }, error: e.data.error ? { ...e.data.error } : null, output_summary: e.data.output_summary, ended_at: e.data.ended_at ?? time, duration_ms: e.data.duration_ms };
+      return { ...r, status: e.data.status, cost: { ...e.data.cost }, error: e.data.error ? { ...e.data.error } : null, output_summary: e.data.output_summary, ended_at: e.data.ended_at ?? time, ...(e.data.terms_hash ? { terms_hash: e.data.terms_hash } : {}), duration_ms: e.data.duration_ms };
     case 'approval.decided':
       // A call that waited for a human and was rejected ends rejected, whoever was (or was not) waiting.
       if (!r || r.status !== 'pending_approval' || e.data.decision !== 'rejected') return r;

@@ -407,6 +407,7 @@ const ReceiptNode: z.ZodType<unknown> = z.lazy(() =>
     started_at: z.string(),
     ended_at: Str('When it ended').nullable(),
     duration_ms: z.number().describe('How long the agent took').nullable(),
+    terms_hash: Str("H of the seller's terms, when the agent was paid through the terms pairings").nullish(),
     children: z.array(ReceiptNode),
   }),
 );

@@ -8,7 +8,6 @@ import { CAP } from '../../core/capabilities.ts';
 import { denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
 import type { Money } from '../../core/money.ts';
-import * as M from '../../core/money.ts';
 import { payWithin } from '../../core/pay.ts';
 import { denialText } from '../../core/present.ts';
 import { isCanonicalBase64 } from '../../core/terms/atr.ts';
@@ -16,6 +15,7 @@ import { atrBytes } from '../../core/terms/atr.ts';
 import { termsFailure } from '../render/terms.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import type { KnownAsset } from '../terms/assets.ts';
+import { fromAtomic as atomicToMoney } from '../terms/x402Agent.ts';
 import { knownAsset } from '../terms/assets.ts';
 import { check, confirm, EXACT, finish, readDocument, requestFor } from '../terms/x402Exact.ts';
 import type { AgreementChosen, AgreementReceipt } from '../terms/x402Agreement.ts';
@@ -147,12 +147,9 @@ const atrCheck = defineTool({
   },
 });
 
-/** An amount in a token's smallest units as Money (rounded up past Holon's six decimals: a hold covers it). */
+/** An amount in a known token's smallest units as Money. */
 function fromAtomic(amount: string, asset: KnownAsset): Money {
-  const atomic = BigInt(amount);
-  const shift = M.SCALE - asset.decimals;
-  const units = shift >= 0 ? atomic * 10n ** BigInt(shift) : (atomic + 10n ** BigInt(-shift) - 1n) / 10n ** BigInt(-shift);
-  return { units, currency: asset.currency };
+  return atomicToMoney(amount, asset.decimals, asset.currency);
 }
 
 const atrTransact = defineTool({
