@@ -146,6 +146,19 @@ const targets = [
   },
 ];
 
+/** A local seller to try the terms tools against (dist/examples/sellers/seller.mjs). */
+targets.push({
+  ...base,
+  entryPoints: { seller: 'examples/sellers/run.ts' },
+  outdir: 'dist/examples/sellers',
+  outExtension: { '.js': '.mjs' },
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: false,
+  banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
+});
+
 /** The demo catalog and its invoices beside the bundled agents (dist/examples). */
 function copyExamples() {
   fs.mkdirSync('dist/examples/files', { recursive: true });

@@ -6,7 +6,7 @@ const vscode = { name: 'vscode', message: 'Only src/editor and src/extension.ts 
 const webviewOnly = { group: ['**/core/**', '**/server/**', '**/cli/**', '**/editor/**'], message: 'Webviews import only src/webview.' };
 
 export default tseslint.config(
-  { ignores: ['**/*.tmp.*', 'dist/**', 'node_modules/**', '.cache/**', 'examples/**', '.holon/**'] },
+  { ignores: ['**/*.tmp.*', 'dist/**', 'node_modules/**', '.cache/**', 'examples/**/*.mjs', '.holon/**'] },
   ...tseslint.configs.recommended,
   // Plain CommonJS scripts a child process runs as they are (the bench's probes).
   { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },

@@ -12,7 +12,7 @@ import { openState } from '../../src/core/holon.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { createWallet } from '../../src/server/wallet.ts';
 import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
-import { SELLER, TEST_NETWORK } from '../fixtures/sellers/x402Seller.ts';
+import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { ensureBuilt, mcpSession, seededState } from './cliHarness.ts';
 
 before(ensureBuilt);

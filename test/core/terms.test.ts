@@ -46,3 +46,18 @@ describe('MACs', () => {
     assert.equal(macVerifies(withMac({ a: 1 })), true);
   });
 });
+
+describe('the skill', () => {
+  test('is an Agent Skill: its folder\'s name, the seed\'s description, thirteen instructions; contributed to the editor\'s agents', async () => {
+    const fs = await import('node:fs');
+    const dir = path.join(ROOT, 'skills', 'confirming-the-atr-hash-before-paying');
+    const text = fs.readFileSync(path.join(dir, 'SKILL.md'), 'utf8');
+    const front = /^---\n([\s\S]*?)\n---\n/.exec(text)?.[1] ?? '';
+    assert.match(front, /^name: confirming-the-atr-hash-before-paying$/m);
+    assert.match(front, /^description: Use before approving any payment to a seller whose payment request advertises an ATR hash \(an x402 402, an MPP challenge, or any pairing the atr_\* tools list\)\. Confirms that the payment you sign carries the SHA-256 of the ATR you received, or, where the proof is the agreement payment, that the agreement payment carries it\.$/m);
+    const steps = [...text.matchAll(/^(\d+)\. /gm)].map((m) => Number(m[1]));
+    assert.deepEqual(steps, Array.from({ length: 13 }, (_, i) => i + 1));
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { contributes: { chatSkills?: { path: string }[] } };
+    assert.deepEqual(pkg.contributes.chatSkills, [{ path: './skills/confirming-the-atr-hash-before-paying/SKILL.md' }]);
+  });
+});

@@ -168,7 +168,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   const { vsix, files, bytes } = await step('package the vsix', () => packageVsix());
   const stray = files.filter((f) => !['extension.vsixmanifest', '[Content_Types].xml'].includes(f) && !VSIX_ALLOWED.some((re) => re.test(f)));
   assert.deepEqual(stray, [], `the vsix holds files that do not run (fix .vscodeignore): ${stray.join(', ')}`);
-  for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/holon.js', 'extension/dist/webview/holonView.js', 'extension/dist/examples/catalog.json']) {
+  for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/holon.js', 'extension/dist/webview/holonView.js', 'extension/dist/examples/catalog.json', 'extension/skills/confirming-the-atr-hash-before-paying/SKILL.md']) {
     assert.ok(files.includes(needed), `the vsix lacks ${needed}`);
   }
   // One copy of the MCP SDK (and zod) in the package, which the CLI and every demo agent share.

@@ -282,7 +282,7 @@ export async function packageDriver(): Promise<string> {
 }
 
 /** The files the vsix may hold, besides vsce's own manifest files. */
-export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.md$/i, /^extension\/changelog\.md$/i, /^extension\/LICENSE(\.(md|txt))?$/i, /^extension\/dist\/(extension|holon|lazy|sdk|journalWorker)\.js$/, /^extension\/dist\/webview\/[\w-]+\.js$/, /^extension\/dist\/examples\//, /^extension\/media\//];
+export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.md$/i, /^extension\/changelog\.md$/i, /^extension\/LICENSE(\.(md|txt))?$/i, /^extension\/dist\/(extension|holon|lazy|sdk|journalWorker)\.js$/, /^extension\/dist\/webview\/[\w-]+\.js$/, /^extension\/dist\/examples\//, /^extension\/media\//, /^extension\/skills\//];
 
 /**
  * Packages the extension as `npm run package` does (production build, then `vsce package`), in a copy of
@@ -296,7 +296,7 @@ export async function packageVsix(): Promise<{ vsix: string; files: string[]; by
     fs.mkdirSync(stage, { recursive: true });
     const ignore = path.join(EXTENSION_ROOT, '.vscodeignore');
     if (!fs.existsSync(ignore)) throw new Error(`${ignore} is missing: without it the vsix would hold the whole repository`);
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'src', 'examples', 'media']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'src', 'examples', 'media', 'skills']) {
       const from = path.join(EXTENSION_ROOT, f);
       if (fs.existsSync(from)) fs.cpSync(from, path.join(stage, f), { recursive: true });
     }

@@ -13,8 +13,8 @@ import { createMandate } from '../../src/core/mandates.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import type { SignRequest } from '../../src/server/terms/x402Exact.ts';
-import type { Seller } from '../fixtures/sellers/x402Seller.ts';
-import { startSeller, TEST_NETWORK } from '../fixtures/sellers/x402Seller.ts';
+import type { Seller } from '../../examples/sellers/x402Seller.ts';
+import { startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
 import { callTool } from './support.ts';
 

@@ -17,7 +17,7 @@ import type { TypedRequest } from '../../src/server/wallet.ts';
 import { walletFromKey } from '../../src/server/wallet.ts';
 import type { AgreementSeller } from '../fixtures/sellers/agreementSeller.ts';
 import { startAgreementSeller } from '../fixtures/sellers/agreementSeller.ts';
-import { SELLER, TEST_NETWORK } from '../fixtures/sellers/x402Seller.ts';
+import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
 import { callTool } from './support.ts';
 

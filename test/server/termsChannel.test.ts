@@ -18,7 +18,7 @@ import type { TypedRequest } from '../../src/server/wallet.ts';
 import { walletFromKey } from '../../src/server/wallet.ts';
 import type { ChannelSeller } from '../fixtures/sellers/channelSeller.ts';
 import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
-import { SELLER, TEST_NETWORK } from '../fixtures/sellers/x402Seller.ts';
+import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import type { TestClock } from '../helpers.ts';
 import { connect, demoRuntime, TestClock as Clock } from '../helpers.ts';
 import { callTool } from './support.ts';

@@ -12,8 +12,8 @@ import { atrBytes } from '../../src/core/terms/atr.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { SignRequest } from '../../src/server/terms/x402Exact.ts';
 import { check, confirm, finish } from '../../src/server/terms/x402Exact.ts';
-import type { Seller, Variant } from '../fixtures/sellers/x402Seller.ts';
-import { startSeller, TEST_NETWORK } from '../fixtures/sellers/x402Seller.ts';
+import type { Seller, Variant } from '../../examples/sellers/x402Seller.ts';
+import { startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 
 const sellers: Seller[] = [];
 after(async () => {

@@ -14,11 +14,17 @@ import { JOURNAL_FILE } from '../../core/journal.ts';
 import { createMandate } from '../../core/mandates.ts';
 import { addAgent, readCatalog } from '../../core/market/catalog.ts';
 import { fund } from '../../core/spend.ts';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import { createWallet } from '../../server/wallet.ts';
 import { HOLON_VERSION } from '../../core/version.ts';
 import type { Command } from '../args.ts';
 
 const MARKER = '.holon-demo';
 const MANDATE = 'demo/sandbox';
+/** The mandate that buys from sellers under terms (seed 002), with the demo's wallet. */
+const BUYER = 'demo/buyer';
+/** The example seller's payee on the local test chain (examples/sellers/x402Seller.ts). */
+const EXAMPLE_PAYEE = 'eip155:31337:0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
 /** The demo catalog, beside the bundle (dist/../examples) or the sources (src/cli/commands/../../../examples). */
 function examplesDir(): string {
@@ -122,6 +128,18 @@ const demoCmd: Command = {
       out(`$ holon agents add examples/catalog.json  → ${entries.length} agents (real local MCP servers)`);
       const files = copyExampleFiles(examples, stateDir);
       out(`   invoices copied to ${path.relative(stateDir, files)}/ → holon://files/examples/…`);
+      await setFx(store, 'USDC', 'EUR', '0.92');
+      out('$ holon fx USDC EUR 0.92                 → 1 USDC = 0.92 EUR');
+      const address = createWallet(stateDir);
+      out(`$ holon wallet create                    → ${address} (a demo wallet: the local seller's chain moves nothing)`);
+      await createMandate(store, systemClock, BUYER, {
+        toolsets: ['terms'],
+        approval_threshold: '0.50',
+        budget: { total: '2.00', per_day: null, per_call: null },
+        capabilities: [{ name: 'pay', params: { payees: [EXAMPLE_PAYEE] } }],
+        grantee: { slug: 'buyer', name: 'Buying agent', role: 'buyer', manager: 'demo' },
+      });
+      out(`$ holon mandate create ${BUYER} --toolsets terms --threshold 0.50 --total 2 (pay: the example seller)`);
       await store.checkpoint();
     } finally {
       store.close();
@@ -186,9 +204,12 @@ const demoCmd: Command = {
       const tree = await call('get_receipt', { receipt: big['receipt'] }, '5. The receipt tree');
       const children = ((tree['tree'] as { children?: unknown[] } | undefined)?.children ?? []).length;
       await call('get_budget', {}, '6. What is left');
+      await buyUnderTerms(out, holonBin, stateDir);
       section(out, 'Done');
       out(`   ${children} delegated calls under ${String(big['receipt'])}; every event is in ${path.join(stateDir, JOURNAL_FILE)}.`);
       out(`   Try: holon receipts --state ${shq(stateDir)}   ·   holon verify --state ${shq(stateDir)}`);
+      out(`   Terms: node ${shq(path.join(path.dirname(holonBin), 'examples', 'sellers', 'seller.mjs'))} starts a seller; then`);
+      out(`          holon mcp --mandate ${BUYER} --state ${shq(stateDir)} --allow-private-sellers`);
       out(`   ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return 0;
     } catch (err) {
@@ -200,5 +221,47 @@ const demoCmd: Command = {
     }
   },
 };
+
+/**
+ * Section 7: an agent buys from a seller that advertises its terms: the example seller runs as its own
+ * process; a second server, for the buyer mandate, confirms H and pays with the demo's wallet; the
+ * seller checks the payment on its own and serves.
+ */
+async function buyUnderTerms(out: (t: string) => void, holonBin: string, stateDir: string): Promise<void> {
+  section(out, `7. Terms: confirm the seller's ATR hash, then pay (holon mcp --mandate ${BUYER})`);
+  const seller = spawn(process.execPath, [path.join(path.dirname(holonBin), 'examples', 'sellers', 'seller.mjs')], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    let text = '';
+    const offer = await new Promise<{ resource: string; atrHash: string; document: unknown }>((resolve, reject) => {
+      seller.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        try {
+          resolve(JSON.parse(text) as { resource: string; atrHash: string; document: unknown });
+        } catch {
+          // Not all of it yet.
+        }
+      });
+      seller.once('exit', () => reject(new Error('the example seller stopped')));
+    });
+    out(`   a seller at ${offer.resource} answers 402, advertising H = ${offer.atrHash}`);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [holonBin, 'mcp', '--mandate', BUYER, '--state', stateDir, '--allow-private-sellers'], stderr: 'pipe' });
+    transport.stderr?.on('data', () => {});
+    const buyer = new Client({ name: 'holon-demo-buyer', version: HOLON_VERSION });
+    await buyer.connect(transport);
+    try {
+      out(`→ atr_transact {"pairing":"x402/exact/eip155","document":…}`);
+      const r = await buyer.callTool({ name: 'atr_transact', arguments: { pairing: 'x402/exact/eip155', document: offer.document } });
+      const paid = (r.structuredContent ?? {}) as { atrHash?: string; atr?: { utf8: string | null }; signed?: unknown; decline?: { code: string } };
+      if (r.isError || !paid.signed) throw new Error(`atr_transact declined: ${paid.decline?.code ?? 'unknown'}`);
+      out(indent(`H confirmed: ${paid.atrHash ?? ''}\nterms: ${(paid.atr?.utf8 ?? '').trim()}\nsigned by the wallet, its nonce H`));
+      const res = await fetch(offer.resource, { headers: { 'payment-signature': encodePaymentSignatureHeader(paid.signed as never) } });
+      out(`   the seller checks the payment itself and answers ${res.status}: ${(await res.text()).slice(0, 80)}`);
+    } finally {
+      await buyer.close();
+    }
+  } finally {
+    seller.kill();
+  }
+}
 
 export const commands: Command[] = [demoCmd];
