@@ -21,7 +21,7 @@ const base = {
  * what a human or a view sends. They go to dist/lazy.js, so activating the extension never compiles or
  * runs them.
  */
-const LAZY = ['src/core/schemas.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
 /** @type {import('esbuild').Plugin} */
 const lazyModules = {
@@ -111,7 +111,8 @@ const targets = [
   {
     ...base,
     stdin: {
-      contents: `${LAZY.map((f, i) => `import * as m${i} from './${f}';`).join('\n')}\nexport const modules = { ${LAZY.map((f, i) => `${JSON.stringify(f)}: m${i}`).join(', ')} };`,
+      // Each module is evaluated when first asked for: the wallet's crypto does not load zod, nor the reverse.
+      contents: `export const modules = { ${LAZY.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(`./${f}`)}); }`).join(', ')} };`,
       resolveDir: process.cwd(),
       sourcefile: 'lazy.ts',
       loader: 'ts',

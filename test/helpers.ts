@@ -1,6 +1,6 @@
 /** Shared set-up for tests: temporary states, a clock tests can move, the demo world, MCP clients. */
 import type { FetchLike } from '../src/server/net/publicFetch.ts';
-import type { Wallet } from '../src/server/wallet.ts';
+import type { Wallet } from '../src/core/wallet.ts';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

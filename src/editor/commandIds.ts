@@ -12,4 +12,6 @@ export const COMMANDS = {
   connectClaudeCode: 'holon.connectClaudeCode',
   verifyLedger: 'holon.verifyLedger',
   openStateFolder: 'holon.openStateFolder',
+  createWallet: 'holon.createWallet',
+  importWallet: 'holon.importWallet',
 } as const;

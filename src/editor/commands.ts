@@ -15,6 +15,7 @@ import { verifyText } from '../core/verify.ts';
 import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
+import type { EditorWallet } from './wallet.ts';
 import type { MandateEditorPanels } from './mandateEditorPanel.ts';
 import type { ReceiptsPanel } from './receiptsPanel.ts';
 import { registries } from './settings.ts';
@@ -22,6 +23,7 @@ import { registries } from './settings.ts';
 /** What the commands need. */
 export interface CommandDeps {
   state: EditorState;
+  wallet: EditorWallet;
   holonJs: string;
   demoCatalog: string;
   receipts: ReceiptsPanel;
@@ -171,6 +173,26 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       if (r.ok) void vscode.window.showInformationMessage(`Holon: ledger ${verifyText(r)}`);
       else void vscode.window.showErrorMessage(`Holon: ledger ${verifyText(r)}`);
       return r;
+    }),
+    register(COMMANDS.createWallet, async () => {
+      const create = 'Create Wallet';
+      const answer = await vscode.window.showInformationMessage(
+        'Holon: create a wallet to sign the payments your mandates allow? Its key stays in VS Code\'s secret storage; fund it from your own wallet.',
+        { modal: true },
+        create,
+      );
+      if (answer !== create) return undefined;
+      const address = await deps.wallet.keep(undefined);
+      void vscode.window.showInformationMessage(`Holon: wallet ${address} created. Fund it with the tokens your sellers take.`);
+      return address;
+    }),
+    register(COMMANDS.importWallet, async (key?: unknown) => {
+      // A key passed by another extension's call is taken; a human pastes theirs into a password box.
+      const pasted = typeof key === 'string' ? key : await vscode.window.showInputBox({ title: 'Holon: import a wallet', prompt: 'The private key (0x and 64 hex digits). It is kept in VS Code\'s secret storage, never in a file.', password: true, ignoreFocusOut: true });
+      if (!pasted) return undefined;
+      const address = await deps.wallet.keep(pasted);
+      void vscode.window.showInformationMessage(`Holon: wallet ${address} imported.`);
+      return address;
     }),
     register(COMMANDS.openStateFolder, async () => {
       // Only a desktop VS Code on this machine can show a folder in the OS; elsewhere (a browser, a

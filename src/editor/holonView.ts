@@ -5,6 +5,7 @@ import type { ReadyCommand } from '../webview/protocol/messages.ts';
 import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
+import type { EditorWallet } from './wallet.ts';
 import { holonViewState } from './views.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
@@ -25,16 +26,20 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   constructor(
     private readonly state: EditorState,
     private readonly webviews: WebviewDeps,
+    private readonly wallet: EditorWallet,
   ) {
-    this.subscription = state.onDidChange(() => {
-      this.host?.push();
-      this.updateBadge();
-    });
+    this.subscription = vscode.Disposable.from(
+      state.onDidChange(() => {
+        this.host?.push();
+        this.updateBadge();
+      }),
+      wallet.onDidChange(() => this.host?.push()),
+    );
   }
 
   /** The state the view shows now. */
   current(): HolonViewState {
-    return holonViewState(this.state.state, this.state.selected ?? null, this.state.clock.now(), channelAccepted(this.state.state, 'panel'));
+    return holonViewState(this.state.state, this.state.selected ?? null, this.state.clock.now(), channelAccepted(this.state.state, 'panel'), this.wallet.address ?? null);
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {

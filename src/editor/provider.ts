@@ -2,18 +2,23 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as M from '../core/money.ts';
 import { budgetOf } from '../core/spend.ts';
+import { allowPrivateSellers } from './settings.ts';
 import type { EditorState } from './editorState.ts';
+import type { EditorWallet } from './wallet.ts';
+
+/** Where the server finds the wallet's key (the same name core/wallet.ts reads; the editor may not import it eagerly). */
+const WALLET_ENV = 'HOLON_WALLET_KEY';
 import { COMMANDS } from './commandIds.ts';
 
 /** The id under which package.json contributes the provider. */
 export const PROVIDER_ID = 'holon.mandate';
 
 /** What a server definition is built from; its `version` changes when any of it does. */
-function fingerprint(state: EditorState, mandate: string): string {
+function fingerprint(state: EditorState, mandate: string, wallet: boolean): string {
   const m = state.state.mandates[mandate];
   const cfg = state.approvalConfig();
   return createHash('sha256')
-    .update(JSON.stringify([mandate, m?.toolsets ?? [], cfg.channels.includes('elicitation'), cfg.waitSeconds]))
+    .update(JSON.stringify([mandate, m?.toolsets ?? [], cfg.channels.includes('elicitation'), cfg.waitSeconds, wallet, allowPrivateSellers()]))
     .digest('hex')
     .slice(0, 12);
 }
@@ -22,20 +27,23 @@ function fingerprint(state: EditorState, mandate: string): string {
  * One MCP server, "Holon · <mandate>", for the selected mandate: `holon mcp` run by VS Code's own Node
  * (`process.execPath` with ELECTRON_RUN_AS_NODE), on the workspace-storage state.
  */
-export function serverDefinition(state: EditorState, holonJs: string, mandate: string | undefined): vscode.McpStdioServerDefinition {
+export function serverDefinition(state: EditorState, holonJs: string, mandate: string | undefined, walletKey?: string): vscode.McpStdioServerDefinition {
   const cfg = state.approvalConfig();
   const args = [holonJs, 'mcp', '--state', state.dir, '--approval-wait', String(cfg.waitSeconds)];
   if (!cfg.channels.includes('elicitation')) args.push('--no-elicitation');
   if (mandate) args.push('--mandate', mandate);
-  return new vscode.McpStdioServerDefinition(mandate ? `Holon · ${mandate}` : 'Holon', process.execPath, args, { ELECTRON_RUN_AS_NODE: '1' }, mandate ? fingerprint(state, mandate) : '0');
+  // The wallet's key goes to the server in its environment, which it drops at once (core/wallet.ts).
+  const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', ...(walletKey ? { [WALLET_ENV]: walletKey } : {}) };
+  if (allowPrivateSellers()) args.push('--allow-private-sellers');
+  return new vscode.McpStdioServerDefinition(mandate ? `Holon · ${mandate}` : 'Holon', process.execPath, args, env, mandate ? fingerprint(state, mandate, walletKey !== undefined) : '0');
 }
 
 /** Registers the provider; it fires a change when the selection, the mandate's toolsets or the approval settings change. */
-export function registerProvider(state: EditorState, holonJs: string): vscode.Disposable {
+export function registerProvider(state: EditorState, holonJs: string, wallet: EditorWallet): vscode.Disposable {
   const changed = new vscode.EventEmitter<void>();
   let last = '';
   const check = (): void => {
-    const now = state.selected ? `${state.selected}:${fingerprint(state, state.selected)}` : '';
+    const now = state.selected ? `${state.selected}:${fingerprint(state, state.selected, wallet.address !== undefined)}` : '';
     if (now !== last) {
       last = now;
       changed.fire();
@@ -47,7 +55,7 @@ export function registerProvider(state: EditorState, holonJs: string): vscode.Di
     // Which mandate is selected is known once the journal has loaded (just after activation).
     provideMcpServerDefinitions: async () => {
       await state.store();
-      return [serverDefinition(state, holonJs, state.selected)];
+      return [serverDefinition(state, holonJs, state.selected, await wallet.key())];
     },
     resolveMcpServerDefinition: async () => {
       await state.store();
@@ -66,7 +74,7 @@ export function registerProvider(state: EditorState, holonJs: string): vscode.Di
           if (answer === undefined) return undefined;
         }
       }
-      const resolved = serverDefinition(state, holonJs, mandateId);
+      const resolved = serverDefinition(state, holonJs, mandateId, await wallet.key());
       return resolved;
     },
   };
@@ -74,6 +82,7 @@ export function registerProvider(state: EditorState, holonJs: string): vscode.Di
     changed,
     vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, provider),
     state.onDidChange(check),
+    wallet.onDidChange(check),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('holon.approvals')) check();
     }),

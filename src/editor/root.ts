@@ -9,6 +9,7 @@ import { registerProvider } from './provider.ts';
 import { ReceiptsPanel } from './receiptsPanel.ts';
 import { registerStatusBar } from './statusBar.ts';
 import { registerTerminals } from './terminals.ts';
+import { EditorWallet } from './wallet.ts';
 import { webviewAssets } from './webviewAssets.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 
@@ -29,7 +30,10 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
   const holonJs = context.asAbsolutePath(path.join('dist', 'holon.js'));
   const demoCatalog = context.asAbsolutePath(path.join('dist', 'examples', 'catalog.json'));
   const state = new EditorState(context, logger);
-  const disposables: vscode.Disposable[] = [log, state];
+  const wallet = new EditorWallet(context.secrets);
+  // Read after activation returns, like the journal: the view shows the address once it is known.
+  wallet.load().catch((err: unknown) => log.error(`could not read the wallet: ${String(err)}`));
+  const disposables: vscode.Disposable[] = [log, state, wallet];
   state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
   const webviews: WebviewDeps = {
     assets: webviewAssets(context.extensionUri),
@@ -42,14 +46,14 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
   };
   const receipts = new ReceiptsPanel(state, webviews);
   const mandateEditor = new MandateEditorPanels(state, webviews);
-  const view = new HolonViewProvider(state, webviews);
+  const view = new HolonViewProvider(state, webviews, wallet);
   disposables.push(
     receipts,
     mandateEditor,
     view,
     vscode.window.registerWebviewViewProvider(HOLON_VIEW_ID, view),
-    registerProvider(state, holonJs),
-    registerCommands({ state, holonJs, demoCatalog, receipts, mandateEditor, log }),
+    registerProvider(state, holonJs, wallet),
+    registerCommands({ state, wallet, holonJs, demoCatalog, receipts, mandateEditor, log }),
     registerStatusBar(state),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('holon.approvals')) state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));

@@ -39,6 +39,14 @@ export function approvalConfig(): ApprovalConfig {
   return { channels, waitSeconds: typeof wait === 'number' && Number.isFinite(wait) ? Math.min(Math.max(wait, 0), 3600) : 300 };
 }
 
+/**
+ * Whether sellers' links may reach private addresses (loopback, the human's network): off by default,
+ * for a seller the human runs themselves; a user setting only, like every setting that widens anything.
+ */
+export function allowPrivateSellers(): boolean {
+  return read<unknown>('terms.allowPrivateSellers', false) === true;
+}
+
 /** Catalog files the human listed for Holon: Add Agent. */
 export function registries(): string[] {
   const raw = read<unknown>('registries', []);

@@ -38,12 +38,13 @@ export function pendingApprovalView(a: Approval): PendingApproval {
 }
 
 /** The Holon view's state. */
-export function holonViewState(s: HolonState, mandateId: string | null, now: number, panelApprovals: boolean): HolonViewState {
+export function holonViewState(s: HolonState, mandateId: string | null, now: number, panelApprovals: boolean, wallet: string | null = null): HolonViewState {
   return {
     mandate: mandateId,
     budget: mandateId ? budgetInfo(s, mandateId, now) : null,
     approvals: pendingApprovals(s, now).map(pendingApprovalView),
     panelApprovals,
+    wallet,
   };
 }
 

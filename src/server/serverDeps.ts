@@ -3,7 +3,7 @@ import type { EventStore } from '../core/store.ts';
 import type { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';
 import type { FetchLike } from './net/publicFetch.ts';
-import type { Wallet } from './wallet.ts';
+import type { Wallet } from '../core/wallet.ts';
 
 /** What every toolset's handlers reach the core through. */
 export interface ServerDeps {

@@ -10,7 +10,7 @@ import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { setFx } from '../../src/core/fx.ts';
 import { openState } from '../../src/core/holon.ts';
 import { createMandate } from '../../src/core/mandates.ts';
-import { createWallet } from '../../src/server/wallet.ts';
+import { createWallet } from '../../src/core/wallet.ts';
 import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { ensureBuilt, mcpSession, seededState } from './cliHarness.ts';

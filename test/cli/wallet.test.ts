@@ -47,3 +47,24 @@ test('create, show, import from stdin; never printed, never replaced; bad keys r
     cleanup();
   }
 });
+
+test('mandate --payees grants pay to those payees and keeps every other grant; an empty value is refused', async () => {
+  const { dir, cleanup } = tempDir('holon-payees-');
+  try {
+    const s = path.join(dir, 's');
+    assert.equal((await holon(['fund', 'demo', '1', '--state', s])).code, 0);
+    const payee = 'eip155:31337:0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+    const made = await holon(['mandate', 'create', 'demo/buyer', '--toolsets', 'market,terms', '--capabilities', 'extraction.*', '--payees', payee, '--state', s, '--json']);
+    assert.equal(made.code, 0, made.stderr);
+    const grants = (JSON.parse(made.stdout) as { capabilities: { name: string; params: unknown }[] }).capabilities;
+    assert.deepEqual(grants.map((g) => [g.name, g.params]), [['market.call', { capabilities: ['extraction.*'] }], ['pay', { payees: [payee] }]]);
+    const edited = await holon(['mandate', 'edit', 'demo/buyer', '--payees', '*', '--state', s, '--json']);
+    assert.equal(edited.code, 0, edited.stderr);
+    const after = (JSON.parse(edited.stdout) as { capabilities: { name: string; params: unknown }[] }).capabilities;
+    assert.deepEqual(after.map((g) => [g.name, g.params]), [['market.call', { capabilities: ['extraction.*'] }], ['pay', { payees: ['*'] }]], 'market.call is kept');
+    const empty = await holon(['mandate', 'edit', 'demo/buyer', '--payees', '', '--state', s]);
+    assert.equal(empty.code, 2);
+  } finally {
+    cleanup();
+  }
+});

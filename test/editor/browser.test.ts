@@ -12,7 +12,10 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import type { CodeServer, RunDirs } from './harness.ts';
 import {
   captureFailure,
@@ -35,6 +38,7 @@ import {
 } from './harness.ts';
 
 const MANDATE = 'demo/sandbox';
+const BUYER = 'demo/buyer';
 const PIPELINE = 'holon-labs/invoice-pipeline';
 const INVOICES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
 
@@ -362,6 +366,51 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       const panel = await webview(p, 'receipt-tree');
       await panel.locator(`[data-testid="receipt-row-${receipt}"]`).waitFor();
       await screenshot(p, '07-receipts-other-client');
+    });
+
+    await step('a payment under terms, above the threshold, is approved in the Holon view; the seller takes it', async () => {
+      await clearNotifications();
+      // The human imports their wallet through the palette: the key goes to VS Code's secret storage.
+      const key = generatePrivateKey();
+      const address = privateKeyToAccount(key).address;
+      await runCommand(p, 'Holon: Import Wallet');
+      await answerInput(p, /private key/, key);
+      const view = await showView();
+      await until(async () => (await view.locator('[data-testid="wallet-address"]').textContent())?.trim() === address, 'the wallet in the Holon view', 30_000, 250);
+      const seller = await startSeller('honest', { amount: '1000000' });
+      try {
+        await cli(bridge, ['fx', 'USDC', 'EUR', '0.92']);
+        await cli(bridge, ['mandate', 'create', BUYER, '--toolsets', 'terms', '--threshold', '0.50', '--total', '5', '--payees', `${TEST_NETWORK}:${SELLER}`]);
+        // The seller runs on this machine: reaching it takes the human's explicit setting.
+        await host(bridge, '/setting', { key: 'terms.allowPrivateSellers', value: true });
+        await runCommand(p, 'Holon: Select Mandate');
+        await pick(p, BUYER);
+        await host(bridge, '/startServer', { tools: ['atr_confirm', 'atr_transact'] });
+        const call = host<ToolOutput>(bridge, '/invoke', { tool: 'atr_transact', input: { pairing: 'x402/exact/eip155', document: seller.document } });
+        call.catch(() => {});
+        const id = await until(
+          async () => {
+            const cards = view.locator('[data-kind="payment"]');
+            return (await cards.count()) > 0 ? ((await cards.first().getAttribute('data-testid')) ?? '').slice('approval-'.length) || undefined : undefined;
+          },
+          'the payment approval in the Holon view',
+          60_000,
+          250,
+        );
+        await screenshot(p, '08-payment-approval');
+        await view.locator(`[data-testid="approve-${id}"]`).click();
+        const out = await call;
+        const signed = out.structured?.['signed'];
+        assert.ok(signed, out.text);
+        assert.equal(out.structured?.['atrHash'], seller.hash);
+        const a = await approvalOf(bridge, id);
+        assert.deepEqual([a.status, a.channel], ['used', 'panel']);
+        const res = await fetch(`${seller.url}/resource`, { headers: { 'payment-signature': encodePaymentSignatureHeader(signed as never) } });
+        assert.equal(res.status, 200, seller.refused.join());
+        assert.equal((seller.accepted[0] as { payload: { authorization: { from: string } } }).payload.authorization.from, address, 'signed by the wallet the human imported');
+      } finally {
+        await seller.close();
+      }
     });
 
     process.stderr.write(`[editor] browser test passed in ${since(started)}: ${timings.join('; ')}\n`);

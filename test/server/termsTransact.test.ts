@@ -14,7 +14,7 @@ import { setFx } from '../../src/core/fx.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
-import { walletFromKey } from '../../src/server/wallet.ts';
+import { walletFromKey } from '../../src/core/wallet.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import type { TestClock } from '../helpers.ts';

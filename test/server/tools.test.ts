@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { generatePrivateKey } from 'viem/accounts';
 import { createMandate } from '../../src/core/mandates.ts';
-import { walletFromKey } from '../../src/server/wallet.ts';
+import { walletFromKey } from '../../src/core/wallet.ts';
 import { connect, demoRuntime } from '../helpers.ts';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools.json');

@@ -134,6 +134,7 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
     },
     approvals: [],
     panelApprovals: true,
+    wallet: null,
     ...overrides,
   };
 }

@@ -15,7 +15,7 @@ import { createMandate } from '../../core/mandates.ts';
 import { addAgent, readCatalog } from '../../core/market/catalog.ts';
 import { fund } from '../../core/spend.ts';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
-import { createWallet } from '../../server/wallet.ts';
+import { createWallet } from '../../core/wallet.ts';
 import { HOLON_VERSION } from '../../core/version.ts';
 import type { Command } from '../args.ts';
 

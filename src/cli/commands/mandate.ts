@@ -14,6 +14,7 @@ const MANDATE_OPTIONS = {
   'per-call': { type: 'string', help: 'limit for one call ("none" removes it)' },
   threshold: { type: 'string', help: 'calls whose worst case is above this wait for your approval (default 0.50)' },
   capabilities: { type: 'string', help: 'agent capabilities market.call allows, comma-separated (e.g. extraction.*,pipeline.*); other grants stay' },
+  payees: { type: 'string', help: 'who the pay grant lets the wallet pay: CAIP-10 accounts, comma-separated, or * (any); other grants stay' },
   toolsets: { type: 'string', help: 'toolsets the server offers, comma-separated (default market)' },
   regions: { type: 'string', help: 'regions data may go to, comma-separated ("any" removes the rule)' },
   retention: { type: 'string', help: 'longest data retention allowed, in days ("any" removes the rule)' },
@@ -45,7 +46,11 @@ function patchFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
   if (o('total')) budget['total'] = o('total') as string;
   if (o('per-day')) budget['per_day'] = orNull(o('per-day') as string, 'none');
   if (o('per-call')) budget['per_call'] = orNull(o('per-call') as string, 'none');
-  if (o('capabilities')) patch['grants'] = [{ name: CAP.marketCall, params: { capabilities: list(o('capabilities')) } }];
+  const grants = [
+    ...(o('capabilities') ? [{ name: CAP.marketCall, params: { capabilities: list(o('capabilities')) } }] : []),
+    ...(o('payees') ? [{ name: CAP.pay, params: { payees: list(o('payees')) } }] : []),
+  ];
+  if (grants.length > 0) patch['grants'] = grants;
   if (o('toolsets')) patch['toolsets'] = list(o('toolsets'));
   if (o('regions')) data['regions'] = o('regions') === 'any' ? null : list(o('regions'));
   const retention = o('retention');

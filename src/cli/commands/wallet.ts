@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HolonError } from '../../core/errors.ts';
-import { createWallet, loadWallet, saveWallet, WALLET_FILE } from '../../server/wallet.ts';
+import { createWallet, loadWallet, saveWallet, WALLET_FILE } from '../../core/wallet.ts';
 import type { Command } from '../args.ts';
 import { print } from '../context.ts';
 

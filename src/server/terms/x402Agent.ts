@@ -12,7 +12,7 @@ import type { AgentRunner, AgentRunResult } from '../../core/market/gateway.ts';
 import type { Money } from '../../core/money.ts';
 import * as M from '../../core/money.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
-import type { TypedRequest, Wallet } from '../wallet.ts';
+import type { TypedRequest, Wallet } from '../../core/wallet.ts';
 import { knownAsset } from './assets.ts';
 import { confirm, finish, readDocument } from './x402Exact.ts';
 

@@ -25,7 +25,7 @@ import type { AtrView } from '../../core/terms/atr.ts';
 import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { macVerifies, withMac } from '../../core/terms/mac.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
-import type { TypedRequest } from '../wallet.ts';
+import type { TypedRequest } from '../../core/wallet.ts';
 import { fetchAtr, payerOf } from './x402Exact.ts';
 
 export const CHANNEL = 'x402/channel/eip155';

@@ -21,14 +21,14 @@ import { check, confirm, EXACT, finish, readDocument, requestFor } from '../term
 import type { AgreementChosen, AgreementReceipt } from '../terms/x402Agreement.ts';
 import { AGREEMENT, approveFrom, askAgreement, checkApproved, confirmAgreement, finishAgreement, payAgreement, verifiedChosen } from '../terms/x402Agreement.ts';
 import { signedPayment } from '../terms/x402Exact.ts';
-import type { Wallet } from '../wallet.ts';
+import type { Wallet } from '../../core/wallet.ts';
 import type { ToolContext } from './toolDef.ts';
 import { CHANNEL, confirmChannel, finishChannel, heldAfter, nextPayment, openChannel, readChannelDocument, readChannelH, recordCharge, signedByPayer, voucherPayload } from '../terms/x402Channel.ts';
 import { atrHash as hashOf } from '../../core/terms/atr.ts';
 import { mandateDenials } from '../../core/mandates.ts';
 import { mandateOf } from '../../core/mandates.ts';
 import { payeeDenial } from '../../core/pay.ts';
-import type { TypedRequest } from '../wallet.ts';
+import type { TypedRequest } from '../../core/wallet.ts';
 import type { ToolReply } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import type { Toolset } from './toolDef.ts';

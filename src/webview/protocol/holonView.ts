@@ -68,6 +68,8 @@ export const HolonViewState = z.strictObject({
   approvals: z.array(PendingApproval),
   /** False when the human turned the panel channel off: approvals are shown, not answerable here. */
   panelApprovals: z.boolean(),
+  /** The address of the wallet that signs payments (terms), or null when there is none. */
+  wallet: z.nullable(z.string().check(z.maxLength(64))),
 });
 /** Everything the view shows. */
 export type HolonViewState = z.infer<typeof HolonViewState>;
@@ -83,7 +85,7 @@ export const RejectCommand = z.strictObject({ type: z.literal('reject'), id: Id 
 export type RejectCommand = z.infer<typeof RejectCommand>;
 
 /** The commands the Holon view can run through `RunCommand`. */
-export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate'] as const;
+export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate', 'createWallet'] as const;
 
 /** View → host: run one of Holon's commands (select mandate, fund, receipts, create mandate). */
 export const RunCommand = z.strictObject({ type: z.literal('run'), command: z.enum(RUN_COMMANDS) });

@@ -40,6 +40,14 @@ export function renderHolonView(root: HTMLElement, state: HolonViewState, post: 
     head.appendChild(state.mandate === null ? renderCallToAction(doc, view) : renderBudget(doc, state.mandate, state.budget, view));
   });
 
+  const wallet = section(root, 'wallet');
+  clear(wallet);
+  wallet.appendChild(
+    state.wallet
+      ? h(doc, 'p', { class: 'note', 'data-testid': 'wallet' }, 'Wallet ', h(doc, 'span', { class: 'mono', 'data-testid': 'wallet-address', title: 'Signs the payments Holon makes under terms' }, state.wallet))
+      : h(doc, 'p', { class: 'note muted', 'data-testid': 'no-wallet' }, 'No wallet: payments to sellers need one (Holon: Create Wallet).'),
+  );
+
   const approvals = section(root, 'approvals');
   setHeading(approvals, 'Approvals', state.approvals.length);
   reconcile(

@@ -17,6 +17,11 @@ const handlers: Record<string, Handler> = {
   '/startServer': async (body) => ({ tools: await startServer(Array.isArray(body['tools']) ? (body['tools'] as string[]) : undefined) }),
   '/invoke': async (body) => invoke(String(body['tool']), (body['input'] ?? {}) as Record<string, unknown>),
   '/command': async (body) => ({ result: (await vscode.commands.executeCommand(String(body['id']), ...((body['args'] as unknown[] | undefined) ?? []))) ?? null }),
+  // A user setting, as the human sets it in their settings (the test's stand-in for the Settings editor).
+  '/setting': async (body) => {
+    await vscode.workspace.getConfiguration('holon').update(String(body['key']), body['value'], vscode.ConfigurationTarget.Global);
+    return { ok: true };
+  },
 };
 
 function serve(req: http.IncomingMessage, res: http.ServerResponse): void {

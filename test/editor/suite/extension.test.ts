@@ -20,6 +20,8 @@ const COMMAND_IDS = [
   'holon.connectClaudeCode',
   'holon.verifyLedger',
   'holon.openStateFolder',
+  'holon.createWallet',
+  'holon.importWallet',
 ];
 
 describe('Holon in a real VS Code', function () {

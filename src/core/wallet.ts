@@ -1,14 +1,14 @@
 /**
  * The human's wallet: the key that signs the payments Holon makes for a mandate. Created or imported by
- * the human (`holon wallet`), kept in `<state>/keys/wallet.key` (mode 0600, beside the installation key,
- * in the state folder, never the workspace), and never written to the journal, a tool result or a log:
- * only its address leaves this module.
+ * the human — with the CLI (`holon wallet`), kept in `<state>/keys/wallet.key` (mode 0600, in the state
+ * folder, never the workspace); in the editor, kept in VS Code's SecretStorage and handed to the server
+ * it starts — and never written to the journal, a tool result or a log: only its address leaves here.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { HolonError } from '../core/errors.ts';
+import { HolonError } from './errors.ts';
 
 /** Where the wallet's key lives in a state folder. */
 export const WALLET_FILE = path.join('keys', 'wallet.key');
@@ -52,8 +52,20 @@ function walletOf(account: PrivateKeyAccount): Wallet {
   };
 }
 
-/** The wallet of the state in `dir`, when the human created or imported one. */
+/**
+ * The key the editor hands the server it starts, from VS Code's SecretStorage (the editor keeps its
+ * wallet there, not in a file); it is read once and removed from this process's environment.
+ */
+export const WALLET_ENV = 'HOLON_WALLET_KEY';
+
+/** The wallet of the state in `dir`, when the human created or imported one (in the editor, or with the CLI). */
 export function loadWallet(dir: string): Wallet | undefined {
+  const handed = process.env[WALLET_ENV];
+  if (handed !== undefined) {
+    delete process.env[WALLET_ENV];
+    if (!KEY.test(handed.trim())) throw new HolonError('invalid_input', `${WALLET_ENV} does not hold a private key`);
+    return walletFromKey(handed.trim() as `0x${string}`);
+  }
   let key: string;
   try {
     key = fs.readFileSync(path.join(dir, WALLET_FILE), 'utf8').trim();
@@ -78,7 +90,12 @@ export function saveWallet(dir: string, key: string): `0x${string}` {
   return privateKeyToAccount(key.trim() as `0x${string}`).address;
 }
 
+/** A new private key. */
+export function newPrivateKey(): `0x${string}` {
+  return generatePrivateKey();
+}
+
 /** Creates a new wallet for the state. Returns its address. */
 export function createWallet(dir: string): `0x${string}` {
-  return saveWallet(dir, generatePrivateKey());
+  return saveWallet(dir, newPrivateKey());
 }
