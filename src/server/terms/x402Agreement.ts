@@ -16,21 +16,16 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { canonicalize } from 'json-canonicalize';
 import * as z from 'zod';
-import type { Denial } from '../../core/denials.ts';
 import { denial } from '../../core/denials.ts';
-import { HolonError } from '../../core/errors.ts';
-import { denialText } from '../../core/present.ts';
 import type { AtrView } from '../../core/terms/atr.ts';
 import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { macVerifies, withMac } from '../../core/terms/mac.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { SignRequest } from './x402Exact.ts';
-import { fetchAtr, payerOf, readDocument, requestFor, signedPayment } from './x402Exact.ts';
+import { confirmedAtr, payerOf, readDocument, refuse, requestFor, signedPayment, unreadable } from './x402Exact.ts';
 
 export const AGREEMENT = 'x402/agreement/eip155';
 
-const refuse = (d: Denial): HolonError => new HolonError('denied', denialText(d), {}, [d]);
-const unreadable = (read: string): HolonError => refuse(denial('offer_unreadable', { read }));
 
 /** The receipt of a recorded agreement, as the agreement URL states it. */
 export interface AgreementReceipt {
@@ -74,11 +69,7 @@ export async function confirmAgreement(
   const read = readDocument(document);
   const agreement = z.object({ url: z.string().url().max(2048) }).safeParse((document as { extensions?: Record<string, unknown> }).extensions?.['agreement']);
   if (!agreement.success) throw unreadable('x402/no-agreement');
-  const option = read.options.find((o) => o.network === payer.network);
-  if (!option) throw unreadable('x402/no-option-on-payer-network');
-  const bytes = await fetchAtr(deps.fetch, read.url);
-  const served = atrHash(bytes);
-  if (served !== read.hash) throw refuse(denial('hash_mismatch', { advertised: read.hash, served }));
+  const { option, bytes, served } = await confirmedAtr(deps.fetch, read, payer.network);
   const unsigned = {
     pairing: AGREEMENT,
     atrHash: served,

@@ -17,21 +17,17 @@ import { createHash } from 'node:crypto';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddress, verifyTypedData } from 'viem';
 import * as z from 'zod';
-import type { Denial } from '../../core/denials.ts';
 import { denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
-import { denialText } from '../../core/present.ts';
 import type { AtrView } from '../../core/terms/atr.ts';
 import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { macVerifies, withMac } from '../../core/terms/mac.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { TypedRequest } from '../../core/wallet.ts';
-import { fetchAtr, payerOf } from './x402Exact.ts';
+import { confirmedAtr, payerOf, readAdvertised, refuse, TRANSFER_TYPES, unreadable } from './x402Exact.ts';
 
 export const CHANNEL = 'x402/channel/eip155';
 
-const refuse = (d: Denial): HolonError => new HolonError('denied', denialText(d), {}, [d]);
-const unreadable = (read: string): HolonError => refuse(denial('offer_unreadable', { read }));
 const Amount = z.string().regex(/^[0-9]{1,78}$/);
 
 const ChannelOption = z.object({
@@ -46,38 +42,18 @@ const ChannelOption = z.object({
     .passthrough(),
 });
 type ChannelOption = z.infer<typeof ChannelOption>;
-const Document = z.object({
-  x402Version: z.literal(2),
-  resource: z.object({ url: z.string().max(2048) }).passthrough(),
-  accepts: z.array(z.unknown()).min(1).max(32),
-  extensions: z.record(z.string(), z.unknown()).optional(),
-});
-const AtrLink = z.object({ hash: z.string().regex(HASH_PATTERN), url: z.string().url().max(2048) });
 
 /** The document's H, its ATR's link, and its channel options. */
 export function readChannelDocument(document: unknown): { required: PaymentRequired; hash: string; url: string; options: ChannelOption[] } {
-  const doc = Document.safeParse(document);
-  if (!doc.success) throw unreadable('x402/not-a-v2-payment-required');
-  const link = AtrLink.safeParse(doc.data.extensions?.['atr']);
-  if (!link.success) throw refuse(denial('atr_not_advertised', {}));
-  const options = doc.data.accepts.flatMap((raw) => {
+  const { accepts, ...read } = readAdvertised(document);
+  const options = accepts.flatMap((raw) => {
     const r = ChannelOption.safeParse(raw);
     return r.success && BigInt(r.data.amount) <= BigInt(r.data.extra.channel.deposit) ? [r.data] : [];
   });
   if (options.length === 0) throw unreadable('x402/no-channel-option');
-  return { required: document as PaymentRequired, hash: link.data.hash.toLowerCase(), url: link.data.url, options };
+  return { ...read, options };
 }
 
-const OPEN_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 const VOUCHER_TYPES = {
   Voucher: [
     { name: 'channel', type: 'bytes32' },
@@ -109,7 +85,7 @@ export function openingRequest(c: Omit<ChannelChosen, 'mac'>, h: string): TypedR
   const o = c.option;
   return {
     domain: { name: o.extra.name, version: o.extra.version, chainId: o.network.slice('eip155:'.length), verifyingContract: getAddress(o.asset) },
-    types: OPEN_TYPES,
+    types: TRANSFER_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: { from: c.from, to: getAddress(o.extra.channel.escrow), value: o.extra.channel.deposit, validAfter: '0', validBefore: c.validBefore, nonce: h },
   };
@@ -119,11 +95,7 @@ export function openingRequest(c: Omit<ChannelChosen, 'mac'>, h: string): TypedR
 export async function confirmChannel(deps: { fetch: FetchLike; now: () => number }, document: unknown, account: string): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; chosen: ChannelChosen; request: TypedRequest }> {
   const payer = payerOf(account);
   const read = readChannelDocument(document);
-  const option = read.options.find((o) => o.network === payer.network);
-  if (!option) throw unreadable('x402/no-option-on-payer-network');
-  const bytes = await fetchAtr(deps.fetch, read.url);
-  const served = atrHash(bytes);
-  if (served !== read.hash) throw refuse(denial('hash_mismatch', { advertised: read.hash, served }));
+  const { option, bytes, served } = await confirmedAtr(deps.fetch, read, payer.network);
   const unsigned = { pairing: CHANNEL, atrHash: served, resource: read.required.resource, option, from: payer.address, validBefore: String(Math.floor(deps.now() / 1000) + option.maxTimeoutSeconds) } as const;
   return { atrHash: served, atr: atrView(bytes), bytes, chosen: withMac(unsigned) as ChannelChosen, request: openingRequest(unsigned, served) };
 }

@@ -24,8 +24,10 @@ import type { FetchLike } from '../net/publicFetch.ts';
 
 export const EXACT = 'x402/exact/eip155';
 
-const refuse = (d: Denial): HolonError => new HolonError('denied', denialText(d), {}, [d]);
-const unreadable = (read: string): HolonError => refuse(denial('offer_unreadable', { read }));
+/** A decline of the terms tools, as a refusal with its denial. */
+export const refuse = (d: Denial): HolonError => new HolonError('denied', denialText(d), {}, [d]);
+/** `offer-unreadable`, naming what could not be read. */
+export const unreadable = (read: string): HolonError => refuse(denial('offer_unreadable', { read }));
 
 const Hex = z.string().regex(/^0x[0-9a-fA-F]*$/);
 const Requirement = z.object({
@@ -53,21 +55,40 @@ export interface ReadDocument {
   options: PaymentRequirements[];
 }
 
-/** Reads an x402 v2 `PaymentRequired`; refuses what it cannot read, naming what. */
-export function readDocument(document: unknown): ReadDocument {
+/**
+ * What every x402 pairing reads first: a v2 `PaymentRequired` and the H and ATR link it advertises in
+ * `extensions.atr`; each pairing then picks its own options from `accepts`.
+ */
+export function readAdvertised(document: unknown): { required: PaymentRequired; hash: string; url: string; accepts: unknown[] } {
   const doc = Document.safeParse(document);
   if (!doc.success) throw unreadable('x402/not-a-v2-payment-required');
   const link = AtrLink.safeParse(doc.data.extensions?.['atr']);
   if (!link.success) throw refuse(denial('atr_not_advertised', {}));
+  return { required: document as PaymentRequired, hash: link.data.hash.toLowerCase(), url: link.data.url, accepts: doc.data.accepts };
+}
+
+/** Reads an x402 v2 `PaymentRequired` for this pairing; refuses what it cannot read, naming what. */
+export function readDocument(document: unknown): ReadDocument {
+  const { accepts, ...read } = readAdvertised(document);
   const options: PaymentRequirements[] = [];
-  for (const raw of doc.data.accepts) {
+  for (const raw of accepts) {
     const r = Requirement.safeParse(raw);
     if (!r.success || r.data.scheme !== 'exact' || !isAddress(r.data.asset) || !isAddress(r.data.payTo)) continue;
     if (typeof r.data.extra['name'] !== 'string' || typeof r.data.extra['version'] !== 'string') continue;
     options.push(r.data as PaymentRequirements);
   }
   if (options.length === 0) throw unreadable('x402/no-exact-eip155-option');
-  return { required: document as PaymentRequired, hash: link.data.hash.toLowerCase(), url: link.data.url, options };
+  return { ...read, options };
+}
+
+/** The option on the payer's chain, and the ATR's bytes fetched and checked against the advertised H. */
+export async function confirmedAtr<O extends { network: string }>(fetch: FetchLike, read: { hash: string; url: string; options: O[] }, network: string): Promise<{ option: O; bytes: Uint8Array; served: string }> {
+  const option = read.options.find((o) => o.network === network);
+  if (!option) throw unreadable('x402/no-option-on-payer-network');
+  const bytes = await fetchAtr(fetch, read.url);
+  const served = atrHash(bytes);
+  if (served !== read.hash) throw refuse(denial('hash_mismatch', { advertised: read.hash, served }));
+  return { option, bytes, served };
 }
 
 /** The ATR's bytes from its link, through the server's fetch; only a 200 with a body under the limit counts. */
@@ -99,7 +120,8 @@ export interface Chosen {
   mac: string;
 }
 
-const TYPES = {
+/** EIP-3009's `transferWithAuthorization`, as EIP-712 types: what every pairing here has the wallet sign first. */
+export const TRANSFER_TYPES = {
   TransferWithAuthorization: [
     { name: 'from', type: 'address' },
     { name: 'to', type: 'address' },
@@ -113,7 +135,7 @@ const TYPES = {
 /** The EIP-712 typed data the wallet signs, with every uint256 as a decimal string (seed 002's JSON). */
 export interface SignRequest {
   domain: { name: string; version: string; chainId: string; verifyingContract: `0x${string}` };
-  types: typeof TYPES;
+  types: typeof TRANSFER_TYPES;
   primaryType: 'TransferWithAuthorization';
   message: { from: `0x${string}`; to: `0x${string}`; value: string; validAfter: string; validBefore: string; nonce: string };
 }
@@ -123,7 +145,7 @@ export function requestFor(chosen: Omit<Chosen, 'mac'>, h: string): SignRequest 
   const o = chosen.option;
   return {
     domain: { name: String(o.extra['name']), version: String(o.extra['version']), chainId: o.network.slice('eip155:'.length), verifyingContract: getAddress(o.asset) },
-    types: TYPES,
+    types: TRANSFER_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: { from: chosen.from, to: getAddress(o.payTo), value: o.amount, validAfter: '0', validBefore: chosen.validBefore, nonce: h },
   };
@@ -137,11 +159,7 @@ export async function confirm(
 ): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; chosen: Chosen; request: SignRequest }> {
   const payer = payerOf(account);
   const read = readDocument(document);
-  const option = read.options.find((o) => o.network === payer.network);
-  if (!option) throw unreadable('x402/no-option-on-payer-network');
-  const bytes = await fetchAtr(deps.fetch, read.url);
-  const served = atrHash(bytes);
-  if (served !== read.hash) throw refuse(denial('hash_mismatch', { advertised: read.hash, served }));
+  const { option, bytes, served } = await confirmedAtr(deps.fetch, read, payer.network);
   const unsigned = {
     pairing: EXACT,
     atrHash: served,

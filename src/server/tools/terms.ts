@@ -62,6 +62,12 @@ function declined(d: ReturnType<typeof denial>): HolonError {
   return new HolonError('denied', denialText(d), {}, [d]);
 }
 
+/** A payment the human has not allowed (yet): rejected, or waiting for them. */
+function waiting(kind: 'pending' | 'rejected', approval: string): HolonError {
+  const d = kind === 'rejected' ? denial('rejected', { approval }) : denial('approval_pending', { approval });
+  return new HolonError('denied', denialText(d), { approval }, [d]);
+}
+
 /** A terms reply: the JSON is both the structured content and the text. */
 function reply<O>(output: O): ToolReply<O> {
   return { output, text: JSON.stringify(output) };
@@ -213,8 +219,7 @@ const atrTransact = defineTool({
       out = paid.kind === 'paid' ? { atrHash: paid.result.atrHash, atr: c.atr, signed: paid.result.signed } : {};
     }
     if (paid.kind === 'paid') return reply(out as never);
-    const d = paid.kind === 'rejected' ? denial('rejected', { approval: paid.approval.id }) : denial('approval_pending', { approval: paid.approval.id });
-    throw new HolonError('denied', denialText(d), { approval: paid.approval.id }, [d]);
+    throw waiting(paid.kind, paid.approval.id);
   },
 });
 
@@ -240,10 +245,7 @@ async function agreeWithin(ctx: ToolContext, wallet: Wallet, chosen: AgreementCh
     async () => signedPayment(payment, await wallet.signTypedData(request), h),
     { signal: ctx.extra.signal, ...(ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {}) },
   );
-  if (paid.kind !== 'paid') {
-    const d = paid.kind === 'rejected' ? denial('rejected', { approval: paid.approval.id }) : denial('approval_pending', { approval: paid.approval.id });
-    throw new HolonError('denied', denialText(d), { approval: paid.approval.id }, [d]);
-  }
+  if (paid.kind !== 'paid') throw waiting(paid.kind, paid.approval.id);
   const moved = { signed: paid.result, atr, atrHash: h };
   let sent;
   try {
