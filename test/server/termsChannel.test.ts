@@ -85,6 +85,10 @@ describe('x402/channel/eip155', () => {
     assert.equal((runtime.store.state.spend[BUYER]?.spent ?? 0n) - spentBefore, 184_000n, 'the deposit, 0.20 USDC at 0.92, is the payment the mandate allowed');
     for (let page = 1; page <= 3; page++) {
       const w = json<{ signed: unknown; hold: Hold }>(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold, document: s.document() }));
+      if (page === 1) {
+        // A voucher carries H as its terms: atr_check reads it back.
+        assert.deepEqual(json(await callTool(client, 'atr_check', { pairing: CHANNEL, atr: s.atr.toString('base64'), presented: w.signed })), { atrHash: s.hash });
+      }
       const res = await send(s, w.signed);
       assert.equal(res.status, 200, s.refused.join());
       const body = (await res.json()) as { charged: string };
