@@ -383,8 +383,8 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
         await cli(bridge, ['mandate', 'create', BUYER, '--toolsets', 'terms', '--threshold', '0.50', '--total', '5', '--payees', `${TEST_NETWORK}:${SELLER}`]);
         // The seller runs on this machine: reaching it takes the human's explicit setting.
         await host(bridge, '/setting', { key: 'terms.allowPrivateSellers', value: true });
-        await runCommand(p, 'Holon: Select Mandate');
-        await pick(p, BUYER);
+        // Choosing a mandate from the palette is covered above; here the command is run with the id.
+        await host(bridge, '/command', { id: 'holon.selectMandate', args: [BUYER] });
         await host(bridge, '/startServer', { tools: ['atr_confirm', 'atr_transact'] });
         const call = host<ToolOutput>(bridge, '/invoke', { tool: 'atr_transact', input: { pairing: 'x402/exact/eip155', document: seller.document } });
         call.catch(() => {});
