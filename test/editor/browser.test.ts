@@ -375,7 +375,9 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       const address = privateKeyToAccount(key).address;
       await runCommand(p, 'Holon: Import Wallet');
       await answerInput(p, /private key/, key);
-      const view = await showView();
+      await p.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+      await host(bridge, '/command', { id: 'holon.showPanel' });
+      const view = await webview(p, 'budget');
       await until(async () => (await view.locator('[data-testid="wallet-address"]').textContent())?.trim() === address, 'the wallet in the Holon view', 30_000, 250);
       const seller = await startSeller('honest', { amount: '1000000' });
       try {

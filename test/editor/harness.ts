@@ -579,6 +579,9 @@ export async function captureFailure(page: Page | undefined, name: string, conso
   if (consoleLines.length > 0) fs.writeFileSync(path.join(RESULTS, `${name}-console.log`), consoleLines.join('\n') + '\n');
   if (!page) return;
   try {
+    // A modal dialog makes the rest of the workbench inert; on CI only its text tells which one it was.
+    const dialogs = await page.locator('.monaco-dialog-box').allInnerTexts();
+    for (const text of dialogs) process.stderr.write(`[editor] ${name}: an open dialog says: ${text.replace(/\s+/g, ' ').slice(0, 500)}\n`);
     await page.screenshot({ path: path.join(RESULTS, `${name}-failure.png`) });
   } catch {
     // The page may be gone; the log is what matters then.
