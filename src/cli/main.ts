@@ -26,6 +26,11 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
   { names: ['wallet'], summaries: ["Shows, creates or imports the wallet that signs this state's payments"], load: () => import('./commands/wallet.ts') },
   { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
   { names: ['mcp'], summaries: ['Runs the MCP server for one mandate over stdio'], load: () => import('./commands/mcp.ts') },
+  {
+    names: ['serve', 'token'],
+    summaries: ['Serves MCP over HTTP on loopback; each client presents a run token', 'Creates, lists and ends the run tokens holon serve accepts'],
+    load: () => import('./commands/serve.ts'),
+  },
   { names: ['demo'], summaries: ['Plays a typical session on a fresh state'], load: () => import('./commands/demo.ts') },
 ];
 

@@ -14,17 +14,19 @@ import type { CatalogEvents, CatalogFields } from './market/catalog.ts';
 import { catalogSlice } from './market/catalog.ts';
 import type { ReceiptEvents, ReceiptsFields } from './market/receipts.ts';
 import { receiptsSlice } from './market/receipts.ts';
+import type { RunTokenEvents, RunTokensFields } from './runTokens.ts';
+import { runTokensSlice } from './runTokens.ts';
 import { combineSlices } from './slice.ts';
 import type { SpendEvents, SpendFields } from './spend.ts';
 import { spendSlice } from './spend.ts';
 
 /** Everything the journal folds into: the same in every process that reads it. */
-export type HolonState = MandatesFields & FxFields & SpendFields & ApprovalsFields & CatalogFields & ReceiptsFields;
+export type HolonState = MandatesFields & FxFields & SpendFields & ApprovalsFields & CatalogFields & ReceiptsFields & RunTokensFields;
 
 /** Every event type the slices fold, with its payload. */
-export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents & CatalogEvents & ReceiptEvents;
+export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents & CatalogEvents & ReceiptEvents & RunTokenEvents;
 
-const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice]);
+const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice, runTokensSlice]);
 
 /** The reducer every process folds the journal with; old event shapes are read as today's. */
 export const holonReducer: Reducer<HolonState> = {

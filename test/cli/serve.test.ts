@@ -1,0 +1,139 @@
+/**
+ * `holon serve` and `holon token`, run as a user types them: a token minted once, a client config that
+ * holds no secret, a real SDK client over HTTP with the token from its environment, and `token end`
+ * refusing that client's next request, in the server process that did not end it.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { before, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { cleanEnv, ensureBuilt, HOLON_BIN, holonIn, journalBytes, json, readEvents, seededState, structured, until } from './cliHarness.ts';
+
+before(ensureBuilt);
+
+interface Served {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  log: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `holon serve --port 0` and waits for the URL it prints. */
+async function serve(state: string): Promise<Served> {
+  const child = spawn(process.execPath, [HOLON_BIN, 'serve', '--port', '0', '--state', state], { cwd: os.tmpdir(), env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'], timeout: 120_000 });
+  let log = '';
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const url = await until(() => /serving MCP on (http:\/\/\S+\/mcp)/.exec(log)?.[1], `holon serve to print its URL (stderr so far: ${log})`);
+  return { child, url, log: () => log, exited };
+}
+
+interface McpConfig {
+  mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
+}
+
+/** Connects as Claude Code does with the config: ${VAR} in a header taken from the client's environment. */
+async function connectWithConfig(config: McpConfig, env: Record<string, string>): Promise<Client> {
+  const entry = config.mcpServers['holon'];
+  assert.ok(entry);
+  const headers = Object.fromEntries(Object.entries(entry.headers).map(([k, v]) => [k, v.replace(/\$\{(\w+)\}/g, (_m, name: string) => env[name] ?? '')]));
+  const client = new Client({ name: 'cli-http-agent', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers } }));
+  return client;
+}
+
+test('token create writes a config without the token; serve accepts it; token end refuses the next request', { timeout: 120_000 }, async () => {
+  const { dir, root, cleanup } = await seededState();
+  let served: Served | undefined;
+  try {
+    served = await serve(dir);
+    assert.match(served.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+
+    // Refusals first: each leaves the journal and the config file as they were.
+    const config = path.join(root, '.mcp.json');
+    const bytes = journalBytes(dir);
+    for (const args of [['--ttl', '8d'], ['--ttl', '0m'], ['--ttl', 'soon'], ['--mandate', 'demo/nope']]) {
+      const opts = { '--mandate': 'demo/sandbox', '--ttl': '2h' } as Record<string, string>;
+      opts[args[0] ?? ''] = args[1] ?? '';
+      const r = await holonIn(dir, ['token', 'create', ...Object.entries(opts).flat(), '--config', config]);
+      assert.notEqual(r.code, 0, args.join(' '));
+      assert.ok(!fs.existsSync(config), `no config written for ${args.join(' ')}`);
+    }
+    assert.ok(journalBytes(dir).equals(bytes), 'a refused token changes nothing');
+
+    fs.writeFileSync(config, JSON.stringify({ mcpServers: { other: { type: 'stdio', command: 'x' } } }));
+    const r = await holonIn(dir, ['token', 'create', '--mandate', 'demo/sandbox', '--ttl', '2h', '--label', 'cli test', '--config', config, '--url', served.url, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const made = JSON.parse(r.stdout) as { id: string; token: string; expires_at: string; mandate: string };
+    assert.equal(made.mandate, 'demo/sandbox');
+    assert.match(made.token, /^[A-Za-z0-9_-]{43}$/);
+    assert.match(r.stderr, /export HOLON_RUN_TOKEN=/);
+    assert.ok(!r.stderr.includes(made.token), 'the token is printed once, on stdout');
+
+    const text = fs.readFileSync(config, 'utf8');
+    assert.ok(!text.includes(made.token), 'the config holds no token');
+    const written = JSON.parse(text) as McpConfig;
+    assert.deepEqual(written.mcpServers['holon'], { type: 'http', url: served.url, headers: { Authorization: 'Bearer ${HOLON_RUN_TOKEN}' } });
+    assert.ok(written.mcpServers['other'], 'other servers in the file are kept');
+
+    const listed = await json<{ id: string; status: string }[]>(dir, ['token', 'list']);
+    assert.deepEqual(listed.map((t) => [t.id, t.status]), [[made.id, 'live']]);
+    const hash = readEvents(dir).find((e) => e.type === 'token.created')?.data['sha256'];
+    assert.equal(typeof hash, 'string');
+    assert.ok(!JSON.stringify(listed).includes(hash as string), 'the list never shows the hash');
+
+    const client = await connectWithConfig(written, { HOLON_RUN_TOKEN: made.token });
+    const budget = structured<{ mandate: string }>(await client.callTool({ name: 'get_budget', arguments: {} }));
+    assert.equal(budget.mandate, 'demo/sandbox');
+
+    const ended = await holonIn(dir, ['token', 'end', made.id]);
+    assert.equal(ended.code, 0, ended.stderr);
+    let status = 0;
+    try {
+      await client.callTool({ name: 'get_budget', arguments: {} });
+    } catch (err) {
+      assert.ok(err instanceof StreamableHTTPError, String(err));
+      status = err.code ?? 0;
+    }
+    assert.equal(status, 401, 'the server refuses a token another process ended');
+    assert.deepEqual((await json<{ status: string }[]>(dir, ['token', 'list'])).map((t) => t.status), ['ended']);
+    await client.close();
+
+    assert.ok(!served.log().includes(made.token), 'the server never logs the token');
+    assert.ok(served.log().includes(made.id));
+    served.child.kill('SIGTERM');
+    assert.equal(await served.exited, 0, 'SIGTERM stops it cleanly');
+    served = undefined;
+  } finally {
+    if (served && served.child.exitCode === null) served.child.kill('SIGKILL');
+    cleanup();
+  }
+});
+
+test('a config written without --url points at the default port; bad serve flags are refused', async () => {
+  const { dir, root, cleanup } = await seededState();
+  try {
+    const config = path.join(root, 'mcp.json');
+    const r = await holonIn(dir, ['token', 'create', '--mandate', 'demo/sandbox', '--ttl', '30m', '--config', config]);
+    assert.equal(r.code, 0, r.stderr);
+    const token = r.stdout.trim();
+    assert.match(token, /^[A-Za-z0-9_-]{43}$/);
+    const written = JSON.parse(fs.readFileSync(config, 'utf8')) as McpConfig;
+    assert.equal(written.mcpServers['holon']?.url, 'http://127.0.0.1:7374/mcp');
+    assert.ok(!fs.readFileSync(config, 'utf8').includes(token));
+
+    const publicHost = await holonIn(dir, ['serve', '--host', '0.0.0.0', '--port', '0']);
+    assert.equal(publicHost.code, 2);
+    assert.match(publicHost.stderr, /--public/);
+    assert.equal((await holonIn(dir, ['serve', '--port', '70000'])).code, 2);
+    assert.equal((await holonIn(dir, ['token', 'list', '--ttl', '2h'])).code, 2, 'create-only flags are refused elsewhere');
+    assert.equal((await holonIn(dir, ['token', 'end', 'tok_nope'])).code, 1);
+  } finally {
+    cleanup();
+  }
+});
