@@ -90,7 +90,7 @@ export async function servedState(): Promise<{ dir: string; cleanup: () => void 
 
 /** A runtime on a fresh temporary state seeded with the demo world. */
 export async function demoRuntime(
-  options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; fetch?: FetchLike; wallet?: Wallet } = {},
+  options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; fetch?: FetchLike; wallet?: Wallet; workspace?: string } = {},
 ): Promise<{ runtime: Runtime; clock: TestClock; dir: string; cleanup: () => Promise<void> }> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new TestClock();
@@ -101,6 +101,7 @@ export async function demoRuntime(
     approvals: { waitMs: 0, elicitation: true, elicitationWaitMs: 5_000, ...options.approvals },
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.wallet ? { wallet: options.wallet } : {}),
+    ...(options.workspace ? { workspace: options.workspace } : {}),
   });
   await seedDemo(runtime.store, clock, { ...options, stateDir: dir });
   return {

@@ -9,8 +9,10 @@ import { eventsOf } from './slice.ts';
 
 /** The ledger's events. */
 export interface LedgerEvents {
-  'tool.called': { mandate: string; toolset: string; tool: string; summary: Record<string, unknown> };
-  'tool.denied': { mandate: string; toolset: string; tool: string; summary: Record<string, unknown>; denials: Denial[] };
+  /** The seed's `mcp.agent.<tool>`: `actor` is the grantee's slug (absent in journals written before). */
+  'tool.called': { mandate: string; toolset: string; tool: string; actor?: string | null; summary: Record<string, unknown> };
+  /** The seed's `run.denied (via: mcp)`. */
+  'tool.denied': { mandate: string; toolset: string; tool: string; actor?: string | null; via?: 'mcp'; summary: Record<string, unknown>; denials: Denial[] };
 }
 
 const ledgerEvent = eventsOf<LedgerEvents>();
@@ -18,7 +20,7 @@ const ledgerEvent = eventsOf<LedgerEvents>();
 /** Records one tool call (allowed, or refused with its denials). */
 export async function ledgerToolCall(store: EventStore<object>, entry: LedgerEvents['tool.called'], denials?: Denial[]): Promise<void> {
   await store.transact(() => ({
-    events: [denials ? ledgerEvent('tool.denied', { ...entry, denials }) : ledgerEvent('tool.called', entry)],
+    events: [denials ? ledgerEvent('tool.denied', { ...entry, via: 'mcp', denials }) : ledgerEvent('tool.called', entry)],
     result: undefined,
   }));
 }

@@ -30,7 +30,7 @@ export interface MandateEvents {
   'mandate.updated': { mandate: Mandate };
 }
 
-const mandateEvent = eventsOf<MandateEvents>();
+export const mandateEvent = eventsOf<MandateEvents>();
 
 export const mandatesSlice: Slice<MandatesFields, MandateEvents> = {
   initial: () => ({ mandates: dict() }),
@@ -62,7 +62,8 @@ export function mandateDenials(mandate: Mandate, now: number): Denial[] {
   return out;
 }
 
-function checked(m: Mandate): Mandate {
+/** The mandate, if its amounts and grants are well formed; otherwise an invalid_input error. */
+export function checkedMandate(m: Mandate): Mandate {
   const positive = (what: string, v: string | null): void => {
     if (v !== null && M.parseUnits(v) <= 0n) throw new HolonError('invalid_input', `mandate: ${what} must be positive`);
   };
@@ -132,7 +133,7 @@ export async function createMandate(store: EventStore<MandatesFields>, clock: Cl
   const { firstIssue, MandateInputSchema } = await import('./schemas.ts');
   const parsed = MandateInputSchema.strict().safeParse(input);
   if (!parsed.success) throw new HolonError('invalid_input', `mandate: ${firstIssue(parsed.error)}`);
-  const m = checked(fromInput(id, parsed.data, new Date(clock.now()).toISOString()));
+  const m = checkedMandate(fromInput(id, parsed.data, new Date(clock.now()).toISOString()));
   return store.transact((s) => {
     if (s.mandates[id]) throw new HolonError('conflict', `mandate ${id} already exists; edit it instead`);
     return { events: [mandateEvent('mandate.created', { mandate: m })], result: m };
@@ -146,7 +147,7 @@ export async function patchMandate(store: EventStore<MandatesFields & SpendField
   if (!parsed.success) throw new HolonError('invalid_input', `mandate: ${firstIssue(parsed.error)}`);
   return store.transact((s) => {
     const old = mandateOf(s, id);
-    const m = checked(applyMandatePatch(old, parsed.data, new Date(clock.now()).toISOString()));
+    const m = checkedMandate(applyMandatePatch(old, parsed.data, new Date(clock.now()).toISOString()));
     const sp = s.spend[id];
     if (m.currency !== old.currency && sp && sp.spent + sp.held > 0n) {
       throw new HolonError('conflict', `mandate ${id} has already spent in ${old.currency}; its currency cannot change`, { currency: old.currency });

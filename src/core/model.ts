@@ -18,6 +18,9 @@ export interface Grantee {
   name: string;
   role: string;
   manager: string | null;
+  /** Office fields of the personnel file; absent on mandates made before the office. */
+  department?: string | null;
+  model?: string | null;
 }
 
 /** Where an agent's data may go and what may be done with it. */

@@ -81,7 +81,14 @@ export const CapabilityGrantSchema = z.object({ name: z.string().min(1).max(100)
 /** Grants, each capability named once. */
 const Grants = z.array(CapabilityGrantSchema).refine((gs) => new Set(gs.map((g) => g.name)).size === gs.length, 'a capability is named twice');
 
-const GranteeSchema = z.object({ slug: Slug, name: z.string().min(1).max(200), role: z.string().max(200), manager: z.string().max(200).nullable() });
+const GranteeSchema = z.object({
+  slug: Slug,
+  name: z.string().min(1).max(200),
+  role: z.string().max(200),
+  manager: z.string().max(200).nullable(),
+  department: z.string().max(200).nullable().optional(),
+  model: z.string().max(200).nullable().optional(),
+});
 const BudgetSchema = z.object({ total: Amount, per_day: Amount.nullable(), per_call: Amount.nullable() });
 const DataSchema = z.object({ regions: z.array(z.string().min(1)).nullable(), retention_days: z.number().int().min(0).nullable(), training: z.boolean() });
 const StatusSchema = z.enum(['active', 'suspended', 'revoked']);

@@ -52,6 +52,8 @@ export interface MandateSpend {
   held: bigint;
   /** Spent per UTC day ("2026-11-29"). */
   by_day: Dict<bigint>;
+  /** What a human let the day's limit be exceeded by (an approved budget override), per UTC day. */
+  override_by_day?: Dict<bigint>;
 }
 
 /** Running totals of an account, per currency. */
@@ -77,9 +79,11 @@ export interface SpendEvents {
   'hold.settled': { hold: string; cost: string };
   /** The spend did not happen (failed, refused after the hold, interrupted): all of the hold is released. */
   'hold.released': { hold: string; reason: string };
+  /** A human approved running past the daily limit by `amount` on `day` (UTC). */
+  'budget.override.granted': { mandate: string; approval: string; day: string; amount: string; currency: string };
 }
 
-const spendEvent = eventsOf<SpendEvents>();
+export const spendEvent = eventsOf<SpendEvents>();
 
 const bump = (rec: Dict<bigint>, key: string, by: bigint): void => {
   rec[key] = (rec[key] ?? 0n) + by;
@@ -143,11 +147,20 @@ export const spendSlice: Slice<SpendFields, SpendEvents> = {
       if (parent) parent.units += h.units;
       else unhold(s, h, h.units);
     },
+    'budget.override.granted': (s, d) => {
+      const sp = spendOf(s, d.mandate);
+      bump((sp.override_by_day ??= dict()), d.day, M.parseUnits(d.amount));
+    },
   },
   revive: (s) => {
     const totals = (a: AccountTotals): AccountTotals => ({ funded: toDict(a.funded, big), spent: toDict(a.spent, big), held: toDict(a.held, big) });
     s.accounts = toDict(s.accounts, totals);
-    s.spend = toDict(s.spend, (sp) => ({ spent: big(sp.spent), held: big(sp.held), by_day: toDict(sp.by_day, big) }));
+    s.spend = toDict(s.spend, (sp) => ({
+      spent: big(sp.spent),
+      held: big(sp.held),
+      by_day: toDict(sp.by_day, big),
+      ...(sp.override_by_day ? { override_by_day: toDict(sp.override_by_day, big) } : {}),
+    }));
     s.holds = toDict(s.holds, (h) => ({ ...h, units: big(h.units) }));
   },
 };
@@ -193,8 +206,10 @@ export function budgetOf(s: SpendFields, mandate: Mandate, now: number): BudgetV
   const accountHeld = acct?.held[cur] ?? 0n;
   const accountAvailable = funded - accountSpent - accountHeld;
   const mandateRoom = total.units - spent - held;
-  const spentToday = sp?.by_day[new Date(now).toISOString().slice(0, 10)] ?? 0n;
-  const perDay = mandate.budget.per_day ? M.money(mandate.budget.per_day, cur) : null;
+  const today = new Date(now).toISOString().slice(0, 10);
+  const spentToday = sp?.by_day[today] ?? 0n;
+  // An approved budget override raises only today's limit, and only by what the human approved.
+  const perDay = mandate.budget.per_day ? u(M.money(mandate.budget.per_day, cur).units + (sp?.override_by_day?.[today] ?? 0n)) : null;
   return {
     mandate: mandate.id,
     currency: cur,

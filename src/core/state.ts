@@ -10,6 +10,8 @@ import type { FiledKey, JournalEvent, Reducer } from './store.ts';
 import { upcast } from './legacy.ts';
 import type { MandateEvents, MandatesFields } from './mandates.ts';
 import { mandatesSlice } from './mandates.ts';
+import type { OfficeEvents, OfficeFields } from './office/slice.ts';
+import { officeSlice } from './office/slice.ts';
 import type { CatalogEvents, CatalogFields } from './market/catalog.ts';
 import { catalogSlice } from './market/catalog.ts';
 import type { ReceiptEvents, ReceiptsFields } from './market/receipts.ts';
@@ -21,12 +23,12 @@ import type { SpendEvents, SpendFields } from './spend.ts';
 import { spendSlice } from './spend.ts';
 
 /** Everything the journal folds into: the same in every process that reads it. */
-export type HolonState = MandatesFields & FxFields & SpendFields & ApprovalsFields & CatalogFields & ReceiptsFields & RunTokensFields;
+export type HolonState = MandatesFields & FxFields & SpendFields & ApprovalsFields & CatalogFields & ReceiptsFields & RunTokensFields & OfficeFields;
 
 /** Every event type the slices fold, with its payload. */
-export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents & CatalogEvents & ReceiptEvents & RunTokenEvents;
+export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents & CatalogEvents & ReceiptEvents & RunTokenEvents & OfficeEvents;
 
-const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice, runTokensSlice]);
+const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice, runTokensSlice, officeSlice]);
 
 /** The reducer every process folds the journal with; old event shapes are read as today's. */
 export const holonReducer: Reducer<HolonState> = {

@@ -8,6 +8,7 @@ import { McpAgentRunner } from './agentClient.ts';
 import type { FetchLike } from './net/publicFetch.ts';
 import { publicFetch } from './net/publicFetch.ts';
 import type { Wallet } from '../core/wallet.ts';
+import type { Forge } from '../core/office/forge.ts';
 import { loadWallet } from '../core/wallet.ts';
 import { X402AgentRunner } from './terms/x402Agent.ts';
 import type { ApprovalSettings, ServerDeps } from './serverDeps.ts';
@@ -33,7 +34,7 @@ export const HEADLESS_APPROVALS: ApprovalSettings = { waitMs: 0, elicitation: tr
  */
 export function openRuntime(
   stateDir: string,
-  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: EventStore<HolonState>; fetch?: FetchLike; allowPrivateSellers?: boolean; wallet?: Wallet },
+  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: EventStore<HolonState>; fetch?: FetchLike; allowPrivateSellers?: boolean; wallet?: Wallet; workspace?: string; forge?: Forge },
 ): Runtime {
   const store = options.store ?? openState(stateDir, { clock: options.clock, logger: options.logger, ...(options.durable !== undefined ? { durable: options.durable } : {}) });
   const wallet = options.wallet ?? loadWallet(stateDir);
@@ -55,7 +56,7 @@ export function openRuntime(
     filesRoot: filesRoot(stateDir),
     validate: createSchemaValidator(),
   });
-  const deps: ServerDeps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch, ...(wallet ? { wallet } : {}) };
+  const deps: ServerDeps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch, ...(wallet ? { wallet } : {}), ...(options.workspace ? { workspace: options.workspace } : {}), ...(options.forge ? { forge: options.forge } : {}) };
   holder.deps = deps;
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
   const stopRecovery = recoverOrphanedHolds(store, options.logger);

@@ -8,13 +8,15 @@ import type { ServerDeps } from './serverDeps.ts';
 import { inputJsonSchema, outputJsonSchema } from './tools/jsonSchema.ts';
 import { marketToolset } from './tools/market.ts';
 import { termsToolset } from './tools/terms.ts';
+import { officeToolset } from './tools/office.ts';
 import { runTool } from './tools/pipeline.ts';
 import type { ToolDef, Toolset } from './tools/toolDef.ts';
 
-/** Toolsets by name; later issues add money, commerce, memory, records and office. */
+/** Toolsets by name; money, commerce, memory and records are still to come. */
 const TOOLSETS: Partial<Record<ToolsetName, Toolset>> = {
   market: marketToolset,
   terms: termsToolset,
+  office: officeToolset,
 };
 
 // A tool's JSON Schemas are the same for every server and client: written once.

@@ -4,6 +4,7 @@ import type { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';
 import type { FetchLike } from './net/publicFetch.ts';
 import type { Wallet } from '../core/wallet.ts';
+import type { Forge } from '../core/office/forge.ts';
 
 /** What every toolset's handlers reach the core through. */
 export interface ServerDeps {
@@ -16,6 +17,10 @@ export interface ServerDeps {
   fetch: FetchLike;
   /** The human's wallet, when they created or imported one: the tools that sign are offered only with it. */
   wallet?: Wallet;
+  /** The workspace folder the office publishes artifacts into and whose git is its forge. */
+  workspace?: string;
+  /** The forge pull requests are opened on; without one, the workspace's own git. */
+  forge?: Forge;
 }
 
 /** How a server waits for the human when something needs approval. */

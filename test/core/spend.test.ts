@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { approvalGate, decideApproval } from '../../src/core/approvals/flow.ts';
 import type { ApprovalSubject } from '../../src/core/approvals/model.ts';
-import { APPROVAL_TTL_MS, approvalExpiry, approvalStatus, bindingOf } from '../../src/core/approvals/model.ts';
+import { APPROVAL_TTL_MS, approvalExpiry, OFFICE_APPROVAL_TTL_MS, approvalStatus, bindingOf } from '../../src/core/approvals/model.ts';
 import { newId } from '../../src/core/ids.ts';
 import type { Mandate } from '../../src/core/model.ts';
 import * as M from '../../src/core/money.ts';
@@ -93,9 +93,12 @@ describe('a payment through the shared spend core', () => {
       const window: ApprovalSubject = { kind: 'capability_window', title: 'Reach the API', reason: 'to fetch', capability: { name: 'net.egress', params: { hosts: ['api.example.com'] } }, hours: 4 };
       const g = approvalGate(w.store.state, { mandate: MANDATE, subject: window, amount: null, threshold: null, needed: true, approvalId: undefined, ref: null, now: w.clock.now() });
       assert.ok(g.kind === 'ask');
-      assert.equal(Date.parse(g.approval.expires_at), w.clock.now() + APPROVAL_TTL_MS);
-      assert.equal(approvalStatus(g.approval, w.clock.now() + APPROVAL_TTL_MS - 1), 'pending');
-      assert.equal(approvalStatus(g.approval, w.clock.now() + APPROVAL_TTL_MS), 'expired');
+      // An office request waits for a person who may answer tomorrow; a spend's approval, half an hour.
+      assert.equal(g.approval.expires_at, approvalExpiry(w.clock.now(), 'capability_window'));
+      assert.equal(Date.parse(g.approval.expires_at), w.clock.now() + OFFICE_APPROVAL_TTL_MS);
+      assert.equal(approvalStatus(g.approval, w.clock.now() + OFFICE_APPROVAL_TTL_MS - 1), 'pending');
+      assert.equal(approvalStatus(g.approval, w.clock.now() + OFFICE_APPROVAL_TTL_MS), 'expired');
+      assert.equal(Date.parse(approvalExpiry(w.clock.now(), 'payment')), w.clock.now() + APPROVAL_TTL_MS);
       // The binding covers the capability's parameters: a wider window is another approval.
       const wider = bindingOf(MANDATE, { ...window, capability: { name: 'net.egress', params: { hosts: ['*'] } } });
       assert.notEqual(wider.binding, g.approval.binding);

@@ -68,7 +68,7 @@ const call = async (name: string, args: Record<string, unknown>): Promise<CallTo
 const text = (r: CallToolResult): string => (r.content[0] as { text: string }).text;
 const MAIL = { to: 'ada', subject: 'Hello', body: 'a private body that must not be ledgered' };
 
-test('without the capability: refused in the toolset\'s words, ledgered as tool.denied with a safe summary, the handler never runs', async () => {
+test('without the capability: refused in the toolset\'s words, ledgered as the call and as tool.denied with a safe summary, the handler never runs', async () => {
   const seq = env.runtime.store.seq;
   const r = await call('mail_send', MAIL);
   assert.equal(r.isError, true);
@@ -76,7 +76,13 @@ test('without the capability: refused in the toolset\'s words, ledgered as tool.
   const events = eventsAfter(env.runtime, seq).filter((e) => e.type !== 'checkpoint');
   assert.deepEqual(
     events.map((e) => [e.type, e.data]),
-    [['tool.denied', { mandate: MANDATE, toolset: 'office', tool: 'mail_send', summary: { to: 'ada', subject: 'Hello', body_length: MAIL.body.length }, denials: [{ code: 'capability_missing', params: { capability: 'mail.send' } }] }]],
+    [
+      ['tool.called', { mandate: MANDATE, toolset: 'office', tool: 'mail_send', actor: 'sandbox', summary: { to: 'ada', subject: 'Hello', body_length: MAIL.body.length } }],
+      [
+        'tool.denied',
+        { mandate: MANDATE, toolset: 'office', tool: 'mail_send', actor: 'sandbox', via: 'mcp', summary: { to: 'ada', subject: 'Hello', body_length: MAIL.body.length }, denials: [{ code: 'capability_missing', params: { capability: 'mail.send' } }] },
+      ],
+    ],
   );
   assert.ok(!JSON.stringify(events).includes('private body'));
   assert.deepEqual(sent, []);
@@ -91,7 +97,7 @@ test('with the capability: ledgered as tool.called before the handler runs, then
   assert.deepEqual(r.structuredContent, { sent: true });
   assert.deepEqual(
     eventsAfter(env.runtime, seq).filter((e) => e.type !== 'checkpoint').map((e) => [e.type, e.data]),
-    [['tool.called', { mandate: MANDATE, toolset: 'office', tool: 'mail_send', summary: { to: 'ada', subject: 'Hello', body_length: MAIL.body.length } }]],
+    [['tool.called', { mandate: MANDATE, toolset: 'office', tool: 'mail_send', actor: 'sandbox', summary: { to: 'ada', subject: 'Hello', body_length: MAIL.body.length } }]],
   );
   assert.deepEqual(sent, ['ada']);
 });

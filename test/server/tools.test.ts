@@ -1,7 +1,7 @@
 /**
  * The toolsets' contract as a client sees it: the six market tools, their schemas and annotations, the
- * server's instructions, and a snapshot of every schema of every toolset built so far — market, and terms
- * with a wallet — (test/server/__snapshots__/tools.json) so that an API change shows up in review. Run
+ * server's instructions, and a snapshot of every schema of every toolset built so far — market, terms
+ * with a wallet, and office — (test/server/__snapshots__/tools.json) so that an API change shows up in review. Run
  * with UPDATE_SNAPSHOTS=1 to accept a change.
  */
 import assert from 'node:assert/strict';
@@ -29,7 +29,7 @@ before(async () => {
   env = await demoRuntime({ wallet: walletFromKey(generatePrivateKey()) });
   client = await connect(env.runtime);
   tools = (await client.listTools()).tools;
-  await createMandate(env.runtime.store, env.clock, 'demo/everything', { toolsets: ['market', 'terms'] });
+  await createMandate(env.runtime.store, env.clock, 'demo/everything', { toolsets: ['market', 'terms', 'office'] });
   const all = await connect(env.runtime, { mandate: 'demo/everything' });
   everyTool = (await all.listTools()).tools;
   await all.close();

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { HolonError } from '../../core/errors.ts';
 import { openRuntime } from '../../server/runtime.ts';
 import { createHolonServer } from '../../server/server.ts';
@@ -18,7 +19,7 @@ export const DEFAULT_WAIT_SECONDS = { approval: 0, elicitation: 120 } as const;
 
 const mcpCmd: Command = {
   name: 'mcp',
-  usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers]',
+  usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR]',
   summary: 'Runs the MCP server for one mandate over stdio (stdout is the protocol; logs go to stderr).',
   options: {
     mandate: { type: 'string', help: 'the mandate this server acts for (required)' },
@@ -26,6 +27,7 @@ const mcpCmd: Command = {
     'elicitation-wait': { type: 'string', help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})` },
     'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
     'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
+    workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)' },
   },
   positionals: [0, 0],
   async run(ctx) {
@@ -37,7 +39,8 @@ const mcpCmd: Command = {
       elicitation: !ctx.opts['no-elicitation'],
       elicitationWaitMs: secondsFlag(str(ctx.opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
     };
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true });
+    const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
+    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace });
     let server;
     try {
       server = createHolonServer(runtime.deps, mandate);

@@ -42,7 +42,7 @@ function portFlag(value: string | undefined): number {
 const serveCmd: Command = {
   name: 'serve',
   usage:
-    'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] [--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers]',
+    'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] [--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR]',
   summary: `Serves MCP over Streamable HTTP at http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH} (loopback only unless --public). Each client presents a run token (holon token create) and gets the tools of that token's mandate.`,
   options: {
     host: { type: 'string', help: 'the address to listen on (default 127.0.0.1); anything but loopback needs --public' },
@@ -54,6 +54,7 @@ const serveCmd: Command = {
     'elicitation-wait': { type: 'string', help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})` },
     'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
     'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
+    workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)' },
   },
   positionals: [0, 0],
   async run(ctx) {
@@ -69,7 +70,8 @@ const serveCmd: Command = {
       elicitation: !ctx.opts['no-elicitation'],
       elicitationWaitMs: secondsFlag(str(ctx.opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
     };
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true });
+    const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
+    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace });
     let server: HttpServerHandle;
     try {
       server = await startHttpServer(runtime.deps, { host, port, ...(allowedHosts ? { allowedHosts } : {}), ...(allowedOrigins ? { allowedOrigins } : {}) });

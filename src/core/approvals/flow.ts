@@ -13,6 +13,9 @@ import type { Money } from '../money.ts';
 import * as M from '../money.ts';
 import type { Approval, ApprovalChannel, ApprovalStatus, ApprovalSubject } from './model.ts';
 import { approvalExpiry, bindingOf, isExpired, isWaiting } from './model.ts';
+import type { MandatesFields } from '../mandates.ts';
+import { decisionEvents } from '../office/requests.ts';
+import type { OfficeFields } from '../office/slice.ts';
 import type { ApprovalsFields } from './slice.ts';
 import { approvalEvent } from './slice.ts';
 
@@ -98,7 +101,7 @@ export function approvalGate(s: ApprovalsFields, r: GateRequest): ApprovalGate {
     threshold: r.threshold ? M.toJson(r.threshold) : null,
     ref: r.ref,
     requested_at: new Date(r.now).toISOString(),
-    expires_at: approvalExpiry(r.now),
+    expires_at: approvalExpiry(r.now, r.subject.kind),
     status: 'pending',
   };
   return { kind: 'ask', approval, events: [approvalEvent('approval.requested', { approval })] };
@@ -130,14 +133,22 @@ export async function setApprovalChannels(store: EventStore<ApprovalsFields>, ch
  * Records a human's decision. The first decision wins: a second one, from any channel, is refused with
  * the decision already made; so is one from a channel the human turned off, or one after the expiry.
  */
-export async function decideApproval(store: EventStore<ApprovalsFields>, clock: Clock, id: string, decision: 'approved' | 'rejected', channel: ApprovalChannel): Promise<Approval> {
+export async function decideApproval(
+  store: EventStore<ApprovalsFields & MandatesFields & OfficeFields>,
+  clock: Clock,
+  id: string,
+  decision: 'approved' | 'rejected',
+  channel: ApprovalChannel,
+): Promise<Approval> {
   return store.transact((s) => {
     const a = s.approvals[id];
     if (!a) throw new HolonError('not_found', `no approval "${id}"`, { approval: id });
     if (!channelAccepted(s, channel)) throw new HolonError('denied', `approvals through ${channel} are turned off for this state`, { channel });
     if (a.status !== 'pending') throw new HolonError('conflict', `approval ${id} was already ${a.status}${a.channel ? ` (${a.channel})` : ''}`, { status: a.status });
     if (isExpired(a, clock.now())) throw new HolonError('conflict', `approval ${id} expired at ${a.expires_at}`, { status: 'expired' });
-    return { events: [approvalEvent('approval.decided', { id, decision, channel })], result: { ...structuredClone(a), status: decision, channel } };
+    // What the decision does (a window opens, a proposal merges) lands with it, or neither does.
+    const effects = decisionEvents(s, a, decision, clock.now());
+    return { events: [approvalEvent('approval.decided', { id, decision, channel }), ...effects], result: { ...structuredClone(a), status: decision, channel } };
   });
 }
 

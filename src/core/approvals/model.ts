@@ -66,12 +66,19 @@ export interface Approval {
   used_by?: string;
 }
 
-/** How long an approval can be used after it was asked for. */
+/** How long an approval of a spend can be used after it was asked for. */
 export const APPROVAL_TTL_MS = 30 * 60 * 1000;
+/**
+ * How long an office request (an action, a window, an override, a proposal) waits for a human: the agent
+ * does not wait for it, and a person may answer tomorrow.
+ */
+export const OFFICE_APPROVAL_TTL_MS = 7 * 24 * 3600 * 1000;
 
-/** When an approval asked for at `now` expires (ISO 8601). */
-export function approvalExpiry(now: number): string {
-  return new Date(now + APPROVAL_TTL_MS).toISOString();
+const OFFICE_KINDS: readonly ApprovalKind[] = ['capability_window', 'budget_override', 'proposal', 'action'];
+
+/** When an approval of `kind` asked for at `now` expires (ISO 8601). */
+export function approvalExpiry(now: number, kind: ApprovalKind = 'agent_call'): string {
+  return new Date(now + (OFFICE_KINDS.includes(kind) ? OFFICE_APPROVAL_TTL_MS : APPROVAL_TTL_MS)).toISOString();
 }
 
 /** True once an approval that was never used can no longer be. */

@@ -1,12 +1,14 @@
 /**
  * The one middleware chain every tool call goes through, whatever its toolset:
- * parse the input → check the capability → ledger the call → run the handler → render a failure in the
- * toolset's seed's words. Handlers stay thin: they never check, ledger or word a failure themselves.
+ * parse the input → ledger the call → check the capability (any refusal ledgered) → run the handler →
+ * render a failure in the toolset's seed's words. Handlers stay thin: they never check, ledger or word a failure themselves.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { capabilityDenial } from '../../core/capabilities.ts';
+import { denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
+import type { LedgerEvents } from '../../core/ledger.ts';
 import { ledgerToolCall } from '../../core/ledger.ts';
+import { grantsNow } from '../../core/office/colleagues.ts';
 import { mandateOf } from '../../core/mandates.ts';
 import { denialTexts } from '../../core/present.ts';
 import type { ToolContext, ToolDef, Toolset } from './toolDef.ts';
@@ -51,21 +53,39 @@ function summaryOf(call: ToolCall): Record<string, unknown> {
   return call.tool.summary ? call.tool.summary(call.args as never) : {};
 }
 
-/** A tool whose capability the mandate does not grant is refused, and the refusal ledgered. */
+/**
+ * A tool whose capability the mandate does not grant — itself, or through a window a human opened and
+ * that is open right now — is refused.
+ */
 export const checkCapability: Middleware = async (call, next) => {
   if (call.tool.capability === null) return next(call);
-  const mandate = mandateOf(call.ctx.deps.store.state, call.ctx.mandate);
-  const refused = capabilityDenial(mandate, call.tool.capability);
-  if (!refused) return next(call);
-  await ledgerToolCall(call.ctx.deps.store, { mandate: mandate.id, toolset: call.toolset.name, tool: call.tool.name, summary: summaryOf(call) }, [refused]);
-  throw new HolonError('denied', denialTexts([refused]).join('; '), { capability: call.tool.capability }, [refused]);
+  const s = call.ctx.deps.store.state;
+  const mandate = mandateOf(s, call.ctx.mandate);
+  const anyOf = typeof call.tool.capability === 'string' ? [call.tool.capability] : call.tool.capability;
+  const now = call.ctx.deps.clock.now();
+  if (anyOf.some((c) => grantsNow(s, mandate, c, now).length > 0)) return next(call);
+  const refused = denial('capability_missing', { capability: anyOf.join(' or ') });
+  throw new HolonError('denied', denialTexts([refused]).join('; '), { capability: refused.params.capability }, [refused]);
 };
 
-/** Toolsets that ledger every call (seed 004) do it here, before the handler runs. */
-export const ledgerCall: Middleware = async (call, next) => {
-  if (call.toolset.ledgerCalls) {
-    await ledgerToolCall(call.ctx.deps.store, { mandate: call.ctx.mandate, toolset: call.toolset.name, tool: call.tool.name, summary: summaryOf(call) });
+function entryOf(call: ToolCall): LedgerEvents['tool.called'] {
+  const actor = call.ctx.deps.store.state.mandates[call.ctx.mandate]?.grantee.slug ?? null;
+  return { mandate: call.ctx.mandate, toolset: call.toolset.name, tool: call.tool.name, actor, summary: summaryOf(call) };
+}
+
+/** Every refusal (a missing capability, a target outside its scope) is on the record, whatever refused it. */
+export const ledgerDenials: Middleware = async (call, next) => {
+  try {
+    return await next(call);
+  } catch (err) {
+    if (HolonError.is(err, 'denied') && err.denials.length > 0) await ledgerToolCall(call.ctx.deps.store, entryOf(call), err.denials);
+    throw err;
   }
+};
+
+/** Toolsets that ledger every call, allowed or not (seed 004), do it here, before anything can refuse it. */
+export const ledgerCall: Middleware = async (call, next) => {
+  if (call.toolset.ledgerCalls) await ledgerToolCall(call.ctx.deps.store, entryOf(call));
   return next(call);
 };
 
@@ -82,7 +102,7 @@ async function runHandler(call: ToolCall): Promise<CallToolResult> {
 }
 
 /** The chain, in order. */
-export const TOOL_PIPELINE: Middleware[] = [renderFailures, parseInput, checkCapability, ledgerCall];
+export const TOOL_PIPELINE: Middleware[] = [renderFailures, parseInput, ledgerCall, ledgerDenials, checkCapability];
 
 /** Runs one call through the chain. */
 export function runTool(call: ToolCall, chain: Middleware[] = TOOL_PIPELINE): Promise<CallToolResult> {

@@ -35,8 +35,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   title: string;
   description: string;
   toolset: ToolsetName;
-  /** The capability the mandate must grant; null for a tool every grantee may call (a read of its own record). */
-  capability: string | null;
+  /**
+   * The capability the mandate must grant (or, as a list, any one of them); null for a tool every grantee
+   * may call (a read of its own record).
+   */
+  capability: string | readonly string[] | null;
   input: I;
   output: O;
   annotations: ToolAnnotations;

@@ -9,8 +9,11 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../core/deps.ts';
 
-/** The longest line (one message) accepted, in bytes. An agent's input is capped far below (1 MiB). */
-export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+/**
+ * The longest line (one message) accepted, in bytes: room for the largest artifact an office agent may
+ * publish (10 MB decoded, about 13.4 MB as base64) and no more.
+ */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** The JSON-RPC error a request too large to read is answered with. */
 const INVALID_REQUEST = -32600;

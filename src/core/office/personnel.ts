@@ -1,0 +1,164 @@
+/**
+ * The personnel file (seed 004): a mandate seen as an agent's job — role, department, manager, status,
+ * capabilities in `personnel.yaml` form, run settings and budget — and the plain-English difference
+ * between two of them, which is what a human reads before merging a proposal.
+ */
+import { createTwoFilesPatch } from 'diff';
+import { stringify } from 'yaml';
+import type { CapabilityGrant, Mandate } from '../model.ts';
+import { CAP } from '../capabilities.ts';
+import { HolonError } from '../errors.ts';
+import { canonicalHash } from '../util.ts';
+
+/** How a capability is written in `personnel.yaml`: a bare name, or `{name: params}`. */
+export type PersonnelCapability = string | Record<string, unknown>;
+
+/** A colleague's status as the office names it. */
+export type PersonnelStatus = 'hired' | 'suspended' | 'retired';
+
+/** The personnel file of one agent. */
+export interface Personnel {
+  slug: string;
+  name: string;
+  role: string;
+  department: string | null;
+  manager: string | null;
+  status: PersonnelStatus;
+  capabilities: PersonnelCapability[];
+  run: { model: string | null; toolsets: string[] };
+  budget: { currency: string; total: string; per_day: string | null; per_call: string | null };
+}
+
+const STATUS_OF_MANDATE: Record<Mandate['status'], PersonnelStatus> = { active: 'hired', suspended: 'suspended', revoked: 'retired' };
+const MANDATE_STATUS: Record<PersonnelStatus, Mandate['status']> = { hired: 'active', suspended: 'suspended', retired: 'revoked' };
+
+/** The office status of a mandate's grantee. */
+export function personnelStatus(m: Mandate): PersonnelStatus {
+  return STATUS_OF_MANDATE[m.status];
+}
+
+/** The mandate status a personnel status stands for. */
+export function mandateStatus(s: PersonnelStatus): Mandate['status'] {
+  return MANDATE_STATUS[s];
+}
+
+/**
+ * The list parameter a capability's shorthand `{name: [...]}` stands for, so `{"mail.send": ["ada"]}`
+ * and `{"mail.send": {"to": ["ada"]}}` are the same grant.
+ */
+const SHORTHAND_KEY: Record<string, string> = {
+  [CAP.mailSend]: 'to',
+  [CAP.forgeRead]: 'repos',
+  [CAP.forgeWrite]: 'repos',
+  [CAP.marketCall]: 'capabilities',
+  [CAP.pay]: 'payees',
+};
+
+const CAPABILITY_NAME = /^[a-z][a-z0-9_-]*(\.[a-z0-9_*-]+)*$/;
+
+/** The grant a `personnel.yaml` entry describes; a malformed one is refused with what is wrong. */
+export function grantOfEntry(entry: PersonnelCapability): CapabilityGrant {
+  if (typeof entry === 'string') {
+    if (!CAPABILITY_NAME.test(entry)) throw new HolonError('invalid_input', `capability "${entry}" is not a capability name`);
+    return { name: entry };
+  }
+  const keys = Object.keys(entry);
+  const name = keys[0];
+  if (keys.length !== 1 || name === undefined) throw new HolonError('invalid_input', 'a capability is a name, or an object with exactly one name and its parameters');
+  if (!CAPABILITY_NAME.test(name)) throw new HolonError('invalid_input', `capability "${name}" is not a capability name`);
+  const value = entry[name];
+  if (value === null || value === undefined || value === true) return { name };
+  if (Array.isArray(value)) return { name, params: { [SHORTHAND_KEY[name] ?? 'values']: value } };
+  if (typeof value === 'object') return Object.keys(value).length === 0 ? { name } : { name, params: structuredClone(value as Record<string, unknown>) };
+  throw new HolonError('invalid_input', `capability "${name}": its parameters are a list or an object`);
+}
+
+/** The `personnel.yaml` entry of a grant. */
+export function entryOfGrant(g: CapabilityGrant): PersonnelCapability {
+  return g.params && Object.keys(g.params).length > 0 ? { [g.name]: structuredClone(g.params) } : g.name;
+}
+
+/** A mandate as its grantee's personnel file. */
+export function personnelOf(m: Mandate): Personnel {
+  return {
+    slug: m.grantee.slug,
+    name: m.grantee.name,
+    role: m.grantee.role,
+    department: m.grantee.department ?? null,
+    manager: m.grantee.manager,
+    status: personnelStatus(m),
+    capabilities: m.capabilities.map(entryOfGrant),
+    run: { model: m.grantee.model ?? null, toolsets: [...m.toolsets] },
+    budget: { currency: m.currency, total: m.budget.total, per_day: m.budget.per_day, per_call: m.budget.per_call },
+  };
+}
+
+/** The file as a human reads it in a diff. */
+export function personnelYaml(p: Personnel | null): string {
+  return p ? stringify(p, { lineWidth: 0 }) : '';
+}
+
+/** Merges grants by name: one with the same name replaces the old, the rest stay in their order. */
+export function mergeGrants(base: CapabilityGrant[], add: CapabilityGrant[]): CapabilityGrant[] {
+  const out = structuredClone(base);
+  for (const g of add) {
+    const i = out.findIndex((c) => c.name === g.name);
+    if (i >= 0) out[i] = structuredClone(g);
+    else out.push(structuredClone(g));
+  }
+  return out;
+}
+
+function grantText(g: CapabilityGrant): string {
+  return g.params && Object.keys(g.params).length > 0 ? `${g.name} ${JSON.stringify(g.params)}` : g.name;
+}
+
+function paramsText(g: CapabilityGrant): string {
+  return g.params && Object.keys(g.params).length > 0 ? JSON.stringify(g.params) : '(no parameters)';
+}
+
+/** The plain-English change between two files, one line per difference. */
+export interface PersonnelChange {
+  gains: string[];
+  /** Capability names taken away: what a human must never miss. */
+  losses: string[];
+  changes: string[];
+}
+
+/**
+ * What changes from `before` to `after`: capabilities gained, lost, and re-parameterised (a capability
+ * that stays with other parameters is a change, not a loss), and every other field that differs.
+ */
+export function personnelChange(before: Personnel | null, after: Personnel): PersonnelChange {
+  const old = (before?.capabilities ?? []).map(grantOfEntry);
+  const now = after.capabilities.map(grantOfEntry);
+  const gains = now.filter((g) => !old.some((o) => o.name === g.name)).map((g) => `gains: ${grantText(g)}`);
+  const losses = old.filter((o) => !now.some((g) => g.name === o.name)).map((o) => o.name);
+  const changes: string[] = [];
+  for (const g of now) {
+    const o = old.find((c) => c.name === g.name);
+    if (o && canonicalHash(o.params ?? {}) !== canonicalHash(g.params ?? {})) changes.push(`changes: ${g.name} (${paramsText(o)} → ${paramsText(g)})`);
+  }
+  if (before) {
+    const field = (label: string, a: unknown, b: unknown): void => {
+      if (canonicalHash(a ?? null) !== canonicalHash(b ?? null)) changes.push(`changes: ${label} (${String(a ?? 'none')} → ${String(b ?? 'none')})`);
+    };
+    field('name', before.name, after.name);
+    field('role', before.role, after.role);
+    field('department', before.department, after.department);
+    field('manager', before.manager, after.manager);
+    field('status', before.status, after.status);
+    field('model', before.run.model, after.run.model);
+    field('budget per day', before.budget.per_day, after.budget.per_day);
+  }
+  return { gains, losses, changes };
+}
+
+/** The unified diff of two files, and the hash an approval of it is bound to. */
+export function personnelDiff(slug: string, before: Personnel | null, after: Personnel): { diff: string; sha256: string } {
+  const a = personnelYaml(before);
+  const b = personnelYaml(after);
+  const file = `agents/${slug}/personnel.yaml`;
+  const diff = createTwoFilesPatch(before ? `a/${file}` : '/dev/null', `b/${file}`, a, b, '', '', { context: 3 });
+  return { diff, sha256: canonicalHash({ slug, before: a, after: b }) };
+}

@@ -1,0 +1,209 @@
+/**
+ * The office (seed 004): the workspace's mandates are its colleagues. This slice folds what happens
+ * between them — mail threads per grantee, capability windows a human opened, published artifacts, pull
+ * requests and personnel proposals — from the journal, like every other module.
+ */
+import type { CapabilityGrant } from '../model.ts';
+import type { Slice } from '../slice.ts';
+import { eventsOf } from '../slice.ts';
+import type { Dict } from '../util.ts';
+import { dict, toDict } from '../util.ts';
+import type { Personnel, PersonnelChange } from './personnel.ts';
+
+export type MailState = 'new' | 'working' | 'replied' | 'closed';
+export const MAIL_STATES: readonly MailState[] = ['new', 'working', 'replied', 'closed'];
+
+export interface MailComment {
+  from: string;
+  body: string;
+  at: string;
+}
+
+/** One thread in one grantee's inbox. `from` is written by the office from the sender's mandate, never by the sender. */
+export interface MailThread {
+  /** `<recipient slug>#<number>`. */
+  id: string;
+  to: string;
+  number: number;
+  from: string;
+  /** The sender's mandate; null for mail a human sent. */
+  from_mandate: string | null;
+  subject: string;
+  body: string;
+  state: MailState;
+  comments: MailComment[];
+  /** How many automatic reply notifications led here (0 for mail an agent or human wrote). */
+  hops: number;
+  /** The thread whose reply this notifies about, if it is a notification. */
+  notifies: string | null;
+  /** False when the loop guard delivered it without waking the recipient. */
+  woke: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A capability granted for a while by a human's approval. */
+export interface CapabilityWindow {
+  approval: string;
+  mandate: string;
+  capability: CapabilityGrant;
+  opens_at: string;
+  closes_at: string;
+}
+
+/** A published deliverable: its files are in the workspace, only this record is in the journal. */
+export interface Artifact {
+  id: string;
+  mandate: string;
+  slug: string;
+  title: string;
+  summary: string | null;
+  filename: string;
+  kind: string;
+  /** The folder, relative to the workspace. */
+  path: string;
+  bytes: number;
+  sha256: string;
+  /** The git commit that holds it, when the workspace is a repository. */
+  commit: string | null;
+  created_at: string;
+}
+
+/** A pull request an agent opened; the human merges it in their forge, never the agent. */
+export interface PullRequest {
+  id: string;
+  forge: string;
+  repo: string;
+  number: number;
+  title: string;
+  head: string;
+  base: string;
+  author: string;
+  mandate: string;
+  url: string;
+  created_at: string;
+}
+
+/** A proposed hire or change of a personnel file; nothing changes until a human merges it. */
+export interface Proposal {
+  id: string;
+  kind: 'hire' | 'change';
+  /** The agent the file is for. */
+  slug: string;
+  /** The mandate the file is (or, for a hire, will be). */
+  target: string;
+  /** Who proposed it: the proposer's mandate and slug. */
+  proposer: { mandate: string; slug: string };
+  title: string;
+  reason: string;
+  body: string;
+  before: Personnel | null;
+  after: Personnel;
+  change: PersonnelChange;
+  diff: string;
+  diff_sha256: string;
+  /** When the file the diff was made against was last changed (null for a hire); `before` is that file. */
+  base_updated_at: string | null;
+  /** A hire's charter, kept with the proposal, never ledgered. */
+  charter: string | null;
+  approval: string;
+  status: 'open' | 'merged' | 'rejected';
+  created_at: string;
+  decided_at?: string;
+}
+
+/** The office's part of the state. */
+export interface OfficeFields {
+  office: {
+    threads: Dict<MailThread>;
+    /** The last thread number of each inbox. */
+    numbers: Dict<number>;
+    windows: CapabilityWindow[];
+    artifacts: Dict<Artifact>;
+    prs: Dict<PullRequest>;
+    proposals: Dict<Proposal>;
+  };
+}
+
+/** The office's events; their names are the seed's ledger names. */
+export interface OfficeEvents {
+  'mail.sent': { thread: MailThread };
+  /** A reply notification past the hop limit: delivered, nobody woken. */
+  'mail.loop_guard': { thread: string; hops: number };
+  'mail.opened': { thread: string };
+  'mail.replied': { thread: string; comment: MailComment; delivered: string | null };
+  'mail.closed': { thread: string };
+  'capability.window.opened': CapabilityWindow;
+  'artifact.published': { artifact: Artifact };
+  'forge.pr.opened': { pr: PullRequest };
+  'policy.proposed': { proposal: Proposal };
+  'policy.merged': { id: string; mandate: string };
+  'policy.rejected': { id: string };
+}
+
+export const officeEvent = eventsOf<OfficeEvents>();
+
+export const officeSlice: Slice<OfficeFields, OfficeEvents> = {
+  initial: () => ({ office: { threads: dict(), numbers: dict(), windows: [], artifacts: dict(), prs: dict(), proposals: dict() } }),
+  on: {
+    'mail.sent': (s, d) => {
+      s.office.threads[d.thread.id] = structuredClone(d.thread);
+      s.office.numbers[d.thread.to] = Math.max(s.office.numbers[d.thread.to] ?? 0, d.thread.number);
+    },
+    'mail.opened': (s, d, e) => {
+      const t = s.office.threads[d.thread];
+      if (t && t.state === 'new') {
+        t.state = 'working';
+        t.updated_at = e.time;
+      }
+    },
+    'mail.replied': (s, d, e) => {
+      const t = s.office.threads[d.thread];
+      if (!t) return;
+      t.comments.push(structuredClone(d.comment));
+      t.state = 'replied';
+      t.updated_at = e.time;
+    },
+    'mail.closed': (s, d, e) => {
+      const t = s.office.threads[d.thread];
+      if (!t) return;
+      t.state = 'closed';
+      t.updated_at = e.time;
+    },
+    'capability.window.opened': (s, d) => {
+      s.office.windows.push(structuredClone(d));
+    },
+    'artifact.published': (s, d) => {
+      s.office.artifacts[d.artifact.id] = structuredClone(d.artifact);
+    },
+    'forge.pr.opened': (s, d) => {
+      s.office.prs[d.pr.id] = structuredClone(d.pr);
+    },
+    'policy.proposed': (s, d) => {
+      s.office.proposals[d.proposal.id] = structuredClone(d.proposal);
+    },
+    'policy.merged': (s, d, e) => {
+      const p = s.office.proposals[d.id];
+      if (!p) return;
+      p.status = 'merged';
+      p.decided_at = e.time;
+    },
+    'policy.rejected': (s, d, e) => {
+      const p = s.office.proposals[d.id];
+      if (!p) return;
+      p.status = 'rejected';
+      p.decided_at = e.time;
+    },
+  },
+  revive: (s) => {
+    const o = s.office ?? officeSlice.initial().office;
+    s.office = {
+      threads: toDict(o.threads),
+      numbers: toDict(o.numbers),
+      windows: o.windows ?? [],
+      artifacts: toDict(o.artifacts),
+      prs: toDict(o.prs),
+      proposals: toDict(o.proposals),
+    };
+  },
+};
