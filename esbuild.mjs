@@ -125,7 +125,7 @@ const targets = [
   },
   {
     ...base,
-    entryPoints: { holonView: 'src/webview/holonView.ts', receipts: 'src/webview/receipts.ts', mandateEditor: 'src/webview/mandateEditor.ts' },
+    entryPoints: { holonView: 'src/webview/holonView.ts', receipts: 'src/webview/receipts.ts', mandateEditor: 'src/webview/mandateEditor.ts', proposal: 'src/webview/proposal.ts' },
     outdir: 'dist/webview',
     platform: 'browser',
     format: 'iife',

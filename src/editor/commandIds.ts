@@ -14,4 +14,5 @@ export const COMMANDS = {
   openStateFolder: 'holon.openStateFolder',
   createWallet: 'holon.createWallet',
   importWallet: 'holon.importWallet',
+  showProposal: 'holon.showProposal',
 } as const;

@@ -17,6 +17,7 @@ import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
 import type { EditorWallet } from './wallet.ts';
 import type { MandateEditorPanels } from './mandateEditorPanel.ts';
+import type { ProposalPanels } from './proposalPanel.ts';
 import type { ReceiptsPanel } from './receiptsPanel.ts';
 import { registries } from './settings.ts';
 
@@ -28,6 +29,7 @@ export interface CommandDeps {
   demoCatalog: string;
   receipts: ReceiptsPanel;
   mandateEditor: MandateEditorPanels;
+  proposals: ProposalPanels;
   log: vscode.LogOutputChannel;
 }
 
@@ -185,6 +187,15 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       const address = await deps.wallet.keep(undefined);
       void vscode.window.showInformationMessage(`Holon: wallet ${address} created. Fund it with the tokens your sellers take.`);
       return address;
+    }),
+    register(COMMANDS.showProposal, async (idArg?: unknown) => {
+      const open = Object.values(state.state.office.proposals).filter((p) => p.status === 'open');
+      const id =
+        typeof idArg === 'string'
+          ? (state.state.office.proposals[idArg]?.id ?? open.find((p) => p.approval === idArg)?.id)
+          : (await vscode.window.showQuickPick(open.map((p) => ({ label: p.id, description: p.title, detail: `proposed by ${p.proposer.slug}` })), { placeHolder: 'Proposal to review' }))?.label;
+      if (typeof idArg === 'string' && !id) throw new HolonError('not_found', `no proposal "${idArg}"`);
+      if (id) deps.proposals.show(id);
     }),
     register(COMMANDS.importWallet, async (key?: unknown) => {
       // A key passed by another extension's call is taken; a human pastes theirs into a password box.

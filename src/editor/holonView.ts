@@ -6,7 +6,8 @@ import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
 import type { EditorWallet } from './wallet.ts';
-import { holonViewState } from './views.ts';
+import type { ProposalPanels } from './proposalPanel.ts';
+import { holonViewState, proposalOfApproval } from './views.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
 
@@ -27,6 +28,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     private readonly state: EditorState,
     private readonly webviews: WebviewDeps,
     private readonly wallet: EditorWallet,
+    private readonly proposals: ProposalPanels,
   ) {
     this.subscription = vscode.Disposable.from(
       state.onDidChange(() => {
@@ -74,6 +76,11 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
       case 'run':
         await vscode.commands.executeCommand(COMMANDS[command.command]);
         return;
+      case 'openProposal': {
+        const proposal = proposalOfApproval(this.state.state, command.id);
+        if (proposal) this.proposals.show(proposal);
+        return;
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import { EditorState } from './editorState.ts';
 import { HOLON_VIEW_ID, HolonViewProvider } from './holonView.ts';
 import { MandateEditorPanels } from './mandateEditorPanel.ts';
 import { registerProvider } from './provider.ts';
+import { ProposalPanels } from './proposalPanel.ts';
 import { ReceiptsPanel } from './receiptsPanel.ts';
 import { registerStatusBar } from './statusBar.ts';
 import { registerTerminals } from './terminals.ts';
@@ -46,14 +47,16 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
   };
   const receipts = new ReceiptsPanel(state, webviews);
   const mandateEditor = new MandateEditorPanels(state, webviews);
-  const view = new HolonViewProvider(state, webviews, wallet);
+  const proposals = new ProposalPanels(state, webviews);
+  const view = new HolonViewProvider(state, webviews, wallet, proposals);
   disposables.push(
     receipts,
     mandateEditor,
+    proposals,
     view,
     vscode.window.registerWebviewViewProvider(HOLON_VIEW_ID, view),
     registerProvider(state, holonJs, wallet),
-    registerCommands({ state, wallet, holonJs, demoCatalog, receipts, mandateEditor, log }),
+    registerCommands({ state, wallet, holonJs, demoCatalog, receipts, mandateEditor, proposals, log }),
     registerStatusBar(state),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('holon.approvals')) state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));

@@ -9,7 +9,10 @@ import { APPROVAL_KIND_LABELS, approvalView, denialTexts } from '../core/present
 import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { BudgetInfo, HolonViewState, PendingApproval } from '../webview/protocol/holonView.ts';
+import type { ProposalState } from '../webview/protocol/proposal.ts';
 import type { ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
+import { approvalStatus } from '../core/approvals/model.ts';
+import { personnelYaml, sideBySide } from '../core/office/personnel.ts';
 
 const fmt = (m: M.MoneyJson | null | undefined): string | null => (m ? M.format(M.fromJson(m)) : null);
 
@@ -80,4 +83,34 @@ export async function receiptsState(store: ReceiptSource, filter: ReceiptsState[
   );
   const chosen = (selected ? await readReceipt(store, selected) : undefined) ?? roots[0];
   return { filter, recent, selected: chosen ? node(store.state, await treeOf(store, chosen)) : null };
+}
+
+/** The proposal an approval of kind `proposal` is for, if any. */
+export function proposalOfApproval(s: HolonState, approvalId: string): string | undefined {
+  const a = s.approvals[approvalId];
+  return a?.subject.kind === 'proposal' ? a.subject.proposal : undefined;
+}
+
+/** The diff panel's state for one proposal: the removals, the words, and the file side by side. */
+export function proposalState(s: HolonState, id: string, now: number, panelApprovals: boolean): ProposalState {
+  const p = s.office.proposals[id];
+  if (!p) return { id: null, approval: null, kind: 'change', title: id, slug: '', proposer: '', reason: '', status: 'missing', removals: [], gains: [], changes: [], rows: [], decidable: false };
+  const a = s.approvals[p.approval];
+  const expired = p.status === 'open' && (!a || approvalStatus(a, now) === 'expired');
+  const status = expired ? 'expired' : p.status;
+  return {
+    id: p.id,
+    approval: p.approval,
+    kind: p.kind,
+    title: p.title,
+    slug: p.slug,
+    proposer: `${p.proposer.slug} (${p.proposer.mandate})`,
+    reason: p.reason,
+    status,
+    removals: p.change.losses,
+    gains: p.change.gains,
+    changes: p.change.changes,
+    rows: sideBySide(personnelYaml(p.before), personnelYaml(p.after)),
+    decidable: status === 'open' && panelApprovals,
+  };
 }

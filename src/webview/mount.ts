@@ -5,11 +5,14 @@ import type { HolonViewState } from './protocol/holonView.ts';
 import { holonViewProtocol } from './protocol/holonView.ts';
 import type { MandateEditorState } from './protocol/mandateEditor.ts';
 import { mandateEditorProtocol } from './protocol/mandateEditor.ts';
+import type { ProposalState } from './protocol/proposal.ts';
+import { proposalProtocol } from './protocol/proposal.ts';
 import type { ReceiptsState } from './protocol/receipts.ts';
 import { receiptsProtocol } from './protocol/receipts.ts';
 import { renderLoading } from './render/dom.ts';
 import { renderHolonView } from './render/holonView.ts';
 import { renderMandateEditor } from './render/mandateEditor.ts';
+import { renderProposal } from './render/proposal.ts';
 import { renderReceipts } from './render/receipts.ts';
 
 /** The element each panel renders into: `<div id="root"></div>` in the page's body. */
@@ -60,5 +63,15 @@ export function mountMandateEditor(api: WebviewApi, win: Window, root: HTMLEleme
             if (shown) session.update({ ...shown, values, saved: false });
           })
         : renderLoading(root),
+  });
+}
+
+/** Starts the personnel change diff panel. */
+export function mountProposal(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<ProposalState> {
+  return startView({
+    api,
+    window: win,
+    protocol: proposalProtocol,
+    render: (state, post) => (state ? renderProposal(root, state, post) : renderLoading(root)),
   });
 }

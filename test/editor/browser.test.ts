@@ -16,6 +16,9 @@ import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { openState } from '../../src/core/holon.ts';
+import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { CodeServer, RunDirs } from './harness.ts';
 import {
   captureFailure,
@@ -412,6 +415,57 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
         assert.equal((seller.accepted[0] as { payload: { authorization: { from: string } } }).payload.authorization.from, address, 'signed by the wallet the human imported');
       } finally {
         await seller.close();
+      }
+    });
+
+    await step('an HR proposal that removes capabilities shows in the diff panel, removals first and in red; Merge changes the mandate and the next call sees it', async () => {
+      await clearNotifications();
+      // The human sets up an office of three colleagues (the demo's) on this state.
+      const office = openState(bridge.stateDir, { clock: systemClock, logger: silentLogger, watch: false });
+      try {
+        await seedOffice(office, systemClock);
+      } finally {
+        office.close();
+      }
+      const agentClient = async (mandate: string): Promise<Client> => {
+        const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0] !== 'HOLON_STATE' && e[1] !== undefined));
+        const c = new Client({ name: 'holon-editor-office-client', version: '0.1.0' });
+        await c.connect(new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', mandate, '--state', bridge.stateDir], env, stderr: 'pipe' }));
+        return c;
+      };
+      const lead = await agentClient(DEMO_OFFICE.lead);
+      const ada = await agentClient(DEMO_OFFICE.ada);
+      try {
+        const proposed = (await lead.callTool({ name: 'hr_propose_change', arguments: { slug: 'ada', reason: 'Ada moves to the docs team', remove_capabilities: ['forge.write', 'artifact.publish'] } })) as { structuredContent?: { approval?: string; title?: string } };
+        const approval = String(proposed.structuredContent?.approval);
+        assert.equal(proposed.structuredContent?.title, 'Change ada ⚠ removes 2');
+        await host(bridge, '/command', { id: 'holon.showPanel' });
+        const view = await webview(p, 'budget');
+        await view.locator(`[data-testid="approval-removes-${approval}"]`).waitFor();
+        assert.equal((await view.locator(`[data-testid="approval-removes-${approval}"]`).textContent())?.trim(), 'Removes 2');
+        await view.locator(`[data-testid="diff-${approval}"]`).click();
+        const panel = await webview(p, 'proposal-title');
+        const block = panel.locator('[data-testid="proposal-removals-block"]');
+        await block.waitFor();
+        assert.deepEqual(await panel.locator('[data-testid="proposal-removals"] li').allTextContents(), ['loses: artifact.publish', 'loses: forge.write']);
+        // The removals come before the reason and the diff, and they are red.
+        const order = await panel.locator('section').evaluateAll((sections) => sections.map((el) => el.getAttribute('data-testid') ?? el.querySelector('[data-testid]')?.getAttribute('data-testid') ?? ''));
+        assert.equal(order[0], 'proposal-removals-block', order.join());
+        const [r, g, b] = ((await block.evaluate((el) => (el.ownerDocument.defaultView as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color)).match(/\d+/g) ?? []).map(Number) as [number, number, number];
+        assert.ok(r > g && r > b, `removals are shown in red (rgb ${r}, ${g}, ${b})`);
+        assert.ok((await panel.locator('[data-testid="proposal-diff"] td.del').count()) >= 2, 'the removed lines are marked in the side-by-side diff');
+        await screenshot(p, '09-proposal-diff');
+        assert.equal((await ada.callTool({ name: 'artifact_list', arguments: {} })).isError, undefined, 'nothing changed before the merge');
+        await panel.locator('[data-testid="proposal-merge"]').click();
+        await until(async () => (await panel.locator('[data-testid="proposal-status"]').textContent())?.startsWith('Merged') || undefined, 'the panel to say merged', 30_000, 250);
+        const shown = await cli<{ capabilities: { name: string }[] }>(bridge, ['mandate', 'show', DEMO_OFFICE.ada]);
+        assert.deepEqual(shown.capabilities.map((c) => c.name).filter((n) => n === 'forge.write' || n === 'artifact.publish'), []);
+        const refused = (await ada.callTool({ name: 'artifact_list', arguments: {} })) as { isError?: boolean; content: { text: string }[] };
+        assert.equal(refused.content[0]?.text, 'Not permitted: needs capability artifact.publish — use approval_request');
+        await screenshot(p, '10-proposal-merged');
+      } finally {
+        await lead.close();
+        await ada.close();
       }
     });
 

@@ -3,7 +3,7 @@
  * capabilities in `personnel.yaml` form, run settings and budget — and the plain-English difference
  * between two of them, which is what a human reads before merging a proposal.
  */
-import { createTwoFilesPatch } from 'diff';
+import { createTwoFilesPatch, diffLines } from 'diff';
 import { stringify } from 'yaml';
 import type { CapabilityGrant, Mandate } from '../model.ts';
 import { CAP } from '../capabilities.ts';
@@ -161,4 +161,43 @@ export function personnelDiff(slug: string, before: Personnel | null, after: Per
   const file = `agents/${slug}/personnel.yaml`;
   const diff = createTwoFilesPatch(before ? `a/${file}` : '/dev/null', `b/${file}`, a, b, '', '', { context: 3 });
   return { diff, sha256: canonicalHash({ slug, before: a, after: b }) };
+}
+
+/** One line of a side-by-side diff: the old line (left), the new one (right), or both. */
+export interface DiffRow {
+  kind: 'same' | 'removed' | 'added' | 'changed';
+  left: string | null;
+  right: string | null;
+}
+
+/**
+ * Two files side by side, line for line: removed lines are paired with the added lines that replace
+ * them (a change), and what is left over stands alone on its side.
+ */
+export function sideBySide(before: string, after: string): DiffRow[] {
+  const rows: DiffRow[] = [];
+  const lines = (text: string): string[] => text.replace(/\n$/, '').split('\n');
+  let removed: string[] = [];
+  const flush = (added: string[]): void => {
+    const n = Math.max(removed.length, added.length);
+    for (let i = 0; i < n; i++) {
+      const left = removed[i] ?? null;
+      const right = added[i] ?? null;
+      rows.push({ kind: left !== null && right !== null ? 'changed' : left !== null ? 'removed' : 'added', left, right });
+    }
+    removed = [];
+  };
+  for (const part of diffLines(before, after)) {
+    if (part.removed) {
+      flush([]);
+      removed = lines(part.value);
+    } else if (part.added) {
+      flush(lines(part.value));
+    } else {
+      flush([]);
+      for (const l of lines(part.value)) rows.push({ kind: 'same', left: l, right: l });
+    }
+  }
+  flush([]);
+  return rows;
 }

@@ -84,6 +84,11 @@ export const RejectCommand = z.strictObject({ type: z.literal('reject'), id: Id 
 /** View → host: the human clicked Reject. */
 export type RejectCommand = z.infer<typeof RejectCommand>;
 
+/** View → host: open the personnel change diff of a proposal, by its approval's id. */
+export const OpenProposalCommand = z.strictObject({ type: z.literal('openProposal'), id: Id });
+/** View → host: open the personnel change diff of a proposal. */
+export type OpenProposalCommand = z.infer<typeof OpenProposalCommand>;
+
 /** The commands the Holon view can run through `RunCommand`. */
 export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate', 'createWallet'] as const;
 
@@ -93,7 +98,7 @@ export const RunCommand = z.strictObject({ type: z.literal('run'), command: z.en
 export type RunCommand = z.infer<typeof RunCommand>;
 
 /** Everything the view may send. */
-export const HolonViewCommand = z.discriminatedUnion('type', [ReadyCommand, ApproveCommand, RejectCommand, RunCommand]);
+export const HolonViewCommand = z.discriminatedUnion('type', [ReadyCommand, ApproveCommand, RejectCommand, RunCommand, OpenProposalCommand]);
 /** Everything the view may send. */
 export type HolonViewCommand = z.infer<typeof HolonViewCommand>;
 

@@ -255,6 +255,10 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
     );
   }
 
+  // A proposal is decided after reading its diff; the panel shows it side by side, removals first.
+  if (approval.kind === 'proposal') {
+    card.appendChild(h(doc, 'div', { class: 'actions' }, button(doc, 'Show Diff', `diff-${id}`, () => view.post({ type: 'openProposal', id }), { secondary: true })));
+  }
   if (!answerable) {
     card.appendChild(
       h(
