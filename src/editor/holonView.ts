@@ -7,6 +7,7 @@ import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
 import type { EditorWallet } from './wallet.ts';
 import type { ProposalPanels } from './proposalPanel.ts';
+import { artifactFile } from './artifacts.ts';
 import { holonViewState, proposalOfApproval } from './views.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
@@ -76,6 +77,11 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
       case 'run':
         await vscode.commands.executeCommand(COMMANDS[command.command]);
         return;
+      case 'openArtifact': {
+        const file = artifactFile(this.state.state, command.id, vscode.workspace.workspaceFolders?.[0]?.uri);
+        if (file) await vscode.commands.executeCommand('vscode.open', file);
+        return;
+      }
       case 'openProposal': {
         const proposal = proposalOfApproval(this.state.state, command.id);
         if (proposal) this.proposals.show(proposal);

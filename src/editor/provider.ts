@@ -35,6 +35,9 @@ export function serverDefinition(state: EditorState, holonJs: string, mandate: s
   // The wallet's key goes to the server in its environment, which it drops at once (core/wallet.ts).
   const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', ...(walletKey ? { [WALLET_ENV]: walletKey } : {}) };
   if (allowPrivateSellers()) args.push('--allow-private-sellers');
+  // The office publishes artifacts into the open folder, and its git is the office's forge.
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  if (folder?.scheme === 'file') args.push('--workspace', folder.fsPath);
   return new vscode.McpStdioServerDefinition(mandate ? `Holon · ${mandate}` : 'Holon', process.execPath, args, env, mandate ? fingerprint(state, mandate, walletKey !== undefined) : '0');
 }
 

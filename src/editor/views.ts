@@ -48,6 +48,16 @@ export function holonViewState(s: HolonState, mandateId: string | null, now: num
     approvals: pendingApprovals(s, now).map(pendingApprovalView),
     panelApprovals,
     wallet,
+    ...officeRows(s),
+  };
+}
+
+/** The office's mail waiting to be read (what woke someone) and its newest artifacts. */
+export function officeRows(s: HolonState, limit = 20): Pick<HolonViewState, 'mail' | 'artifacts'> {
+  const newest = <T extends { at: string }>(rows: T[]): T[] => rows.sort((a, b) => (a.at > b.at ? -1 : a.at < b.at ? 1 : 0)).slice(0, limit);
+  return {
+    mail: newest(Object.values(s.office.threads).filter((t) => t.state === 'new').map((t) => ({ id: t.id, to: t.to, from: t.from, subject: t.subject, woke: t.woke, at: t.created_at }))),
+    artifacts: newest(Object.values(s.office.artifacts).reverse().map((a) => ({ id: a.id, title: a.title, kind: a.kind, author: a.slug, at: a.created_at }))),
   };
 }
 

@@ -135,6 +135,8 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
     approvals: [],
     panelApprovals: true,
     wallet: null,
+    mail: [],
+    artifacts: [],
     ...overrides,
   };
 }

@@ -327,3 +327,32 @@ describe('state pushes keep what the human is doing', () => {
     assert.deepEqual(posted, [{ type: 'approve', id: 'apr_1' }]);
   });
 });
+
+describe('the office', () => {
+  test('new mail shows who woke whom, the loop guard marked; artifacts open on click only; their text stays text', () => {
+    renderHolonView(
+      p.root,
+      viewState({
+        mail: [
+          { id: 'lead#4', to: 'lead', from: 'ada', subject: HOSTILE, woke: false, at: '2026-12-01T10:00:00.000Z' },
+          { id: 'ada#1', to: 'ada', from: 'lead', subject: 'Footer', woke: true, at: '2026-12-01T09:00:00.000Z' },
+        ],
+        artifacts: [{ id: 'q4-report-1a2b', title: HOSTILE, kind: 'markdown', author: 'ada', at: '2026-12-01T10:00:00.000Z' }],
+      }),
+      post,
+    );
+    assert.equal(get(p.root, 'count-mail').textContent, '2');
+    assert.match(get(p.root, 'mail-lead#4').textContent ?? '', /loop guard/);
+    assert.doesNotMatch(get(p.root, 'mail-ada#1').textContent ?? '', /loop guard/);
+    assert.equal(p.root.querySelectorAll('img').length, 0);
+    assert.deepEqual(posted, []);
+    click(get(p.root, 'open-artifact-q4-report-1a2b'));
+    assert.deepEqual(posted, [{ type: 'openArtifact', id: 'q4-report-1a2b' }]);
+  });
+
+  test('an empty office shows no office sections', () => {
+    renderHolonView(p.root, viewState(), post);
+    assert.equal(get(p.root, 'section-mail').hidden, true);
+    assert.equal(get(p.root, 'section-artifacts').hidden, true);
+  });
+});

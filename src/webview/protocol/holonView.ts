@@ -61,6 +61,16 @@ export const PendingApproval = z.strictObject({
 /** An approval waiting for the human, of any kind. */
 export type PendingApproval = z.infer<typeof PendingApproval>;
 
+/** New mail that woke a colleague (or was held back by the loop guard), newest first. */
+export const MailRow = z.strictObject({ id: z.string(), to: z.string(), from: z.string(), subject: z.string(), woke: z.boolean(), at: z.string() });
+/** New mail that woke a colleague. */
+export type MailRow = z.infer<typeof MailRow>;
+
+/** A published artifact, newest first. */
+export const ArtifactRow = z.strictObject({ id: z.string(), title: z.string(), kind: z.string(), author: z.string(), at: z.string() });
+/** A published artifact. */
+export type ArtifactRow = z.infer<typeof ArtifactRow>;
+
 /** Everything the view shows. */
 export const HolonViewState = z.strictObject({
   mandate: z.nullable(z.string()),
@@ -70,6 +80,9 @@ export const HolonViewState = z.strictObject({
   panelApprovals: z.boolean(),
   /** The address of the wallet that signs payments (terms), or null when there is none. */
   wallet: z.nullable(z.string().check(z.maxLength(64))),
+  /** The office: mail waiting to be read, and what the colleagues published. */
+  mail: z.array(MailRow),
+  artifacts: z.array(ArtifactRow),
 });
 /** Everything the view shows. */
 export type HolonViewState = z.infer<typeof HolonViewState>;
@@ -89,6 +102,11 @@ export const OpenProposalCommand = z.strictObject({ type: z.literal('openProposa
 /** View → host: open the personnel change diff of a proposal. */
 export type OpenProposalCommand = z.infer<typeof OpenProposalCommand>;
 
+/** View → host: open a published artifact in the editor. */
+export const OpenArtifactCommand = z.strictObject({ type: z.literal('openArtifact'), id: Id });
+/** View → host: open a published artifact in the editor. */
+export type OpenArtifactCommand = z.infer<typeof OpenArtifactCommand>;
+
 /** The commands the Holon view can run through `RunCommand`. */
 export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate', 'createWallet'] as const;
 
@@ -98,7 +116,7 @@ export const RunCommand = z.strictObject({ type: z.literal('run'), command: z.en
 export type RunCommand = z.infer<typeof RunCommand>;
 
 /** Everything the view may send. */
-export const HolonViewCommand = z.discriminatedUnion('type', [ReadyCommand, ApproveCommand, RejectCommand, RunCommand, OpenProposalCommand]);
+export const HolonViewCommand = z.discriminatedUnion('type', [ReadyCommand, ApproveCommand, RejectCommand, RunCommand, OpenProposalCommand, OpenArtifactCommand]);
 /** Everything the view may send. */
 export type HolonViewCommand = z.infer<typeof HolonViewCommand>;
 
