@@ -1,6 +1,7 @@
 /** Shared set-up for tests: temporary states, a clock tests can move, the demo world, MCP clients. */
 import type { FetchLike } from '../src/server/net/publicFetch.ts';
 import type { Wallet } from '../src/core/wallet.ts';
+import type { Forge } from '../src/core/office/forge.ts';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -90,7 +91,7 @@ export async function servedState(): Promise<{ dir: string; cleanup: () => void 
 
 /** A runtime on a fresh temporary state seeded with the demo world. */
 export async function demoRuntime(
-  options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; fetch?: FetchLike; wallet?: Wallet; workspace?: string } = {},
+  options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; fetch?: FetchLike; wallet?: Wallet; workspace?: string; forge?: Forge } = {},
 ): Promise<{ runtime: Runtime; clock: TestClock; dir: string; cleanup: () => Promise<void> }> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new TestClock();
@@ -102,6 +103,7 @@ export async function demoRuntime(
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.wallet ? { wallet: options.wallet } : {}),
     ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.forge ? { forge: options.forge } : {}),
   });
   await seedDemo(runtime.store, clock, { ...options, stateDir: dir });
   return {

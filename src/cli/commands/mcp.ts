@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { HolonError } from '../../core/errors.ts';
+import type { Forge } from '../../core/office/forge.ts';
 import { openRuntime } from '../../server/runtime.ts';
 import { createHolonServer } from '../../server/server.ts';
 import { StdioServerTransport } from '../../server/transports/stdio.ts';
@@ -17,9 +18,35 @@ export function secondsFlag(value: string | undefined, name: string, fallbackSec
 /** How long a server waits by default: at once headless, two minutes when it asked by a form. */
 export const DEFAULT_WAIT_SECONDS = { approval: 0, elicitation: 120 } as const;
 
+/** The environment variable the GitHub token is read from: never a flag, which shell history and `ps` would show. */
+export const GITHUB_TOKEN_ENV = 'HOLON_GITHUB_TOKEN';
+
+/** The options that make GitHub the forge, shared by `holon mcp` and `holon serve`. */
+export const GITHUB_OPTIONS: Command['options'] = {
+  'github-owner': { type: 'string', help: `open and list pull requests on GitHub, in this org's (or user's) repos; the token is read from $${GITHUB_TOKEN_ENV}` },
+  'github-api': { type: 'string', help: 'the GitHub API URL, for GitHub Enterprise (default https://api.github.com)' },
+};
+
+/** GitHub as the forge when --github-owner is given; undefined otherwise, and the workspace's git is the forge. */
+export async function githubForge(opts: Record<string, string | boolean | undefined>): Promise<Forge | undefined> {
+  const owner = str(opts, 'github-owner');
+  const api = str(opts, 'github-api');
+  if (owner === undefined) {
+    if (api !== undefined) throw new HolonError('invalid_input', '--github-api goes with --github-owner ORG');
+    return undefined;
+  }
+  const token = process.env[GITHUB_TOKEN_ENV]?.trim();
+  if (!token) throw new HolonError('invalid_input', `--github-owner needs a GitHub token in $${GITHUB_TOKEN_ENV} (it is never taken from the command line)`);
+  // Read once: the processes this server starts (agents, git) do not inherit it.
+  delete process.env[GITHUB_TOKEN_ENV];
+  // Loaded only when asked for: a server whose forge is the workspace's git never evaluates the GitHub client.
+  const { GitHubForge } = await import('../../server/forge/github.ts');
+  return new GitHubForge({ owner, token, ...(api !== undefined ? { baseUrl: api } : {}), logger });
+}
+
 const mcpCmd: Command = {
   name: 'mcp',
-  usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR]',
+  usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR] [--github-owner ORG [--github-api URL]]',
   summary: 'Runs the MCP server for one mandate over stdio (stdout is the protocol; logs go to stderr).',
   options: {
     mandate: { type: 'string', help: 'the mandate this server acts for (required)' },
@@ -28,6 +55,7 @@ const mcpCmd: Command = {
     'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
     'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
     workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)' },
+    ...GITHUB_OPTIONS,
   },
   positionals: [0, 0],
   async run(ctx) {
@@ -40,7 +68,8 @@ const mcpCmd: Command = {
       elicitationWaitMs: secondsFlag(str(ctx.opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
     };
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace });
+    const forge = await githubForge(ctx.opts);
+    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}) });
     let server;
     try {
       server = createHolonServer(runtime.deps, mandate);

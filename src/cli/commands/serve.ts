@@ -8,7 +8,7 @@ import { MCP_PATH, startHttpServer } from '../../server/transports/http.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, hasState, list, logger, openExisting, print, withStore } from '../context.ts';
-import { DEFAULT_WAIT_SECONDS, secondsFlag } from './mcp.ts';
+import { DEFAULT_WAIT_SECONDS, GITHUB_OPTIONS, githubForge, secondsFlag } from './mcp.ts';
 
 /** The port `holon serve` listens on unless told otherwise; a client config written without --url points here. */
 export const DEFAULT_PORT = 7374;
@@ -42,7 +42,7 @@ function portFlag(value: string | undefined): number {
 const serveCmd: Command = {
   name: 'serve',
   usage:
-    'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] [--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR]',
+    'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] [--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR] [--github-owner ORG [--github-api URL]]',
   summary: `Serves MCP over Streamable HTTP at http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH} (loopback only unless --public). Each client presents a run token (holon token create) and gets the tools of that token's mandate.`,
   options: {
     host: { type: 'string', help: 'the address to listen on (default 127.0.0.1); anything but loopback needs --public' },
@@ -55,6 +55,7 @@ const serveCmd: Command = {
     'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
     'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
     workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)' },
+    ...GITHUB_OPTIONS,
   },
   positionals: [0, 0],
   async run(ctx) {
@@ -71,7 +72,8 @@ const serveCmd: Command = {
       elicitationWaitMs: secondsFlag(str(ctx.opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
     };
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace });
+    const forge = await githubForge(ctx.opts);
+    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}) });
     let server: HttpServerHandle;
     try {
       server = await startHttpServer(runtime.deps, { host, port, ...(allowedHosts ? { allowedHosts } : {}), ...(allowedOrigins ? { allowedOrigins } : {}) });
