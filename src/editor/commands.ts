@@ -20,6 +20,29 @@ import type { MandateEditorPanels } from './mandateEditorPanel.ts';
 import type { ProposalPanels } from './proposalPanel.ts';
 import type { ReceiptsPanel } from './receiptsPanel.ts';
 import { registries } from './settings.ts';
+import { harnessPermissions } from '../core/office/tools.ts';
+import type { Mandate } from '../core/model.ts';
+
+/**
+ * Claude Code's own enforcement of the office's gating (seed 004): the office tools the mandate grants
+ * are allowed in `.claude/settings.local.json`, the others denied, so the harness refuses them before
+ * they reach Holon. Holon still checks every call: these lists only save a round trip.
+ */
+function writeClaudePermissions(folder: string, server: string, mandate: Mandate | undefined): string {
+  if (!mandate) throw new HolonError('not_found', 'the mandate is gone');
+  const file = path.join(folder, '.claude', 'settings.local.json');
+  const existing = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { permissions?: { allow?: string[]; deny?: string[] } }) : {};
+  const ours = (rule: string): boolean => rule.startsWith(`mcp__${server}__`);
+  const { allow, deny } = harnessPermissions(server, mandate);
+  const permissions = {
+    ...existing.permissions,
+    allow: [...(existing.permissions?.allow ?? []).filter((r) => !ours(r)), ...allow],
+    deny: [...(existing.permissions?.deny ?? []).filter((r) => !ours(r)), ...deny],
+  };
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ ...existing, permissions }, null, 2) + '\n');
+  return file;
+}
 
 /** What the commands need. */
 export interface CommandDeps {
@@ -157,16 +180,20 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       const line = `claude mcp add ${name} -- node ${args.map(q).join(' ')}`;
       const copy = 'Copy';
       const write = 'Write .mcp.json';
-      const answer = await vscode.window.showInformationMessage(`Holon: connect Claude Code to ${mandate}:\n${line}`, { modal: false }, copy, write);
+      const office = state.state.mandates[mandate]?.toolsets.includes('office') === true;
+      const withPermissions = 'Write .mcp.json and Permissions';
+      const answer = await vscode.window.showInformationMessage(`Holon: connect Claude Code to ${mandate}:\n${line}`, { modal: false }, copy, write, ...(office ? [withPermissions] : []));
       if (answer === copy) await vscode.env.clipboard.writeText(line);
-      if (answer === write) {
+      if (answer === write || answer === withPermissions) {
         const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
         if (!folder) throw new HolonError('not_found', 'open a folder first: .mcp.json goes in its root');
         const file = path.join(folder, '.mcp.json');
         const existing = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { mcpServers?: Record<string, unknown> }) : {};
-        const servers = { ...(existing.mcpServers ?? {}), [name]: { command: 'node', args } };
+        const servers = { ...(existing.mcpServers ?? {}), [name]: { command: 'node', args: [...args, '--workspace', folder] } };
         fs.writeFileSync(file, JSON.stringify({ ...existing, mcpServers: servers }, null, 2) + '\n');
-        void vscode.window.showInformationMessage(`Holon: wrote ${name} to ${file}.`);
+        const written = [file];
+        if (answer === withPermissions) written.push(writeClaudePermissions(folder, name, state.state.mandates[mandate]));
+        void vscode.window.showInformationMessage(`Holon: wrote ${name} to ${written.join(' and ')}.`);
       }
     }),
     register(COMMANDS.verifyLedger, async () => {

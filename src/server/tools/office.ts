@@ -14,6 +14,7 @@ import { artifactsOf, publishArtifact } from '../../core/office/artifacts.ts';
 import { capabilityNamesNow, colleagueOf, colleagues } from '../../core/office/colleagues.ts';
 import type { Forge } from '../../core/office/forge.ts';
 import { GitForge, listPrs, openPr } from '../../core/office/forge.ts';
+import { OFFICE_TOOL_CAPABILITIES } from '../../core/office/tools.ts';
 import { repoRoot } from '../../core/office/git.ts';
 import { closeMail, inbox, mailHeader, readMail, replyMail, sendMail } from '../../core/office/mail.ts';
 import { personnelOf } from '../../core/office/personnel.ts';
@@ -58,7 +59,7 @@ const whoami = defineTool({
   title: 'Who am I',
   description: 'Who you are in this office and what you may do: your slug, name, role, department, manager, mail address, the office, this run, your budget and today\'s spend, your capabilities in plain English and the office tools you can call.',
   toolset: 'office',
-  capability: null,
+  capability: OFFICE_TOOL_CAPABILITIES.whoami,
   input: z.object({}),
   output: z.object({
     slug: z.string(),
@@ -122,7 +123,7 @@ const mailInbox = defineTool({
   title: 'List my mail',
   description: 'Your mail threads, newest first: number, from, subject, state and last update. `state`: open (default: anything not closed), new, working, replied or closed.',
   toolset: 'office',
-  capability: CAP.mailRead,
+  capability: OFFICE_TOOL_CAPABILITIES.mail_inbox,
   input: z.object({ state: z.enum(['open', ...MAIL_STATES]).describe('Which threads; default open (not closed)').nullish() }),
   output: z.object({ threads: z.array(ThreadSummary) }),
   annotations: READ,
@@ -135,7 +136,7 @@ const mailRead = defineTool({
   title: 'Read a mail thread',
   description: `Reads one thread of your inbox: the sender (written by the office, so it cannot be spoofed), subject, state, body and comments. Reading a new thread marks it working. ${MAIL_REMINDER}`,
   toolset: 'office',
-  capability: CAP.mailRead,
+  capability: OFFICE_TOOL_CAPABILITIES.mail_read,
   input: z.object({ number: MailNumber }),
   output: z.object({
     number: z.number().int(),
@@ -170,7 +171,7 @@ const mailReply = defineTool({
   title: 'Reply on a thread',
   description: 'Replies on a thread of your inbox and marks it replied. If a colleague wrote it, your reply is also delivered to their inbox as new mail, which wakes them — past 3 such hops it is delivered without waking (the loop guard).',
   toolset: 'office',
-  capability: CAP.mailRead,
+  capability: OFFICE_TOOL_CAPABILITIES.mail_reply,
   input: z.object({ number: MailNumber, body: Body(100_000).min(1).describe('Markdown') }),
   output: z.object({ number: z.number().int(), state: z.literal('replied'), delivered_to: z.string().nullable(), woke: z.boolean().nullable(), hops: z.number().int().nullable() }),
   annotations: WRITE,
@@ -186,7 +187,7 @@ const mailClose = defineTool({
   title: 'Close a thread',
   description: 'Closes a thread of your inbox once it is handled.',
   toolset: 'office',
-  capability: CAP.mailRead,
+  capability: OFFICE_TOOL_CAPABILITIES.mail_close,
   input: z.object({ number: MailNumber }),
   output: z.object({ number: z.number().int(), state: z.literal('closed') }),
   annotations: { ...WRITE, idempotentHint: true },
@@ -202,7 +203,7 @@ const mailSend = defineTool({
   title: 'Mail a colleague',
   description: 'Starts a new thread in a colleague\'s inbox, with an office-written header naming you. The recipient must be a hired colleague inside your mail.send "to". It wakes them.',
   toolset: 'office',
-  capability: CAP.mailSend,
+  capability: OFFICE_TOOL_CAPABILITIES.mail_send,
   input: z.object({ to: Slug.describe('The colleague\'s slug'), subject: OneLine(200), body: Body(100_000).describe('Markdown') }),
   output: z.object({ to: z.string(), number: z.number().int(), subject: z.string(), state: z.literal('new') }),
   annotations: WRITE,
@@ -220,7 +221,7 @@ const colleaguesList = defineTool({
   title: 'List colleagues',
   description: 'The other agents in this office that are hired or suspended: slug, name, role, department, manager, status.',
   toolset: 'office',
-  capability: CAP.officeRead,
+  capability: OFFICE_TOOL_CAPABILITIES.colleagues_list,
   input: z.object({}),
   output: z.object({ colleagues: z.array(Colleague) }),
   annotations: READ,
@@ -238,7 +239,7 @@ const officeOverview = defineTool({
   title: 'Office overview',
   description: 'The office\'s name and timezone, and for each hired or suspended agent: role, department, status, whether it is running now, and its open mail count.',
   toolset: 'office',
-  capability: CAP.officeRead,
+  capability: OFFICE_TOOL_CAPABILITIES.office_overview,
   input: z.object({}),
   output: z.object({
     office: z.string(),
@@ -267,7 +268,7 @@ const approvalRequest = defineTool({
   title: 'Ask a human to approve something',
   description: `Asks a human for approval. It does not block: finish what you can. kind: action (default, a one-off decision), capability.window (a capability for \`hours\`, default ${DEFAULT_WINDOW_HOURS}, at most ${MAX_WINDOW_HOURS}; pass \`capability\`), budget.override (keep running past the daily budget; pass \`capability\` {"budget.override": {"usd": 5}}). It appears under Needs you in the Holon view.`,
   toolset: 'office',
-  capability: CAP.approvalRequest,
+  capability: OFFICE_TOOL_CAPABILITIES.approval_request,
   input: z.object({
     title: OneLine(200).describe('One line a busy human can approve'),
     reason: Body(2000).min(1).describe('Why, and what you will do with it'),
@@ -294,7 +295,7 @@ const artifactPublish = defineTool({
   title: 'Publish a deliverable',
   description: 'Publishes a finished deliverable (report, page, image, PDF, data file) under the workspace\'s .holon/artifacts/<id>/, committed when the workspace is a git repository. filename: a bare name with an extension (no paths, no leading dot, not artifact.json). Pass exactly one of content (UTF-8, at most 2 MB) and content_base64 (at most 10 MB decoded; a data: prefix is accepted). Every call creates a new artifact.',
   toolset: 'office',
-  capability: CAP.artifactPublish,
+  capability: OFFICE_TOOL_CAPABILITIES.artifact_publish,
   input: z.object({
     title: OneLine(200),
     summary: Body(1000).describe('One or two sentences: what it is and what to look at').nullish(),
@@ -317,7 +318,7 @@ const artifactList = defineTool({
   title: 'List my artifacts',
   description: 'Your own published artifacts, newest first: id, title, kind, created_at, run_id, path and url.',
   toolset: 'office',
-  capability: CAP.artifactPublish,
+  capability: OFFICE_TOOL_CAPABILITIES.artifact_list,
   input: z.object({ limit: z.number().int().min(1).max(200).describe('Default 50').nullish() }),
   output: z.object({ artifacts: z.array(z.object({ id: z.string(), title: z.string(), kind: z.string(), created_at: z.string(), run_id: z.string().nullable(), path: z.string(), url: z.string() })) }),
   annotations: READ,
@@ -345,7 +346,7 @@ const forgeListPrs = defineTool({
   title: 'List open pull requests',
   description: 'Open pull requests on a repo in your forge.read or forge.write repos: number, title, head, base, author and url.',
   toolset: 'office',
-  capability: [CAP.forgeRead, CAP.forgeWrite],
+  capability: OFFICE_TOOL_CAPABILITIES.forge_list_prs,
   input: z.object({ repo: RepoName }),
   output: z.object({ repo: z.string(), pull_requests: z.array(Pr) }),
   annotations: { readOnlyHint: true, openWorldHint: true },
@@ -358,7 +359,7 @@ const forgeOpenPr = defineTool({
   title: 'Open a pull request',
   description: 'Opens a pull request, as you, on a repo in your forge.write repos, from a branch you pushed (head) into base (default main). If one from the same head to the same base is open, that one is returned. You cannot merge: a human does.',
   toolset: 'office',
-  capability: CAP.forgeWrite,
+  capability: OFFICE_TOOL_CAPABILITIES.forge_open_pr,
   input: z.object({
     repo: RepoName,
     head: z.string().min(1).max(200).describe('The pushed branch, e.g. ada/fix-footer-links'),
@@ -392,7 +393,7 @@ const hrAgentPersonnel = defineTool({
   title: 'Read a personnel file',
   description: 'An agent\'s current personnel file: role, department, manager, status, capabilities (personnel.yaml form), run settings and budget. Read it before proposing a change.',
   toolset: 'office',
-  capability: CAP.hrPropose,
+  capability: OFFICE_TOOL_CAPABILITIES.hr_agent_personnel,
   input: z.object({ slug: Slug }),
   output: PersonnelOut,
   annotations: READ,
@@ -428,7 +429,7 @@ const hrProposeHire = defineTool({
   title: 'Propose a hire',
   description: `Opens a proposal to hire a new agent: its personnel file from a role template (${Object.keys(ROLE_TEMPLATES).join(', ')}), with \`capabilities\` merged into the role's defaults by name. Nothing is provisioned until a human merges it.`,
   toolset: 'office',
-  capability: CAP.hrPropose,
+  capability: OFFICE_TOOL_CAPABILITIES.hr_propose_hire,
   input: z.object({
     slug: Slug,
     name: OneLine(200),
@@ -464,7 +465,7 @@ const hrProposeChange = defineTool({
   title: 'Propose a change to a personnel file',
   description: 'Opens a proposal changing an agent\'s personnel file (yours included), with a plain-English list: gains, loses, and changes (old → new). Prefer add_capabilities / remove_capabilities; a full `capabilities` list that removes more than half of the current ones is refused unless confirm_removals is true. Removals are flagged in the title (⚠ removes N) and the result. Takes effect only when a human merges it.',
   toolset: 'office',
-  capability: CAP.hrPropose,
+  capability: OFFICE_TOOL_CAPABILITIES.hr_propose_change,
   input: z.object({
     slug: Slug,
     reason: Body(5000).min(1),
