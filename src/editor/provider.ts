@@ -2,12 +2,24 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import * as M from '../core/money.ts';
 import { budgetOf } from '../core/spend.ts';
-import { allowPrivateSellers } from './settings.ts';
+import { allowPrivateSellers, githubOwner } from './settings.ts';
 import type { EditorState } from './editorState.ts';
 import type { EditorWallet } from './wallet.ts';
 
 /** Where the server finds the wallet's key (the same name core/wallet.ts reads; the editor may not import it eagerly). */
 const WALLET_ENV = 'HOLON_WALLET_KEY';
+/** Where the server finds the GitHub token of the human's VS Code sign-in (read once, then dropped). */
+const GITHUB_TOKEN_ENV = 'HOLON_GITHUB_TOKEN';
+
+/**
+ * The token of the human's GitHub sign-in in VS Code, when the office's forge is GitHub. `ask` lets VS
+ * Code ask the human to sign in (when a server is about to start); otherwise only an existing session is used.
+ */
+async function githubToken(ask: boolean): Promise<string | undefined> {
+  if (!githubOwner()) return undefined;
+  const session = await vscode.authentication.getSession('github', ['repo'], ask ? { createIfNone: true } : { silent: true });
+  return session?.accessToken;
+}
 import { COMMANDS } from './commandIds.ts';
 
 /** The id under which package.json contributes the provider. */
@@ -18,7 +30,7 @@ function fingerprint(state: EditorState, mandate: string, wallet: boolean): stri
   const m = state.state.mandates[mandate];
   const cfg = state.approvalConfig();
   return createHash('sha256')
-    .update(JSON.stringify([mandate, m?.toolsets ?? [], cfg.channels.includes('elicitation'), cfg.waitSeconds, wallet, allowPrivateSellers()]))
+    .update(JSON.stringify([mandate, m?.toolsets ?? [], cfg.channels.includes('elicitation'), cfg.waitSeconds, wallet, allowPrivateSellers(), githubOwner()]))
     .digest('hex')
     .slice(0, 12);
 }
@@ -27,7 +39,7 @@ function fingerprint(state: EditorState, mandate: string, wallet: boolean): stri
  * One MCP server, "Holon · <mandate>", for the selected mandate: `holon mcp` run by VS Code's own Node
  * (`process.execPath` with ELECTRON_RUN_AS_NODE), on the workspace-storage state.
  */
-export function serverDefinition(state: EditorState, holonJs: string, mandate: string | undefined, walletKey?: string): vscode.McpStdioServerDefinition {
+export function serverDefinition(state: EditorState, holonJs: string, mandate: string | undefined, walletKey?: string, githubKey?: string): vscode.McpStdioServerDefinition {
   const cfg = state.approvalConfig();
   const args = [holonJs, 'mcp', '--state', state.dir, '--approval-wait', String(cfg.waitSeconds)];
   if (!cfg.channels.includes('elicitation')) args.push('--no-elicitation');
@@ -38,6 +50,11 @@ export function serverDefinition(state: EditorState, holonJs: string, mandate: s
   // The office publishes artifacts into the open folder, and its git is the office's forge.
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (folder?.scheme === 'file') args.push('--workspace', folder.fsPath);
+  const owner = githubOwner();
+  if (owner && githubKey) {
+    args.push('--github-owner', owner);
+    env[GITHUB_TOKEN_ENV] = githubKey;
+  }
   return new vscode.McpStdioServerDefinition(mandate ? `Holon · ${mandate}` : 'Holon', process.execPath, args, env, mandate ? fingerprint(state, mandate, walletKey !== undefined) : '0');
 }
 
@@ -58,7 +75,7 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
     // Which mandate is selected is known once the journal has loaded (just after activation).
     provideMcpServerDefinitions: async () => {
       await state.store();
-      return [serverDefinition(state, holonJs, state.selected, await wallet.key())];
+      return [serverDefinition(state, holonJs, state.selected, await wallet.key(), await githubToken(false))];
     },
     resolveMcpServerDefinition: async () => {
       await state.store();
@@ -77,7 +94,7 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
           if (answer === undefined) return undefined;
         }
       }
-      const resolved = serverDefinition(state, holonJs, mandateId, await wallet.key());
+      const resolved = serverDefinition(state, holonJs, mandateId, await wallet.key(), await githubToken(true));
       return resolved;
     },
   };
@@ -87,7 +104,7 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
     state.onDidChange(check),
     wallet.onDidChange(check),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('holon.approvals')) check();
+      if (e.affectsConfiguration('holon.approvals') || e.affectsConfiguration('holon.office')) check();
     }),
   );
 }

@@ -52,3 +52,9 @@ export function registries(): string[] {
   const raw = read<unknown>('registries', []);
   return Array.isArray(raw) ? raw.filter((x): x is string => typeof x === 'string') : [];
 }
+
+/** The GitHub owner whose repositories are the office's forge, or null for the open folder's git. */
+export function githubOwner(): string | null {
+  const raw = read<unknown>('office.githubOwner', '');
+  return typeof raw === 'string' && /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(raw) ? raw : null;
+}
