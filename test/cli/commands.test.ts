@@ -167,6 +167,25 @@ describe('holon commands', { concurrency: 3 }, () => {
         cleanup();
       }
     });
+
+    test('--grant adds or replaces office grants by name (names, or personnel.yaml JSON), --revoke takes them away; bad ones change nothing', async () => {
+      const { dir: state, cleanup } = await seededState();
+      try {
+        type M = { toolsets: string[]; grantee: Record<string, unknown>; capabilities: { name: string; params?: unknown }[] };
+        const made = await json<M>(state, ['mandate', 'create', 'demo/cleo', '--toolsets', 'office', '--grant', 'mail.read,office.read', '--department', 'Docs']);
+        assert.deepEqual(made.capabilities, [{ name: 'mail.read' }, { name: 'office.read' }]);
+        assert.equal(made.grantee['department'], 'Docs');
+        const edited = await json<M>(state, ['mandate', 'edit', 'demo/cleo', '--grant', '{"mail.send": {"to": ["lead"]}, "forge.write": ["site"]}', '--revoke', 'office.read']);
+        assert.deepEqual(edited.capabilities, [{ name: 'mail.read' }, { name: 'mail.send', params: { to: ['lead'] } }, { name: 'forge.write', params: { repos: ['site'] } }]);
+        for (const bad of [['--grant', '{not json'], ['--grant', 'Not A Name'], ['--grant', '']]) {
+          const r = await holon(['mandate', 'edit', 'demo/cleo', ...bad, '--state', state]);
+          assert.equal(r.code, 2, bad.join(' '));
+        }
+        assert.deepEqual((await json<M>(state, ['mandate', 'show', 'demo/cleo'])).capabilities, edited.capabilities, 'nothing changed');
+      } finally {
+        cleanup();
+      }
+    });
   });
 
   describe('agents', { concurrency: true }, () => {

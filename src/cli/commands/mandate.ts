@@ -1,4 +1,6 @@
 import { CAP } from '../../core/capabilities.ts';
+import type { CapabilityGrant } from '../../core/model.ts';
+import { grantOfEntry } from '../../core/office/personnel.ts';
 import { HolonError } from '../../core/errors.ts';
 import { createMandate, patchMandate } from '../../core/mandates.ts';
 import { budgetOf } from '../../core/spend.ts';
@@ -16,6 +18,12 @@ const MANDATE_OPTIONS = {
   capabilities: { type: 'string', help: 'agent capabilities market.call allows, comma-separated (e.g. extraction.*,pipeline.*); other grants stay' },
   payees: { type: 'string', help: 'who the pay grant lets the wallet pay: CAIP-10 accounts, comma-separated, or * (any); other grants stay' },
   toolsets: { type: 'string', help: 'toolsets the server offers, comma-separated (default market)' },
+  grant: {
+    type: 'string',
+    help: 'grants to add or replace, by name: names comma-separated (mail.read,office.read), or JSON in personnel.yaml form ({"mail.send": {"to": ["lead"]}} or a list of them); other grants stay',
+  },
+  revoke: { type: 'string', help: 'grants to take away, by name, comma-separated' },
+  department: { type: 'string', help: "the grantee's department (office)" },
   regions: { type: 'string', help: 'regions data may go to, comma-separated ("any" removes the rule)' },
   retention: { type: 'string', help: 'longest data retention allowed, in days ("any" removes the rule)' },
   training: { type: 'string', help: 'allow training on inputs: yes or no (default no)' },
@@ -46,11 +54,14 @@ function patchFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
   if (o('total')) budget['total'] = o('total') as string;
   if (o('per-day')) budget['per_day'] = orNull(o('per-day') as string, 'none');
   if (o('per-call')) budget['per_call'] = orNull(o('per-call') as string, 'none');
-  const grants = [
+  const grants: CapabilityGrant[] = [
     ...(o('capabilities') ? [{ name: CAP.marketCall, params: { capabilities: list(o('capabilities')) } }] : []),
     ...(o('payees') ? [{ name: CAP.pay, params: { payees: list(o('payees')) } }] : []),
   ];
+  const grant = o('grant');
+  if (grant) grants.push(...grantsFromFlag(grant));
   if (grants.length > 0) patch['grants'] = grants;
+  if (o('revoke')) patch['revoke'] = list(o('revoke'));
   if (o('toolsets')) patch['toolsets'] = list(o('toolsets'));
   if (o('regions')) data['regions'] = o('regions') === 'any' ? null : list(o('regions'));
   const retention = o('retention');
@@ -68,11 +79,31 @@ function patchFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
   if (expires) patch['expires_at'] = orNull(expires, 'never');
   if (o('grantee')) grantee['name'] = o('grantee') as string;
   if (o('role')) grantee['role'] = o('role') as string;
+  if (o('department')) grantee['department'] = orNull(o('department') as string, 'none');
   if (o('manager')) grantee['manager'] = orNull(o('manager') as string, 'none');
   if (Object.keys(budget).length > 0) patch['budget'] = budget;
   if (Object.keys(data).length > 0) patch['data'] = data;
   if (Object.keys(grantee).length > 0) patch['grantee'] = grantee;
   return patch;
+}
+
+/** `--grant`: bare names, comma-separated, or JSON in personnel.yaml form (one entry or a list). */
+function grantsFromFlag(text: string): CapabilityGrant[] {
+  const t = text.trim();
+  if (!t.startsWith('{') && !t.startsWith('[')) return (list(t) ?? []).map((name) => grantOfEntry(name));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(t);
+  } catch {
+    throw new HolonError('invalid_input', '--grant is not valid JSON');
+  }
+  const entries = Array.isArray(parsed) ? parsed : [parsed];
+  return entries.flatMap((e) => {
+    if (typeof e === 'string') return [grantOfEntry(e)];
+    if (typeof e !== 'object' || e === null) throw new HolonError('invalid_input', '--grant takes names or {name: parameters} objects');
+    // One object may carry several grants, like a personnel.yaml mapping.
+    return Object.entries(e as Record<string, unknown>).map(([name, params]) => grantOfEntry({ [name]: params }));
+  });
 }
 
 /** A new mandate's input from the same flags: a patch of the defaults. */
