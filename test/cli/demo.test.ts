@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { ensureBuilt, holonIn, journalBytes, mcpSession, readEvents, seededState, tempDir } from './cliHarness.ts';
+import { ensureBuilt, holonIn, journalBytes, mcpSession, readEvents, seededState, structured, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -40,8 +40,50 @@ describe('holon demo', { concurrency: true }, () => {
       assert.equal(pipeline?.status, 'succeeded');
       assert.equal(pipeline?.children.length, 4);
       assert.ok(pipeline?.children.every((c) => c.status === 'succeeded'));
-      const approvals = JSON.parse((await holonIn(state, ['approvals', '--all', '--json'])).stdout) as { id: string; status: string; channel: string }[];
-      assert.deepEqual(approvals.map((a) => [a.id, a.status, a.channel]), [[pipeline?.approval, 'used', 'cli']]);
+      const approvals = JSON.parse((await holonIn(state, ['approvals', '--all', '--json'])).stdout) as { id: string; kind: string; mandate: string; status: string; channel?: string }[];
+      const windowId = /holon approve (apr_\S+) --state .* opens bob's office\.read/.exec(out)?.[1];
+      assert.ok(windowId, 'the demo names bob\'s pending approval for the human');
+      assert.deepEqual(
+        approvals.map((a) => [a.id, a.kind, a.mandate, a.status, a.channel ?? null]),
+        [
+          [pipeline?.approval, 'agent_call', 'demo/sandbox', 'used', 'cli'],
+          [windowId, 'capability_window', 'demo/bob', 'pending', null],
+        ],
+      );
+
+      // The office: three colleagues with the office toolset, and what they did through their servers.
+      assert.match(out, /── 8\. The office/);
+      assert.match(out, /^ {3}Not permitted: needs capability office\.read — use approval_request$/m);
+      const mandates = JSON.parse((await holonIn(state, ['mandate', 'list', '--json'])).stdout) as { id: string; toolsets: string[]; grantee: { slug: string } }[];
+      for (const slug of ['lead', 'ada', 'bob']) {
+        const m = mandates.find((x) => x.id === `demo/${slug}`);
+        assert.deepEqual([m?.grantee.slug, m?.toolsets], [slug, ['office']], slug);
+      }
+      const events = readEvents(state);
+      const sent = events.filter((e) => e.type === 'mail.sent').map((e) => e.data['thread'] as { id: string; from: string; to: string; subject: string });
+      assert.deepEqual(sent.map((t) => [t.id, t.from, t.to, t.subject]), [['ada#1', 'lead', 'ada', 'Footer links']]);
+      assert.deepEqual(events.filter((e) => e.type === 'mail.opened').map((e) => e.data), [{ thread: 'ada#1' }]);
+      const office = events.filter((e) => (e.type === 'tool.called' || e.type === 'tool.denied') && e.data['toolset'] === 'office');
+      assert.deepEqual(
+        office.map((e) => [e.type, e.data['actor'], e.data['tool']]),
+        [
+          ['tool.called', 'lead', 'mail_send'],
+          ['tool.called', 'ada', 'mail_read'],
+          ['tool.called', 'bob', 'colleagues_list'],
+          ['tool.denied', 'bob', 'colleagues_list'],
+          ['tool.called', 'bob', 'approval_request'],
+        ],
+      );
+      assert.ok(!JSON.stringify(office).includes('footer links on the site'), 'no mail body in a summary');
+      const lead = await mcpSession(state, 'demo/lead');
+      try {
+        const inbox = structured<{ threads: unknown[] }>(await lead.client.callTool({ name: 'mail_inbox', arguments: {} }));
+        assert.deepEqual(inbox.threads, [], 'lead\'s inbox is empty: ada has not answered');
+        const who = structured<{ colleagues: { slug: string }[] }>(await lead.client.callTool({ name: 'colleagues_list', arguments: {} }));
+        assert.deepEqual(who.colleagues.map((c) => c.slug), ['ada', 'bob', 'buyer', 'sandbox']);
+      } finally {
+        await lead.close();
+      }
 
       const v = await holonIn(state, ['verify']);
       assert.equal(v.code, 0, v.stdout);

@@ -13,6 +13,7 @@ import { openState } from '../../core/holon.ts';
 import { JOURNAL_FILE } from '../../core/journal.ts';
 import { createMandate } from '../../core/mandates.ts';
 import { addAgent, readCatalog } from '../../core/market/catalog.ts';
+import { DEMO_OFFICE, seedOffice } from '../../core/office/demoOffice.ts';
 import { fund } from '../../core/spend.ts';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { createWallet } from '../../core/wallet.ts';
@@ -95,7 +96,7 @@ function textOf(result: unknown): string {
 const demoCmd: Command = {
   name: 'demo',
   usage: 'demo [--state DIR]',
-  summary: "Plays a typical session on a fresh state: funds demo with 5 EUR, creates demo/sandbox, and drives the MCP server with a real client, approving the big call from the CLI.",
+  summary: "Plays a typical session on a fresh state: funds demo with 5 EUR, creates demo/sandbox, and drives the MCP server with a real client, approving the big call from the CLI; then buys under terms, and leaves an office of three colleagues (demo/lead, demo/ada, demo/bob) to try.",
   options: {},
   positionals: [0, 0],
   async run(ctx) {
@@ -205,11 +206,14 @@ const demoCmd: Command = {
       const children = ((tree['tree'] as { children?: unknown[] } | undefined)?.children ?? []).length;
       await call('get_budget', {}, '6. What is left');
       await buyUnderTerms(out, holonBin, stateDir);
+      const windowApproval = await office(out, holonBin, stateDir);
       section(out, 'Done');
       out(`   ${children} delegated calls under ${String(big['receipt'])}; every event is in ${path.join(stateDir, JOURNAL_FILE)}.`);
       out(`   Try: holon receipts --state ${shq(stateDir)}   ·   holon verify --state ${shq(stateDir)}`);
       out(`   Terms: node ${shq(path.join(path.dirname(holonBin), 'examples', 'sellers', 'seller.mjs'))} starts a seller; then`);
       out(`          holon mcp --mandate ${BUYER} --state ${shq(stateDir)} --allow-private-sellers`);
+      out(`   Office: holon mcp --mandate ${DEMO_OFFICE.lead} --state ${shq(stateDir)} --workspace .   (or demo/ada, demo/bob)`);
+      out(`           holon approve ${windowApproval} --state ${shq(stateDir)}   opens bob's office.read for an hour`);
       out(`   ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return 0;
     } catch (err) {
@@ -261,6 +265,56 @@ async function buyUnderTerms(out: (t: string) => void, holonBin: string, stateDi
     }
   } finally {
     seller.kill();
+  }
+}
+
+/**
+ * Section 8: the office (seed 004). The human adds three colleagues — mandates with the office toolset —
+ * and each talks to its own `holon mcp` server: lead mails ada, ada reads it with the office's header,
+ * bob is refused a tool he lacks and asks a human for it. Returns bob's pending approval, for the human.
+ */
+async function office(out: (t: string) => void, holonBin: string, stateDir: string): Promise<string> {
+  section(out, '8. The office: the mandates are colleagues (holon mcp --mandate demo/lead …)');
+  const store = openState(stateDir, { clock: systemClock, logger: silentLogger });
+  try {
+    await seedOffice(store, systemClock);
+    await store.checkpoint();
+  } finally {
+    store.close();
+  }
+  out(`   the human adds ${DEMO_OFFICE.lead} (coordinator), ${DEMO_OFFICE.ada} (engineer; may mail lead) and ${DEMO_OFFICE.bob} (writer; reads mail, may ask)`);
+  const connect = async (mandate: string): Promise<Client> => {
+    // These calls publish nothing; the state folder as workspace keeps the servers off the user's own folder.
+    const transport = new StdioClientTransport({ command: process.execPath, args: [holonBin, 'mcp', '--mandate', mandate, '--state', stateDir, '--workspace', stateDir], stderr: 'pipe' });
+    transport.stderr?.on('data', () => {});
+    const c = new Client({ name: `holon-demo-${mandate.split('/')[1] ?? 'agent'}`, version: HOLON_VERSION });
+    await c.connect(transport);
+    return c;
+  };
+  const [lead, ada, bob] = await Promise.all([connect(DEMO_OFFICE.lead), connect(DEMO_OFFICE.ada), connect(DEMO_OFFICE.bob)]);
+  try {
+    const call = async (who: Client, mandate: string, name: string, args: Record<string, unknown>): Promise<{ text: string; structured: Record<string, unknown>; isError: boolean }> => {
+      out(`[${mandate}] → ${name} ${JSON.stringify(args)}`);
+      const r = await who.callTool({ name, arguments: args });
+      return { text: textOf(r), structured: (r.structuredContent ?? {}) as Record<string, unknown>, isError: r.isError === true };
+    };
+    const sent = await call(lead, DEMO_OFFICE.lead, 'mail_send', { to: 'ada', subject: 'Footer links', body: 'The footer links on the site are broken; can you fix them?' });
+    if (sent.isError) throw new Error(`mail_send failed: ${sent.text}`);
+    out(indent(`ada#${String(sent.structured['number'])} is new in ada's inbox`));
+    const read = await call(ada, DEMO_OFFICE.ada, 'mail_read', { number: sent.structured['number'] });
+    if (read.isError) throw new Error(`mail_read failed: ${read.text}`);
+    out(indent(`${String(read.structured['header'])}\n${String(read.structured['body'])}`));
+    const refused = await call(bob, DEMO_OFFICE.bob, 'colleagues_list', {});
+    if (!refused.isError) throw new Error('colleagues_list was not refused to bob');
+    out(indent(refused.text));
+    const asked = await call(bob, DEMO_OFFICE.bob, 'approval_request', { title: 'See who is in the office', reason: 'to know whom to ask about the footer copy', kind: 'capability.window', capability: 'office.read', hours: 1 });
+    if (asked.isError) throw new Error(`approval_request failed: ${asked.text}`);
+    const id = String(asked.structured['approval']);
+    out(indent(`${id} pending: bob carries on; a human decides it in the Holon view or with holon approve`));
+    out('   each call above, allowed or refused, is ledgered with a safe summary: a body\'s length, never the body');
+    return id;
+  } finally {
+    await Promise.allSettled([lead.close(), ada.close(), bob.close()]);
   }
 }
 

@@ -1,0 +1,264 @@
+/**
+ * The office (seed 004) through the built CLI and real SDK clients: `holon mcp` over stdio for bob, whose
+ * capability window a human opens from another process and which closes by itself; `holon serve` over
+ * HTTP for lead and ada, whose replies wake each other until the loop guard stops it. Everything is read
+ * back from the journal file, as another process would.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { openState } from '../../src/core/holon.ts';
+import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
+import type { Event } from './cliHarness.ts';
+import { cleanEnv, ensureBuilt, HOLON_BIN, json, mcpSession, readEvents, seededState, tempDir, until } from './cliHarness.ts';
+
+before(ensureBuilt);
+
+const OFFICE_TOOLS = [
+  'whoami', 'mail_inbox', 'mail_read', 'mail_reply', 'mail_close', 'mail_send', 'colleagues_list', 'office_overview', 'approval_request',
+  'artifact_publish', 'artifact_list', 'forge_list_prs', 'forge_open_pr', 'hr_agent_personnel', 'hr_propose_hire', 'hr_propose_change',
+];
+
+const NO_OFFICE_READ = 'Not permitted: needs capability office.read — use approval_request';
+
+/** The demo world made by the CLI, plus the demo's office, seeded by this (another) process; and a git workspace. */
+async function officeState(): Promise<{ state: string; workspace: string; cleanup: () => void }> {
+  const { dir: state, cleanup: dropState } = await seededState();
+  const { dir: workspace, cleanup: dropWorkspace } = tempDir('holon-cli-office-ws-');
+  const git = (args: string[]): void => {
+    execFileSync('git', args, { cwd: workspace, env: { ...process.env, GIT_AUTHOR_NAME: 'Human', GIT_AUTHOR_EMAIL: 'human@example.com', GIT_COMMITTER_NAME: 'Human', GIT_COMMITTER_EMAIL: 'human@example.com' } });
+  };
+  git(['init', '--quiet', '--initial-branch=main']);
+  fs.writeFileSync(path.join(workspace, 'README.md'), '# site\n');
+  git(['add', 'README.md']);
+  git(['commit', '--quiet', '-m', 'start']);
+  const store = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+  try {
+    await seedOffice(store, systemClock, path.basename(workspace));
+  } finally {
+    store.close();
+  }
+  return {
+    state,
+    workspace,
+    cleanup: () => {
+      dropState();
+      dropWorkspace();
+    },
+  };
+}
+
+const text = (r: CallToolResult): string => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+const out = <T>(r: CallToolResult): T => {
+  assert.notEqual(r.isError, true, text(r));
+  return r.structuredContent as T;
+};
+
+/** Polls `fn` (async) until it returns something truthy, pausing between tries; a deadline, never a timing assertion. */
+async function eventually<T>(fn: () => Promise<T | undefined | false>, what: string, pauseMs = 100, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, pauseMs));
+  }
+}
+
+/** The ledger entries of office tool calls (allowed or refused) by one actor. */
+const officeCalls = (events: Event[], actor: string): Event[] =>
+  events.filter((e) => (e.type === 'tool.called' || e.type === 'tool.denied') && e.data['toolset'] === 'office' && e.data['actor'] === actor);
+
+interface Served {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  log: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `holon serve --port 0 --workspace WS` and the URL it prints. */
+async function serve(state: string, workspace: string): Promise<Served> {
+  const child = spawn(process.execPath, [HOLON_BIN, 'serve', '--port', '0', '--state', state, '--workspace', workspace], { cwd: os.tmpdir(), env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'], timeout: 150_000 });
+  let log = '';
+  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const url = await until(() => /serving MCP on (http:\/\/\S+\/mcp)/.exec(log)?.[1], `holon serve to print its URL (stderr so far: ${log})`, 60_000);
+  return { child, url, log: () => log, exited };
+}
+
+async function httpClient(url: string, token: string, name: string): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+describe('the office through the built CLI', { concurrency: true }, () => {
+  test('stdio: bob is refused office.read, asks for a window, a human opens it from another process, and it closes by itself', { timeout: 180_000 }, async () => {
+    const { state, workspace, cleanup } = await officeState();
+    const bob = await mcpSession(state, DEMO_OFFICE.bob, ['--workspace', workspace]);
+    try {
+      // What bob's client saw of colleagues_list, to compare with what the journal holds.
+      const seen = { allowed: 0, refused: 0 };
+      const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> => {
+        const r = (await bob.client.callTool({ name, arguments: args })) as CallToolResult;
+        if (name === 'colleagues_list') seen[r.isError ? 'refused' : 'allowed']++;
+        return r;
+      };
+      const { tools } = await bob.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), OFFICE_TOOLS, 'every office tool is listed, whatever bob may call');
+
+      const refused = await call('colleagues_list');
+      assert.equal(refused.isError, true);
+      assert.equal(text(refused), NO_OFFICE_READ);
+
+      // 0.003 hours: a window of 10.8 s, long enough for the server's tail to see the decision on a slow machine.
+      const reason = 'REASON-TEXT-7f3: to know whom to ask about the footer copy';
+      const asked = out<{ approval: string; kind: string; status: string }>(
+        await call('approval_request', { title: 'See who is in the office', reason, kind: 'capability.window', capability: 'office.read', hours: 0.003 }),
+      );
+      assert.deepEqual([asked.kind, asked.status], ['capability.window', 'pending']);
+      assert.equal(text(await call('colleagues_list')), NO_OFFICE_READ, 'nothing changes before a human decides');
+
+      // The human decides in another process: this one, on the same state folder.
+      const human = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+      try {
+        const decided = await decideApproval(human, systemClock, asked.approval, 'approved', 'cli');
+        assert.equal(decided.status, 'approved');
+      } finally {
+        human.close();
+      }
+
+      // bob's server sees the decision by tailing the journal: the next call goes through.
+      const listed = await eventually(async () => {
+        const r = await call('colleagues_list');
+        return r.isError ? undefined : (r.structuredContent as { colleagues: { slug: string }[] });
+      }, 'bob\'s server to see the opened window');
+      assert.deepEqual(listed.colleagues.map((c) => c.slug), ['ada', 'lead', 'sandbox']);
+
+      // And once the window has closed, bob is refused again.
+      const after = await eventually(async () => {
+        const r = await call('colleagues_list');
+        return r.isError ? r : undefined;
+      }, 'the window to close', 500);
+      assert.equal(text(after), NO_OFFICE_READ);
+      await bob.close();
+
+      const events = readEvents(state);
+      const requested = events.filter((e) => e.type === 'approval.requested').map((e) => e.data['approval'] as { id: string; kind: string; mandate: string });
+      assert.deepEqual(requested.map((a) => [a.id, a.kind, a.mandate]), [[asked.approval, 'capability_window', DEMO_OFFICE.bob]]);
+      assert.deepEqual(events.filter((e) => e.type === 'approval.decided').map((e) => e.data), [{ id: asked.approval, decision: 'approved', channel: 'cli' }]);
+      const opened = events.filter((e) => e.type === 'capability.window.opened').map((e) => e.data as { approval: string; mandate: string; capability: unknown; opens_at: string; closes_at: string });
+      assert.equal(opened.length, 1);
+      assert.deepEqual([opened[0]?.approval, opened[0]?.mandate, opened[0]?.capability], [asked.approval, DEMO_OFFICE.bob, { name: 'office.read' }]);
+      assert.equal(Date.parse(opened[0]?.closes_at ?? '') - Date.parse(opened[0]?.opens_at ?? ''), 10_800, 'open for the hours asked');
+
+      // Every call is on the record as bob's, via MCP, with a safe summary.
+      const calls = officeCalls(events, 'bob');
+      assert.ok(calls.every((e) => e.data['mandate'] === DEMO_OFFICE.bob));
+      const request = calls.filter((e) => e.type === 'tool.called' && e.data['tool'] === 'approval_request');
+      assert.deepEqual(request.map((e) => e.data['summary']), [{ title: 'See who is in the office', kind: 'capability.window', capability: 'office.read', hours: 0.003 }]);
+      assert.ok(!JSON.stringify(calls).includes('REASON-TEXT'), 'the reason is not in any summary');
+      const denied = calls.filter((e) => e.type === 'tool.denied');
+      assert.ok(seen.refused >= 3 && seen.allowed >= 1);
+      assert.equal(denied.length, seen.refused, 'every refusal is ledgered once');
+      for (const d of denied) {
+        assert.equal(d.data['tool'], 'colleagues_list');
+        assert.equal(d.data['via'], 'mcp');
+        assert.deepEqual(d.data['denials'], [{ code: 'capability_missing', params: { capability: 'office.read' } }]);
+      }
+      const listCalls = calls.filter((e) => e.type === 'tool.called' && e.data['tool'] === 'colleagues_list');
+      assert.equal(listCalls.length, seen.refused + seen.allowed, 'every call, allowed or refused, is ledgered once');
+      assert.ok(listCalls.every((e) => JSON.stringify(e.data['summary']) === '{}'));
+      const windowEnd = Date.parse(opened[0]?.closes_at ?? '');
+      const lastDenial = denied[denied.length - 1];
+      assert.ok(lastDenial && Date.parse(lastDenial.time) >= windowEnd, 'the last refusal came once the window had closed');
+    } finally {
+      await bob.close();
+      cleanup();
+    }
+  });
+
+  test('HTTP: lead and ada reply to each other until the fourth hop no longer wakes; ada may not mail bob', { timeout: 180_000 }, async () => {
+    const { state, workspace, cleanup } = await officeState();
+    let served: Served | undefined;
+    const clients: Client[] = [];
+    try {
+      const leadToken = await json<{ token: string; mandate: string }>(state, ['token', 'create', '--mandate', DEMO_OFFICE.lead, '--ttl', '10m']);
+      const adaToken = await json<{ token: string; mandate: string }>(state, ['token', 'create', '--mandate', DEMO_OFFICE.ada, '--ttl', '10m']);
+      assert.deepEqual([leadToken.mandate, adaToken.mandate], [DEMO_OFFICE.lead, DEMO_OFFICE.ada]);
+      served = await serve(state, workspace);
+      const lead = await httpClient(served.url, leadToken.token, 'lead-agent');
+      clients.push(lead);
+      const ada = await httpClient(served.url, adaToken.token, 'ada-agent');
+      clients.push(ada);
+      const as = (c: Client) => async (name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> => (await c.callTool({ name, arguments: args })) as CallToolResult;
+      const agents = { lead: as(lead), ada: as(ada) };
+
+      assert.equal(out<{ slug: string }>(await agents.lead('whoami')).slug, 'lead', 'each token is its own mandate');
+      assert.equal(out<{ slug: string }>(await agents.ada('whoami')).slug, 'ada');
+
+      const first = out<{ to: string; number: number; state: string }>(await agents.ada('mail_send', { to: 'lead', subject: 'Footer links', body: 'BODY-MARK-start: the footer links are broken' }));
+      assert.deepEqual([first.to, first.state], ['lead', 'new']);
+
+      // They take turns: each replies on the newest new thread of its own inbox.
+      const hops: { by: string; to: string | null; hops: number | null; woke: boolean | null }[] = [];
+      for (let i = 0; i < 4; i++) {
+        const by = i % 2 === 0 ? 'lead' : 'ada';
+        const agent = agents[by as keyof typeof agents];
+        const box = out<{ threads: { number: number; state: string }[] }>(await agent('mail_inbox', { state: 'new' }));
+        assert.ok(box.threads.length > 0, `${by} has new mail`);
+        const number = Math.max(...box.threads.map((t) => t.number));
+        const r = out<{ number: number; state: string; delivered_to: string | null; woke: boolean | null; hops: number | null }>(await agent('mail_reply', { number, body: `BODY-MARK-${i}: reply ${i}` }));
+        assert.equal(r.state, 'replied');
+        hops.push({ by, to: r.delivered_to, hops: r.hops, woke: r.woke });
+      }
+      assert.deepEqual(hops, [
+        { by: 'lead', to: 'ada', hops: 1, woke: true },
+        { by: 'ada', to: 'lead', hops: 2, woke: true },
+        { by: 'lead', to: 'ada', hops: 3, woke: true },
+        { by: 'ada', to: 'lead', hops: 4, woke: false },
+      ]);
+
+      const refused = await agents.ada('mail_send', { to: 'bob', subject: 'Hi', body: 'BODY-MARK-bob' });
+      assert.equal(refused.isError, true);
+      assert.equal(text(refused), 'Not permitted: needs capability mail.send (for bob) — use approval_request');
+
+      for (const c of clients.splice(0)) await c.close();
+      served.child.kill('SIGTERM');
+      assert.equal(await served.exited, 0, 'SIGTERM stops it cleanly');
+      served = undefined;
+
+      const events = readEvents(state);
+      const guard = events.filter((e) => e.type === 'mail.loop_guard');
+      assert.equal(guard.length, 1);
+      assert.equal(guard[0]?.data['hops'], 4);
+      assert.equal(events.filter((e) => e.type === 'mail.replied').length, 4);
+      assert.equal(events.filter((e) => e.type === 'mail.sent' && (e.data['thread'] as { to: string }).to === 'bob').length, 0, 'nothing reached bob');
+
+      const calls = [...officeCalls(events, 'lead'), ...officeCalls(events, 'ada')];
+      assert.ok(!JSON.stringify(calls).includes('BODY-MARK'), 'no body in any tool.called or tool.denied entry');
+      const replies = calls.filter((e) => e.type === 'tool.called' && e.data['tool'] === 'mail_reply');
+      assert.equal(replies.length, 4);
+      assert.ok(replies.every((e) => typeof (e.data['summary'] as { body_length?: unknown }).body_length === 'number'));
+      const denied = calls.filter((e) => e.type === 'tool.denied');
+      assert.deepEqual(
+        denied.map((e) => [e.data['actor'], e.data['tool'], e.data['via'], e.data['denials']]),
+        [['ada', 'mail_send', 'mcp', [{ code: 'capability_scope', params: { capability: 'mail.send', target: 'bob', allowed: ['lead'] } }]]],
+      );
+      assert.ok(!served, 'stopped');
+    } finally {
+      await Promise.allSettled(clients.map((c) => c.close()));
+      if (served && served.child.exitCode === null) served.child.kill('SIGKILL');
+      cleanup();
+    }
+  });
+});
