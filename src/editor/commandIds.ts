@@ -15,4 +15,5 @@ export const COMMANDS = {
   createWallet: 'holon.createWallet',
   importWallet: 'holon.importWallet',
   showProposal: 'holon.showProposal',
+  createRunToken: 'holon.createRunToken',
 } as const;

@@ -21,6 +21,7 @@ import type { ProposalPanels } from './proposalPanel.ts';
 import type { ReceiptsPanel } from './receiptsPanel.ts';
 import { registries } from './settings.ts';
 import { harnessPermissions } from '../core/office/tools.ts';
+import { createRunToken } from '../core/runTokens.ts';
 import type { Mandate } from '../core/model.ts';
 
 /**
@@ -214,6 +215,28 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       const address = await deps.wallet.keep(undefined);
       void vscode.window.showInformationMessage(`Holon: wallet ${address} created. Fund it with the tokens your sellers take.`);
       return address;
+    }),
+    register(COMMANDS.createRunToken, async () => {
+      const mandate = state.selected ?? (await pickMandate(deps, 'Mandate the run acts for'));
+      if (!mandate) return undefined;
+      const ttl = await vscode.window.showQuickPick(
+        [
+          { label: '1 hour', ms: 3600_000 },
+          { label: '8 hours', ms: 8 * 3600_000 },
+          { label: '1 day', ms: 24 * 3600_000 },
+        ],
+        { placeHolder: `How long a client may use ${mandate} over HTTP (holon serve)` },
+      );
+      if (!ttl) return undefined;
+      const made = await createRunToken(await state.store(), state.clock, { mandate, ttlMs: ttl.ms, label: 'editor' });
+      // Shown once, never written anywhere: only its hash is kept. The client reads it from its environment.
+      const copy = 'Copy Token';
+      const answer = await vscode.window.showInformationMessage(
+        `Holon: run token ${made.id} for ${mandate}, until ${new Date(made.expires_at).toLocaleString()}. Start \`holon serve\` and give the client HOLON_RUN_TOKEN; \`holon token end ${made.id}\` ends the run.`,
+        copy,
+      );
+      if (answer === copy) await vscode.env.clipboard.writeText(made.token);
+      return made.id;
     }),
     register(COMMANDS.showProposal, async (idArg?: unknown) => {
       const open = Object.values(state.state.office.proposals).filter((p) => p.status === 'open');

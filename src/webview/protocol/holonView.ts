@@ -108,7 +108,7 @@ export const OpenArtifactCommand = z.strictObject({ type: z.literal('openArtifac
 export type OpenArtifactCommand = z.infer<typeof OpenArtifactCommand>;
 
 /** The commands the Holon view can run through `RunCommand`. */
-export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate', 'createWallet'] as const;
+export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate', 'createWallet', 'createRunToken'] as const;
 
 /** View → host: run one of Holon's commands (select mandate, fund, receipts, create mandate). */
 export const RunCommand = z.strictObject({ type: z.literal('run'), command: z.enum(RUN_COMMANDS) });

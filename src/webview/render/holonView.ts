@@ -226,6 +226,7 @@ function renderBudget(doc: Document, mandate: string, budget: BudgetInfo | null,
       run(doc, 'Receipts', 'showReceipts', view, true),
       run(doc, 'Switch', 'selectMandate', view, true),
       run(doc, 'Fund', 'fundAccount', view, true),
+      run(doc, 'Run Token', 'createRunToken', view, true),
     ),
   );
   return node;

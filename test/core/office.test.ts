@@ -1,0 +1,65 @@
+/** The office's pure parts: the personnel file's form, its plain-English change, the side-by-side diff, the harness lists. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { grantOfEntry, personnelChange, personnelOf, sideBySide } from '../../src/core/office/personnel.ts';
+import { harnessPermissions, OFFICE_TOOL_CAPABILITIES } from '../../src/core/office/tools.ts';
+import type { Mandate } from '../../src/core/model.ts';
+
+const mandate = (capabilities: Mandate['capabilities'], status: Mandate['status'] = 'active'): Mandate => ({
+  id: 'demo/ada',
+  account: 'demo',
+  name: 'ada',
+  grantee: { slug: 'ada', name: 'Ada', role: 'engineer', manager: 'agent:lead' },
+  currency: 'EUR',
+  budget: { total: '5.00', per_day: '2.00', per_call: null },
+  approval_threshold: '0.50',
+  toolsets: ['office'],
+  capabilities,
+  data: { regions: null, retention_days: null, training: false },
+  expires_at: null,
+  status,
+  created_at: '2026-12-01T00:00:00Z',
+  updated_at: '2026-12-01T00:00:00Z',
+});
+
+describe('personnel.yaml form', () => {
+  test('a bare name, {name: params} and the list shorthand are the same grants as the mandate holds', () => {
+    assert.deepEqual(grantOfEntry('mail.read'), { name: 'mail.read' });
+    assert.deepEqual(grantOfEntry({ 'mail.send': ['lead'] }), { name: 'mail.send', params: { to: ['lead'] } });
+    assert.deepEqual(grantOfEntry({ 'forge.write': { repos: ['site'] } }), { name: 'forge.write', params: { repos: ['site'] } });
+    assert.deepEqual(grantOfEntry({ 'net.egress': ['api.example.com'] }), { name: 'net.egress', params: { values: ['api.example.com'] } });
+    for (const bad of ['Mail Read', '', { a: 1, b: 2 }, { 'x.y': 5 }] as const) assert.throws(() => grantOfEntry(bad as never), /capabilit|parameters/);
+  });
+
+  test('a re-parameterised capability is a change, not a loss; status and budget changes are named', () => {
+    const before = personnelOf(mandate([{ name: 'mail.read' }, { name: 'forge.write', params: { repos: ['a'] } }, { name: 'hr.propose' }]));
+    const after = { ...personnelOf(mandate([{ name: 'mail.read' }, { name: 'forge.write', params: { repos: ['a', 'b'] } }, { name: 'office.read' }], 'suspended')), budget: { ...before.budget, per_day: '3.00' } };
+    assert.deepEqual(personnelChange(before, after), {
+      gains: ['gains: office.read'],
+      losses: ['hr.propose'],
+      changes: ['changes: forge.write ({"repos":["a"]} → {"repos":["a","b"]})', 'changes: status (hired → suspended)', 'changes: budget per day (2.00 → 3.00)'],
+    });
+  });
+
+  test('side by side: removed lines pair with the lines that replace them; the rest stands alone', () => {
+    assert.deepEqual(sideBySide('a\nb\nc\n', 'a\nB\nc\nd\n'), [
+      { kind: 'same', left: 'a', right: 'a' },
+      { kind: 'changed', left: 'b', right: 'B' },
+      { kind: 'same', left: 'c', right: 'c' },
+      { kind: 'added', left: null, right: 'd' },
+    ]);
+    assert.deepEqual(sideBySide('a\nb\n', 'a\n'), [
+      { kind: 'same', left: 'a', right: 'a' },
+      { kind: 'removed', left: 'b', right: null },
+    ]);
+  });
+});
+
+describe("Claude Code's permission lists", () => {
+  test('the tools the mandate grants are allowed, every other office tool denied, whoami always allowed', () => {
+    const { allow, deny } = harnessPermissions('holon-demo-ada', mandate([{ name: 'mail.read' }, { name: 'forge.read', params: { repos: ['site'] } }]));
+    assert.deepEqual(allow, ['whoami', 'mail_inbox', 'mail_read', 'mail_reply', 'mail_close', 'forge_list_prs'].map((t) => `mcp__holon-demo-ada__${t}`));
+    assert.equal(allow.length + deny.length, Object.keys(OFFICE_TOOL_CAPABILITIES).length);
+    assert.ok(deny.includes('mcp__holon-demo-ada__forge_open_pr'));
+  });
+});
