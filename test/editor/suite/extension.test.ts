@@ -22,6 +22,8 @@ const COMMAND_IDS = [
   'holon.openStateFolder',
   'holon.createWallet',
   'holon.importWallet',
+  'holon.showProposal',
+  'holon.createRunToken',
 ];
 
 describe('Holon in a real VS Code', function () {
