@@ -107,6 +107,18 @@ describe('gating and the ledger', () => {
     assert.equal(Object.values(runtime.store.state.office.threads).filter((t) => t.to === 'bob').length, 0, 'nothing delivered');
   });
 
+  test('a suspended colleague may still ask who it is, and nothing else', async () => {
+    await patchMandate(runtime.store, clock, DEMO_OFFICE.bob, { status: 'suspended' });
+    try {
+      assert.notEqual((await bob('whoami')).isError, true);
+      const r = await bob('mail_inbox');
+      assert.equal(r.isError, true);
+      assert.match(text(r), /^Not permitted: /);
+    } finally {
+      await patchMandate(runtime.store, clock, DEMO_OFFICE.bob, { status: 'active' });
+    }
+  });
+
   test('bad arguments are refused before anything is ledgered or written', async () => {
     const seq = runtime.store.seq;
     for (const [tool, args] of [

@@ -9,7 +9,7 @@ import { HolonError } from '../../core/errors.ts';
 import type { LedgerEvents } from '../../core/ledger.ts';
 import { ledgerToolCall } from '../../core/ledger.ts';
 import { grantsNow } from '../../core/office/colleagues.ts';
-import { mandateOf } from '../../core/mandates.ts';
+import { mandateDenials, mandateOf } from '../../core/mandates.ts';
 import { denialTexts } from '../../core/present.ts';
 import type { ToolContext, ToolDef, Toolset } from './toolDef.ts';
 
@@ -63,6 +63,9 @@ export const checkCapability: Middleware = async (call, next) => {
   const mandate = mandateOf(s, call.ctx.mandate);
   const anyOf = typeof call.tool.capability === 'string' ? [call.tool.capability] : call.tool.capability;
   const now = call.ctx.deps.clock.now();
+  // A suspended, revoked or expired mandate grants nothing, whatever its list of capabilities says.
+  const inactive = mandateDenials(mandate, now);
+  if (inactive.length > 0) throw new HolonError('denied', denialTexts(inactive).join('; '), { mandate: mandate.id }, inactive);
   if (anyOf.some((c) => grantsNow(s, mandate, c, now).length > 0)) return next(call);
   const refused = denial('capability_missing', { capability: anyOf.join(' or ') });
   throw new HolonError('denied', denialTexts([refused]).join('; '), { capability: refused.params.capability }, [refused]);
