@@ -142,7 +142,7 @@ describe('the office through the built CLI', { concurrency: true }, () => {
         const r = await call('colleagues_list');
         return r.isError ? undefined : (r.structuredContent as { colleagues: { slug: string }[] });
       }, 'bob\'s server to see the opened window');
-      assert.deepEqual(listed.colleagues.map((c) => c.slug), ['ada', 'lead', 'sandbox']);
+      assert.deepEqual(listed.colleagues.map((c) => c.slug), ['ada', 'lead']);
 
       // And once the window has closed, bob is refused again.
       const after = await eventually(async () => {

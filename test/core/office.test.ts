@@ -29,6 +29,10 @@ describe('personnel.yaml form', () => {
     assert.deepEqual(grantOfEntry({ 'forge.write': { repos: ['site'] } }), { name: 'forge.write', params: { repos: ['site'] } });
     assert.deepEqual(grantOfEntry({ 'net.egress': ['api.example.com'] }), { name: 'net.egress', params: { values: ['api.example.com'] } });
     for (const bad of ['Mail Read', '', { a: 1, b: 2 }, { 'x.y': 5 }] as const) assert.throws(() => grantOfEntry(bad as never), /capabilit|parameters/);
+    // A parameter that would not check as written is refused, never read as "no restriction".
+    for (const bad of [{ 'mail.send': { to: 'nobody' } }, { 'mail.send': { To: ['bob'] } }, { 'forge.write': { repos: 'only-this' } }, { 'forge.read': { repos: [1] } }]) {
+      assert.throws(() => grantOfEntry(bad), /takes only|list of names/, JSON.stringify(bad));
+    }
   });
 
   test('a re-parameterised capability is a change, not a loss; status and budget changes are named', () => {
@@ -37,8 +41,17 @@ describe('personnel.yaml form', () => {
     assert.deepEqual(personnelChange(before, after), {
       gains: ['gains: office.read'],
       losses: ['hr.propose'],
-      changes: ['changes: forge.write ({"repos":["a"]} → {"repos":["a","b"]})', 'changes: status (hired → suspended)', 'changes: budget per day (2.00 → 3.00)'],
+      changes: ['changes: forge.write ({"repos":["a"]} → {"repos":["a","b"]})', 'changes: status (hired → suspended)', 'changes: budget per day (2.00 EUR → 3.00 EUR)'],
     });
+  });
+
+  test('a hire names every field it sets, not only its capabilities', () => {
+    const hire = { ...personnelOf(mandate([{ name: 'mail.read' }])), budget: { currency: 'EUR', total: '50.00', per_day: '900000.00', per_call: null } };
+    const c = personnelChange(null, hire);
+    assert.deepEqual(c.gains, ['gains: mail.read']);
+    assert.ok(c.changes.includes('changes: budget per day (none → 900000.00 EUR)'), c.changes.join('\n'));
+    assert.ok(c.changes.includes('changes: manager (none → agent:lead)'));
+    assert.ok(c.changes.includes('changes: toolsets (none → office)'));
   });
 
   test('side by side: removed lines pair with the lines that replace them; the rest stands alone', () => {

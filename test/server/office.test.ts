@@ -184,6 +184,29 @@ describe('mail', () => {
     assert.equal(replied.length, 4);
   });
 
+  test('replying again and again on one mail cannot keep waking its sender', async () => {
+    const sent = out<{ number: number }>(await lead('mail_send', { to: 'ada', subject: 'One question', body: 'q' }));
+    const woke: (boolean | null)[] = [];
+    for (let i = 0; i < 5; i++) woke.push(out<{ woke: boolean | null }>(await ada('mail_reply', { number: sent.number, body: `a${i}` })).woke);
+    assert.deepEqual(woke, [true, true, true, false, false]);
+  });
+
+  test('a window or a proposal whose parameters would not check as written is refused before a human sees it', async () => {
+    for (const capability of [{ 'mail.send': { to: 'nobody' } }, { 'mail.send': { To: ['bob'] } }]) {
+      const r = await ada('approval_request', { title: 'narrow', reason: 'r', kind: 'capability.window', capability, hours: 1 });
+      assert.match(text(r), /^invalid_input: /, JSON.stringify(capability));
+    }
+    assert.match(text(await lead('hr_propose_change', { slug: 'ada', reason: 'r', add_capabilities: [{ 'forge.write': { repos: 'only-this' } }] })), /^invalid_input: /);
+  });
+
+  test('the office is the account: another account\'s mandate is nobody\'s colleague, and cannot be mailed', async () => {
+    const { createMandate } = await import('../../src/core/mandates.ts');
+    await createMandate(runtime.store, clock, 'other/zed', { toolsets: ['office'], grantee: { slug: 'zed', name: 'Zed', role: 'x', manager: null }, capabilities: [{ name: 'mail.read' }] });
+    assert.ok(!out<{ colleagues: { slug: string }[] }>(await lead('colleagues_list')).colleagues.some((c) => c.slug === 'zed'));
+    assert.match(text(await lead('mail_send', { to: 'zed', subject: 's', body: 'b' })), /not a hired colleague/);
+    assert.match(text(await lead('hr_propose_change', { slug: 'sandbox', reason: 'r', add_capabilities: ['pay'] })), /^not_found: /, 'the human\'s own market mandate is not in the office');
+  });
+
   test('closing a thread takes it out of the open inbox; a reply on it is refused', async () => {
     const box = out<{ threads: { number: number }[] }>(await ada('mail_inbox'));
     const n = box.threads[0]?.number as number;
@@ -205,7 +228,7 @@ describe('approval requests', () => {
     await decideApproval(runtime.store, clock, asked.approval, 'approved', 'panel');
     assert.deepEqual(types(after_(seq)), ['approval.decided', 'capability.window.opened', 'approval.used']);
     const list = out<{ colleagues: { slug: string }[] }>(await bob('colleagues_list'));
-    assert.deepEqual(list.colleagues.map((c) => c.slug), ['ada', 'lead', 'sandbox'], 'every mandate\'s grantee is a colleague');
+    assert.deepEqual(list.colleagues.map((c) => c.slug), ['ada', 'lead'], 'the office is the account\'s mandates that offer it, not the human\'s market mandate');
     clock.advance(2 * 3600_000 - 1);
     assert.notEqual((await bob('office_overview')).isError, true, 'open until its last millisecond');
     clock.advance(1);
@@ -242,9 +265,12 @@ describe('artifacts', () => {
     assert.equal(fs.readFileSync(path.join(workspace, r.path), 'utf8'), '# Q4\nCONTENT-XYZ\n');
     const meta = JSON.parse(fs.readFileSync(path.join(workspace, path.dirname(r.path), 'artifact.json'), 'utf8')) as { title: string; author: string };
     assert.deepEqual([meta.title, meta.author], ['Q4 report', 'ada']);
-    assert.equal(gitIn(['log', '-1', '--format=%an|%cn|%s']), 'Ada Engineer|Holon office|Publish artifact: Q4 report');
-    assert.equal(gitIn(['show', '--name-only', '--format=', 'HEAD']).split('\n').length, 2);
-    assert.equal(r.commit, gitIn(['rev-parse', 'HEAD']));
+    assert.equal(gitIn(['log', '-1', '--format=%an|%cn|%s', 'refs/holon/artifacts']), 'Ada Engineer|Holon office|Publish artifact: Q4 report');
+    assert.equal(gitIn(['show', '--name-only', '--format=', 'refs/holon/artifacts']).split('\n').length, 2);
+    assert.equal(r.commit, gitIn(['rev-parse', 'refs/holon/artifacts']));
+    // On the office's own ref: the human's branch and index are untouched.
+    assert.equal(gitIn(['log', '-1', '--format=%s', 'main']), 'start');
+    assert.equal(gitIn(['diff', '--cached', '--name-only']), '');
     const events = after_(seq);
     assert.deepEqual(types(events), ['tool.called', 'artifact.published']);
     assert.ok(!JSON.stringify(events).includes('CONTENT-XYZ'));
@@ -281,6 +307,26 @@ describe('artifacts', () => {
     assert.ok(!after_(seq).some((e) => e.type === 'artifact.published'));
     const odd = out<{ path: string }>(await ada('artifact_publish', { title: 't', filename: 'my report (v2).md', content: 'x' }));
     assert.ok(odd.path.endsWith('/my-report--v2-.md'), odd.path);
+  });
+
+  test('hooks and an fsmonitor an agent planted in the repository never run; parallel publishes all commit', async () => {
+    const marker = path.join(os.tmpdir(), `holon-hook-ran-${process.pid}`);
+    fs.rmSync(marker, { force: true });
+    for (const hook of ['post-commit', 'pre-commit', 'prepare-commit-msg', 'post-index-change', 'reference-transaction']) {
+      fs.writeFileSync(path.join(workspace, '.git', 'hooks', hook), `#!/bin/sh\necho ${hook} >> ${marker}\n`, { mode: 0o755 });
+    }
+    gitIn(['config', 'core.fsmonitor', `sh -c "echo fsmonitor >> ${marker}" #`]);
+    try {
+      const results = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => ada('artifact_publish', { title: `Part ${i}`, filename: `part-${i}.txt`, content: `part ${i}` })));
+      const commits = results.map((r) => out<{ commit: string | null }>(r).commit);
+      assert.ok(commits.every((c) => typeof c === 'string'), 'every publish committed');
+      assert.equal(new Set(commits).size, 6);
+      assert.equal(fs.existsSync(marker), false, 'no hook or fsmonitor ran');
+      for (let i = 1; i <= 6; i++) assert.match(gitIn(['log', '--format=%s', 'refs/holon/artifacts']), new RegExp(`Publish artifact: Part ${i}`));
+    } finally {
+      gitIn(['config', '--unset', 'core.fsmonitor']);
+      for (const hook of ['post-commit', 'pre-commit', 'prepare-commit-msg', 'post-index-change', 'reference-transaction']) fs.rmSync(path.join(workspace, '.git', 'hooks', hook), { force: true });
+    }
   });
 
   test('a planted link in place of the artifacts folder is refused, nothing written through it', async () => {

@@ -42,7 +42,7 @@ function portFlag(value: string | undefined): number {
 const serveCmd: Command = {
   name: 'serve',
   usage:
-    'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] [--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR] [--github-owner ORG [--github-api URL]]',
+    'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] [--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation] [--elicitation-wait SECONDS] [--allow-private-sellers] [--workspace DIR] [--github-owner ORG [--github-api URL]]',
   summary: `Serves MCP over Streamable HTTP at http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH} (loopback only unless --public). Each client presents a run token (holon token create) and gets the tools of that token's mandate.`,
   options: {
     host: { type: 'string', help: 'the address to listen on (default 127.0.0.1); anything but loopback needs --public' },
@@ -52,7 +52,10 @@ const serveCmd: Command = {
     'allowed-origins': { type: 'string', help: 'browser Origins accepted besides the loopback ones, e.g. http://myhost.lan:7374' },
     'approval-wait': { type: 'string', help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})` },
     'elicitation-wait': { type: 'string', help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})` },
-    'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
+    elicitation: {
+      type: 'boolean',
+      help: 'also ask by MCP elicitation (off by default: an HTTP client is often started from a shell the agent shares, and the form goes to whoever holds the token)',
+    },
     'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
     workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)' },
     ...GITHUB_OPTIONS,
@@ -68,7 +71,9 @@ const serveCmd: Command = {
     if (!hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir}`);
     const approvals = {
       waitMs: secondsFlag(str(ctx.opts, 'approval-wait'), 'approval-wait', DEFAULT_WAIT_SECONDS.approval),
-      elicitation: !ctx.opts['no-elicitation'],
+      // Over HTTP the form reaches whatever holds the run token, which can be the agent itself: the human
+      // answers in the Holon view or at a terminal unless they chose otherwise.
+      elicitation: ctx.opts['elicitation'] === true,
       elicitationWaitMs: secondsFlag(str(ctx.opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
     };
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());

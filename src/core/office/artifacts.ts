@@ -12,7 +12,8 @@ import { HolonError } from '../errors.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
 import type { EventStore } from '../store.ts';
-import { commitPaths, repoRoot } from './git.ts';
+import { commitToArtifactsRef, repoRoot } from './git.ts';
+import type { Logger } from '../deps.ts';
 import type { Artifact, OfficeFields } from './slice.ts';
 import { officeEvent } from './slice.ts';
 
@@ -95,7 +96,7 @@ export interface PublishRequest {
 }
 
 /** Writes, commits and records one new artifact. */
-export async function publishArtifact(store: EventStore<MandatesFields & OfficeFields>, clock: Clock, r: PublishRequest): Promise<Artifact> {
+export async function publishArtifact(store: EventStore<MandatesFields & OfficeFields>, clock: Clock, r: PublishRequest, logger?: Logger): Promise<Artifact> {
   const m = mandateOf(store.state, r.mandate);
   const filename = artifactFileName(r.filename);
   const bytes = artifactBytes(r.content, r.content_base64);
@@ -105,9 +106,15 @@ export async function publishArtifact(store: EventStore<MandatesFields & OfficeF
   const meta = { id, title: r.title, summary: r.summary ?? null, filename, kind: artifactKind(filename), author: m.grantee.slug, mandate: m.id, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), created_at };
   // Both files appear at once: the folder is complete before it gets its name.
   const staging = fs.mkdtempSync(path.join(root, '.staging-'));
+  // The folder could have been swapped for a link since it was checked: the writes go only where it still is.
+  const stillInside = (): void => {
+    if (path.dirname(fs.realpathSync(staging)) !== root) throw new HolonError('conflict', `${root} changed while publishing; the office will not write through it`, { path: root });
+  };
   try {
+    stillInside();
     fs.writeFileSync(path.join(staging, filename), bytes, { flag: 'wx' });
     fs.writeFileSync(path.join(staging, 'artifact.json'), JSON.stringify(meta, null, 2) + '\n', { flag: 'wx' });
+    stillInside();
     fs.renameSync(staging, path.join(root, id));
   } catch (err) {
     fs.rmSync(staging, { recursive: true, force: true });
@@ -119,8 +126,14 @@ export async function publishArtifact(store: EventStore<MandatesFields & OfficeF
   let commit: string | null = null;
   const repo = await repoRoot(workspaceReal);
   if (repo) {
-    const inRepo = [path.join(folder, filename), path.join(folder, 'artifact.json')].map((p) => path.relative(repo, p));
-    commit = await commitPaths(repo, inRepo, `Publish artifact: ${r.title.replace(/\s+/g, ' ').slice(0, 200)}`, { name: m.grantee.name, email: `${m.grantee.slug}@agents.holon.invalid` });
+    const files = [path.join(folder, filename), path.join(folder, 'artifact.json')].map((abs) => ({ abs, path: path.relative(repo, abs).split(path.sep).join('/') }));
+    try {
+      commit = await commitToArtifactsRef(repo, files, `Publish artifact: ${r.title.replace(/\s+/g, ' ').slice(0, 200)}`, { name: m.grantee.name, email: `${m.grantee.slug}@agents.holon.invalid` });
+    } catch (err) {
+      // The files are published either way; a repository git cannot write to leaves them uncommitted.
+      logger?.warn(`artifact ${id}: not committed: ${String((err as Error).message).split('\n')[0]}`);
+      commit = null;
+    }
   }
   const artifact: Artifact = { id, mandate: m.id, slug: m.grantee.slug, title: r.title, summary: r.summary ?? null, filename, kind: meta.kind, path: rel, bytes: bytes.length, sha256: meta.sha256, commit, created_at };
   await store.transact(() => ({ events: [officeEvent('artifact.published', { artifact })], result: undefined }));

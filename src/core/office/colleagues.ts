@@ -10,25 +10,33 @@ import type { OfficeFields } from './slice.ts';
 import type { PersonnelStatus } from './personnel.ts';
 import { personnelStatus } from './personnel.ts';
 
-/** The mandate that is a grantee's personnel file: the first by id, when one slug has several. */
-export function colleagueMandate(s: MandatesFields, slug: string): Mandate | undefined {
+/**
+ * The office a mandate works in: its account. Its colleagues are that account's mandates that offer the
+ * office toolset — not every mandate of the state (a human's own market mandate is nobody's colleague).
+ */
+function inOffice(m: Mandate, office: string): boolean {
+  return m.account === office && m.toolsets.includes('office');
+}
+
+/** The mandate that is a grantee's personnel file in an office: the first by id, when one slug has several. */
+export function colleagueMandate(s: MandatesFields, slug: string, office: string): Mandate | undefined {
   let found: Mandate | undefined;
-  for (const m of Object.values(s.mandates)) if (m.grantee.slug === slug && (!found || m.id < found.id)) found = m;
+  for (const m of Object.values(s.mandates)) if (m.grantee.slug === slug && inOffice(m, office) && (!found || m.id < found.id)) found = m;
   return found;
 }
 
 /** The colleague's mandate, or not_found. */
-export function colleagueOf(s: MandatesFields, slug: string): Mandate {
-  const m = colleagueMandate(s, slug);
+export function colleagueOf(s: MandatesFields, slug: string, office: string): Mandate {
+  const m = colleagueMandate(s, slug, office);
   if (!m) throw new HolonError('not_found', `no colleague "${slug}" in this office`, { slug });
   return m;
 }
 
-/** Every colleague (one per slug), by slug. */
-export function colleagues(s: MandatesFields): { slug: string; mandate: Mandate; status: PersonnelStatus }[] {
-  const slugs = [...new Set(Object.values(s.mandates).map((m) => m.grantee.slug))].sort();
+/** Every colleague of an office (one per slug), by slug. */
+export function colleagues(s: MandatesFields, office: string): { slug: string; mandate: Mandate; status: PersonnelStatus }[] {
+  const slugs = [...new Set(Object.values(s.mandates).filter((m) => inOffice(m, office)).map((m) => m.grantee.slug))].sort();
   return slugs.map((slug) => {
-    const mandate = colleagueMandate(s, slug) as Mandate;
+    const mandate = colleagueMandate(s, slug, office) as Mandate;
     return { slug, mandate, status: personnelStatus(mandate) };
   });
 }
@@ -57,9 +65,10 @@ export function capabilityNamesNow(s: MandatesFields & OfficeFields, mandate: Ma
  */
 export function grantsAllow(grants: CapabilityGrant[], key: string, target: string): boolean {
   return grants.some((g) => {
-    const v = g.params?.[key];
-    if (!Array.isArray(v)) return true;
-    return v.some((x) => x === '*' || x === target);
+    if (!g.params || !(key in g.params)) return true;
+    // A list that is not a list (a journal written otherwise) restricts to nothing rather than to everything.
+    const v = g.params[key];
+    return Array.isArray(v) && v.some((x) => x === '*' || x === target);
   });
 }
 

@@ -4,17 +4,27 @@
  * branch name an agent chose cannot become an option or a command.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { HolonError } from '../errors.ts';
 
 const run = promisify(execFile);
 
-/** The office commits as itself; the agent is the commit's author. */
-const OFFICE_COMMITTER = { GIT_COMMITTER_NAME: 'Holon office', GIT_COMMITTER_EMAIL: 'office@holon.invalid' };
+/**
+ * What every git run turns off: a workspace an agent can write may carry hooks, an fsmonitor command or
+ * system config that would run programs inside the server. Plumbing runs no hooks; these cover the rest.
+ */
+const SAFE = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+
+/** Where the office commits artifacts: its own ref, never the human's branch or index. */
+export const ARTIFACTS_REF = 'refs/holon/artifacts';
 
 /** Runs git in `cwd`; stdout trimmed. */
 export async function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
-  const { stdout } = await run('git', args, { cwd, env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0' }, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run('git', [...SAFE, ...args], { cwd, env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 16 * 1024 * 1024 });
   return stdout.trim();
 }
 
@@ -57,10 +67,46 @@ export async function isMerged(cwd: string, ancestor: string, branch: string): P
   }
 }
 
-/** Commits exactly `paths` (nothing else the human staged), authored by the agent; returns the commit. */
-export async function commitPaths(root: string, paths: string[], message: string, author: { name: string; email: string }): Promise<string> {
-  // -f: the state folder is often ignored, and the artifact is meant to be committed all the same.
-  await git(root, ['add', '-f', '--', ...paths]);
-  await git(root, ['commit', '--quiet', '--no-verify', `--author=${author.name} <${author.email}>`, '-m', message, '--', ...paths], OFFICE_COMMITTER);
-  return git(root, ['rev-parse', 'HEAD']);
+/**
+ * Commits files onto ARTIFACTS_REF, authored by the agent and committed by the office, with plumbing and
+ * a private index: the human's branch, index and working tree are never touched, no hook or filter runs,
+ * and two publishes racing retry on the ref's compare-and-swap instead of fighting over index.lock.
+ */
+export async function commitToArtifactsRef(root: string, files: { path: string; abs: string }[], message: string, author: { name: string; email: string }): Promise<string> {
+  const index = path.join(os.tmpdir(), `holon-index-${randomBytes(8).toString('hex')}`);
+  // Angle brackets would let a name carry an address of its own into the author line.
+  const clean = (t: string): string => t.replace(/[<>\n]/g, '').trim() || 'agent';
+  const env = {
+    GIT_INDEX_FILE: index,
+    GIT_AUTHOR_NAME: clean(author.name),
+    GIT_AUTHOR_EMAIL: clean(author.email),
+    GIT_COMMITTER_NAME: 'Holon office',
+    GIT_COMMITTER_EMAIL: 'office@holon.invalid',
+  };
+  try {
+    for (let attempt = 0; ; attempt++) {
+      let parent: string | null = null;
+      try {
+        parent = await git(root, ['rev-parse', '--verify', '--quiet', `${ARTIFACTS_REF}^{commit}`]);
+      } catch {
+        parent = null;
+      }
+      fs.rmSync(index, { force: true });
+      await git(root, parent ? ['read-tree', parent] : ['read-tree', '--empty'], env);
+      for (const f of files) {
+        const blob = await git(root, ['hash-object', '-w', '--no-filters', '--', f.abs], env);
+        await git(root, ['update-index', '--add', '--cacheinfo', `100644,${blob},${f.path}`], env);
+      }
+      const tree = await git(root, ['write-tree'], env);
+      const commit = await git(root, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], env);
+      try {
+        await git(root, ['update-ref', ARTIFACTS_REF, commit, parent ?? '0'.repeat(40)], env);
+        return commit;
+      } catch (err) {
+        if (attempt >= 8) throw err;
+      }
+    }
+  } finally {
+    fs.rmSync(index, { force: true });
+  }
 }

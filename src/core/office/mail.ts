@@ -27,8 +27,9 @@ export function mailHeader(t: Pick<MailThread, 'from' | 'from_mandate'>, s: Mand
 }
 
 function newThread(s: OfficeFields, fields: Omit<MailThread, 'id' | 'number' | 'state' | 'comments' | 'created_at' | 'updated_at'>, at: string): MailThread {
-  const number = (s.office.numbers[fields.to] ?? 0) + 1;
-  return { ...fields, id: `${fields.to}#${number}`, number, state: 'new', comments: [], created_at: at, updated_at: at };
+  const inbox = `${fields.office}/${fields.to}`;
+  const number = (s.office.numbers[inbox] ?? 0) + 1;
+  return { ...fields, id: `${inbox}#${number}`, number, state: 'new', comments: [], created_at: at, updated_at: at };
 }
 
 /** Starts a thread in a colleague's inbox. The recipient must be hired and inside `mail.send`'s `to`. */
@@ -41,25 +42,26 @@ export function sendMail(store: EventStore<Office>, clock: Clock, r: { mandate: 
       const d = denial('capability_scope', { capability: CAP.mailSend, target: r.to, allowed: allowedTargets(grants, 'to') });
       throw new HolonError('denied', `mail.send does not cover ${r.to}`, { to: r.to }, [d]);
     }
-    const recipient = colleagueMandate(s, r.to);
+    const recipient = colleagueMandate(s, r.to, sender.account);
     if (!recipient || recipient.status !== 'active') throw new HolonError('not_found', `"${r.to}" is not a hired colleague`, { to: r.to });
     if (r.to === sender.grantee.slug) throw new HolonError('invalid_input', 'mail goes to a colleague, not to yourself');
-    const thread = newThread(s, { to: r.to, from: sender.grantee.slug, from_mandate: sender.id, subject: r.subject, body: r.body, hops: 0, notifies: null, woke: true }, new Date(now).toISOString());
+    const thread = newThread(s, { office: sender.account, to: r.to, from: sender.grantee.slug, from_mandate: sender.id, subject: r.subject, body: r.body, hops: 0, notifies: null, woke: true }, new Date(now).toISOString());
     return { events: [officeEvent('mail.sent', { thread })], result: thread };
   });
 }
 
 /** The caller's inbox, newest first: everything not closed by default. */
 export function inbox(s: Office, mandate: string, state: MailState | 'open' = 'open'): MailThread[] {
-  const slug = mandateOf(s, mandate).grantee.slug;
+  const me = mandateOf(s, mandate);
+  const slug = me.grantee.slug;
   return Object.values(s.office.threads)
-    .filter((t) => t.to === slug && (state === 'open' ? t.state !== 'closed' : t.state === state))
+    .filter((t) => t.to === slug && t.office === me.account && (state === 'open' ? t.state !== 'closed' : t.state === state))
     .sort((a, b) => (a.updated_at > b.updated_at ? -1 : a.updated_at < b.updated_at ? 1 : b.number - a.number));
 }
 
 function threadIn(s: Office, mandate: string, number: number): MailThread {
-  const slug = mandateOf(s, mandate).grantee.slug;
-  const t = s.office.threads[`${slug}#${number}`];
+  const me = mandateOf(s, mandate);
+  const t = s.office.threads[`${me.account}/${me.grantee.slug}#${number}`];
   if (!t) throw new HolonError('not_found', `no mail #${number} in your inbox`, { number });
   return t;
 }
@@ -85,12 +87,13 @@ export function replyMail(store: EventStore<Office>, clock: Clock, r: { mandate:
     const at = new Date(clock.now()).toISOString();
     const events: NewEvent[] = [];
     let delivered: MailThread | null = null;
-    const back = t.from_mandate ? colleagueMandate(s, t.from) : undefined;
+    const back = t.from_mandate ? colleagueMandate(s, t.from, me.account) : undefined;
     if (back && back.status === 'active' && t.from !== me.grantee.slug) {
-      const hops = t.hops + 1;
+      // Each reply on one thread is a hop too: replying again and again to one mail cannot keep waking its sender.
+      const hops = t.hops + 1 + t.comments.filter((c) => c.from === me.grantee.slug).length;
       delivered = newThread(
         s,
-        { to: t.from, from: me.grantee.slug, from_mandate: me.id, subject: t.subject.startsWith('Re: ') ? t.subject : `Re: ${t.subject}`.slice(0, 200), body: r.body, hops, notifies: t.id, woke: hops <= MAX_WAKING_HOPS },
+        { office: me.account, to: t.from, from: me.grantee.slug, from_mandate: me.id, subject: t.subject.startsWith('Re: ') ? t.subject : `Re: ${t.subject}`.slice(0, 200), body: r.body, hops, notifies: t.id, woke: hops <= MAX_WAKING_HOPS },
         at,
       );
       events.push(officeEvent('mail.sent', { thread: delivered }));

@@ -56,6 +56,32 @@ const SHORTHAND_KEY: Record<string, string> = {
 
 const CAPABILITY_NAME = /^[a-z][a-z0-9_-]*(\.[a-z0-9_*-]+)*$/;
 
+/**
+ * The parameters a capability Holon checks may carry, each a list of strings. A grant of one of these
+ * with any other key, or a list that is not a list of strings, is refused: a parameter that does not
+ * check as written would be read as "no restriction", wider than what the human was shown.
+ */
+const LIST_PARAMS: Record<string, readonly string[]> = {
+  [CAP.mailSend]: ['to'],
+  [CAP.forgeRead]: ['repos'],
+  [CAP.forgeWrite]: ['repos'],
+  [CAP.marketCall]: ['capabilities'],
+  [CAP.pay]: ['payees'],
+};
+
+function checkedParams(name: string, params: Record<string, unknown>): CapabilityGrant {
+  const allowed = LIST_PARAMS[name];
+  if (allowed) {
+    for (const [key, value] of Object.entries(params)) {
+      if (!allowed.includes(key)) throw new HolonError('invalid_input', `capability "${name}" takes only ${allowed.map((k) => `"${k}"`).join(', ')}, not "${key}"`);
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 200) || value.length > 200) {
+        throw new HolonError('invalid_input', `capability "${name}": "${key}" is a list of names`);
+      }
+    }
+  }
+  return Object.keys(params).length === 0 ? { name } : { name, params: structuredClone(params) };
+}
+
 /** The grant a `personnel.yaml` entry describes; a malformed one is refused with what is wrong. */
 export function grantOfEntry(entry: PersonnelCapability): CapabilityGrant {
   if (typeof entry === 'string') {
@@ -68,8 +94,8 @@ export function grantOfEntry(entry: PersonnelCapability): CapabilityGrant {
   if (!CAPABILITY_NAME.test(name)) throw new HolonError('invalid_input', `capability "${name}" is not a capability name`);
   const value = entry[name];
   if (value === null || value === undefined || value === true) return { name };
-  if (Array.isArray(value)) return { name, params: { [SHORTHAND_KEY[name] ?? 'values']: value } };
-  if (typeof value === 'object') return Object.keys(value).length === 0 ? { name } : { name, params: structuredClone(value as Record<string, unknown>) };
+  if (Array.isArray(value)) return checkedParams(name, { [SHORTHAND_KEY[name] ?? 'values']: value });
+  if (typeof value === 'object') return checkedParams(name, value as Record<string, unknown>);
   throw new HolonError('invalid_input', `capability "${name}": its parameters are a list or an object`);
 }
 
@@ -139,18 +165,19 @@ export function personnelChange(before: Personnel | null, after: Personnel): Per
     const o = old.find((c) => c.name === g.name);
     if (o && canonicalHash(o.params ?? {}) !== canonicalHash(g.params ?? {})) changes.push(`changes: ${g.name} (${paramsText(o)} → ${paramsText(g)})`);
   }
-  if (before) {
-    const field = (label: string, a: unknown, b: unknown): void => {
-      if (canonicalHash(a ?? null) !== canonicalHash(b ?? null)) changes.push(`changes: ${label} (${String(a ?? 'none')} → ${String(b ?? 'none')})`);
-    };
-    field('name', before.name, after.name);
-    field('role', before.role, after.role);
-    field('department', before.department, after.department);
-    field('manager', before.manager, after.manager);
-    field('status', before.status, after.status);
-    field('model', before.run.model, after.run.model);
-    field('budget per day', before.budget.per_day, after.budget.per_day);
-  }
+  // A hire is measured against an empty file, so every field it sets is in the words the human reads.
+  const field = (label: string, a: unknown, b: unknown): void => {
+    if (canonicalHash(a ?? null) !== canonicalHash(b ?? null)) changes.push(`changes: ${label} (${String(a ?? 'none')} → ${String(b ?? 'none')})`);
+  };
+  field('name', before?.name, after.name);
+  field('role', before?.role, after.role);
+  field('department', before?.department, after.department);
+  field('manager', before?.manager, after.manager);
+  field('status', before?.status, after.status);
+  field('model', before?.run.model, after.run.model);
+  field('toolsets', before?.run.toolsets.join(', '), after.run.toolsets.join(', '));
+  field('budget total', before && `${before.budget.total} ${before.budget.currency}`, `${after.budget.total} ${after.budget.currency}`);
+  field('budget per day', before?.budget.per_day && `${before.budget.per_day} ${before.budget.currency}`, after.budget.per_day && `${after.budget.per_day} ${after.budget.currency}`);
   return { gains, losses, changes };
 }
 

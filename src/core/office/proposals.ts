@@ -92,7 +92,7 @@ export function proposeHire(store: EventStore<Office>, clock: Clock, mandate: st
     const me = mandateOf(s, mandate);
     const role = ROLE_TEMPLATES[i.role];
     if (!role) throw new HolonError('invalid_input', `role "${i.role}" is not a role template (${Object.keys(ROLE_TEMPLATES).join(', ')})`, { role: i.role });
-    if (colleagueMandate(s, i.slug)) throw new HolonError('conflict', `"${i.slug}" already has a personnel file; propose a change instead`, { slug: i.slug });
+    if (colleagueMandate(s, i.slug, me.account)) throw new HolonError('conflict', `"${i.slug}" already has a personnel file; propose a change instead`, { slug: i.slug });
     const target = `${me.account}/${i.slug}`;
     if (s.mandates[target]) throw new HolonError('conflict', `mandate ${target} already exists`, { mandate: target });
     const capabilities = mergeGrants(role.capabilities, (i.capabilities ?? []).map(grantOfEntry));
@@ -145,7 +145,7 @@ export function proposeChange(store: EventStore<Office>, clock: Clock, mandate: 
     const me = mandateOf(s, mandate);
     const given = [i.add_capabilities, i.remove_capabilities, i.capabilities, i.status, i.manager, i.budget_usd_per_day, i.model].filter((x) => x !== undefined);
     if (given.length === 0) throw new HolonError('invalid_input', 'name at least one change: add_capabilities, remove_capabilities, capabilities, status, manager, budget_usd_per_day or model');
-    const target = colleagueMandate(s, i.slug);
+    const target = colleagueMandate(s, i.slug, me.account);
     if (!target) throw new HolonError('not_found', `no colleague "${i.slug}" in this office`, { slug: i.slug });
     const before = personnelOf(target);
     let grants = structuredClone(target.capabilities);

@@ -21,8 +21,10 @@ export interface MailComment {
 
 /** One thread in one grantee's inbox. `from` is written by the office from the sender's mandate, never by the sender. */
 export interface MailThread {
-  /** `<recipient slug>#<number>`. */
+  /** `<office>/<recipient slug>#<number>`. */
   id: string;
+  /** The office (account) the thread is in. */
+  office: string;
   to: string;
   number: number;
   from: string;
@@ -116,7 +118,7 @@ export interface Proposal {
 export interface OfficeFields {
   office: {
     threads: Dict<MailThread>;
-    /** The last thread number of each inbox. */
+    /** The last thread number of each inbox (`<office>/<slug>`). */
     numbers: Dict<number>;
     windows: CapabilityWindow[];
     artifacts: Dict<Artifact>;
@@ -148,7 +150,8 @@ export const officeSlice: Slice<OfficeFields, OfficeEvents> = {
   on: {
     'mail.sent': (s, d) => {
       s.office.threads[d.thread.id] = structuredClone(d.thread);
-      s.office.numbers[d.thread.to] = Math.max(s.office.numbers[d.thread.to] ?? 0, d.thread.number);
+      const inbox = `${d.thread.office}/${d.thread.to}`;
+      s.office.numbers[inbox] = Math.max(s.office.numbers[inbox] ?? 0, d.thread.number);
     },
     'mail.opened': (s, d, e) => {
       const t = s.office.threads[d.thread];

@@ -226,9 +226,9 @@ const colleaguesList = defineTool({
   output: z.object({ colleagues: z.array(Colleague) }),
   annotations: READ,
   handler: async (_args, ctx) => {
-    const me = mandateOf(ctx.deps.store.state, ctx.mandate).grantee.slug;
-    const list = colleagues(ctx.deps.store.state)
-      .filter((c) => c.slug !== me && c.status !== 'retired')
+    const me = mandateOf(ctx.deps.store.state, ctx.mandate);
+    const list = colleagues(ctx.deps.store.state, me.account)
+      .filter((c) => c.slug !== me.grantee.slug && c.status !== 'retired')
       .map((c) => ({ slug: c.slug, name: c.mandate.grantee.name, role: c.mandate.grantee.role, department: c.mandate.grantee.department ?? null, manager: c.mandate.grantee.manager, status: c.status }));
     return json({ colleagues: list });
   },
@@ -250,13 +250,14 @@ const officeOverview = defineTool({
   handler: async (_args, ctx) => {
     const s = ctx.deps.store.state;
     const now = ctx.deps.clock.now();
-    const openMail = (slug: string): number => Object.values(s.office.threads).filter((t) => t.to === slug && t.state !== 'closed').length;
+    const office = officeName(ctx.deps, ctx.mandate);
+    const openMail = (slug: string): number => Object.values(s.office.threads).filter((t) => t.office === office && t.to === slug && t.state !== 'closed').length;
     // An agent runs now while a run token minted for it is live (an HTTP run the human started).
     const running = (mandate: string): boolean => Object.values(s.run_tokens ?? {}).some((t) => t.mandate === mandate && !t.ended_at && Date.parse(t.expires_at) > now);
     return json({
-      office: officeName(ctx.deps, ctx.mandate),
+      office,
       timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      agents: colleagues(s)
+      agents: colleagues(s, office)
         .filter((c) => c.status !== 'retired')
         .map((c) => ({ slug: c.slug, role: c.mandate.grantee.role, department: c.mandate.grantee.department ?? null, status: c.status, running: running(c.mandate.id), open_mail: openMail(c.slug) })),
     });
@@ -308,7 +309,12 @@ const artifactPublish = defineTool({
   summary: (a) => ({ title: a.title, filename: a.filename, content_length: (a.content ?? a.content_base64 ?? '').length }),
   handler: async (args, ctx) => {
     const workspace = workspaceOf(ctx.deps);
-    const a = await publishArtifact(ctx.deps.store, ctx.deps.clock, { mandate: ctx.mandate, workspace, title: args.title, summary: args.summary ?? undefined, filename: args.filename, content: args.content ?? undefined, content_base64: args.content_base64 ?? undefined });
+    const a = await publishArtifact(
+      ctx.deps.store,
+      ctx.deps.clock,
+      { mandate: ctx.mandate, workspace, title: args.title, summary: args.summary ?? undefined, filename: args.filename, content: args.content ?? undefined, content_base64: args.content_base64 ?? undefined },
+      ctx.deps.logger,
+    );
     return json({ id: a.id, url: `file://${path.join(workspace, a.path, a.filename)}`, kind: a.kind, path: `${a.path}/${a.filename}`, bytes: a.bytes, commit: a.commit });
   },
 });
@@ -398,7 +404,7 @@ const hrAgentPersonnel = defineTool({
   output: PersonnelOut,
   annotations: READ,
   summary: (a) => ({ slug: a.slug }),
-  handler: async (args, ctx) => json(personnelOf(colleagueOf(ctx.deps.store.state, args.slug)) as z.infer<typeof PersonnelOut>),
+  handler: async (args, ctx) => json(personnelOf(colleagueOf(ctx.deps.store.state, args.slug, officeName(ctx.deps, ctx.mandate))) as z.infer<typeof PersonnelOut>),
 });
 
 const ProposalOut = z.object({
