@@ -13,8 +13,13 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
   { names: ['mandate'], summaries: ['Creates, lists, shows and edits mandates'], load: () => import('./commands/mandate.ts') },
   { names: ['agents'], summaries: ['Lists and searches the catalog; adds agents'], load: () => import('./commands/agents.ts') },
   {
-    names: ['approvals', 'approve', 'reject'],
-    summaries: ['Lists approvals waiting for you; shows or sets where they may be answered', 'Approves one waiting approval (interactive only)', 'Rejects a waiting approval'],
+    names: ['approvals', 'approve', 'reject', 'windows'],
+    summaries: [
+      'Lists approvals waiting for you; shows or sets where they may be answered',
+      'Approves one waiting approval (interactive only)',
+      'Rejects a waiting approval',
+      'Lists the capability windows open now; closes one',
+    ],
     load: () => import('./commands/approvals.ts'),
   },
   {

@@ -235,6 +235,18 @@ describe('approval requests', () => {
     assert.equal(text(await bob('colleagues_list')), 'Not permitted: needs capability office.read — use approval_request', 'closed at its end');
   });
 
+  test('a human can close a window before its end', async () => {
+    const { closeWindow, openWindows } = await import('../../src/core/office/colleagues.ts');
+    const asked = out<{ approval: string }>(await bob('approval_request', { title: 'See who is here', reason: 'r', kind: 'capability.window', capability: 'office.read', hours: 8 }));
+    await decideApproval(runtime.store, clock, asked.approval, 'approved', 'panel');
+    assert.notEqual((await bob('colleagues_list')).isError, true);
+    assert.deepEqual(openWindows(runtime.store.state, clock.now(), DEMO_OFFICE.bob).map((w) => w.approval), [asked.approval]);
+    await closeWindow(runtime.store, clock, asked.approval);
+    assert.equal(text(await bob('colleagues_list')), 'Not permitted: needs capability office.read — use approval_request');
+    assert.deepEqual(openWindows(runtime.store.state, clock.now(), DEMO_OFFICE.bob), []);
+    await assert.rejects(closeWindow(runtime.store, clock, 'apr_nope'), /no capability window/);
+  });
+
   test('an action waits for a human; a rejected window opens nothing', async () => {
     const a = out<{ approval: string }>(await bob('approval_request', { title: 'Delete the old branch', reason: 'it is merged' }));
     assert.equal(runtime.store.state.approvals[a.approval]?.kind, 'action');

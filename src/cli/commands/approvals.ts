@@ -2,6 +2,7 @@ import { channelAccepted, decideApproval, pendingApprovals, setApprovalChannels 
 import type { ApprovalChannel } from '../../core/approvals/model.ts';
 import { APPROVAL_CHANNELS, isWaiting } from '../../core/approvals/model.ts';
 import { HolonError } from '../../core/errors.ts';
+import { closeWindow, openWindows } from '../../core/office/colleagues.ts';
 import { approvalMessage } from '../../core/present.ts';
 import type { Command } from '../args.ts';
 import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';
@@ -113,4 +114,31 @@ const rejectCmd: Command = {
   },
 };
 
-export const commands: Command[] = [approvalsCmd, approveCmd, rejectCmd];
+const windowsCmd: Command = {
+  name: 'windows',
+  usage: 'windows [close APPROVAL_ID]',
+  summary: 'Lists the capability windows open now (what a human lent an agent for some hours); `windows close ID` ends one at once.',
+  options: {},
+  positionals: [0, 2],
+  async run(ctx) {
+    const [action, id] = ctx.args;
+    if (action === undefined) {
+      return withStore(openExisting(ctx), async (store) => {
+        const open = openWindows(store.state, clock.now());
+        const lines = open.map((w) => `${w.approval}  ${w.mandate}  ${w.capability.name}${w.capability.params ? ` ${JSON.stringify(w.capability.params)}` : ''}  until ${w.closes_at}`);
+        return print(ctx, open, lines.length === 0 ? 'No capability window is open.' : lines.join('\n'));
+      });
+    }
+    if (action !== 'close' || !id) throw new HolonError('invalid_input', 'usage: holon windows [close APPROVAL_ID]');
+    return withStore(
+      open(ctx),
+      async (store) => {
+        const w = await closeWindow(store, clock, id);
+        return print(ctx, w, `Closed: ${w.mandate} no longer has ${w.capability.name} from ${id}.`);
+      },
+      true,
+    );
+  },
+};
+
+export const commands: Command[] = [approvalsCmd, approveCmd, rejectCmd, windowsCmd];

@@ -6,7 +6,10 @@
 import type { MandatesFields } from '../mandates.ts';
 import type { CapabilityGrant, Mandate } from '../model.ts';
 import { HolonError } from '../errors.ts';
-import type { OfficeFields } from './slice.ts';
+import type { CapabilityWindow, OfficeFields } from './slice.ts';
+import { officeEvent } from './slice.ts';
+import type { Clock } from '../deps.ts';
+import type { EventStore } from '../store.ts';
 import type { PersonnelStatus } from './personnel.ts';
 import { personnelStatus } from './personnel.ts';
 
@@ -75,4 +78,21 @@ export function grantsAllow(grants: CapabilityGrant[], key: string, target: stri
 /** What the grants' lists allow, for a refusal to name. */
 export function allowedTargets(grants: CapabilityGrant[], key: string): string[] {
   return [...new Set(grants.flatMap((g) => (Array.isArray(g.params?.[key]) ? (g.params[key] as unknown[]).filter((x): x is string => typeof x === 'string') : ['*'])))];
+}
+
+/** The windows open now, of one mandate or of all. */
+export function openWindows(s: OfficeFields, now: number, mandate?: string): CapabilityWindow[] {
+  return s.office.windows.filter((w) => windowOpen(w, now) && (mandate === undefined || w.mandate === mandate));
+}
+
+/** Closes a window before its end (a human's narrowing: it needs no approval). */
+export function closeWindow(store: EventStore<OfficeFields>, clock: Clock, approval: string): Promise<CapabilityWindow> {
+  return store.transact((s) => {
+    const now = clock.now();
+    const w = s.office.windows.find((x) => x.approval === approval);
+    if (!w) throw new HolonError('not_found', `no capability window opened by approval "${approval}"`, { approval });
+    if (!windowOpen(w, now)) return { events: [], result: structuredClone(w) };
+    const at = new Date(now).toISOString();
+    return { events: [officeEvent('capability.window.closed', { approval, at })], result: { ...structuredClone(w), closes_at: at } };
+  });
 }

@@ -136,6 +136,8 @@ export interface OfficeEvents {
   'mail.replied': { thread: string; comment: MailComment; delivered: string | null };
   'mail.closed': { thread: string };
   'capability.window.opened': CapabilityWindow;
+  /** A human closed a window before its end. */
+  'capability.window.closed': { approval: string; at: string };
   'artifact.published': { artifact: Artifact };
   'forge.pr.opened': { pr: PullRequest };
   'policy.proposed': { proposal: Proposal };
@@ -175,6 +177,10 @@ export const officeSlice: Slice<OfficeFields, OfficeEvents> = {
     },
     'capability.window.opened': (s, d) => {
       s.office.windows.push(structuredClone(d));
+    },
+    'capability.window.closed': (s, d) => {
+      const w = s.office.windows.find((x) => x.approval === d.approval);
+      if (w && d.at < w.closes_at) w.closes_at = d.at;
     },
     'artifact.published': (s, d) => {
       s.office.artifacts[d.artifact.id] = structuredClone(d.artifact);
