@@ -15,7 +15,7 @@ import { JournalLock } from './journalLock.ts';
 import type { Entry } from './journalIndex.ts';
 import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';
 import type { IndexCover, Position } from './snapshot.ts';
-import { readSnapshot, SNAPSHOT_FILE } from './snapshot.ts';
+import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxOptions, TxResult } from './store.ts';
 import { checkpointMessage, eventHash, eventProblem, parseEventLine } from './store.ts';
 
@@ -413,7 +413,7 @@ export class FileJournal<S> implements EventStore<S> {
   }
 
   private loadSnapshot(): void {
-    const snap = readSnapshot(this.dir, this.file);
+    const snap = readSnapshot(this.dir, this.file, stateFields(this.opts.reducer.initial() as object));
     if (!snap.ok) {
       if (snap.problem !== 'there is none') this.opts.logger.warn(`journal: the snapshot is not used (${snap.problem}); folding from the start`);
       return;

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { HolonError } from './errors.ts';
 import { acquireFileLock } from './journalLock.ts';
 import type { IndexCover, Position } from './snapshot.ts';
-import { readSnapshot, writeSnapshot } from './snapshot.ts';
+import { readSnapshot, stateFields, writeSnapshot } from './snapshot.ts';
 import type { JournalEvent, Reducer, Signer } from './store.ts';
 import { eventProblem, parseEventLine } from './store.ts';
 
@@ -243,7 +243,8 @@ export async function buildSnapshot<S>(dir: string, journalFile: string, reducer
     return undefined;
   }
   try {
-    const previous = readSnapshot(dir, journalFile);
+    const fields = stateFields(reducer.initial() as object);
+    const previous = readSnapshot(dir, journalFile, fields);
     if (previous.ok && previous.header.seq >= at.seq) return undefined;
     const indexFile = path.join(dir, INDEX_FILE);
     let state = reducer.initial();
@@ -275,7 +276,7 @@ export async function buildSnapshot<S>(dir: string, journalFile: string, reducer
       fs.closeSync(fd);
     }
     const next: IndexCover = { end: at.offset, bytes: cover.bytes + segment.length, sha256: segment.length > 0 ? chainNext(cover.sha256, segment) : cover.sha256 };
-    writeSnapshot(dir, { offset: at.offset, seq: from.seq, hash: from.hash, lastCheckpointSeq: from.lastCheckpointSeq }, reducer.serialize(state), signer, next);
+    writeSnapshot(dir, { offset: at.offset, seq: from.seq, hash: from.hash, lastCheckpointSeq: from.lastCheckpointSeq }, reducer.serialize(state), signer, next, fields);
     return next;
   } finally {
     release();

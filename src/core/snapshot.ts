@@ -37,6 +37,11 @@ export interface IndexCover {
 /** The snapshot's first line: where it was taken, what its body and index hash to, and who signed all of it. */
 export interface SnapshotHeader extends Position {
   version: number;
+  /**
+   * The state's top-level fields when it was written. A build with more slices cannot use it: the events
+   * before it were never folded into the new fields (they are folded from the start instead).
+   */
+  fields: string;
   body_sha256: string;
   index: IndexCover | null;
   key: string;
@@ -44,14 +49,14 @@ export interface SnapshotHeader extends Position {
 }
 
 function message(h: Omit<SnapshotHeader, 'sig'>): string {
-  return `holon-snapshot:v${h.version}:${canonicalize({ seq: h.seq, hash: h.hash, offset: h.offset, lastCheckpointSeq: h.lastCheckpointSeq, body_sha256: h.body_sha256, index: h.index, key: h.key })}`;
+  return `holon-snapshot:v${h.version}:${canonicalize({ seq: h.seq, hash: h.hash, offset: h.offset, lastCheckpointSeq: h.lastCheckpointSeq, body_sha256: h.body_sha256, index: h.index, key: h.key, fields: h.fields })}`;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** Writes a signed snapshot of `body` (and the index it covers) at `pos` beside the journal, replacing the last one atomically. */
-export function writeSnapshot(dir: string, pos: Position, body: string, signer: Signer, index: IndexCover | null): number {
-  const unsigned = { version: SNAPSHOT_VERSION, ...pos, body_sha256: sha256(body), index, key: signer.publicKey };
+export function writeSnapshot(dir: string, pos: Position, body: string, signer: Signer, index: IndexCover | null, fields: string): number {
+  const unsigned = { version: SNAPSHOT_VERSION, ...pos, body_sha256: sha256(body), index, key: signer.publicKey, fields };
   const header: SnapshotHeader = { ...unsigned, sig: signer.sign(message(unsigned)) };
   const file = path.join(dir, SNAPSHOT_FILE);
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
@@ -62,7 +67,12 @@ export function writeSnapshot(dir: string, pos: Position, body: string, signer: 
 }
 
 /** A snapshot that verifies, or why there is none to use. */
-export type SnapshotRead = { ok: true; header: SnapshotHeader; body: string } | { ok: false; problem: string };
+export type SnapshotRead = { ok: true; header: SnapshotHeader; body: string } | { ok: false; problem: string; stale?: boolean };
+
+/** The fingerprint of a state's top-level fields, as a snapshot records it. */
+export function stateFields(initial: object): string {
+  return Object.keys(initial).sort().join(',');
+}
 
 /** True if the journal's line ending at `offset` is event `seq` with `hash`. */
 export function journalHasAt(journalFile: string, offset: number, seq: number, hash: string): boolean {
@@ -89,7 +99,7 @@ export function journalHasAt(journalFile: string, offset: number, seq: number, h
  * The snapshot beside the journal, if it is signed by this installation's key, its body is what it
  * signed, and the journal still holds, at its offset, the event it names.
  */
-export function readSnapshot(dir: string, journalFile: string): SnapshotRead {
+export function readSnapshot(dir: string, journalFile: string, fields: string): SnapshotRead {
   let text: string;
   try {
     text = fs.readFileSync(path.join(dir, SNAPSHOT_FILE), 'utf8');
@@ -111,5 +121,6 @@ export function readSnapshot(dir: string, journalFile: string): SnapshotRead {
   const body = text.slice(nl + 1);
   if (sha256(body) !== header.body_sha256) return { ok: false, problem: 'its body is not the one it signed' };
   if (!journalHasAt(journalFile, header.offset, header.seq, header.hash)) return { ok: false, problem: 'the journal no longer holds the event it was taken at' };
+  if (header.fields !== fields) return { ok: false, problem: 'it was written by a build that folds fewer kinds of events', stale: true };
   return { ok: true, header, body };
 }

@@ -10,7 +10,7 @@ import { canonicalize } from 'json-canonicalize';
 import { JOURNAL_FILE } from './journal.ts';
 import { chainOver, INDEX_FILE, indexLine, scanLines } from './journalIndex.ts';
 import { installationPublicKey, verifySignature } from './keys.ts';
-import { readSnapshot, SNAPSHOT_FILE } from './snapshot.ts';
+import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
 import type { SnapshotHeader } from './snapshot.ts';
 import { holonReducer } from './state.ts';
 import { checkpointMessage, eventProblem, parseEventLine } from './store.ts';
@@ -53,12 +53,13 @@ export interface VerifyReport {
 export function verifyJournal(stateDir: string): VerifyReport {
   const file = path.join(stateDir, JOURNAL_FILE);
   const expectedKey = installationPublicKey(stateDir);
-  const snap = fs.existsSync(path.join(stateDir, SNAPSHOT_FILE)) ? readSnapshot(stateDir, file) : undefined;
+  const snap = fs.existsSync(path.join(stateDir, SNAPSHOT_FILE)) ? readSnapshot(stateDir, file, stateFields(holonReducer.initial())) : undefined;
   const header: SnapshotHeader | undefined = snap?.ok ? snap.header : undefined;
   const state = holonReducer.initial();
   /** What the index must hold, as the fold files it: its lines, hashed as they come. */
   const index = createHash('sha256');
-  let snapshot: VerifyReport['snapshot'] = snap && !snap.ok ? { seq: null, ok: false, problem: snap.problem } : undefined;
+  // A snapshot of an older build is not wrong, only unusable here: it is ignored and rebuilt, never a failure.
+  let snapshot: VerifyReport['snapshot'] = snap && !snap.ok ? { seq: null, ok: snap.stale === true, problem: snap.problem } : undefined;
 
   let prev = '';
   let seq = 0;
@@ -154,7 +155,9 @@ export function verifyText(r: VerifyReport): string {
   }
   if (r.snapshot) {
     parts.push(
-      r.snapshot.ok
+      r.snapshot.ok && r.snapshot.problem
+        ? `The snapshot is not used: ${r.snapshot.problem}; the journal is folded from its start until a new one is written.`
+        : r.snapshot.ok
         ? `The snapshot at event ${r.snapshot.seq} is what the journal folds to.`
         : `The snapshot is not to be trusted: ${r.snapshot.problem}. Delete ${SNAPSHOT_FILE} and ${INDEX_FILE} to have them rebuilt from the journal.`,
     );

@@ -21,7 +21,7 @@ import { JournalLock } from '../../src/core/journalLock.ts';
 import { loadOrCreateSigner, verifySignature } from '../../src/core/keys.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { holonReducer } from '../../src/core/state.ts';
-import { verifyJournal } from '../../src/core/verify.ts';
+import { verifyJournal, verifyText } from '../../src/core/verify.ts';
 import { ROOT, tempDir, TestClock, until } from '../helpers.ts';
 import { stateText } from './fixtures.ts';
 
@@ -367,6 +367,27 @@ describe('FileJournal: snapshots', () => {
     assert.equal(k.state.accounts['demo']?.funded['EUR'], 12_000_000n);
   });
 
+  test('a snapshot written by a build that folded fewer kinds of events is not used: the journal is folded from its start, and verify passes', async () => {
+    const dir = newDir();
+    const j = await build(dir, 9);
+    j.close();
+    const { header: h, body } = snapshotParts(dir);
+    const parsed = JSON.parse(h) as SnapshotHeader;
+    const older = JSON.parse(body) as Record<string, unknown>;
+    delete older['office'];
+    // Signed by this installation, bound to this journal: only its fields say an older build wrote it.
+    writeSnapshot(dir, parsed, JSON.stringify(older), loadOrCreateSigner(dir), parsed.index, parsed.fields.split(',').filter((f) => f !== 'office').join(','));
+    const { j: k, warnings } = openWarned(dir);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] ?? '', /fewer kinds of events/);
+    assert.ok(k.state.office, 'the new slice is folded from the start');
+    assert.equal(k.seq, 10);
+    k.close();
+    const report = verifyJournal(dir);
+    assert.equal(report.ok, true);
+    assert.match(verifyText(report), /not used/);
+  });
+
   test('a snapshot signed with the installation key is used instead of folding from the start', async () => {
     const dir = newDir();
     const j = await build(dir, 9);
@@ -376,7 +397,7 @@ describe('FileJournal: snapshots', () => {
     const parsed = JSON.parse(h) as SnapshotHeader;
     const state = holonReducer.deserialize(snapshotParts(dir).body);
     state.fx['TST/EUR'] = '7.00';
-    writeSnapshot(dir, parsed, holonReducer.serialize(state), loadOrCreateSigner(dir), parsed.index);
+    writeSnapshot(dir, parsed, holonReducer.serialize(state), loadOrCreateSigner(dir), parsed.index, parsed.fields);
     const { j: k, warnings } = openWarned(dir);
     assert.deepEqual(warnings, []);
     assert.equal(k.state.fx['TST/EUR'], '7.00');
