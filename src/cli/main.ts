@@ -28,6 +28,12 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
     load: () => import('./commands/receipts.ts'),
   },
   { names: ['fx'], summaries: ['Lists or sets exchange rates'], load: () => import('./commands/fx.ts') },
+  { names: ['memory'], summaries: ['Lists what a mandate remembers (read-only)'], load: () => import('./commands/memory.ts') },
+  {
+    names: ['intents', 'audit', 'limits'],
+    summaries: ['Lists payment intents; a parked one says how to release it', "Shows the intents' audit trail and checks it links", 'Shows or sets a mandate\'s call rate limit and quota'],
+    load: () => import('./commands/intents.ts'),
+  },
   { names: ['wallet'], summaries: ["Shows, creates or imports the wallet that signs this state's payments"], load: () => import('./commands/wallet.ts') },
   { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
   { names: ['mcp'], summaries: ['Runs the MCP server for one mandate over stdio'], load: () => import('./commands/mcp.ts') },

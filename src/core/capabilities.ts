@@ -23,6 +23,8 @@ export const CAP = {
   /** `{repos: [...]}`. */
   forgeWrite: 'forge.write',
   hrPropose: 'hr.propose',
+  /** Buy from a configured merchant at its price: `{merchants: [...]}`; without params, any. */
+  commerceBuy: 'commerce.buy',
 } as const;
 
 /** A capability name Holon knows. */

@@ -94,6 +94,16 @@ export interface DenialParams {
   agreement_pending: Record<string, never>;
   /** A human must decide first: the approval waits for them; the same call made again after they approve goes ahead. */
   approval_pending: { approval: string };
+  /** A purchase above the approval threshold: a merchant's checkout cannot wait for a human, so it is refused. */
+  purchase_over_threshold: { amount: MoneyJson; threshold: MoneyJson };
+  /** No rail Holon runs pays this payee (an unknown account, the payer's own, or a chain account `pay` cannot reach). */
+  no_rail: { payee: string; why: 'unknown_account' | 'own_account' | 'chain_account' };
+  /** The mandate holds a prior spend in a currency no human-set rate converts: what it has left is unknown. */
+  spend_unconvertible: { currencies: string[]; to: string };
+  /** More calls this minute than the human's rate limit allows; it clears by itself. */
+  rate_limited: { limit: number; per: 'minute' | 'day'; retry_after_seconds: number };
+  /** The human's call quota for the period is spent; only they can raise it. */
+  quota_exceeded: { limit: number; per: 'minute' | 'day'; resets_at: string };
 }
 
 /** Every denial code. */
@@ -141,6 +151,11 @@ export const DENIAL_CODES = [
   'agreement_failed',
   'agreement_pending',
   'approval_pending',
+  'purchase_over_threshold',
+  'no_rail',
+  'spend_unconvertible',
+  'rate_limited',
+  'quota_exceeded',
 ] as const satisfies readonly DenialCode[];
 type Missing = Exclude<DenialCode, (typeof DENIAL_CODES)[number]>;
 // A denial code added above but not to the list fails here.

@@ -107,6 +107,20 @@ export function denialText(d: Denial): string {
         return `The agreement's receipt does not confirm this ATR (${d.params.reason}).`;
       case 'approval_pending':
         return `approval ${d.params.approval} waits for the human: ask them to approve it (the Holon panel, or \`holon approve ${d.params.approval}\` at their terminal), then make the same call again. You cannot approve it yourself`;
+      case 'no_rail':
+        return d.params.why === 'own_account'
+          ? `${d.params.payee} is the paying account itself`
+          : d.params.why === 'unknown_account'
+            ? `no Holon account ${d.params.payee.replace(/^acct:/, '')} to transfer to`
+            : `pay moves money between Holon accounts; ${d.params.payee} is paid only through a seller's x402 terms (atr_transact)`;
+      case 'spend_unconvertible':
+        return `a prior spend is in ${d.params.currencies.join(', ')} and no rate converts it to ${d.params.to} (holon fx), so what is left is unknown`;
+      case 'rate_limited':
+        return `more than ${d.params.limit} calls per ${d.params.per}: retry in ${d.params.retry_after_seconds} s`;
+      case 'quota_exceeded':
+        return `the quota of ${d.params.limit} calls per ${d.params.per} is used up until ${d.params.resets_at}; a human can raise it (holon limits)`;
+      case 'purchase_over_threshold':
+        return `the purchase total ${fmt(d.params.amount)} is above the approval threshold ${fmt(d.params.threshold)}, and a merchant's checkout cannot wait for a human's approval: a human must raise the threshold, or buy less`;
       case 'agreement_pending':
         return 'The agreement payment was sent and may settle yet: call again without approved to collect its receipt; never send approved again for this agreement.';
     }

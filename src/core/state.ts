@@ -21,14 +21,20 @@ import { runTokensSlice } from './runTokens.ts';
 import { combineSlices } from './slice.ts';
 import type { SpendEvents, SpendFields } from './spend.ts';
 import { spendSlice } from './spend.ts';
+import type { PurchaseEvents, PurchasesFields } from './commerce/purchases.ts';
+import { purchasesSlice } from './commerce/purchases.ts';
+import type { MemoryEvents, MemoryFields } from './memory/slice.ts';
+import { memorySlice } from './memory/slice.ts';
+import type { MoneyEvents, MoneyFields } from './money/slice.ts';
+import { moneySlice } from './money/slice.ts';
 
 /** Everything the journal folds into: the same in every process that reads it. */
-export type HolonState = MandatesFields & FxFields & SpendFields & ApprovalsFields & CatalogFields & ReceiptsFields & RunTokensFields & OfficeFields;
+export type HolonState = MandatesFields & FxFields & SpendFields & ApprovalsFields & CatalogFields & ReceiptsFields & RunTokensFields & OfficeFields & MoneyFields & MemoryFields & PurchasesFields;
 
 /** Every event type the slices fold, with its payload. */
-export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents & CatalogEvents & ReceiptEvents & RunTokenEvents & OfficeEvents;
+export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents & CatalogEvents & ReceiptEvents & RunTokenEvents & OfficeEvents & MoneyEvents & MemoryEvents & PurchaseEvents;
 
-const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice, runTokensSlice, officeSlice]);
+const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice, runTokensSlice, officeSlice, moneySlice, memorySlice, purchasesSlice]);
 
 /** The reducer every process folds the journal with; old event shapes are read as today's. */
 export const holonReducer: Reducer<HolonState> = {

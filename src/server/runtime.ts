@@ -1,6 +1,7 @@
 import type { Clock, Logger } from '../core/deps.ts';
 import type { EventStore } from '../core/store.ts';
 import { filesRoot, openState } from '../core/holon.ts';
+import { lazySigner } from '../core/keys.ts';
 import { Gateway } from '../core/market/gateway.ts';
 import { recoverOrphanedHolds } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
@@ -10,6 +11,8 @@ import { publicFetch } from './net/publicFetch.ts';
 import type { Wallet } from '../core/wallet.ts';
 import type { Forge } from '../core/office/forge.ts';
 import { loadWallet } from '../core/wallet.ts';
+import type { MerchantConfig } from './commerce/merchants.ts';
+import { merchantsOf } from './commerce/merchants.ts';
 import { X402AgentRunner } from './terms/x402Agent.ts';
 import type { ApprovalSettings, ServerDeps } from './serverDeps.ts';
 import { LoopbackDelegationHost } from './transports/delegation.ts';
@@ -34,7 +37,7 @@ export const HEADLESS_APPROVALS: ApprovalSettings = { waitMs: 0, elicitation: tr
  */
 export function openRuntime(
   stateDir: string,
-  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: EventStore<HolonState>; fetch?: FetchLike; allowPrivateSellers?: boolean; wallet?: Wallet; workspace?: string; forge?: Forge },
+  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: EventStore<HolonState>; fetch?: FetchLike; allowPrivateSellers?: boolean; wallet?: Wallet; workspace?: string; forge?: Forge; merchants?: readonly MerchantConfig[] },
 ): Runtime {
   const store = options.store ?? openState(stateDir, { clock: options.clock, logger: options.logger, ...(options.durable !== undefined ? { durable: options.durable } : {}) });
   const wallet = options.wallet ?? loadWallet(stateDir);
@@ -56,7 +59,7 @@ export function openRuntime(
     filesRoot: filesRoot(stateDir),
     validate: createSchemaValidator(),
   });
-  const deps: ServerDeps = { store, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch, ...(wallet ? { wallet } : {}), ...(options.workspace ? { workspace: options.workspace } : {}), ...(options.forge ? { forge: options.forge } : {}) };
+  const deps: ServerDeps = { store, signer: lazySigner(stateDir), gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch, ...(wallet ? { wallet } : {}), ...(options.workspace ? { workspace: options.workspace } : {}), ...(options.forge ? { forge: options.forge } : {}), ...(options.merchants?.length ? { merchants: merchantsOf(options.merchants) } : {}) };
   holder.deps = deps;
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
   const stopRecovery = recoverOrphanedHolds(store, options.logger);

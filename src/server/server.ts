@@ -9,6 +9,10 @@ import { inputJsonSchema, outputJsonSchema } from './tools/jsonSchema.ts';
 import { marketToolset } from './tools/market.ts';
 import { termsToolset } from './tools/terms.ts';
 import { officeToolset } from './tools/office.ts';
+import { commerceToolset } from './tools/commerce.ts';
+import { memoryToolset } from './tools/memory.ts';
+import { moneyToolset } from './tools/money.ts';
+import { recordsToolset } from './tools/records.ts';
 import { runTool } from './tools/pipeline.ts';
 import type { ToolDef, Toolset } from './tools/toolDef.ts';
 
@@ -17,6 +21,10 @@ const TOOLSETS: Partial<Record<ToolsetName, Toolset>> = {
   market: marketToolset,
   terms: termsToolset,
   office: officeToolset,
+  commerce: commerceToolset,
+  memory: memoryToolset,
+  money: moneyToolset,
+  records: recordsToolset,
 };
 
 // A tool's JSON Schemas are the same for every server and client: written once.

@@ -1,14 +1,17 @@
 import type { Clock, Logger } from '../core/deps.ts';
-import type { EventStore } from '../core/store.ts';
+import type { EventStore, Signer } from '../core/store.ts';
 import type { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';
 import type { FetchLike } from './net/publicFetch.ts';
 import type { Wallet } from '../core/wallet.ts';
 import type { Forge } from '../core/office/forge.ts';
+import type { Merchants } from './commerce/merchants.ts';
 
 /** What every toolset's handlers reach the core through. */
 export interface ServerDeps {
   store: EventStore<HolonState>;
+  /** The installation's Ed25519 signer: disclosures, intents, memory artifacts and cursors are signed with it. */
+  signer: Signer;
   gateway: Gateway;
   clock: Clock;
   logger: Logger;
@@ -21,6 +24,8 @@ export interface ServerDeps {
   workspace?: string;
   /** The forge pull requests are opened on; without one, the workspace's own git. */
   forge?: Forge;
+  /** The merchants the human configured for the commerce tools (none: they answer not_found). */
+  merchants?: Merchants;
 }
 
 /** How a server waits for the human when something needs approval. */

@@ -58,6 +58,11 @@ const SAMPLES: { [C in keyof DenialParams]: DenialParams[C] } = {
   agreement_failed: { reason: 'the receipt names another ATR hash' },
   agreement_pending: {},
   approval_pending: { approval: 'apr_1' },
+  purchase_over_threshold: { amount: eur('10.80'), threshold: eur('5.00') },
+  no_rail: { payee: 'eip155:8453:0x1111111111111111111111111111111111111111', why: 'chain_account' },
+  spend_unconvertible: { currencies: ['GBP'], to: 'EUR' },
+  rate_limited: { limit: 60, per: 'minute', retry_after_seconds: 12 },
+  quota_exceeded: { limit: 1000, per: 'day', resets_at: '2026-11-30T00:00:00.000Z' },
 };
 
 const denialOf = (code: keyof DenialParams): Denial => ({ code, params: SAMPLES[code] }) as Denial;

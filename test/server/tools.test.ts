@@ -29,7 +29,7 @@ before(async () => {
   env = await demoRuntime({ wallet: walletFromKey(generatePrivateKey()) });
   client = await connect(env.runtime);
   tools = (await client.listTools()).tools;
-  await createMandate(env.runtime.store, env.clock, 'demo/everything', { toolsets: ['market', 'terms', 'office'] });
+  await createMandate(env.runtime.store, env.clock, 'demo/everything', { toolsets: ['market', 'terms', 'office', 'memory', 'commerce', 'money', 'records'] });
   const all = await connect(env.runtime, { mandate: 'demo/everything' });
   everyTool = (await all.listTools()).tools;
   await all.close();

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { HolonError } from '../../core/errors.ts';
 import type { Forge } from '../../core/office/forge.ts';
+import { parseMerchants } from '../../server/commerce/merchants.ts';
 import { openRuntime } from '../../server/runtime.ts';
 import { createHolonServer } from '../../server/server.ts';
 import { StdioServerTransport } from '../../server/transports/stdio.ts';
@@ -46,7 +47,7 @@ export async function githubForge(opts: Record<string, string | boolean | undefi
 
 const mcpCmd: Command = {
   name: 'mcp',
-  usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR] [--github-owner ORG [--github-api URL]]',
+  usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR] [--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…]',
   summary: 'Runs the MCP server for one mandate over stdio (stdout is the protocol; logs go to stderr).',
   options: {
     mandate: { type: 'string', help: 'the mandate this server acts for (required)' },
@@ -56,6 +57,7 @@ const mcpCmd: Command = {
     'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
     workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)' },
     ...GITHUB_OPTIONS,
+    merchant: { type: 'string', help: 'merchants the commerce tools buy from: [ID=]acp:URL or [ID=]ucp:URL, comma-separated (your choice of URL, so it may be local)' },
   },
   positionals: [0, 0],
   async run(ctx) {
@@ -69,7 +71,9 @@ const mcpCmd: Command = {
     };
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
     const forge = await githubForge(ctx.opts);
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}) });
+    const merchantFlag = str(ctx.opts, 'merchant');
+    const merchants = merchantFlag !== undefined ? parseMerchants(merchantFlag) : [];
+    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}), merchants });
     let server;
     try {
       server = createHolonServer(runtime.deps, mandate);

@@ -22,6 +22,7 @@ import { grantOfEntry } from './personnel.ts';
 import type { OfficeFields } from './slice.ts';
 import { officeEvent } from './slice.ts';
 import { mergeEvents } from './proposals.ts';
+import { intentDecisionEvents } from '../money/intents.ts';
 
 /** The longest a capability window may stay open. */
 export const MAX_WINDOW_HOURS = 168;
@@ -87,6 +88,8 @@ export function decisionEvents(s: MandatesFields & OfficeFields, a: Approval, de
     if (!p || p.status !== 'open') return [];
     return decision === 'approved' ? [...mergeEvents(s, p, now), useApproval(a.id, p.id)] : [officeEvent('policy.rejected', { id: p.id })];
   }
+  // A parked payment intent: approved, its journal transfer settles; rejected, its hold is released.
+  if (subject.kind === 'payment_intent') return intentDecisionEvents(s, a, decision, now);
   if (decision !== 'approved') return [];
   if (subject.kind === 'capability_window') {
     const closes = now + Math.round(subject.hours * 3600_000);

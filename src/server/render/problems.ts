@@ -4,6 +4,7 @@
  * on. Codes may be added over time; the action classes never change. One module, shared by the server.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
 import type { Denial } from '../../core/denials.ts';
 import type { HolonError } from '../../core/errors.ts';
 import { denialTexts } from '../../core/present.ts';
@@ -78,11 +79,13 @@ export function problem(code: ProblemCode, message: string, extra: { reasons?: s
 /** The problem a set of denials amounts to: the strongest of them decides the code. */
 function problemCodeOf(denials: readonly Denial[]): ProblemCode {
   const codes = new Set(denials.map((d) => d.code));
+  if (codes.has('quota_exceeded')) return 'quota_exceeded';
+  if (codes.has('rate_limited')) return 'rate_limited';
   if (codes.has('rejected')) return 'approval.rejected';
   if (codes.has('over_threshold')) return 'approval.pending';
   if (['approval_not_found', 'approval_used', 'approval_expired', 'approval_mismatch', 'approval_amount_raised'].some((c) => codes.has(c as Denial['code']))) return 'approval.invalid';
   if (codes.size > 0 && [...codes].every((c) => c === 'over_max_cost')) return 'cost.above_cap';
-  if (codes.size > 0 && [...codes].every((c) => c === 'no_rate')) return 'amount.unknown';
+  if (codes.size > 0 && [...codes].every((c) => c === 'no_rate' || c === 'spend_unconvertible')) return 'amount.unknown';
   return 'intent.denied';
 }
 
@@ -101,9 +104,27 @@ const BY_REASON: Record<HolonError['reason'], ProblemCode> = {
 /** Any expected failure as a problem. */
 export function problemOf(err: HolonError): Problem {
   if (err.reason === 'denied' && err.denials.length > 0) {
-    return problem(problemCodeOf(err.denials), err.message, { reasons: denialTexts(err.denials), denials: err.denials });
+    return problem(problemCodeOf(err.denials), err.message, { ...err.details, reasons: denialTexts(err.denials), denials: err.denials });
   }
   return problem(BY_REASON[err.reason], err.message, err.details);
+}
+
+/**
+ * A seed-003 tool's output schema: its result's members, or a problem. A client checks a problem on
+ * `structuredContent` against the tool's output schema too, so both shapes share one object and every
+ * member is optional.
+ */
+export function orProblem<T extends z.ZodRawShape>(shape: T) {
+  return z
+    .object(shape)
+    .partial()
+    .extend({
+      // Codes are added over time (the action classes are closed): the schema does not list them.
+      code: z.string().optional(),
+      message: z.string().optional(),
+      action: z.enum(ERROR_ACTIONS).optional(),
+      data: z.looseObject({ type: z.string(), status: z.number().int(), action: z.enum(ERROR_ACTIONS), nextStep: z.string(), retryable: z.boolean(), reasons: z.array(z.string()) }).optional(),
+    });
 }
 
 /** A failure of a seed-003 tool: the problem on `structuredContent` and, as JSON, in its text. */

@@ -1,0 +1,219 @@
+/**
+ * Buying from a merchant within a mandate, at the merchant's price. The caller names lines and a replay
+ * key, never an amount: the amount is the total of the cart the merchant priced, converted into the
+ * mandate's currency with the human's rates. It goes through the same gate every spend does (the
+ * `commerce.buy` capability and its merchants, the limits), is held while the merchant completes the
+ * checkout, then settled at the order's total (never above the hold) or released when the merchant
+ * fails. A purchase that needs a human's approval is refused, never parked: a merchant's checkout cannot
+ * wait for one.
+ */
+import type { ApprovalSubject } from '../approvals/model.ts';
+import { CAP } from '../capabilities.ts';
+import type { Clock } from '../deps.ts';
+import type { Denial } from '../denials.ts';
+import { denial } from '../denials.ts';
+import { HolonError } from '../errors.ts';
+import { convertTo } from '../fx.ts';
+import { newId } from '../ids.ts';
+import { mandateOf } from '../mandates.ts';
+import type { Mandate } from '../model.ts';
+import type { Money } from '../money.ts';
+import * as M from '../money.ts';
+import { grantsAllow, grantsNow } from '../office/colleagues.ts';
+import type { ProcessRef } from '../owner.ts';
+import { thisProcess } from '../owner.ts';
+import { denialTexts } from '../present.ts';
+import { endHold, gateSpend } from '../spend.ts';
+import type { HolonState } from '../state.ts';
+import type { EventStore } from '../store.ts';
+import type { Cart, CheckoutClient, LineRequest, Order } from './checkout.ts';
+import { sameLines } from './checkout.ts';
+import type { Purchase } from './purchases.ts';
+import { purchaseEvent, purchaseKey } from './purchases.ts';
+
+/** A purchase as the commerce toolset asks for it. */
+export interface BuyRequest {
+  mandate: string;
+  merchant: CheckoutClient;
+  lines: LineRequest[];
+  replayKey: string;
+  /** The process that runs it: if it dies mid-checkout, the next process releases the hold. */
+  owner?: ProcessRef;
+}
+
+/** A completed purchase, and whether it was completed before (the same replay key, answered again). */
+export interface BuyOutcome {
+  purchase: Purchase & { order: Order; charged: M.MoneyJson };
+  replayed: boolean;
+}
+
+function refused(denials: Denial[]): HolonError {
+  return new HolonError('denied', denialTexts(denials).join('; '), {}, denials);
+}
+
+/**
+ * The Idempotency-Key the merchant sees for a replay key: scoped to the mandate, so two mandates that
+ * chose the same key never meet at one merchant (one would be answered the other's order).
+ */
+export function merchantKey(mandate: string, replayKey: string): string {
+  return `holon:${mandate}:${replayKey}`;
+}
+
+/** Why the mandate may not buy from this merchant now, or nothing when it may. */
+export function merchantDenial(s: HolonState, mandate: Mandate, merchant: string, now: number): Denial | undefined {
+  const grants = grantsNow(s, mandate, CAP.commerceBuy, now);
+  if (grants.length === 0) return denial('capability_missing', { capability: CAP.commerceBuy });
+  if (!grantsAllow(grants, 'merchants', merchant)) {
+    const allowed = grants.flatMap((g) => (Array.isArray(g.params?.['merchants']) ? (g.params['merchants'] as unknown[]).filter((x): x is string => typeof x === 'string') : []));
+    return denial('capability_scope', { capability: CAP.commerceBuy, target: merchant, allowed });
+  }
+  return undefined;
+}
+
+/** A cart that cannot be bought as it is, said with what the merchant reported. */
+export function notReady(cart: Cart): HolonError {
+  const codes = cart.messages.map((m) => m.code).filter((c): c is string => c !== null);
+  return new HolonError('conflict', `the cart is ${cart.status.replace('_', ' ')} (${cart.merchant_status}${codes.length > 0 ? `: ${codes.join(', ')}` : ''}); only a ready cart can be bought — change the lines and quote again`, {
+    cart: cart.id,
+    status: cart.status,
+    merchant_status: cart.merchant_status,
+    codes,
+  });
+}
+
+function completed(p: Purchase | undefined): BuyOutcome['purchase'] | undefined {
+  return p && p.status === 'completed' && p.order && p.charged ? (structuredClone(p) as BuyOutcome['purchase']) : undefined;
+}
+
+/** The purchase under this key, if it is completed or still running; a different request under it is refused. */
+function existing(s: HolonState, r: BuyRequest): Purchase | undefined {
+  const p = s.purchases[purchaseKey(r.mandate, r.replayKey)];
+  if (!p) return undefined;
+  if (p.merchant !== r.merchant.merchant || !sameLines(p.lines, r.lines)) {
+    throw new HolonError('conflict', `replay key "${r.replayKey}" was used for another purchase (${p.merchant}, other lines); use a new key for a new purchase`, { replay_key: r.replayKey, purchase: p.id });
+  }
+  // A lock-timeout is the `busy` problem: retry as is, once the running attempt ends.
+  if (p.status === 'pending' && s.holds[p.hold]) throw new HolonError('lock_timeout', `the purchase under replay key "${r.replayKey}" is still running; call again with the same key`, { replay_key: r.replayKey, purchase: p.id });
+  return p;
+}
+
+/** Cancels a checkout that will not be bought, so the merchant reserves nothing; a failure to cancel changes nothing here. */
+async function letGo(client: CheckoutClient, cart: Cart): Promise<void> {
+  if (cart.status === 'completed' || cart.status === 'canceled') return;
+  await client.cancel(cart.id).catch(() => undefined);
+}
+
+/**
+ * Buys `r.lines` from the merchant under `r.replayKey`, within the mandate. The same key and request
+ * answer the recorded order again and buy nothing; after a failure, the same key completes the same
+ * checkout with the same Idempotency-Key, so a merchant that did complete it answers its order and
+ * never places a second one.
+ */
+export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: BuyRequest): Promise<BuyOutcome> {
+  const client = r.merchant;
+  const before = existing(store.state, r);
+  const done = completed(before);
+  if (done) return { purchase: done, replayed: true };
+  const key = merchantKey(r.mandate, r.replayKey);
+
+  // The merchant prices the cart; a retry reads the checkout it already priced. A create's key is its
+  // own: a checkout let go after a refusal must never be answered again to a later call under this key.
+  const cart = before ? await client.retrieve(before.checkout) : await client.create(r.lines, `${key}:create:${newId('try')}`);
+  if (cart.status !== 'ready' && cart.status !== 'completed') {
+    if (!before) await letGo(client, cart);
+    throw notReady(cart);
+  }
+  if (!cart.total) throw new HolonError('agent_failed', 'the merchant marked the cart ready without a total');
+  const total = M.fromJson(cart.total);
+
+  const purchase = before?.id ?? newId('pur');
+  const hold = newId('buy');
+  let amount: Money | null;
+  try {
+    amount = await store.transact<Money | null>((s) => {
+      const now = clock.now();
+      const again = existing(s, r);
+      // Another call under this key finished meanwhile: its order is the answer.
+      if (completed(again)) return { events: [], result: null };
+      if (again && again.id !== purchase) throw new HolonError('lock_timeout', `another call under replay key "${r.replayKey}" got there first; call again with the same key`, { replay_key: r.replayKey });
+      const mandate = mandateOf(s, r.mandate);
+      const scope = merchantDenial(s, mandate, client.merchant, now);
+      if (scope) throw refused([scope]);
+      const converted = convertTo(s, total, mandate.currency);
+      if (!converted) throw refused([denial('no_rate', { from: total.currency, to: mandate.currency })]);
+      const subject: ApprovalSubject = {
+        kind: 'payment',
+        payee: `merchant:${client.merchant}`,
+        amount: M.toJson(converted),
+        terms_hash: null,
+        purpose: `order at ${client.merchant}: ${r.lines.map((l) => `${l.quantity} × ${l.product}`).join(', ')}`,
+      };
+      const gate = gateSpend(s, { id: hold, mandate, payee: { kind: 'merchant', id: client.merchant }, amount: converted, subject, now, owner: r.owner ?? thisProcess() });
+      switch (gate.kind) {
+        case 'denied':
+          throw refused(gate.denials);
+        case 'ask':
+        case 'pending':
+        case 'rejected':
+          // No parked path: the approval the gate would ask for is never requested.
+          throw refused([denial('purchase_over_threshold', { amount: M.toJson(converted), threshold: { amount: mandate.approval_threshold, currency: mandate.currency } })]);
+        case 'held':
+          return {
+            events: [
+              ...gate.events,
+              purchaseEvent('purchase.started', {
+                purchase,
+                mandate: mandate.id,
+                replay_key: r.replayKey,
+                merchant: client.merchant,
+                protocol: client.protocol,
+                checkout: cart.id,
+                lines: r.lines,
+                hold,
+                total: cart.total as M.MoneyJson,
+                amount: M.toJson(converted),
+              }),
+            ],
+            result: converted,
+          };
+      }
+    });
+  } catch (err) {
+    // A concurrent call under the same key may be completing this very checkout (the merchant answered
+    // both creates with it): only a checkout no purchase holds is let go.
+    if (!before && store.state.purchases[purchaseKey(r.mandate, r.replayKey)]?.checkout !== cart.id) await letGo(client, cart);
+    throw err;
+  }
+  if (amount === null) return { purchase: completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]) as BuyOutcome['purchase'], replayed: true };
+  const held = amount;
+
+  const fail = async (reason: string): Promise<void> => {
+    await store.transact((s) => ({
+      events: [...endHold(s, hold, null, reason).events, purchaseEvent('purchase.failed', { purchase, mandate: r.mandate, replay_key: r.replayKey, reason })],
+      result: undefined,
+    }));
+  };
+  let placed: Cart;
+  try {
+    placed = await client.complete(cart.id, key, { token: purchase });
+  } catch (err) {
+    await fail(HolonError.is(err) ? err.reason : 'merchant_error');
+    if (HolonError.is(err)) throw err;
+    throw new HolonError('agent_failed', `the merchant ${client.merchant} could not complete the checkout; the hold was released — call again with the same replay key`);
+  }
+  if (placed.status !== 'completed' || !placed.order) {
+    await fail('not_completed');
+    throw notReady(placed);
+  }
+  const order: Order = { id: placed.order.id, status: 'completed', permalink_url: placed.order.permalink_url, lines: placed.lines, total: placed.total ?? cart.total };
+  await store.transact((s) => {
+    // The order's total, converted as the hold was; never more than was held (endHold clamps it).
+    const cost = convertTo(s, M.fromJson(order.total), held.currency) ?? held;
+    const end = endHold(s, hold, cost, 'completed');
+    const charged = M.toJson({ units: end.charged, currency: held.currency });
+    return { events: [...end.events, purchaseEvent('purchase.completed', { purchase, mandate: r.mandate, replay_key: r.replayKey, merchant: client.merchant, order, charged })], result: undefined };
+  });
+  const recorded = completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]);
+  if (!recorded) throw new Error(`purchase ${purchase} completed but is not recorded`);
+  return { purchase: recorded, replayed: false };
+}

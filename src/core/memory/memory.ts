@@ -1,0 +1,172 @@
+/**
+ * Remembering and reading back: a record version appended under a mandate, and a point-in-time
+ * snapshot (valid-as-of × system-as-of, pinned to a journal position) resolved from the index, with the
+ * contents of the records it shows read back from the journal.
+ */
+import { createHash } from 'node:crypto';
+import { HolonError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { mandateDenials, mandateOf } from '../mandates.ts';
+import type { MandatesFields } from '../mandates.ts';
+import { denialTexts } from '../present.ts';
+import type { EventStore } from '../store.ts';
+import type { MemoryEvents, MemoryFields, MemoryVersion } from './slice.ts';
+import { memoryEvent, memoryKey } from './slice.ts';
+
+/** What one record may hold, and how a key may look: the tool schemas and the core check the same numbers. */
+export const MEMORY_LIMITS = {
+  /** UTF-8 bytes of one record's content. */
+  contentBytes: 64 * 1024,
+  /** Characters of a key (and of a prefix). */
+  keyChars: 256,
+  /** Keys one recall or assemble may name. */
+  keys: 100,
+  /** Records one page of a recall may return. */
+  pageSize: 100,
+} as const;
+
+/** A key: printable, one line, no control characters. */
+export const MEMORY_KEY = /^[^\u0000-\u001f\u007f]+$/;
+
+/** The store as memory uses it: the state with mandates and the memory index, and keys read back. */
+export type MemoryStoreView = Pick<EventStore<MandatesFields & MemoryFields>, 'state' | 'seq' | 'readKey' | 'transact'>;
+
+/** What an agent asks to remember. */
+export interface RememberInput {
+  key: string;
+  content: string;
+  /** ISO 8601; default: now. */
+  valid_from?: string | null | undefined;
+  /** ISO 8601, after valid_from; default: open-ended. */
+  valid_to?: string | null | undefined;
+}
+
+/** A version as the agent is told about it. */
+export interface RememberedVersion extends MemoryVersion {
+  mandate: string;
+}
+
+/** An instant as the canonical ISO form every comparison and display uses; invalid_input when it is none. */
+export function isoInstant(text: string, what: string): string {
+  const ms = Date.parse(text);
+  if (!Number.isFinite(ms)) throw new HolonError('invalid_input', `${what} is not an ISO 8601 date-time: "${text}"`, { field: what });
+  return new Date(ms).toISOString();
+}
+
+/** SHA-256 (hex) of a content's UTF-8 bytes. */
+export function contentHash(content: string): string {
+  return createHash('sha256').update(content, 'utf8').digest('hex');
+}
+
+/** True when the two half-open valid-time intervals share an instant. */
+function overlaps(a: { valid_from: string; valid_to: string | null }, b: { valid_from: string; valid_to: string | null }): boolean {
+  const aFrom = Date.parse(a.valid_from);
+  const bFrom = Date.parse(b.valid_from);
+  const aTo = a.valid_to === null ? Infinity : Date.parse(a.valid_to);
+  const bTo = b.valid_to === null ? Infinity : Date.parse(b.valid_to);
+  return aFrom < bTo && bFrom < aTo;
+}
+
+/** Refuses a mandate that cannot act now (suspended, revoked, expired), as the capability check would. */
+export function checkMandateActive(state: MandatesFields, mandate: string, now: number): void {
+  const m = mandateOf(state, mandate);
+  const inactive = mandateDenials(m, now);
+  if (inactive.length > 0) throw new HolonError('denied', denialTexts(inactive).join('; '), { mandate }, inactive);
+}
+
+/** Checks a key against the limits, as invalid_input. */
+export function checkKey(key: string, what = 'key'): void {
+  if (key.length < 1 || key.length > MEMORY_LIMITS.keyChars || !MEMORY_KEY.test(key)) {
+    throw new HolonError('invalid_input', `${what} must be 1 to ${MEMORY_LIMITS.keyChars} characters on one line, without control characters`, { field: what });
+  }
+}
+
+/**
+ * Appends one record version under `mandate`. A key already remembered gets a new version that wins
+ * wherever its valid time overlaps the older ones'; those stay, readable as of before it.
+ */
+export async function remember(store: MemoryStoreView, mandate: string, input: RememberInput, now: number): Promise<RememberedVersion> {
+  checkKey(input.key);
+  const bytes = Buffer.byteLength(input.content, 'utf8');
+  if (bytes > MEMORY_LIMITS.contentBytes) {
+    throw new HolonError('invalid_input', `content is ${bytes} bytes; a record holds at most ${MEMORY_LIMITS.contentBytes}`, { field: 'content', bytes, max: MEMORY_LIMITS.contentBytes });
+  }
+  const valid_from = input.valid_from ? isoInstant(input.valid_from, 'valid_from') : new Date(now).toISOString();
+  const valid_to = input.valid_to ? isoInstant(input.valid_to, 'valid_to') : null;
+  if (valid_to !== null && Date.parse(valid_to) <= Date.parse(valid_from)) {
+    throw new HolonError('invalid_input', `valid_to (${valid_to}) must be after valid_from (${valid_from})`, { field: 'valid_to' });
+  }
+  const id = newId('mem');
+  await store.transact((s) => {
+    checkMandateActive(s, mandate, now);
+    const older = s.memory[mandate]?.[input.key] ?? [];
+    const supersedes = older.filter((v) => overlaps(v, { valid_from, valid_to })).map((v) => v.id);
+    const data: MemoryEvents['memory.remembered'] = { id, mandate, key: input.key, content: input.content, valid_from, valid_to, sha256: contentHash(input.content), supersedes };
+    return { events: [memoryEvent('memory.remembered', data)], result: undefined };
+  });
+  const v = store.state.memory[mandate]?.[input.key]?.find((x) => x.id === id);
+  if (!v) throw new Error(`memory version ${id} was appended but is not in the folded state`);
+  return { ...v, mandate };
+}
+
+/** A point-in-time view of one mandate's memory, pinned to a journal position. */
+export interface SnapshotQuery {
+  mandate: string;
+  /** The journal position the snapshot is sealed at: nothing recorded after it is seen. */
+  system_seq: number;
+  /** System time: only what was recorded at or before it (ISO 8601 UTC). */
+  system_as_of: string;
+  /** Valid time: what was true at that instant (ISO 8601 UTC). */
+  valid_as_of: string;
+  /** Only these keys, in this order; null: every key, in key order. */
+  keys: string[] | null;
+  /** Only keys starting with it. */
+  prefix: string | null;
+}
+
+/** The version of each key visible in a snapshot: recorded within it, valid at its instant, latest recorded wins. */
+export function resolveSnapshot(state: MemoryFields, q: SnapshotQuery): MemoryVersion[] {
+  const byKey = state.memory[q.mandate];
+  if (!byKey) return [];
+  const systemMs = Date.parse(q.system_as_of);
+  const validMs = Date.parse(q.valid_as_of);
+  const keys = q.keys ? [...new Set(q.keys)] : Object.keys(byKey).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: MemoryVersion[] = [];
+  for (const key of keys) {
+    if (q.prefix !== null && !key.startsWith(q.prefix)) continue;
+    let best: MemoryVersion | undefined;
+    for (const v of byKey[key] ?? []) {
+      if (v.system_seq > q.system_seq || Date.parse(v.recorded_at) > systemMs) continue;
+      if (Date.parse(v.valid_from) > validMs || (v.valid_to !== null && Date.parse(v.valid_to) <= validMs)) continue;
+      if (!best || v.system_seq > best.system_seq) best = v;
+    }
+    if (best) out.push(best);
+  }
+  return out;
+}
+
+/** Every version of one mandate's memory, key by key, oldest first: the human's history view. */
+export function allVersions(state: MemoryFields, mandate: string): MemoryVersion[] {
+  const byKey = state.memory[mandate];
+  if (!byKey) return [];
+  return Object.keys(byKey)
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    .flatMap((k) => byKey[k] ?? []);
+}
+
+/**
+ * The contents of `versions`, read back from the journal (each event checked by the store), and each
+ * checked against the index: the mandate, and the hash it was remembered with.
+ */
+export async function readContents(store: Pick<MemoryStoreView, 'readKey'>, mandate: string, versions: readonly MemoryVersion[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const v of versions) {
+    const [e] = await store.readKey(memoryKey(v.id));
+    const d = e?.data as MemoryEvents['memory.remembered'] | undefined;
+    if (!e || e.type !== 'memory.remembered' || !d || d.id !== v.id || d.mandate !== mandate || contentHash(d.content) !== v.sha256) {
+      throw new HolonError('corrupt_journal', `memory record ${v.id} could not be read back as it was recorded; run \`holon verify\``, { record: v.id });
+    }
+    out.set(v.id, d.content);
+  }
+  return out;
+}

@@ -1,0 +1,437 @@
+/**
+ * Payment intents (seed 003's `pay` and `simulate`): an intent names a payee, an amount, a purpose and an
+ * idempotency key; the gate is the mandate's own decision — the `pay` capability and its payees, a rail
+ * that can pay the payee, the human's rates, the limits, the threshold — and answers allow, deny or
+ * confirm. Allow holds the money, moves it on the rail and settles; confirm parks it (the money held) for
+ * a human, whose decision settles or releases it in the decision's own transaction; deny is recorded.
+ * The same key with the same body always returns the same result; with another body it is refused.
+ */
+import { canonicalize } from 'json-canonicalize';
+import type { Approval, ApprovalSubject } from '../approvals/model.ts';
+import { isExpired } from '../approvals/model.ts';
+import { useApproval } from '../approvals/flow.ts';
+import { approvalEvent } from '../approvals/slice.ts';
+import type { Clock } from '../deps.ts';
+import type { Denial } from '../denials.ts';
+import { denial } from '../denials.ts';
+import { HolonError } from '../errors.ts';
+import { convertTo } from '../fx.ts';
+import { ACCOUNT_ID, newId } from '../ids.ts';
+import { mandateDenials, mandateOf } from '../mandates.ts';
+import type { Mandate } from '../model.ts';
+import type { Money, MoneyJson } from '../money.ts';
+import * as M from '../money.ts';
+import type { ProcessRef } from '../owner.ts';
+import { payeeDenial } from '../pay.ts';
+import { denialTexts } from '../present.ts';
+import { gateSpend, limitDenials, roomFor, spendEvent, thresholdDenial } from '../spend.ts';
+import type { HolonState } from '../state.ts';
+import type { EventStore, NewEvent, Signer } from '../store.ts';
+import { canonicalHash } from '../util.ts';
+import type { Ed25519Signature, GateVerdict, IntentReceipt, IntentRecord, IntentStatus, JobEvent } from './slice.ts';
+import { intentKey, moneyEvent } from './slice.ts';
+
+/** An intent as the agent submits it. */
+export interface IntentAsk {
+  /** `acct:<account>` (a Holon account) or a CAIP-10 account. */
+  payee: string;
+  /** A decimal string. */
+  amount: string;
+  currency: string;
+  purpose: string;
+  idempotency_key: string;
+}
+
+/** A payee reference, read. */
+export type PayeeRef = { kind: 'account'; ref: string; account: string } | { kind: 'chain'; ref: string; chain: string; address: string };
+
+const CAIP10 = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32}):([-.%a-zA-Z0-9]{1,128})$/;
+
+/** Reads a payee reference; anything else is invalid input. */
+export function parsePayee(ref: string): PayeeRef {
+  if (ref.startsWith('acct:')) {
+    const account = ref.slice(5);
+    if (!ACCOUNT_ID.test(account)) throw new HolonError('invalid_input', `"${ref}" is not a Holon account reference (acct:<account>)`);
+    return { kind: 'account', ref, account };
+  }
+  const m = CAIP10.exec(ref);
+  if (!m) throw new HolonError('invalid_input', `"${ref}" is neither acct:<account> nor a CAIP-10 account (namespace:chain:address)`);
+  return { kind: 'chain', ref, chain: `${m[1]}:${m[2]}`, address: m[3] ?? '' };
+}
+
+/** The parts of an intent its key is bound to, normalized ("1.0" and "1.00" are one amount). */
+export interface IntentBody {
+  payee: string;
+  amount: string;
+  currency: string;
+  purpose: string;
+}
+
+/** The intent's body, checked: a positive amount of a currency, a payee that reads. */
+export function intentBody(ask: IntentAsk): { body: IntentBody; payee: PayeeRef; amount: Money } {
+  const payee = parsePayee(ask.payee);
+  const amount = M.money(ask.amount, ask.currency);
+  if (amount.units <= 0n) throw new HolonError('invalid_input', 'the amount must be positive');
+  return { body: { payee: ask.payee, amount: M.formatUnits(amount.units), currency: amount.currency, purpose: ask.purpose }, payee, amount };
+}
+
+/** What the installation signs for an intent it submits. */
+export function intentStatement(mandate: string, key: string, body: IntentBody): string {
+  return canonicalize({ type: 'holon.intent.v1', mandate, idempotency_key: key, ...body });
+}
+
+/** Signs `message` (RFC 8785 text) with the installation key. */
+export function signWith(signer: Signer, message: string): Ed25519Signature {
+  return { alg: 'Ed25519', public_key: signer.publicKey, value: signer.sign(message) };
+}
+
+/** What the gate decides about an intent now. */
+export interface GateDecision {
+  verdict: GateVerdict;
+  denials: Denial[];
+  /** The amount in the mandate's currency, or null when no rate converts it. */
+  amount: Money | null;
+  threshold: Money;
+}
+
+/**
+ * The currencies of a mandate's prior spends (settled, or held now) that no human-set rate converts into
+ * its currency: while there is one, what it has left is unknown and nothing is authorized.
+ */
+export function unconvertibleCurrencies(s: HolonState, m: Mandate): string[] {
+  const seen = new Set<string>();
+  for (const [ccy, units] of Object.entries(s.drawn[m.id]?.total ?? {})) if (units > 0n) seen.add(ccy);
+  for (const h of Object.values(s.holds)) if (h.mandate === m.id && h.parent === null) seen.add(h.currency);
+  return [...seen].filter((c) => c !== m.currency && !convertTo(s, { units: 1n, currency: c }, m.currency)).sort();
+}
+
+/** Why no rail Holon runs can pay this payee for this mandate, if so. */
+function railDenial(s: HolonState, m: Mandate, payee: PayeeRef): Denial | undefined {
+  if (payee.kind === 'chain') return denial('no_rail', { payee: payee.ref, why: 'chain_account' });
+  if (payee.account === m.account) return denial('no_rail', { payee: payee.ref, why: 'own_account' });
+  if (!s.accounts[payee.account]) return denial('no_rail', { payee: payee.ref, why: 'unknown_account' });
+  return undefined;
+}
+
+/** The gate: what the mandate decides about paying `amount` to `payee` now. Pure; writes nothing. */
+export function decideIntent(s: HolonState, mandateId: string, payee: PayeeRef, amount: Money, now: number): GateDecision {
+  const m = mandateOf(s, mandateId);
+  const threshold = M.money(m.approval_threshold, m.currency);
+  const denials: Denial[] = [...mandateDenials(m, now)];
+  const scope = payeeDenial(s, mandateId, payee.ref);
+  if (scope) denials.push(scope);
+  const rail = railDenial(s, m, payee);
+  if (rail) denials.push(rail);
+  const unknown = unconvertibleCurrencies(s, m);
+  if (unknown.length > 0) denials.push(denial('spend_unconvertible', { currencies: unknown, to: m.currency }));
+  const converted = convertTo(s, amount, m.currency) ?? null;
+  if (!converted) denials.push(denial('no_rate', { from: amount.currency, to: m.currency }));
+  else denials.push(...limitDenials(roomFor(s, m, null, now), converted, undefined));
+  if (denials.length > 0) return { verdict: 'deny', denials, amount: converted, threshold };
+  return { verdict: M.compare(converted as Money, threshold) > 0 ? 'confirm' : 'allow', denials: [], amount: converted, threshold };
+}
+
+/** An intent's status as a reader should see it now: a parked one whose approval lapsed is expired. */
+export function statusNow(s: HolonState, r: IntentRecord, now: number): IntentStatus {
+  if (r.status !== 'pending' || !r.approval) return r.status;
+  const a = s.approvals[r.approval];
+  return !a || isExpired(a, now) ? 'expired' : 'pending';
+}
+
+/** One intent's lifecycle, as `get_job` and `list_intents` return it. */
+export interface IntentView {
+  intent: string;
+  idempotency_key: string;
+  status: IntentStatus;
+  verdict: GateVerdict | null;
+  payee: string;
+  amount: MoneyJson;
+  purpose: string;
+  held: MoneyJson | null;
+  charged: MoneyJson | null;
+  reasons: string[];
+  pending: { approval: string; challenge: string; expires_at: string } | null;
+  receipt: IntentReceipt | null;
+  error: string | null;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The lifecycle of an intent now. */
+export function intentView(s: HolonState, r: IntentRecord, now: number): IntentView {
+  const status = statusNow(s, r, now);
+  const a = r.approval ? s.approvals[r.approval] : undefined;
+  return {
+    intent: r.id,
+    idempotency_key: r.idempotency_key,
+    status,
+    verdict: r.verdict,
+    payee: r.payee,
+    amount: { ...r.amount },
+    purpose: r.purpose,
+    held: status === 'authorized' || status === 'pending' ? r.held : null,
+    charged: r.receipt ? { ...r.receipt.charged } : null,
+    reasons: denialTexts(r.denials),
+    pending: status === 'pending' && r.approval && r.challenge && a ? { approval: r.approval, challenge: r.challenge, expires_at: a.expires_at } : null,
+    receipt: r.receipt ? structuredClone(r.receipt) : null,
+    error: r.error,
+    attempts: r.attempts,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+/** The intent a mandate submitted under `key`, if any. */
+export function intentByKey(s: HolonState, mandate: string, key: string): IntentRecord | undefined {
+  const id = s.intent_keys[intentKey(mandate, key)];
+  const r = id ? s.intents[id] : undefined;
+  return r && r.mandate === mandate ? r : undefined;
+}
+
+/** The events that settle an intent whose money is held: the payer's hold settles, the payee is credited. */
+function settleEvents(s: HolonState, r: IntentRecord, reference: string, approval: string | null, now: number): NewEvent[] {
+  const h = s.holds[r.id];
+  const payee = parsePayee(r.payee);
+  if (!h || payee.kind !== 'account') return [];
+  const charged = M.toJson({ units: h.units, currency: h.currency });
+  const receipt: IntentReceipt = {
+    id: newId('rcpt'),
+    intent: r.id,
+    rail: 'journal',
+    payee: r.payee,
+    amount: { ...r.amount },
+    charged,
+    reference,
+    approval,
+    settled_at: new Date(now).toISOString(),
+  };
+  return [spendEvent('hold.settled', { hold: r.id, cost: charged.amount }), moneyEvent('intent.settled', { intent: r.id, credit: { account: payee.account, amount: { ...r.amount } }, receipt })];
+}
+
+/** Parked intents of a mandate whose approval lapsed: their holds go back. */
+function lapsedEvents(s: HolonState, mandate: string, now: number): NewEvent[] {
+  const out: NewEvent[] = [];
+  for (const r of Object.values(s.intents)) {
+    if (r.mandate !== mandate || r.status !== 'pending' || !r.approval || statusNow(s, r, now) !== 'expired') continue;
+    if (s.holds[r.id]) out.push(spendEvent('hold.released', { hold: r.id, reason: 'approval_expired' }));
+    out.push(moneyEvent('intent.expired', { intent: r.id, approval: r.approval }));
+  }
+  return out;
+}
+
+/**
+ * What a human's decision on a parked intent does, in the decision's own transaction: approved, the
+ * journal transfer settles it (unless the mandate can no longer act, then the money goes back);
+ * rejected, the hold is released. `s` is the whole state the decision was made on.
+ */
+export function intentDecisionEvents(s: object, a: Approval, decision: 'approved' | 'rejected', now: number): NewEvent[] {
+  if (a.subject.kind !== 'payment_intent' || !('intents' in s)) return [];
+  const st = s as HolonState;
+  const r = st.intents[a.subject.intent];
+  if (!r || r.status !== 'pending' || r.approval !== a.id || !st.holds[r.id]) return [];
+  if (decision === 'rejected') return [spendEvent('hold.released', { hold: r.id, reason: 'rejected' }), moneyEvent('intent.rejected', { intent: r.id, approval: a.id })];
+  const m = st.mandates[r.mandate];
+  const inactive = m ? mandateDenials(m, now) : [];
+  if (!m || inactive.length > 0) return [spendEvent('hold.released', { hold: r.id, reason: 'mandate_inactive' }), moneyEvent('intent.denied', { intent: r.id, denials: inactive })];
+  return [useApproval(a.id, r.id), ...settleEvents(st, r, `journal:${r.id}`, a.id, now)];
+}
+
+/** A movement of money an allowed intent asks a rail for. */
+export interface TransferOrder {
+  intent: string;
+  from: string;
+  to: string;
+  amount: MoneyJson;
+}
+
+/**
+ * How an allowed intent's money moves. The journal rail records the transfer itself (the settlement
+ * appended after it answers); another rail (a test's failing one) answers first or throws, and then
+ * nothing moved.
+ */
+export interface TransferRail {
+  transfer(order: TransferOrder): Promise<{ reference: string }>;
+}
+
+/** The rail between Holon accounts: the journal's own settlement is the movement. */
+export const journalRail: TransferRail = {
+  transfer: async (order) => ({ reference: `journal:${order.intent}` }),
+};
+
+/** What `payIntent` needs from its host. */
+export interface PayDeps {
+  store: EventStore<HolonState>;
+  clock: Clock;
+  signer: Signer;
+  rail: TransferRail;
+  /** The process that moves the money: if it dies mid-transfer, the next process releases the hold. */
+  owner?: ProcessRef | undefined;
+}
+
+/** A settled intent. */
+export interface PayResult {
+  intent: IntentView;
+  receipt: IntentReceipt;
+  /** True when an earlier request with the same key and body had settled it. */
+  replayed: boolean;
+}
+
+type Gated =
+  | { kind: 'conflict'; intent: string }
+  | { kind: 'busy' }
+  | { kind: 'done'; intent: string; first: boolean }
+  | { kind: 'move'; intent: string; order: TransferOrder };
+
+/** The problem an intent that did not settle amounts to, as a typed error the edge renders. */
+function notSettled(s: HolonState, r: IntentRecord, first: boolean, now: number): HolonError {
+  const status = statusNow(s, r, now);
+  const key = r.idempotency_key;
+  if (status === 'denied') return new HolonError('denied', `the gate denied intent ${key}: ${denialTexts(r.denials).join('; ')}`, { idempotency_key: key }, r.denials);
+  const a = r.approval ? s.approvals[r.approval] : undefined;
+  if (status === 'rejected' && r.approval) return new HolonError('denied', `the human rejected intent ${key}`, { idempotency_key: key }, [denial('rejected', { approval: r.approval })]);
+  if (status === 'expired' && r.approval) {
+    return new HolonError('denied', `the approval of intent ${key} expired before a human decided; submit a new intent with a new key`, { idempotency_key: key }, [
+      denial('approval_expired', { approval: r.approval, expires_at: a?.expires_at ?? r.updated_at }),
+    ]);
+  }
+  if (status === 'pending' && r.approval && a) {
+    // The intent id is said once, in the response that parked it; list_intents {status: "pending"} finds it again.
+    const over = thresholdDenial(M.fromJson(r.held ?? r.amount), mandateOf(s, r.mandate));
+    return new HolonError('denied', `intent ${key} waits for a human: ${denialTexts([over]).join('')}; approval ${r.approval} (challenge ${r.challenge ?? ''}) is theirs to release`, {
+      idempotency_key: key,
+      ...(first ? { intent: r.id } : {}),
+      approval: r.approval,
+      challenge: r.challenge,
+      expires_at: a.expires_at,
+    }, [over, denial('approval_pending', { approval: r.approval })]);
+  }
+  return new HolonError('agent_failed', `intent ${key} did not settle (${status}${r.error ? `: ${r.error}` : ''}); send it again with the same key`, { idempotency_key: key });
+}
+
+/**
+ * Pays an intent within the mandate: decides and holds under the journal lock (or replays what the key
+ * already did), moves the money on the rail, then settles. A rail failure releases the hold and marks
+ * the intent failed: sending it again with the same key pays once. Throws the typed error of a denial,
+ * a parked or rejected intent, a key reused for another body, or a rail failure.
+ */
+export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk): Promise<PayResult> {
+  const { body, payee, amount } = intentBody(ask);
+  const key = ask.idempotency_key;
+  const bodySha = canonicalHash(body);
+  // Signed before the lock is taken: signing needs no state, and the lock is held as briefly as it can be.
+  const signature = signWith(deps.signer, intentStatement(mandateId, key, body));
+  const gated = await deps.store.transact<Gated>((s) => {
+    const now = deps.clock.now();
+    const events: NewEvent[] = lapsedEvents(s, mandateId, now);
+    const existing = intentByKey(s, mandateId, key);
+    if (existing && existing.body_sha256 !== bodySha) return { events: [], result: { kind: 'conflict', intent: existing.id } };
+    if (existing) {
+      const expiring = events.some((e) => (e.data as { intent?: string }).intent === existing.id);
+      if (existing.status === 'authorized' && s.holds[existing.id]) return { events, result: { kind: 'busy' } };
+      if (expiring || !['authorized', 'failed'].includes(existing.status)) return { events, result: { kind: 'done', intent: existing.id, first: false } };
+      // Failed on the rail, or its process died mid-transfer (its hold was given back): try again.
+      if (existing.status === 'authorized') events.push(moneyEvent('intent.failed', { intent: existing.id, error: 'interrupted' }));
+      events.push(moneyEvent('intent.retried', { intent: existing.id, signature }));
+    }
+    const id = existing?.id ?? newId('int');
+    if (!existing) {
+      events.push(
+        moneyEvent('intent.submitted', { intent: id, mandate: mandateId, idempotency_key: key, body_sha256: bodySha, payee: body.payee, amount: { amount: body.amount, currency: body.currency }, purpose: body.purpose, signature }),
+      );
+    }
+    const decided = decideIntent(s, mandateId, payee, amount, now);
+    if (decided.verdict === 'deny' || !decided.amount) {
+      events.push(moneyEvent('intent.denied', { intent: id, denials: decided.denials }));
+      return { events, result: { kind: 'done', intent: id, first: true } };
+    }
+    const mandate = mandateOf(s, mandateId);
+    const subject: ApprovalSubject = { kind: 'payment_intent', intent: id, payee: payee.ref, amount: M.toJson(amount), purpose: body.purpose };
+    const gate = gateSpend(s, { id, mandate, payee: { kind: 'payee', id: payee.ref }, amount: decided.amount, subject, now, owner: deps.owner });
+    const held = M.toJson(decided.amount);
+    switch (gate.kind) {
+      case 'held':
+        events.push(...gate.events, moneyEvent('intent.authorized', { intent: id, held }));
+        return { events, result: { kind: 'move', intent: id, order: { intent: id, from: mandate.account, to: payee.kind === 'account' ? payee.account : payee.ref, amount: M.toJson(amount) } } };
+      case 'ask':
+        // Parked: the money is held with no process owning it, so it waits for the human across restarts.
+        events.push(
+          ...gate.events,
+          spendEvent('hold.placed', { hold: id, mandate: mandate.id, account: mandate.account, currency: mandate.currency, amount: held.amount, parent: null, payee: { kind: 'payee', id: payee.ref } }),
+          moneyEvent('intent.parked', { intent: id, held, approval: gate.approval.id, challenge: gate.approval.binding, expires_at: gate.approval.expires_at }),
+          // No process waits for it: the human's decision itself settles or releases the intent.
+          approvalEvent('approval.released', { id: gate.approval.id }),
+        );
+        return { events, result: { kind: 'done', intent: id, first: true } };
+      case 'denied':
+        events.push(moneyEvent('intent.denied', { intent: id, denials: gate.denials }));
+        return { events, result: { kind: 'done', intent: id, first: true } };
+      default:
+        throw new Error('an intent presents no approval, so the gate cannot find one pending');
+    }
+  });
+  const s = deps.store.state;
+  switch (gated.kind) {
+    case 'conflict':
+      throw new HolonError('conflict', `idempotency key "${key}" was already used for another intent (another payee, amount, currency or purpose); use a new key`, { idempotency_key: key });
+    case 'busy':
+      throw new HolonError('lock_timeout', `intent ${key} is being paid right now; ask again in a moment with the same key`, { idempotency_key: key });
+    case 'done': {
+      const r = s.intents[gated.intent] as IntentRecord;
+      if (r.status === 'settled' && r.receipt) return { intent: intentView(s, r, deps.clock.now()), receipt: structuredClone(r.receipt), replayed: true };
+      throw notSettled(s, r, gated.first, deps.clock.now());
+    }
+    case 'move':
+      return move(deps, gated.intent, gated.order);
+  }
+}
+
+/** Moves an authorized intent's money on the rail, then settles it; on a rail failure releases the hold. */
+async function move(deps: PayDeps, id: string, order: TransferOrder): Promise<PayResult> {
+  let reference: string;
+  try {
+    reference = (await deps.rail.transfer(order)).reference;
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    await deps.store.transact((s) => ({
+      events: s.intents[id]?.status === 'authorized' ? [...(s.holds[id] ? [spendEvent('hold.released', { hold: id, reason: 'rail_failed' })] : []), moneyEvent('intent.failed', { intent: id, error: why })] : [],
+      result: undefined,
+    }));
+    const key = deps.store.state.intents[id]?.idempotency_key ?? '';
+    throw new HolonError('agent_failed', `the transfer rail failed (${why}); nothing moved — send the same intent again with the same idempotency key`, { idempotency_key: key });
+  }
+  const settled = await deps.store.transact((s) => {
+    const r = s.intents[id];
+    if (!r || r.status !== 'authorized') return { events: [], result: false };
+    const events = settleEvents(s, r, reference, null, deps.clock.now());
+    return { events: events.length > 0 ? events : [moneyEvent('intent.failed', { intent: id, error: 'hold_lost' })], result: events.length > 0 };
+  });
+  const s = deps.store.state;
+  const r = s.intents[id] as IntentRecord;
+  if (!settled || !r.receipt) throw notSettled(s, r, false, deps.clock.now());
+  return { intent: intentView(s, r, deps.clock.now()), receipt: structuredClone(r.receipt), replayed: false };
+}
+
+/** What `simulate` answers: the gate's decision, which is never a grant. */
+export interface Simulation {
+  decision: GateVerdict;
+  authorizes: false;
+  reasons: string[];
+  amount: MoneyJson;
+  /** The amount in the mandate's currency; null when no rate converts it. */
+  in_mandate_currency: MoneyJson | null;
+  threshold: MoneyJson;
+}
+
+/** What the gate would decide now. Settles nothing, appends nothing, and leaves the key unused. */
+export function simulateIntent(s: HolonState, mandateId: string, ask: IntentAsk, now: number): Simulation {
+  const { payee, amount } = intentBody(ask);
+  const d = decideIntent(s, mandateId, payee, amount, now);
+  const reasons = d.verdict === 'confirm' && d.amount ? denialTexts([thresholdDenial(d.amount, mandateOf(s, mandateId))]) : denialTexts(d.denials);
+  return { decision: d.verdict, authorizes: false, reasons, amount: M.toJson(amount), in_mandate_currency: d.amount ? M.toJson(d.amount) : null, threshold: M.toJson(d.threshold) };
+}
+
+/** The statement that signs an intent's job events: their count and the hash of the last. */
+export function jobChainStatement(intent: string, events: readonly JobEvent[]): string {
+  return canonicalize({ type: 'holon.job.v1', intent, count: events.length, head: events[events.length - 1]?.hash ?? '' });
+}

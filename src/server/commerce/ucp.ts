@@ -1,0 +1,154 @@
+/**
+ * The Universal Commerce Protocol's checkout capability (dev.ucp.shopping.checkout), REST binding, from
+ * the platform's side. The business's profile at `/.well-known/ucp` names the REST endpoint of its
+ * dev.ucp.shopping service; under it, `POST /checkout-sessions` creates a checkout from line items,
+ * `GET /checkout-sessions/{id}` reads it, `POST …/{id}/complete` places the order with a payment
+ * instrument, `POST …/{id}/cancel` cancels it. Every request names the platform (`UCP-Agent`); create
+ * and complete carry an Idempotency-Key. Amounts are integers in minor units; the status is one of
+ * incomplete, requires_escalation, ready_for_complete, complete_in_progress, completed, canceled. A
+ * business outcome that is an error (nothing can be sold) comes back as HTTP 200 with `messages` and no
+ * checkout.
+ */
+import * as z from 'zod';
+import type { Cart, CartStatus, CheckoutClient, LineRequest } from '../../core/commerce/checkout.ts';
+import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
+import { HolonError } from '../../core/errors.ts';
+import * as M from '../../core/money.ts';
+import type { FetchLike } from '../net/publicFetch.ts';
+import type { MerchantConfig } from './merchants.ts';
+import { codeOf, exchange, merchantFailure, readBody } from './merchants.ts';
+
+/** How Holon names itself to a business (an RFC 8941 dictionary, as UCP-Agent wants). */
+export const UCP_AGENT = 'profile="urn:holon:platform"';
+
+const Minor = z.number().int().min(0);
+const Total = z.object({ type: z.string().max(64), amount: Minor });
+const Message = z.object({ type: z.string().max(32), code: z.string().optional(), content: z.string().optional() });
+const Checkout = z.object({
+  id: z.string().min(1).max(200),
+  status: z.string().max(64),
+  currency: z.string(),
+  line_items: z
+    .array(
+      z.object({
+        id: z.string().max(200),
+        item: z.object({ id: z.string().min(1).max(200), title: z.string().optional(), price: Minor }),
+        quantity: z.number().int().min(1),
+        totals: z.array(Total).max(20).optional(),
+      }),
+    )
+    .max(500),
+  totals: z.array(Total).max(50),
+  messages: z.array(Message).max(50).optional(),
+  order: z.object({ id: z.string().min(1).max(200), permalink_url: z.string().max(2000).optional() }).nullish(),
+});
+type Checkout = z.infer<typeof Checkout>;
+/** A business outcome with no checkout, or a protocol error: codes only are read. */
+const Outcome = z.object({ code: z.string().optional(), messages: z.array(Message).max(50).optional() }).partial();
+/** The part of a business profile that names the shopping service's REST endpoint (array or keyed form). */
+const Profile = z.object({
+  ucp: z.object({
+    services: z.record(z.string(), z.union([z.array(z.object({ transport: z.string().optional(), endpoint: z.string().optional() })), z.object({ rest: z.object({ endpoint: z.string() }).optional() })])),
+  }),
+});
+
+const STATUS: Record<string, CartStatus> = { ready_for_complete: 'ready', completed: 'completed', canceled: 'canceled' };
+
+const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+function cartOf(merchant: string, c: Checkout): Cart {
+  const currency = merchantCurrency(c.currency);
+  const total = c.totals.find((t) => t.type === 'total');
+  return {
+    id: c.id,
+    merchant,
+    protocol: 'ucp',
+    status: STATUS[c.status] ?? 'not_ready',
+    merchant_status: c.status,
+    currency,
+    lines: c.line_items.map((l) => {
+      const lineTotal = l.totals?.find((t) => t.type === 'total');
+      const unit = fromMinor(l.item.price, currency);
+      return {
+        product: l.item.id,
+        title: l.item.title ? clip(l.item.title, 200) : null,
+        quantity: l.quantity,
+        unit_price: M.toJson(unit),
+        total: lineTotal ? minorJson(lineTotal.amount, currency) : M.toJson(M.times(unit, l.quantity)),
+      };
+    }),
+    totals: c.totals.map((t) => ({ type: t.type, amount: minorJson(t.amount, currency) })),
+    total: total ? minorJson(total.amount, currency) : null,
+    messages: (c.messages ?? []).map((m) => ({ type: m.type, code: codeOf(m.code), content: clip(m.content ?? '', 500) })),
+    order: c.order ? { id: c.order.id, permalink_url: c.order.permalink_url ?? null } : null,
+  };
+}
+
+/** A UCP business's checkout. */
+export class UcpCheckout implements CheckoutClient {
+  readonly protocol = 'ucp' as const;
+  readonly merchant: string;
+  private endpoint: Promise<string> | undefined;
+
+  constructor(
+    private readonly config: MerchantConfig,
+    private readonly fetch: FetchLike,
+  ) {
+    this.merchant = config.id;
+  }
+
+  /**
+   * The REST endpoint the business's profile names, read once. It must be on the origin the human
+   * configured: a profile cannot send Holon to another host (the cloud's metadata address, say).
+   */
+  private endpointOf(): Promise<string> {
+    this.endpoint ??= (async () => {
+      const reply = await exchange(this.fetch, this.merchant, 'GET', `${this.config.url}/.well-known/ucp`, { 'ucp-agent': UCP_AGENT });
+      if (reply.status !== 200) throw merchantFailure(this.merchant, reply, 'profile', null);
+      const service = readBody(Profile, this.merchant, reply, 'profile').ucp.services['dev.ucp.shopping'];
+      const raw = Array.isArray(service) ? service.find((s) => s.transport === undefined || s.transport === 'rest')?.endpoint : service?.rest?.endpoint;
+      let url: URL;
+      try {
+        url = new URL(raw ?? '', `${this.config.url}/`);
+      } catch {
+        throw new HolonError('agent_failed', `the merchant ${this.merchant}'s profile names no REST endpoint for dev.ucp.shopping`);
+      }
+      if (raw === undefined || url.origin !== new URL(this.config.url).origin) throw new HolonError('agent_failed', `the merchant ${this.merchant}'s profile names no REST endpoint on its own origin`);
+      return url.href.replace(/\/+$/, '');
+    })();
+    // A failed discovery is tried again on the next call.
+    this.endpoint.catch(() => (this.endpoint = undefined));
+    return this.endpoint;
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, what: string, ok: number[], body?: unknown, key?: string): Promise<Cart> {
+    const base = await this.endpointOf();
+    const reply = await exchange(this.fetch, this.merchant, method, `${base}${path}`, { 'ucp-agent': UCP_AGENT, ...(key ? { 'idempotency-key': key } : {}) }, body);
+    const outcome = Outcome.safeParse(reply.body);
+    const codes = outcome.success ? [outcome.data.code, ...(outcome.data.messages ?? []).map((m) => m.code)].map(codeOf).filter((c): c is string => c !== null) : [];
+    if (!ok.includes(reply.status)) throw merchantFailure(this.merchant, reply, what, codes[0] ?? null);
+    // A business outcome with no checkout (every item unavailable, say): the merchant refused the cart.
+    if (reply.body && typeof reply.body === 'object' && !('id' in reply.body)) {
+      throw new HolonError('conflict', `the merchant ${this.merchant} refused the ${what}${codes.length > 0 ? ` (${codes.join(', ')})` : ''}`, { merchant: this.merchant, codes });
+    }
+    return cartOf(this.merchant, readBody(Checkout, this.merchant, reply, what));
+  }
+
+  create(lines: LineRequest[], key?: string): Promise<Cart> {
+    return this.call('POST', '/checkout-sessions', 'checkout', [200, 201], { line_items: lines.map((l) => ({ item: { id: l.product }, quantity: l.quantity })) }, key);
+  }
+
+  retrieve(id: string): Promise<Cart> {
+    return this.call('GET', `/checkout-sessions/${encodeURIComponent(id)}`, 'checkout', [200]);
+  }
+
+  complete(id: string, key: string, payment: { token: string }): Promise<Cart> {
+    // Holon is the payment handler: its credential names the purchase the mandate authorized.
+    const instrument = { id: 'holon', handler_id: 'holon', type: 'holon_mandate', selected: true, credential: { type: 'holon', token: payment.token } };
+    return this.call('POST', `/checkout-sessions/${encodeURIComponent(id)}/complete`, 'order', [200, 201], { payment: { instruments: [instrument] } }, key);
+  }
+
+  cancel(id: string): Promise<Cart> {
+    return this.call('POST', `/checkout-sessions/${encodeURIComponent(id)}/cancel`, 'cancellation', [200], {});
+  }
+}
