@@ -10,7 +10,8 @@ import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { BudgetInfo, HolonViewState, PendingApproval } from '../webview/protocol/holonView.ts';
 import type { ProposalState } from '../webview/protocol/proposal.ts';
-import type { ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
+import type { PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
+import { purchasesOf } from '../core/commerce/purchases.ts';
 import { approvalStatus } from '../core/approvals/model.ts';
 import { personnelYaml, sideBySide } from '../core/office/personnel.ts';
 
@@ -92,7 +93,23 @@ export async function receiptsState(store: ReceiptSource, filter: ReceiptsState[
     }),
   );
   const chosen = (selected ? await readReceipt(store, selected) : undefined) ?? roots[0];
-  return { filter, recent, selected: chosen ? node(store.state, await treeOf(store, chosen)) : null };
+  return { filter, recent, selected: chosen ? node(store.state, await treeOf(store, chosen)) : null, purchases: purchaseRows(store.state as HolonState, limit) };
+}
+
+/** The newest completed purchases, with their orders and lines. */
+export function purchaseRows(s: HolonState, limit = 50): PurchaseRow[] {
+  return purchasesOf(s)
+    .slice(0, limit)
+    .map((p) => ({
+      id: p.id,
+      mandate: p.mandate,
+      merchant: p.merchant,
+      order: p.order?.id ?? '',
+      lines: (p.order?.lines ?? []).map((l) => ({ product: l.product, title: l.title, quantity: l.quantity, unitPrice: fmt(l.unit_price) ?? '', total: fmt(l.total) ?? '' })),
+      total: fmt(p.order?.total ?? p.total) ?? '',
+      charged: fmt(p.charged),
+      at: p.updated_at,
+    }));
 }
 
 /** The proposal an approval of kind `proposal` is for, if any. */

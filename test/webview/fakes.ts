@@ -176,6 +176,7 @@ export function receiptsState(overrides: Partial<ReceiptsState> = {}): ReceiptsS
       { id: 'rcp_2', mandate: 'demo/sandbox', agent: null, status: 'denied', totalCost: null, startedAt: '2026-03-01T10:02:00.000Z', delegatedCalls: 0 },
     ],
     selected: receiptNode({ children }),
+    purchases: [],
     ...overrides,
   };
 }

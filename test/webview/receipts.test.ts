@@ -119,9 +119,27 @@ describe('receipt tree', () => {
     assert.deepEqual(reasons, ['over the per-call limit', 'capability not allowed']);
   });
 
+  test('purchases show their merchant, order and lines at the merchant\'s prices; their text stays text', () => {
+    renderReceipts(
+      p.root,
+      receiptsState({
+        purchases: [
+          { id: 'pur_1', mandate: 'demo/shopper', merchant: 'acp', order: HOSTILE, lines: [{ product: 'mug', title: HOSTILE, quantity: 2, unitPrice: '4.50 EUR', total: '9.00 EUR' }], total: '9.00 EUR', charged: '9.00 EUR', at: '2026-12-01T10:00:00.000Z' },
+        ],
+      }),
+      post,
+    );
+    assert.equal(get(p.root, 'purchase-order-pur_1').textContent, HOSTILE);
+    assert.equal(get(p.root, 'purchase-total-pur_1').textContent, '9.00 EUR');
+    assert.match(get(p.root, 'purchase-pur_1').textContent ?? '', /2 × 4\.50 EUR/);
+    assert.equal(p.root.querySelectorAll('img').length, 0);
+    renderReceipts(p.root, receiptsState(), post);
+    assert.equal(byTestId(p.root, 'purchases'), null, 'no purchases, no section');
+  });
+
   test('hostile text in agents, reasons, errors and ids is text', () => {
     const node = receiptNode({ id: HOSTILE, agent: HOSTILE, version: HOSTILE, reasons: [HOSTILE], error: HOSTILE, approval: HOSTILE, approvalChannel: HOSTILE, children: [receiptNode({ agent: HOSTILE })] });
-    renderReceipts(p.root, { filter: 'all', recent: [{ id: HOSTILE, mandate: HOSTILE, agent: HOSTILE, status: 'failed', totalCost: HOSTILE, startedAt: HOSTILE, delegatedCalls: 1 }], selected: node }, post);
+    renderReceipts(p.root, { filter: 'all', recent: [{ id: HOSTILE, mandate: HOSTILE, agent: HOSTILE, status: 'failed', totalCost: HOSTILE, startedAt: HOSTILE, delegatedCalls: 1 }], selected: node, purchases: [] }, post);
     assert.equal(p.root.querySelectorAll('img').length, 0);
     assert.equal(p.document.querySelectorAll('[onerror]').length, 0);
     assert.equal(part(nodes()[0]!, 'node-error'), HOSTILE);

@@ -84,11 +84,20 @@ const approveCmd: Command = {
           return 1;
         }
         await decideApproval(store, clock, id, 'approved', 'cli');
+        // Some decisions do their work as they are recorded; only a call or a payment is re-submitted.
+        const done: Partial<Record<typeof a.kind, string>> = {
+          payment_intent: 'The parked payment is made.',
+          capability_window: 'The window is open now.',
+          budget_override: "Today's limit is raised.",
+          proposal: 'The proposal is merged into the personnel file.',
+          action: 'The agent sees it approved.',
+        };
+        const effect = done[a.kind];
         const waiting = store.state.approvals[id]?.released !== true;
         return print(
           ctx,
-          { approval: id, status: 'approved', waiting_server: waiting },
-          waiting ? `Approved ${id}. The waiting server goes ahead now.` : `Approved ${id}. The agent can now re-submit with approval: "${id}".`,
+          { approval: id, status: 'approved', waiting_server: effect ? false : waiting },
+          effect ? `Approved ${id}. ${effect}` : waiting ? `Approved ${id}. The waiting server goes ahead now.` : `Approved ${id}. The agent can now re-submit with approval: "${id}".`,
         );
       },
       true,

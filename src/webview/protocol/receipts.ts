@@ -77,11 +77,26 @@ export const ReceiptFilter = z.enum(RECEIPT_FILTERS);
 /** A filter of the recent list: a status, or `all`. */
 export type ReceiptFilter = z.infer<typeof ReceiptFilter>;
 
+/** A purchase completed at a merchant: its order and lines, at the merchant's prices, formatted. */
+export const PurchaseRow = z.strictObject({
+  id: z.string(),
+  mandate: z.string(),
+  merchant: z.string(),
+  order: z.string(),
+  lines: z.array(z.strictObject({ product: z.string(), title: z.nullable(z.string()), quantity: z.number(), unitPrice: z.string(), total: z.string() })),
+  total: z.string(),
+  charged: z.nullable(z.string()),
+  at: z.string(),
+});
+/** A completed purchase. */
+export type PurchaseRow = z.infer<typeof PurchaseRow>;
+
 /** Everything the panel shows. */
 export const ReceiptsState = z.strictObject({
   filter: ReceiptFilter,
   recent: z.array(ReceiptRow),
   selected: z.nullable(ReceiptNode),
+  purchases: z.array(PurchaseRow),
 });
 /** Everything the panel shows. */
 export type ReceiptsState = z.infer<typeof ReceiptsState>;

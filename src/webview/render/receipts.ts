@@ -1,6 +1,6 @@
 // The receipts panel: a status filter, the recent calls, and the selected call's receipt tree.
 import { is } from '../protocol/messages.ts';
-import type { ReceiptNode, ReceiptRow, ReceiptsCommand, ReceiptsState } from '../protocol/receipts.ts';
+import type { PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsCommand, ReceiptsState } from '../protocol/receipts.ts';
 import { RECEIPT_FILTERS, ReceiptFilter } from '../protocol/receipts.ts';
 import { clear, h, keepFocus, readValue, setValue, time } from './dom.ts';
 
@@ -35,6 +35,7 @@ export function renderReceipts(root: HTMLElement, state: ReceiptsState, post: (c
           : h(doc, 'p', { class: 'note muted', 'data-testid': 'receipt-none' }, 'Select a call to see its receipt.'),
       ),
     );
+    if (state.purchases.length > 0) root.appendChild(renderPurchases(doc, state.purchases));
   });
 }
 
@@ -123,4 +124,28 @@ function renderNode(doc: Document, node: ReceiptNode): HTMLElement {
     item.appendChild(h(doc, 'ul', { role: 'group' }, ...node.children.map((child) => renderNode(doc, child))));
   }
   return item;
+}
+
+function renderPurchases(doc: Document, purchases: PurchaseRow[]): HTMLElement {
+  return h(
+    doc,
+    'section',
+    { class: 'section', 'data-testid': 'purchases' },
+    h(doc, 'h2', { class: 'section-title' }, 'Purchases'),
+    ...purchases.map((p) =>
+      h(
+        doc,
+        'article',
+        { class: 'card', 'data-testid': `purchase-${p.id}` },
+        h(doc, 'p', { class: 'card-kind' }, `${p.merchant} · order `, h(doc, 'span', { class: 'mono', 'data-testid': `purchase-order-${p.id}` }, p.order), ` · ${p.mandate}`),
+        h(
+          doc,
+          'table',
+          { class: 'lines' },
+          h(doc, 'tbody', {}, ...p.lines.map((l) => h(doc, 'tr', {}, h(doc, 'td', {}, l.title ?? l.product), h(doc, 'td', {}, `${l.quantity} × ${l.unitPrice}`), h(doc, 'td', {}, l.total)))),
+        ),
+        h(doc, 'p', {}, h(doc, 'strong', { 'data-testid': `purchase-total-${p.id}` }, p.total), p.charged && p.charged !== p.total ? ` (charged ${p.charged})` : '', ' · ', time(doc, p.at)),
+      ),
+    ),
+  );
 }
