@@ -160,6 +160,18 @@ targets.push({
   banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
 });
 
+/** The two local merchants (ACP and UCP) to try the commerce tools against (dist/examples/merchants/merchants.mjs). */
+targets.push({
+  ...base,
+  entryPoints: { merchants: 'examples/merchants/run.ts' },
+  outdir: 'dist/examples/merchants',
+  outExtension: { '.js': '.mjs' },
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: false,
+});
+
 /** The demo catalog and its invoices beside the bundled agents (dist/examples). */
 function copyExamples() {
   fs.mkdirSync('dist/examples/files', { recursive: true });

@@ -1,7 +1,8 @@
 /**
- * `node --import tsx examples/merchants/run.ts`: the two local merchants, an ACP stationery shop (EUR)
- * and a UCP hardware business (USD), on free loopback ports. It prints their catalogs and the
- * `--merchant` flag to give `holon mcp`, and serves until stopped. Nothing is charged anywhere.
+ * `node dist/examples/merchants/merchants.mjs` (or `node --import tsx examples/merchants/run.ts`): the two
+ * local merchants, an ACP stationery shop (EUR) and a UCP hardware business (USD), on free loopback ports.
+ * It prints their URLs, their catalogs (prices in minor units) and the `--merchant` flag to give
+ * `holon mcp`, and serves until stopped. Nothing is charged anywhere.
  */
 import { startAcpMerchant } from './acpMerchant.ts';
 import { startUcpMerchant } from './ucpMerchant.ts';

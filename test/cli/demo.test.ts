@@ -6,11 +6,27 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { ensureBuilt, holonIn, journalBytes, mcpSession, readEvents, seededState, structured, tempDir } from './cliHarness.ts';
+import { demoCatalog, priceLine } from '../../examples/merchants/shop.ts';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { openState } from '../../src/core/holon.ts';
+import * as M from '../../src/core/money.ts';
+import { approveAtTerminal, ensureBuilt, holonIn, journalBytes, json, mcpSession, readEvents, seededState, structured, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);
 
 type Tree = { receipt: string; agent: string; status: string; approval: string | null; children: Tree[] };
+type MoneyJson = { amount: string; currency: string };
+type IntentRow = { intent: string; idempotency_key: string; status: string; payee: string; amount: MoneyJson; pending: { approval: string } | null; receipt: { rail: string; charged: MoneyJson; approval: string | null } | null };
+
+/** What an account has received (funded, and credited by settled intents), read from the state folder. */
+function received(state: string, account: string, currency: string): bigint | undefined {
+  const store = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+  try {
+    return store.state.accounts[account]?.funded[currency];
+  } finally {
+    store.close();
+  }
+}
 
 describe('holon demo', { concurrency: true }, () => {
   test('plays the session, and its state serves receipts, verify and an MCP client; a second run replaces it', { timeout: 90_000 }, async () => {
@@ -40,21 +56,25 @@ describe('holon demo', { concurrency: true }, () => {
       assert.equal(pipeline?.status, 'succeeded');
       assert.equal(pipeline?.children.length, 4);
       assert.ok(pipeline?.children.every((c) => c.status === 'succeeded'));
-      const approvals = JSON.parse((await holonIn(state, ['approvals', '--all', '--json'])).stdout) as { id: string; kind: string; mandate: string; status: string; channel?: string }[];
+      const approvals = JSON.parse((await holonIn(state, ['approvals', '--all', '--json'])).stdout) as { id: string; kind: string; mandate: string; status: string; channel?: string; subject: { intent?: string } }[];
       const windowId = /holon approve (apr_\S+) --state .* opens bob's office\.read/.exec(out)?.[1];
       assert.ok(windowId, 'the demo names bob\'s pending approval for the human');
+      const shopperIntents = await json<IntentRow[]>(state, ['intents', '--mandate', 'demo/shopper']);
+      const parked = shopperIntents.find((i) => i.status === 'pending');
       assert.deepEqual(
         approvals.map((a) => [a.id, a.kind, a.mandate, a.status, a.channel ?? null]),
         [
           [pipeline?.approval, 'agent_call', 'demo/sandbox', 'used', 'cli'],
           [windowId, 'capability_window', 'demo/bob', 'pending', null],
+          [parked?.pending?.approval, 'payment_intent', 'demo/shopper', 'pending', null],
         ],
       );
+      assert.equal(approvals[2]?.subject.intent, parked?.intent, 'the approval is the parked intent\'s');
 
       // The office: three colleagues with the office toolset, and what they did through their servers.
       assert.match(out, /── 8\. The office/);
       assert.match(out, /^ {3}Not permitted: needs capability office\.read — use approval_request$/m);
-      const mandates = JSON.parse((await holonIn(state, ['mandate', 'list', '--json'])).stdout) as { id: string; toolsets: string[]; grantee: { slug: string } }[];
+      const mandates = JSON.parse((await holonIn(state, ['mandate', 'list', '--json'])).stdout) as { id: string; toolsets: string[]; grantee: { slug: string }; capabilities: { name: string; params?: unknown }[] }[];
       for (const slug of ['lead', 'ada', 'bob']) {
         const m = mandates.find((x) => x.id === `demo/${slug}`);
         assert.deepEqual([m?.grantee.slug, m?.toolsets], [slug, ['office']], slug);
@@ -85,6 +105,57 @@ describe('holon demo', { concurrency: true }, () => {
         await lead.close();
       }
 
+      // 9. The shopper: the four seed-003 toolsets, a journal payment to the studio's account, a parked
+      // one, a purchase at the merchant's price and a memory — read back from the state, not the output.
+      const shopper = mandates.find((x) => x.id === 'demo/shopper');
+      assert.deepEqual(shopper?.toolsets, ['money', 'commerce', 'memory', 'records']);
+      assert.deepEqual(shopper?.capabilities, [
+        { name: 'pay', params: { payees: ['acct:studio'] } },
+        { name: 'commerce.buy', params: { merchants: ['stationery', 'hardware'] } },
+      ]);
+      assert.deepEqual(
+        shopperIntents.map((i) => [i.idempotency_key, i.status, i.payee, i.amount]),
+        [
+          ['studio-final-1', 'pending', 'acct:studio', { amount: '1.80', currency: 'EUR' }],
+          ['studio-sketches-1', 'settled', 'acct:studio', { amount: '0.40', currency: 'EUR' }],
+        ],
+      );
+      const sketches = shopperIntents[1];
+      assert.deepEqual([sketches?.receipt?.rail, sketches?.receipt?.charged, sketches?.receipt?.approval], ['journal', { amount: '0.40', currency: 'EUR' }, null]);
+      const shopperEvents = readEvents(state);
+      assert.deepEqual(
+        shopperEvents.filter((e) => e.type === 'intent.submitted' && e.data['mandate'] === 'demo/shopper').map((e) => e.data['idempotency_key']),
+        ['studio-sketches-1', 'studio-final-1'],
+        'simulate used no key: the sketches were submitted once, by pay',
+      );
+      assert.deepEqual(
+        shopperEvents.filter((e) => e.type === 'intent.settled').map((e) => e.data['credit']),
+        [{ account: 'studio', amount: { amount: '0.40', currency: 'EUR' } }],
+      );
+      assert.equal(received(state, 'studio', 'EUR'), M.parseUnits('1.40'), 'the studio: funded 1.00, credited 0.40');
+      const purchases = shopperEvents.filter((e) => e.type === 'purchase.completed').map((e) => e.data as { mandate: string; merchant: string; order: { id: string; lines: { product: string; quantity: number }[]; total: MoneyJson }; charged: MoneyJson });
+      // The ACP merchant's own price: 2 ink refills with its 20 % VAT.
+      const ink = demoCatalog('stationery').find((p) => p.id === 'ink-refill');
+      assert.ok(ink);
+      const price = { amount: M.formatUnits(BigInt(priceLine('li_1', ink, 2, 2000).total) * 10_000n), currency: 'EUR' };
+      assert.deepEqual(
+        purchases.map((p) => [p.mandate, p.merchant, p.order.lines.map((l) => [l.product, l.quantity]), p.order.total, p.charged]),
+        [['demo/shopper', 'stationery', [['ink-refill', 2]], price, price]],
+      );
+      const memory = await json<{ records: { key: string; content: string }[] }>(state, ['memory', 'demo/shopper']);
+      assert.deepEqual(memory.records.map((r) => r.key), ['suppliers/stationery']);
+      assert.ok(memory.records[0]?.content.includes(purchases[0]?.order.id ?? '?'), memory.records[0]?.content);
+      // The line the demo prints for the human releases the parked payment: the studio is paid 1.80 more.
+      assert.ok(out.includes(`holon approve ${parked?.pending?.approval ?? '?'} --state`), 'the demo names the parked payment\'s approval');
+      const released = await approveAtTerminal(state, parked?.pending?.approval ?? '', 'y');
+      assert.equal(released.code, 0, released.output);
+      const after = await json<IntentRow[]>(state, ['intents', '--mandate', 'demo/shopper']);
+      assert.deepEqual(after.map((i) => [i.idempotency_key, i.status, i.receipt?.approval ?? null]), [
+        ['studio-final-1', 'settled', parked?.pending?.approval],
+        ['studio-sketches-1', 'settled', null],
+      ]);
+      assert.equal(received(state, 'studio', 'EUR'), M.parseUnits('3.20'));
+
       const v = await holonIn(state, ['verify']);
       assert.equal(v.code, 0, v.stdout);
       assert.match(v.stdout, /^OK: /);
@@ -104,7 +175,7 @@ describe('holon demo', { concurrency: true }, () => {
       const roots2 = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Tree[];
       assert.equal(roots2.length, 2);
       assert.ok(roots2.every((t) => !firstIds.has(t.receipt)), 'fresh receipts');
-      assert.equal(readEvents(state).filter((e) => e.type === 'account.funded').length, 1, 'funded once, not twice');
+      assert.deepEqual(readEvents(state).filter((e) => e.type === 'account.funded').map((e) => e.data['account']), ['demo', 'demo', 'studio'], 'funded as one demo does, not twice as much');
       assert.equal((await holonIn(state, ['verify'])).code, 0);
     } finally {
       cleanup();

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Approval } from '../../core/approvals/model.ts';
+import { CAP } from '../../core/capabilities.ts';
 import { copyExampleFiles } from '../../core/demoFiles.ts';
 import { silentLogger, systemClock } from '../../core/deps.ts';
 import { HolonError } from '../../core/errors.ts';
@@ -26,6 +27,10 @@ const MANDATE = 'demo/sandbox';
 const BUYER = 'demo/buyer';
 /** The example seller's payee on the local test chain (examples/sellers/x402Seller.ts). */
 const EXAMPLE_PAYEE = 'eip155:31337:0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** The mandate that pays another Holon account, buys from the local merchants and remembers (seed 003). */
+const SHOPPER = 'demo/shopper';
+/** The second Holon account the shopper pays: a design studio. */
+const STUDIO = 'studio';
 
 /** The demo catalog, beside the bundle (dist/../examples) or the sources (src/cli/commands/../../../examples). */
 function examplesDir(): string {
@@ -88,6 +93,41 @@ function approveFromTerminal(holonBin: string, stateDir: string, id: string): Pr
   });
 }
 
+/** A bundled example (dist/examples/…) started as its own process, and the JSON it prints when it is ready. */
+interface Example<T> {
+  ready: T;
+  /** Stops it and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+async function startExample<T>(holonBin: string, file: string): Promise<Example<T>> {
+  const child = spawn(process.execPath, [path.join(path.dirname(holonBin), 'examples', file)], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+    await exited;
+  };
+  try {
+    let text = '';
+    const ready = await new Promise<T>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        try {
+          resolve(JSON.parse(text) as T);
+        } catch {
+          // Not all of it yet.
+        }
+      });
+      child.once('error', reject);
+      child.once('exit', () => reject(new Error(`the example ${file} stopped`)));
+    });
+    return { ready, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
 function textOf(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.map((c) => c.text ?? '').join('\n');
@@ -96,7 +136,8 @@ function textOf(result: unknown): string {
 const demoCmd: Command = {
   name: 'demo',
   usage: 'demo [--state DIR]',
-  summary: "Plays a typical session on a fresh state: funds demo with 5 EUR, creates demo/sandbox, and drives the MCP server with a real client, approving the big call from the CLI; then buys under terms, and leaves an office of three colleagues (demo/lead, demo/ada, demo/bob) to try.",
+  summary:
+    "Plays a typical session on a fresh state: funds demo with 5 EUR, creates demo/sandbox, and drives the MCP server with a real client, approving the big call from the CLI; then buys under terms, leaves an office of three colleagues (demo/lead, demo/ada, demo/bob) to try, and a shopper (demo/shopper) that pays, buys from the local merchants and remembers, with one payment left for you to approve.",
   options: {},
   positionals: [0, 0],
   async run(ctx) {
@@ -207,6 +248,7 @@ const demoCmd: Command = {
       await call('get_budget', {}, '6. What is left');
       await buyUnderTerms(out, holonBin, stateDir);
       const windowApproval = await office(out, holonBin, stateDir);
+      const parked = await shopper(out, holonBin, stateDir);
       section(out, 'Done');
       out(`   ${children} delegated calls under ${String(big['receipt'])}; every event is in ${path.join(stateDir, JOURNAL_FILE)}.`);
       out(`   Try: holon receipts --state ${shq(stateDir)}   ·   holon verify --state ${shq(stateDir)}`);
@@ -214,6 +256,9 @@ const demoCmd: Command = {
       out(`          holon mcp --mandate ${BUYER} --state ${shq(stateDir)} --allow-private-sellers`);
       out(`   Office: holon mcp --mandate ${DEMO_OFFICE.lead} --state ${shq(stateDir)} --workspace .   (or demo/ada, demo/bob)`);
       out(`           holon approve ${windowApproval} --state ${shq(stateDir)}   opens bob's office.read for an hour`);
+      out(`   Money: node ${shq(path.join(path.dirname(holonBin), 'examples', 'merchants', 'merchants.mjs'))} starts the merchants and prints their --merchant flag; then`);
+      out(`          holon mcp --mandate ${SHOPPER} --state ${shq(stateDir)} --merchant stationery=acp:URL,hardware=ucp:URL`);
+      out(`          holon approve ${parked.approval} --state ${shq(stateDir)}   releases the studio's final payment (until ${parked.expires_at})`);
       out(`   ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return 0;
     } catch (err) {
@@ -233,20 +278,9 @@ const demoCmd: Command = {
  */
 async function buyUnderTerms(out: (t: string) => void, holonBin: string, stateDir: string): Promise<void> {
   section(out, `7. Terms: confirm the seller's ATR hash, then pay (holon mcp --mandate ${BUYER})`);
-  const seller = spawn(process.execPath, [path.join(path.dirname(holonBin), 'examples', 'sellers', 'seller.mjs')], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const seller = await startExample<{ resource: string; atrHash: string; document: unknown }>(holonBin, 'sellers/seller.mjs');
   try {
-    let text = '';
-    const offer = await new Promise<{ resource: string; atrHash: string; document: unknown }>((resolve, reject) => {
-      seller.stdout.on('data', (d: Buffer) => {
-        text += d.toString();
-        try {
-          resolve(JSON.parse(text) as { resource: string; atrHash: string; document: unknown });
-        } catch {
-          // Not all of it yet.
-        }
-      });
-      seller.once('exit', () => reject(new Error('the example seller stopped')));
-    });
+    const offer = seller.ready;
     out(`   a seller at ${offer.resource} answers 402, advertising H = ${offer.atrHash}`);
     const transport = new StdioClientTransport({ command: process.execPath, args: [holonBin, 'mcp', '--mandate', BUYER, '--state', stateDir, '--allow-private-sellers'], stderr: 'pipe' });
     transport.stderr?.on('data', () => {});
@@ -264,7 +298,7 @@ async function buyUnderTerms(out: (t: string) => void, holonBin: string, stateDi
       await buyer.close();
     }
   } finally {
-    seller.kill();
+    await seller.stop();
   }
 }
 
@@ -315,6 +349,102 @@ async function office(out: (t: string) => void, holonBin: string, stateDir: stri
     return id;
   } finally {
     await Promise.allSettled([lead.close(), ada.close(), bob.close()]);
+  }
+}
+
+/** What section 9 leaves for the human: the parked payment's approval, and until when it can be given. */
+interface ParkedPayment {
+  approval: string;
+  expires_at: string;
+}
+
+type MoneyOut = { amount: string; currency: string };
+const fmtMoney = (m: MoneyOut | null | undefined): string => (m ? `${m.amount} ${m.currency}` : 'unknown');
+
+/**
+ * Section 9 (seed 003): a mandate with the money, commerce, memory and records toolsets talks to its own
+ * `holon mcp`, with the two local merchants as its own process: it reads its authority, simulates then
+ * pays the studio (one key), parks a payment above the threshold and finds it again, buys at the ACP
+ * merchant's price, and remembers what it paid. The parked payment is left for the human.
+ */
+async function shopper(out: (t: string) => void, holonBin: string, stateDir: string): Promise<ParkedPayment> {
+  section(out, `9. Money, commerce, memory and records (holon mcp --mandate ${SHOPPER})`);
+  const store = openState(stateDir, { clock: systemClock, logger: silentLogger });
+  try {
+    // Room for what the shopper does here and for what you try with it afterwards.
+    await fund(store, 'demo', '5', 'EUR');
+    await fund(store, STUDIO, '1', 'EUR');
+    await createMandate(store, systemClock, SHOPPER, {
+      toolsets: ['money', 'commerce', 'memory', 'records'],
+      approval_threshold: '1.50',
+      budget: { total: '8.00', per_day: null, per_call: '2.50' },
+      capabilities: [
+        { name: CAP.pay, params: { payees: [`acct:${STUDIO}`] } },
+        { name: CAP.commerceBuy, params: { merchants: ['stationery', 'hardware'] } },
+      ],
+      grantee: { slug: 'shopper', name: 'Purchasing agent', role: 'purchasing agent', manager: 'demo' },
+    });
+    await store.checkpoint();
+  } finally {
+    store.close();
+  }
+  out('$ holon fund demo 5                      → 5.00 EUR more on demo, for the shopper');
+  out(`$ holon fund ${STUDIO} 1                    → ${STUDIO} holds 1.00 EUR: a second Holon account, a design studio`);
+  out(`$ holon mandate create ${SHOPPER} --toolsets money,commerce,memory,records --threshold 1.50 --total 8 --per-call 2.50 \\\n    --payees acct:${STUDIO} --grant '{"commerce.buy":{"merchants":["stationery","hardware"]}}'`);
+  const merchants = await startExample<{ flag: string; acp: { url: string }; ucp: { url: string } }>(holonBin, 'merchants/merchants.mjs');
+  try {
+    const { flag, acp, ucp } = merchants.ready;
+    out(`$ node dist/examples/merchants/merchants.mjs → an ACP stationery shop on ${acp.url} (EUR), a UCP hardware business on ${ucp.url} (USD)`);
+    const transport = new StdioClientTransport({ command: process.execPath, args: [holonBin, 'mcp', '--mandate', SHOPPER, '--state', stateDir, ...flag.split(' ')], stderr: 'pipe' });
+    let log = '';
+    transport.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+    const agent = new Client({ name: 'holon-demo-shopper', version: HOLON_VERSION });
+    try {
+      await agent.connect(transport);
+      const call = async <T = Record<string, unknown>>(name: string, args: Record<string, unknown>, expectError = false): Promise<T> => {
+        out(`→ ${name} ${JSON.stringify(args)}`);
+        const r = await agent.callTool({ name, arguments: args });
+        if ((r.isError === true) !== expectError) throw new Error(`${name} ${expectError ? 'succeeded' : 'failed'}: ${textOf(r)}`);
+        return (r.structuredContent ?? {}) as T;
+      };
+
+      const authority = await call<{ approval_threshold: MoneyOut; caps: { cap: string; limit: MoneyOut; remaining?: MoneyOut }[]; capabilities: { name: string }[] }>('get_mandate', {});
+      const caps = authority.caps.map((c) => `${c.cap} ${fmtMoney(c.limit)}${c.cap === 'per_call' ? '' : c.remaining ? ` (${fmtMoney(c.remaining)} left)` : ' (left unknown)'}`).join(', ');
+      out(indent(`${caps}; above ${fmtMoney(authority.approval_threshold)} a human approves; may ${authority.capabilities.map((c) => c.name).join(', ')}`));
+
+      const sketch = { payee: `acct:${STUDIO}`, amount: '0.40', currency: 'EUR', purpose: 'Logo sketches, first round', idempotency_key: 'studio-sketches-1' };
+      const sim = await call<{ decision: string; authorizes: boolean }>('simulate', { intent: sketch });
+      out(indent(`${sim.decision} (authorizes: ${String(sim.authorizes)}): an answer, not a grant — nothing settled, the key still unused`));
+      const paid = await call<{ intent: { status: string }; receipt: { id: string; rail: string; charged: MoneyOut } }>('pay', { intent: sketch });
+      out(indent(`${paid.intent.status} with the same key: ${paid.receipt.id}, ${fmtMoney(paid.receipt.charged)} on the ${paid.receipt.rail} rail to acct:${STUDIO}`));
+
+      const final = { payee: `acct:${STUDIO}`, amount: '1.80', currency: 'EUR', purpose: 'Logo, final files', idempotency_key: 'studio-final-1' };
+      const parked = await call<{ code: string; action: string; data: { intent?: string; approval: string; expires_at: string } }>('pay', { intent: final }, true);
+      if (parked.code !== 'approval.pending') throw new Error(`the payment above the threshold answered ${parked.code}`);
+      out(indent(`${parked.code} (${parked.action}): intent ${parked.data.intent ?? '?'} parked, its money held; approval ${parked.data.approval} is the human's`));
+      const pending = await call<{ intents: { intent: string; idempotency_key: string; amount: MoneyOut; pending: { approval: string } | null }[] }>('list_intents', { status: 'pending' });
+      for (const i of pending.intents) out(indent(`${i.intent} ${i.idempotency_key} ${fmtMoney(i.amount)} waits for ${i.pending?.approval ?? '?'}`));
+
+      const lines = [{ product: 'ink-refill', quantity: 2 }];
+      const cart = await call<{ status: string; lines: { title: string | null; quantity: number; unit_price: MoneyOut }[]; total: MoneyOut | null }>('quote', { merchant: 'stationery', lines });
+      out(indent(`${cart.status}: ${cart.lines.map((l) => `${l.quantity} × ${l.title ?? '?'} at ${fmtMoney(l.unit_price)}`).join(', ')}; total ${fmtMoney(cart.total)}, the merchant's (VAT included)`));
+      const order = await call<{ id: string; total: MoneyOut; charged: MoneyOut }>('buy', { merchant: 'stationery', lines, replay_key: 'ink-refills-1' });
+      out(indent(`order ${order.id} completed at ${fmtMoney(order.total)}; the mandate paid ${fmtMoney(order.charged)}`));
+
+      const noted = await call<{ id: string; system_seq: number }>('memory_remember', { key: 'suppliers/stationery', content: `Ink refills at the stationery shop: ${fmtMoney(order.total)} for 2, VAT included (order ${order.id}).` });
+      out(indent(`${noted.id} recorded at journal #${noted.system_seq}`));
+      const recalled = await call<{ snapshot: { system_seq: number }; records: { key: string; content: string }[] }>('memory_recall', { prefix: 'suppliers/' });
+      out(indent(`snapshot at #${recalled.snapshot.system_seq}: ${recalled.records.map((r) => `${r.key} — ${r.content}`).join('; ')}`));
+      out(`   the studio's final payment waits for you: holon approve ${parked.data.approval} --state ${shq(stateDir)}`);
+      return { approval: parked.data.approval, expires_at: parked.data.expires_at };
+    } catch (err) {
+      if (log) process.stderr.write(`${SHOPPER} server log:\n${log}\n`);
+      throw err;
+    } finally {
+      await agent.close();
+    }
+  } finally {
+    await merchants.stop();
   }
 }
 
