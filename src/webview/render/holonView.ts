@@ -59,42 +59,26 @@ export function renderHolonView(root: HTMLElement, state: HolonViewState, post: 
     })),
   );
 
-  const mail = section(root, 'mail');
-  setHeading(mail, 'New mail', state.mail.length);
-  reconcile(
-    list(mail),
-    state.mail.map((m) => ({
-      key: m.id,
-      signature: JSON.stringify(m),
-      build: () =>
-        h(
-          doc,
-          'article',
-          { class: 'card', 'data-testid': `mail-${m.id}` },
-          h(doc, 'p', { class: 'card-kind' }, `${m.from} → ${m.to}`, !m.woke && ' ', !m.woke && h(doc, 'span', { class: 'pill', title: 'Past 3 automatic replies: delivered without waking' }, 'loop guard')),
-          h(doc, 'p', { class: 'card-title' }, m.subject),
-          time(doc, m.at),
-        ),
-    })),
+  cards(root, 'mail', 'New mail', state.mail, (m) =>
+    h(
+      doc,
+      'article',
+      { class: 'card', 'data-testid': `mail-${m.id}` },
+      h(doc, 'p', { class: 'card-kind' }, `${m.from} → ${m.to}`, !m.woke && ' ', !m.woke && h(doc, 'span', { class: 'pill', title: 'Past 3 automatic replies: delivered without waking' }, 'loop guard')),
+      h(doc, 'p', { class: 'card-title' }, m.subject),
+      time(doc, m.at),
+    ),
   );
 
-  const artifacts = section(root, 'artifacts');
-  setHeading(artifacts, 'Artifacts', state.artifacts.length);
-  reconcile(
-    list(artifacts),
-    state.artifacts.map((a) => ({
-      key: a.id,
-      signature: JSON.stringify(a),
-      build: () =>
-        h(
-          doc,
-          'article',
-          { class: 'card', 'data-testid': `artifact-${a.id}` },
-          h(doc, 'p', { class: 'card-kind' }, `${a.kind} · ${a.author}`),
-          h(doc, 'p', { class: 'card-title' }, a.title),
-          h(doc, 'div', { class: 'actions' }, button(doc, 'Open', `open-artifact-${a.id}`, () => view.post({ type: 'openArtifact', id: a.id }), { secondary: true })),
-        ),
-    })),
+  cards(root, 'artifacts', 'Artifacts', state.artifacts, (a) =>
+    h(
+      doc,
+      'article',
+      { class: 'card', 'data-testid': `artifact-${a.id}` },
+      h(doc, 'p', { class: 'card-kind' }, `${a.kind} · ${a.author}`),
+      h(doc, 'p', { class: 'card-title' }, a.title),
+      h(doc, 'div', { class: 'actions' }, button(doc, 'Open', `open-artifact-${a.id}`, () => view.post({ type: 'openArtifact', id: a.id }), { secondary: true })),
+    ),
   );
 
   const nothing = section(root, 'nothing');
@@ -102,6 +86,16 @@ export function renderHolonView(root: HTMLElement, state: HolonViewState, post: 
   if (state.approvals.length === 0) {
     nothing.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': 'nothing-pending' }, 'Nothing waits for you.'));
   }
+}
+
+/** A section of cards, one per row (kept while the row is unchanged), with its heading and count; hidden when empty. */
+function cards<T extends { id: string }>(root: HTMLElement, name: string, title: string, rows: T[], build: (row: T) => HTMLElement): void {
+  const node = section(root, name);
+  setHeading(node, title, rows.length);
+  reconcile(
+    list(node),
+    rows.map((row) => ({ key: row.id, signature: JSON.stringify(row), build: () => build(row) })),
+  );
 }
 
 function section(root: HTMLElement, name: string): HTMLElement {
