@@ -45,6 +45,17 @@ const RepoName = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'a repository name,
 
 const json = <T>(output: T): { output: T; text: string } => ({ output, text: JSON.stringify(output, null, 2) });
 
+/** The arguments a client gave: a null (how a strict client leaves an optional one out) is not given. */
+type Given<T> = { [K in keyof T as null extends T[K] ? never : undefined extends T[K] ? never : K]: T[K] } & {
+  [K in keyof T as null extends T[K] ? K : undefined extends T[K] ? K : never]?: Exclude<T[K], null | undefined>;
+};
+function given<T extends object>(args: T): Given<T> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined)) as Given<T>;
+}
+
+/** The name of a capability in personnel.yaml form, for a ledger summary. */
+const capabilityName = (c: string | Record<string, unknown>): string => (typeof c === 'string' ? c : (Object.keys(c)[0] ?? ''));
+
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
@@ -279,7 +290,7 @@ const approvalRequest = defineTool({
   }),
   output: z.object({ approval: z.string(), kind: z.string(), status: z.literal('pending'), expires_at: z.string() }),
   annotations: WRITE,
-  summary: (a) => ({ title: a.title, kind: a.kind ?? 'action', capability: a.capability === undefined || a.capability === null ? null : typeof a.capability === 'string' ? a.capability : Object.keys(a.capability)[0] ?? null, hours: a.hours ?? null }),
+  summary: (a) => ({ title: a.title, kind: a.kind ?? 'action', capability: a.capability === undefined || a.capability === null ? null : capabilityName(a.capability), hours: a.hours ?? null }),
   handler: async (args, ctx) => {
     const a = await requestApproval(ctx.deps.store, ctx.deps.clock, ctx.mandate, { title: args.title, reason: args.reason, kind: args.kind ?? 'action', capability: args.capability ?? undefined, hours: args.hours ?? undefined });
     return json({ approval: a.id, kind: args.kind ?? 'action', status: 'pending' as const, expires_at: a.expires_at });
@@ -449,19 +460,9 @@ const hrProposeHire = defineTool({
   }),
   output: ProposalOut,
   annotations: WRITE,
-  summary: (a) => ({ slug: a.slug, role: a.role, capabilities: (a.capabilities ?? []).map((c) => (typeof c === 'string' ? c : Object.keys(c)[0] ?? '')), charter_length: a.charter?.length ?? 0 }),
+  summary: (a) => ({ slug: a.slug, role: a.role, capabilities: (a.capabilities ?? []).map(capabilityName), charter_length: a.charter?.length ?? 0 }),
   handler: async (args, ctx) => {
-    const p = await proposeHire(ctx.deps.store, ctx.deps.clock, ctx.mandate, {
-      slug: args.slug,
-      name: args.name,
-      role: args.role,
-      reason: args.reason,
-      department: args.department ?? undefined,
-      manager: args.manager ?? undefined,
-      capabilities: args.capabilities ?? undefined,
-      budget_usd_per_day: args.budget_usd_per_day ?? undefined,
-      charter: args.charter ?? undefined,
-    });
+    const p = await proposeHire(ctx.deps.store, ctx.deps.clock, ctx.mandate, given(args));
     return json(proposalOut(p, null));
   },
 });
@@ -488,24 +489,13 @@ const hrProposeChange = defineTool({
   annotations: WRITE,
   summary: (a) => ({
     slug: a.slug,
-    add: (a.add_capabilities ?? []).map((c) => (typeof c === 'string' ? c : Object.keys(c)[0] ?? '')),
+    add: (a.add_capabilities ?? []).map(capabilityName),
     remove: a.remove_capabilities ?? [],
     replace: a.capabilities ? a.capabilities.length : null,
     status: a.status ?? null,
   }),
   handler: async (args, ctx) => {
-    const { proposal, warning } = await proposeChange(ctx.deps.store, ctx.deps.clock, ctx.mandate, {
-      slug: args.slug,
-      reason: args.reason,
-      add_capabilities: args.add_capabilities ?? undefined,
-      remove_capabilities: args.remove_capabilities ?? undefined,
-      capabilities: args.capabilities ?? undefined,
-      confirm_removals: args.confirm_removals ?? undefined,
-      status: args.status ?? undefined,
-      manager: args.manager ?? undefined,
-      budget_usd_per_day: args.budget_usd_per_day ?? undefined,
-      model: args.model ?? undefined,
-    });
+    const { proposal, warning } = await proposeChange(ctx.deps.store, ctx.deps.clock, ctx.mandate, given(args));
     return json(proposalOut(proposal, warning));
   },
 });
