@@ -18,10 +18,10 @@ const base = {
 
 /**
  * Modules the extension loads only when first needed (with `import()`): the schemas (zod) that check
- * what a human or a view sends. They go to dist/lazy.js, so activating the extension never compiles or
+ * what a human or a view sends, and the YAML and diff libraries of the personnel change diff panel. They go to dist/lazy.js, so activating the extension never compiles or
  * runs them.
  */
-const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
 /** @type {import('esbuild').Plugin} */
 const lazyModules = {

@@ -13,7 +13,6 @@ import type { ProposalState } from '../webview/protocol/proposal.ts';
 import type { PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
 import { purchasesOf } from '../core/commerce/purchases.ts';
 import { approvalStatus } from '../core/approvals/model.ts';
-import { personnelYaml, sideBySide } from '../core/office/personnel.ts';
 
 const fmt = (m: M.MoneyJson | null | undefined): string | null => (m ? M.format(M.fromJson(m)) : null);
 
@@ -119,7 +118,9 @@ export function proposalOfApproval(s: HolonState, approvalId: string): string | 
 }
 
 /** The diff panel's state for one proposal: the removals, the words, and the file side by side. */
-export function proposalState(s: HolonState, id: string, now: number, panelApprovals: boolean): ProposalState {
+export async function proposalState(s: HolonState, id: string, now: number, panelApprovals: boolean): Promise<ProposalState> {
+  // The YAML and diff libraries load when a proposal is first shown, never to activate the extension.
+  const { personnelYaml, sideBySide } = await import('../core/office/personnelDiff.ts');
   const p = s.office.proposals[id];
   if (!p) return { id: null, approval: null, kind: 'change', title: id, slug: '', proposer: '', reason: '', status: 'missing', removals: [], gains: [], changes: [], rows: [], decidable: false };
   const a = s.approvals[p.approval];

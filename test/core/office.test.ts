@@ -1,7 +1,8 @@
 /** The office's pure parts: the personnel file's form, its plain-English change, the side-by-side diff, the harness lists. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { grantOfEntry, personnelChange, personnelOf, sideBySide } from '../../src/core/office/personnel.ts';
+import { grantOfEntry, personnelChange, personnelOf } from '../../src/core/office/personnel.ts';
+import { sideBySide } from '../../src/core/office/personnelDiff.ts';
 import { harnessPermissions, OFFICE_TOOL_CAPABILITIES } from '../../src/core/office/tools.ts';
 import type { Mandate } from '../../src/core/model.ts';
 

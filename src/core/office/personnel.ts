@@ -3,8 +3,6 @@
  * capabilities in `personnel.yaml` form, run settings and budget — and the plain-English difference
  * between two of them, which is what a human reads before merging a proposal.
  */
-import { createTwoFilesPatch, diffLines } from 'diff';
-import { stringify } from 'yaml';
 import type { CapabilityGrant, Mandate } from '../model.ts';
 import { CAP } from '../capabilities.ts';
 import { HolonError } from '../errors.ts';
@@ -119,11 +117,6 @@ export function personnelOf(m: Mandate): Personnel {
   };
 }
 
-/** The file as a human reads it in a diff. */
-export function personnelYaml(p: Personnel | null): string {
-  return p ? stringify(p, { lineWidth: 0 }) : '';
-}
-
 /** Merges grants by name: one with the same name replaces the old, the rest stay in their order. */
 export function mergeGrants(base: CapabilityGrant[], add: CapabilityGrant[]): CapabilityGrant[] {
   const out = structuredClone(base);
@@ -179,52 +172,4 @@ export function personnelChange(before: Personnel | null, after: Personnel): Per
   field('budget total', before && `${before.budget.total} ${before.budget.currency}`, `${after.budget.total} ${after.budget.currency}`);
   field('budget per day', before?.budget.per_day && `${before.budget.per_day} ${before.budget.currency}`, after.budget.per_day && `${after.budget.per_day} ${after.budget.currency}`);
   return { gains, losses, changes };
-}
-
-/** The unified diff of two files, and the hash an approval of it is bound to. */
-export function personnelDiff(slug: string, before: Personnel | null, after: Personnel): { diff: string; sha256: string } {
-  const a = personnelYaml(before);
-  const b = personnelYaml(after);
-  const file = `agents/${slug}/personnel.yaml`;
-  const diff = createTwoFilesPatch(before ? `a/${file}` : '/dev/null', `b/${file}`, a, b, '', '', { context: 3 });
-  return { diff, sha256: canonicalHash({ slug, before: a, after: b }) };
-}
-
-/** One line of a side-by-side diff: the old line (left), the new one (right), or both. */
-export interface DiffRow {
-  kind: 'same' | 'removed' | 'added' | 'changed';
-  left: string | null;
-  right: string | null;
-}
-
-/**
- * Two files side by side, line for line: removed lines are paired with the added lines that replace
- * them (a change), and what is left over stands alone on its side.
- */
-export function sideBySide(before: string, after: string): DiffRow[] {
-  const rows: DiffRow[] = [];
-  const lines = (text: string): string[] => text.replace(/\n$/, '').split('\n');
-  let removed: string[] = [];
-  const flush = (added: string[]): void => {
-    const n = Math.max(removed.length, added.length);
-    for (let i = 0; i < n; i++) {
-      const left = removed[i] ?? null;
-      const right = added[i] ?? null;
-      rows.push({ kind: left !== null && right !== null ? 'changed' : left !== null ? 'removed' : 'added', left, right });
-    }
-    removed = [];
-  };
-  for (const part of diffLines(before, after)) {
-    if (part.removed) {
-      flush([]);
-      removed = lines(part.value);
-    } else if (part.added) {
-      flush(lines(part.value));
-    } else {
-      flush([]);
-      for (const l of lines(part.value)) rows.push({ kind: 'same', left: l, right: l });
-    }
-  }
-  flush([]);
-  return rows;
 }

@@ -12,14 +12,14 @@ import type { FxFields } from '../fx.ts';
 import { convertTo } from '../fx.ts';
 import { newId } from '../ids.ts';
 import type { MandatesFields } from '../mandates.ts';
-import { checkedMandate, mandateEvent, mandateOf } from '../mandates.ts';
+import { mandateOf } from '../mandates.ts';
 import type { CapabilityGrant, Mandate } from '../model.ts';
 import * as M from '../money.ts';
 import type { EventStore, NewEvent } from '../store.ts';
-import { canonicalHash } from '../util.ts';
 import { colleagueMandate } from './colleagues.ts';
 import type { Personnel, PersonnelCapability, PersonnelStatus } from './personnel.ts';
-import { entryOfGrant, grantOfEntry, mandateStatus, mergeGrants, personnelChange, personnelDiff, personnelOf } from './personnel.ts';
+import { entryOfGrant, grantOfEntry, mergeGrants, personnelChange, personnelOf } from './personnel.ts';
+import { personnelDiff } from './personnelDiff.ts';
 import type { OfficeFields, Proposal } from './slice.ts';
 import { officeEvent } from './slice.ts';
 
@@ -186,47 +186,4 @@ export function proposeChange(store: EventStore<Office>, clock: Clock, mandate: 
     const warning = losses.length > 0 ? `This proposal removes ${losses.length} capabilit${losses.length === 1 ? 'y' : 'ies'} from ${i.slug}: ${losses.join(', ')}.` : null;
     return { events, result: { proposal, warning } };
   });
-}
-
-/**
- * The events of merging a proposal: the mandate as the proposal's `after` says. A change whose file was
- * edited since it was proposed is refused: the human saw a diff against a file that no longer is.
- */
-export function mergeEvents(s: MandatesFields & OfficeFields, p: Proposal, now: number): NewEvent[] {
-  const at = new Date(now).toISOString();
-  const grantee = (base: Mandate['grantee']): Mandate['grantee'] => ({ ...base, name: p.after.name, role: p.after.role, department: p.after.department, manager: p.after.manager, model: p.after.run.model });
-  if (p.kind === 'change') {
-    const old = s.mandates[p.target];
-    if (!old) throw new HolonError('conflict', `${p.target} no longer exists; reject this proposal`, { proposal: p.id });
-    if (canonicalHash(personnelOf(old)) !== canonicalHash(p.before)) throw new HolonError('conflict', `${p.slug}'s personnel file changed after this proposal was made; reject it and ask for a new one`, { proposal: p.id });
-    const m = checkedMandate({
-      ...old,
-      grantee: grantee(old.grantee),
-      capabilities: p.after.capabilities.map(grantOfEntry),
-      status: mandateStatus(p.after.status),
-      budget: { ...old.budget, per_day: p.after.budget.per_day },
-      updated_at: at,
-    });
-    return [mandateEvent('mandate.updated', { mandate: m }), officeEvent('policy.merged', { id: p.id, mandate: m.id })];
-  }
-  if (s.mandates[p.target]) throw new HolonError('conflict', `${p.target} already exists; reject this proposal`, { proposal: p.id });
-  const proposer = s.mandates[p.proposer.mandate];
-  const [account = '', name = ''] = p.target.split('/');
-  const m = checkedMandate({
-    id: p.target,
-    account,
-    name,
-    grantee: grantee({ slug: p.slug, name: p.after.name, role: p.after.role, manager: p.after.manager }),
-    currency: p.after.budget.currency,
-    budget: { total: p.after.budget.total, per_day: p.after.budget.per_day, per_call: p.after.budget.per_call },
-    approval_threshold: proposer?.approval_threshold ?? '0.50',
-    toolsets: p.after.run.toolsets as Mandate['toolsets'],
-    capabilities: p.after.capabilities.map(grantOfEntry),
-    data: proposer ? structuredClone(proposer.data) : { regions: null, retention_days: null, training: false },
-    expires_at: null,
-    status: mandateStatus(p.after.status),
-    created_at: at,
-    updated_at: at,
-  });
-  return [mandateEvent('mandate.created', { mandate: m }), officeEvent('policy.merged', { id: p.id, mandate: m.id })];
 }

@@ -21,7 +21,7 @@ import type { PersonnelCapability } from './personnel.ts';
 import { grantOfEntry } from './personnel.ts';
 import type { OfficeFields } from './slice.ts';
 import { officeEvent } from './slice.ts';
-import { mergeEvents } from './proposals.ts';
+import { mergeEvents } from './merge.ts';
 import { intentDecisionEvents } from '../money/intents.ts';
 
 /** The longest a capability window may stay open. */
