@@ -125,12 +125,7 @@ describe('PostgresStore', () => {
     const c = await openCounter(url, stateDir);
     assert.equal(c.seq, 5);
     assert.equal(c.state.count, 5);
-    const [cp] = await c.readKey('k1', { newest: 1 }).then(() => a.readKey('k1')).then(() => [undefined]);
-    assert.equal(cp, undefined);
     // The checkpoint is the last event, signed by the installation key over the head before it.
-    const events: JournalEvent[] = [];
-    c.subscribe((e) => events.push(...e));
-    await c.transact(() => ({ events: [], result: undefined }));
     const head = await (async () => {
       const { Client } = await import('pg');
       const cl = new Client({ connectionString: url });
@@ -203,8 +198,8 @@ describe('PostgresStore', () => {
     // A new process folds the whole chain (each row verified) to the same budget.
     const check = await openHolon(url, stateDir);
     assert.equal(check.state.spend['demo/sandbox']?.held, money('5.00', 'EUR').units);
-    await check.transact(() => ({ events: [], result: undefined }));
-    assert.equal(check.seq, seeder.seq + (await check.transact(() => ({ events: [], result: check.seq - seeder.seq }))));
+    const holds = Object.values(check.state.holds).filter((h) => h.mandate === 'demo/sandbox');
+    assert.equal(holds.length, 50);
   });
 
   test('a decision made through one store reaches a waiter on another within 1 s', async () => {
