@@ -26,6 +26,8 @@ export interface CommandContext {
   args: string[];
   opts: Record<string, string | boolean | undefined>;
   stateDir: string;
+  /** A shared store's URL (--store, else HOLON_STORE); undefined: the state folder's journal. */
+  store?: string | undefined;
   json: boolean;
   out: (text: string) => void;
 }
@@ -33,6 +35,7 @@ export interface CommandContext {
 /** Options every command takes. */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   state: { type: 'string', help: 'state folder (default: $HOLON_STATE, else ./.holon)' },
+  store: { type: 'string', help: 'a shared store, postgres://… (default: $HOLON_STORE, else the journal in the state folder)' },
   json: { type: 'boolean', help: 'print JSON' },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 };
@@ -42,6 +45,12 @@ export function resolveStateDir(flag: string | undefined): string {
   const dir = path.resolve(flag ?? process.env['HOLON_STATE'] ?? '.holon');
   if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new HolonError('invalid_input', `the state ${dir} is a file, not a folder`);
   return dir;
+}
+
+/** The shared store: --store, else HOLON_STORE (empty: none), else the state folder's journal (undefined). */
+export function resolveStore(flag: string | undefined): string | undefined {
+  const url = flag ?? process.env['HOLON_STORE'];
+  return url === undefined || url === '' ? undefined : url;
 }
 
 /** Parses a command's arguments strictly; unknown options and wrong counts are usage errors. */

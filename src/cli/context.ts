@@ -8,7 +8,7 @@ import { processGone } from '../core/owner.ts';
 import { releaseOrphanedHolds } from '../core/spend.ts';
 import type { EventStore } from '../core/store.ts';
 import { JOURNAL_FILE } from '../core/journal.ts';
-import { openState } from '../core/holon.ts';
+import { openStore } from '../core/holon.ts';
 import type { HolonState } from '../core/state.ts';
 import type { CommandContext } from './args.ts';
 
@@ -20,13 +20,14 @@ export function hasState(stateDir: string): boolean {
   return fs.existsSync(path.join(stateDir, JOURNAL_FILE));
 }
 
-/** Opens the state for a short command; no tailing needed. */
-export function open(ctx: CommandContext): EventStore<HolonState> {
-  return openState(ctx.stateDir, { clock, logger, watch: false });
+/** Opens the state's store (the shared one, with --store) for a short command; no tailing needed. */
+export function open(ctx: CommandContext): Promise<EventStore<HolonState>> {
+  return openStore(ctx.stateDir, { clock, logger, watch: false, store: ctx.store });
 }
 
 /** Reads a state that must already exist; a read never creates one. */
-export function openExisting(ctx: CommandContext): EventStore<HolonState> {
+export function openExisting(ctx: CommandContext): Promise<EventStore<HolonState>> {
+  if (ctx.store !== undefined) return open(ctx);
   if (!hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir} (use --state DIR, or fund an account first)`);
   return open(ctx);
 }
@@ -35,7 +36,8 @@ export function openExisting(ctx: CommandContext): EventStore<HolonState> {
  * Runs a command on a store and closes it. A write that appended something signs a checkpoint; a read,
  * a command that failed, or one the human declined leaves the journal exactly as it was.
  */
-export async function withStore<T>(store: EventStore<HolonState>, fn: (s: EventStore<HolonState>) => Promise<T>, write = false): Promise<T> {
+export async function withStore<T>(opening: EventStore<HolonState> | Promise<EventStore<HolonState>>, fn: (s: EventStore<HolonState>) => Promise<T>, write = false): Promise<T> {
+  const store = await opening;
   try {
     const before = store.seq;
     // A write first gives back what a process that died mid-spend still holds.

@@ -5,6 +5,8 @@ import type { EventStore } from './store.ts';
 import type { WorkerSpec } from './journal.ts';
 import { FileJournal, runWorker } from './journal.ts';
 import { lazySigner } from './keys.ts';
+import { isPostgresUrl, PostgresStore } from './postgresStore.ts';
+import { HolonError } from './errors.ts';
 import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
 import type { VerifyReport } from './verify.ts';
@@ -21,6 +23,16 @@ export interface OpenStateOptions {
 /** The state's store: the embedded default, the file journal in the state folder. */
 export function openState(dir: string, options: OpenStateOptions): EventStore<HolonState> {
   return openFileJournal(dir, options);
+}
+
+/**
+ * The state's store as chosen: a `postgres://` URL opens the team store on PostgreSQL (signing with the
+ * installation key of `dir`); none, the file journal in `dir`.
+ */
+export async function openStore(dir: string, options: OpenStateOptions & { store?: string | undefined }): Promise<EventStore<HolonState>> {
+  if (options.store === undefined) return openState(dir, options);
+  if (!isPostgresUrl(options.store)) throw new HolonError('invalid_input', 'a store is a postgres:// (or postgresql://) URL');
+  return PostgresStore.open({ url: options.store, reducer: holonReducer, clock: options.clock, logger: options.logger, signer: lazySigner(path.resolve(dir)), ...(options.watch !== undefined ? { watch: options.watch } : {}) });
 }
 
 /**

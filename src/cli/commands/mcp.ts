@@ -3,6 +3,7 @@ import { HolonError } from '../../core/errors.ts';
 import type { Forge } from '../../core/office/forge.ts';
 import { parseMerchants } from '../../server/commerce/merchants.ts';
 import { openRuntime } from '../../server/runtime.ts';
+import { openStore } from '../../core/holon.ts';
 import { createHolonServer } from '../../server/server.ts';
 import { StdioServerTransport } from '../../server/transports/stdio.ts';
 import type { Command } from '../args.ts';
@@ -63,7 +64,7 @@ const mcpCmd: Command = {
   async run(ctx) {
     const mandate = str(ctx.opts, 'mandate');
     if (!mandate) throw new HolonError('invalid_input', 'holon mcp needs --mandate ACCOUNT/NAME');
-    if (!hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir}`);
+    if (ctx.store === undefined && !hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir}`);
     const approvals = {
       waitMs: secondsFlag(str(ctx.opts, 'approval-wait'), 'approval-wait', DEFAULT_WAIT_SECONDS.approval),
       elicitation: !ctx.opts['no-elicitation'],
@@ -73,7 +74,8 @@ const mcpCmd: Command = {
     const forge = await githubForge(ctx.opts);
     const merchantFlag = str(ctx.opts, 'merchant');
     const merchants = merchantFlag !== undefined ? parseMerchants(merchantFlag) : [];
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}), merchants });
+    const store = ctx.store !== undefined ? await openStore(ctx.stateDir, { clock, logger, store: ctx.store }) : undefined;
+    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, ...(store ? { store } : {}), allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}), merchants });
     let server;
     try {
       server = createHolonServer(runtime.deps, mandate);

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { HolonError } from '../../core/errors.ts';
 import { createRunToken, endRunToken, MAX_RUN_TOKEN_TTL_MS, runTokenStatus } from '../../core/runTokens.ts';
 import { openRuntime } from '../../server/runtime.ts';
+import { openStore } from '../../core/holon.ts';
 import type { HttpServerHandle } from '../../server/transports/http.ts';
 import { MCP_PATH, startHttpServer } from '../../server/transports/http.ts';
 import type { Command, CommandContext } from '../args.ts';
@@ -68,7 +69,7 @@ const serveCmd: Command = {
     const port = portFlag(str(ctx.opts, 'port'));
     const allowedHosts = list(str(ctx.opts, 'allowed-hosts'));
     const allowedOrigins = list(str(ctx.opts, 'allowed-origins'));
-    if (!hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir}`);
+    if (ctx.store === undefined && !hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir}`);
     const approvals = {
       waitMs: secondsFlag(str(ctx.opts, 'approval-wait'), 'approval-wait', DEFAULT_WAIT_SECONDS.approval),
       // Over HTTP the form reaches whatever holds the run token, which can be the agent itself: the human
@@ -78,7 +79,8 @@ const serveCmd: Command = {
     };
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
     const forge = await githubForge(ctx.opts);
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}) });
+    const store = ctx.store !== undefined ? await openStore(ctx.stateDir, { clock, logger, store: ctx.store }) : undefined;
+    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, ...(store ? { store } : {}), allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}) });
     let server: HttpServerHandle;
     try {
       server = await startHttpServer(runtime.deps, { host, port, ...(allowedHosts ? { allowedHosts } : {}), ...(allowedOrigins ? { allowedOrigins } : {}) });

@@ -10,6 +10,8 @@ const verifyCmd: Command = {
   options: {},
   positionals: [0, 0],
   async run(ctx) {
+    // TODO(issue 11): verify a shared store (its chain and every installation's checkpoint signatures).
+    if (ctx.store !== undefined) throw new HolonError('invalid_input', 'holon verify checks the journal in a state folder; a shared store (--store) cannot be verified yet, though every process checks each row it reads');
     if (!hasState(ctx.stateDir)) throw new HolonError('not_found', `no journal in ${ctx.stateDir}`);
     const r = verifyJournal(ctx.stateDir);
     print(ctx, r, verifyText(r));

@@ -1,0 +1,405 @@
+/**
+ * The team store: the same hash-linked events as the file journal, in one PostgreSQL table shared by
+ * every process on every machine. A transaction takes a transaction-level advisory lock, reads what
+ * others appended since this process last looked, decides on that latest state and inserts its events
+ * in the same SQL transaction, so two processes can never decide on the same state. Other processes'
+ * events arrive by LISTEN/NOTIFY (sent in the inserting transaction, so only once it commits), with a
+ * short poll as the fallback after a lost connection. Every row read is checked against the one before
+ * it before it is folded, exactly like a journal line. `pg` is loaded only when a store is opened.
+ */
+import type * as PG from 'pg';
+import type { Pool, PoolClient, Client } from 'pg';
+import type { Clock, Logger } from './deps.ts';
+import { HolonError } from './errors.ts';
+import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxResult } from './store.ts';
+import { checkpointMessage, eventHash, eventProblem } from './store.ts';
+
+/** The table every event is in, and the channel that announces new ones. */
+const TABLE = 'holon_events';
+const CHANNEL = 'holon_events';
+/** Key of the advisory lock that serialises appends (and the schema's creation). */
+const APPEND_LOCK = 0x686f6c6f; // "holo"
+const POLL_MS = 1000;
+const RECONNECT_MS = 500;
+
+/** True for a `postgres://` or `postgresql://` URL: a store the CLI opens with PostgresStore. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** Options of a PostgreSQL store. */
+export interface PostgresStoreOptions<S> {
+  /** A `postgres://user:password@host:port/database` URL. */
+  url: string;
+  reducer: Reducer<S>;
+  clock: Clock;
+  logger: Logger;
+  signer: Signer;
+  /** Sign a checkpoint inside a transaction once this many events are unsigned (default 100). */
+  checkpointEvery?: number;
+  /** Listen for other processes' appends (default true). */
+  watch?: boolean;
+}
+
+interface Row {
+  seq: string;
+  time: string;
+  type: string;
+  data: string;
+  prev: string;
+  hash: string;
+}
+
+/** The events of one PostgreSQL database, folded into memory and tailed. Open it with `PostgresStore.open`. */
+export class PostgresStore<S> implements EventStore<S> {
+  private current: S;
+  private pos = { seq: 0, hash: '', lastCheckpointSeq: 0 };
+  private readonly listeners = new Set<(events: JournalEvent[]) => void>();
+  private readonly brokenListeners = new Set<(err: Error) => void>();
+  private broken: HolonError | undefined;
+  private closed = false;
+  /** Events read by the tailer and not yet folded (refresh folds them). */
+  private buffered: JournalEvent[] = [];
+  /** The seq and hash of every event filed under a key, oldest first. */
+  private readonly keyed = new Map<string, { seq: number; hash: string }[]>();
+  /** Transactions of this process run one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private reading: Promise<void> | undefined;
+  private listener: Client | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private reconnect: NodeJS.Timeout | undefined;
+  private readonly checkpointEvery: number;
+  /** Connections with this store's 'error' listener. */
+  private readonly heard = new WeakSet<PoolClient>();
+  /** Resolves once close() has ended every connection. */
+  ended: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly opts: PostgresStoreOptions<S>,
+    private readonly pool: Pool,
+    private readonly pg: typeof PG,
+  ) {
+    this.current = opts.reducer.initial();
+    this.checkpointEvery = opts.checkpointEvery ?? 100;
+  }
+
+  /** Connects, creates the table if there is none, folds every event (each verified) and starts tailing. */
+  static async open<S>(options: PostgresStoreOptions<S>): Promise<PostgresStore<S>> {
+    const pg = await import('pg');
+    const pool = new pg.Pool({ connectionString: options.url, max: 4 });
+    // An idle connection that dies (a database restart) must not bring the process down; the next query reconnects.
+    pool.on('error', (err) => options.logger.warn(`store: a database connection was lost (${err.message})`));
+    const store = new PostgresStore(options, pool, pg);
+    try {
+      await store.createSchema();
+      await store.catchUp();
+      store.refresh();
+      if (options.watch !== false) await store.startTailing();
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+    return store;
+  }
+
+  get state(): S {
+    return this.current;
+  }
+
+  get seq(): number {
+    return this.pos.seq;
+  }
+
+  subscribe(listener: (events: JournalEvent[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  onBroken(listener: (err: Error) => void): () => void {
+    if (this.broken) {
+      listener(this.broken);
+      return () => {};
+    }
+    this.brokenListeners.add(listener);
+    return () => this.brokenListeners.delete(listener);
+  }
+
+  /** Folds what the tailer has read since the last look, and asks it to look again. */
+  refresh(): JournalEvent[] {
+    if (this.closed || this.broken) return [];
+    const events = this.buffered;
+    this.buffered = [];
+    const folded = this.absorb(events);
+    if (folded.length > 0) this.notify(folded);
+    return folded;
+  }
+
+  transact<T>(fn: (state: S) => TxResult<T>): Promise<T> {
+    return this.serially(() => this.transactNow(fn, false));
+  }
+
+  async checkpoint(): Promise<void> {
+    await this.serially(() => this.transactNow(() => ({ events: [], result: undefined }), true));
+  }
+
+  async flush(): Promise<void> {
+    // Every append is committed before transact resolves.
+  }
+
+  /** The events filed under `key`, read back by seq and checked against the hash folded for each. */
+  async readKey(key: string, options: { newest?: number } = {}): Promise<JournalEvent[]> {
+    if (this.broken) throw this.broken;
+    const all = this.keyed.get(key) ?? [];
+    const wanted = options.newest === undefined ? all : all.slice(Math.max(0, all.length - options.newest));
+    if (wanted.length === 0) return [];
+    const { rows } = await this.pool.query<Row>(`SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq = ANY($1::bigint[]) ORDER BY seq`, [wanted.map((x) => x.seq)]);
+    const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
+    return wanted.map((w) => {
+      const row = bySeq.get(w.seq);
+      const e = row ? this.eventOf(row) : undefined;
+      if (!e || e.hash !== w.hash || eventHash(e) !== e.hash) throw this.breakWith(`store: the event with seq ${w.seq} is not the one folded (altered or removed); run \`holon verify\``, { seq: w.seq });
+      return e;
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.reconnect) clearTimeout(this.reconnect);
+    const listener = this.listener;
+    this.listener = undefined;
+    this.ended = Promise.allSettled([listener?.end(), this.queue.then(() => this.pool.end(), () => this.pool.end())]).then(() => undefined);
+    this.listeners.clear();
+    this.brokenListeners.clear();
+  }
+
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * One SQL transaction: the append lock, the events since the last look (folded), `fn` on the latest
+   * state, its events (and a checkpoint when due) inserted and announced, commit; then they are folded.
+   */
+  private async transactNow<T>(fn: (state: S) => TxResult<T>, forceCheckpoint: boolean): Promise<T> {
+    if (this.closed) throw new Error('store is closed');
+    if (this.broken) throw this.broken;
+    const client = await this.connect();
+    let fresh: JournalEvent[] = [];
+    let appended: JournalEvent[] = [];
+    let failed: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+      const { rows } = await client.query<Row>(`SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [this.pos.seq]);
+      fresh = this.absorb(rows.map((r) => this.eventOf(r)));
+      const { events, result } = fn(this.current);
+      const unsigned = this.pos.seq + events.length - this.pos.lastCheckpointSeq;
+      const sign = forceCheckpoint ? this.pos.seq + events.length > this.pos.lastCheckpointSeq : events.length > 0 && unsigned >= this.checkpointEvery;
+      appended = this.chain(events, sign);
+      if (appended.length > 0) {
+        await client.query(
+          `INSERT INTO ${TABLE} (seq, time, type, data, prev, hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+          [appended.map((e) => e.seq), appended.map((e) => e.time), appended.map((e) => e.type), appended.map((e) => JSON.stringify(e.data)), appended.map((e) => e.prev), appended.map((e) => e.hash)],
+        );
+        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, String(appended.at(-1)?.seq)]);
+      }
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      failed = err as Error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      appended = [];
+      throw err;
+    } finally {
+      // A connection that failed mid-transaction is not given back to the pool.
+      client.release(failed && !(failed instanceof HolonError) ? failed : undefined);
+      const seen = [...fresh, ...this.absorb(appended)];
+      if (seen.length > 0) this.notify(seen);
+    }
+  }
+
+  /**
+   * A connection from the pool. A connection the server closes while it is checked out (a restart)
+   * emits 'error' besides failing its query; unheard, that event would end the process.
+   */
+  private async connect(): Promise<PoolClient> {
+    const client = await this.pool.connect();
+    if (!this.heard.has(client)) {
+      this.heard.add(client);
+      client.on('error', (err) => this.opts.logger.warn(`store: a database connection was lost (${err.message})`));
+    }
+    return client;
+  }
+
+  /** New events linked after the last one folded (not folded yet: that waits for the commit). */
+  private chain(events: NewEvent[], sign: boolean): JournalEvent[] {
+    const out: JournalEvent[] = [];
+    let seq = this.pos.seq;
+    let prev = this.pos.hash;
+    const time = new Date(this.opts.clock.now()).toISOString();
+    const push = (type: string, data: unknown): void => {
+      seq += 1;
+      const base = { seq, time, type, data, prev };
+      const e = { ...base, hash: eventHash(base) };
+      out.push(e);
+      prev = e.hash;
+    };
+    for (const e of events) push(e.type, e.data);
+    if (sign && seq > 0) push('checkpoint', { up_to: seq, head: prev, key: this.opts.signer.publicKey, sig: this.opts.signer.sign(checkpointMessage(seq, prev)) });
+    return out;
+  }
+
+  /**
+   * Folds the events that follow the last one folded, each verified; those already folded (read twice:
+   * by the tailer and by a transaction) are skipped. Returns the ones folded now.
+   */
+  private absorb(events: JournalEvent[]): JournalEvent[] {
+    const folded: JournalEvent[] = [];
+    for (const e of events) {
+      if (e.seq <= this.pos.seq) continue;
+      const problem = eventProblem(e, this.pos.seq + 1, this.pos.hash);
+      if (problem) throw this.breakWith(`store: event ${this.pos.seq + 1}: ${problem}; run \`holon verify\``, { after_seq: this.pos.seq });
+      for (const k of this.opts.reducer.keys?.(this.current, e) ?? []) {
+        const list = this.keyed.get(k.key);
+        if (list) list.push({ seq: e.seq, hash: e.hash });
+        else this.keyed.set(k.key, [{ seq: e.seq, hash: e.hash }]);
+      }
+      this.opts.reducer.apply(this.current, e);
+      this.pos.seq = e.seq;
+      this.pos.hash = e.hash;
+      if (e.type === 'checkpoint') this.pos.lastCheckpointSeq = e.seq;
+      folded.push(e);
+    }
+    return folded;
+  }
+
+  private eventOf(r: Row): JournalEvent {
+    let data: unknown;
+    try {
+      data = JSON.parse(r.data);
+    } catch {
+      throw this.breakWith(`store: event ${r.seq} holds data that is not JSON (altered); run \`holon verify\``, { seq: Number(r.seq) });
+    }
+    return { seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash };
+  }
+
+  /** Reads what was committed after the last event seen into the buffer (one read at a time). */
+  private catchUp(): Promise<void> {
+    if (this.reading) return this.reading;
+    const after = Math.max(this.pos.seq, this.buffered.at(-1)?.seq ?? 0);
+    this.reading = this.pool
+      .query<Row>(`SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [after])
+      .then(({ rows }) => {
+        if (rows.length > 0) this.buffered.push(...rows.map((r) => this.eventOf(r)));
+      })
+      .finally(() => (this.reading = undefined));
+    return this.reading;
+  }
+
+  /** Catches up and folds, for the tailer: a failure is logged, and the next look tries again. */
+  private look(): void {
+    if (this.closed || this.broken) return;
+    this.catchUp().then(
+      () => {
+        try {
+          this.refresh();
+        } catch (err) {
+          this.opts.logger.error((err as Error).message);
+        }
+      },
+      (err: Error) => this.opts.logger.warn(`store: could not read new events (${err.message}); retrying`),
+    );
+  }
+
+  private async createSchema(): Promise<void> {
+    const client = await this.connect();
+    try {
+      // Two processes creating the table at once would collide in the catalog: one creates, the other waits.
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, hash text NOT NULL)`);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** LISTEN on its own connection (reconnected when lost), and a poll in case a notification was missed. */
+  private async startTailing(): Promise<void> {
+    this.timer = setInterval(() => this.look(), POLL_MS);
+    this.timer.unref();
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const client = new this.pg.Client({ connectionString: this.opts.url });
+    const retry = (): void => {
+      if (this.closed || this.reconnect) return;
+      if (this.listener === client) this.listener = undefined;
+      client.end().catch(() => undefined);
+      this.reconnect = setTimeout(() => {
+        this.reconnect = undefined;
+        this.listen().then(
+          () => this.look(),
+          () => retry(),
+        );
+      }, RECONNECT_MS);
+      this.reconnect.unref();
+    };
+    client.on('error', (err) => {
+      this.opts.logger.warn(`store: the listening connection was lost (${err.message}); reconnecting`);
+      retry();
+    });
+    client.on('end', retry);
+    client.on('notification', () => this.look());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      retry();
+      throw err;
+    }
+    if (this.closed) {
+      await client.end();
+      return;
+    }
+    this.listener = client;
+    // The listening connection must not keep a finished CLI command alive.
+    (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+  }
+
+  private notify(events: JournalEvent[]): void {
+    for (const l of this.listeners) {
+      try {
+        l(events);
+      } catch (err) {
+        this.opts.logger.error(`store listener failed: ${String(err)}`);
+      }
+    }
+  }
+
+  /** Stops the store: nothing more is folded or appended, and whoever listens is told. */
+  private breakWith(message: string, details: Record<string, unknown>): HolonError {
+    const err = new HolonError('corrupt_journal', message, details);
+    if (!this.broken) {
+      this.broken = err;
+      this.opts.logger.error(message);
+      for (const l of this.brokenListeners) {
+        try {
+          l(err);
+        } catch {
+          // A listener's failure must not hide the break from the others.
+        }
+      }
+    }
+    return err;
+  }
+}

@@ -1,0 +1,46 @@
+/** The CLI on the team store: --store and HOLON_STORE reach one PostgreSQL database; the state folder keeps only the key. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import { promisify } from 'node:util';
+import { after, before, test } from 'node:test';
+import { HOLON_BIN, ROOT, tempDir } from '../helpers.ts';
+import type { TestPostgres } from './harness.ts';
+import { startPostgres } from './harness.ts';
+
+let pg: TestPostgres;
+before(async () => {
+  if (!fs.existsSync(HOLON_BIN)) await promisify(execFile)(process.execPath, ['esbuild.mjs'], { cwd: ROOT });
+  pg = await startPostgres();
+});
+after(() => pg.stop());
+
+async function holon(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+  try {
+    const r = await promisify(execFile)(process.execPath, [HOLON_BIN, ...args], { env: { ...process.env, HOLON_STORE: '', ...env } });
+    return { code: 0, out: r.stdout + r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+test('two state folders share one account through --store and HOLON_STORE', async () => {
+  const url = await pg.createDatabase('cli');
+  const a = tempDir();
+  const b = tempDir();
+  try {
+    const first = await holon(['fund', 'demo', '5', '--state', a.dir, '--store', url]);
+    assert.equal(first.code, 0, first.out);
+    const second = await holon(['fund', 'demo', '2', '--state', b.dir, '--json'], { HOLON_STORE: url });
+    assert.equal(second.code, 0, second.out);
+    assert.match(second.out, /7\.00/);
+    assert.deepEqual(fs.readdirSync(a.dir), ['keys'], 'no journal in the state folder: the events are in the database');
+    const wrong = await holon(['fund', 'demo', '1', '--state', a.dir, '--store', 'mysql://x']);
+    assert.equal(wrong.code === 0, false);
+    assert.match(wrong.out, /postgres:\/\//);
+  } finally {
+    a.cleanup();
+    b.cleanup();
+  }
+});

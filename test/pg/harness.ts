@@ -1,0 +1,95 @@
+/**
+ * A throwaway PostgreSQL cluster for the team store's tests: Debian's `postgresql` binaries (.ci/run
+ * installs them), a new cluster in a temp folder on a free port, stopped and removed at the end. As
+ * root (CI), the server runs as the `postgres` user, which PostgreSQL requires.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** A running cluster. */
+export interface TestPostgres {
+  port: number;
+  /** The URL of database `db` (created by `createDatabase`). */
+  url(db: string): string;
+  /** A new, empty database; returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** Stops the server immediately (fast shutdown) and starts it again on the same port and data. */
+  restart(): void;
+  stop(): void;
+}
+
+/** The folder of PostgreSQL's server binaries (the newest installed), or undefined. */
+export function postgresBin(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!fs.existsSync(root)) return undefined;
+  const versions = fs
+    .readdirSync(root)
+    .filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? path.join(root, versions[0], 'bin') : undefined;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a new cluster. Throws when PostgreSQL is not installed. */
+export async function startPostgres(): Promise<TestPostgres> {
+  const bin = postgresBin();
+  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql; .ci/run does)');
+  const root = process.getuid?.() === 0;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'holon-pg-'));
+  const data = path.join(dir, 'data');
+  const asServer = (cmd: string, args: string[]): void => {
+    const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+    const r = spawnSync(file, argv, { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${path.basename(cmd)} failed: ${r.stderr || r.stdout}`);
+  };
+  if (root) execFileSync('chown', ['postgres', dir]);
+  asServer(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const start = (): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start']);
+  const stopServer = (): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+  start();
+  const url = (db: string): string => `postgres://postgres@127.0.0.1:${port}/${db}`;
+  let stopped = false;
+  return {
+    port,
+    url,
+    async createDatabase(name) {
+      const { Client } = await import('pg');
+      const c = new Client({ connectionString: url('postgres') });
+      await c.connect();
+      try {
+        await c.query(`CREATE DATABASE "${name}"`);
+      } finally {
+        await c.end();
+      }
+      return url(name);
+    },
+    restart() {
+      stopServer();
+      start();
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      try {
+        stopServer();
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
