@@ -178,7 +178,8 @@ describe('PostgresStore', () => {
       let err = '';
       proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
       proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-      const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+      // 'close', not 'exit': a process can exit before the parent has read the last of its output.
+      const exited = new Promise<number | null>((resolve) => proc.on('close', resolve));
       return { proc, out: () => out, err: () => err, exited };
     });
     const deadline = Date.now() + 30_000;
