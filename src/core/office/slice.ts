@@ -147,6 +147,14 @@ export interface OfficeEvents {
 
 export const officeEvent = eventsOf<OfficeEvents>();
 
+/** A human's decision on a proposal, as the fold records it. */
+function decideProposal(s: OfficeFields, id: string, status: 'merged' | 'rejected', at: string): void {
+  const p = s.office.proposals[id];
+  if (!p) return;
+  p.status = status;
+  p.decided_at = at;
+}
+
 export const officeSlice: Slice<OfficeFields, OfficeEvents> = {
   initial: () => ({ office: { threads: dict(), numbers: dict(), windows: [], artifacts: dict(), prs: dict(), proposals: dict() } }),
   on: {
@@ -191,18 +199,8 @@ export const officeSlice: Slice<OfficeFields, OfficeEvents> = {
     'policy.proposed': (s, d) => {
       s.office.proposals[d.proposal.id] = structuredClone(d.proposal);
     },
-    'policy.merged': (s, d, e) => {
-      const p = s.office.proposals[d.id];
-      if (!p) return;
-      p.status = 'merged';
-      p.decided_at = e.time;
-    },
-    'policy.rejected': (s, d, e) => {
-      const p = s.office.proposals[d.id];
-      if (!p) return;
-      p.status = 'rejected';
-      p.decided_at = e.time;
-    },
+    'policy.merged': (s, d, e) => decideProposal(s, d.id, 'merged', e.time),
+    'policy.rejected': (s, d, e) => decideProposal(s, d.id, 'rejected', e.time),
   },
   revive: (s) => {
     const o = s.office ?? officeSlice.initial().office;
