@@ -6,11 +6,18 @@
  * events arrive by LISTEN/NOTIFY (sent in the inserting transaction, so only once it commits), with a
  * short poll as the fallback after a lost connection. Every row read is checked against the one before
  * it before it is folded, exactly like a journal line. `pg` is loaded only when a store is opened.
+ *
+ * Each process also holds a session advisory lock named after it (its presence) on its own connection.
+ * PostgreSQL drops the lock when that connection ends, a process killed on any machine included, which is
+ * how another machine tells that the money a dead process held can be given back.
  */
 import type * as PG from 'pg';
 import type { Pool, PoolClient, Client } from 'pg';
+import { createHash } from 'node:crypto';
 import type { Clock, Logger } from './deps.ts';
 import { HolonError } from './errors.ts';
+import type { ProcessRef } from './owner.ts';
+import { processKey, thisProcess } from './owner.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxResult } from './store.ts';
 import { checkpointMessage, eventHash, eventProblem } from './store.ts';
 
@@ -21,6 +28,18 @@ const CHANNEL = 'holon_events';
 const APPEND_LOCK = 0x686f6c6f; // "holo"
 const POLL_MS = 1000;
 const RECONNECT_MS = 500;
+/** First key of every presence lock ("holp"); the second is the process's own. */
+const PRESENCE_CLASS = 0x686f6c70;
+/**
+ * For this long after the database started, nobody's absence counts: every client lost its connection
+ * in the restart and reconnects within a few RECONNECT_MS, its presence with it.
+ */
+const RESTART_GRACE_S = 10;
+
+/** The second key of a process's presence lock: 31 bits of a hash of the process (positive, as an oid reads it). */
+function presenceKey(p: ProcessRef): number {
+  return createHash('sha256').update(processKey(p)).digest().readUInt32BE(0) & 0x7fffffff;
+}
 
 /** True for a `postgres://` or `postgresql://` URL: a store the CLI opens with PostgresStore. */
 export function isPostgresUrl(url: string): boolean {
@@ -39,6 +58,8 @@ export interface PostgresStoreOptions<S> {
   checkpointEvery?: number;
   /** Listen for other processes' appends (default true). */
   watch?: boolean;
+  /** Who this process is, for its presence (default: thisProcess()). */
+  owner?: ProcessRef;
 }
 
 interface Row {
@@ -69,6 +90,7 @@ export class PostgresStore<S> implements EventStore<S> {
   private timer: NodeJS.Timeout | undefined;
   private reconnect: NodeJS.Timeout | undefined;
   private readonly checkpointEvery: number;
+  private watching = true;
   /** Connections with this store's 'error' listener. */
   private readonly heard = new WeakSet<PoolClient>();
   /** Resolves once close() has ended every connection. */
@@ -94,7 +116,7 @@ export class PostgresStore<S> implements EventStore<S> {
       await store.createSchema();
       await store.catchUp();
       store.refresh();
-      if (options.watch !== false) await store.startTailing();
+      await store.startTailing(options.watch !== false);
     } catch (err) {
       store.close();
       throw err;
@@ -331,11 +353,31 @@ export class PostgresStore<S> implements EventStore<S> {
     }
   }
 
-  /** LISTEN on its own connection (reconnected when lost), and a poll in case a notification was missed. */
-  private async startTailing(): Promise<void> {
-    this.timer = setInterval(() => this.look(), POLL_MS);
-    this.timer.unref();
+  /**
+   * The process's own connection (reconnected when lost): its presence, and, when watching, LISTEN and
+   * a poll in case a notification was missed.
+   */
+  private async startTailing(watch: boolean): Promise<void> {
+    this.watching = watch;
+    if (watch) {
+      this.timer = setInterval(() => this.look(), POLL_MS);
+      this.timer.unref();
+    }
     await this.listen();
+  }
+
+  async ownersAbsent(owners: ProcessRef[]): Promise<boolean[] | null> {
+    if (owners.length === 0) return [];
+    const { rows } = await this.pool.query<{ young: boolean; held: string[] }>(
+      `SELECT now() - pg_postmaster_start_time() < make_interval(secs => $2) AS young,
+              ARRAY(SELECT objid::text FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1::oid
+                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`,
+      [PRESENCE_CLASS, RESTART_GRACE_S],
+    );
+    const row = rows[0];
+    if (!row || row.young) return null;
+    const held = new Set(row.held);
+    return owners.map((o) => !held.has(String(presenceKey(o))));
   }
 
   private async listen(): Promise<void> {
@@ -362,7 +404,9 @@ export class PostgresStore<S> implements EventStore<S> {
     client.on('notification', () => this.look());
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      // Not granted means this process already holds it on another store's connection: present either way.
+      await client.query('SELECT pg_try_advisory_lock($1, $2)', [PRESENCE_CLASS, presenceKey(this.opts.owner ?? thisProcess())]);
+      if (this.watching) await client.query(`LISTEN ${CHANNEL}`);
     } catch (err) {
       retry();
       throw err;
