@@ -41,6 +41,11 @@ function presenceKey(p: ProcessRef): number {
   return createHash('sha256').update(processKey(p)).digest().readUInt32BE(0) & 0x7fffffff;
 }
 
+/** The socket under a pg client (not part of its typed API). */
+function streamOf(client: Client | undefined): { ref?: () => void; unref?: () => void } | undefined {
+  return (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void } } } | undefined)?.connection?.stream;
+}
+
 /** True for a `postgres://` or `postgresql://` URL: a store the CLI opens with PostgresStore. */
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
@@ -191,6 +196,8 @@ export class PostgresStore<S> implements EventStore<S> {
     if (this.reconnect) clearTimeout(this.reconnect);
     const listener = this.listener;
     this.listener = undefined;
+    // Its socket was unref'd so that it never keeps a process alive; while it closes, whoever awaits `ended` must be.
+    streamOf(listener)?.ref?.();
     this.ended = Promise.allSettled([listener?.end(), this.queue.then(() => this.pool.end(), () => this.pool.end())]).then(() => undefined);
     this.listeners.clear();
     this.brokenListeners.clear();
@@ -417,7 +424,7 @@ export class PostgresStore<S> implements EventStore<S> {
     }
     this.listener = client;
     // The listening connection must not keep a finished CLI command alive.
-    (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+    streamOf(client)?.unref?.();
   }
 
   private notify(events: JournalEvent[]): void {
