@@ -7,6 +7,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { openState } from '../../src/core/holon.ts';
+import { lazySigner } from '../../src/core/keys.ts';
+import { initStore, migrateJournal } from '../../src/core/postgresAdmin.ts';
+import { PostgresStore } from '../../src/core/postgresStore.ts';
+import { holonReducer } from '../../src/core/state.ts';
 import type { Run } from '../cli/cliHarness.ts';
 import { ensureBuilt, holon as run, journalBytes, journalFile, readEvents, tempDir } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';
@@ -164,6 +170,33 @@ describe('holon migrate', () => {
     const none = await holon(['migrate', '--state', demo]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /--to URL/);
+  });
+
+  test('a journal of several batches, copied by the member role of an initialised store', async () => {
+    const admin = await newDatabase();
+    await initStore(admin, { member: 'holon_member' });
+    const url = admin.replace('postgres://postgres@', 'postgres://holon_member@');
+    const state = emptyState();
+    const file = openState(state, { clock: systemClock, logger: silentLogger, durable: false, watch: false, snapshotEvery: 0 });
+    try {
+      // 2,500 events in one transaction, and the checkpoint it signs: three statements of at most 1,000.
+      const funded = { type: 'account.funded', data: { account: 'team', amount: '0.01', currency: 'EUR' } };
+      await file.transact(() => ({ events: Array.from({ length: 2500 }, () => funded), result: undefined }));
+      await file.checkpoint();
+    } finally {
+      file.close();
+    }
+    const report = await migrateJournal(state, url, { logger: silentLogger });
+    assert.equal(report.events, 2501);
+    assert.equal(report.signed_through, 2501);
+    const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: lazySigner(emptyState()), watch: false });
+    try {
+      assert.equal(store.seq, 2501);
+      assert.equal(store.state.accounts['team']?.funded['EUR'], 25_000_000n);
+    } finally {
+      store.close();
+      await store.ended;
+    }
   });
 
   test('a state folder without a journal is refused', async () => {
