@@ -276,7 +276,6 @@ export async function migrateJournal(stateDir: string, url: string, deps: { logg
       }
     } finally {
       store.close();
-      await store.ended;
     }
     return { events: checked.events, head: checked.head, checkpoints: checked.checkpoints, signed_through: checked.signed_through, state_sha256: expected };
   } finally {

@@ -82,6 +82,20 @@ async function rows(url: string): Promise<Row[] | undefined> {
   }
 }
 
+/**
+ * Closes a store and waits for its connections to end. The store's own connection does not hold the
+ * process up, so a timer does meanwhile: without one, a test that awaits nothing else would end first.
+ */
+async function closeStore(store: PostgresStore<unknown>): Promise<void> {
+  store.close();
+  const alive = setInterval(() => undefined, 1000);
+  try {
+    await store.ended;
+  } finally {
+    clearInterval(alive);
+  }
+}
+
 let dbs = 0;
 const newDatabase = (): Promise<string> => pg.createDatabase(`m${++dbs}`);
 
@@ -194,8 +208,7 @@ describe('holon migrate', () => {
       assert.equal(store.seq, 2501);
       assert.equal(store.state.accounts['team']?.funded['EUR'], 25_000_000n);
     } finally {
-      store.close();
-      await store.ended;
+      await closeStore(store);
     }
   });
 

@@ -67,6 +67,20 @@ async function refused(c: Client, sql: string): Promise<string> {
   return message;
 }
 
+/**
+ * Closes a store and waits for its connections to end. The store's own connection does not hold the
+ * process up, so a timer does meanwhile: without one, a test that awaits nothing else would end first.
+ */
+async function closeStore(store: PostgresStore<unknown>): Promise<void> {
+  store.close();
+  const alive = setInterval(() => undefined, 1000);
+  try {
+    await store.ended;
+  } finally {
+    clearInterval(alive);
+  }
+}
+
 let dbs = 0;
 
 describe('the member role', () => {
@@ -83,10 +97,7 @@ describe('the member role', () => {
     const url = report.member.url;
     const dir = stateDir();
     const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: loadOrCreateSigner(dir), watch: false });
-    cleanups.push(async () => {
-      store.close();
-      await store.ended;
-    });
+    cleanups.push(() => closeStore(store));
     await fund(store, 'demo', '5');
     await store.checkpoint();
     assert.equal(store.seq, 2, 'a fund and its checkpoint');
