@@ -36,6 +36,11 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
   },
   { names: ['wallet'], summaries: ["Shows, creates or imports the wallet that signs this state's payments"], load: () => import('./commands/wallet.ts') },
   { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
+  {
+    names: ['store', 'migrate'],
+    summaries: ['Sets up a PostgreSQL team store: its table, append-only guard and member role', "Copies the state folder's verified journal into an empty team store"],
+    load: () => import('./commands/store.ts'),
+  },
   { names: ['mcp'], summaries: ['Runs the MCP server for one mandate over stdio'], load: () => import('./commands/mcp.ts') },
   {
     names: ['serve', 'token'],

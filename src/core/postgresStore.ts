@@ -22,7 +22,7 @@ import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxResult } fr
 import { checkpointMessage, eventHash, eventProblem } from './store.ts';
 
 /** The table every event is in, and the channel that announces new ones. */
-const TABLE = 'holon_events';
+export const TABLE = 'holon_events';
 const CHANNEL = 'holon_events';
 /** Key of the advisory lock that serialises appends (and the schema's creation). */
 const APPEND_LOCK = 0x686f6c6f; // "holo"
@@ -344,13 +344,31 @@ export class PostgresStore<S> implements EventStore<S> {
     );
   }
 
+  /**
+   * Creates the events table when there is none, inside the caller's transaction, and holds the append
+   * lock until that transaction ends (so nothing is appended meanwhile). The table is looked for before
+   * anything is created: a member role without CREATE on the schema opens a store its owner set up.
+   * Returns whether it created the table.
+   */
+  static async ensureSchema(client: PG.ClientBase): Promise<boolean> {
+    // Two processes creating the table at once would collide in the catalog: one creates, the other waits.
+    await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+    const { rows } = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [TABLE]);
+    if (rows[0]?.found) return false;
+    try {
+      await client.query(`CREATE TABLE ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, hash text NOT NULL)`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '42501') throw err;
+      throw new HolonError('denied', `the database has no ${TABLE} table and this role may not create one; its owner runs \`holon store init --url ADMIN_URL\` first`);
+    }
+    return true;
+  }
+
   private async createSchema(): Promise<void> {
     const client = await this.connect();
     try {
-      // Two processes creating the table at once would collide in the catalog: one creates, the other waits.
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, hash text NOT NULL)`);
+      await PostgresStore.ensureSchema(client);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
