@@ -27,6 +27,7 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
     summaries: ['Shows a receipt tree, or recent calls', 'Shows spent, held and remaining budget', 'Lists money held for spends in flight; releases one left by a restart'],
     load: () => import('./commands/receipts.ts'),
   },
+  { names: ['team'], summaries: ["Lists an account's members and approvers; adds or removes one (interactive only)"], load: () => import('./commands/team.ts') },
   { names: ['fx'], summaries: ['Lists or sets exchange rates'], load: () => import('./commands/fx.ts') },
   { names: ['memory'], summaries: ['Lists what a mandate remembers (read-only)'], load: () => import('./commands/memory.ts') },
   {

@@ -12,7 +12,7 @@ import type { Denial } from './denials.ts';
 import { denial } from './denials.ts';
 import { HolonError } from './errors.ts';
 import { accountId } from './ids.ts';
-import type { EventStore, NewEvent } from './store.ts';
+import type { EventStore, NewEvent, Signer } from './store.ts';
 import type { MandatesFields } from './mandates.ts';
 import { mandateDenials } from './mandates.ts';
 import type { Mandate } from './model.ts';
@@ -262,6 +262,8 @@ export interface SpendRequest {
   now: number;
   /** The process that will run the spend: if it dies, the next process releases the hold. */
   owner?: ProcessRef | undefined;
+  /** The installation that asks, should a human have to approve it (see GateRequest). */
+  installation?: Pick<Signer, 'publicKey'> | undefined;
 }
 
 /** How a spend was decided. */
@@ -294,6 +296,7 @@ export function gateSpend(s: SpendFields & ApprovalsFields & MandatesFields, r: 
     approvalId: r.approvalId,
     ref: r.id,
     now: r.now,
+    installation: r.installation,
   });
   if (decided.kind !== 'proceed') return decided;
   const approval = decided.approval;

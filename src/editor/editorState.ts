@@ -3,10 +3,11 @@ import { setApprovalChannels } from '../core/approvals/flow.ts';
 import type { Clock, Logger } from '../core/deps.ts';
 import { systemClock } from '../core/deps.ts';
 import { openState } from '../core/holon.ts';
+import { lazySigner } from '../core/keys.ts';
 import { recoverOrphanedHolds } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import { initialState } from '../core/state.ts';
-import type { EventStore } from '../core/store.ts';
+import type { EventStore, Signer } from '../core/store.ts';
 import type { ApprovalConfig } from './settings.ts';
 import { approvalConfig } from './settings.ts';
 
@@ -23,6 +24,8 @@ const SELECTED = 'holon.selectedMandate';
 export class EditorState implements vscode.Disposable {
   readonly dir: string;
   readonly clock: Clock = systemClock;
+  /** The installation key of this state folder: the human's decisions in the editor are signed with it. */
+  readonly signer: Signer;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after any change to the journal or to the selection, and once the journal has loaded. */
   readonly onDidChange = this.changed.event;
@@ -37,6 +40,7 @@ export class EditorState implements vscode.Disposable {
     readonly logger: Logger,
   ) {
     this.dir = (context.storageUri ?? context.globalStorageUri).fsPath;
+    this.signer = lazySigner(this.dir);
     this.loading = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       if (this.disposed) throw new Error('Holon was deactivated before its state loaded');
       const store = openState(this.dir, { clock: this.clock, logger });

@@ -42,7 +42,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 
   /** The state the view shows now. */
   current(): HolonViewState {
-    return holonViewState(this.state.state, this.state.selected ?? null, this.state.clock.now(), channelAccepted(this.state.state, 'panel'), this.wallet.address ?? null);
+    return holonViewState(this.state.state, this.state.selected ?? null, this.state.clock.now(), channelAccepted(this.state.state, 'panel'), this.wallet.address ?? null, this.state.signer);
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -92,7 +92,8 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 
   private updateBadge(): void {
     if (!this.view) return;
-    const n = this.current().approvals.length;
+    // On a team's account, what waits for someone else's decision is shown but not counted.
+    const n = this.current().approvals.filter((a) => a.mayDecide).length;
     this.view.badge = n > 0 ? { value: n, tooltip: `${n} approval(s) waiting for you` } : undefined;
   }
 
