@@ -11,6 +11,7 @@
  * (c) the seed's v0 state.json (re-read, rewrite, fsync per call) vs the journal's per-call work, at
  *     10k receipts.
  * (d) opening a 100k-event journal without vs with its snapshot.
+ * (h) call_agent on the team store (PostgreSQL) vs on the file journal, and vs one INSERT + commit.
  * Context rows and lines (not one of the four): the agent called directly, the journal lock, the
  * snapshot write and where an open with the snapshot spends its time.
  *
@@ -33,15 +34,9 @@ import type { Case } from './timing.ts';
 import { interleave, timeOnce } from './timing.ts';
 import { comparisonB, comparisonD, comparisonF, comparisonG, millionState } from './scale.ts';
 import { v0Call, writeV0State } from './v0State.ts';
+import { comparisonH } from './postgres.ts';
 import type { CallTemplate } from './world.ts';
-import { AGENT, CALL_ARGS, callEvents, catalogState, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
-
-/** One call_agent; anything but a success stops the bench. */
-async function callAgent(client: Client): Promise<void> {
-  const r = await client.callTool({ name: 'call_agent', arguments: CALL_ARGS });
-  const status = (r.structuredContent as { status?: string } | undefined)?.status;
-  if (status !== 'succeeded') throw new Error(`call_agent did not succeed: ${JSON.stringify(r.content)}`);
-}
+import { AGENT, CALL_ARGS, callAgent, callEvents, catalogState, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
 
 async function callEcho(client: Client): Promise<void> {
   const r = await client.callTool({ name: 'echo', arguments: CALL_ARGS });
@@ -328,10 +323,14 @@ async function main(): Promise<void> {
       await comparisonE(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
     }
-    if (['a', 'b', 'c', 'd', 'f', 'g'].some(runs)) {
+    if (['a', 'b', 'c', 'd', 'f', 'g', 'h'].some(runs)) {
       const tpl = await comparisonA(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
       if (runs('c')) await comparisonC(dirs, tpl);
+      if (runs('h')) {
+        await comparisonH(dirs, tpl, closers);
+        for (const c of closers.splice(0).reverse()) await c();
+      }
       if (runs('f')) await comparisonF(dirs, async (label) => {
         const dir = dirs.make(label);
         await seedState(dir);

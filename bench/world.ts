@@ -29,6 +29,13 @@ export const AGENT = 'lena/table-extract-fr';
 /** What every call_agent in the bench asks. */
 export const CALL_ARGS = { agent: AGENT, input: { file: FACTURE } };
 
+/** One call_agent; anything but a success stops the bench. */
+export async function callAgent(client: Client): Promise<void> {
+  const r = await client.callTool({ name: 'call_agent', arguments: CALL_ARGS });
+  const status = (r.structuredContent as { status?: string } | undefined)?.status;
+  if (status !== 'succeeded') throw new Error(`call_agent did not succeed: ${JSON.stringify(r.content)}`);
+}
+
 /** Temporary folders under os.tmpdir(), all removed by `removeAll`. */
 export class TempDirs {
   private readonly dirs: string[] = [];

@@ -221,20 +221,20 @@ export class PostgresStore<S> implements EventStore<S> {
     let appended: JournalEvent[] = [];
     let failed: Error | undefined;
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-      const { rows } = await client.query<Row>(`SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [this.pos.seq]);
-      fresh = this.absorb(rows.map((r) => this.eventOf(r)));
+      // One round trip to begin, lock and read (numbers of our own, no input, in the text).
+      const opened = (await client.query<Row>(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq > ${Math.trunc(this.pos.seq)} ORDER BY seq`)) as unknown as PG.QueryResult<Row>[];
+      fresh = this.absorb((opened.at(-1)?.rows ?? []).map((r) => this.eventOf(r)));
       const { events, result } = fn(this.current);
       const unsigned = this.pos.seq + events.length - this.pos.lastCheckpointSeq;
       const sign = forceCheckpoint ? this.pos.seq + events.length > this.pos.lastCheckpointSeq : events.length > 0 && unsigned >= this.checkpointEvery;
       appended = this.chain(events, sign);
       if (appended.length > 0) {
+        // The rows and their announcement in one statement (the announcement leaves at COMMIT).
         await client.query(
-          `INSERT INTO ${TABLE} (seq, time, type, data, prev, hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
-          [appended.map((e) => e.seq), appended.map((e) => e.time), appended.map((e) => e.type), appended.map((e) => JSON.stringify(e.data)), appended.map((e) => e.prev), appended.map((e) => e.hash)],
+          `WITH added AS (INSERT INTO ${TABLE} (seq, time, type, data, prev, hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) RETURNING seq)
+           SELECT pg_notify($7, (SELECT max(seq) FROM added)::text)`,
+          [appended.map((e) => e.seq), appended.map((e) => e.time), appended.map((e) => e.type), appended.map((e) => JSON.stringify(e.data)), appended.map((e) => e.prev), appended.map((e) => e.hash), CHANNEL],
         );
-        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, String(appended.at(-1)?.seq)]);
       }
       await client.query('COMMIT');
       return result;
@@ -426,7 +426,10 @@ export class PostgresStore<S> implements EventStore<S> {
       retry();
     });
     client.on('end', retry);
-    client.on('notification', () => this.look());
+    // Our own appends come back as notifications too: those are folded already.
+    client.on('notification', (n) => {
+      if (!(Number(n.payload) <= this.pos.seq)) this.look();
+    });
     try {
       await client.connect();
       // Not granted means this process already holds it on another store's connection: present either way.

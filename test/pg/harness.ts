@@ -59,8 +59,11 @@ export async function createDatabaseAt(adminUrl: string, name: string): Promise<
   return u.toString();
 }
 
-/** Starts a new cluster. Throws when PostgreSQL is not installed. */
-export async function startPostgres(): Promise<TestPostgres> {
+/**
+ * Starts a new cluster. Throws when PostgreSQL is not installed. Tests run it without fsync (nothing
+ * they check depends on surviving a power cut); `durable` keeps PostgreSQL's defaults, for the bench.
+ */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql; .ci/run does)');
   const root = process.getuid?.() === 0;
@@ -74,8 +77,9 @@ export async function startPostgres(): Promise<TestPostgres> {
   if (root) execFileSync('chown', ['postgres', dir]);
   asServer(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  const start = (): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start']);
+  const fast = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast} -c max_connections=200`;
+  const start = (): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-o', serverOptions, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start']);
   const stopServer = (): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
   start();
   const url = (db: string): string => `postgres://postgres@127.0.0.1:${port}/${db}`;
