@@ -5,7 +5,7 @@ import type { EventStore } from './store.ts';
 import type { WorkerSpec } from './journal.ts';
 import { FileJournal, runWorker } from './journal.ts';
 import { lazySigner } from './keys.ts';
-import { isPostgresUrl, PostgresStore } from './postgresStore.ts';
+import { isPostgresUrl } from './storeUrl.ts';
 import { HolonError } from './errors.ts';
 import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
@@ -32,6 +32,8 @@ export function openState(dir: string, options: OpenStateOptions): EventStore<Ho
 export async function openStore(dir: string, options: OpenStateOptions & { store?: string | undefined }): Promise<EventStore<HolonState>> {
   if (options.store === undefined) return openState(dir, options);
   if (!isPostgresUrl(options.store)) throw new HolonError('invalid_input', 'a store is a postgres:// (or postgresql://) URL');
+  // Loaded only for a team store: the extension bundles it apart (dist/lazy.js), so activating on the journal never reads it.
+  const { PostgresStore } = await import('./postgresStore.ts');
   return PostgresStore.open({ url: options.store, reducer: holonReducer, clock: options.clock, logger: options.logger, signer: lazySigner(path.resolve(dir)), ...(options.watch !== undefined ? { watch: options.watch } : {}) });
 }
 

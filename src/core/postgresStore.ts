@@ -22,11 +22,6 @@ const APPEND_LOCK = 0x686f6c6f; // "holo"
 const POLL_MS = 1000;
 const RECONNECT_MS = 500;
 
-/** True for a `postgres://` or `postgresql://` URL: a store the CLI opens with PostgresStore. */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
-}
-
 /** Options of a PostgreSQL store. */
 export interface PostgresStoreOptions<S> {
   /** A `postgres://user:password@host:port/database` URL. */
