@@ -8,7 +8,8 @@ import * as M from '../core/money.ts';
 import { APPROVAL_KIND_LABELS, approvalView, denialTexts } from '../core/present.ts';
 import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
-import type { BudgetInfo, HolonViewState, PendingApproval } from '../webview/protocol/holonView.ts';
+import type { BudgetInfo, HolonViewState, PendingApproval, StoreInfo } from '../webview/protocol/holonView.ts';
+import type { StoreInUse } from './storeSetting.ts';
 import type { ProposalState } from '../webview/protocol/proposal.ts';
 import type { PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
 import { purchasesOf } from '../core/commerce/purchases.ts';
@@ -41,7 +42,7 @@ export function pendingApprovalView(a: Approval): PendingApproval {
 }
 
 /** The Holon view's state. */
-export function holonViewState(s: HolonState, mandateId: string | null, now: number, panelApprovals: boolean, wallet: string | null = null): HolonViewState {
+export function holonViewState(s: HolonState, mandateId: string | null, now: number, panelApprovals: boolean, wallet: string | null = null, store: StoreInfo = storeInfo({ kind: 'journal' })): HolonViewState {
   return {
     mandate: mandateId,
     budget: mandateId ? budgetInfo(s, mandateId, now) : null,
@@ -49,7 +50,13 @@ export function holonViewState(s: HolonState, mandateId: string | null, now: num
     panelApprovals,
     wallet,
     ...officeRows(s),
+    store,
   };
+}
+
+/** Where the ledger is, as the view shows it: the team store's `host/database`, never its URL. */
+export function storeInfo(where: StoreInUse, failure?: string): StoreInfo {
+  return where.kind === 'team' ? { kind: 'team', label: where.label, error: failure ?? null } : { kind: 'journal', label: "this workspace's journal", error: failure ?? null };
 }
 
 /** The office's mail waiting to be read (what woke someone) and its newest artifacts. */
