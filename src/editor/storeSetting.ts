@@ -61,11 +61,13 @@ export function teamStoreFromSetting(raw: unknown): TeamStore | undefined {
 }
 
 function storeLabel(u: URL): string {
-  // A socket folder (`?host=/run/postgresql`) stands in for an empty host.
-  const host = u.hostname || u.searchParams.get('host') || 'localhost';
-  const port = u.port && u.port !== '5432' ? `:${u.port}` : '';
-  const db = decodeURIComponent(u.pathname.replace(/^\//, '')) || decodeURIComponent(u.username) || 'postgres';
-  return `${host}${port}/${db}`;
+  // PostgreSQL's client lets the query override the URL's parts (`?host=` a socket folder or another
+  // server): the label names what it will connect to.
+  const q = (name: string): string | undefined => u.searchParams.get(name) ?? undefined;
+  const host = q('host') ?? (u.hostname || 'localhost');
+  const port = q('port') ?? u.port;
+  const db = q('database') ?? (decodeURIComponent(u.pathname.replace(/^\//, '')) || decodeURIComponent(u.username) || 'postgres');
+  return `${host}${port && port !== '5432' ? `:${port}` : ''}/${db}`;
 }
 
 /**
