@@ -14,6 +14,9 @@ import { HolonError } from './errors.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxResult } from './store.ts';
 import { checkpointMessage, eventHash, eventProblem } from './store.ts';
 
+// Where the URL check lived first; its home is storeUrl.ts, which loads no client.
+export { isPostgresUrl } from './storeUrl.ts';
+
 /** The table every event is in, and the channel that announces new ones. */
 const TABLE = 'holon_events';
 const CHANNEL = 'holon_events';
