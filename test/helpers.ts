@@ -18,7 +18,11 @@ import { copyExampleFiles as copyDemoFiles } from '../src/core/demoFiles.ts';
 import type { Clock } from '../src/core/deps.ts';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
 import { openState } from '../src/core/holon.ts';
-import type { EventStore } from '../src/core/store.ts';
+import { lazySigner } from '../src/core/keys.ts';
+import { PostgresStore } from '../src/core/postgresStore.ts';
+import { holonReducer } from '../src/core/state.ts';
+import { createDatabaseAt } from './pg/harness.ts';
+import type { EventStore, JournalEvent } from '../src/core/store.ts';
 import type { HolonState } from '../src/core/state.ts';
 import type { Runtime } from '../src/server/runtime.ts';
 import { openRuntime } from '../src/server/runtime.ts';
@@ -89,14 +93,59 @@ export async function servedState(): Promise<{ dir: string; cleanup: () => void 
   return t;
 }
 
+/**
+ * The suites that run on the file journal run again on PostgreSQL: test/pg/suites.test.ts starts a
+ * throwaway cluster and runs them with HOLON_TEST_PG set to it; each state then gets its own database.
+ */
+const TEST_PG = process.env['HOLON_TEST_PG'] ?? '';
+export const ON_POSTGRES = TEST_PG !== '';
+const databases = new Map<string, string>();
+let databaseCount = 0;
+
+/** A new store for the state in `dir`: a new database on PostgreSQL (see ON_POSTGRES), else undefined (the file journal). */
+async function newTestStore(dir: string, clock: Clock): Promise<EventStore<HolonState> | undefined> {
+  if (!ON_POSTGRES) return undefined;
+  const url = await createDatabaseAt(TEST_PG, `s${process.pid}_${++databaseCount}`);
+  databases.set(dir, url);
+  return PostgresStore.open({ url, reducer: holonReducer, clock, logger: silentLogger, signer: lazySigner(dir) });
+}
+
+/** The database of the state in `dir` when the suites run on PostgreSQL. */
+export function databaseOf(dir: string): string | undefined {
+  return databases.get(dir);
+}
+
+/** The events after `seq` as the database holds them, read with a connection of its own. */
+export async function rowsAfter(url: string, seq: number): Promise<JournalEvent[]> {
+  const { Client } = await import('pg');
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ seq: string; time: string; type: string; data: string; prev: string; hash: string }>('SELECT seq, time, type, data, prev, hash FROM holon_events WHERE seq > $1 ORDER BY seq', [seq]);
+    return rows.map((r) => ({ seq: Number(r.seq), time: r.time, type: r.type, data: JSON.parse(r.data) as unknown, prev: r.prev, hash: r.hash }));
+  } finally {
+    await c.end();
+  }
+}
+
+/** Another store on the state in `dir`, as a second process (the editor's panel, say) would open it. */
+export async function openAgain(dir: string, clock: Clock, options: { watch?: boolean } = {}): Promise<EventStore<HolonState>> {
+  const url = databases.get(dir);
+  const watch = options.watch ?? false;
+  if (url) return PostgresStore.open({ url, reducer: holonReducer, clock, logger: silentLogger, signer: lazySigner(dir), watch });
+  return openState(dir, { clock, logger: silentLogger, durable: false, watch });
+}
+
 /** A runtime on a fresh temporary state seeded with the demo world. */
 export async function demoRuntime(
   options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; fetch?: FetchLike; wallet?: Wallet; workspace?: string; forge?: Forge } = {},
 ): Promise<{ runtime: Runtime; clock: TestClock; dir: string; cleanup: () => Promise<void> }> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new TestClock();
+  const store = await newTestStore(dir, clock);
   const runtime = openRuntime(dir, {
     clock,
+    ...(store ? { store } : {}),
     logger: silentLogger,
     durable: false,
     approvals: { waitMs: 0, elicitation: true, elicitationWaitMs: 5_000, ...options.approvals },
@@ -133,11 +182,11 @@ export async function connect(
   return client;
 }
 
-/** Waits for a condition, polling, with a deadline (never a fixed sleep). */
-export async function until<T>(fn: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+/** Waits for a condition (checked synchronously or not), polling, with a deadline (never a fixed sleep). */
+export async function until<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));

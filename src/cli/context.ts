@@ -4,8 +4,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline/promises';
 import { stderrLogger, systemClock } from '../core/deps.ts';
 import { HolonError } from '../core/errors.ts';
-import { processGone } from '../core/owner.ts';
-import { releaseOrphanedHolds } from '../core/spend.ts';
+import { goneOwners, releaseOrphanedHolds } from '../core/spend.ts';
 import type { EventStore } from '../core/store.ts';
 import { JOURNAL_FILE } from '../core/journal.ts';
 import { openStore } from '../core/holon.ts';
@@ -41,7 +40,7 @@ export async function withStore<T>(opening: EventStore<HolonState> | Promise<Eve
   try {
     const before = store.seq;
     // A write first gives back what a process that died mid-spend still holds.
-    if (write) await releaseOrphanedHolds(store, processGone);
+    if (write) await releaseOrphanedHolds(store, await goneOwners(store));
     const result = await fn(store);
     if (write && store.seq > before) await store.checkpoint();
     return result;

@@ -27,6 +27,7 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
     summaries: ['Shows a receipt tree, or recent calls', 'Shows spent, held and remaining budget', 'Lists money held for spends in flight; releases one left by a restart'],
     load: () => import('./commands/receipts.ts'),
   },
+  { names: ['team'], summaries: ["Lists an account's members and approvers; adds or removes one (interactive only)"], load: () => import('./commands/team.ts') },
   { names: ['fx'], summaries: ['Lists or sets exchange rates'], load: () => import('./commands/fx.ts') },
   { names: ['memory'], summaries: ['Lists what a mandate remembers (read-only)'], load: () => import('./commands/memory.ts') },
   {
@@ -36,6 +37,11 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
   },
   { names: ['wallet'], summaries: ["Shows, creates or imports the wallet that signs this state's payments"], load: () => import('./commands/wallet.ts') },
   { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
+  {
+    names: ['store', 'migrate'],
+    summaries: ['Sets up a PostgreSQL team store: its table, append-only guard and member role', "Copies the state folder's verified journal into an empty team store"],
+    load: () => import('./commands/store.ts'),
+  },
   { names: ['mcp'], summaries: ['Runs the MCP server for one mandate over stdio'], load: () => import('./commands/mcp.ts') },
   {
     names: ['serve', 'token'],

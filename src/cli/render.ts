@@ -41,5 +41,5 @@ export function budgetJson(b: BudgetView): Record<string, unknown> {
 /** One line per approval: id, status now, kind, mandate, what it is for and how much. */
 export function approvalLine(a: Approval, now: number): string {
   const v = approvalView(a);
-  return `${a.id} ${approvalStatus(a, now).padEnd(8)} ${APPROVAL_KIND_LABELS[a.kind].toLowerCase().padEnd(17)} ${a.mandate} ${v.title}${v.amount ? ` — ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}`;
+  return `${a.id} ${approvalStatus(a, now).padEnd(8)} ${APPROVAL_KIND_LABELS[a.kind].toLowerCase().padEnd(17)} ${a.mandate} ${v.title}${v.amount ? ` — ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}${a.origin ? ` · from ${a.origin.machine}` : ''}`;
 }

@@ -5,10 +5,12 @@ import type { EventStore } from './store.ts';
 import type { WorkerSpec } from './journal.ts';
 import { FileJournal, runWorker } from './journal.ts';
 import { lazySigner } from './keys.ts';
+import { thisProcess } from './owner.ts';
 import { isPostgresUrl } from './storeUrl.ts';
 import { HolonError } from './errors.ts';
 import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
+import { registerInstallation } from './team.ts';
 import type { VerifyReport } from './verify.ts';
 
 /** Options for opening a state folder. */
@@ -27,14 +29,23 @@ export function openState(dir: string, options: OpenStateOptions): EventStore<Ho
 
 /**
  * The state's store as chosen: a `postgres://` URL opens the team store on PostgreSQL (signing with the
- * installation key of `dir`); none, the file journal in `dir`.
+ * installation key of `dir`, whose public half is registered there with this machine's name, so that
+ * teammates can name it and check what it signs); none, the file journal in `dir`.
  */
 export async function openStore(dir: string, options: OpenStateOptions & { store?: string | undefined }): Promise<EventStore<HolonState>> {
   if (options.store === undefined) return openState(dir, options);
   if (!isPostgresUrl(options.store)) throw new HolonError('invalid_input', 'a store is a postgres:// (or postgresql://) URL');
+  const signer = lazySigner(path.resolve(dir));
   // Loaded only for a team store: the extension bundles it apart (dist/lazy.js), so activating on the journal never reads it.
   const { PostgresStore } = await import('./postgresStore.ts');
-  return PostgresStore.open({ url: options.store, reducer: holonReducer, clock: options.clock, logger: options.logger, signer: lazySigner(path.resolve(dir)), ...(options.watch !== undefined ? { watch: options.watch } : {}) });
+  const store = await PostgresStore.open({ url: options.store, reducer: holonReducer, clock: options.clock, logger: options.logger, signer, ...(options.watch !== undefined ? { watch: options.watch } : {}) });
+  try {
+    await registerInstallation(store, signer, thisProcess().host);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  return store;
 }
 
 /**

@@ -47,9 +47,25 @@ function sameBoot(a: string, b: string): boolean {
 
 let self: ProcessRef | undefined;
 
+/**
+ * This machine's name as a team store shows it: `HOLON_MACHINE` when set (a container's host name is
+ * random and says nothing to a teammate), else the host name. It names the machine, it grants nothing:
+ * a process that claims another machine's name only makes its own holds look like that machine's, which
+ * is no more than stopping itself would do.
+ */
+export function machineName(): string {
+  const named = process.env.HOLON_MACHINE?.trim();
+  return named && /^[\w.-]{1,64}$/.test(named) ? named : os.hostname();
+}
+
 /** This process. */
 export function thisProcess(): ProcessRef {
-  return (self ??= { host: os.hostname(), boot: bootId(), pid: process.pid, start: startOf(process.pid) });
+  return (self ??= { host: machineName(), boot: bootId(), pid: process.pid, start: startOf(process.pid) });
+}
+
+/** One string per process, for the places that look a process up (a team store's presence). */
+export function processKey(p: ProcessRef): string {
+  return `${p.host}|${p.boot ?? ''}|${p.pid}|${p.start ?? ''}`;
 }
 
 /**

@@ -6,11 +6,18 @@
  * events arrive by LISTEN/NOTIFY (sent in the inserting transaction, so only once it commits), with a
  * short poll as the fallback after a lost connection. Every row read is checked against the one before
  * it before it is folded, exactly like a journal line. `pg` is loaded only when a store is opened.
+ *
+ * Each process also holds a session advisory lock named after it (its presence) on its own connection.
+ * PostgreSQL drops the lock when that connection ends, a process killed on any machine included, which is
+ * how another machine tells that the money a dead process held can be given back.
  */
 import type * as PG from 'pg';
 import type { Pool, PoolClient, Client } from 'pg';
+import { createHash } from 'node:crypto';
 import type { Clock, Logger } from './deps.ts';
 import { HolonError } from './errors.ts';
+import type { ProcessRef } from './owner.ts';
+import { processKey, thisProcess } from './owner.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxResult } from './store.ts';
 import { checkpointMessage, eventHash, eventProblem } from './store.ts';
 
@@ -18,12 +25,29 @@ import { checkpointMessage, eventHash, eventProblem } from './store.ts';
 export { isPostgresUrl } from './storeUrl.ts';
 
 /** The table every event is in, and the channel that announces new ones. */
-const TABLE = 'holon_events';
+export const TABLE = 'holon_events';
 const CHANNEL = 'holon_events';
 /** Key of the advisory lock that serialises appends (and the schema's creation). */
 const APPEND_LOCK = 0x686f6c6f; // "holo"
 const POLL_MS = 1000;
 const RECONNECT_MS = 500;
+/** First key of every presence lock ("holp"); the second is the process's own. */
+const PRESENCE_CLASS = 0x686f6c70;
+/**
+ * For this long after the database started, nobody's absence counts: every client lost its connection
+ * in the restart and reconnects within a few RECONNECT_MS, its presence with it.
+ */
+const RESTART_GRACE_S = 10;
+
+/** The second key of a process's presence lock: 31 bits of a hash of the process (positive, as an oid reads it). */
+function presenceKey(p: ProcessRef): number {
+  return createHash('sha256').update(processKey(p)).digest().readUInt32BE(0) & 0x7fffffff;
+}
+
+/** The socket under a pg client (not part of its typed API). */
+function streamOf(client: Client | undefined): { ref?: () => void; unref?: () => void } | undefined {
+  return (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void } } } | undefined)?.connection?.stream;
+}
 
 /** Options of a PostgreSQL store. */
 export interface PostgresStoreOptions<S> {
@@ -37,6 +61,8 @@ export interface PostgresStoreOptions<S> {
   checkpointEvery?: number;
   /** Listen for other processes' appends (default true). */
   watch?: boolean;
+  /** Who this process is, for its presence (default: thisProcess()). */
+  owner?: ProcessRef;
 }
 
 interface Row {
@@ -67,6 +93,7 @@ export class PostgresStore<S> implements EventStore<S> {
   private timer: NodeJS.Timeout | undefined;
   private reconnect: NodeJS.Timeout | undefined;
   private readonly checkpointEvery: number;
+  private watching = true;
   /** Connections with this store's 'error' listener. */
   private readonly heard = new WeakSet<PoolClient>();
   /** Resolves once close() has ended every connection. */
@@ -92,7 +119,7 @@ export class PostgresStore<S> implements EventStore<S> {
       await store.createSchema();
       await store.catchUp();
       store.refresh();
-      if (options.watch !== false) await store.startTailing();
+      await store.startTailing(options.watch !== false);
     } catch (err) {
       store.close();
       throw err;
@@ -167,6 +194,8 @@ export class PostgresStore<S> implements EventStore<S> {
     if (this.reconnect) clearTimeout(this.reconnect);
     const listener = this.listener;
     this.listener = undefined;
+    // Its socket was unref'd so that it never keeps a process alive; while it closes, whoever awaits `ended` must be.
+    streamOf(listener)?.ref?.();
     this.ended = Promise.allSettled([listener?.end(), this.queue.then(() => this.pool.end(), () => this.pool.end())]).then(() => undefined);
     this.listeners.clear();
     this.brokenListeners.clear();
@@ -313,13 +342,31 @@ export class PostgresStore<S> implements EventStore<S> {
     );
   }
 
+  /**
+   * Creates the events table when there is none, inside the caller's transaction, and holds the append
+   * lock until that transaction ends (so nothing is appended meanwhile). The table is looked for before
+   * anything is created: a member role without CREATE on the schema opens a store its owner set up.
+   * Returns whether it created the table.
+   */
+  static async ensureSchema(client: PG.ClientBase): Promise<boolean> {
+    // Two processes creating the table at once would collide in the catalog: one creates, the other waits.
+    await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+    const { rows } = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [TABLE]);
+    if (rows[0]?.found) return false;
+    try {
+      await client.query(`CREATE TABLE ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, hash text NOT NULL)`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '42501') throw err;
+      throw new HolonError('denied', `the database has no ${TABLE} table and this role may not create one; its owner runs \`holon store init --url ADMIN_URL\` first`);
+    }
+    return true;
+  }
+
   private async createSchema(): Promise<void> {
     const client = await this.connect();
     try {
-      // Two processes creating the table at once would collide in the catalog: one creates, the other waits.
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-      await client.query(`CREATE TABLE IF NOT EXISTS ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, hash text NOT NULL)`);
+      await PostgresStore.ensureSchema(client);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -329,11 +376,31 @@ export class PostgresStore<S> implements EventStore<S> {
     }
   }
 
-  /** LISTEN on its own connection (reconnected when lost), and a poll in case a notification was missed. */
-  private async startTailing(): Promise<void> {
-    this.timer = setInterval(() => this.look(), POLL_MS);
-    this.timer.unref();
+  /**
+   * The process's own connection (reconnected when lost): its presence, and, when watching, LISTEN and
+   * a poll in case a notification was missed.
+   */
+  private async startTailing(watch: boolean): Promise<void> {
+    this.watching = watch;
+    if (watch) {
+      this.timer = setInterval(() => this.look(), POLL_MS);
+      this.timer.unref();
+    }
     await this.listen();
+  }
+
+  async ownersAbsent(owners: ProcessRef[]): Promise<boolean[] | null> {
+    if (owners.length === 0) return [];
+    const { rows } = await this.pool.query<{ young: boolean; held: string[] }>(
+      `SELECT now() - pg_postmaster_start_time() < make_interval(secs => $2) AS young,
+              ARRAY(SELECT objid::text FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1::oid
+                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`,
+      [PRESENCE_CLASS, RESTART_GRACE_S],
+    );
+    const row = rows[0];
+    if (!row || row.young) return null;
+    const held = new Set(row.held);
+    return owners.map((o) => !held.has(String(presenceKey(o))));
   }
 
   private async listen(): Promise<void> {
@@ -360,7 +427,9 @@ export class PostgresStore<S> implements EventStore<S> {
     client.on('notification', () => this.look());
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      // Not granted means this process already holds it on another store's connection: present either way.
+      await client.query('SELECT pg_try_advisory_lock($1, $2)', [PRESENCE_CLASS, presenceKey(this.opts.owner ?? thisProcess())]);
+      if (this.watching) await client.query(`LISTEN ${CHANNEL}`);
     } catch (err) {
       retry();
       throw err;
@@ -371,7 +440,7 @@ export class PostgresStore<S> implements EventStore<S> {
     }
     this.listener = client;
     // The listening connection must not keep a finished CLI command alive.
-    (client as unknown as { connection?: { stream?: { unref?: () => void } } }).connection?.stream?.unref?.();
+    streamOf(client)?.unref?.();
   }
 
   private notify(events: JournalEvent[]): void {

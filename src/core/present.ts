@@ -7,6 +7,7 @@ import type { Approval } from './approvals/model.ts';
 import type { Denial } from './denials.ts';
 import type { ReceiptTree } from './market/receipts.ts';
 import type { MoneyJson } from './money.ts';
+import type { TeamMember } from './team.ts';
 import * as M from './money.ts';
 
 /** "3.10 EUR", or "unknown" for an amount that could not be known. */
@@ -251,12 +252,32 @@ export function approvalView(a: Approval): ApprovalView {
   }
 }
 
+/**
+ * Who asked for an approval and from where: "demo/sandbox on dev-laptop". The mandate names the agent
+ * that asked (its grantee); the machine is absent on approvals recorded before it was.
+ */
+export function approvalOriginText(a: Approval): string {
+  return a.origin ? `${a.mandate} on ${a.origin.machine}` : a.mandate;
+}
+
+/** Whether this installation may decide an approval, in words; null when anyone at a channel may. */
+export function deciderText(may: boolean | null, account: string): string | null {
+  if (may === null) return null;
+  return may ? `You are an approver of account ${account}.` : `Waiting for an approver of account ${account}: this installation is not one.`;
+}
+
+/** A team member in one line: name, role, key and the machine its key registered. */
+export function memberLine(m: TeamMember, machine: string | undefined): string {
+  return `${m.name}  ${m.role}  ${m.key}  ${machine ?? '(not registered yet)'}`;
+}
+
 /** What the human reads before deciding, as plain text (the CLI, an elicitation form). */
 export function approvalMessage(a: Approval): string {
   const v = approvalView(a);
   return [
     `Holon · ${a.mandate}: approve this ${APPROVAL_KIND_LABELS[a.kind].toLowerCase()}?`,
     v.title,
+    ...(a.origin ? [`Asked by ${approvalOriginText(a)}`] : []),
     ...(v.amount ? [`${a.kind === 'agent_call' ? 'Worst case' : 'Amount'}: ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}`] : []),
     ...v.facts.map((f) => `${f.label}: ${f.value}`),
     ...(v.removals.length > 0 ? [`REMOVES ${v.removals.length}: ${v.removals.join(', ')}`] : []),

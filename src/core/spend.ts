@@ -12,13 +12,13 @@ import type { Denial } from './denials.ts';
 import { denial } from './denials.ts';
 import { HolonError } from './errors.ts';
 import { accountId } from './ids.ts';
-import type { EventStore, NewEvent } from './store.ts';
+import type { EventStore, NewEvent, Signer } from './store.ts';
 import type { MandatesFields } from './mandates.ts';
 import { mandateDenials } from './mandates.ts';
 import type { Mandate } from './model.ts';
 import type { Money } from './money.ts';
 import type { ProcessRef } from './owner.ts';
-import { processGone } from './owner.ts';
+import { ownerState, processKey } from './owner.ts';
 import type { Logger } from './deps.ts';
 import * as M from './money.ts';
 import type { Slice } from './slice.ts';
@@ -262,6 +262,8 @@ export interface SpendRequest {
   now: number;
   /** The process that will run the spend: if it dies, the next process releases the hold. */
   owner?: ProcessRef | undefined;
+  /** The installation that asks, should a human have to approve it (see GateRequest). */
+  installation?: Pick<Signer, 'publicKey'> | undefined;
 }
 
 /** How a spend was decided. */
@@ -294,6 +296,7 @@ export function gateSpend(s: SpendFields & ApprovalsFields & MandatesFields, r: 
     approvalId: r.approvalId,
     ref: r.id,
     now: r.now,
+    installation: r.installation,
   });
   if (decided.kind !== 'proceed') return decided;
   const approval = decided.approval;
@@ -370,6 +373,36 @@ export function holdTree(s: SpendFields, id: string): string[] {
   return out;
 }
 
+/** How long a process that lost its connection to a shared store takes to come back, at most. */
+const PRESENCE_RECHECK_MS = 1_500;
+
+/**
+ * Which holds' owners are gone, as far as this process can tell now: a process on this machine that
+ * certainly died; and, on a store shared by many machines, a process on any machine (this one after a
+ * restart included) whose connection to the store is gone, seen twice a reconnect apart so that a
+ * moment's network trouble is not taken for a death.
+ */
+export async function goneOwners(store: EventStore<SpendFields>, recheckMs = PRESENCE_RECHECK_MS): Promise<(owner: ProcessRef) => boolean> {
+  const gone = new Set<string>();
+  const asked = new Map<string, ProcessRef>();
+  for (const h of Object.values(store.state.holds)) {
+    if (!h.owner) continue;
+    const state = ownerState(h.owner);
+    if (state === 'gone') gone.add(processKey(h.owner));
+    else if (state !== 'running' && store.ownersAbsent) asked.set(processKey(h.owner), h.owner);
+  }
+  if (asked.size > 0 && store.ownersAbsent) {
+    const first = await store.ownersAbsent([...asked.values()]);
+    const absent = first ? [...asked.values()].filter((_, i) => first[i]) : [];
+    if (absent.length > 0) {
+      await new Promise((r) => setTimeout(r, recheckMs));
+      const second = await store.ownersAbsent(absent);
+      if (second) absent.forEach((o, i) => second[i] && gone.add(processKey(o)));
+    }
+  }
+  return (owner) => gone.has(processKey(owner));
+}
+
 /** How often a long-running process looks for holds whose process died. */
 const RECOVERY_EVERY_MS = 5_000;
 
@@ -382,7 +415,8 @@ export function recoverOrphanedHolds(store: EventStore<SpendFields>, logger: Log
   const sweep = (): void => {
     if (running) return;
     running = true;
-    releaseOrphanedHolds(store, processGone)
+    goneOwners(store)
+      .then((gone) => releaseOrphanedHolds(store, gone))
       .then((ids) => {
         if (ids.length > 0) logger.warn(`released ${ids.length} hold(s) of a process that stopped mid-spend: ${ids.join(', ')}`);
       })

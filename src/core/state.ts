@@ -27,14 +27,16 @@ import type { MemoryEvents, MemoryFields } from './memory/slice.ts';
 import { memorySlice } from './memory/slice.ts';
 import type { MoneyEvents, MoneyFields } from './money/slice.ts';
 import { moneySlice } from './money/slice.ts';
+import type { TeamEvents, TeamFields } from './team.ts';
+import { teamSlice } from './team.ts';
 
 /** Everything the journal folds into: the same in every process that reads it. */
-export type HolonState = MandatesFields & FxFields & SpendFields & ApprovalsFields & CatalogFields & ReceiptsFields & RunTokensFields & OfficeFields & MoneyFields & MemoryFields & PurchasesFields;
+export type HolonState = MandatesFields & FxFields & SpendFields & ApprovalsFields & CatalogFields & ReceiptsFields & RunTokensFields & OfficeFields & MoneyFields & MemoryFields & PurchasesFields & TeamFields;
 
 /** Every event type the slices fold, with its payload. */
-export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents & CatalogEvents & ReceiptEvents & RunTokenEvents & OfficeEvents & MoneyEvents & MemoryEvents & PurchaseEvents;
+export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents & CatalogEvents & ReceiptEvents & RunTokenEvents & OfficeEvents & MoneyEvents & MemoryEvents & PurchaseEvents & TeamEvents;
 
-const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice, runTokensSlice, officeSlice, moneySlice, memorySlice, purchasesSlice]);
+const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice, runTokensSlice, officeSlice, moneySlice, memorySlice, purchasesSlice, teamSlice]);
 
 /** The reducer every process folds the journal with; old event shapes are read as today's. */
 export const holonReducer: Reducer<HolonState> = {

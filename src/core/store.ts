@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
+import type { ProcessRef } from './owner.ts';
 
 /** One event of the journal: a fact, hash-linked to the one before it. */
 export interface JournalEvent {
@@ -128,5 +129,11 @@ export interface EventStore<S> {
   checkpoint(): Promise<void>;
   /** Makes every append so far durable (group-committed ones included). */
   flush(): Promise<void>;
+  /**
+   * For a store shared by many machines: which of `owners` (processes, on any machine) are no longer
+   * connected to it, one flag each; null when that cannot be told right now (the store itself just
+   * restarted, and its clients are still reconnecting). A store without it judges only this machine's.
+   */
+  ownersAbsent?(owners: ProcessRef[]): Promise<boolean[] | null>;
   close(): void;
 }

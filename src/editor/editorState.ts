@@ -3,10 +3,11 @@ import { setApprovalChannels } from '../core/approvals/flow.ts';
 import type { Clock, Logger } from '../core/deps.ts';
 import { systemClock } from '../core/deps.ts';
 import { openStore } from '../core/holon.ts';
+import { lazySigner } from '../core/keys.ts';
 import { recoverOrphanedHolds } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import { initialState } from '../core/state.ts';
-import type { EventStore } from '../core/store.ts';
+import type { EventStore, Signer } from '../core/store.ts';
 import type { ApprovalConfig } from './settings.ts';
 import { approvalConfig, storeSetting } from './settings.ts';
 import type { StoreInUse, TeamStore } from './storeSetting.ts';
@@ -51,6 +52,8 @@ function chooseStore(): StoreChoice {
 export class EditorState implements vscode.Disposable {
   readonly dir: string;
   readonly clock: Clock = systemClock;
+  /** The installation key of this state folder: the human's decisions in the editor are signed with it. */
+  readonly signer: Signer;
   private readonly changed = new vscode.EventEmitter<void>();
   /** Fires after any change to the ledger or to the selection, once a store has loaded, and when one fails. */
   readonly onDidChange = this.changed.event;
@@ -76,6 +79,7 @@ export class EditorState implements vscode.Disposable {
     readonly logger: Logger,
   ) {
     this.dir = (context.storageUri ?? context.globalStorageUri).fsPath;
+    this.signer = lazySigner(this.dir);
     this.loading = this.open(new Promise<void>((resolve) => setImmediate(resolve)));
   }
 

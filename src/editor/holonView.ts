@@ -43,7 +43,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   /** The state the view shows now. */
   current(): HolonViewState {
     const s = this.state;
-    return holonViewState(s.state, s.selected ?? null, s.clock.now(), channelAccepted(s.state, 'panel'), this.wallet.address ?? null, storeInfo(s.storeInUse, s.storeFailure));
+    return holonViewState(s.state, s.selected ?? null, s.clock.now(), channelAccepted(s.state, 'panel'), this.wallet.address ?? null, s.signer, storeInfo(s.storeInUse, s.storeFailure));
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -93,7 +93,8 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 
   private updateBadge(): void {
     if (!this.view) return;
-    const n = this.current().approvals.length;
+    // On a team's account, what waits for someone else's decision is shown but not counted.
+    const n = this.current().approvals.filter((a) => a.mayDecide).length;
     this.view.badge = n > 0 ? { value: n, tooltip: `${n} approval(s) waiting for you` } : undefined;
   }
 

@@ -1,13 +1,16 @@
 /** Core state → the webviews' protocol states. Pure, so the same mapping serves every panel. */
-import { pendingApprovals } from '../core/approvals/flow.ts';
+import { mayDecide, pendingApprovals } from '../core/approvals/flow.ts';
+import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
 import type { ReceiptTree } from '../core/market/receipts.ts';
 import type { ReceiptSource } from '../core/market/receipts.ts';
 import { readReceipt, recentRootReceipts, treeOf } from '../core/market/receipts.ts';
 import * as M from '../core/money.ts';
-import { APPROVAL_KIND_LABELS, approvalView, denialTexts } from '../core/present.ts';
+import { APPROVAL_KIND_LABELS, approvalView, deciderText, denialTexts } from '../core/present.ts';
 import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
+import type { Signer } from '../core/store.ts';
+import { approversOf } from '../core/team.ts';
 import type { BudgetInfo, HolonViewState, PendingApproval, StoreInfo } from '../webview/protocol/holonView.ts';
 import type { StoreInUse } from './storeSetting.ts';
 import type { ProposalState } from '../webview/protocol/proposal.ts';
@@ -36,17 +39,45 @@ export function budgetInfo(s: HolonState, mandateId: string, now: number): Budge
   };
 }
 
-/** A core approval in the view's shape: the shared presentation of every kind, with its id and dates. */
-export function pendingApprovalView(a: Approval): PendingApproval {
-  return { id: a.id, kind: a.kind, kindLabel: APPROVAL_KIND_LABELS[a.kind], mandate: a.mandate, ...approvalView(a), requestedAt: a.requested_at, expiresAt: a.expires_at };
+/**
+ * A core approval in the view's shape: the shared presentation of every kind, with its id and dates, who
+ * asked and from which machine, and whether `decider` (this installation) may decide it.
+ */
+export function pendingApprovalView(s: HolonState, a: Approval, decider?: Pick<Signer, 'publicKey'>): PendingApproval {
+  const account = accountOfApproval(s, a);
+  const may = mayDecide(s, a, decider);
+  return {
+    id: a.id,
+    kind: a.kind,
+    kindLabel: APPROVAL_KIND_LABELS[a.kind],
+    mandate: a.mandate,
+    ...approvalView(a),
+    requestedAt: a.requested_at,
+    expiresAt: a.expires_at,
+    askedBy: s.mandates[a.mandate]?.grantee.name ?? a.mandate,
+    machine: a.origin?.machine ?? null,
+    mayDecide: may,
+    decider: deciderText(approversOf(s, account).length > 0 ? may : null, account),
+  };
 }
 
-/** The Holon view's state. */
-export function holonViewState(s: HolonState, mandateId: string | null, now: number, panelApprovals: boolean, wallet: string | null = null, store: StoreInfo = storeInfo({ kind: 'journal' })): HolonViewState {
+/**
+ * The Holon view's state; `decider` is this installation, whose right to decide each approval is shown;
+ * `store` is where the ledger is.
+ */
+export function holonViewState(
+  s: HolonState,
+  mandateId: string | null,
+  now: number,
+  panelApprovals: boolean,
+  wallet: string | null = null,
+  decider?: Pick<Signer, 'publicKey'>,
+  store: StoreInfo = storeInfo({ kind: 'journal' }),
+): HolonViewState {
   return {
     mandate: mandateId,
     budget: mandateId ? budgetInfo(s, mandateId, now) : null,
-    approvals: pendingApprovals(s, now).map(pendingApprovalView),
+    approvals: pendingApprovals(s, now).map((a) => pendingApprovalView(s, a, decider)),
     panelApprovals,
     wallet,
     ...officeRows(s),

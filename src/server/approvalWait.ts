@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalWaiter } from '../core/approvals/flow.ts';
-import { channelAccepted, decideApproval, waitForDecision } from '../core/approvals/flow.ts';
+import { channelAccepted, decideApproval, mayDecide, waitForDecision } from '../core/approvals/flow.ts';
 import { HolonError } from '../core/errors.ts';
 import { approvalMessage, fmt } from '../core/present.ts';
 import type { ServerDeps } from './serverDeps.ts';
@@ -30,8 +30,14 @@ const pinged = new WeakSet<Server>();
 export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): ApprovalWaiter {
   return async (approval, signal) => {
     const caps = server.getClientCapabilities()?.elicitation;
-    // An empty elicitation capability means form mode (the spec before URL mode existed).
-    const canElicit = deps.approvals.elicitation && channelAccepted(deps.store.state, 'elicitation') && caps !== undefined && (caps.form !== undefined || caps.url === undefined);
+    // An empty elicitation capability means form mode (the spec before URL mode existed). On a team's
+    // account, the human at this client decides with this installation's key: no form unless it is an approver's.
+    const canElicit =
+      deps.approvals.elicitation &&
+      channelAccepted(deps.store.state, 'elicitation') &&
+      mayDecide(deps.store.state, approval, deps.signer) &&
+      caps !== undefined &&
+      (caps.form !== undefined || caps.url === undefined);
     const waitMs = canElicit ? Math.max(deps.approvals.waitMs, deps.approvals.elicitationWaitMs) : deps.approvals.waitMs;
     if (waitMs <= 0) return 'pending';
 
@@ -75,7 +81,7 @@ export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: Re
           }
           // accept+Approve approves; accept+Reject or decline rejects.
           const approve = answer.action === 'accept' && answer.content?.['decision'] === 'Approve';
-          await decideApproval(deps.store, deps.clock, approval.id, approve ? 'approved' : 'rejected', 'elicitation');
+          await decideApproval(deps.store, deps.clock, approval.id, approve ? 'approved' : 'rejected', 'elicitation', deps.signer);
         } catch (err) {
           formOpen = false;
           // Withdrawn because another channel decided first, timed out, or already decided: all expected.

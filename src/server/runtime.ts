@@ -50,8 +50,10 @@ export function openRuntime(
     if (!holder.deps) throw new Error('runtime not ready');
     return holder.deps;
   });
+  const signer = lazySigner(stateDir);
   const gateway = new Gateway({
     store,
+    signer,
     clock: options.clock,
     logger: options.logger,
     runner,
@@ -59,7 +61,7 @@ export function openRuntime(
     filesRoot: filesRoot(stateDir),
     validate: createSchemaValidator(),
   });
-  const deps: ServerDeps = { store, signer: lazySigner(stateDir), gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch, ...(wallet ? { wallet } : {}), ...(options.workspace ? { workspace: options.workspace } : {}), ...(options.forge ? { forge: options.forge } : {}), ...(options.merchants?.length ? { merchants: merchantsOf(options.merchants) } : {}) };
+  const deps: ServerDeps = { store, signer, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch, ...(wallet ? { wallet } : {}), ...(options.workspace ? { workspace: options.workspace } : {}), ...(options.forge ? { forge: options.forge } : {}), ...(options.merchants?.length ? { merchants: merchantsOf(options.merchants) } : {}) };
   holder.deps = deps;
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
   const stopRecovery = recoverOrphanedHolds(store, options.logger);

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { installationPublicKey } from '../../src/core/keys.ts';
 import {
   approvals,
   approveAtTerminal,
@@ -95,7 +96,10 @@ describe('approving', { concurrency: true }, () => {
         assert.equal(a?.status, 'approved');
         assert.equal(a?.channel, 'cli');
         const decided = readEvents(state).filter((e) => e.type === 'approval.decided' && e.data['id'] === id);
-        assert.deepEqual(decided.map((e) => e.data), [{ id, decision: 'approved', channel: 'cli' }]);
+        // The decision names the installation it came from, and is signed by it.
+        const key = installationPublicKey(state);
+        assert.ok(key);
+        assert.deepEqual(decided.map((e) => ({ ...e.data, sig: typeof e.data['sig'] })), [{ id, decision: 'approved', channel: 'cli', by: key, sig: 'string' }]);
 
         // The agent re-submits the same call with the approval id; it runs once.
         const session = await mcpSession(state, 'demo/sandbox', ['--approval-wait', '0', '--no-elicitation']);

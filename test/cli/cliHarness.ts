@@ -197,11 +197,12 @@ export interface McpSession {
 }
 
 /** Starts `node dist/holon.js mcp` as an MCP client would, and connects to it. */
-export async function mcpSession(state: string, mandate: string, extra: string[] = []): Promise<McpSession> {
+export async function mcpSession(state: string, mandate: string, extra: string[] = [], env?: Record<string, string>): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [HOLON_BIN, 'mcp', '--mandate', mandate, '--state', state, ...extra],
     stderr: 'pipe',
+    ...(env ? { env: cleanEnv(env) as Record<string, string> } : {}),
   });
   let log = '';
   transport.stderr?.on('data', (d: Buffer) => (log += d.toString()));

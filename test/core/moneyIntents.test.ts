@@ -5,15 +5,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decideApproval } from '../../src/core/approvals/flow.ts';
-import { silentLogger } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
-import { openState } from '../../src/core/holon.ts';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { journalRail, parsePayee, payIntent } from '../../src/core/money/intents.ts';
 import { meterCall, parseCallLimit, setCallLimits, usageOf } from '../../src/core/money/metering.ts';
 import { fund } from '../../src/core/spend.ts';
 import { loadOrCreateSigner } from '../../src/core/keys.ts';
-import { demoRuntime } from '../helpers.ts';
+import { demoRuntime, openAgain } from '../helpers.ts';
 
 test('payee references: acct:<account> or CAIP-10, nothing else', () => {
   assert.deepEqual(parsePayee('acct:demo2'), { kind: 'account', ref: 'acct:demo2', account: 'demo2' });
@@ -68,7 +66,7 @@ test('an approval that lands after the mandate was suspended gives the money bac
 
     // Another process folds the same journal into the same intents, job-event hashes included.
     await runtime.store.flush();
-    const other = openState(dir, { clock, logger: silentLogger, watch: false });
+    const other = await openAgain(dir, clock);
     try {
       assert.deepEqual(other.state.intents, s.intents);
     } finally {

@@ -6,6 +6,7 @@ import type { Approval, ApprovalSubject } from '../../src/core/approvals/model.t
 import { APPROVAL_KINDS } from '../../src/core/approvals/model.ts';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { initialState } from '../../src/core/state.ts';
+import { thisProcess } from '../../src/core/owner.ts';
 import { canonicalHash, PREVIEW_LIMIT, previewJson } from '../../src/core/util.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
 import { holonViewState, pendingApprovalView, receiptsState } from '../../src/editor/views.ts';
@@ -47,6 +48,10 @@ describe('protocol states from the journal', () => {
           removals: [],
           requestedAt: runtime.store.state.approvals[approvalId]?.requested_at,
           expiresAt: runtime.store.state.approvals[approvalId]?.expires_at,
+          askedBy: runtime.store.state.mandates[MANDATE]?.grantee.name,
+          machine: thisProcess().host,
+          mayDecide: true,
+          decider: null,
         },
       );
       assert.equal(a.detail, JSON.stringify({ files: INVOICES }, null, 2));
@@ -132,17 +137,17 @@ describe('an approval in the view\'s shape', () => {
   test('every kind maps to a state the view accepts, with its own title, subject and facts', () => {
     assert.deepEqual(subjects.map((x) => x.kind), [...APPROVAL_KINDS], 'one subject of every kind');
     for (const subject of subjects) {
-      const view = pendingApprovalView(ask(subject));
+      const view = pendingApprovalView(initialState(), ask(subject));
       assert.equal(is(PendingApproval, view), true, subject.kind);
       assert.equal(view.kind, subject.kind);
       assert.ok(view.title.length > 0 && view.subject.length > 0, subject.kind);
     }
     assert.deepEqual(
-      subjects.map((x) => pendingApprovalView(ask(x)).kindLabel),
+      subjects.map((x) => pendingApprovalView(initialState(), ask(x)).kindLabel),
       ['Agent call', 'Payment', 'Payment intent', 'Capability window', 'Budget override', 'Proposal', 'Action'],
       'every kind in human words, the same as the terminal says',
     );
-    const [call, payment, , window, , proposal] = subjects.map((x) => pendingApprovalView(ask(x)));
+    const [call, payment, , window, , proposal] = subjects.map((x) => pendingApprovalView(initialState(), ask(x)));
     assert.deepEqual(call?.facts[0], { label: 'Version', value: '0.9.0' });
     assert.ok(!call?.facts.some((f) => f.label === 'Delegated calls'), 'an agent that delegates nothing has no delegated-calls fact');
     assert.deepEqual(payment?.facts, [

@@ -43,6 +43,22 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Creates database `name` through the cluster at `adminUrl` (any database of it); returns the new one's URL. */
+export async function createDatabaseAt(adminUrl: string, name: string): Promise<string> {
+  if (!/^\w+$/.test(name)) throw new Error(`not a database name: ${name}`);
+  const { Client } = await import('pg');
+  const c = new Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await c.end();
+  }
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
 /** Starts a new cluster. Throws when PostgreSQL is not installed. */
 export async function startPostgres(): Promise<TestPostgres> {
   const bin = postgresBin();
@@ -67,17 +83,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   return {
     port,
     url,
-    async createDatabase(name) {
-      const { Client } = await import('pg');
-      const c = new Client({ connectionString: url('postgres') });
-      await c.connect();
-      try {
-        await c.query(`CREATE DATABASE "${name}"`);
-      } finally {
-        await c.end();
-      }
-      return url(name);
-    },
+    createDatabase: (name) => createDatabaseAt(url('postgres'), name),
     restart() {
       stopServer();
       start();

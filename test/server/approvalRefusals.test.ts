@@ -72,7 +72,7 @@ test('an approval is refused for another input', async () => {
     assert.deepEqual(mismatchedFields(r), ['input_sha256']);
     assert.notEqual(r.receipt, approved.receipt, 'a refusal gets its own receipt');
   }
-  assert.deepEqual(typesAfter(env.runtime, seq), ['call.denied', 'call.denied', 'call.denied']);
+  assert.deepEqual(await typesAfter(env.runtime, seq), ['call.denied', 'call.denied', 'call.denied']);
   assert.deepEqual(money(env.runtime), before);
   assert.equal(await status(approved.id), 'approved', 'a refused use does not spend the approval');
 });
@@ -83,7 +83,7 @@ test('an approval is refused for another agent, even one under the threshold', a
   const r = await callAgent(client, { agent: 'acme/table-extract', input: { file: INVOICES[0] }, approval: approved.id });
   assert.equal(r.status, 'denied');
   assert.deepEqual(mismatchedFields(r), ['agent', 'version', 'input_sha256']);
-  assertDeniedOnly(env.runtime, seq, before);
+  await assertDeniedOnly(env.runtime, seq, before);
 });
 
 test('an approval is refused under another mandate, which cannot even see it', async () => {
@@ -92,7 +92,7 @@ test('an approval is refused under another mandate, which cannot even see it', a
   const r = await callAgent(other, { ...JOB, approval: approved.id });
   assert.equal(r.status, 'denied');
   assert.deepEqual(r.denials, [{ code: 'approval_not_found', params: { approval: approved.id } }]);
-  assert.deepEqual(typesAfter(env.runtime, seq), ['call.denied']);
+  assert.deepEqual(await typesAfter(env.runtime, seq), ['call.denied']);
   assert.deepEqual(money(env.runtime), before.sandbox);
   assert.deepEqual(money(env.runtime, OTHER), before.other);
   const check = await callTool(other, 'check_approval', { approval: approved.id });
@@ -115,7 +115,7 @@ test('an approval is refused for another version of the same agent', async () =>
     const r = await callAgent(client, { ...JOB, approval: approved.id });
     assert.equal(r.status, 'denied');
     assert.deepEqual(r.denials, [{ code: 'approval_mismatch', params: { approval: approved.id, mismatches: [{ field: 'version', approved: '2.1.0', requested: '2.1.1' }] } }]);
-    assertDeniedOnly(env.runtime, seq, before);
+    await assertDeniedOnly(env.runtime, seq, before);
   } finally {
     await addAgent(env.runtime.store, env.clock, original, entry.endpoint, 'test');
   }
@@ -128,7 +128,7 @@ test('an unknown approval id is refused', async () => {
   const r = await callAgent(client, { ...JOB, approval: 'apr_madeup' });
   assert.equal(r.status, 'denied');
   assert.deepEqual(r.denials, [{ code: 'approval_not_found', params: { approval: 'apr_madeup' } }]);
-  assertDeniedOnly(env.runtime, seq, before);
+  await assertDeniedOnly(env.runtime, seq, before);
 });
 
 test('an approval is used once: of two concurrent re-submissions one runs, and any later one is refused', async () => {
@@ -150,7 +150,7 @@ test('an approval is used once: of two concurrent re-submissions one runs, and a
   const third = await callAgent(client, { ...JOB, approval: approved.id });
   assert.equal(third.status, 'denied');
   assert.deepEqual(third.denials, [{ code: 'approval_used', params: { approval: approved.id, used_by: approved.receipt } }]);
-  assertDeniedOnly(env.runtime, seq, after);
+  await assertDeniedOnly(env.runtime, seq, after);
   assert.equal(await status(approved.id), 'used');
 });
 
@@ -170,7 +170,7 @@ test('an approval expires 30 minutes after it was asked for, approved or not', a
   assert.equal(r.status, 'denied');
   const expiresAt = env.runtime.store.state.approvals[late.id]?.expires_at;
   assert.deepEqual(r.denials, [{ code: 'approval_expired', params: { approval: late.id, expires_at: expiresAt } }]);
-  assertDeniedOnly(env.runtime, seq, before);
+  await assertDeniedOnly(env.runtime, seq, before);
   env.clock.advance(60_000);
   assert.equal(await status(late.id), 'expired');
 });

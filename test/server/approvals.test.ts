@@ -10,15 +10,13 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decideApproval } from '../../src/core/approvals/flow.ts';
-import { silentLogger } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
-import { openState } from '../../src/core/holon.ts';
 import type { Approval } from '../../src/core/approvals/model.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { APPROVAL_FORM_SCHEMA } from '../../src/server/approvalWait.ts';
 import { createHolonServer } from '../../src/server/server.ts';
 import { approvalMessage } from '../../src/core/present.ts';
-import { connect, demoRuntime, INVOICES, MANDATE, until } from '../helpers.ts';
+import { connect, demoRuntime, INVOICES, MANDATE, openAgain, until } from '../helpers.ts';
 import type { CallResult } from './support.ts';
 import { assertNothingAppended, callAgent, callTool, money, structured, textOf, typesAfter, unwrap } from './support.ts';
 
@@ -121,7 +119,7 @@ test('elicitation: Reject or decline rejects the call; nothing is held or charge
       const again = await callAgent(client, { ...JOB, approval: r.approval });
       assert.equal(again.status, 'rejected');
       assert.equal(again.receipt, r.receipt);
-      assertNothingAppended(runtime, seq);
+      await assertNothingAppended(runtime, seq);
     }
     assert.deepEqual(money(runtime).spent, '0.00');
     await client.close();
@@ -192,7 +190,7 @@ test('without elicitation: pending at once, the human approves out of band, the 
     assert.equal(pending.cost, null);
     const id = pending.approval ?? '';
     assert.match(textOf(pending.raw), new RegExp(`Approval ${id} is pending .*approval: "${id}"\\. You cannot approve it yourself\\.`));
-    assert.deepEqual(typesAfter(runtime, seq), ['approval.requested', 'call.pending', 'approval.released']);
+    assert.deepEqual(await typesAfter(runtime, seq), ['approval.requested', 'call.pending', 'approval.released']);
     assert.deepEqual(money(runtime), { spent: '0.00', held: '0.00', remaining: '5.00', accountSpent: '0.00', accountHeld: '0.00' }, 'nothing is held while the human decides');
 
     const view = await checkApproval(client, id);
@@ -210,7 +208,7 @@ test('without elicitation: pending at once, the human approves out of band, the 
     assert.equal(early.status, 'pending_approval');
     assert.equal(early.approval, id);
     assert.equal(early.receipt, pending.receipt);
-    assertNothingAppended(runtime, seq2);
+    await assertNothingAppended(runtime, seq2);
 
     await decideApproval(runtime.store, clock, id, 'approved', 'cli');
     const approved = await checkApproval(client, id);
@@ -238,7 +236,7 @@ test('check_approval of an unknown approval is not_found', async () => {
     const r = await callTool(client, 'check_approval', { approval: 'apr_nothing' });
     assert.equal(r.isError, true);
     assert.match(textOf(r), /^not_found: /);
-    assertNothingAppended(runtime, seq);
+    await assertNothingAppended(runtime, seq);
     await client.close();
   } finally {
     await cleanup();
@@ -247,7 +245,7 @@ test('check_approval of an unknown approval is not_found', async () => {
 
 test('a waiting call sees a decision another process appends to the same journal; the first decision wins', async () => {
   const { runtime, clock, cleanup } = await demoRuntime({ approvals: { waitMs: 30_000 } });
-  const panel = openState(runtime.stateDir, { clock, logger: silentLogger, durable: false, watch: false });
+  const panel = await openAgain(runtime.stateDir, clock);
   try {
     const client = await connect(runtime);
     const progress: Progress[] = [];
@@ -277,7 +275,7 @@ test('a waiting call sees a decision another process appends to the same journal
 
 test('a waiting call sees a rejection appended by another process and returns rejected', async () => {
   const { runtime, clock, cleanup } = await demoRuntime({ approvals: { waitMs: 30_000 } });
-  const panel = openState(runtime.stateDir, { clock, logger: silentLogger, durable: false, watch: false });
+  const panel = await openAgain(runtime.stateDir, clock);
   try {
     const client = await connect(runtime);
     const call = callAgent(client, JOB);
@@ -296,7 +294,7 @@ test('a waiting call sees a rejection appended by another process and returns re
 
 test('when the panel decides first, the elicitation form is withdrawn and a late answer changes nothing', async () => {
   const { runtime, clock, cleanup } = await demoRuntime({ approvals: { waitMs: 30_000, elicitationWaitMs: 30_000 } });
-  const panel = openState(runtime.stateDir, { clock, logger: silentLogger, durable: false, watch: false });
+  const panel = await openAgain(runtime.stateDir, clock);
   // A client whose human never answers the form: the request stays open until the server withdraws it.
   const client = new Client({ name: 'slow-human', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   let form: AbortSignal | undefined;

@@ -12,7 +12,7 @@ import { silentLogger } from '../../src/core/deps.ts';
 import * as M from '../../src/core/money.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { openRuntime } from '../../src/server/runtime.ts';
-import { connect, demoRuntime, FACTURE, INVOICES, MANDATE, until } from '../helpers.ts';
+import { connect, demoRuntime, FACTURE, INVOICES, MANDATE, openAgain, until } from '../helpers.ts';
 import type { CallResult, Money } from './support.ts';
 import { addEchoAgent, assertNothingAppended, callAgent, callTool, ECHO_AGENT, money, plus, problemOf, structured, textOf } from './support.ts';
 
@@ -87,7 +87,7 @@ test('get_budget shows the one mandate: grantee, scope, limits, data rules and a
   });
   const r = await callTool(client, 'get_budget');
   for (const fact of ['demo/sandbox', '0.00 EUR', '5.00 EUR', '0.50 EUR']) assert.ok(textOf(r).includes(fact), fact);
-  assertNothingAppended(env.runtime, seq);
+  await assertNothingAppended(env.runtime, seq);
 });
 
 test('get_budget shows what a running call holds, and releases it when the call settles', async () => {
@@ -133,7 +133,7 @@ test('get_receipt shows the approved pipeline as a tree with its 4 delegated cal
   const lines = textOf(answer).split('\n');
   assert.equal(lines[0], 'Total 0.1906 EUR');
   assert.equal(lines.filter((l) => l.includes('└─ ') && l.includes('acme/table-extract')).length, 4);
-  assertNothingAppended(env.runtime, seq);
+  await assertNothingAppended(env.runtime, seq);
 
   // A delegated call is a receipt of this mandate too.
   const child = structured<{ tree: Node }>(await callTool(client, 'get_receipt', { receipt: tree.children[0]?.receipt ?? '' }));
@@ -163,7 +163,7 @@ test('get_receipt of another mandate\'s receipt, or of no receipt, is not_found'
       assert.equal(p.reason, 'not_found');
       assert.equal(p['receipt'], receipt);
     }
-    assertNothingAppended(env.runtime, seq);
+    await assertNothingAppended(env.runtime, seq);
 
     // Each server shows only its own mandate's money: the other call was not charged to demo/sandbox.
     const mine = await budget();
@@ -228,7 +228,7 @@ test('20 concurrent calls through one server never together exceed a 0.10 EUR bu
 
 test('concurrent calls through two servers on the same state folder never together exceed the budget', async () => {
   const small = await demoRuntime({ total: '0.10' });
-  const second = openRuntime(small.dir, { clock: small.clock, logger: silentLogger, durable: false, approvals: small.runtime.deps.approvals });
+  const second = openRuntime(small.dir, { clock: small.clock, logger: silentLogger, durable: false, approvals: small.runtime.deps.approvals, store: await openAgain(small.dir, small.clock, { watch: true }) });
   try {
     const a = await connect(small.runtime);
     const b = await connect(second);
@@ -236,8 +236,8 @@ test('concurrent calls through two servers on the same state folder never togeth
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => callAgent(i % 2 === 0 ? a : b, job)));
     const { succeeded } = tally(results);
     assert.equal(succeeded.length, 2);
-    second.store.refresh();
-    small.runtime.store.refresh();
+    // Each folds the other's events as it learns of them (a file read, a database notification).
+    await until(() => second.store.refresh() && small.runtime.store.refresh() && second.store.seq === small.runtime.store.seq, 'both processes to have seen every event');
     for (const rt of [small.runtime, second]) {
       const m = money(rt);
       assert.deepEqual([m.spent, m.held], ['0.07', '0.00'], 'both processes fold the same totals');

@@ -78,7 +78,7 @@ test('a call under the threshold runs at once: wrapped output, a receipt, and ex
   assert.equal(now.spent, plus(before.spent, '0.0238'));
   assert.equal(now.held, '0.00', 'the hold is released once settled');
   assert.equal(now.accountSpent, now.spent);
-  assert.deepEqual(typesAfter(env.runtime, seq), ['hold.placed', 'call.started', 'call.finished', 'hold.settled']);
+  assert.deepEqual(await typesAfter(env.runtime, seq), ['hold.placed', 'call.started', 'call.finished', 'hold.settled']);
   const budget = structured<{ spent: { amount: string }; held: { amount: string } }>(await callTool(client, 'get_budget'));
   assert.equal(budget.spent.amount, now.spent);
   assert.equal(budget.held.amount, '0.00');
@@ -98,7 +98,7 @@ test('max_cost below the worst case is denied with the reason; the receipt is ap
   assert.equal(r.output, null);
   assert.match(r.receipt, /^rcpt_/);
   assert.ok(textOf(r.raw).includes(r.receipt) && textOf(r.raw).includes(r.reasons[0] ?? '?'), 'the text names the receipt and the reason');
-  assertDeniedOnly(env.runtime, seq, before);
+  await assertDeniedOnly(env.runtime, seq, before);
   const receipt = structured<{ tree: { status: string; reasons: string[]; denials: unknown[] } }>(await callTool(client, 'get_receipt', { receipt: r.receipt }));
   assert.equal(receipt.tree.status, 'denied');
   assert.deepEqual(receipt.tree.denials, r.denials);
@@ -122,7 +122,7 @@ test('by capability, max_cost skips agents whose worst case is above it, and den
     { code: 'over_max_cost', params: { amount: eur('0.172'), limit: eur('0.01') }, agent: 'acme/table-extract' },
     { code: 'over_max_cost', params: { amount: eur('0.035'), limit: eur('0.01') }, agent: 'lena/table-extract-fr' },
   ]);
-  assertDeniedOnly(env.runtime, seq, mid);
+  await assertDeniedOnly(env.runtime, seq, mid);
 });
 
 test('a capability the mandate does not grant is denied; no money moves', async () => {
@@ -137,7 +137,7 @@ test('a capability the mandate does not grant is denied; no money moves', async 
     { code: 'data_regions', params: { regions: ['US'], allowed: ['EU'] } },
     { code: 'data_training', params: {} },
   ]);
-  assert.deepEqual(typesAfter(env.runtime, seq), ['call.denied', 'call.denied']);
+  assert.deepEqual(await typesAfter(env.runtime, seq), ['call.denied', 'call.denied']);
   assert.deepEqual(money(env.runtime), before);
 });
 
@@ -163,7 +163,7 @@ test('bad requests are tool errors that leave the journal as it was', async () =
     const r = await callTool(client, 'call_agent', args);
     assert.equal(r.isError, true, JSON.stringify(args));
   }
-  assertNothingAppended(env.runtime, seq);
+  await assertNothingAppended(env.runtime, seq);
 });
 
 test('file handles that do not name a file inside <state>/files are refused before anything is appended', async () => {
@@ -186,7 +186,7 @@ test('file handles that do not name a file inside <state>/files are refused befo
   // Handles are found anywhere in the input, e.g. in the pipeline's list of files.
   const nested = problemOf(await callTool(client, 'call_agent', { agent: 'holon-labs/invoice-pipeline', input: { files: [INVOICES[0], 'holon://files/nope.pdf'] } }));
   assert.equal(nested.reason, 'invalid_input');
-  assertNothingAppended(env.runtime, seq);
+  await assertNothingAppended(env.runtime, seq);
 });
 
 test('an input that fails the agent\'s input schema is denied before anything is held or sent; no money moves', async () => {
@@ -200,7 +200,7 @@ test('an input that fails the agent\'s input schema is denied before anything is
   assert.equal(r.denials[0]?.params['agent'], 'acme/table-extract');
   assert.equal((r.denials[0]?.params['problems'] as string[]).length, 1, 'the validator names the missing property');
   assert.deepEqual(money(env.runtime), before);
-  assert.deepEqual(typesAfter(env.runtime, seq), ['call.denied']);
+  assert.deepEqual(await typesAfter(env.runtime, seq), ['call.denied']);
 });
 
 test('a declared charged error is charged, converted from USD: quickscan low_confidence on invoice-03', async () => {
@@ -324,7 +324,7 @@ test(
     const before = money(env.runtime);
     const r = await callAgent(client, { agent: 'holon-labs/invoice-pipeline', input: { files: [] } });
     assert.notEqual(r.status, 'pending_approval', 'the human is asked to approve a call that can only fail');
-    assert.ok(!typesAfter(env.runtime, seq).includes('approval.requested'));
+    assert.ok(!(await typesAfter(env.runtime, seq)).includes('approval.requested'));
     assert.deepEqual(money(env.runtime), before);
   },
 );

@@ -125,7 +125,7 @@ function problem(r: CallToolResult, code: string): Problem {
 
 const eur = (amount: string): MoneyJson => ({ amount, currency: 'EUR' });
 const usd = (amount: string): MoneyJson => ({ amount, currency: 'USD' });
-const spendEvents = (runtime: Runtime, seq: number): string[] => typesAfter(runtime, seq).filter((t) => t.startsWith('hold.') || t.startsWith('purchase.') || t.startsWith('approval.'));
+const spendEvents = async (runtime: Runtime, seq: number): Promise<string[]> => (await typesAfter(runtime, seq)).filter((t) => t.startsWith('hold.') || t.startsWith('purchase.') || t.startsWith('approval.'));
 
 describe('the tools', () => {
   test('quote and buy are always listed; neither takes an amount or a price', async () => {
@@ -150,7 +150,7 @@ describe('the tools', () => {
       const q = problem(await call('quote', { lines: NOTEBOOKS }), 'not_found');
       assert.equal(q.action, 'never-retry');
       problem(await call('buy', { lines: NOTEBOOKS, replay_key: 'k1' }), 'not_found');
-      assert.deepEqual(spendEvents(runtime, seq), []);
+      assert.deepEqual(await spendEvents(runtime, seq), []);
     });
   });
 
@@ -168,7 +168,7 @@ describe('the tools', () => {
       }
       problem(await call('quote', { merchant: 'stationery', lines: NOTEBOOKS, total: '1.00' }), 'validation');
       assert.equal(runtime.store.seq, seq, 'refused before anything is appended');
-      assert.deepEqual(eventsAfter(runtime, seq), []);
+      assert.deepEqual(await eventsAfter(runtime, seq), []);
       assert.equal(acp.sessions.size, 0, 'the merchant never heard of it');
     });
   });
@@ -195,7 +195,7 @@ describe('ACP', () => {
       assert.deepEqual(cart.estimate, eur('10.80'));
       assert.equal(acp.sessions.get(cart.id)?.state, 'canceled', 'nothing stays open at the merchant');
       assert.equal(acp.orders.length, 0);
-      assert.deepEqual(spendEvents(runtime, seq), []);
+      assert.deepEqual(await spendEvents(runtime, seq), []);
       assert.deepEqual(money(runtime, SHOPPER), { spent: '0.00', held: '0.00', remaining: '60.00', accountSpent: '0.00', accountHeld: '0.00' });
     });
   });
@@ -212,10 +212,10 @@ describe('ACP', () => {
       assert.deepEqual(order.lines.map((l) => [l.product, l.quantity, l.unit_price]), [['notebook-a5', 2, eur('3.90')], ['pen-black', 1, eur('1.20')]]);
       assert.deepEqual(acp.orders.map((o) => [o.id, o.total, o.token]), [['ord_1', 1080, order.purchase]]);
       assert.deepEqual(money(runtime, SHOPPER), { spent: '10.80', held: '0.00', remaining: '49.20', accountSpent: '10.80', accountHeld: '0.00' });
-      assert.deepEqual(spendEvents(runtime, seq), ['hold.placed', 'purchase.started', 'hold.settled', 'purchase.completed']);
-      const placed = eventsAfter(runtime, seq).find((e) => e.type === 'hold.placed')?.data as { payee: unknown };
+      assert.deepEqual(await spendEvents(runtime, seq), ['hold.placed', 'purchase.started', 'hold.settled', 'purchase.completed']);
+      const placed = (await eventsAfter(runtime, seq)).find((e) => e.type === 'hold.placed')?.data as { payee: unknown };
       assert.deepEqual(placed.payee, { kind: 'merchant', id: 'stationery' });
-      const done = eventsAfter(runtime, seq).find((e) => e.type === 'purchase.completed')?.data as { mandate: string; merchant: string; order: { id: string; total: MoneyJson; lines: unknown[] } };
+      const done = (await eventsAfter(runtime, seq)).find((e) => e.type === 'purchase.completed')?.data as { mandate: string; merchant: string; order: { id: string; total: MoneyJson; lines: unknown[] } };
       assert.equal(done.mandate, SHOPPER);
       assert.equal(done.merchant, 'stationery');
       assert.equal(done.order.id, 'ord_1');
@@ -238,7 +238,7 @@ describe('ACP', () => {
       const p = problem(await call('buy', { merchant: 'stationery', lines, replay_key: 'mug' }), 'conflict');
       assert.match(p.message, /not ready/);
       assert.deepEqual(p.data['codes'], ['out_of_stock']);
-      assert.deepEqual(spendEvents(runtime, seq), []);
+      assert.deepEqual(await spendEvents(runtime, seq), []);
       assert.equal(acp.orders.length, 0);
       assert.ok([...acp.sessions.values()].every((s) => s.state === 'canceled'), 'its checkout was let go');
     });
@@ -251,7 +251,7 @@ describe('ACP', () => {
       assert.equal(p.action, 'escalate-to-human');
       assert.deepEqual(p.data.denials?.map((d) => d.code), ['over_budget']);
       assert.match(p.data.reasons.join('\n'), /10\.80 EUR is above the remaining budget 5\.00 EUR/);
-      assert.deepEqual(spendEvents(runtime, seq), []);
+      assert.deepEqual(await spendEvents(runtime, seq), []);
       assert.equal(acp.orders.length, 0);
       assert.ok([...acp.sessions.values()].every((s) => s.state === 'canceled'));
       assert.equal(money(runtime, SHOPPER).spent, '0.00');
@@ -274,7 +274,7 @@ describe('ACP', () => {
       const p = problem(await call('buy', { merchant: 'stationery', lines: NOTEBOOKS, replay_key: 'above' }), 'intent.denied');
       assert.deepEqual(p.data.denials?.map((d) => d.code), ['purchase_over_threshold']);
       assert.match(p.data.reasons[0] ?? '', /above the approval threshold 5\.00 EUR/);
-      assert.deepEqual(spendEvents(runtime, seq), [], 'no approval requested, nothing held');
+      assert.deepEqual(await spendEvents(runtime, seq), [], 'no approval requested, nothing held');
       assert.deepEqual(pendingApprovals(runtime.store.state, Date.now()), []);
       assert.equal(acp.orders.length, 0);
     });
@@ -287,7 +287,7 @@ describe('ACP', () => {
       const again = ok<OrderOut>(await call('buy', { merchant: 'stationery', lines: NOTEBOOKS, replay_key: 'once' }));
       assert.equal(again.id, first.id);
       assert.equal(again.replayed, true);
-      assert.deepEqual(spendEvents(runtime, seq), []);
+      assert.deepEqual(await spendEvents(runtime, seq), []);
       assert.equal(acp.orders.length, 1);
       assert.equal(money(runtime, SHOPPER).spent, '10.80');
       problem(await call('buy', { merchant: 'stationery', lines: [{ product: 'pen-black', quantity: 3 }], replay_key: 'once' }), 'conflict');
@@ -314,7 +314,7 @@ describe('ACP', () => {
       const p = problem(await call('buy', { merchant: 'stationery', lines: NOTEBOOKS, replay_key: 'flaky' }), 'rail.failed');
       assert.equal(p.action, 'retry-as-is');
       assert.equal(p.data.retryable, true);
-      assert.deepEqual(spendEvents(runtime, seq), ['hold.placed', 'purchase.started', 'hold.released', 'purchase.failed']);
+      assert.deepEqual(await spendEvents(runtime, seq), ['hold.placed', 'purchase.started', 'hold.released', 'purchase.failed']);
       assert.deepEqual(money(runtime, SHOPPER), { spent: '0.00', held: '0.00', remaining: '60.00', accountSpent: '0.00', accountHeld: '0.00' });
       assert.equal(acp.orders.length, 0);
       const order = ok<OrderOut>(await call('buy', { merchant: 'stationery', lines: NOTEBOOKS, replay_key: 'flaky' }));
@@ -364,7 +364,7 @@ describe('UCP', () => {
       const p = problem(await call('buy', { merchant: 'hardware', lines: [{ product: 'sold-out-hub', quantity: 1 }], replay_key: 'hub' }), 'conflict');
       assert.equal(p.data['merchant_status'], 'incomplete');
       problem(await call('quote', { merchant: 'hardware', lines: [{ product: 'no-such-thing', quantity: 1 }] }), 'conflict');
-      assert.deepEqual(spendEvents(runtime, seq), []);
+      assert.deepEqual(await spendEvents(runtime, seq), []);
       assert.equal(ucp.orders.length, 0);
     });
   });
@@ -389,7 +389,7 @@ describe('UCP', () => {
       const seq = runtime.store.seq;
       const p = problem(await call('buy', { merchant: 'hardware', lines: CABLES, replay_key: 'gbp' }), 'amount.unknown');
       assert.equal(p.action, 'escalate-to-human');
-      assert.deepEqual(spendEvents(runtime, seq), []);
+      assert.deepEqual(await spendEvents(runtime, seq), []);
       assert.equal(ucp.orders.length, 0);
     });
   });

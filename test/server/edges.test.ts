@@ -118,7 +118,7 @@ describe('inputs sized or nested to hurt', () => {
         assert.equal(p.reason, 'invalid_input');
         assert.ok(p['limit'] === 'depth' || p['limit'] === 'bytes', JSON.stringify(p));
       }
-      assertNothingAppended(runtime, seq);
+      await assertNothingAppended(runtime, seq);
       await client.close();
     } finally {
       await cleanup();
@@ -133,7 +133,7 @@ describe('inputs sized or nested to hurt', () => {
       const input = { files: INVOICES, note: 'n'.repeat(JSON_LIMITS.bytes - 1000) };
       const r = await callAgent(client, { agent: PIPELINE, input });
       assert.equal(r.status, 'pending_approval');
-      const requested = eventsAfter(runtime, seq).find((e) => e.type === 'approval.requested');
+      const requested = (await eventsAfter(runtime, seq)).find((e) => e.type === 'approval.requested');
       assert.ok(requested);
       assert.ok(JSON.stringify(requested).length < 10_000, `the approval event is ${JSON.stringify(requested).length} bytes for a ${JSON.stringify(input).length}-byte input`);
       const a = runtime.store.state.approvals[r.approval ?? ''];

@@ -87,7 +87,7 @@ describe('memory_remember', () => {
     assert.equal(v.bytes, 31);
     assert.deepEqual(v.supersedes, []);
     assert.match(v.id, /^mem_/);
-    const events = eventsAfter(runtime, seq).filter((e) => e.type !== 'checkpoint');
+    const events = (await eventsAfter(runtime, seq)).filter((e) => e.type !== 'checkpoint');
     assert.deepEqual(events.map((e) => e.type), ['tool.called', 'memory.remembered']);
     assert.equal(v.system_seq, events[1]?.seq);
     const summary = (events[0]?.data as { summary: Record<string, unknown> }).summary;
@@ -112,7 +112,7 @@ describe('memory_remember', () => {
       const p = problem(await callTool(a, 'memory_remember', args), 'validation');
       assert.equal(p.data.status, 400);
       assert.equal(p.action, 'never-retry');
-      assertNothingAppended(runtime, seq);
+      await assertNothingAppended(runtime, seq);
     }
   });
 
@@ -315,7 +315,7 @@ describe('memory_assemble and memory_verify', () => {
     for (const [tool, args] of cases) {
       const seq = runtime.store.seq;
       problem(await callTool(a, tool, args), 'validation');
-      assertNothingAppended(runtime, seq);
+      await assertNothingAppended(runtime, seq);
     }
     // A forged snapshot is refused too (after the call is ledgered: only the signature can tell).
     const [body, sig] = page.snapshot.token.split('.') as [string, string];

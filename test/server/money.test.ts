@@ -136,7 +136,7 @@ describe('pay and simulate', () => {
     const seq = runtime.store.seq;
     const sim = ok<{ decision: string; authorizes: boolean; in_mandate_currency: { amount: string } }>(await callTool(payer, 'simulate', intent()));
     assert.deepEqual([sim.decision, sim.authorizes, sim.in_mandate_currency.amount], ['allow', false, '0.20']);
-    assert.deepEqual(typesAfter(runtime, seq), ['usage.metered'], 'simulate settles nothing and leaves no audit entry');
+    assert.deepEqual(await typesAfter(runtime, seq), ['usage.metered'], 'simulate settles nothing and leaves no audit entry');
 
     const before = { payee: account('demo2'), payer: account('demo') };
     const paid = ok<PayOut>(await callTool(payer, 'pay', intent()));
@@ -166,9 +166,9 @@ describe('pay and simulate', () => {
       const bad = intent({ idempotency_key: 'k-bad', ...over });
       const p = problem(await callTool(payer, 'pay', bad), 'validation');
       assert.equal(p.action, 'never-retry', JSON.stringify(over));
-      assertNothingAppended(runtime, seq);
+      await assertNothingAppended(runtime, seq);
       problem(await callTool(payer, 'simulate', bad), 'validation');
-      assertNothingAppended(runtime, seq);
+      await assertNothingAppended(runtime, seq);
     }
   });
 
@@ -182,7 +182,7 @@ describe('pay and simulate', () => {
     assert.match(p.data.reasons.join(), /pay does not cover acct:other/);
     const seq = runtime.store.seq;
     problem(await callTool(payer, 'pay', intent({ payee: 'acct:other', idempotency_key: 'k-deny' })), 'intent.denied');
-    assert.ok(!typesAfter(runtime, seq).some((t) => t.startsWith('intent.')), 'a replayed denial decides nothing again');
+    assert.ok(!(await typesAfter(runtime, seq)).some((t) => t.startsWith('intent.')), 'a replayed denial decides nothing again');
     const job = ok<IntentRow>(await callTool(payer, 'get_job', { idempotency_key: 'k-deny' }));
     assert.equal(job.status, 'denied');
   });
@@ -337,7 +337,7 @@ describe('records', () => {
     assert.deepEqual(listed.intents.map((r) => r.idempotency_key), ['k-rail', 'k-lapse', 'k-reject', 'k-park', 'k-big', 'k-deny', 'k-1']);
     const seq = runtime.store.seq;
     problem(await callTool(payer, 'get_audit', { cursor: 'bm90LWEtY3Vyc29y' }), 'validation');
-    assertNothingAppended(runtime, seq);
+    await assertNothingAppended(runtime, seq);
   });
 
   test('get_mandate: caps, what each drew, the period; spent and remaining absent together with an unconvertible prior spend', async () => {
@@ -402,7 +402,7 @@ async function metering(c: Client, id: string): Promise<void> {
     const seq = runtime.store.seq;
     const quota = problem(await callTool(c, 'get_mandate'), 'quota_exceeded');
     assert.deepEqual([quota.action, quota.data.status, quota.data.retryable, quota.data['resets_at']], ['escalate-to-human', 429, false, '2026-11-30T00:00:00.000Z']);
-    assert.deepEqual(typesAfter(runtime, seq), ['tool.denied'], 'the refusal is on the record; nothing is counted');
+    assert.deepEqual(await typesAfter(runtime, seq), ['tool.denied'], 'the refusal is on the record; nothing is counted');
     clock.ms = Date.parse('2026-11-30T00:00:01Z');
     ok(await callTool(c, 'get_mandate'));
   }
@@ -468,7 +468,7 @@ describe('identities: disclose, verify, resolve', () => {
     for (const reference of ['not a reference', { hello: 'world' }, 'ftp://agent.example/']) {
       const seq = runtime.store.seq;
       problem(await callTool(payer, 'resolve', { reference }), 'validation');
-      assertNothingAppended(runtime, seq);
+      await assertNothingAppended(runtime, seq);
     }
     problem(await callTool(payer, 'resolve', { reference: 'https://missing.example/' }), 'not_found');
   });

@@ -62,7 +62,7 @@ const out = <T>(r: CallToolResult): T => {
   assert.notEqual(r.isError, true, text(r));
   return r.structuredContent as T;
 };
-const after_ = (seq: number): JournalEvent[] => eventsAfter(runtime, seq).filter((e) => e.type !== 'checkpoint');
+const after_ = async (seq: number): Promise<JournalEvent[]> => (await eventsAfter(runtime, seq)).filter((e) => e.type !== 'checkpoint');
 const types = (events: JournalEvent[]): string[] => events.map((e) => e.type);
 
 describe('gating and the ledger', () => {
@@ -87,7 +87,7 @@ describe('gating and the ledger', () => {
     const r = await bob('mail_send', { to: 'lead', subject: 'Hi', body: 'SECRET-BODY-123' });
     assert.equal(r.isError, true);
     assert.equal(text(r), 'Not permitted: needs capability mail.send — use approval_request');
-    const events = after_(seq);
+    const events = await after_(seq);
     assert.deepEqual(types(events), ['tool.called', 'tool.denied']);
     assert.deepEqual(events[0]?.data, { mandate: DEMO_OFFICE.bob, toolset: 'office', tool: 'mail_send', actor: 'bob', summary: { to: 'lead', subject: 'Hi', body_length: 15 } });
     assert.equal((events[1]?.data as { via: string }).via, 'mcp');
@@ -102,7 +102,7 @@ describe('gating and the ledger', () => {
     const seq = runtime.store.seq;
     const r = await ada('mail_send', { to: 'bob', subject: 'Hi', body: 'x' });
     assert.equal(text(r), 'Not permitted: needs capability mail.send (for bob) — use approval_request');
-    const denied = after_(seq).find((e) => e.type === 'tool.denied');
+    const denied = (await after_(seq)).find((e) => e.type === 'tool.denied');
     assert.deepEqual((denied?.data as { denials: unknown[] }).denials, [{ code: 'capability_scope', params: { capability: 'mail.send', target: 'bob', allowed: ['lead'] } }]);
     assert.equal(Object.values(runtime.store.state.office.threads).filter((t) => t.to === 'bob').length, 0, 'nothing delivered');
   });
@@ -177,10 +177,10 @@ describe('mail', () => {
       { hops: 3, woke: true, to: 'ada' },
       { hops: 4, woke: false, to: 'lead' },
     ]);
-    const guard = after_(seq).filter((e) => e.type === 'mail.loop_guard');
+    const guard = (await after_(seq)).filter((e) => e.type === 'mail.loop_guard');
     assert.equal(guard.length, 1);
     assert.equal((guard[0]?.data as { hops: number }).hops, 4);
-    const replied = after_(seq).filter((e) => e.type === 'mail.replied');
+    const replied = (await after_(seq)).filter((e) => e.type === 'mail.replied');
     assert.equal(replied.length, 4);
   });
 
@@ -226,7 +226,7 @@ describe('approval requests', () => {
     assert.equal(text(await bob('colleagues_list')), 'Not permitted: needs capability office.read — use approval_request', 'not before a human decides');
     const seq = runtime.store.seq;
     await decideApproval(runtime.store, clock, asked.approval, 'approved', 'panel');
-    assert.deepEqual(types(after_(seq)), ['approval.decided', 'capability.window.opened', 'approval.used']);
+    assert.deepEqual(types(await after_(seq)), ['approval.decided', 'capability.window.opened', 'approval.used']);
     const list = out<{ colleagues: { slug: string }[] }>(await bob('colleagues_list'));
     assert.deepEqual(list.colleagues.map((c) => c.slug), ['ada', 'lead'], 'the office is the account\'s mandates that offer it, not the human\'s market mandate');
     clock.advance(2 * 3600_000 - 1);
@@ -283,7 +283,7 @@ describe('artifacts', () => {
     // On the office's own ref: the human's branch and index are untouched.
     assert.equal(gitIn(['log', '-1', '--format=%s', 'main']), 'start');
     assert.equal(gitIn(['diff', '--cached', '--name-only']), '');
-    const events = after_(seq);
+    const events = await after_(seq);
     assert.deepEqual(types(events), ['tool.called', 'artifact.published']);
     assert.ok(!JSON.stringify(events).includes('CONTENT-XYZ'));
     assert.equal((events[0]?.data as { summary: Record<string, unknown> }).summary['content_length'], 17);
@@ -316,7 +316,7 @@ describe('artifacts', () => {
       assert.match(text(bad), /^invalid_input: /);
     }
     assert.equal(fs.readdirSync(path.join(workspace, '.holon', 'artifacts')).length, folders);
-    assert.ok(!after_(seq).some((e) => e.type === 'artifact.published'));
+    assert.ok(!(await after_(seq)).some((e) => e.type === 'artifact.published'));
     const odd = out<{ path: string }>(await ada('artifact_publish', { title: 't', filename: 'my report (v2).md', content: 'x' }));
     assert.ok(odd.path.endsWith('/my-report--v2-.md'), odd.path);
   });
@@ -370,7 +370,7 @@ describe('forge (the workspace\'s git)', () => {
     const seq = runtime.store.seq;
     const pr = out<{ number: number; existing: boolean }>(await ada('forge_open_pr', { repo, head: 'ada/fix-footer', title: 'Fix footer links', body: 'tested by hand' }));
     assert.deepEqual([pr.number, pr.existing], [1, false]);
-    assert.deepEqual(types(after_(seq)), ['tool.called', 'forge.pr.opened']);
+    assert.deepEqual(types(await after_(seq)), ['tool.called', 'forge.pr.opened']);
     const again = out<{ number: number; existing: boolean }>(await ada('forge_open_pr', { repo, head: 'ada/fix-footer', base: 'main', title: 'Again', body: '' }));
     assert.deepEqual([again.number, again.existing], [1, true]);
     const listed = out<{ pull_requests: { number: number; author: string; head: string }[] }>(await lead('forge_list_prs', { repo }));
@@ -411,7 +411,7 @@ describe('HR proposals', () => {
     assert.notEqual((await ada('artifact_list')).isError, true);
     const seq = runtime.store.seq;
     await decideApproval(runtime.store, clock, r.approval, 'approved', 'panel');
-    assert.deepEqual(types(after_(seq)), ['approval.decided', 'mandate.updated', 'policy.merged', 'approval.used']);
+    assert.deepEqual(types(await after_(seq)), ['approval.decided', 'mandate.updated', 'policy.merged', 'approval.used']);
     assert.equal(text(await ada('artifact_list')), 'Not permitted: needs capability artifact.publish — use approval_request');
     assert.equal(out<{ to: string }>(await ada('mail_send', { to: 'bob', subject: 'hello', body: 'x' })).to, 'bob');
   });
@@ -435,7 +435,7 @@ describe('HR proposals', () => {
     );
     assert.equal(r.title, 'Hire cleo as engineer');
     assert.ok(r.gains.includes(`gains: forge.write {"repos":["${repo}"]}`), r.gains.join('\n'));
-    assert.ok(!JSON.stringify(eventsAfter(runtime, 0).filter((e) => e.type === 'tool.called')).includes('CHARTER-TEXT'), 'the charter is not ledgered');
+    assert.ok(!JSON.stringify((await eventsAfter(runtime, 0)).filter((e) => e.type === 'tool.called')).includes('CHARTER-TEXT'), 'the charter is not ledgered');
     assert.ok(!out<{ colleagues: { slug: string }[] }>(await lead('colleagues_list')).colleagues.some((c) => c.slug === 'cleo'));
     await decideApproval(runtime.store, clock, r.approval, 'approved', 'panel');
     const cleo = runtime.store.state.mandates['demo/cleo'];

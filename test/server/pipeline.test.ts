@@ -73,7 +73,7 @@ test('without the capability: refused in the toolset\'s words, ledgered as the c
   const r = await call('mail_send', MAIL);
   assert.equal(r.isError, true);
   assert.equal(text(r), 'Not permitted: needs capability mail.send — use approval_request');
-  const events = eventsAfter(env.runtime, seq).filter((e) => e.type !== 'checkpoint');
+  const events = (await eventsAfter(env.runtime, seq)).filter((e) => e.type !== 'checkpoint');
   assert.deepEqual(
     events.map((e) => [e.type, e.data]),
     [
@@ -96,7 +96,7 @@ test('with the capability: ledgered as tool.called before the handler runs, then
   assert.notEqual(r.isError, true);
   assert.deepEqual(r.structuredContent, { sent: true });
   assert.deepEqual(
-    eventsAfter(env.runtime, seq).filter((e) => e.type !== 'checkpoint').map((e) => [e.type, e.data]),
+    (await eventsAfter(env.runtime, seq)).filter((e) => e.type !== 'checkpoint').map((e) => [e.type, e.data]),
     [['tool.called', { mandate: MANDATE, toolset: 'office', tool: 'mail_send', actor: 'sandbox', summary: { to: 'ada', subject: 'Hello', body_length: MAIL.body.length } }]],
   );
   assert.deepEqual(sent, ['ada']);

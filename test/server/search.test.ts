@@ -82,7 +82,7 @@ test('search_agents ranks by expected cost per success: acme before lena for ext
   const text = textOf(r);
   assert.ok(text.indexOf('acme/table-extract') < text.indexOf('lena/table-extract-fr'));
 
-  assertNothingAppended(env.runtime, seq);
+  await assertNothingAppended(env.runtime, seq);
 });
 
 test('search_agents excludes fastcheap/table-extract-us with its data-rule reasons', async () => {
@@ -137,7 +137,7 @@ test('search_agents rejects an over-long query with a tool error and appends not
   const seq = env.runtime.store.seq;
   const r = await callTool(client, 'search_agents', { query: 'x'.repeat(201) });
   assert.equal(r.isError, true);
-  assertNothingAppended(env.runtime, seq);
+  await assertNothingAppended(env.runtime, seq);
 });
 
 test('a USD-priced agent is excluded while no USD→EUR rate is set, and allowed once it is', async () => {
@@ -208,7 +208,7 @@ test('get_agent: the pipeline\'s worst case is 3.10 EUR with its 4 delegated cal
   assert.equal(a.record.basis, 'declared');
   assert.equal(a.record.measured.runs, 0);
   for (const fact of ['3.10 EUR', 'approval_required']) assert.ok(textOf(r).includes(fact), fact);
-  assertNothingAppended(env.runtime, seq);
+  await assertNothingAppended(env.runtime, seq);
 });
 
 test('get_agent on an agent under the threshold says allow; on an excluded one, deny with the reasons', async () => {
@@ -229,5 +229,5 @@ test('get_agent on an unknown agent is a not_found tool error and appends nothin
   assert.match(textOf(r), /^not_found: /);
   const empty = await callTool(client, 'get_agent', { agent: '' });
   assert.equal(empty.isError, true, 'an empty id fails the input schema');
-  assertNothingAppended(env.runtime, seq);
+  await assertNothingAppended(env.runtime, seq);
 });

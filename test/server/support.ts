@@ -12,7 +12,7 @@ import * as M from '../../src/core/money.ts';
 import { budgetOf } from '../../src/core/spend.ts';
 import type { Manifest } from '../../src/core/model.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
-import { MANDATE } from '../helpers.ts';
+import { databaseOf, MANDATE, rowsAfter } from '../helpers.ts';
 
 export type Money = { amount: string; currency: string };
 
@@ -84,8 +84,13 @@ export function plus(a: string, ...more: string[]): string {
   return M.formatUnits(more.reduce((n, b) => n + M.parseUnits(b), M.parseUnits(a)));
 }
 
-/** Events appended to the state folder's journal after `seq`, read from the file itself. */
-export function eventsAfter(runtime: Runtime, seq: number): JournalEvent[] {
+/**
+ * Events appended to the state after `seq`, read from where they are kept (the journal file, or the
+ * test's PostgreSQL database), not from the store that wrote them.
+ */
+export async function eventsAfter(runtime: Runtime, seq: number): Promise<JournalEvent[]> {
+  const url = databaseOf(runtime.stateDir);
+  if (url) return rowsAfter(url, seq);
   const text = fs.readFileSync(path.join(runtime.stateDir, JOURNAL_FILE), 'utf8');
   return text
     .split('\n')
@@ -95,21 +100,19 @@ export function eventsAfter(runtime: Runtime, seq: number): JournalEvent[] {
 }
 
 /** The types of those events, signed checkpoints left out (the journal adds them on its own schedule). */
-export function typesAfter(runtime: Runtime, seq: number): string[] {
-  return eventsAfter(runtime, seq)
-    .map((e) => e.type)
-    .filter((t) => t !== 'checkpoint');
+export async function typesAfter(runtime: Runtime, seq: number): Promise<string[]> {
+  return (await eventsAfter(runtime, seq)).map((e) => e.type).filter((t) => t !== 'checkpoint');
 }
 
 /** Asserts that a bad request left the journal exactly as it was. */
-export function assertNothingAppended(runtime: Runtime, seq: number): void {
+export async function assertNothingAppended(runtime: Runtime, seq: number): Promise<void> {
   assert.equal(runtime.store.seq, seq, 'the journal must not grow');
-  assert.deepEqual(eventsAfter(runtime, seq), []);
+  assert.deepEqual(await eventsAfter(runtime, seq), []);
 }
 
 /** Asserts that a denial appended its receipt and moved no money. */
-export function assertDeniedOnly(runtime: Runtime, seq: number, before: ReturnType<typeof money>, mandate = MANDATE): void {
-  assert.deepEqual(typesAfter(runtime, seq), ['call.denied']);
+export async function assertDeniedOnly(runtime: Runtime, seq: number, before: ReturnType<typeof money>, mandate = MANDATE): Promise<void> {
+  assert.deepEqual(await typesAfter(runtime, seq), ['call.denied']);
   assert.deepEqual(money(runtime, mandate), before);
 }
 

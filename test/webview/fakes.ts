@@ -113,6 +113,10 @@ export function approval(overrides: Partial<PendingApproval> = {}): PendingAppro
     removals: [],
     requestedAt: '2026-03-01T10:00:00.000Z',
     expiresAt: '2026-03-01T10:15:00.000Z',
+    askedBy: 'Agent on demo/sandbox',
+    machine: 'dev-laptop',
+    mayDecide: true,
+    decider: null,
     ...overrides,
   };
 }

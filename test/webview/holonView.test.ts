@@ -293,6 +293,21 @@ describe('approvals', () => {
     assert.equal(byTestId(p.root, 'approval-elsewhere-apr_1'), null);
   });
 
+  test('who asked and from which machine; on a team\'s account, an approval for someone else has no buttons', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()], panelApprovals: true }), post);
+    assert.equal(get(p.root, 'approval-asked-by-apr_1').textContent, 'Agent on demo/sandbox on dev-laptop');
+    assert.equal(get(p.root, 'approval-machine-apr_1').textContent, 'dev-laptop');
+    assert.equal(byTestId(p.root, 'approval-decider-apr_1'), null, 'no team: nothing said about who decides');
+    renderHolonView(p.root, viewState({ approvals: [approval({ mayDecide: false, decider: 'Waiting for an approver of account demo: this installation is not one.' })], panelApprovals: true }), post);
+    assert.equal(byTestId(p.root, 'approve-apr_1'), null);
+    assert.equal(byTestId(p.root, 'reject-apr_1'), null);
+    assert.match(get(p.root, 'approval-not-yours-apr_1').textContent ?? '', /Waiting for an approver of account demo/);
+    renderHolonView(p.root, viewState({ approvals: [approval({ machine: null, mayDecide: true, decider: 'You are an approver of account demo.' })], panelApprovals: true }), post);
+    assert.ok(byTestId(p.root, 'approve-apr_1'));
+    assert.equal(get(p.root, 'approval-decider-apr_1').textContent, 'You are an approver of account demo.');
+    assert.equal(get(p.root, 'approval-asked-by-apr_1').textContent, 'Agent on demo/sandbox', 'an approval recorded before machines were');
+  });
+
   test('hostile text in every field is text, never markup', () => {
     const hostile = approval({
       id: `x"><img src=x>`,

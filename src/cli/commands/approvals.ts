@@ -1,9 +1,13 @@
-import { channelAccepted, decideApproval, pendingApprovals, setApprovalChannels } from '../../core/approvals/flow.ts';
+import { channelAccepted, decideApproval, mayDecide, pendingApprovals, setApprovalChannels } from '../../core/approvals/flow.ts';
+import { accountOfApproval } from '../../core/approvals/slice.ts';
 import type { ApprovalChannel } from '../../core/approvals/model.ts';
 import { APPROVAL_CHANNELS, isWaiting } from '../../core/approvals/model.ts';
 import { HolonError } from '../../core/errors.ts';
+import { lazySigner } from '../../core/keys.ts';
 import { closeWindow, openWindows } from '../../core/office/colleagues.ts';
 import { approvalMessage } from '../../core/present.ts';
+import type { HolonState } from '../../core/state.ts';
+import type { Signer } from '../../core/store.ts';
 import type { Command } from '../args.ts';
 import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';
 import { approvalLine } from '../render.ts';
@@ -53,13 +57,17 @@ const approvalsCmd: Command = {
   },
 };
 
-/** Checks an approval can be decided here before asking the human anything. */
-function decidable(state: Parameters<typeof channelAccepted>[0], id: string): void {
+/** Checks an approval can be decided here, by this installation, before asking the human anything. */
+function decidable(state: HolonState, id: string, decider: Signer): void {
   const a = state.approvals[id];
   if (!a) throw new HolonError('not_found', `no approval "${id}"`);
   if (!isWaiting(a, clock.now())) throw new HolonError('conflict', `approval ${id} is already ${a.status === 'pending' ? 'expired' : a.status}`);
   if (!channelAccepted(state, 'cli')) {
     throw new HolonError('denied', 'approvals from the terminal are turned off for this state; approve in the editor (setting holon.approvals.channels)');
+  }
+  if (!mayDecide(state, a, decider)) {
+    const account = accountOfApproval(state, a);
+    throw new HolonError('denied', `only an approver of account ${account} may decide approval ${id}; this installation is not one (holon team list --account ${account})`, { reason: 'not_an_approver' });
   }
 }
 
@@ -75,7 +83,8 @@ const approveCmd: Command = {
     return withStore(
       openExisting(ctx),
       async (store) => {
-        decidable(store.state, id);
+        const decider = lazySigner(ctx.stateDir);
+        decidable(store.state, id, decider);
         const a = store.state.approvals[id];
         if (!a) throw new HolonError('not_found', `no approval "${id}"`);
         process.stdout.write(`${approvalMessage(a)}\n`);
@@ -83,7 +92,7 @@ const approveCmd: Command = {
           ctx.out('Not approved.');
           return 1;
         }
-        await decideApproval(store, clock, id, 'approved', 'cli');
+        await decideApproval(store, clock, id, 'approved', 'cli', decider);
         // Some decisions do their work as they are recorded; only a call or a payment is re-submitted.
         const done: Partial<Record<typeof a.kind, string>> = {
           payment_intent: 'The parked payment is made.',
@@ -115,7 +124,7 @@ const rejectCmd: Command = {
     return withStore(
       openExisting(ctx),
       async (store) => {
-        const a = await decideApproval(store, clock, ctx.args[0] ?? '', 'rejected', 'cli');
+        const a = await decideApproval(store, clock, ctx.args[0] ?? '', 'rejected', 'cli', lazySigner(ctx.stateDir));
         return print(ctx, { approval: a.id, status: 'rejected' }, `Rejected ${a.id}.`);
       },
       true,

@@ -8,16 +8,19 @@ import type { Denial } from '../denials.ts';
 import { denial } from '../denials.ts';
 import { HolonError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { EventStore, NewEvent } from '../store.ts';
+import { thisProcess } from '../owner.ts';
+import type { EventStore, NewEvent, Signer } from '../store.ts';
 import type { Money } from '../money.ts';
 import * as M from '../money.ts';
-import type { Approval, ApprovalChannel, ApprovalStatus, ApprovalSubject } from './model.ts';
-import { approvalExpiry, bindingOf, isExpired, isWaiting } from './model.ts';
+import type { Approval, ApprovalChannel, ApprovalOrigin, ApprovalStatus, ApprovalSubject } from './model.ts';
+import { approvalExpiry, bindingOf, decisionMessage, isExpired, isWaiting } from './model.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { decisionEvents } from '../office/requests.ts';
 import type { OfficeFields } from '../office/slice.ts';
+import type { TeamFields } from '../team.ts';
+import { approversOf } from '../team.ts';
 import type { ApprovalsFields } from './slice.ts';
-import { approvalEvent } from './slice.ts';
+import { accountOfApproval, approvalEvent } from './slice.ts';
 
 /** How a caller waits for the human; the answer of whichever channel decides first. */
 export type ApprovalWaiter = (approval: Approval, signal?: AbortSignal) => Promise<'approved' | 'rejected' | 'pending'>;
@@ -46,6 +49,16 @@ export interface GateRequest {
   /** What the approval unblocks (a receipt, an intent, a proposal). */
   ref: string | null;
   now: number;
+  /**
+   * The installation that asks: its key is recorded, with this process's machine, on an approval it asks
+   * for (read only then, so a call that needs no human creates no key file).
+   */
+  installation?: Pick<Signer, 'publicKey'> | undefined;
+}
+
+/** This process as the origin of an approval it asks for: its machine, and its installation key if given. */
+export function originOf(signer?: Pick<Signer, 'publicKey'>): ApprovalOrigin {
+  return { machine: thisProcess().host, ...(signer ? { key: signer.publicKey } : {}) };
 }
 
 /**
@@ -102,6 +115,7 @@ export function approvalGate(s: ApprovalsFields, r: GateRequest): ApprovalGate {
     ref: r.ref,
     requested_at: new Date(r.now).toISOString(),
     expires_at: approvalExpiry(r.now, r.subject.kind),
+    origin: originOf(r.installation),
     status: 'pending',
   };
   return { kind: 'ask', approval, events: [approvalEvent('approval.requested', { approval })] };
@@ -130,15 +144,29 @@ export async function setApprovalChannels(store: EventStore<ApprovalsFields>, ch
 }
 
 /**
+ * True when the installation `decider` may decide `a`: its account has no approver, or `decider` is one.
+ * Tells a channel whether to offer the decision at all; `decideApproval` enforces it. The key is read
+ * only for a team's account, so a single user's state gets no key file from asking.
+ */
+export function mayDecide(s: MandatesFields & TeamFields, a: Pick<Approval, 'mandate'>, decider: Pick<Signer, 'publicKey'> | undefined): boolean {
+  const approvers = approversOf(s, accountOfApproval(s, a));
+  return approvers.length === 0 || (decider !== undefined && approvers.includes(decider.publicKey));
+}
+
+/**
  * Records a human's decision. The first decision wins: a second one, from any channel, is refused with
  * the decision already made; so is one from a channel the human turned off, or one after the expiry.
+ * `decider` is the installation the human decides from: when the approval's account has approvers, it
+ * must be one of them (otherwise denied, reason `not_an_approver`), and the decision carries its
+ * signature, without which the fold would not count it.
  */
 export async function decideApproval(
-  store: EventStore<ApprovalsFields & MandatesFields & OfficeFields>,
+  store: EventStore<ApprovalsFields & MandatesFields & OfficeFields & TeamFields>,
   clock: Clock,
   id: string,
   decision: 'approved' | 'rejected',
   channel: ApprovalChannel,
+  decider?: Signer,
 ): Promise<Approval> {
   return store.transact((s) => {
     const a = s.approvals[id];
@@ -146,9 +174,18 @@ export async function decideApproval(
     if (!channelAccepted(s, channel)) throw new HolonError('denied', `approvals through ${channel} are turned off for this state`, { channel });
     if (a.status !== 'pending') throw new HolonError('conflict', `approval ${id} was already ${a.status}${a.channel ? ` (${a.channel})` : ''}`, { status: a.status });
     if (isExpired(a, clock.now())) throw new HolonError('conflict', `approval ${id} expired at ${a.expires_at}`, { status: 'expired' });
+    if (!mayDecide(s, a, decider)) {
+      const account = accountOfApproval(s, a);
+      throw new HolonError('denied', `only an approver of account ${account} may decide approval ${id}`, { reason: 'not_an_approver', approval: id, account, ...(decider ? { key: decider.publicKey } : {}) });
+    }
+    const by = decider?.publicKey;
+    const signed = decider && by ? { by, sig: decider.sign(decisionMessage(a, decision, channel)) } : {};
     // What the decision does (a window opens, a proposal merges) lands with it, or neither does.
     const effects = decisionEvents(s, a, decision, clock.now());
-    return { events: [approvalEvent('approval.decided', { id, decision, channel }), ...effects], result: { ...structuredClone(a), status: decision, channel } };
+    return {
+      events: [approvalEvent('approval.decided', { id, decision, channel, ...signed }), ...effects],
+      result: { ...structuredClone(a), status: decision, channel, ...(by ? { decided_by: by } : {}) },
+    };
   });
 }
 

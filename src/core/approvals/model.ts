@@ -41,6 +41,12 @@ export type ApprovalSubject =
   | { kind: 'proposal'; proposal: string; slug: string; title: string; diff_sha256: string; gains: string[]; losses: string[]; changes: string[] }
   | { kind: 'action'; title: string; reason: string };
 
+/** Who asked for an approval: the machine and, where the asking process knew it, its installation key. */
+export interface ApprovalOrigin {
+  machine: string;
+  key?: string;
+}
+
 /** A human decision bound to one mandate and exactly one subject. */
 export interface Approval {
   id: string;
@@ -58,9 +64,13 @@ export interface Approval {
   ref: string | null;
   requested_at: string;
   expires_at: string;
+  /** The process that asked; absent on approvals recorded before it was. */
+  origin?: ApprovalOrigin;
   status: ApprovalStatus;
   decided_at?: string;
   channel?: ApprovalChannel;
+  /** The installation key that decided, when the decision named one. */
+  decided_by?: string;
   /** Set when the process that asked stopped waiting; the agent re-submits with the approval's id. */
   released?: boolean;
   used_by?: string;
@@ -118,6 +128,14 @@ export function boundFields(subject: ApprovalSubject): Record<string, string> {
     case 'action':
       return { title: subject.title, reason: subject.reason };
   }
+}
+
+/**
+ * The message a decision's signature covers: the approval, what was decided, through which channel, and
+ * the binding hash of exactly what the human was shown.
+ */
+export function decisionMessage(a: Pick<Approval, 'id' | 'binding'>, decision: 'approved' | 'rejected', channel: ApprovalChannel): string {
+  return `holon-decision:v1:${a.id}:${decision}:${channel}:${a.binding}`;
 }
 
 /** The binding hash of a subject under a mandate. */

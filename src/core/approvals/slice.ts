@@ -1,9 +1,14 @@
 /** The approvals slice: every approval asked for, and the channels the human accepts answers from. */
+import { verifySignature } from '../keys.ts';
+import type { MandatesFields } from '../mandates.ts';
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
+import type { TeamFields } from '../team.ts';
+import { approversOf } from '../team.ts';
 import type { Dict } from '../util.ts';
 import { dict, toDict } from '../util.ts';
 import type { Approval, ApprovalChannel } from './model.ts';
+import { decisionMessage } from './model.ts';
 import { upcastApproval } from './legacy.ts';
 
 /** The approvals' part of the state. */
@@ -16,7 +21,11 @@ export interface ApprovalsFields {
 /** The approvals' events. */
 export interface ApprovalEvents {
   'approval.requested': { approval: Approval };
-  'approval.decided': { id: string; decision: 'approved' | 'rejected'; channel: ApprovalChannel };
+  /**
+   * A human's decision. `by` is the deciding installation's key and `sig` its signature of
+   * `decisionMessage`; both are required when the approval's account has approvers.
+   */
+  'approval.decided': { id: string; decision: 'approved' | 'rejected'; channel: ApprovalChannel; by?: string; sig?: string };
   /** The process that asked stopped waiting: a later decision is used when the agent re-submits. */
   'approval.released': { id: string };
   /** The approval was spent on `by` (a receipt, an intent, a proposal). */
@@ -37,9 +46,13 @@ export const approvalsSlice: Slice<ApprovalsFields, ApprovalEvents> = {
     'approval.decided': (s, d, e) => {
       const a = s.approvals[d.id];
       if (!a || a.status !== 'pending') return;
+      // The fold is given the whole state (combineSlices): a decision on a team's account counts only if
+      // one of its approvers signed it, so one written straight into a shared store leaves it pending.
+      if (!decisionCounts(s as ApprovalsFields & MandatesFields & TeamFields, a, d)) return;
       a.status = d.decision;
       a.channel = d.channel;
       a.decided_at = e.time;
+      if (typeof d.by === 'string') a.decided_by = d.by;
     },
     'approval.released': (s, d) => {
       const a = s.approvals[d.id];
@@ -60,3 +73,16 @@ export const approvalsSlice: Slice<ApprovalsFields, ApprovalEvents> = {
     s.settings ??= { approval_channels: null };
   },
 };
+
+/** The account whose team decides an approval: its mandate's. */
+export function accountOfApproval(s: MandatesFields, a: Pick<Approval, 'mandate'>): string {
+  return s.mandates[a.mandate]?.account ?? a.mandate.split('/')[0] ?? '';
+}
+
+/** True when a decision may be folded: its account has no approver, or a current approver signed it. */
+export function decisionCounts(s: MandatesFields & TeamFields, a: Approval, d: ApprovalEvents['approval.decided']): boolean {
+  const approvers = approversOf(s, accountOfApproval(s, a));
+  if (approvers.length === 0) return true;
+  if (typeof d.by !== 'string' || typeof d.sig !== 'string' || !approvers.includes(d.by)) return false;
+  return verifySignature(d.by, decisionMessage(a, d.decision, d.channel), d.sig);
+}

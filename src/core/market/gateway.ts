@@ -19,7 +19,7 @@ import { convertTo } from '../fx.ts';
 import { newId } from '../ids.ts';
 import type { ProcessRef } from '../owner.ts';
 import { thisProcess } from '../owner.ts';
-import type { EventStore, NewEvent } from '../store.ts';
+import type { EventStore, NewEvent, Signer } from '../store.ts';
 import { mandateDenials, mandateOf } from '../mandates.ts';
 import type { AgentEntry, Endpoint, Mandate, Receipt } from '../model.ts';
 import type { Money, MoneyJson } from '../money.ts';
@@ -97,6 +97,8 @@ export interface GatewayDeps {
   validate?: SchemaValidator;
   /** The process that runs the calls (this one, unless a test says otherwise): named on each hold. */
   owner?: ProcessRef;
+  /** The installation key of the state: an approval this gateway asks for names it, with the machine. */
+  signer?: Signer;
 }
 
 /** A call as the agent asks for it. */
@@ -475,6 +477,7 @@ export class Gateway {
       approvalId,
       now,
       owner: this.deps.owner ?? thisProcess(),
+      installation: this.deps.signer,
     });
     switch (gate.kind) {
       case 'denied':

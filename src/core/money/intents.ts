@@ -347,7 +347,7 @@ export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk
     }
     const mandate = mandateOf(s, mandateId);
     const subject: ApprovalSubject = { kind: 'payment_intent', intent: id, payee: payee.ref, amount: M.toJson(amount), purpose: body.purpose };
-    const gate = gateSpend(s, { id, mandate, payee: { kind: 'payee', id: payee.ref }, amount: decided.amount, subject, now, owner: deps.owner });
+    const gate = gateSpend(s, { id, mandate, payee: { kind: 'payee', id: payee.ref }, amount: decided.amount, subject, now, owner: deps.owner, installation: deps.signer });
     const held = M.toJson(decided.amount);
     switch (gate.kind) {
       case 'held':

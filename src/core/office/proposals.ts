@@ -15,7 +15,7 @@ import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
 import type { CapabilityGrant, Mandate } from '../model.ts';
 import * as M from '../money.ts';
-import type { EventStore, NewEvent } from '../store.ts';
+import type { EventStore, NewEvent, Signer } from '../store.ts';
 import { colleagueMandate } from './colleagues.ts';
 import type { Personnel, PersonnelCapability, PersonnelStatus } from './personnel.ts';
 import { entryOfGrant, grantOfEntry, mergeGrants, personnelChange, personnelOf } from './personnel.ts';
@@ -53,7 +53,7 @@ function proposalBody(reason: string, change: Proposal['change']): string {
   return [removalBlock(change.losses), reason, '', ...change.gains, ...change.losses.map((l) => `loses: ${l}`), ...change.changes].join('\n').trim() + '\n';
 }
 
-function propose(s: Office, now: number, p: Omit<Proposal, 'id' | 'approval' | 'status' | 'created_at' | 'diff' | 'diff_sha256' | 'change' | 'body'>): { proposal: Proposal; events: NewEvent[] } {
+function propose(s: Office, now: number, p: Omit<Proposal, 'id' | 'approval' | 'status' | 'created_at' | 'diff' | 'diff_sha256' | 'change' | 'body'>, installation?: Pick<Signer, 'publicKey'>): { proposal: Proposal; events: NewEvent[] } {
   const change = personnelChange(p.before, p.after);
   if (p.before && change.gains.length + change.losses.length + change.changes.length === 0) throw new HolonError('invalid_input', 'the proposal changes nothing in the personnel file');
   const { diff, sha256 } = personnelDiff(p.slug, p.before, p.after);
@@ -68,6 +68,7 @@ function propose(s: Office, now: number, p: Omit<Proposal, 'id' | 'approval' | '
     approvalId: undefined,
     ref: id,
     now,
+    installation,
   });
   if (gate.kind !== 'ask') throw new Error('a proposal always asks a human');
   const proposal: Proposal = { ...p, id, title, change, diff, diff_sha256: sha256, body: proposalBody(p.reason, change), approval: gate.approval.id, status: 'open', created_at: new Date(now).toISOString() };
@@ -87,7 +88,7 @@ export interface HireInput {
 }
 
 /** Proposes hiring a new colleague: the role's defaults, with the given capabilities merged in by name. */
-export function proposeHire(store: EventStore<Office>, clock: Clock, mandate: string, i: HireInput): Promise<Proposal> {
+export function proposeHire(store: EventStore<Office>, clock: Clock, mandate: string, i: HireInput, installation?: Pick<Signer, 'publicKey'>): Promise<Proposal> {
   return store.transact((s) => {
     const me = mandateOf(s, mandate);
     const role = ROLE_TEMPLATES[i.role];
@@ -118,7 +119,7 @@ export function proposeHire(store: EventStore<Office>, clock: Clock, mandate: st
       after,
       base_updated_at: null,
       charter: i.charter ?? null,
-    });
+    }, installation);
     return { events, result: proposal };
   });
 }
@@ -140,7 +141,7 @@ export interface ChangeInput {
  * Proposes a change to a colleague's file (the caller's own included). A full `capabilities` list that
  * would take away more than half of the current ones is refused unless `confirm_removals` says it is meant.
  */
-export function proposeChange(store: EventStore<Office>, clock: Clock, mandate: string, i: ChangeInput): Promise<{ proposal: Proposal; warning: string | null }> {
+export function proposeChange(store: EventStore<Office>, clock: Clock, mandate: string, i: ChangeInput, installation?: Pick<Signer, 'publicKey'>): Promise<{ proposal: Proposal; warning: string | null }> {
   return store.transact((s) => {
     const me = mandateOf(s, mandate);
     const given = [i.add_capabilities, i.remove_capabilities, i.capabilities, i.status, i.manager, i.budget_usd_per_day, i.model].filter((x) => x !== undefined);
@@ -181,7 +182,7 @@ export function proposeChange(store: EventStore<Office>, clock: Clock, mandate: 
       after,
       base_updated_at: target.updated_at,
       charter: null,
-    });
+    }, installation);
     const losses = proposal.change.losses;
     const warning = losses.length > 0 ? `This proposal removes ${losses.length} capabilit${losses.length === 1 ? 'y' : 'ies'} from ${i.slug}: ${losses.join(', ')}.` : null;
     return { events, result: { proposal, warning } };

@@ -16,7 +16,7 @@ import { mandateOf } from '../mandates.ts';
 import type { Money } from '../money.ts';
 import * as M from '../money.ts';
 import { spendEvent } from '../spend.ts';
-import type { EventStore, NewEvent } from '../store.ts';
+import type { EventStore, NewEvent, Signer } from '../store.ts';
 import type { PersonnelCapability } from './personnel.ts';
 import { grantOfEntry } from './personnel.ts';
 import type { OfficeFields } from './slice.ts';
@@ -53,8 +53,8 @@ function overrideAmount(s: FxFields, capability: PersonnelCapability | undefined
   return inCurrency;
 }
 
-/** Asks a human; returns the pending approval at once. */
-export function requestApproval(store: EventStore<MandatesFields & ApprovalsFields & FxFields>, clock: Clock, mandate: string, r: ApprovalRequest): Promise<Approval> {
+/** Asks a human; returns the pending approval at once. `installation` is named on it as who asked. */
+export function requestApproval(store: EventStore<MandatesFields & ApprovalsFields & FxFields>, clock: Clock, mandate: string, r: ApprovalRequest, installation?: Pick<Signer, 'publicKey'>): Promise<Approval> {
   return store.transact((s) => {
     const m = mandateOf(s, mandate);
     let subject: ApprovalSubject;
@@ -70,7 +70,7 @@ export function requestApproval(store: EventStore<MandatesFields & ApprovalsFiel
     } else {
       subject = { kind: 'action', title: r.title, reason: r.reason };
     }
-    const gate = approvalGate(s, { mandate: m.id, subject, amount, threshold: null, needed: true, approvalId: undefined, ref: null, now: clock.now() });
+    const gate = approvalGate(s, { mandate: m.id, subject, amount, threshold: null, needed: true, approvalId: undefined, ref: null, now: clock.now(), installation });
     if (gate.kind !== 'ask') throw new Error('an approval request always asks a human');
     return { events: gate.events, result: gate.approval };
   });

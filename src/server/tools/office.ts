@@ -292,7 +292,7 @@ const approvalRequest = defineTool({
   annotations: WRITE,
   summary: (a) => ({ title: a.title, kind: a.kind ?? 'action', capability: a.capability === undefined || a.capability === null ? null : capabilityName(a.capability), hours: a.hours ?? null }),
   handler: async (args, ctx) => {
-    const a = await requestApproval(ctx.deps.store, ctx.deps.clock, ctx.mandate, { title: args.title, reason: args.reason, kind: args.kind ?? 'action', capability: args.capability ?? undefined, hours: args.hours ?? undefined });
+    const a = await requestApproval(ctx.deps.store, ctx.deps.clock, ctx.mandate, { title: args.title, reason: args.reason, kind: args.kind ?? 'action', capability: args.capability ?? undefined, hours: args.hours ?? undefined }, ctx.deps.signer);
     return json({ approval: a.id, kind: args.kind ?? 'action', status: 'pending' as const, expires_at: a.expires_at });
   },
 });
@@ -462,7 +462,7 @@ const hrProposeHire = defineTool({
   annotations: WRITE,
   summary: (a) => ({ slug: a.slug, role: a.role, capabilities: (a.capabilities ?? []).map(capabilityName), charter_length: a.charter?.length ?? 0 }),
   handler: async (args, ctx) => {
-    const p = await proposeHire(ctx.deps.store, ctx.deps.clock, ctx.mandate, given(args));
+    const p = await proposeHire(ctx.deps.store, ctx.deps.clock, ctx.mandate, given(args), ctx.deps.signer);
     return json(proposalOut(p, null));
   },
 });
@@ -495,7 +495,7 @@ const hrProposeChange = defineTool({
     status: a.status ?? null,
   }),
   handler: async (args, ctx) => {
-    const { proposal, warning } = await proposeChange(ctx.deps.store, ctx.deps.clock, ctx.mandate, given(args));
+    const { proposal, warning } = await proposeChange(ctx.deps.store, ctx.deps.clock, ctx.mandate, given(args), ctx.deps.signer);
     return json(proposalOut(proposal, warning));
   },
 });

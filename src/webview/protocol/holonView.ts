@@ -57,6 +57,14 @@ export const PendingApproval = z.strictObject({
   removals: z.array(z.string()),
   requestedAt: z.string(),
   expiresAt: z.string(),
+  /** Who asked: the grantee of the mandate, e.g. "Agent on demo/sandbox". */
+  askedBy: z.string(),
+  /** The machine the request came from; null on approvals recorded before machines were. */
+  machine: z.nullable(z.string()),
+  /** False when the account has a team and this installation is not one of its approvers: shown, not answerable here. */
+  mayDecide: z.boolean(),
+  /** Who may decide, in words, on a team's account ("You are an approver of account demo."); null when anyone at a channel may. */
+  decider: z.nullable(z.string()),
 });
 /** An approval waiting for the human, of any kind. */
 export type PendingApproval = z.infer<typeof PendingApproval>;

@@ -289,6 +289,15 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
       ...approval.facts.flatMap((fact, i) => [h(doc, 'dt', {}, fact.label), h(doc, 'dd', { 'data-testid': `approval-fact-${id}-${i}` }, fact.value)]),
       h(doc, 'dt', {}, 'Mandate'),
       h(doc, 'dd', { class: 'mono', 'data-testid': `approval-mandate-${id}` }, approval.mandate),
+      h(doc, 'dt', {}, 'Asked by'),
+      h(
+        doc,
+        'dd',
+        { 'data-testid': `approval-asked-by-${id}` },
+        approval.askedBy,
+        approval.machine !== null && ' on ',
+        approval.machine !== null && h(doc, 'span', { class: 'mono', 'data-testid': `approval-machine-${id}` }, approval.machine),
+      ),
       h(doc, 'dt', {}, 'Requested'),
       h(doc, 'dd', {}, time(doc, approval.requestedAt, `approval-requested-${id}`)),
       h(doc, 'dt', {}, 'Expires'),
@@ -316,6 +325,11 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
   if (approval.kind === 'proposal') {
     card.appendChild(h(doc, 'div', { class: 'actions' }, button(doc, 'Show Diff', `diff-${id}`, () => view.post({ type: 'openProposal', id }), { secondary: true })));
   }
+  if (!approval.mayDecide) {
+    card.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': `approval-not-yours-${id}` }, approval.decider ?? 'Waiting for an approver.'));
+    return card;
+  }
+  if (approval.decider !== null) card.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': `approval-decider-${id}` }, approval.decider));
   if (!answerable) {
     card.appendChild(
       h(

@@ -1,0 +1,57 @@
+import { HolonError } from '../../core/errors.ts';
+import { initStore, migrateJournal, redactUrl } from '../../core/postgresAdmin.ts';
+import type { Command } from '../args.ts';
+import { str } from '../args.ts';
+import { logger, print } from '../context.ts';
+
+const storeCmd: Command = {
+  name: 'store',
+  usage: 'store init --url ADMIN_URL [--member ROLE]',
+  summary:
+    "Sets up a PostgreSQL team store, connected as the database's owner: the events table, a trigger that refuses to update, delete or truncate it, and with --member a role that may only read and append events.",
+  options: {
+    url: { type: 'string', help: "the database, as its owner: postgres://owner:password@host:port/database" },
+    member: { type: 'string', help: 'a role for the team to use: created if missing, left only SELECT and INSERT on the events' },
+  },
+  positionals: [1, 1],
+  async run(ctx) {
+    const url = str(ctx.opts, 'url');
+    if (ctx.args[0] !== 'init' || url === undefined) throw new HolonError('invalid_input', `usage: holon ${storeCmd.usage}`);
+    const r = await initStore(url, { member: str(ctx.opts, 'member') });
+    const lines = [
+      `${r.created ? 'Created' : 'Found'} ${r.table}. The trigger ${r.guard} refuses UPDATE, DELETE and TRUNCATE on it for every role (its owner can still drop the trigger).`,
+    ];
+    if (r.member) {
+      lines.push(
+        `${r.member.created ? 'Created' : 'Kept'} the role ${r.member.role}: it may SELECT and INSERT events, nothing else.`,
+        `Give it a password (in psql: \\password ${r.member.role}) or admit it in pg_hba.conf; each machine then uses`,
+        `  --store ${r.member.url.replace(`${r.member.role}@`, `${r.member.role}:PASSWORD@`)}   (or HOLON_STORE)`,
+      );
+    }
+    return print(ctx, r, lines.join('\n'));
+  },
+};
+
+const migrateCmd: Command = {
+  name: 'migrate',
+  usage: 'migrate --to URL [--state DIR]',
+  summary:
+    "Copies the state folder's journal, verified first, into an empty PostgreSQL team store, all or nothing, and checks that the database folds to the same state. The journal is left as it was.",
+  options: { to: { type: 'string', help: 'the empty database: postgres://user:password@host:port/database' } },
+  positionals: [0, 0],
+  async run(ctx) {
+    const url = str(ctx.opts, 'to');
+    if (url === undefined) throw new HolonError('invalid_input', `usage: holon ${migrateCmd.usage}`);
+    const r = await migrateJournal(ctx.stateDir, url, { logger });
+    return print(
+      ctx,
+      r,
+      [
+        `Copied ${r.events} events (head ${r.head.slice(0, 16)}…, signed through event ${r.signed_through}); the database folds to the same state.`,
+        `The journal in ${ctx.stateDir} is left as it was and is no longer the store: from now on use --store ${redactUrl(url)} (or HOLON_STORE).`,
+      ].join('\n'),
+    );
+  },
+};
+
+export const commands: Command[] = [storeCmd, migrateCmd];

@@ -1,0 +1,285 @@
+/**
+ * What the owner of a team store does besides using it: set the database up (`holon store init`: the
+ * events table, a guard that refuses to rewrite it, a member role that may only read and append) and
+ * fill it from a state folder's file journal (`holon migrate`). The table's definition and the append
+ * lock are PostgresStore's own (PostgresStore.ensureSchema); `pg` is loaded only when a command runs.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Client } from 'pg';
+import type { Logger } from './deps.ts';
+import { systemClock } from './deps.ts';
+import { HolonError } from './errors.ts';
+import { JOURNAL_FILE } from './journal.ts';
+import { scanLines } from './journalIndex.ts';
+import { JournalLock } from './journalLock.ts';
+import { lazySigner } from './keys.ts';
+import { isPostgresUrl, PostgresStore, TABLE } from './postgresStore.ts';
+import { holonReducer } from './state.ts';
+import type { JournalEvent } from './store.ts';
+import { eventProblem, parseEventLine } from './store.ts';
+import { verifyJournal, verifyText } from './verify.ts';
+
+/** The function and trigger that refuse UPDATE, DELETE and TRUNCATE on the events table, whoever asks. */
+const GUARD_FUNCTION = 'holon_events_append_only';
+const GUARD_TRIGGER = 'holon_events_append_only';
+/** PostgreSQL's SQLSTATE for "permission denied" (insufficient_privilege). */
+export const PERMISSION_DENIED = '42501';
+/** A migration inserts this many events per statement at most, or fewer when their text is this long. */
+const BATCH_EVENTS = 1000;
+const BATCH_BYTES = 4 << 20;
+
+/** The privileges a role holds on the events table, as PostgreSQL answers for it (memberships included). */
+export interface TablePrivileges {
+  select: boolean;
+  insert: boolean;
+  update: boolean;
+  delete: boolean;
+  truncate: boolean;
+}
+
+/** What `holon store init` did. */
+export interface InitReport {
+  table: string;
+  /** True when this run created the table (false: it was there). */
+  created: boolean;
+  /** The trigger that refuses UPDATE, DELETE and TRUNCATE (its owner can still drop it). */
+  guard: string;
+  member?: {
+    role: string;
+    /** True when this run created the role. */
+    created: boolean;
+    privileges: TablePrivileges;
+    /** The URL a member passes to --store, without a password (the role has none unless one is set). */
+    url: string;
+  };
+}
+
+/** What `holon migrate` copied. */
+export interface MigrateReport {
+  events: number;
+  /** The hash of the last event: the same in the journal and in the database. */
+  head: string;
+  checkpoints: number;
+  signed_through: number;
+  /** SHA-256 of the state the journal folds to, which the database was opened and found to fold to too. */
+  state_sha256: string;
+}
+
+/** A URL as it may be shown: its password replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(an unreadable URL)';
+  }
+}
+
+/** The URL `role` connects with: the admin's URL with the role's name and no password. */
+export function memberUrl(adminUrl: string, role: string): string {
+  const u = new URL(adminUrl);
+  u.username = role;
+  u.password = '';
+  return u.toString();
+}
+
+function requirePostgresUrl(url: string): void {
+  if (!isPostgresUrl(url)) throw new HolonError('invalid_input', 'a store is a postgres:// (or postgresql://) URL');
+  try {
+    new URL(url);
+  } catch {
+    throw new HolonError('invalid_input', 'the store URL cannot be read (postgres://user:password@host:port/database)');
+  }
+}
+
+async function connect(url: string): Promise<Client> {
+  const pg = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  // A connection the server drops mid-command fails that command; unheard, its 'error' would end the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw new HolonError('not_found', `could not connect to ${redactUrl(url)} (${(err as Error).message})`);
+  }
+  return client;
+}
+
+/** Runs `fn` in one transaction on a new connection: committed when it returns, rolled back when it throws. */
+async function inTransaction<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = await connect(url);
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    if (!HolonError.is(err) && (err as { code?: string }).code === PERMISSION_DENIED) {
+      throw new HolonError('denied', `the database refused: ${(err as Error).message} (connect as the database's owner)`);
+    }
+    throw err;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A role name we can put in SQL as it is: what PostgreSQL accepts unquoted, at most 63 characters. */
+const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Sets up a team store, connected as the database's owner: creates the events table when there is none,
+ * and a trigger that refuses UPDATE, DELETE and TRUNCATE on it for everyone (the table's owner or a
+ * superuser can still drop the trigger or bypass it; no one else can). Nothing on the table is granted
+ * to PUBLIC. With `member`, creates that role (LOGIN, no password) when it does not exist and leaves it
+ * exactly SELECT and INSERT on the table; a role that is a superuser or owns the table (or belongs to
+ * its owner) is refused, as is one that still holds more through another membership. Safe to run again.
+ */
+export async function initStore(url: string, options: { member?: string | undefined } = {}): Promise<InitReport> {
+  requirePostgresUrl(url);
+  const member = options.member;
+  if (member !== undefined && !ROLE_NAME.test(member)) {
+    throw new HolonError('invalid_input', `"${member}" is not a role name holon creates: lower-case letters, digits and _, starting with a letter or _`);
+  }
+  return inTransaction(url, async (client) => {
+    const created = await PostgresStore.ensureSchema(client);
+    await client.query(
+      `CREATE OR REPLACE FUNCTION ${GUARD_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '${TABLE} is append-only: % is refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+END $$`,
+    );
+    await client.query(`DROP TRIGGER IF EXISTS ${GUARD_TRIGGER} ON ${TABLE}`);
+    // Statement-level, so even an UPDATE or DELETE that matches no row is refused, and TRUNCATE with them.
+    await client.query(`CREATE TRIGGER ${GUARD_TRIGGER} BEFORE UPDATE OR DELETE OR TRUNCATE ON ${TABLE} FOR EACH STATEMENT EXECUTE FUNCTION ${GUARD_FUNCTION}()`);
+    await client.query(`REVOKE ALL ON ${TABLE} FROM PUBLIC`);
+    const report: InitReport = { table: TABLE, created, guard: GUARD_TRIGGER };
+    if (member === undefined) return report;
+
+    const { rows: found } = await client.query<{ rolsuper: boolean; owns: boolean; is_me: boolean }>(
+      `SELECT r.rolsuper, pg_has_role(r.oid, c.relowner, 'MEMBER') AS owns, r.rolname = current_user AS is_me
+         FROM pg_roles r, pg_class c WHERE r.rolname = $1 AND c.oid = to_regclass($2)`,
+      [member, TABLE],
+    );
+    const existing = found[0];
+    if (existing?.is_me) throw new HolonError('conflict', `${member} is the role this command connected as; a member role is another one`);
+    if (existing?.rolsuper) throw new HolonError('conflict', `${member} is a superuser, which no grant can limit; choose another role`);
+    if (existing?.owns) throw new HolonError('conflict', `${member} owns ${TABLE} (or belongs to the role that does), so it may rewrite it; choose another role, or give the table to another owner first`);
+    if (!existing) await client.query(`CREATE ROLE ${member} LOGIN`);
+
+    const { rows: where } = await client.query<{ schema: string; db: string }>(
+      'SELECT n.nspname AS schema, current_database() AS db FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)',
+      [TABLE],
+    );
+    const { schema, db } = where[0] ?? { schema: 'public', db: '' };
+    await client.query(`REVOKE ALL ON ${TABLE} FROM ${member}`);
+    await client.query(`GRANT SELECT, INSERT ON ${TABLE} TO ${member}`);
+    await client.query(`GRANT USAGE ON SCHEMA ${client.escapeIdentifier(schema)} TO ${member}`);
+    await client.query(`GRANT CONNECT ON DATABASE ${client.escapeIdentifier(db)} TO ${member}`);
+
+    const { rows: held } = await client.query<TablePrivileges>(
+      `SELECT has_table_privilege($1, $2, 'SELECT') AS select, has_table_privilege($1, $2, 'INSERT') AS insert,
+              has_table_privilege($1, $2, 'UPDATE') AS update, has_table_privilege($1, $2, 'DELETE') AS delete,
+              has_table_privilege($1, $2, 'TRUNCATE') AS truncate`,
+      [member, TABLE],
+    );
+    const privileges = held[0] ?? { select: false, insert: false, update: false, delete: false, truncate: false };
+    const extra = (['update', 'delete', 'truncate'] as const).filter((p) => privileges[p]);
+    if (extra.length > 0) {
+      throw new HolonError('conflict', `${member} may still ${extra.map((p) => p.toUpperCase()).join(', ')} ${TABLE} through a role it belongs to; revoke that membership first`, { privileges });
+    }
+    report.member = { role: member, created: !existing, privileges, url: memberUrl(url, member) };
+    return report;
+  });
+}
+
+/**
+ * Copies a state folder's journal into an empty team store, all or nothing. The journal is verified
+ * first as `holon verify` does it (hash chain, checkpoint signatures, snapshot) and a torn or altered one
+ * is refused; a database that holds any event is refused. The journal's lock is held throughout, so no
+ * process appends to it meanwhile. The events are inserted as they are (same seq, time, type, data, prev
+ * and hash: the chain and the journal's signed checkpoints stay verifiable) in one SQL transaction, a
+ * batch per statement; then the database is opened with PostgresStore and must fold to the same state.
+ * The journal is left as it was.
+ */
+export async function migrateJournal(stateDir: string, url: string, deps: { logger: Logger }): Promise<MigrateReport> {
+  requirePostgresUrl(url);
+  const dir = path.resolve(stateDir);
+  const file = path.join(dir, JOURNAL_FILE);
+  if (!fs.existsSync(file)) throw new HolonError('not_found', `no journal in ${dir}`);
+
+  const lock = new JournalLock(dir);
+  const release = await lock.acquire();
+  try {
+    const checked = verifyJournal(dir);
+    if (!checked.ok) throw new HolonError('corrupt_journal', `the journal does not verify, so nothing was copied: ${verifyText(checked)}`, { verify: checked });
+    if (checked.torn_tail) throw new HolonError('corrupt_journal', `the journal ends in a torn append, so nothing was copied: ${verifyText(checked)}`, { verify: checked });
+    if (checked.events === 0) throw new HolonError('not_found', `the journal in ${dir} holds no events`);
+
+    const state = holonReducer.initial();
+    await inTransaction(url, async (client) => {
+      await PostgresStore.ensureSchema(client);
+      const { rows } = await client.query<{ last: string | null }>(`SELECT max(seq) AS last FROM ${TABLE}`);
+      const last = rows[0]?.last;
+      if (last !== null && last !== undefined) throw new HolonError('conflict', `the database already holds events (through seq ${last}); holon migrate fills only an empty one`, { seq: Number(last) });
+
+      let seq = 0;
+      let prev = '';
+      let offset = 0;
+      while (seq < checked.events) {
+        const batch: JournalEvent[] = [];
+        const data: string[] = [];
+        let bytes = 0;
+        let problem: string | undefined;
+        const { end } = scanLines(file, offset, undefined, (line) => {
+          if (seq === checked.events || batch.length === BATCH_EVENTS || bytes >= BATCH_BYTES) return false;
+          // Verified a moment ago under the lock; checked again as it is copied, since the copy reads the file anew.
+          const e = parseEventLine(line);
+          problem = e ? eventProblem(e, seq + 1, prev) : 'not a whole event';
+          if (!e || problem) return false;
+          batch.push(e);
+          data.push(JSON.stringify(e.data));
+          bytes += line.length;
+          holonReducer.apply(state, e);
+          seq = e.seq;
+          prev = e.hash;
+          return true;
+        });
+        if (problem !== undefined || batch.length === 0) {
+          throw new HolonError('corrupt_journal', `the journal changed while it was copied (event ${seq + 1}: ${problem ?? 'missing'}); nothing was copied`, { seq: seq + 1 });
+        }
+        offset = end;
+        await client.query(
+          `INSERT INTO ${TABLE} (seq, time, type, data, prev, hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+          [batch.map((e) => e.seq), batch.map((e) => e.time), batch.map((e) => e.type), data, batch.map((e) => e.prev), batch.map((e) => e.hash)],
+        );
+      }
+      const { rows: after } = await client.query<{ n: string; head: string | null }>(`SELECT count(*) AS n, (SELECT hash FROM ${TABLE} ORDER BY seq DESC LIMIT 1) AS head FROM ${TABLE}`);
+      if (Number(after[0]?.n) !== checked.events || after[0]?.head !== checked.head) {
+        throw new Error(`the database holds ${after[0]?.n} events ending in ${after[0]?.head} after the copy, not ${checked.events} ending in ${checked.head}`);
+      }
+    });
+
+    const expected = createHash('sha256').update(holonReducer.serialize(state)).digest('hex');
+    const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: deps.logger, signer: lazySigner(dir), watch: false });
+    try {
+      const folded = createHash('sha256').update(holonReducer.serialize(store.state)).digest('hex');
+      if (store.seq !== checked.events || folded !== expected) {
+        throw new HolonError('corrupt_journal', `the events were copied, but the database folds to another state than the journal (seq ${store.seq}, state ${folded} where ${checked.events}, ${expected} was expected); do not use it`, {
+          seq: store.seq,
+          state_sha256: folded,
+        });
+      }
+    } finally {
+      store.close();
+    }
+    return { events: checked.events, head: checked.head, checkpoints: checked.checkpoints, signed_through: checked.signed_through, state_sha256: expected };
+  } finally {
+    release();
+    lock.close();
+  }
+}

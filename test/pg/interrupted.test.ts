@@ -1,0 +1,79 @@
+/**
+ * kill -9 on the team store: a server on one machine dies mid-call, and another machine gives its hold
+ * back, because PostgreSQL dropped the dead server's presence with its connection. A server still
+ * running on a third machine keeps its hold. The machines are named with HOLON_MACHINE, so that no
+ * process here can tell the dead one's fate from its pid: only the store's presence tells.
+ */
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { pidAlive } from '../../src/core/journalLock.ts';
+import type { McpSession, Run } from '../cli/cliHarness.ts';
+import { ensureBuilt, holon, mcpSession, SEED_COMMANDS, SLOW_AGENT, SLOW_CATALOG, tempDir, units, until } from '../cli/cliHarness.ts';
+import type { TestPostgres } from './harness.ts';
+import { startPostgres } from './harness.ts';
+
+let pg: TestPostgres;
+let startedAt = 0;
+before(async () => {
+  await ensureBuilt();
+  pg = await startPostgres();
+  startedAt = Date.now();
+});
+after(() => pg.stop());
+
+const MANDATE = 'demo/slow';
+type MoneyJson = { amount: string; currency: string };
+type Budget = { held: MoneyJson; spent: MoneyJson };
+type ReceiptJson = { id: string; status: string; cost: MoneyJson | null; error: { code: string; charged: boolean } | null };
+
+test('a server killed with -9 on one machine: another machine releases its hold; a live one keeps its own', { timeout: 180_000 }, async () => {
+  const url = await pg.createDatabase('interrupted');
+  const folders = [tempDir(), tempDir(), tempDir()];
+  const [dev, dev2, lead] = folders.map((f) => f.dir) as [string, string, string];
+  const sessions: McpSession[] = [];
+  const as = (machine: string): Record<string, string> => ({ HOLON_STORE: url, HOLON_MACHINE: machine });
+  const run = async (state: string, machine: string, args: string[]): Promise<Run> => {
+    const r = await holon([...args, '--state', state], { env: as(machine) });
+    assert.equal(r.code, 0, `holon ${args.join(' ')}: ${r.stderr}`);
+    return r;
+  };
+  const budget = async (): Promise<Budget> => (JSON.parse((await run(lead, 'lead-box', ['budget', MANDATE, '--json'])).stdout) as Budget[])[0] as Budget;
+  try {
+    for (const cmd of SEED_COMMANDS) await run(lead, 'lead-box', cmd);
+    await run(lead, 'lead-box', ['agents', 'add', SLOW_CATALOG]);
+    await run(lead, 'lead-box', ['mandate', 'create', MANDATE, '--capabilities', 'testing.*', '--total', '5', '--threshold', '0.50']);
+
+    const callInFlight = async (state: string, machine: string, n: number): Promise<McpSession> => {
+      const session = await mcpSession(state, MANDATE, ['--approval-wait', '0', '--no-elicitation'], as(machine));
+      sessions.push(session);
+      const before = units((await budget()).held.amount);
+      session.client.callTool({ name: 'call_agent', arguments: { agent: SLOW_AGENT, input: { release: path.join(state, `never-${n}`), max_ms: 60_000 } } }, undefined, { timeout: 120_000 }).catch(() => {});
+      await until(async () => units((await budget()).held.amount) > before, 'the call to hold its money', 30_000);
+      return session;
+    };
+    const alive = await callInFlight(dev2, 'dev-box-2', 0);
+    const doomed = await callInFlight(dev, 'dev-box', 1);
+    assert.equal(units((await budget()).held.amount), units('0.10'));
+
+    process.kill(doomed.pid as number, 'SIGKILL');
+    await until(() => !pidAlive(doomed.pid as number), 'the server to die');
+    // Right after the database starts nobody's absence counts (everyone is reconnecting): wait that out.
+    const young = 11_000 - (Date.now() - startedAt);
+    if (young > 0) await new Promise((r) => setTimeout(r, young));
+
+    // The lead's next write (or the live server's sweep, first) gives the dead server's hold back.
+    await run(lead, 'lead-box', ['fund', 'demo', '1']);
+    const after = await budget();
+    assert.equal(units(after.held.amount), units('0.05'), "only the live server's hold is left");
+    assert.equal(units(after.spent.amount), 0n, 'nothing was charged');
+    const receipts = JSON.parse((await run(lead, 'lead-box', ['receipts', '--json'])).stdout) as ReceiptJson[];
+    const interrupted = receipts.filter((r) => r.status === 'interrupted');
+    assert.equal(interrupted.length, 1, JSON.stringify(receipts));
+    assert.equal(interrupted[0]?.error?.charged, false);
+    await alive.close();
+  } finally {
+    for (const s of sessions) await s.close().catch(() => {});
+    for (const f of folders) f.cleanup();
+  }
+});

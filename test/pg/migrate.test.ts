@@ -1,0 +1,222 @@
+/**
+ * `holon migrate --to URL`, through the built CLI on a real PostgreSQL: a demo's journal copied as it is
+ * into an empty database that then shows what the state folder shows; a database that holds events, a
+ * tampered or torn journal and a URL that is not PostgreSQL's are refused and change nothing.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { openState } from '../../src/core/holon.ts';
+import { lazySigner } from '../../src/core/keys.ts';
+import { initStore, migrateJournal } from '../../src/core/postgresAdmin.ts';
+import { PostgresStore } from '../../src/core/postgresStore.ts';
+import { holonReducer } from '../../src/core/state.ts';
+import type { Run } from '../cli/cliHarness.ts';
+import { ensureBuilt, holon as run, journalBytes, journalFile, readEvents, tempDir } from '../cli/cliHarness.ts';
+import type { TestPostgres } from './harness.ts';
+import { startPostgres } from './harness.ts';
+
+let pg: TestPostgres;
+/** A state folder the demo played in, copied for each test that changes it. */
+let demo: string;
+const cleanups: (() => void)[] = [];
+
+before(async () => {
+  await ensureBuilt();
+  pg = await startPostgres();
+  const t = tempDir('holon-migrate-');
+  cleanups.push(t.cleanup);
+  demo = path.join(t.dir, 'demo');
+  const played = await holon(['demo', '--state', demo]);
+  assert.equal(played.code, 0, played.stderr);
+});
+
+after(() => {
+  for (const c of cleanups.reverse()) c();
+  pg.stop();
+});
+
+/** `holon ARGS…` without a HOLON_STORE from the environment. */
+function holon(args: string[]): Promise<Run> {
+  return run(args, { env: { HOLON_STORE: '' } });
+}
+
+/** A copy of the demo's state folder. */
+function demoCopy(): string {
+  const t = tempDir('holon-migrate-');
+  cleanups.push(t.cleanup);
+  const dir = path.join(t.dir, 'state');
+  fs.cpSync(demo, dir, { recursive: true });
+  return dir;
+}
+
+/** A state folder with nothing in it but, once something is signed, its installation key. */
+function emptyState(): string {
+  const t = tempDir('holon-migrate-');
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+interface Row {
+  seq: string;
+  time: string;
+  type: string;
+  data: string;
+  prev: string;
+  hash: string;
+}
+
+/** Every row of the events table, or undefined when the database has no such table. */
+async function rows(url: string): Promise<Row[] | undefined> {
+  const { Client } = await import('pg');
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows: found } = await c.query<{ t: string | null }>("SELECT to_regclass('holon_events')::text AS t");
+    if (found[0]?.t === null) return undefined;
+    return (await c.query<Row>('SELECT seq, time, type, data, prev, hash FROM holon_events ORDER BY seq')).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Closes a store and waits for its connections to end. The store's own connection does not hold the
+ * process up, so a timer does meanwhile: without one, a test that awaits nothing else would end first.
+ */
+async function closeStore(store: PostgresStore<unknown>): Promise<void> {
+  store.close();
+  const alive = setInterval(() => undefined, 1000);
+  try {
+    await store.ended;
+  } finally {
+    clearInterval(alive);
+  }
+}
+
+let dbs = 0;
+const newDatabase = (): Promise<string> => pg.createDatabase(`m${++dbs}`);
+
+describe('holon migrate', () => {
+  test('copies a demo journal as it is; the store then shows what the state folder shows, and goes on from it', async () => {
+    const url = await newDatabase();
+    const before = journalBytes(demo);
+    const events = readEvents(demo);
+    const r = await holon(['migrate', '--to', url, '--state', demo, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { events: number; head: string; signed_through: number };
+    const last = events.at(-1);
+    assert.equal(report.events, last?.seq);
+    assert.equal(report.head, last?.hash);
+    assert.ok(report.signed_through > 0, 'the demo signed checkpoints, and they came along');
+    assert.deepEqual(journalBytes(demo), before, 'the journal is left as it was');
+
+    // Row for row what the journal holds: the chain and its signed checkpoints are the same.
+    const copied = (await rows(url)) ?? [];
+    assert.equal(copied.length, events.length);
+    for (const [i, e] of events.entries()) {
+      const row = copied[i];
+      assert.deepEqual({ seq: Number(row?.seq), time: row?.time, type: row?.type, data: JSON.parse(row?.data ?? 'null') as unknown, prev: row?.prev, hash: row?.hash }, e);
+    }
+
+    const elsewhere = emptyState();
+    for (const args of [['budget'], ['receipts'], ['approvals', '--all'], ['mandate', 'list']]) {
+      const file = await holon([...args, '--state', demo, '--json']);
+      const team = await holon([...args, '--state', elsewhere, '--store', url, '--json']);
+      assert.equal(file.code, 0, file.stderr);
+      assert.equal(team.code, 0, team.stderr);
+      assert.deepEqual(JSON.parse(team.stdout), JSON.parse(file.stdout), `holon ${args.join(' ')} shows the same`);
+    }
+
+    const funded = await holon(['fund', 'demo', '1', '--state', elsewhere, '--store', url]);
+    assert.equal(funded.code, 0, funded.stderr);
+    const grown = (await rows(url)) ?? [];
+    assert.ok(grown.length > events.length);
+    assert.equal(grown[events.length]?.prev, last?.hash, 'the next event links to the copied head');
+    assert.deepEqual(journalBytes(demo), before, 'what the team does from here on stays out of the journal');
+  });
+
+  test('a database that already holds events is refused and left as it was', async () => {
+    const url = await newDatabase();
+    const funded = await holon(['fund', 'team', '3', '--state', emptyState(), '--store', url]);
+    assert.equal(funded.code, 0, funded.stderr);
+    const held = await rows(url);
+    const r = await holon(['migrate', '--to', url, '--state', demo]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /already holds events/);
+    assert.deepEqual(await rows(url), held);
+  });
+
+  test('a tampered journal is refused and nothing is written', async () => {
+    const url = await newDatabase();
+    const state = demoCopy();
+    const lines = fs.readFileSync(journalFile(state), 'utf8').split('\n');
+    // The first fund event, its amount raised and its hash left as it was.
+    const at = lines.findIndex((l) => l.includes('"type":"account.funded"'));
+    assert.ok(at >= 0, 'the demo funds an account');
+    const e = JSON.parse(lines[at] ?? '') as { data: Record<string, unknown> };
+    e.data['amount'] = '500';
+    lines[at] = JSON.stringify(e);
+    fs.writeFileSync(journalFile(state), lines.join('\n'));
+    const r = await holon(['migrate', '--to', url, '--state', state, '--json']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /does not verify/);
+    assert.match(r.stderr, new RegExp(`line ${at + 1}`));
+    assert.equal(await rows(url), undefined, 'the database was not even touched');
+  });
+
+  test('a journal that ends in a torn append is refused and nothing is written', async () => {
+    const url = await newDatabase();
+    const state = demoCopy();
+    fs.appendFileSync(journalFile(state), '{"seq":');
+    const r = await holon(['migrate', '--to', url, '--state', state]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /torn append/);
+    assert.equal(await rows(url), undefined);
+  });
+
+  test('a URL that is not PostgreSQL, or none, is a usage error', async () => {
+    const bad = await holon(['migrate', '--to', 'mysql://root@127.0.0.1/holon', '--state', demo]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /postgres:\/\//);
+    const none = await holon(['migrate', '--state', demo]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /--to URL/);
+  });
+
+  test('a journal of several batches, copied by the member role of an initialised store', async () => {
+    const admin = await newDatabase();
+    await initStore(admin, { member: 'holon_member' });
+    const url = admin.replace('postgres://postgres@', 'postgres://holon_member@');
+    const state = emptyState();
+    const file = openState(state, { clock: systemClock, logger: silentLogger, durable: false, watch: false, snapshotEvery: 0 });
+    try {
+      // 2,500 events in one transaction, and the checkpoint it signs: three statements of at most 1,000.
+      const funded = { type: 'account.funded', data: { account: 'team', amount: '0.01', currency: 'EUR' } };
+      await file.transact(() => ({ events: Array.from({ length: 2500 }, () => funded), result: undefined }));
+      await file.checkpoint();
+    } finally {
+      file.close();
+    }
+    const report = await migrateJournal(state, url, { logger: silentLogger });
+    assert.equal(report.events, 2501);
+    assert.equal(report.signed_through, 2501);
+    const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: lazySigner(emptyState()), watch: false });
+    try {
+      assert.equal(store.seq, 2501);
+      assert.equal(store.state.accounts['team']?.funded['EUR'], 25_000_000n);
+    } finally {
+      await closeStore(store);
+    }
+  });
+
+  test('a state folder without a journal is refused', async () => {
+    const url = await newDatabase();
+    const r = await holon(['migrate', '--to', url, '--state', emptyState()]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no journal/);
+    assert.equal(await rows(url), undefined);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Who may decide, on a real PostgreSQL: two installations (two state folders, two keys) share one
+ * database. The lead is the approver of `demo`, the developer a member; the developer's agent asks, the
+ * developer cannot decide, the lead can, and the decision reaches the developer's store.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import { promisify } from 'node:util';
+import { after, before, test } from 'node:test';
+import { decideApproval, waitForDecision } from '../../src/core/approvals/flow.ts';
+import { approvalEvent } from '../../src/core/approvals/slice.ts';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { openStore } from '../../src/core/holon.ts';
+import { lazySigner } from '../../src/core/keys.ts';
+import type { HolonState } from '../../src/core/state.ts';
+import type { EventStore } from '../../src/core/store.ts';
+import { setTeamMember } from '../../src/core/team.ts';
+import { openRuntime } from '../../src/server/runtime.ts';
+import { connect, HOLON_BIN, INVOICES, MANDATE, ROOT, seedDemo, tempDir } from '../helpers.ts';
+import type { TestPostgres } from './harness.ts';
+import { startPostgres } from './harness.ts';
+
+let pg: TestPostgres;
+const cleanups: (() => void | Promise<void>)[] = [];
+
+before(async () => {
+  if (!fs.existsSync(HOLON_BIN)) await promisify(execFile)(process.execPath, ['esbuild.mjs'], { cwd: ROOT });
+  pg = await startPostgres();
+});
+
+after(async () => {
+  for (const c of cleanups.reverse()) await c();
+  pg.stop();
+});
+
+function stateDir(): string {
+  const t = tempDir('holon-pg-team-');
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+async function open(dir: string, url: string): Promise<EventStore<HolonState>> {
+  const store = await openStore(dir, { clock: systemClock, logger: silentLogger, store: url });
+  cleanups.push(() => store.close());
+  return store;
+}
+
+async function holon(args: string[]): Promise<{ code: number; out: string }> {
+  try {
+    const r = await promisify(execFile)(process.execPath, [HOLON_BIN, ...args], { env: { ...process.env, HOLON_STORE: '' } });
+    return { code: 0, out: r.stdout + r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
+
+async function until(cond: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('the lead decides what the developer\'s agent asks; the developer cannot', { timeout: 60_000 }, async () => {
+  const url = await pg.createDatabase('team');
+  const leadDir = stateDir();
+  const devDir = stateDir();
+  const lead = lazySigner(leadDir);
+  const dev = lazySigner(devDir);
+
+  // Opening the store registers each installation's key with its machine.
+  const leadStore = await open(leadDir, url);
+  // The files the agent names are in the developer's state folder.
+  await seedDemo(leadStore, systemClock, { threshold: '0.50', stateDir: devDir });
+  const devStore = await open(devDir, url);
+  await until(() => devStore.state.mandates[MANDATE] !== undefined, 'the demo to reach the developer');
+  await until(() => leadStore.state.team.installations[dev.publicKey] !== undefined, 'the developer\'s key to reach the lead');
+  const devMachine = leadStore.state.team.installations[dev.publicKey]?.machine;
+  assert.ok(devMachine);
+
+  await setTeamMember(leadStore, lead, { account: 'demo', key: lead.publicKey, name: 'Lea', role: 'approver' });
+  await setTeamMember(leadStore, lead, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'member' });
+
+  // The developer's agent, through a server on the developer's installation, asks for a call over the threshold.
+  const runtime = openRuntime(devDir, { clock: systemClock, logger: silentLogger, store: devStore, approvals: { waitMs: 0, elicitation: false, elicitationWaitMs: 0 } });
+  const client = await connect(runtime);
+  cleanups.push(() => client.close());
+  const asked = await client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICES } } });
+  const id = (asked.structuredContent as { approval?: string } | undefined)?.approval ?? "";
+  assert.ok(id.startsWith('apr_'), JSON.stringify(asked));
+
+  await until(() => leadStore.state.approvals[id] !== undefined, 'the request to reach the lead');
+  const seen = leadStore.state.approvals[id];
+  assert.deepEqual(seen?.origin, { machine: devMachine, key: dev.publicKey }, 'the lead sees which machine and installation asked');
+
+  // The developer cannot decide it, nor can a decision written straight into the table.
+  const seq = devStore.seq;
+  await assert.rejects(decideApproval(devStore, systemClock, id, 'approved', 'cli', dev), (err: unknown) => (err as { details?: Record<string, unknown> }).details?.['reason'] === 'not_an_approver');
+  assert.equal(devStore.seq, seq, 'the refusal appended nothing');
+  await devStore.transact(() => ({ events: [approvalEvent('approval.decided', { id, decision: 'approved', channel: 'cli' })], result: undefined }));
+  await until(() => leadStore.seq === devStore.seq, 'the forged row to reach the lead');
+  assert.equal(leadStore.state.approvals[id]?.status, 'pending');
+  assert.equal(devStore.state.approvals[id]?.status, 'pending');
+
+  // The lead decides; the developer's store sees it.
+  const waiting = waitForDecision(devStore, id, 5000);
+  await decideApproval(leadStore, systemClock, id, 'approved', 'panel', lead);
+  assert.equal(await waiting, 'approved');
+  assert.equal(devStore.state.approvals[id]?.decided_by, lead.publicKey);
+
+  // The CLI shows the team and its machines; changing it needs a terminal.
+  const listed = await holon(['team', 'list', '--json', '--state', devDir, '--store', url]);
+  assert.equal(listed.code, 0, listed.out);
+  const team = JSON.parse(listed.out) as { accounts: { account: string; members: { key: string; role: string; machine: string | null }[] }[] };
+  const members = team.accounts.find((a) => a.account === 'demo')?.members ?? [];
+  assert.deepEqual(members.map((m) => [m.key, m.role, m.machine]).sort(), [[lead.publicKey, 'approver', devMachine], [dev.publicKey, 'member', devMachine]].sort());
+  const added = await holon(['team', 'add', dev.publicKey, '--account', 'demo', '--name', 'Dev', '--approver', '--state', devDir, '--store', url]);
+  assert.notEqual(added.code, 0);
+  assert.match(added.out, /needs a human at a terminal/);
+  assert.equal(devStore.state.team.accounts['demo']?.members[dev.publicKey]?.role, 'member');
+  await runtime.close({ checkpoint: false });
+});
