@@ -18,10 +18,11 @@ const base = {
 
 /**
  * Modules the extension loads only when first needed (with `import()`): the schemas (zod) that check
- * what a human or a view sends, and the YAML and diff libraries of the personnel change diff panel. They go to dist/lazy.js, so activating the extension never compiles or
- * runs them.
+ * what a human or a view sends, the YAML and diff libraries of the personnel change diff panel, and the
+ * PostgreSQL client of the team store. They go to dist/lazy.js, so activating the extension never
+ * compiles or runs them.
  */
-const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', 'src/core/postgresStore.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
 /** @type {import('esbuild').Plugin} */
 const lazyModules = {
@@ -63,6 +64,12 @@ function sharedSdk(sdkPath) {
 }
 const besideSdk = sharedSdk("require('node:path').join(__dirname, 'sdk.js')");
 
+/**
+ * pg's optional native binding: pg requires it only when asked for `pg.native`, which Holon never is.
+ * Left to `require` at run time (where it would fail cleanly), never bundled or resolved at build time.
+ */
+const PG_NATIVE = 'pg-native';
+
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
   {
@@ -87,6 +94,7 @@ const targets = [
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+    external: [PG_NATIVE],
     plugins: [besideSdk],
   },
   // The journal's worker thread (snapshots, verify), beside both bundles that open a journal (holon.js and extension.js).
@@ -105,7 +113,7 @@ const targets = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
-    external: ['vscode'],
+    external: ['vscode', PG_NATIVE],
     plugins: [lazyModules],
   },
   {
@@ -121,6 +129,7 @@ const targets = [
     platform: 'node',
     format: 'cjs',
     target: 'node20',
+    external: [PG_NATIVE],
     plugins: [besideSdk],
   },
   {

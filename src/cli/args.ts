@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HolonError } from '../core/errors.ts';
+import { STORE_ENV } from '../core/storeUrl.ts';
 
 /** An option a command takes. */
 export interface OptionSpec {
@@ -47,9 +48,15 @@ export function resolveStateDir(flag: string | undefined): string {
   return dir;
 }
 
-/** The shared store: --store, else HOLON_STORE (empty: none), else the state folder's journal (undefined). */
+/**
+ * The shared store: --store, else HOLON_STORE (empty: none), else the state folder's journal (undefined).
+ * HOLON_STORE is read once and removed from this process's environment, like the wallet's key: it may
+ * carry the database's password, and the processes a server starts (agents, git) must not inherit it.
+ */
 export function resolveStore(flag: string | undefined): string | undefined {
-  const url = flag ?? process.env['HOLON_STORE'];
+  const handed = process.env[STORE_ENV];
+  delete process.env[STORE_ENV];
+  const url = flag ?? handed;
   return url === undefined || url === '' ? undefined : url;
 }
 

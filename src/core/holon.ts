@@ -6,7 +6,7 @@ import type { WorkerSpec } from './journal.ts';
 import { FileJournal, runWorker } from './journal.ts';
 import { lazySigner } from './keys.ts';
 import { thisProcess } from './owner.ts';
-import { isPostgresUrl, PostgresStore } from './postgresStore.ts';
+import { isPostgresUrl } from './storeUrl.ts';
 import { HolonError } from './errors.ts';
 import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
@@ -36,6 +36,8 @@ export async function openStore(dir: string, options: OpenStateOptions & { store
   if (options.store === undefined) return openState(dir, options);
   if (!isPostgresUrl(options.store)) throw new HolonError('invalid_input', 'a store is a postgres:// (or postgresql://) URL');
   const signer = lazySigner(path.resolve(dir));
+  // Loaded only for a team store: the extension bundles it apart (dist/lazy.js), so activating on the journal never reads it.
+  const { PostgresStore } = await import('./postgresStore.ts');
   const store = await PostgresStore.open({ url: options.store, reducer: holonReducer, clock: options.clock, logger: options.logger, signer, ...(options.watch !== undefined ? { watch: options.watch } : {}) });
   try {
     await registerInstallation(store, signer, thisProcess().host);

@@ -21,6 +21,9 @@ import { processKey, thisProcess } from './owner.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxResult } from './store.ts';
 import { checkpointMessage, eventHash, eventProblem } from './store.ts';
 
+// Where the URL check lived first; its home is storeUrl.ts, which loads no client.
+export { isPostgresUrl } from './storeUrl.ts';
+
 /** The table every event is in, and the channel that announces new ones. */
 export const TABLE = 'holon_events';
 const CHANNEL = 'holon_events';
@@ -44,11 +47,6 @@ function presenceKey(p: ProcessRef): number {
 /** The socket under a pg client (not part of its typed API). */
 function streamOf(client: Client | undefined): { ref?: () => void; unref?: () => void } | undefined {
   return (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void } } } | undefined)?.connection?.stream;
-}
-
-/** True for a `postgres://` or `postgresql://` URL: a store the CLI opens with PostgresStore. */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
 }
 
 /** Options of a PostgreSQL store. */

@@ -16,4 +16,6 @@ export const COMMANDS = {
   importWallet: 'holon.importWallet',
   showProposal: 'holon.showProposal',
   createRunToken: 'holon.createRunToken',
+  setStorePassword: 'holon.setStorePassword',
+  clearStorePassword: 'holon.clearStorePassword',
 } as const;

@@ -19,7 +19,9 @@ import type { EditorWallet } from './wallet.ts';
 import type { MandateEditorPanels } from './mandateEditorPanel.ts';
 import type { ProposalPanels } from './proposalPanel.ts';
 import type { ReceiptsPanel } from './receiptsPanel.ts';
-import { registries } from './settings.ts';
+import { registries, storeSetting } from './settings.ts';
+import { teamStoreFromSetting } from './storeSetting.ts';
+import type { TeamStore } from './storeSetting.ts';
 import { harnessPermissions } from '../core/office/tools.ts';
 import { createRunToken } from '../core/runTokens.ts';
 import type { Mandate } from '../core/model.ts';
@@ -54,7 +56,15 @@ export interface CommandDeps {
   receipts: ReceiptsPanel;
   mandateEditor: MandateEditorPanels;
   proposals: ProposalPanels;
+  secrets: vscode.SecretStorage;
   log: vscode.LogOutputChannel;
+}
+
+/** The team store `holon.store` names; a command about its password has nothing to do without one. */
+function namedTeamStore(): TeamStore {
+  const team = teamStoreFromSetting(storeSetting());
+  if (!team) throw new HolonError('invalid_input', 'no team store is set: put its postgres://user@host:port/database URL in holon.store, in your user settings, first');
+  return team;
 }
 
 function validAmount(text: string): string | undefined {
@@ -198,6 +208,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       }
     }),
     register(COMMANDS.verifyLedger, async () => {
+      // TODO(issue 11): verify a team store's chain and checkpoints (holon verify cannot yet either).
+      const where = state.storeInUse;
+      if (where.kind === 'team') throw new HolonError('invalid_input', `Verify Ledger checks this workspace's journal; the team store ${where.label} cannot be verified yet, though every row read from it is checked`);
       if (!fs.existsSync(path.join(state.dir, JOURNAL_FILE))) throw new HolonError('not_found', 'there is no ledger yet');
       const r = await verifyInWorker(state.dir);
       if (r.ok) void vscode.window.showInformationMessage(`Holon: ledger ${verifyText(r)}`);
@@ -254,6 +267,25 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       const address = await deps.wallet.keep(pasted);
       void vscode.window.showInformationMessage(`Holon: wallet ${address} imported.`);
       return address;
+    }),
+    // The password goes to SecretStorage (the OS keychain) under a key naming the store's URL, never to
+    // settings; the state reopens the store when it changes (teamStore.ts).
+    register(COMMANDS.setStorePassword, async (passwordArg?: unknown) => {
+      const team = namedTeamStore();
+      const password =
+        typeof passwordArg === 'string'
+          ? passwordArg
+          : await vscode.window.showInputBox({ title: `Holon: password of the team store ${team.label}`, prompt: `The PostgreSQL password for ${team.url}. It is kept in VS Code's secret storage, never in settings or the workspace.`, password: true, ignoreFocusOut: true });
+      if (password === undefined || password === '') return undefined;
+      await deps.secrets.store(team.secretKey, password);
+      void vscode.window.showInformationMessage(`Holon: password kept for the team store ${team.label}; reconnecting.`);
+      return team.label;
+    }),
+    register(COMMANDS.clearStorePassword, async () => {
+      const team = namedTeamStore();
+      await deps.secrets.delete(team.secretKey);
+      void vscode.window.showInformationMessage(`Holon: the password of the team store ${team.label} is forgotten.`);
+      return team.label;
     }),
     register(COMMANDS.openStateFolder, async () => {
       // Only a desktop VS Code on this machine can show a folder in the OS; elsewhere (a browser, a

@@ -2,24 +2,52 @@ import * as vscode from 'vscode';
 import { setApprovalChannels } from '../core/approvals/flow.ts';
 import type { Clock, Logger } from '../core/deps.ts';
 import { systemClock } from '../core/deps.ts';
-import { openState } from '../core/holon.ts';
+import { openStore } from '../core/holon.ts';
 import { lazySigner } from '../core/keys.ts';
 import { recoverOrphanedHolds } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import { initialState } from '../core/state.ts';
 import type { EventStore, Signer } from '../core/store.ts';
 import type { ApprovalConfig } from './settings.ts';
-import { approvalConfig } from './settings.ts';
+import { approvalConfig, storeSetting } from './settings.ts';
+import type { StoreInUse, TeamStore } from './storeSetting.ts';
+import { teamStoreFromSetting, withPassword } from './storeSetting.ts';
 
 const SELECTED = 'holon.selectedMandate';
 
+/** What the settings choose now: a store, or why the one named cannot be used. */
+interface StoreChoice {
+  where: StoreInUse;
+  team: TeamStore | undefined;
+  problem: Error | undefined;
+}
+
+/** Two choices with the same key open the same store (or fail the same way). */
+function choiceKey(c: StoreChoice): string {
+  return c.problem ? `problem:${c.problem.message}` : (c.team?.url ?? '');
+}
+
+function chooseStore(): StoreChoice {
+  try {
+    const team = teamStoreFromSetting(storeSetting());
+    return { where: team ? { kind: 'team', url: team.url, label: team.label } : { kind: 'journal' }, team, problem: undefined };
+  } catch (err) {
+    // The value may hold a password: name the setting, never its value.
+    return { where: { kind: 'team', url: '', label: 'holon.store' }, team: undefined, problem: err as Error };
+  }
+}
+
 /**
- * The editor's view of one state folder (workspace storage): the journal, tailed so that a change
- * appended by any process (a server, the CLI) fires `onDidChange`; and the selected mandate, kept in
- * workspace state — never in a workspace file an agent could edit.
+ * The editor's view of the ledger: the journal in one state folder (workspace storage), or the team store
+ * the human named in `holon.store`, tailed so that a change appended by any process (a server, the CLI)
+ * fires `onDidChange`; and the selected mandate, kept in workspace state — never in a workspace file an
+ * agent could edit.
  *
- * The journal is opened after activation returns, so that activating costs the same whatever the
- * journal's size; until then the state is empty, and `onDidChange` fires once it has loaded.
+ * The store is opened after activation returns, so that activating costs the same whatever the journal's
+ * size (and loads no PostgreSQL client); until then the state is empty, and `onDidChange` fires once it
+ * has loaded. When the team store's setting or password changes, `reopen` closes it and opens the one
+ * chosen now. A team store that cannot be opened is a failure shown to the human, never a quiet fall
+ * back to the local journal: two ledgers would each hold half of the team's spending.
  */
 export class EditorState implements vscode.Disposable {
   readonly dir: string;
@@ -27,12 +55,23 @@ export class EditorState implements vscode.Disposable {
   /** The installation key of this state folder: the human's decisions in the editor are signed with it. */
   readonly signer: Signer;
   private readonly changed = new vscode.EventEmitter<void>();
-  /** Fires after any change to the journal or to the selection, and once the journal has loaded. */
+  /** Fires after any change to the ledger or to the selection, once a store has loaded, and when one fails. */
   readonly onDidChange = this.changed.event;
+  private readonly failed = new vscode.EventEmitter<string>();
+  /** Fires with a sentence for the human when the chosen store cannot be opened, or broke. */
+  readonly onDidFail = this.failed.event;
   private opened: EventStore<HolonState> | undefined;
   private readonly empty = initialState();
-  private readonly loading: Promise<EventStore<HolonState>>;
-  private readonly closers: (() => void)[] = [];
+  private loading: Promise<EventStore<HolonState>>;
+  private closers: (() => void)[] = [];
+  /** Counts opens, so that a store that finishes opening after a newer one was asked for is closed unused. */
+  private generation = 0;
+  private choice: StoreChoice = { where: { kind: 'journal' }, team: undefined, problem: undefined };
+  private failure: string | undefined;
+  /** The opened store's URL with its password, for the server the editor starts; undefined on the journal. */
+  private serverUrl: string | undefined;
+  /** Whether a password was kept for the team store being opened (a refusal without one says what to do). */
+  private passwordKept = false;
   private disposed = false;
 
   constructor(
@@ -41,30 +80,116 @@ export class EditorState implements vscode.Disposable {
   ) {
     this.dir = (context.storageUri ?? context.globalStorageUri).fsPath;
     this.signer = lazySigner(this.dir);
-    this.loading = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      if (this.disposed) throw new Error('Holon was deactivated before its state loaded');
-      const store = openState(this.dir, { clock: this.clock, logger });
-      this.opened = store;
-      this.closers.push(store.subscribe(() => this.changed.fire()), recoverOrphanedHolds(store, logger), () => store.close());
-      this.changed.fire();
-      return store;
-    });
-    this.loading.catch((err: unknown) => logger.error(`could not open the state in ${this.dir}: ${(err as Error).message}`));
+    this.loading = this.open(new Promise<void>((resolve) => setImmediate(resolve)));
   }
 
-  /** The store, once the journal has loaded. */
+  /** The store, once it has loaded; rejects when the chosen store cannot be opened. */
   store(): Promise<EventStore<HolonState>> {
     return this.loading;
   }
 
-  /** True once the journal has loaded. */
+  /** True once the store has loaded. */
   get loaded(): boolean {
     return this.opened !== undefined;
   }
 
-  /** The latest state (empty until the journal has loaded). */
+  /** The latest state (empty until the store has loaded, and while the chosen one cannot be opened). */
   get state(): HolonState {
     return this.opened?.state ?? this.empty;
+  }
+
+  /** Which store the ledger is in (or is being opened). */
+  get storeInUse(): StoreInUse {
+    return this.choice.where;
+  }
+
+  /** Why the chosen store could not be opened, or undefined. */
+  get storeFailure(): string | undefined {
+    return this.failure;
+  }
+
+  /** Counts the stores opened, so that a server definition changes with the store (or its password). */
+  get storeGeneration(): number {
+    return this.generation;
+  }
+
+  /** The SecretStorage key of the chosen team store's password, or undefined on the journal. */
+  get storeSecretKey(): string | undefined {
+    return this.choice.team?.secretKey;
+  }
+
+  /** The URL, password included, of the store the server must open (the one this editor opened); undefined on the journal. */
+  async storeForServer(): Promise<string | undefined> {
+    await this.loading;
+    return this.serverUrl;
+  }
+
+  /**
+   * True when the user's settings now choose another store than the one in use: a change to a workspace's
+   * settings fires the same event as the user's, and must neither reopen the ledger nor repeat an error.
+   */
+  storeChoiceChanged(): boolean {
+    return choiceKey(chooseStore()) !== choiceKey(this.choice);
+  }
+
+  /** Closes the store and opens the one the settings choose now (after a new password, say). */
+  reopen(): Promise<EventStore<HolonState>> {
+    this.loading = this.open(Promise.resolve());
+    return this.loading;
+  }
+
+  private open(after: Promise<void>): Promise<EventStore<HolonState>> {
+    const generation = ++this.generation;
+    this.closeStore();
+    this.choice = chooseStore();
+    this.failure = undefined;
+    const { team, problem } = this.choice;
+    const loading = after.then(async () => {
+      if (this.disposed) throw new Error('Holon was deactivated before its state loaded');
+      if (problem) throw problem;
+      const password = team ? await this.context.secrets.get(team.secretKey) : undefined;
+      this.passwordKept = password !== undefined && password !== '';
+      const url = team ? withPassword(team.url, password) : undefined;
+      const store = await openStore(this.dir, { clock: this.clock, logger: this.logger, store: url });
+      if (generation !== this.generation || this.disposed) {
+        // A newer choice was made while this one opened: what waited for this store gets that one.
+        store.close();
+        if (this.disposed) throw new Error('Holon was deactivated before its state loaded');
+        return this.loading;
+      }
+      this.opened = store;
+      this.serverUrl = url;
+      this.closers.push(
+        store.subscribe(() => this.changed.fire()),
+        store.onBroken((err) => this.fail(generation, err)),
+        recoverOrphanedHolds(store, this.logger),
+        () => store.close(),
+      );
+      this.changed.fire();
+      return store;
+    });
+    loading.catch((err: unknown) => this.fail(generation, err));
+    this.changed.fire();
+    return loading;
+  }
+
+  private fail(generation: number, err: unknown): void {
+    if (generation !== this.generation || this.disposed) return;
+    const { where, problem } = this.choice;
+    const message = (err as Error).message;
+    // Say which store failed; a refused setting's own message already names holon.store.
+    const hint = this.passwordKept ? '' : ' (no password is kept for it: Holon: Set Team Store Password)';
+    this.failure = problem ? message : where.kind === 'team' ? `the team store ${where.label} cannot be used: ${message}${hint}` : `the journal in ${this.dir} cannot be used: ${message}`;
+    this.logger.error(this.failure);
+    this.changed.fire();
+    this.failed.fire(this.failure);
+  }
+
+  private closeStore(): void {
+    for (const close of this.closers.reverse()) close();
+    this.closers = [];
+    this.opened = undefined;
+    this.serverUrl = undefined;
   }
 
   /** The selected mandate, if it still exists. */
@@ -90,7 +215,8 @@ export class EditorState implements vscode.Disposable {
 
   dispose(): void {
     this.disposed = true;
-    for (const close of this.closers.reverse()) close();
+    this.closeStore();
     this.changed.dispose();
+    this.failed.dispose();
   }
 }

@@ -8,7 +8,7 @@ import type { EditorState } from './editorState.ts';
 import type { EditorWallet } from './wallet.ts';
 import type { ProposalPanels } from './proposalPanel.ts';
 import { artifactFile } from './artifacts.ts';
-import { holonViewState, proposalOfApproval } from './views.ts';
+import { holonViewState, proposalOfApproval, storeInfo } from './views.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
 
@@ -42,7 +42,8 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 
   /** The state the view shows now. */
   current(): HolonViewState {
-    return holonViewState(this.state.state, this.state.selected ?? null, this.state.clock.now(), channelAccepted(this.state.state, 'panel'), this.wallet.address ?? null, this.state.signer);
+    const s = this.state;
+    return holonViewState(s.state, s.selected ?? null, s.clock.now(), channelAccepted(s.state, 'panel'), this.wallet.address ?? null, s.signer, storeInfo(s.storeInUse, s.storeFailure));
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import * as M from '../core/money.ts';
 import { budgetOf } from '../core/spend.ts';
 import { allowPrivateSellers, githubOwner } from './settings.ts';
+import { serverStoreEnv } from './storeSetting.ts';
 import type { EditorState } from './editorState.ts';
 import type { EditorWallet } from './wallet.ts';
 
@@ -29,8 +30,10 @@ export const PROVIDER_ID = 'holon.mandate';
 function fingerprint(state: EditorState, mandate: string, wallet: boolean): string {
   const m = state.state.mandates[mandate];
   const cfg = state.approvalConfig();
+  // The store's URL (never its password) and how many times it was opened: a new store or password restarts the server.
+  const store = state.storeInUse;
   return createHash('sha256')
-    .update(JSON.stringify([mandate, m?.toolsets ?? [], cfg.channels.includes('elicitation'), cfg.waitSeconds, wallet, allowPrivateSellers(), githubOwner()]))
+    .update(JSON.stringify([mandate, m?.toolsets ?? [], cfg.channels.includes('elicitation'), cfg.waitSeconds, wallet, allowPrivateSellers(), githubOwner(), store.kind === 'team' ? store.url : '', state.storeGeneration]))
     .digest('hex')
     .slice(0, 12);
 }
@@ -39,13 +42,15 @@ function fingerprint(state: EditorState, mandate: string, wallet: boolean): stri
  * One MCP server, "Holon · <mandate>", for the selected mandate: `holon mcp` run by VS Code's own Node
  * (`process.execPath` with ELECTRON_RUN_AS_NODE), on the workspace-storage state.
  */
-export function serverDefinition(state: EditorState, holonJs: string, mandate: string | undefined, walletKey?: string, githubKey?: string): vscode.McpStdioServerDefinition {
+export function serverDefinition(state: EditorState, holonJs: string, mandate: string | undefined, walletKey?: string, githubKey?: string, storeUrl?: string): vscode.McpStdioServerDefinition {
   const cfg = state.approvalConfig();
   const args = [holonJs, 'mcp', '--state', state.dir, '--approval-wait', String(cfg.waitSeconds)];
   if (!cfg.channels.includes('elicitation')) args.push('--no-elicitation');
   if (mandate) args.push('--mandate', mandate);
-  // The wallet's key goes to the server in its environment, which it drops at once (core/wallet.ts).
-  const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', ...(walletKey ? { [WALLET_ENV]: walletKey } : {}) };
+  // The wallet's key and the team store's URL (with its password) go to the server in its environment,
+  // never its arguments (which `ps` shows); it drops both at once (core/wallet.ts, cli/args.ts). Like the
+  // key, the URL is then part of the definition VS Code holds for this server.
+  const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', ...(walletKey ? { [WALLET_ENV]: walletKey } : {}), ...serverStoreEnv(storeUrl) };
   if (allowPrivateSellers()) args.push('--allow-private-sellers');
   // The office publishes artifacts into the open folder, and its git is the office's forge.
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -74,8 +79,10 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
     onDidChangeMcpServerDefinitions: changed.event,
     // Which mandate is selected is known once the journal has loaded (just after activation).
     provideMcpServerDefinitions: async () => {
-      await state.store();
-      return [serverDefinition(state, holonJs, state.selected, await wallet.key(), await githubToken(false))];
+      // No server on a store the editor cannot open: it would fail the same way (the view says why).
+      const storeUrl = await state.storeForServer().catch(() => null);
+      if (storeUrl === null) return [];
+      return [serverDefinition(state, holonJs, state.selected, await wallet.key(), await githubToken(false), storeUrl)];
     },
     resolveMcpServerDefinition: async () => {
       await state.store();
@@ -94,7 +101,7 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
           if (answer === undefined) return undefined;
         }
       }
-      const resolved = serverDefinition(state, holonJs, mandateId, await wallet.key(), await githubToken(true));
+      const resolved = serverDefinition(state, holonJs, mandateId, await wallet.key(), await githubToken(true), await state.storeForServer());
       return resolved;
     },
   };

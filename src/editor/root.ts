@@ -9,6 +9,8 @@ import { registerProvider } from './provider.ts';
 import { ProposalPanels } from './proposalPanel.ts';
 import { ReceiptsPanel } from './receiptsPanel.ts';
 import { registerStatusBar } from './statusBar.ts';
+import type { StoreInUse } from './storeSetting.ts';
+import { registerTeamStore } from './teamStore.ts';
 import { registerTerminals } from './terminals.ts';
 import { EditorWallet } from './wallet.ts';
 import { webviewAssets } from './webviewAssets.ts';
@@ -22,6 +24,8 @@ import type { WebviewDeps } from './webviewHost.ts';
 export interface HolonApi {
   /** The state folder this window's servers, panel and terminals share. */
   stateDir: string;
+  /** Which store the ledger is in now: this workspace's journal, or the team store of `holon.store`. */
+  storeInUse(): StoreInUse;
 }
 
 export function activateHolon(context: vscode.ExtensionContext): { disposable: vscode.Disposable; api: HolonApi } {
@@ -56,8 +60,9 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
     view,
     vscode.window.registerWebviewViewProvider(HOLON_VIEW_ID, view),
     registerProvider(state, holonJs, wallet),
-    registerCommands({ state, wallet, holonJs, demoCatalog, receipts, mandateEditor, proposals, log }),
+    registerCommands({ state, wallet, holonJs, demoCatalog, receipts, mandateEditor, proposals, secrets: context.secrets, log }),
     registerStatusBar(state),
+    registerTeamStore(state, context.secrets, log),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('holon.approvals')) state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
     }),
@@ -67,5 +72,5 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
   const disposable = new vscode.Disposable(() => {
     for (const d of disposables.reverse()) d.dispose();
   });
-  return { disposable, api: { stateDir: state.dir } };
+  return { disposable, api: { stateDir: state.dir, storeInUse: () => state.storeInUse } };
 }

@@ -58,3 +58,11 @@ export function githubOwner(): string | null {
   const raw = read<unknown>('office.githubOwner', '');
   return typeof raw === 'string' && /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(raw) ? raw : null;
 }
+
+/**
+ * The team store the human named (`holon.store`), as written; storeSetting.ts says whether it can be used.
+ * A user setting only: a workspace that named a store would choose which ledger the human's approvals go to.
+ */
+export function storeSetting(): unknown {
+  return read<unknown>('store', '');
+}

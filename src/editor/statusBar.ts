@@ -15,9 +15,21 @@ export function registerStatusBar(state: EditorState): vscode.Disposable {
   item.name = 'Holon';
   const notified = new Set<string>();
   const update = (): void => {
+    const where = state.storeInUse;
+    const ledger = where.kind === 'team' ? `Team store: ${where.label}` : "Ledger: this workspace's journal";
+    const failure = state.storeFailure;
+    if (failure !== undefined) {
+      item.text = '$(error) Holon';
+      item.tooltip = `Holon: ${failure}`;
+      item.command = COMMANDS.showPanel;
+      item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+      item.show();
+      return;
+    }
     if (!state.loaded) {
       item.text = '$(loading~spin) Holon';
-      item.tooltip = 'Holon: loading the state';
+      item.tooltip = where.kind === 'team' ? `Holon: connecting to the team store ${where.label}` : 'Holon: loading the state';
+      item.backgroundColor = undefined;
       item.show();
       return;
     }
@@ -26,9 +38,11 @@ export function registerStatusBar(state: EditorState): vscode.Disposable {
     const budget = state.selected ? budgetInfo(state.state, state.selected, now) : null;
     const base = budget ? `$(shield) ${budget.mandate} · ${budget.remaining}` : '$(shield) Holon: select a mandate';
     item.text = waiting.length > 0 ? `${base}  $(bell-dot) ${waiting.length}` : base;
-    item.tooltip = budget
-      ? `Holon — ${budget.mandate}: spent ${budget.spent}, held ${budget.held}, remaining ${budget.remaining}; approval above ${budget.threshold}${waiting.length > 0 ? `\n${waiting.length} approval(s) waiting` : ''}`
-      : 'Holon: no mandate selected';
+    item.tooltip = `${
+      budget
+        ? `Holon — ${budget.mandate}: spent ${budget.spent}, held ${budget.held}, remaining ${budget.remaining}; approval above ${budget.threshold}${waiting.length > 0 ? `\n${waiting.length} approval(s) waiting` : ''}`
+        : 'Holon: no mandate selected'
+    }\n${ledger}`;
     item.command = budget ? COMMANDS.showPanel : COMMANDS.selectMandate;
     item.backgroundColor = waiting.length > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     item.show();

@@ -11,7 +11,8 @@ import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { Signer } from '../core/store.ts';
 import { approversOf } from '../core/team.ts';
-import type { BudgetInfo, HolonViewState, PendingApproval } from '../webview/protocol/holonView.ts';
+import type { BudgetInfo, HolonViewState, PendingApproval, StoreInfo } from '../webview/protocol/holonView.ts';
+import type { StoreInUse } from './storeSetting.ts';
 import type { ProposalState } from '../webview/protocol/proposal.ts';
 import type { PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
 import { purchasesOf } from '../core/commerce/purchases.ts';
@@ -60,8 +61,19 @@ export function pendingApprovalView(s: HolonState, a: Approval, decider?: Pick<S
   };
 }
 
-/** The Holon view's state; `decider` is this installation, whose right to decide each approval is shown. */
-export function holonViewState(s: HolonState, mandateId: string | null, now: number, panelApprovals: boolean, wallet: string | null = null, decider?: Pick<Signer, 'publicKey'>): HolonViewState {
+/**
+ * The Holon view's state; `decider` is this installation, whose right to decide each approval is shown;
+ * `store` is where the ledger is.
+ */
+export function holonViewState(
+  s: HolonState,
+  mandateId: string | null,
+  now: number,
+  panelApprovals: boolean,
+  wallet: string | null = null,
+  decider?: Pick<Signer, 'publicKey'>,
+  store: StoreInfo = storeInfo({ kind: 'journal' }),
+): HolonViewState {
   return {
     mandate: mandateId,
     budget: mandateId ? budgetInfo(s, mandateId, now) : null,
@@ -69,7 +81,13 @@ export function holonViewState(s: HolonState, mandateId: string | null, now: num
     panelApprovals,
     wallet,
     ...officeRows(s),
+    store,
   };
+}
+
+/** Where the ledger is, as the view shows it: the team store's `host/database`, never its URL. */
+export function storeInfo(where: StoreInUse, failure?: string): StoreInfo {
+  return where.kind === 'team' ? { kind: 'team', label: where.label, error: failure ?? null } : { kind: 'journal', label: "this workspace's journal", error: failure ?? null };
 }
 
 /** The office's mail waiting to be read (what woke someone) and its newest artifacts. */

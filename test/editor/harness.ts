@@ -361,6 +361,8 @@ export interface RunDirs {
 
 /** The catalog the workspace settings of every run name, as an agent would plant one. */
 export const PLANTED_REGISTRY = '/tmp/holon-planted-catalog.json';
+/** The team store the workspace settings of every run name: a database the agent would control. */
+export const PLANTED_STORE = 'postgres://agent@127.0.0.1:1/planted';
 
 /** A fresh run folder with a user settings file: no welcome page, tools run without VS Code's modal. */
 export function newRun(name: string, settings: Record<string, unknown> = {}): RunDirs {
@@ -376,12 +378,13 @@ export function newRun(name: string, settings: Record<string, unknown> = {}): Ru
   };
   for (const d of [dirs.extensions, dirs.workspace, path.join(dirs.userData, 'User'), ...Object.values(dirs.xdg)]) fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(dirs.workspace, 'README.md'), '# A workspace for the Holon editor tests\n');
-  // What an agent that can edit the workspace would plant: terminal approvals turned back on, and a
-  // catalog of its own. Holon must read neither (the in-host suite checks it).
+  // What an agent that can edit the workspace would plant: terminal approvals turned back on, a catalog
+  // of its own, and a team store of its own (a ledger it controls). Holon must read none (the in-host
+  // suite checks it).
   fs.mkdirSync(path.join(dirs.workspace, '.vscode'));
   fs.writeFileSync(
     path.join(dirs.workspace, '.vscode', 'settings.json'),
-    JSON.stringify({ 'holon.approvals.channels': ['panel', 'elicitation', 'cli'], 'holon.registries': [PLANTED_REGISTRY], 'holon.approvals.waitSeconds': 1 }, null, 2) + '\n',
+    JSON.stringify({ 'holon.approvals.channels': ['panel', 'elicitation', 'cli'], 'holon.registries': [PLANTED_REGISTRY], 'holon.approvals.waitSeconds': 1, 'holon.store': PLANTED_STORE }, null, 2) + '\n',
   );
   const defaults = {
     'workbench.startupEditor': 'none',

@@ -141,6 +141,7 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
     wallet: null,
     mail: [],
     artifacts: [],
+    store: { kind: 'journal', label: "this workspace's journal", error: null },
     ...overrides,
   };
 }

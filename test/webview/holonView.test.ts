@@ -41,6 +41,27 @@ describe('no mandate', () => {
   });
 });
 
+describe('the store', () => {
+  test('says which ledger this is: the journal, or the team store by host/database', () => {
+    renderHolonView(p.root, viewState(), post);
+    assert.equal(get(p.root, 'store').getAttribute('data-kind'), 'journal');
+    renderHolonView(p.root, viewState({ store: { kind: 'team', label: 'db.example.com/holon', error: null } }), post);
+    assert.equal(get(p.root, 'store').getAttribute('data-kind'), 'team');
+    assert.equal(get(p.root, 'store-label').textContent, 'db.example.com/holon');
+    assert.equal(byTestId(p.root, 'store-error'), null);
+  });
+
+  test('a team store that cannot be used is an alert naming it, with a way to set its password, on click only', () => {
+    const error = 'the team store db.example.com/holon cannot be used: password authentication failed for user "ada"';
+    renderHolonView(p.root, viewState({ mandate: null, budget: null, store: { kind: 'team', label: 'db.example.com/holon', error } }), post);
+    assert.equal(get(p.root, 'store').getAttribute('role'), 'alert');
+    assert.equal(get(p.root, 'store-error').textContent, error);
+    assert.deepEqual(posted, []);
+    click(get(p.root, 'run-setStorePassword'));
+    assert.deepEqual(posted, [{ type: 'run', command: 'setStorePassword' }]);
+  });
+});
+
 describe('budget', () => {
   test('shows the mandate and every amount, as sent', () => {
     renderHolonView(p.root, viewState(), post);

@@ -79,6 +79,18 @@ export const ArtifactRow = z.strictObject({ id: z.string(), title: z.string(), k
 /** A published artifact. */
 export type ArtifactRow = z.infer<typeof ArtifactRow>;
 
+/**
+ * Where the ledger is: this workspace's journal, or a team store (shown as `host/database`, never with
+ * its credentials); and why the chosen store cannot be used, when it cannot.
+ */
+export const StoreInfo = z.strictObject({
+  kind: z.enum(['journal', 'team']),
+  label: z.string().check(z.maxLength(300)),
+  error: z.nullable(z.string().check(z.maxLength(2000))),
+});
+/** Where the ledger is, and why it cannot be used. */
+export type StoreInfo = z.infer<typeof StoreInfo>;
+
 /** Everything the view shows. */
 export const HolonViewState = z.strictObject({
   mandate: z.nullable(z.string()),
@@ -91,6 +103,7 @@ export const HolonViewState = z.strictObject({
   /** The office: mail waiting to be read, and what the colleagues published. */
   mail: z.array(MailRow),
   artifacts: z.array(ArtifactRow),
+  store: StoreInfo,
 });
 /** Everything the view shows. */
 export type HolonViewState = z.infer<typeof HolonViewState>;
@@ -116,7 +129,7 @@ export const OpenArtifactCommand = z.strictObject({ type: z.literal('openArtifac
 export type OpenArtifactCommand = z.infer<typeof OpenArtifactCommand>;
 
 /** The commands the Holon view can run through `RunCommand`. */
-export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate', 'createWallet', 'createRunToken'] as const;
+export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate', 'createWallet', 'createRunToken', 'setStorePassword'] as const;
 
 /** View → host: run one of Holon's commands (select mandate, fund, receipts, create mandate). */
 export const RunCommand = z.strictObject({ type: z.literal('run'), command: z.enum(RUN_COMMANDS) });

@@ -1,6 +1,6 @@
 // The Holon view: the selected mandate and its budget (or what to do when there is none), and the
 // approvals that wait for the human, whatever their kind.
-import type { ApprovalKind, BudgetInfo, HolonViewCommand, HolonViewState, PendingApproval, RunCommand } from '../protocol/holonView.ts';
+import type { ApprovalKind, BudgetInfo, HolonViewCommand, HolonViewState, PendingApproval, RunCommand, StoreInfo } from '../protocol/holonView.ts';
 import { append, button, clear, h, keepFocus, setDisabled, time } from './dom.ts';
 
 /** Options of `renderHolonView`. */
@@ -33,6 +33,13 @@ export function renderHolonView(root: HTMLElement, state: HolonViewState, post: 
   ctx.post = post;
   if (options.resendAfterMs !== undefined) ctx.resendAfterMs = options.resendAfterMs;
   const view = ctx;
+
+  // Which ledger this is comes first: a team store that cannot be reached explains an empty view below.
+  const store = section(root, 'store');
+  keepFocus(store, () => {
+    clear(store);
+    store.appendChild(renderStore(doc, state.store, view));
+  });
 
   const head = section(root, 'head');
   keepFocus(head, () => {
@@ -161,6 +168,23 @@ function reconcile(container: HTMLElement, items: Keyed[]): void {
 
 function run(doc: Document, label: string, command: RunCommand['command'], view: ViewContext, secondary = false): HTMLElement {
   return button(doc, label, `run-${command}`, () => view.post({ type: 'run', command }), { secondary });
+}
+
+function renderStore(doc: Document, store: StoreInfo, view: ViewContext): HTMLElement {
+  const where = store.kind === 'team' ? 'Team store ' : 'Ledger: ';
+  const label = h(doc, 'span', { class: store.kind === 'team' ? 'mono' : undefined, 'data-testid': 'store-label' }, store.label);
+  if (store.error === null) {
+    const title = store.kind === 'team' ? "Accounts, mandates and receipts are shared with your team (holon.store)" : 'Accounts, mandates and receipts of this workspace only (holon.store is empty)';
+    return h(doc, 'p', { class: 'note muted', 'data-testid': 'store', 'data-kind': store.kind, title }, where, label);
+  }
+  return h(
+    doc,
+    'div',
+    { class: 'note error', 'data-testid': 'store', 'data-kind': store.kind, role: 'alert' },
+    h(doc, 'p', {}, where, label, ' cannot be used.'),
+    h(doc, 'p', { 'data-testid': 'store-error' }, store.error),
+    store.kind === 'team' && h(doc, 'div', { class: 'actions' }, run(doc, 'Set Password', 'setStorePassword', view, true)),
+  );
 }
 
 function renderCallToAction(doc: Document, view: ViewContext): HTMLElement {

@@ -3,6 +3,8 @@
  * VS Code's own MCP client (vscode.lm) lists and runs the market tools of the selected mandate.
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Holon } from './host.ts';
 import { activateHolon, allowToolsWithoutModal, FACTURE, holonCli, invoke, MANDATE, MARKET_TOOLS, seedDemo, startServer } from './host.ts';
@@ -24,6 +26,8 @@ const COMMAND_IDS = [
   'holon.importWallet',
   'holon.showProposal',
   'holon.createRunToken',
+  'holon.setStorePassword',
+  'holon.clearStorePassword',
 ];
 
 describe('Holon in a real VS Code', function () {
@@ -64,6 +68,11 @@ describe('Holon in a real VS Code', function () {
     assert.ok(channels?.workspaceValue === undefined || channels.workspaceValue.includes('cli'), 'the workspace file says cli');
     const recorded = JSON.parse(await holonCli(holon, ['approvals', 'channels', '--json'])) as { channels: string[] };
     assert.deepEqual(recorded.channels, ['elicitation', 'panel'], 'what the journal holds is the user\'s choice, not the workspace\'s');
+    // The workspace also names a team store (a ledger the agent would control): the editor stays on this workspace's journal.
+    const store = vscode.workspace.getConfiguration('holon').inspect<string>('store');
+    assert.ok(store?.workspaceValue === undefined || /planted/.test(store.workspaceValue), 'the workspace file names a store');
+    assert.deepEqual(holon.api.storeInUse(), { kind: 'journal' });
+    assert.ok(fs.existsSync(path.join(holon.api.stateDir, 'journal.jsonl')), 'the ledger is the journal in the state folder');
     const scopes = (holon.extension.packageJSON as { contributes: { configuration: { properties: Record<string, { scope?: string }> } } }).contributes.configuration.properties;
     for (const [key, p] of Object.entries(scopes)) assert.equal(p.scope, 'application', `${key} is a user setting only`);
   });

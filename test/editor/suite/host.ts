@@ -18,6 +18,8 @@ export const MARKET_TOOLS = ['search_agents', 'get_agent', 'call_agent', 'check_
 /** What the extension's activate() returns. */
 export interface HolonApi {
   stateDir: string;
+  /** Which store the ledger is in: the workspace's journal, or a team store. */
+  storeInUse(): { kind: 'journal' } | { kind: 'team'; url: string; label: string };
 }
 
 /** The activated Holon extension, its API, and the paths of what it bundles. */
@@ -37,8 +39,8 @@ export async function activateHolon(): Promise<Holon> {
   const exported = await extension.activate();
   const activationMs = Date.now() - start;
   const api = exported as Partial<HolonApi> | undefined;
-  if (typeof api?.stateDir !== 'string' || api.stateDir === '') throw new Error(`activate() of ${EXTENSION_ID} must return { stateDir }, returned ${JSON.stringify(exported)}`);
-  return { extension, api: { stateDir: api.stateDir }, holonJs: path.join(extension.extensionPath, 'dist', 'holon.js'), examplesDir: path.join(extension.extensionPath, 'dist', 'examples'), activationMs };
+  if (typeof api?.stateDir !== 'string' || api.stateDir === '' || typeof api.storeInUse !== 'function') throw new Error(`activate() of ${EXTENSION_ID} must return { stateDir, storeInUse }, returned ${JSON.stringify(exported)}`);
+  return { extension, api: { stateDir: api.stateDir, storeInUse: api.storeInUse }, holonJs: path.join(extension.extensionPath, 'dist', 'holon.js'), examplesDir: path.join(extension.extensionPath, 'dist', 'examples'), activationMs };
 }
 
 /** Runs the bundled CLI with VS Code's own runtime, as the integrated terminal's `holon` does. */
