@@ -227,14 +227,14 @@ export class PostgresStore<S> implements EventStore<S> {
       const sign = forceCheckpoint ? this.pos.seq + events.length > this.pos.lastCheckpointSeq : events.length > 0 && unsigned >= this.checkpointEvery;
       appended = this.chain(events, sign);
       if (appended.length > 0) {
-        // The rows and their announcement in one statement (the announcement leaves at COMMIT).
-        await client.query(
-          `WITH added AS (INSERT INTO ${TABLE} (seq, time, type, data, prev, hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) RETURNING seq)
-           SELECT pg_notify($7, (SELECT max(seq) FROM added)::text)`,
-          [appended.map((e) => e.seq), appended.map((e) => e.time), appended.map((e) => e.type), appended.map((e) => JSON.stringify(e.data)), appended.map((e) => e.prev), appended.map((e) => e.hash), CHANNEL],
-        );
+        // The rows, their announcement (it leaves at COMMIT) and the commit in one round trip: a simple
+        // query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers).
+        const lit = (v: string): string => client.escapeLiteral(v);
+        const values = appended.map((e) => `(${e.seq}, ${lit(e.time)}, ${lit(e.type)}, ${lit(JSON.stringify(e.data))}, ${lit(e.prev)}, ${lit(e.hash)})`).join(', ');
+        await client.query(`INSERT INTO ${TABLE} (seq, time, type, data, prev, hash) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${appended.at(-1)?.seq ?? 0}'); COMMIT`);
+      } else {
+        await client.query('COMMIT');
       }
-      await client.query('COMMIT');
       return result;
     } catch (err) {
       failed = err as Error;
