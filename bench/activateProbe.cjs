@@ -23,6 +23,7 @@ const context = {
   asAbsolutePath: (p) => path.join(root, p),
   workspaceState: { get: (k) => memento.get(k), update: async (k, v) => void memento.set(k, v), keys: () => [...memento.keys()] },
   environmentVariableCollection: { replace() {}, prepend() {}, append() {} },
+  secrets: { get: async () => undefined, store: async () => {}, delete: async () => {}, onDidChange: () => ({ dispose() {} }) },
 };
 
 const t0 = process.hrtime.bigint();

@@ -16,10 +16,13 @@ import { scanLines } from './journalIndex.ts';
 import { JournalLock } from './journalLock.ts';
 import { lazySigner } from './keys.ts';
 import { isPostgresUrl, PostgresStore, TABLE } from './postgresStore.ts';
+import { thisProcess } from './owner.ts';
 import { holonReducer } from './state.ts';
+import { registerInstallation } from './team.ts';
 import type { JournalEvent } from './store.ts';
 import { eventProblem, parseEventLine } from './store.ts';
-import { verifyJournal, verifyText } from './verify.ts';
+import type { VerifyReport } from './verify.ts';
+import { ChainCheck, verifyJournal, verifyText } from './verify.ts';
 
 /** The function and trigger that refuse UPDATE, DELETE and TRUNCATE on the events table, whoever asks. */
 const GUARD_FUNCTION = 'holon_events_append_only';
@@ -274,6 +277,8 @@ export async function migrateJournal(stateDir: string, url: string, deps: { logg
           state_sha256: folded,
         });
       }
+      // The copied checkpoints are signed with this installation's key: the store learns whose it is.
+      await registerInstallation(store, lazySigner(dir), thisProcess().host);
     } finally {
       store.close();
     }
@@ -281,5 +286,52 @@ export async function migrateJournal(stateDir: string, url: string, deps: { logg
   } finally {
     release();
     lock.close();
+  }
+}
+
+/** A verification reads this many rows per query, so that a long log is never held whole. */
+const VERIFY_BATCH = 10_000;
+
+/**
+ * `holon verify --store`: every row of a team store, in order, through the same check as a journal's
+ * lines (each follows the one before and is what its hash says; each checkpoint names the head before it
+ * and is signed over it), and every checkpoint's key registered in the store by its installation. Rows
+ * are read in batches; `line` in the report is the row's seq.
+ */
+export async function verifyStore(url: string): Promise<VerifyReport> {
+  requirePostgresUrl(url);
+  const client = await connect(url);
+  try {
+    const { rows: table } = await client.query<{ t: string | null }>(`SELECT to_regclass('${TABLE}')::text AS t`);
+    if (!table[0]?.t) throw new HolonError('not_found', `${redactUrl(url)} holds no Holon events (run \`holon store init\` first)`);
+    /** The first checkpoint each key signed: its installation must have registered it somewhere in the log. */
+    const signers = new Map<string, number>();
+    const chain = new ChainCheck(holonReducer.initial(), (key, seq) => void (signers.has(key) || signers.set(key, seq)));
+    for (;;) {
+      const { rows } = await client.query<{ seq: string; time: string; type: string; data: string; prev: string; hash: string }>(
+        `SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`,
+        [chain.seq],
+      );
+      for (const r of rows) {
+        let data: unknown;
+        try {
+          data = JSON.parse(r.data);
+        } catch {
+          return chain.report('its data is not JSON (the row was altered)', Number(r.seq));
+        }
+        const bad = chain.next({ seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash });
+        if (bad) return chain.report(bad, Number(r.seq));
+      }
+      if (rows.length < VERIFY_BATCH) break;
+    }
+    for (const [key, seq] of signers) {
+      if (!chain.state.team.installations[key]) {
+        // The chain holds; what cannot be trusted starts at that checkpoint.
+        return { ...chain.report(`checkpoint signed by a key that no installation registered in the store (${key})`, seq), events: seq - 1, first_bad: { line: seq, seq, problem: `checkpoint signed by a key that no installation registered in the store (${key})` } };
+      }
+    }
+    return chain.report(undefined, chain.seq);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }

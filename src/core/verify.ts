@@ -12,7 +12,9 @@ import { chainOver, INDEX_FILE, indexLine, scanLines } from './journalIndex.ts';
 import { installationPublicKey, verifySignature } from './keys.ts';
 import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
 import type { SnapshotHeader } from './snapshot.ts';
+import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
+import type { JournalEvent } from './store.ts';
 import { checkpointMessage, eventProblem, parseEventLine } from './store.ts';
 
 /** The first event that breaks the chain, and why. */
@@ -61,47 +63,30 @@ export function verifyJournal(stateDir: string): VerifyReport {
   // A snapshot of an older build is not wrong, only unusable here: it is ignored and rebuilt, never a failure.
   let snapshot: VerifyReport['snapshot'] = snap && !snap.ok ? { seq: null, ok: snap.stale === true, problem: snap.problem } : undefined;
 
-  let prev = '';
-  let seq = 0;
-  let checkpoints = 0;
-  let signedThrough = 0;
+  const chain = new ChainCheck(state, (k) => ((key ??= k) !== k ? "checkpoint signed by a key that is not this installation's" : undefined));
   let line = 0;
   let bad: string | undefined;
   let key = expectedKey;
   const { tail } = scanLines(file, 0, undefined, (text, offset) => {
     line += 1;
     const e = parseEventLine(text);
-    bad = e ? eventProblem(e, seq + 1, prev) : 'not a whole event (the line was altered)';
-    if (!e || bad) return false;
-    if (e.type === 'checkpoint') {
-      const d = e.data as { up_to?: number; head?: string; key?: string; sig?: string };
-      if (d.up_to !== seq || d.head !== prev || typeof d.key !== 'string' || typeof d.sig !== 'string') bad = 'checkpoint does not name the event before it';
-      else if ((key ??= d.key) !== d.key) bad = "checkpoint signed by a key that is not this installation's";
-      else if (!verifySignature(d.key, checkpointMessage(d.up_to, d.head), d.sig)) bad = 'checkpoint signature is invalid';
-      if (bad) return false;
-      checkpoints += 1;
-      signedThrough = e.seq;
-    }
-    if (header && offset < (header.index?.end ?? 0)) {
-      for (const k of holonReducer.keys?.(state, e) ?? []) index.update(indexLine(offset, e, k.key));
-    }
-    try {
-      holonReducer.apply(state, e);
-    } catch (err) {
-      bad = `the event cannot be folded (${(err as Error).message})`;
+    if (!e) {
+      bad = 'not a whole event (the line was altered)';
       return false;
     }
-    seq = e.seq;
-    prev = e.hash;
-    if (header && seq === header.seq) snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', holonReducer.serialize(state), index.copy().digest('hex'));
+    // Filed as the fold files it: under the keys of the state before the event.
+    const filed = header && offset < (header.index?.end ?? 0) ? (holonReducer.keys?.(state, e) ?? []) : [];
+    bad = chain.next(e);
+    if (bad) return false;
+    for (const k of filed) index.update(indexLine(offset, e, k.key));
+    if (header && chain.seq === header.seq) snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', holonReducer.serialize(state), index.copy().digest('hex'));
     return true;
   });
 
-  const report: VerifyReport = { ok: bad === undefined, events: seq, checkpoints, signed_through: signedThrough, unsigned: seq - signedThrough, head: prev };
-  if (bad !== undefined) report.first_bad = { line, seq: seq + 1, problem: bad };
-  else if (tail.length > 0) {
+  const report = chain.report(bad, line);
+  if (bad === undefined && tail.length > 0) {
     const last = parseEventLine(tail.toString('utf8'));
-    report.torn_tail = { bytes: tail.length, whole_event: last !== undefined && eventProblem(last, seq + 1, prev) === undefined };
+    report.torn_tail = { bytes: tail.length, whole_event: last !== undefined && eventProblem(last, chain.seq + 1, chain.prev) === undefined };
   }
   if (header && !snapshot) snapshot = { seq: header.seq, ok: false, problem: `the journal has no event ${header.seq} to compare it with` };
   if (snapshot) {
@@ -109,6 +94,53 @@ export function verifyJournal(stateDir: string): VerifyReport {
     if (!snapshot.ok) report.ok = false;
   }
   return report;
+}
+
+/**
+ * The check every event of a log goes through, in order, wherever it is kept (a journal's lines, a
+ * team store's rows): it follows the one before, its hash is its content, a checkpoint names the head
+ * before it and is signed over it by a key `checkpointKey` accepts; then it is folded into `state`.
+ */
+export class ChainCheck {
+  seq = 0;
+  prev = '';
+  checkpoints = 0;
+  signedThrough = 0;
+
+  constructor(
+    readonly state: HolonState,
+    private readonly checkpointKey: (key: string, seq: number) => string | undefined,
+  ) {}
+
+  /** Checks and folds the next event; returns why it cannot be trusted (and folds nothing), or undefined. */
+  next(e: JournalEvent): string | undefined {
+    const bad = eventProblem(e, this.seq + 1, this.prev);
+    if (bad) return bad;
+    if (e.type === 'checkpoint') {
+      const d = e.data as { up_to?: number; head?: string; key?: string; sig?: string };
+      if (d.up_to !== this.seq || d.head !== this.prev || typeof d.key !== 'string' || typeof d.sig !== 'string') return 'checkpoint does not name the event before it';
+      const refused = this.checkpointKey(d.key, e.seq);
+      if (refused) return refused;
+      if (!verifySignature(d.key, checkpointMessage(d.up_to, d.head), d.sig)) return 'checkpoint signature is invalid';
+      this.checkpoints += 1;
+      this.signedThrough = e.seq;
+    }
+    try {
+      holonReducer.apply(this.state, e);
+    } catch (err) {
+      return `the event cannot be folded (${(err as Error).message})`;
+    }
+    this.seq = e.seq;
+    this.prev = e.hash;
+    return undefined;
+  }
+
+  /** The report so far; with `bad`, the event after the last good one is named as the first bad one, at `line`. */
+  report(bad: string | undefined, line: number): VerifyReport {
+    const r: VerifyReport = { ok: bad === undefined, events: this.seq, checkpoints: this.checkpoints, signed_through: this.signedThrough, unsigned: this.seq - this.signedThrough, head: this.prev };
+    if (bad !== undefined) r.first_bad = { line, seq: this.seq + 1, problem: bad };
+    return r;
+  }
 }
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');

@@ -1,7 +1,8 @@
 /**
  * `holon migrate --to URL`, through the built CLI on a real PostgreSQL: a demo's journal copied as it is
  * into an empty database that then shows what the state folder shows; a database that holds events, a
- * tampered or torn journal and a URL that is not PostgreSQL's are refused and change nothing.
+ * tampered or torn journal and a URL that is not PostgreSQL's are refused and change nothing. Then
+ * `holon verify --store` over such a store: intact, altered, and signed by a key nobody registered.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -12,7 +13,9 @@ import { openState } from '../../src/core/holon.ts';
 import { lazySigner } from '../../src/core/keys.ts';
 import { initStore, migrateJournal } from '../../src/core/postgresAdmin.ts';
 import { PostgresStore } from '../../src/core/postgresStore.ts';
+import { fund } from '../../src/core/spend.ts';
 import { holonReducer } from '../../src/core/state.ts';
+import { registerInstallation } from '../../src/core/team.ts';
 import type { Run } from '../cli/cliHarness.ts';
 import { ensureBuilt, holon as run, journalBytes, journalFile, readEvents, tempDir } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';
@@ -115,7 +118,8 @@ describe('holon migrate', () => {
 
     // Row for row what the journal holds: the chain and its signed checkpoints are the same.
     const copied = (await rows(url)) ?? [];
-    assert.equal(copied.length, events.length);
+    assert.equal(copied.length, events.length + 1, 'the events, then the installation that signed them registered');
+    assert.equal(copied.at(-1)?.type, 'installation.registered');
     for (const [i, e] of events.entries()) {
       const row = copied[i];
       assert.deepEqual({ seq: Number(row?.seq), time: row?.time, type: row?.type, data: JSON.parse(row?.data ?? 'null') as unknown, prev: row?.prev, hash: row?.hash }, e);
@@ -205,7 +209,7 @@ describe('holon migrate', () => {
     assert.equal(report.signed_through, 2501);
     const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: lazySigner(emptyState()), watch: false });
     try {
-      assert.equal(store.seq, 2501);
+      assert.equal(store.seq, 2502, 'the events, and the installation that signed them registered');
       assert.equal(store.state.accounts['team']?.funded['EUR'], 25_000_000n);
     } finally {
       await closeStore(store);
@@ -218,5 +222,72 @@ describe('holon migrate', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /no journal/);
     assert.equal(await rows(url), undefined);
+  });
+});
+
+describe('holon verify --store', () => {
+  type Report = { ok: boolean; events: number; checkpoints: number; first_bad?: { seq: number; problem: string } };
+  const verify = async (url: string): Promise<{ code: number | null; report: Report | undefined; stderr: string }> => {
+    const r = await holon(['verify', '--store', url, '--state', emptyState(), '--json']);
+    return { code: r.code, report: r.stdout ? (JSON.parse(r.stdout) as Report) : undefined, stderr: r.stderr };
+  };
+  const sql = async (url: string, text: string): Promise<void> => {
+    const { Client } = await import('pg');
+    const c = new Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query(text);
+    } finally {
+      await c.end();
+    }
+  };
+
+  test('a migrated store verifies, row for row; an altered row is named and fails', async () => {
+    const url = await newDatabase();
+    assert.equal((await holon(['migrate', '--to', url, '--state', demoCopy()])).code, 0);
+    const good = await verify(url);
+    assert.equal(good.code, 0, good.stderr);
+    assert.equal(good.report?.ok, true);
+    assert.equal(good.report?.events, (await rows(url))?.length);
+    assert.ok((good.report?.checkpoints ?? 0) > 0);
+
+    // The owner of a table without `store init`'s guard can still rewrite a row: verify says which.
+    await sql(url, `UPDATE holon_events SET data = replace(data, '5.00', '500.00') WHERE seq = (SELECT min(seq) FROM holon_events WHERE type = 'account.funded')`);
+    const bad = await verify(url);
+    assert.equal(bad.code, 1);
+    assert.equal(bad.report?.ok, false);
+    assert.match(bad.report?.first_bad?.problem ?? '', /hash/);
+    const funded = (await rows(url))?.find((r) => r.type === 'account.funded');
+    assert.equal(bad.report?.first_bad?.seq, Number(funded?.seq));
+  });
+
+  test('a checkpoint signed by a key no installation registered fails until it is registered', async () => {
+    const url = await newDatabase();
+    const stranger = emptyState();
+    // Opened without `openStore`, which would register the key: a store written by a key nobody vouched for.
+    const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: lazySigner(stranger), watch: false });
+    try {
+      await fund(store, 'demo', '5');
+      await store.checkpoint();
+      const unknown = await verify(url);
+      assert.equal(unknown.code, 1);
+      assert.match(unknown.report?.first_bad?.problem ?? '', /no installation registered/);
+      assert.equal(unknown.report?.first_bad?.seq, 2);
+      await registerInstallation(store, lazySigner(stranger), 'stranger-box');
+    } finally {
+      await closeStore(store);
+    }
+    const known = await verify(url);
+    assert.equal(known.code, 0, known.stderr);
+    assert.equal(known.report?.ok, true);
+  });
+
+  test('a database without Holon events, or a URL that is not PostgreSQL, is refused', async () => {
+    const empty = await holon(['verify', '--store', await newDatabase(), '--state', emptyState()]);
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /holds no Holon events/);
+    const wrong = await holon(['verify', '--store', 'mysql://x/y', '--state', emptyState()]);
+    assert.notEqual(wrong.code, 0);
+    assert.match(wrong.stderr, /postgres:\/\//);
   });
 });
