@@ -44,6 +44,19 @@ function presenceKey(p: ProcessRef): number {
   return createHash('sha256').update(processKey(p)).digest().readUInt32BE(0) & 0x7fffffff;
 }
 
+/** How long a transaction whose connection was lost mid-commit waits for the database to say whether it landed. */
+const LANDED_WAIT_MS = 15_000;
+
+/**
+ * True when `err` lost the connection rather than being refused by the database: no SQLSTATE (a socket
+ * error), or one of the connection (08) or operator-intervention (57: a shutdown) classes.
+ */
+function connectionLost(err: unknown): boolean {
+  if (err instanceof HolonError) return false;
+  const code = (err as { code?: unknown }).code;
+  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57');
+}
+
 /** The socket under a pg client (not part of its typed API). */
 function streamOf(client: Client | undefined): { ref?: () => void; unref?: () => void } | undefined {
   return (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void } } } | undefined)?.connection?.stream;
@@ -218,11 +231,13 @@ export class PostgresStore<S> implements EventStore<S> {
     let fresh: JournalEvent[] = [];
     let appended: JournalEvent[] = [];
     let failed: Error | undefined;
+    let outcome: { result: T } | undefined;
     try {
       // One round trip to begin, lock and read (numbers of our own, no input, in the text).
       const opened = (await client.query<Row>(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq > ${Math.trunc(this.pos.seq)} ORDER BY seq`)) as unknown as PG.QueryResult<Row>[];
       fresh = this.absorb((opened.at(-1)?.rows ?? []).map((r) => this.eventOf(r)));
       const { events, result } = fn(this.current);
+      outcome = { result };
       const unsigned = this.pos.seq + events.length - this.pos.lastCheckpointSeq;
       const sign = forceCheckpoint ? this.pos.seq + events.length > this.pos.lastCheckpointSeq : events.length > 0 && unsigned >= this.checkpointEvery;
       appended = this.chain(events, sign);
@@ -239,6 +254,10 @@ export class PostgresStore<S> implements EventStore<S> {
     } catch (err) {
       failed = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
+      // The connection went with the commit on its way (a database restart, a network cut): the rows
+      // may be in. Said to have failed, a caller might do it again; so look, once the database answers.
+      const last = appended.at(-1);
+      if (outcome && last && connectionLost(err) && (await this.landed(last))) return outcome.result;
       appended = [];
       throw err;
     } finally {
@@ -246,6 +265,24 @@ export class PostgresStore<S> implements EventStore<S> {
       client.release(failed && !(failed instanceof HolonError) ? failed : undefined);
       const seen = [...fresh, ...this.absorb(appended)];
       if (seen.length > 0) this.notify(seen);
+    }
+  }
+
+  /**
+   * Whether `e` is in the table as appended, asked on another connection for up to LANDED_WAIT_MS while
+   * the database comes back. False when another event holds its place, or the database stays away (the
+   * next transaction reads whatever is there, ours included, before it decides anything).
+   */
+  private async landed(e: JournalEvent): Promise<boolean> {
+    const deadline = Date.now() + LANDED_WAIT_MS;
+    for (;;) {
+      try {
+        const { rows } = await this.pool.query<{ hash: string }>(`SELECT hash FROM ${TABLE} WHERE seq = $1`, [e.seq]);
+        return rows[0]?.hash === e.hash;
+      } catch {
+        if (this.closed || Date.now() > deadline) return false;
+        await new Promise((r) => setTimeout(r, RECONNECT_MS));
+      }
     }
   }
 

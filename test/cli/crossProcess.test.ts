@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
+import { installationPublicKey } from '../../src/core/keys.ts';
 import type { Event, McpSession } from './cliHarness.ts';
 import {
   approvals,
@@ -123,7 +124,11 @@ describe('across processes', { concurrency: true }, () => {
         assert.equal(a?.status, decision, id);
         assert.equal(a?.channel, 'cli', id);
         const recorded = events.filter((e) => e.type === 'approval.decided' && e.data['id'] === id);
-        assert.deepEqual(recorded.map((e) => e.data), [{ id, decision, channel: 'cli' }]);
+        // Once each, by this installation (the decider's key is recorded, and signs it).
+        assert.deepEqual(
+          recorded.map((e) => ({ ...e.data, sig: typeof e.data['sig'] })),
+          [{ id, decision, channel: 'cli', by: installationPublicKey(state), sig: 'string' }],
+        );
       }
 
       const receipt = await json<{ receipt: string; status: string; cost: MoneyJson; ended_at: string | null }>(state, ['receipts', slowReceipt]);

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
+import type { Pool, PoolClient } from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { decideApproval, waitForDecision } from '../../src/core/approvals/flow.ts';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
@@ -239,6 +240,39 @@ describe('PostgresStore', () => {
     const c = await openCounter(url, stateDir);
     assert.equal(c.seq, 7);
     assert.equal(c.state.count, 7);
+  });
+
+  test('a commit whose answer was lost is looked up: done once, not reported failed; one never sent is failed and absent', async () => {
+    const { url, stateDir } = await newDatabase();
+    const a = await openCounter(url, stateDir);
+    // The connection cut around the statement that inserts and commits: after it ran, or before.
+    let cut: 'after' | 'before' | undefined;
+    const pool = (a as unknown as { pool: Pool }).pool;
+    const wrapped = new WeakSet<PoolClient>();
+    pool.on('acquire', (client) => {
+      if (wrapped.has(client)) return;
+      wrapped.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
+        const when = typeof args[0] === 'string' && args[0].startsWith('INSERT INTO holon_events') ? cut : undefined;
+        if (when === 'before') throw new Error('Connection terminated unexpectedly');
+        const r = await query(...args);
+        if (when === 'after') throw new Error('Connection terminated unexpectedly');
+        return r;
+      };
+    });
+    const append = (): Promise<string> => a.transact(() => ({ events: [{ type: 'test.plain', data: {} }], result: 'done' }));
+
+    cut = 'after';
+    assert.equal(await append(), 'done');
+    assert.equal(a.seq, 1);
+    cut = 'before';
+    await assert.rejects(append(), /Connection terminated/);
+    assert.equal(a.seq, 1);
+    cut = undefined;
+    assert.equal(await append(), 'done');
+    const b = await openCounter(url, stateDir);
+    assert.deepEqual([b.seq, b.state.count], [2, 2], 'each append in the table once, the one never sent not at all');
   });
 });
 
