@@ -10,14 +10,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Clock, Logger } from './deps.ts';
-import { HolonError } from './errors.ts';
+import type { HolonError } from './errors.ts';
 import { JournalLock } from './journalLock.ts';
 import type { Entry } from './journalIndex.ts';
 import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxOptions, TxResult } from './store.ts';
-import { checkpointMessage, eventHash, eventProblem, parseEventLine } from './store.ts';
+import { checkpointMessage, eventHash, eventProblem, parseEventLine, StoreListeners } from './store.ts';
 
 export { SNAPSHOT_FILE };
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -73,9 +73,7 @@ export class FileJournal<S> implements EventStore<S> {
   private current: S;
   private pos: Position = { offset: 0, seq: 0, hash: '', lastCheckpointSeq: 0 };
   private foldedSinceSnapshot = 0;
-  private readonly listeners = new Set<(events: JournalEvent[]) => void>();
-  private readonly brokenListeners = new Set<(err: Error) => void>();
-  private broken: HolonError | undefined;
+  private readonly listening: StoreListeners;
   private watcher: fs.FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inTransaction = false;
@@ -98,6 +96,7 @@ export class FileJournal<S> implements EventStore<S> {
     this.dir = options.dir;
     this.file = path.join(options.dir, JOURNAL_FILE);
     this.opts = { durable: true, snapshotEvery: 5000, checkpointEvery: 100, watch: true, ...options };
+    this.listening = new StoreListeners(options.logger, 'journal');
     this.lock = new JournalLock(options.dir);
     this.index = new IndexFile(options.dir);
     // Nothing is created until the first append: a command refused for bad input leaves no trace.
@@ -123,17 +122,15 @@ export class FileJournal<S> implements EventStore<S> {
   }
 
   subscribe(listener: (events: JournalEvent[]) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listening.subscribe(listener);
   }
 
   onBroken(listener: (err: Error) => void): () => void {
-    if (this.broken) {
-      listener(this.broken);
-      return () => {};
-    }
-    this.brokenListeners.add(listener);
-    return () => this.brokenListeners.delete(listener);
+    return this.listening.onBroken(listener);
+  }
+
+  private get broken(): HolonError | undefined {
+    return this.listening.broken;
   }
 
   refresh(): JournalEvent[] {
@@ -243,8 +240,7 @@ export class FileJournal<S> implements EventStore<S> {
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
     this.lock.close();
-    this.listeners.clear();
-    this.brokenListeners.clear();
+    this.listening.clear();
   }
 
   /** Events after the last one seen, and the repair of a torn last line. Lock held. */
@@ -347,19 +343,7 @@ export class FileJournal<S> implements EventStore<S> {
 
   /** Stops the store: nothing more is folded or appended, and whoever listens is told. */
   private breakWith(message: string, details: Record<string, unknown>): HolonError {
-    const err = new HolonError('corrupt_journal', message, details);
-    if (!this.broken) {
-      this.broken = err;
-      this.opts.logger.error(message);
-      for (const l of this.brokenListeners) {
-        try {
-          l(err);
-        } catch {
-          // A listener's failure must not hide the break from the others.
-        }
-      }
-    }
-    return err;
+    return this.listening.breakWith(message, details);
   }
 
   /**
@@ -473,13 +457,7 @@ export class FileJournal<S> implements EventStore<S> {
   }
 
   private notify(events: JournalEvent[]): void {
-    for (const l of this.listeners) {
-      try {
-        l(events);
-      } catch (err) {
-        this.opts.logger.error(`journal listener failed: ${String(err)}`);
-      }
-    }
+    this.listening.notify(events);
   }
 
   private startWatching(): void {

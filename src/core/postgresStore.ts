@@ -19,7 +19,7 @@ import { HolonError } from './errors.ts';
 import type { ProcessRef } from './owner.ts';
 import { processKey, thisProcess } from './owner.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxResult } from './store.ts';
-import { checkpointMessage, eventHash, eventProblem } from './store.ts';
+import { checkpointMessage, eventHash, eventProblem, StoreListeners } from './store.ts';
 
 // Where the URL check lived first; its home is storeUrl.ts, which loads no client.
 export { isPostgresUrl } from './storeUrl.ts';
@@ -91,9 +91,7 @@ interface Row {
 export class PostgresStore<S> implements EventStore<S> {
   private current: S;
   private pos = { seq: 0, hash: '', lastCheckpointSeq: 0 };
-  private readonly listeners = new Set<(events: JournalEvent[]) => void>();
-  private readonly brokenListeners = new Set<(err: Error) => void>();
-  private broken: HolonError | undefined;
+  private readonly listening: StoreListeners;
   private closed = false;
   /** Events read by the tailer and not yet folded (refresh folds them). */
   private buffered: JournalEvent[] = [];
@@ -119,6 +117,7 @@ export class PostgresStore<S> implements EventStore<S> {
   ) {
     this.current = opts.reducer.initial();
     this.checkpointEvery = opts.checkpointEvery ?? 100;
+    this.listening = new StoreListeners(opts.logger, 'store');
   }
 
   /** Connects, creates the table if there is none, folds every event (each verified) and starts tailing. */
@@ -149,17 +148,15 @@ export class PostgresStore<S> implements EventStore<S> {
   }
 
   subscribe(listener: (events: JournalEvent[]) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listening.subscribe(listener);
   }
 
   onBroken(listener: (err: Error) => void): () => void {
-    if (this.broken) {
-      listener(this.broken);
-      return () => {};
-    }
-    this.brokenListeners.add(listener);
-    return () => this.brokenListeners.delete(listener);
+    return this.listening.onBroken(listener);
+  }
+
+  private get broken(): HolonError | undefined {
+    return this.listening.broken;
   }
 
   /** Folds what the tailer has read since the last look, and asks it to look again. */
@@ -210,8 +207,7 @@ export class PostgresStore<S> implements EventStore<S> {
     // Its socket was unref'd so that it never keeps a process alive; while it closes, whoever awaits `ended` must be.
     streamOf(listener)?.ref?.();
     this.ended = Promise.allSettled([listener?.end(), this.queue.then(() => this.pool.end(), () => this.pool.end())]).then(() => undefined);
-    this.listeners.clear();
-    this.brokenListeners.clear();
+    this.listening.clear();
   }
 
   private serially<T>(fn: () => Promise<T>): Promise<T> {
@@ -484,29 +480,11 @@ export class PostgresStore<S> implements EventStore<S> {
   }
 
   private notify(events: JournalEvent[]): void {
-    for (const l of this.listeners) {
-      try {
-        l(events);
-      } catch (err) {
-        this.opts.logger.error(`store listener failed: ${String(err)}`);
-      }
-    }
+    this.listening.notify(events);
   }
 
   /** Stops the store: nothing more is folded or appended, and whoever listens is told. */
   private breakWith(message: string, details: Record<string, unknown>): HolonError {
-    const err = new HolonError('corrupt_journal', message, details);
-    if (!this.broken) {
-      this.broken = err;
-      this.opts.logger.error(message);
-      for (const l of this.brokenListeners) {
-        try {
-          l(err);
-        } catch {
-          // A listener's failure must not hide the break from the others.
-        }
-      }
-    }
-    return err;
+    return this.listening.breakWith(message, details);
   }
 }

@@ -5,6 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
+import type { Logger } from './deps.ts';
+import { HolonError } from './errors.ts';
 import type { ProcessRef } from './owner.ts';
 
 /** One event of the journal: a fact, hash-linked to the one before it. */
@@ -136,4 +138,68 @@ export interface EventStore<S> {
    */
   ownersAbsent?(owners: ProcessRef[]): Promise<boolean[] | null>;
   close(): void;
+}
+
+/**
+ * Who listens to a store: the batches of events it folds, and the one moment it stops because what it
+ * read does not verify. Every store keeps its listeners here, so each is told the same way.
+ */
+export class StoreListeners {
+  private readonly batches = new Set<(events: JournalEvent[]) => void>();
+  private readonly breaks = new Set<(err: Error) => void>();
+  /** Why the store stopped, once it has. */
+  broken: HolonError | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    /** What the store is, in a failing listener's log line. */
+    private readonly what: string,
+  ) {}
+
+  subscribe(listener: (events: JournalEvent[]) => void): () => void {
+    this.batches.add(listener);
+    return () => this.batches.delete(listener);
+  }
+
+  onBroken(listener: (err: Error) => void): () => void {
+    if (this.broken) {
+      listener(this.broken);
+      return () => {};
+    }
+    this.breaks.add(listener);
+    return () => this.breaks.delete(listener);
+  }
+
+  /** Tells every subscriber about events just folded; one failing does not keep them from the others. */
+  notify(events: JournalEvent[]): void {
+    for (const l of this.batches) {
+      try {
+        l(events);
+      } catch (err) {
+        this.logger.error(`${this.what} listener failed: ${String(err)}`);
+      }
+    }
+  }
+
+  /** Stops the store (the first time): logs why and tells whoever listens. Returns the error to throw. */
+  breakWith(message: string, details: Record<string, unknown>): HolonError {
+    const err = new HolonError('corrupt_journal', message, details);
+    if (!this.broken) {
+      this.broken = err;
+      this.logger.error(message);
+      for (const l of this.breaks) {
+        try {
+          l(err);
+        } catch {
+          // A listener's failure must not hide the break from the others.
+        }
+      }
+    }
+    return err;
+  }
+
+  clear(): void {
+    this.batches.clear();
+    this.breaks.clear();
+  }
 }
