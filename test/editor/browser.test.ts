@@ -12,33 +12,29 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
-import type { CodeServer, RunDirs } from './harness.ts';
-import type { Bridge } from './workbench.ts';
-import { answerInput, cli, host, pendingInView, pick, runCommand, webview } from './workbench.ts';
+import type { RunDirs } from './harness.ts';
+import type { Bridge, Started } from './workbench.ts';
+import { answerInput, cli, host, openEditor, pendingInView, pick, runCommand, webview } from './workbench.ts';
 import {
   captureFailure,
   DRIVER_EXTENSION_ID,
   ensureTools,
   finishRun,
   installExtension,
-  launchBrowser,
   newRun,
-  openWorkbench,
   packageDriver,
   packageVsix,
   RESULTS,
   screenshot,
   since,
-  startCodeServer,
   until,
   VSIX_ALLOWED,
-  workbenchUrl,
 } from './harness.ts';
 
 const MANDATE = 'demo/sandbox';
@@ -98,10 +94,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   process.stderr.write(`[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB, ${files.length} files\n`);
 
   const dirs: RunDirs = newRun('browser');
-  const bridgeFile = path.join(dirs.root, 'bridge.json');
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page | undefined;
+  const editor: Started = {};
   let client: Client | undefined;
   let passed = false;
   const consoleLines: string[] = [];
@@ -109,8 +102,8 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   // A hung step must not hang the test run: past this, everything is stopped and the pending step fails.
   const watchdog = setTimeout(() => {
     process.stderr.write('[editor] browser: watchdog fired, stopping the browser and code-server\n');
-    void browser?.close();
-    void server?.stop();
+    void editor.browser?.close();
+    void editor.server?.stop();
   }, 420_000);
   try {
     const installed = await step('install the vsix and the test driver', async () => {
@@ -120,21 +113,14 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
     });
 
     const bridge = await step('open the workbench', async () => {
-      server = await startCodeServer(dirs, { env: { HOLON_EDITOR_BRIDGE: bridgeFile } });
-      browser = await launchBrowser(dirs);
-      page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-      page.on('console', (m) => consoleLines.push(m.text()));
-      page.setDefaultTimeout(30_000);
-      await openWorkbench(page, workbenchUrl(server, dirs));
-      const b = await until(() => (fs.existsSync(bridgeFile) ? (JSON.parse(fs.readFileSync(bridgeFile, 'utf8')) as Bridge & { error?: string }) : undefined), 'the test driver in the extension host', 60_000, 200);
-      if (b.error) throw new Error(`the test driver failed in the extension host: ${b.error}`);
+      const b = await openEditor(dirs, editor, consoleLines);
       assert.ok(b.holonJs.startsWith(installed + path.sep), `Holon runs from ${b.holonJs}, not from the installed vsix ${installed}`);
       process.stderr.write(`[editor] Holon activated in ${b.activationMs} ms\n`);
-      await screenshot(page, '01-workbench');
+      await screenshot(editor.page as Page, '01-workbench');
       return b;
     });
     bridgeReady = bridge;
-    const p = page!;
+    const p = editor.page as Page;
     const statusBar = p.locator('#workbench\\.parts\\.statusbar');
     const clearNotifications = (): Promise<unknown> => host(bridge, '/command', { id: 'notifications.clearAll' });
 
@@ -385,13 +371,13 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   } catch (err) {
     // The failure screenshot shows every notification, toasted or not.
     if (bridgeReady) await host(bridgeReady, '/command', { id: 'notifications.showList' }).catch(() => {});
-    await captureFailure(page, 'browser', consoleLines);
+    await captureFailure(editor.page, 'browser', consoleLines);
     throw err;
   } finally {
     clearTimeout(watchdog);
     await client?.close().catch(() => {});
-    await browser?.close();
-    await server?.stop();
+    await editor.browser?.close();
+    await editor.server?.stop();
     finishRun(dirs, passed);
   }
 });

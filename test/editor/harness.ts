@@ -257,9 +257,9 @@ export const DRIVER_EXTENSION_ID = 'holon-tests.holon-test-driver';
 export async function packageDriver(): Promise<string> {
   const { driver } = await buildSuites();
   return withLock('driver-vsix', () => {
-    const dir = path.join(CACHE, 'editor-driver');
-    fs.rmSync(dir, { recursive: true, force: true });
-    fs.mkdirSync(dir, { recursive: true });
+    // Its own folder, as the vsix's: another test file may be installing its copy right now.
+    const dir = fs.mkdtempSync(path.join(CACHE, 'editor-driver-'));
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
     const manifest = {
       name: 'holon-test-driver',
       displayName: 'Holon test driver',
@@ -287,13 +287,15 @@ export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.
 /**
  * Packages the extension as `npm run package` does (production build, then `vsce package`), in a copy of
  * the sources under the cache, so the development build in dist/ that other tests run is never replaced
- * while they run. Returns the vsix and the files it holds.
+ * while they run; each caller gets its own copy, removed when its process ends. Returns the vsix and the
+ * files it holds.
  */
 export async function packageVsix(): Promise<{ vsix: string; files: string[]; bytes: number }> {
   return withLock('vsix', () => {
-    const stage = path.join(CACHE, 'editor-vsix');
-    fs.rmSync(stage, { recursive: true, force: true });
-    fs.mkdirSync(stage, { recursive: true });
+    // A stage of its own: test files run in parallel, and one must not remove the vsix another installs.
+    fs.mkdirSync(CACHE, { recursive: true });
+    const stage = fs.mkdtempSync(path.join(CACHE, 'editor-vsix-'));
+    process.on('exit', () => fs.rmSync(stage, { recursive: true, force: true }));
     const ignore = path.join(EXTENSION_ROOT, '.vscodeignore');
     if (!fs.existsSync(ignore)) throw new Error(`${ignore} is missing: without it the vsix would hold the whole repository`);
     for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'src', 'examples', 'media', 'skills']) {

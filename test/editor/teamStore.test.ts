@@ -6,36 +6,33 @@
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { inTerminal } from '../cli/cliHarness.ts';
 import { copyExampleFiles, tempDir } from '../helpers.ts';
 import type { TestPostgres } from '../pg/harness.ts';
 import { startPostgres } from '../pg/harness.ts';
-import type { CodeServer, RunDirs } from './harness.ts';
+import type { RunDirs } from './harness.ts';
 import {
   captureFailure,
   DRIVER_EXTENSION_ID,
   ensureTools,
   finishRun,
   installExtension,
-  launchBrowser,
   newRun,
-  openWorkbench,
   packageDriver,
   packageVsix,
   ROOT,
   screenshot,
-  startCodeServer,
   until,
-  workbenchUrl,
 } from './harness.ts';
-import type { Bridge } from './workbench.ts';
-import { cli, pendingInView, runCommand, webview } from './workbench.ts';
+import type { Started } from './workbench.ts';
+import { cli, openEditor, pendingInView, runCommand, webview } from './workbench.ts';
 
 const MANDATE = 'demo/dev';
 const PIPELINE = 'holon-labs/invoice-pipeline';
@@ -53,41 +50,28 @@ test("a developer's agent asks on the team store; the lead approves it in the Ho
   // No password in the URL: the test cluster admits local connections without one.
   const store = await pg.createDatabase('team');
   const dirs: RunDirs = newRun('team', { 'holon.store': store });
-  const bridgeFile = path.join(dirs.root, 'bridge.json');
   const dev = tempDir('holon-dev-');
   // The developer's files, that the agent's call names by holon://files/ handles.
   copyExampleFiles(dev.dir);
-  let server: CodeServer | undefined;
-  let browser: Browser | undefined;
-  let page: Page | undefined;
+  const editor: Started = {};
   let agent: Client | undefined;
   let passed = false;
   const consoleLines: string[] = [];
   const watchdog = setTimeout(() => {
-    void browser?.close();
-    void server?.stop();
+    void editor.browser?.close();
+    void editor.server?.stop();
   }, 420_000);
   try {
     installExtension(dirs, vsix);
     installExtension(dirs, await packageDriver(), DRIVER_EXTENSION_ID);
-    server = await startCodeServer(dirs, { env: { HOLON_EDITOR_BRIDGE: bridgeFile } });
-    browser = await launchBrowser(dirs);
-    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    page.on('console', (m) => consoleLines.push(m.text()));
-    page.setDefaultTimeout(30_000);
-    await openWorkbench(page, workbenchUrl(server, dirs));
-    const bridge = await until(async () => {
-      const { readFile } = await import('node:fs/promises');
-      const text = await readFile(bridgeFile, 'utf8').catch(() => undefined);
-      return text ? (JSON.parse(text) as Bridge & { error?: string }) : undefined;
-    }, 'the test driver in the extension host', 60_000, 200);
-    if (bridge.error) throw new Error(`the test driver failed in the extension host: ${bridge.error}`);
-    const p = page;
+    const bridge = await openEditor(dirs, editor, consoleLines);
+    const p = editor.page as Page;
 
     // The editor is on the team store: the view says so, and its state folder holds no journal of its own.
     await runCommand(p, 'Holon: Show Panel');
     const view = await webview(p, 'store');
     assert.equal(await view.locator('[data-testid="store"]').getAttribute('data-kind'), 'team');
+    assert.equal(fs.existsSync(path.join(bridge.stateDir, 'journal.jsonl')), false);
 
     // The lead, at a terminal of their editor: the account, the developer's mandate, the agents, and the team.
     const lead = (args: string[]): Promise<unknown> => cli(bridge, [...args, '--store', store]);
@@ -135,13 +119,13 @@ test("a developer's agent asks on the team store; the lead approves it in the Ho
     await screenshot(p, '11-team-store-approved');
     passed = true;
   } catch (err) {
-    await captureFailure(page, 'team-store', consoleLines);
+    await captureFailure(editor.page, 'team-store', consoleLines);
     throw err;
   } finally {
     clearTimeout(watchdog);
     await agent?.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await server?.stop();
+    await editor.browser?.close().catch(() => {});
+    await editor.server?.stop();
     finishRun(dirs, passed);
     dev.cleanup();
   }

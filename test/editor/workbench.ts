@@ -3,8 +3,11 @@
  * the webviews), and through the test driver in the extension host (test/editor/suite/driver.ts).
  */
 import { execFile } from 'node:child_process';
-import type { FrameLocator, Page } from 'playwright-core';
-import { until } from './harness.ts';
+import { readFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { CodeServer, RunDirs } from './harness.ts';
+import { launchBrowser, openWorkbench, startCodeServer, until, workbenchUrl } from './harness.ts';
 
 /** What the driver in the extension host wrote when it was ready. */
 export interface Bridge {
@@ -94,4 +97,38 @@ export async function pendingInView(view: FrameLocator, agent: string, seen: Set
     60_000,
     250,
   );
+}
+
+/** What a test started, as soon as each part exists: what its clean-up (and its watchdog) stops. */
+export interface Started {
+  server?: CodeServer;
+  browser?: Browser;
+  page?: Page;
+}
+
+/**
+ * Starts code-server on `dirs` (the vsix and the driver installed), opens the workbench in Chromium and
+ * waits for the driver in the extension host; returns what the driver wrote. Each part goes into
+ * `started` as it starts, so a failure later still leaves it to be stopped.
+ */
+export async function openEditor(dirs: RunDirs, started: Started, consoleLines: string[]): Promise<Bridge> {
+  const bridgeFile = path.join(dirs.root, 'bridge.json');
+  started.server = await startCodeServer(dirs, { env: { HOLON_EDITOR_BRIDGE: bridgeFile } });
+  started.browser = await launchBrowser(dirs);
+  const page = await started.browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  started.page = page;
+  page.on('console', (m) => consoleLines.push(m.text()));
+  page.setDefaultTimeout(30_000);
+  await openWorkbench(page, workbenchUrl(started.server, dirs));
+  const bridge = await until(
+    async () => {
+      const text = await readFile(bridgeFile, 'utf8').catch(() => undefined);
+      return text ? (JSON.parse(text) as Bridge & { error?: string }) : undefined;
+    },
+    'the test driver in the extension host',
+    60_000,
+    200,
+  );
+  if (bridge.error) throw new Error(`the test driver failed in the extension host: ${bridge.error}`);
+  return bridge;
 }
