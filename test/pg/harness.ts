@@ -84,7 +84,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   start();
   const url = (db: string): string => `postgres://postgres@127.0.0.1:${port}/${db}`;
   let stopped = false;
-  return {
+  const cluster: TestPostgres = {
     port,
     url,
     createDatabase: (name) => createDatabaseAt(url('postgres'), name),
@@ -102,4 +102,7 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
       }
     },
   };
+  // A test process that ends without its after() (a crash, an early exit) must not leave the server running.
+  process.on('exit', () => cluster.stop());
+  return cluster;
 }
