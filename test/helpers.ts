@@ -2,6 +2,7 @@
 import type { FetchLike } from '../src/server/net/publicFetch.ts';
 import type { Wallet } from '../src/core/wallet.ts';
 import type { Forge } from '../src/core/office/forge.ts';
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -19,7 +20,8 @@ import type { Clock } from '../src/core/deps.ts';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
 import { openState } from '../src/core/holon.ts';
 import { lazySigner } from '../src/core/keys.ts';
-import { PostgresStore } from '../src/core/postgresStore.ts';
+import type { EventRow } from '../src/core/postgresStore.ts';
+import { EVENT_COLUMNS, eventOfRow, PostgresStore, TABLE } from '../src/core/postgresStore.ts';
 import { holonReducer } from '../src/core/state.ts';
 import { createDatabaseAt } from './pg/harness.ts';
 import type { EventStore, JournalEvent } from '../src/core/store.ts';
@@ -121,8 +123,8 @@ export async function rowsAfter(url: string, seq: number): Promise<JournalEvent[
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
-    const { rows } = await c.query<{ seq: string; time: string; type: string; data: string; prev: string; hash: string }>('SELECT seq, time, type, data, prev, hash FROM holon_events WHERE seq > $1 ORDER BY seq', [seq]);
-    return rows.map((r) => ({ seq: Number(r.seq), time: r.time, type: r.type, data: JSON.parse(r.data) as unknown, prev: r.prev, hash: r.hash }));
+    const { rows } = await c.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [seq]);
+    return rows.map((r) => eventOfRow(r) ?? assert.fail(`row ${r.seq} holds data that is not JSON`));
   } finally {
     await c.end();
   }

@@ -15,7 +15,8 @@ import { JOURNAL_FILE } from './journal.ts';
 import { scanLines } from './journalIndex.ts';
 import { JournalLock } from './journalLock.ts';
 import { lazySigner } from './keys.ts';
-import { isPostgresUrl, PostgresStore, TABLE } from './postgresStore.ts';
+import type { EventRow } from './postgresStore.ts';
+import { EVENT_COLUMNS, eventOfRow, isPostgresUrl, PostgresStore, TABLE } from './postgresStore.ts';
 import { thisProcess } from './owner.ts';
 import { holonReducer } from './state.ts';
 import { registerInstallation } from './team.ts';
@@ -308,18 +309,10 @@ export async function verifyStore(url: string): Promise<VerifyReport> {
     const signers = new Map<string, number>();
     const chain = new ChainCheck(holonReducer.initial(), (key, seq) => void (signers.has(key) || signers.set(key, seq)));
     for (;;) {
-      const { rows } = await client.query<{ seq: string; time: string; type: string; data: string; prev: string; hash: string }>(
-        `SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`,
-        [chain.seq],
-      );
+      const { rows } = await client.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`, [chain.seq]);
       for (const r of rows) {
-        let data: unknown;
-        try {
-          data = JSON.parse(r.data);
-        } catch {
-          return chain.report('its data is not JSON (the row was altered)', Number(r.seq));
-        }
-        const bad = chain.next({ seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash });
+        const e = eventOfRow(r);
+        const bad = e ? chain.next(e) : 'its data is not JSON (the row was altered)';
         if (bad) return chain.report(bad, Number(r.seq));
       }
       if (rows.length < VERIFY_BATCH) break;

@@ -78,13 +78,28 @@ export interface PostgresStoreOptions<S> {
   owner?: ProcessRef;
 }
 
-interface Row {
+/** One event as the table holds it (seq as PostgreSQL's bigint text, data as JSON text). */
+export interface EventRow {
   seq: string;
   time: string;
   type: string;
   data: string;
   prev: string;
   hash: string;
+}
+
+/** The table's columns, in an event's order: what every read selects. */
+export const EVENT_COLUMNS = 'seq, time, type, data, prev, hash';
+
+/** A row as an event, not yet checked; undefined when its data is not JSON (the row was altered). */
+export function eventOfRow(r: EventRow): JournalEvent | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(r.data);
+  } catch {
+    return undefined;
+  }
+  return { seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash };
 }
 
 /** The events of one PostgreSQL database, folded into memory and tailed. Open it with `PostgresStore.open`. */
@@ -187,7 +202,7 @@ export class PostgresStore<S> implements EventStore<S> {
     const all = this.keyed.get(key) ?? [];
     const wanted = options.newest === undefined ? all : all.slice(Math.max(0, all.length - options.newest));
     if (wanted.length === 0) return [];
-    const { rows } = await this.pool.query<Row>(`SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq = ANY($1::bigint[]) ORDER BY seq`, [wanted.map((x) => x.seq)]);
+    const { rows } = await this.pool.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq = ANY($1::bigint[]) ORDER BY seq`, [wanted.map((x) => x.seq)]);
     const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
     return wanted.map((w) => {
       const row = bySeq.get(w.seq);
@@ -230,7 +245,7 @@ export class PostgresStore<S> implements EventStore<S> {
     let outcome: { result: T } | undefined;
     try {
       // One round trip to begin, lock and read (numbers of our own, no input, in the text).
-      const opened = (await client.query<Row>(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq > ${Math.trunc(this.pos.seq)} ORDER BY seq`)) as unknown as PG.QueryResult<Row>[];
+      const opened = (await client.query<EventRow>(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > ${Math.trunc(this.pos.seq)} ORDER BY seq`)) as unknown as PG.QueryResult<EventRow>[];
       fresh = this.absorb((opened.at(-1)?.rows ?? []).map((r) => this.eventOf(r)));
       const { events, result } = fn(this.current);
       outcome = { result };
@@ -337,14 +352,10 @@ export class PostgresStore<S> implements EventStore<S> {
     return folded;
   }
 
-  private eventOf(r: Row): JournalEvent {
-    let data: unknown;
-    try {
-      data = JSON.parse(r.data);
-    } catch {
-      throw this.breakWith(`store: event ${r.seq} holds data that is not JSON (altered); run \`holon verify\``, { seq: Number(r.seq) });
-    }
-    return { seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash };
+  private eventOf(r: EventRow): JournalEvent {
+    const e = eventOfRow(r);
+    if (!e) throw this.breakWith(`store: event ${r.seq} holds data that is not JSON (altered); run \`holon verify\``, { seq: Number(r.seq) });
+    return e;
   }
 
   /** Reads what was committed after the last event seen into the buffer (one read at a time). */
@@ -352,7 +363,7 @@ export class PostgresStore<S> implements EventStore<S> {
     if (this.reading) return this.reading;
     const after = Math.max(this.pos.seq, this.buffered.at(-1)?.seq ?? 0);
     this.reading = this.pool
-      .query<Row>(`SELECT seq, time, type, data, prev, hash FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [after])
+      .query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [after])
       .then(({ rows }) => {
         if (rows.length > 0) this.buffered.push(...rows.map((r) => this.eventOf(r)));
       })

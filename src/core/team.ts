@@ -148,6 +148,9 @@ export async function registerInstallation(store: EventStore<TeamFields>, signer
   const name = machine.trim();
   if (name.length === 0 || name.length > 255) throw new HolonError('invalid_input', 'a machine name is 1 to 255 characters');
   const key = signer.publicKey;
+  // Every command that opens a team store comes here: once registered, that costs no transaction.
+  const known = store.state.team.installations[key];
+  if (known?.machine === name) return known;
   return store.transact((s) => {
     const known = s.team.installations[key];
     if (known?.machine === name) return { events: [], result: known };

@@ -12,6 +12,7 @@ import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
 import { lazySigner } from '../../src/core/keys.ts';
 import { initStore, migrateJournal } from '../../src/core/postgresAdmin.ts';
+import type { EventRow } from '../../src/core/postgresStore.ts';
 import { PostgresStore } from '../../src/core/postgresStore.ts';
 import { fund } from '../../src/core/spend.ts';
 import { holonReducer } from '../../src/core/state.ts';
@@ -62,24 +63,15 @@ function emptyState(): string {
   return t.dir;
 }
 
-interface Row {
-  seq: string;
-  time: string;
-  type: string;
-  data: string;
-  prev: string;
-  hash: string;
-}
-
 /** Every row of the events table, or undefined when the database has no such table. */
-async function rows(url: string): Promise<Row[] | undefined> {
+async function rows(url: string): Promise<EventRow[] | undefined> {
   const { Client } = await import('pg');
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
     const { rows: found } = await c.query<{ t: string | null }>("SELECT to_regclass('holon_events')::text AS t");
     if (found[0]?.t === null) return undefined;
-    return (await c.query<Row>('SELECT seq, time, type, data, prev, hash FROM holon_events ORDER BY seq')).rows;
+    return (await c.query<EventRow>('SELECT seq, time, type, data, prev, hash FROM holon_events ORDER BY seq')).rows;
   } finally {
     await c.end();
   }
