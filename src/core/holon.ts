@@ -10,7 +10,7 @@ import { isPostgresUrl } from './storeUrl.ts';
 import { HolonError } from './errors.ts';
 import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
-import { registerInstallation } from './team.ts';
+import { registration } from './team.ts';
 import type { VerifyReport } from './verify.ts';
 
 /** Options for opening a state folder. */
@@ -29,8 +29,9 @@ export function openState(dir: string, options: OpenStateOptions): EventStore<Ho
 
 /**
  * The state's store as chosen: a `postgres://` URL opens the team store on PostgreSQL (signing with the
- * installation key of `dir`, whose public half is registered there with this machine's name, so that
- * teammates can name it and check what it signs); none, the file journal in `dir`.
+ * installation key of `dir`, whose public half is registered there with this machine's name when this
+ * installation first writes, so that teammates can name it and check what it signs); none, the file
+ * journal in `dir`.
  */
 export async function openStore(dir: string, options: OpenStateOptions & { store?: string | undefined }): Promise<EventStore<HolonState>> {
   if (options.store === undefined) return openState(dir, options);
@@ -38,14 +39,17 @@ export async function openStore(dir: string, options: OpenStateOptions & { store
   const signer = lazySigner(path.resolve(dir));
   // Loaded only for a team store: the extension bundles it apart (dist/lazy.js), so activating on the journal never reads it.
   const { PostgresStore } = await import('./postgresStore.ts');
-  const store = await PostgresStore.open({ url: options.store, reducer: holonReducer, clock: options.clock, logger: options.logger, signer, ...(options.watch !== undefined ? { watch: options.watch } : {}) });
-  try {
-    await registerInstallation(store, signer, thisProcess().host);
-  } catch (err) {
-    store.close();
-    throw err;
-  }
-  return store;
+  const machine = thisProcess().host;
+  return PostgresStore.open({
+    url: options.store,
+    reducer: holonReducer,
+    clock: options.clock,
+    logger: options.logger,
+    signer,
+    // Registered with its first write, in the same transaction: a command that only reads, or is refused, writes nothing.
+    introduce: (s) => registration(s, signer, machine),
+    ...(options.watch !== undefined ? { watch: options.watch } : {}),
+  });
 }
 
 /**

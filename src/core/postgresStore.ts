@@ -76,6 +76,11 @@ export interface PostgresStoreOptions<S> {
   watch?: boolean;
   /** Who this process is, for its presence (default: thisProcess()). */
   owner?: ProcessRef;
+  /**
+   * What this process appends ahead of its first own event (its installation's registration), asked
+   * in every transaction that appends or signs: a process that only reads never writes.
+   */
+  introduce?(state: S): NewEvent[];
 }
 
 /** One event as the table holds it (seq as PostgreSQL's bigint text, data as JSON text). */
@@ -247,11 +252,11 @@ export class PostgresStore<S> implements EventStore<S> {
       // One round trip to begin, lock and read (numbers of our own, no input, in the text).
       const opened = (await client.query<EventRow>(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > ${Math.trunc(this.pos.seq)} ORDER BY seq`)) as unknown as PG.QueryResult<EventRow>[];
       fresh = this.absorb((opened.at(-1)?.rows ?? []).map((r) => this.eventOf(r)));
-      const { events, result } = fn(this.current);
+      const { events: own, result } = fn(this.current);
       outcome = { result };
-      const unsigned = this.pos.seq + events.length - this.pos.lastCheckpointSeq;
-      const sign = forceCheckpoint ? this.pos.seq + events.length > this.pos.lastCheckpointSeq : events.length > 0 && unsigned >= this.checkpointEvery;
-      appended = this.chain(events, sign);
+      const signs = (n: number): boolean => (forceCheckpoint ? this.pos.seq + n > this.pos.lastCheckpointSeq : n > 0 && this.pos.seq + n - this.pos.lastCheckpointSeq >= this.checkpointEvery);
+      const events = this.opts.introduce && (own.length > 0 || signs(0)) ? [...this.opts.introduce(this.current), ...own] : own;
+      appended = this.chain(events, signs(events.length));
       if (appended.length > 0) {
         // The rows, their announcement (it leaves at COMMIT) and the commit in one round trip: a simple
         // query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers).

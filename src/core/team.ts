@@ -23,7 +23,7 @@ import type { MandatesFields } from './mandates.ts';
 import type { Slice } from './slice.ts';
 import { eventsOf } from './slice.ts';
 import type { SpendFields } from './spend.ts';
-import type { EventStore, Signer } from './store.ts';
+import type { EventStore, NewEvent, Signer } from './store.ts';
 import type { Dict } from './util.ts';
 import { dict, toDict } from './util.ts';
 
@@ -140,22 +140,23 @@ export const teamSlice: Slice<TeamFields, TeamEvents> = {
 };
 
 /**
- * Registers this installation's public key and machine in the store, signed by the key; does nothing
- * when it is registered already under that machine name. A later registration of the same key under
- * another name renames the machine.
+ * The event that registers this installation's public key and machine, signed by the key; none when it
+ * is registered already under that machine name. A later registration of the same key under another name
+ * renames the machine.
  */
-export async function registerInstallation(store: EventStore<TeamFields>, signer: Signer, machine: string): Promise<Installation | undefined> {
+export function registration(s: TeamFields, signer: Signer, machine: string): NewEvent[] {
   const name = machine.trim();
   if (name.length === 0 || name.length > 255) throw new HolonError('invalid_input', 'a machine name is 1 to 255 characters');
   const key = signer.publicKey;
-  // Every command that opens a team store comes here: once registered, that costs no transaction.
-  const known = store.state.team.installations[key];
-  if (known?.machine === name) return known;
-  return store.transact((s) => {
-    const known = s.team.installations[key];
-    if (known?.machine === name) return { events: [], result: known };
-    return { events: [teamEvent('installation.registered', { key, machine: name, sig: signer.sign(installationMessage(key, name)) })], result: undefined };
-  });
+  if (s.team.installations[key]?.machine === name) return [];
+  return [teamEvent('installation.registered', { key, machine: name, sig: signer.sign(installationMessage(key, name)) })];
+}
+
+/** Registers this installation now (see `registration`); a team store also does it before its first own event. */
+export async function registerInstallation(store: EventStore<TeamFields>, signer: Signer, machine: string): Promise<Installation | undefined> {
+  // Registered already (as it stays), it costs no transaction.
+  if (registration(store.state, signer, machine).length > 0) await store.transact((s) => ({ events: registration(s, signer, machine), result: undefined }));
+  return store.state.team.installations[signer.publicKey];
 }
 
 /** What `setTeamMember` changes. */

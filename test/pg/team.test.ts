@@ -71,15 +71,14 @@ test('the lead decides what the developer\'s agent asks; the developer cannot', 
   const lead = lazySigner(leadDir);
   const dev = lazySigner(devDir);
 
-  // Opening the store registers each installation's key with its machine.
+  // Each installation's key is registered with its machine by its first write, in the same transaction.
   const leadStore = await open(leadDir, url);
   // The files the agent names are in the developer's state folder.
   await seedDemo(leadStore, systemClock, { threshold: '0.50', stateDir: devDir });
+  assert.ok(leadStore.state.team.installations[lead.publicKey]);
   const devStore = await open(devDir, url);
   await until(() => devStore.state.mandates[MANDATE] !== undefined, 'the demo to reach the developer');
-  await until(() => leadStore.state.team.installations[dev.publicKey] !== undefined, 'the developer\'s key to reach the lead');
-  const devMachine = leadStore.state.team.installations[dev.publicKey]?.machine;
-  assert.ok(devMachine);
+  assert.equal(devStore.state.team.installations[dev.publicKey], undefined, 'opening the store, or reading it, writes nothing');
 
   await setTeamMember(leadStore, lead, { account: 'demo', key: lead.publicKey, name: 'Lea', role: 'approver' });
   await setTeamMember(leadStore, lead, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'member' });
@@ -93,6 +92,8 @@ test('the lead decides what the developer\'s agent asks; the developer cannot', 
   assert.ok(id.startsWith('apr_'), JSON.stringify(asked));
 
   await until(() => leadStore.state.approvals[id] !== undefined, 'the request to reach the lead');
+  const devMachine = leadStore.state.team.installations[dev.publicKey]?.machine;
+  assert.ok(devMachine, 'the request registered the developer\'s installation');
   const seen = leadStore.state.approvals[id];
   assert.deepEqual(seen?.origin, { machine: devMachine, key: dev.publicKey }, 'the lead sees which machine and installation asked');
 
