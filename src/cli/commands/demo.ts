@@ -149,6 +149,9 @@ const demoCmd: Command = {
     fs.writeFileSync(path.join(stateDir, MARKER), 'state made by `holon demo`; the next demo may replace it\n');
     const examples = examplesDir();
     out(`Holon demo — state in ${stateDir}`);
+    // A team member's shell may name the team's store: the demo's money never goes there.
+    const at = `--state ${shq(stateDir)}${ctx.store !== undefined ? " --store ''" : ''}`;
+    if (ctx.store !== undefined) out("   The demo keeps its own journal there, never the team store (--store, HOLON_STORE); the commands it suggests say --store '' to read it.");
 
     section(out, 'The human sets up (CLI)');
     const store = openState(stateDir, { clock: systemClock, logger: silentLogger });
@@ -248,17 +251,17 @@ const demoCmd: Command = {
       await call('get_budget', {}, '6. What is left');
       await buyUnderTerms(out, holonBin, stateDir);
       const windowApproval = await office(out, holonBin, stateDir);
-      const parked = await shopper(out, holonBin, stateDir);
+      const parked = await shopper(out, holonBin, stateDir, at);
       section(out, 'Done');
       out(`   ${children} delegated calls under ${String(big['receipt'])}; every event is in ${path.join(stateDir, JOURNAL_FILE)}.`);
-      out(`   Try: holon receipts --state ${shq(stateDir)}   ·   holon verify --state ${shq(stateDir)}`);
+      out(`   Try: holon receipts ${at}   ·   holon verify ${at}`);
       out(`   Terms: node ${shq(path.join(path.dirname(holonBin), 'examples', 'sellers', 'seller.mjs'))} starts a seller; then`);
-      out(`          holon mcp --mandate ${BUYER} --state ${shq(stateDir)} --allow-private-sellers`);
-      out(`   Office: holon mcp --mandate ${DEMO_OFFICE.lead} --state ${shq(stateDir)} --workspace .   (or demo/ada, demo/bob)`);
-      out(`           holon approve ${windowApproval} --state ${shq(stateDir)}   opens bob's office.read for an hour`);
+      out(`          holon mcp --mandate ${BUYER} ${at} --allow-private-sellers`);
+      out(`   Office: holon mcp --mandate ${DEMO_OFFICE.lead} ${at} --workspace .   (or demo/ada, demo/bob)`);
+      out(`           holon approve ${windowApproval} ${at}   opens bob's office.read for an hour`);
       out(`   Money: node ${shq(path.join(path.dirname(holonBin), 'examples', 'merchants', 'merchants.mjs'))} starts the merchants and prints their --merchant flag; then`);
-      out(`          holon mcp --mandate ${SHOPPER} --state ${shq(stateDir)} --merchant stationery=acp:URL,hardware=ucp:URL`);
-      out(`          holon approve ${parked.approval} --state ${shq(stateDir)}   releases the studio's final payment (until ${parked.expires_at})`);
+      out(`          holon mcp --mandate ${SHOPPER} ${at} --merchant stationery=acp:URL,hardware=ucp:URL`);
+      out(`          holon approve ${parked.approval} ${at}   releases the studio's final payment (until ${parked.expires_at})`);
       out(`   ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return 0;
     } catch (err) {
@@ -367,7 +370,7 @@ const fmtMoney = (m: MoneyOut | null | undefined): string => (m ? `${m.amount} $
  * pays the studio (one key), parks a payment above the threshold and finds it again, buys at the ACP
  * merchant's price, and remembers what it paid. The parked payment is left for the human.
  */
-async function shopper(out: (t: string) => void, holonBin: string, stateDir: string): Promise<ParkedPayment> {
+async function shopper(out: (t: string) => void, holonBin: string, stateDir: string, at: string): Promise<ParkedPayment> {
   section(out, `9. Money, commerce, memory and records (holon mcp --mandate ${SHOPPER})`);
   const store = openState(stateDir, { clock: systemClock, logger: silentLogger });
   try {
@@ -435,7 +438,7 @@ async function shopper(out: (t: string) => void, holonBin: string, stateDir: str
       out(indent(`${noted.id} recorded at journal #${noted.system_seq}`));
       const recalled = await call<{ snapshot: { system_seq: number }; records: { key: string; content: string }[] }>('memory_recall', { prefix: 'suppliers/' });
       out(indent(`snapshot at #${recalled.snapshot.system_seq}: ${recalled.records.map((r) => `${r.key} — ${r.content}`).join('; ')}`));
-      out(`   the studio's final payment waits for you: holon approve ${parked.data.approval} --state ${shq(stateDir)}`);
+      out(`   the studio's final payment waits for you: holon approve ${parked.data.approval} ${at}`);
       return { approval: parked.data.approval, expires_at: parked.data.expires_at };
     } catch (err) {
       if (log) process.stderr.write(`${SHOPPER} server log:\n${log}\n`);
