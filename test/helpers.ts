@@ -99,7 +99,7 @@ export async function servedState(): Promise<{ dir: string; cleanup: () => void 
  * The suites that run on the file journal run again on PostgreSQL: test/pg/suites.test.ts starts a
  * throwaway cluster and runs them with HOLON_TEST_PG set to it; each state then gets its own database.
  */
-const TEST_PG = process.env['HOLON_TEST_PG'] ?? '';
+export const TEST_PG = process.env['HOLON_TEST_PG'] ?? '';
 export const ON_POSTGRES = TEST_PG !== '';
 const databases = new Map<string, string>();
 let databaseCount = 0;

@@ -13,7 +13,7 @@ import {
   holonIn,
   INVOICE_FILES,
   inTerminal,
-  journalBytes,
+  ledgerBytes,
   lastJson,
   mcpSession,
   readEvents,
@@ -54,7 +54,7 @@ describe('approving', { concurrency: true }, () => {
   describe('holon approve', { concurrency: true }, () => {
     test('refuses without a terminal: non-zero exit, one line on stderr, the approval still pending, nothing written', () =>
       withApprovals(1, async (state, [id = '']) => {
-        const bytes = journalBytes(state);
+        const bytes = await ledgerBytes(state);
         const plain = await holonIn(state, ['approve', id]);
         const piped = await pipedApprove(state, id);
         for (const r of [plain, piped]) {
@@ -74,7 +74,7 @@ describe('approving', { concurrency: true }, () => {
         const a = await statusOf(state, id);
         assert.equal(a?.status, 'pending');
         assert.equal(a?.channel, undefined);
-        assert.ok(journalBytes(state).equals(bytes), 'a refused approve writes nothing');
+        assert.ok((await ledgerBytes(state)).equals(bytes), 'a refused approve writes nothing');
       }));
 
     test('at a terminal, "n" does not approve', () =>
@@ -84,7 +84,7 @@ describe('approving', { concurrency: true }, () => {
         // The human is shown what they would approve: the mandate, the exact version, the worst case, the calls it may delegate.
         for (const fact of ['demo/sandbox', 'holon-labs/invoice-pipeline 2.1.0', '3.10 EUR', '0.50 EUR', 'extraction.table × 4', id]) assert.ok(r.output.includes(fact), fact);
         assert.equal((await statusOf(state, id))?.status, 'pending');
-        assert.equal(readEvents(state).filter((e) => e.type === 'approval.decided' && e.data['id'] === id).length, 0);
+        assert.equal((await readEvents(state)).filter((e) => e.type === 'approval.decided' && e.data['id'] === id).length, 0);
       }));
 
     test('at a terminal, "y" approves through the channel cli (--no-run leaves the call to the agent)', { timeout: 60_000 }, () =>
@@ -95,7 +95,7 @@ describe('approving', { concurrency: true }, () => {
         const a = await statusOf(state, id);
         assert.equal(a?.status, 'approved');
         assert.equal(a?.channel, 'cli');
-        const decided = readEvents(state).filter((e) => e.type === 'approval.decided' && e.data['id'] === id);
+        const decided = (await readEvents(state)).filter((e) => e.type === 'approval.decided' && e.data['id'] === id);
         // The decision names the installation it came from, and is signed by it.
         const key = installationPublicKey(state);
         assert.ok(key);
@@ -122,7 +122,7 @@ describe('approving', { concurrency: true }, () => {
         const rj = await holonIn(state, ['reject', rejected, '--json']);
         assert.equal(rj.code, 0, rj.stderr);
         assert.deepEqual(JSON.parse(rj.stdout), { approval: rejected, status: 'rejected' });
-        const bytes = journalBytes(state);
+        const bytes = await ledgerBytes(state);
         const cases: [string[], string][] = [
           [['approve', rejected], 'rejected'],
           [['reject', rejected], 'rejected'],
@@ -138,7 +138,7 @@ describe('approving', { concurrency: true }, () => {
         const atTerminal = await approveAtTerminal(state, rejected, 'y');
         assert.notEqual(atTerminal.code, 0);
         assert.doesNotMatch(atTerminal.output, /\[y\/N\]/, 'nothing to confirm');
-        assert.ok(journalBytes(state).equals(bytes));
+        assert.ok((await ledgerBytes(state)).equals(bytes));
       }));
   });
 
@@ -152,7 +152,7 @@ describe('approving', { concurrency: true }, () => {
         assert.equal(set.code, 0, set.output);
         assert.deepEqual(lastJson(set.output), { channels: ['panel'] });
         assert.deepEqual(JSON.parse((await holonIn(state, ['approvals', 'channels', '--json'])).stdout), { channels: ['panel'] });
-        assert.deepEqual(readEvents(state).filter((e) => e.type === 'settings.updated').map((e) => e.data), [{ approval_channels: ['panel'] }]);
+        assert.deepEqual((await readEvents(state)).filter((e) => e.type === 'settings.updated').map((e) => e.data), [{ approval_channels: ['panel'] }]);
         // Terminal approvals are now off: approve refuses before asking anything.
         const refused = await approveAtTerminal(state, id, 'y');
         assert.notEqual(refused.code, 0, refused.output);
@@ -175,7 +175,7 @@ describe('approving', { concurrency: true }, () => {
           resetTimeoutOnProgress: true,
           onprogress: () => {},
         });
-        const requested = await until(() => readEvents(state).find((e) => e.type === 'approval.requested'), 'the server to ask for approval');
+        const requested = await until(async () => (await readEvents(state)).find((e) => e.type === 'approval.requested'), 'the server to ask for approval');
         const id = (requested.data['approval'] as { id: string }).id;
         const r = await approveAtTerminal(state, id, 'y', ['--json']);
         assert.equal(r.code, 0, r.output);

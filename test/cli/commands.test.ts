@@ -16,16 +16,17 @@ import {
   lastJson,
   mcpSession,
   ok,
+  openLedger,
   pool,
   requestApproval,
   SEED_COMMANDS,
   seededState,
+  stateMade,
   structured,
   tempDir,
   units,
 } from './cliHarness.ts';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { openState } from '../../src/core/holon.ts';
+import { systemClock } from '../../src/core/deps.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 
 type MoneyJson = { amount: string; currency: string };
@@ -40,7 +41,7 @@ describe('holon commands', { concurrency: 3 }, () => {
       try {
         const funded = await json<{ account: string; funded: MoneyJson; total_funded: MoneyJson }>(state, ['fund', 'demo', '5']);
         assert.deepEqual(funded, { account: 'demo', funded: { amount: '5.00', currency: 'EUR' }, total_funded: { amount: '5.00', currency: 'EUR' } });
-        assert.ok(fs.existsSync(path.join(state, 'journal.jsonl')), 'the first fund creates the state');
+        assert.ok(stateMade(state), 'the first fund creates the state');
         assert.equal((await ok(state, ['fund', 'demo', '2.5'])).trim(), 'Funded demo with 2.50 EUR (total funded 7.50 EUR).');
         const usd = await json<{ total_funded: MoneyJson }>(state, ['fund', 'demo', '1.000001', '--currency', 'USD']);
         assert.deepEqual(usd.total_funded, { amount: '1.000001', currency: 'USD' });
@@ -86,10 +87,10 @@ describe('holon commands', { concurrency: 3 }, () => {
         const fromEnv = path.join(root, 'from-env');
         const r1 = await holon(['fund', 'demo', '3'], { env: { HOLON_STATE: fromEnv } });
         assert.equal(r1.code, 0, r1.stderr);
-        assert.ok(fs.existsSync(path.join(fromEnv, 'journal.jsonl')));
+        assert.ok(stateMade(fromEnv));
         const r2 = await holon(['fx', 'USD', 'EUR', '0.9'], { cwd: root });
         assert.equal(r2.code, 0, r2.stderr);
-        assert.ok(fs.existsSync(path.join(root, '.holon', 'journal.jsonl')), 'default ./.holon under the current folder');
+        assert.ok(stateMade(path.join(root, '.holon')), 'default ./.holon under the current folder');
         const r3 = await holon(['fx', '--json'], { env: { HOLON_STATE: fromEnv }, cwd: root });
         assert.deepEqual(JSON.parse(r3.stdout), [], '$HOLON_STATE wins over ./.holon');
         const r4 = await holon(['fx', '--json', '--state', path.join(root, '.holon')], { env: { HOLON_STATE: fromEnv } });
@@ -144,7 +145,7 @@ describe('holon commands', { concurrency: 3 }, () => {
       const { dir: state, cleanup } = await seededState();
       try {
         // A personnel file richer than the flags can write (as a merged HR proposal leaves it).
-        const store = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+        const store = await openLedger(state);
         try {
           await createMandate(store, systemClock, 'demo/ada', {
             grantee: { name: 'Ada', role: 'release engineer', manager: 'human:lead@example.com' },

@@ -60,7 +60,7 @@ describe('across processes', { concurrency: true }, () => {
       const slowCall = slow.client.callTool({ name: 'call_agent', arguments: { agent: SLOW_AGENT, input: { release, max_ms: 60_000 } } }, undefined, { timeout: 150_000 });
       slowCall.catch(() => {});
       const started = await until(
-        () => readEvents(state).find((e) => e.type === 'call.started' && (e.data['receipt'] as { agent: string }).agent === SLOW_AGENT),
+        async () => (await readEvents(state)).find((e) => e.type === 'call.started' && (e.data['receipt'] as { agent: string }).agent === SLOW_AGENT),
         'the slow call to start',
         30_000,
       );
@@ -94,7 +94,7 @@ describe('across processes', { concurrency: true }, () => {
 
       // Everything above happened while the slow call was running.
       assert.equal(
-        readEvents(state).some((e) => e.type === 'call.settled' && e.data['receipt'] === slowReceipt),
+        (await readEvents(state)).some((e) => e.type === 'call.settled' && e.data['receipt'] === slowReceipt),
         false,
         'the slow call is still running',
       );
@@ -107,7 +107,7 @@ describe('across processes', { concurrency: true }, () => {
       assert.match(s.output, /"released": true/, 'it answered because it was released, not because it gave up');
       await closeAll(sessions);
 
-      const events = readEvents(state);
+      const events = await readEvents(state);
       assertContiguous(events);
       assert.equal(events.filter((e) => e.type === 'account.funded').length, 101);
       const budgets = await json<Budget[]>(state, ['budget']);
@@ -176,7 +176,7 @@ describe('across processes', { concurrency: true }, () => {
       assert.equal(units(b.spent.amount), BigInt(succeeded.length) * units('0.035'));
       assert.equal(units(b.held.amount), 0n);
 
-      const events = readEvents(state);
+      const events = await readEvents(state);
       assertContiguous(events);
       assert.equal(events.filter((e) => e.type === 'call.started').length, succeeded.length, 'only the calls that fit were ever held');
       const v = await holonIn(state, ['verify']);

@@ -7,10 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { demoCatalog, priceLine } from '../../examples/merchants/shop.ts';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { openState } from '../../src/core/holon.ts';
 import * as M from '../../src/core/money.ts';
-import { approveAtTerminal, ensureBuilt, holonIn, journalBytes, json, mcpSession, readEvents, seededState, structured, tempDir } from './cliHarness.ts';
+import { approveAtTerminal, ensureBuilt, holonIn, ON_POSTGRES, ledgerBytes, json, mcpSession, readEvents, seededState, structured, openLedger, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -19,8 +17,8 @@ type MoneyJson = { amount: string; currency: string };
 type IntentRow = { intent: string; idempotency_key: string; status: string; payee: string; amount: MoneyJson; pending: { approval: string } | null; receipt: { rail: string; charged: MoneyJson; approval: string | null } | null };
 
 /** What an account has received (funded, and credited by settled intents), read from the state folder. */
-function received(state: string, account: string, currency: string): bigint | undefined {
-  const store = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+async function received(state: string, account: string, currency: string): Promise<bigint | undefined> {
+  const store = await openLedger(state);
   try {
     return store.state.accounts[account]?.funded[currency];
   } finally {
@@ -38,6 +36,9 @@ describe('holon demo', { concurrency: true }, () => {
       const out = r.stdout;
       assert.match(out, new RegExp(`^Holon demo — state in ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
       assert.match(out, /tools: search_agents, get_agent, call_agent, check_approval, get_budget, get_receipt/);
+      // With a team store in HOLON_STORE (on PostgreSQL, the harness gives one), the demo stays on its journal and says so.
+      assert.equal(/never the team store/.test(out), ON_POSTGRES, out.slice(0, 400));
+      if (ON_POSTGRES) assert.match(out, /holon receipts --state \S+ --store ''/);
       assert.match(out, /\$ holon approve apr_\S+/, 'the big call is approved from a terminal');
       // The receipt tree: the pipeline and its four delegated calls.
       const treeAt = out.indexOf('5. The receipt tree');
@@ -79,7 +80,7 @@ describe('holon demo', { concurrency: true }, () => {
         const m = mandates.find((x) => x.id === `demo/${slug}`);
         assert.deepEqual([m?.grantee.slug, m?.toolsets], [slug, ['office']], slug);
       }
-      const events = readEvents(state);
+      const events = await readEvents(state);
       const sent = events.filter((e) => e.type === 'mail.sent').map((e) => e.data['thread'] as { id: string; from: string; to: string; subject: string });
       assert.deepEqual(sent.map((t) => [t.id, t.from, t.to, t.subject]), [['demo/ada#1', 'lead', 'ada', 'Footer links']]);
       assert.deepEqual(events.filter((e) => e.type === 'mail.opened').map((e) => e.data), [{ thread: 'demo/ada#1' }]);
@@ -122,7 +123,7 @@ describe('holon demo', { concurrency: true }, () => {
       );
       const sketches = shopperIntents[1];
       assert.deepEqual([sketches?.receipt?.rail, sketches?.receipt?.charged, sketches?.receipt?.approval], ['journal', { amount: '0.40', currency: 'EUR' }, null]);
-      const shopperEvents = readEvents(state);
+      const shopperEvents = await readEvents(state);
       assert.deepEqual(
         shopperEvents.filter((e) => e.type === 'intent.submitted' && e.data['mandate'] === 'demo/shopper').map((e) => e.data['idempotency_key']),
         ['studio-sketches-1', 'studio-final-1'],
@@ -132,7 +133,7 @@ describe('holon demo', { concurrency: true }, () => {
         shopperEvents.filter((e) => e.type === 'intent.settled').map((e) => e.data['credit']),
         [{ account: 'studio', amount: { amount: '0.40', currency: 'EUR' } }],
       );
-      assert.equal(received(state, 'studio', 'EUR'), M.parseUnits('1.40'), 'the studio: funded 1.00, credited 0.40');
+      assert.equal(await received(state, 'studio', 'EUR'), M.parseUnits('1.40'), 'the studio: funded 1.00, credited 0.40');
       const purchases = shopperEvents.filter((e) => e.type === 'purchase.completed').map((e) => e.data as { mandate: string; merchant: string; order: { id: string; lines: { product: string; quantity: number }[]; total: MoneyJson }; charged: MoneyJson });
       // The ACP merchant's own price: 2 ink refills with its 20 % VAT.
       const ink = demoCatalog('stationery').find((p) => p.id === 'ink-refill');
@@ -154,7 +155,7 @@ describe('holon demo', { concurrency: true }, () => {
         ['studio-final-1', 'settled', parked?.pending?.approval],
         ['studio-sketches-1', 'settled', null],
       ]);
-      assert.equal(received(state, 'studio', 'EUR'), M.parseUnits('3.20'));
+      assert.equal(await received(state, 'studio', 'EUR'), M.parseUnits('3.20'));
 
       const v = await holonIn(state, ['verify']);
       assert.equal(v.code, 0, v.stdout);
@@ -175,7 +176,7 @@ describe('holon demo', { concurrency: true }, () => {
       const roots2 = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Tree[];
       assert.equal(roots2.length, 2);
       assert.ok(roots2.every((t) => !firstIds.has(t.receipt)), 'fresh receipts');
-      assert.deepEqual(readEvents(state).filter((e) => e.type === 'account.funded').map((e) => e.data['account']), ['demo', 'demo', 'studio'], 'funded as one demo does, not twice as much');
+      assert.deepEqual((await readEvents(state)).filter((e) => e.type === 'account.funded').map((e) => e.data['account']), ['demo', 'demo', 'studio'], 'funded as one demo does, not twice as much');
       assert.equal((await holonIn(state, ['verify'])).code, 0);
     } finally {
       cleanup();
@@ -185,14 +186,14 @@ describe('holon demo', { concurrency: true }, () => {
   test('refuses a folder that holds a state that is not a demo’s, and leaves it as it was', async () => {
     const { dir: state, cleanup } = await seededState();
     try {
-      const before = journalBytes(state);
+      const before = await ledgerBytes(state);
       const files = fs.readdirSync(state).sort();
       const r = await holonIn(state, ['demo']);
       assert.ok(r.code !== 0 && r.code !== null, `exit ${r.code}`);
       const lines = r.stderr.split('\n').filter((l) => l.length > 0);
       assert.equal(lines.length, 1, r.stderr);
       assert.match(lines[0] ?? '', /^holon: .*is not empty and holds no earlier demo/);
-      assert.ok(journalBytes(state).equals(before));
+      assert.ok((await ledgerBytes(state)).equals(before));
       assert.deepEqual(fs.readdirSync(state).sort(), files);
       assert.equal((await holonIn(state, ['verify'])).code, 0);
     } finally {

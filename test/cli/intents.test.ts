@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { openState } from '../../src/core/holon.ts';
+import { systemClock } from '../../src/core/deps.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { fund } from '../../src/core/spend.ts';
 import type { McpSession } from './cliHarness.ts';
-import { approveAtTerminal, ensureBuilt, holonIn, journalBytes, json, mcpSession, ok, seededState, structured } from './cliHarness.ts';
+import { approveAtTerminal, ensureBuilt, holonIn, ledgerBytes, json, mcpSession, ok, openLedger, seededState, structured } from './cliHarness.ts';
 
 const PAYER = 'demo/payer';
 type Row = { intent: string; mandate: string; idempotency_key: string; status: string; pending: { approval: string; challenge: string } | null };
@@ -21,7 +20,7 @@ let session: McpSession;
 before(async () => {
   await ensureBuilt();
   state = await seededState();
-  const store = openState(state.dir, { clock: systemClock, logger: silentLogger, watch: false });
+  const store = await openLedger(state.dir);
   try {
     await fund(store, 'demo2', '1');
     await createMandate(store, systemClock, PAYER, {
@@ -84,13 +83,13 @@ test('holon audit shows every intent event and checks that they link', async () 
 });
 
 test('holon limits: bad flags change nothing; a rate limit the human sets reaches the running server', async () => {
-  const before = journalBytes(state.dir);
+  const before = await ledgerBytes(state.dir);
   for (const bad of [['--rate', 'fast'], ['--quota', '0/day'], ['--rate', '5/hour']]) {
     const r = await holonIn(state.dir, ['limits', PAYER, ...bad]);
     assert.equal(r.code, 2, r.stderr);
   }
   assert.equal((await holonIn(state.dir, ['limits', 'demo/nobody', '--rate', '5/min'])).code, 1);
-  assert.deepEqual(journalBytes(state.dir), before);
+  assert.deepEqual((await ledgerBytes(state.dir)), before);
 
   assert.deepEqual(await json(state.dir, ['limits', PAYER, '--rate', '1/min', '--quota', '1000/day']), { mandate: PAYER, rate: { count: 1, per: 'minute' }, quota: { count: 1000, per: 'day' } });
   assert.match(await ok(state.dir, ['limits', PAYER]), /rate 1\/min, quota 1000\/day/);

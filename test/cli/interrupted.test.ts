@@ -7,14 +7,11 @@ import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { openState } from '../../src/core/holon.ts';
 import { pidAlive } from '../../src/core/journalLock.ts';
 import * as M from '../../src/core/money.ts';
 import { gateSpend } from '../../src/core/spend.ts';
-import { verifyJournal } from '../../src/core/verify.ts';
 import type { McpSession } from './cliHarness.ts';
-import { ensureBuilt, holonIn, inTerminal, json, mcpSession, ok, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';
+import { ensureBuilt, holonIn, inTerminal, json, mcpSession, ok, ON_POSTGRES, openLedger, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -32,7 +29,7 @@ async function callInFlight(state: string, root: string, n: number): Promise<{ s
   assert.ok(pid);
   session.client.callTool({ name: 'call_agent', arguments: { agent: SLOW_AGENT, input: { release: path.join(root, `never-${n}`), max_ms: 60_000 } } }, undefined, { timeout: 120_000 }).catch(() => {});
   const placed = await until(
-    () => readEvents(state).find((e) => e.type === 'hold.placed' && (e.data as { owner?: { pid: number } }).owner?.pid === pid),
+    async () => (await readEvents(state)).find((e) => e.type === 'hold.placed' && (e.data as { owner?: { pid: number } }).owner?.pid === pid),
     'the call to hold its money',
     30_000,
   );
@@ -62,7 +59,7 @@ test('servers killed with -9 mid-call hold nothing once the next process writes;
     await ok(state, ['fund', 'demo', '1']);
     assert.equal(await held(state), units('0.05'));
     assert.equal(units((await json<Budget[]>(state, ['budget', MANDATE]))[0]?.spent.amount ?? 'x'), 0n, 'nothing was charged');
-    const released = readEvents(state).filter((e) => e.type === 'hold.released' && (e.data as { reason: string }).reason === 'interrupted');
+    const released = (await readEvents(state)).filter((e) => e.type === 'hold.released' && (e.data as { reason: string }).reason === 'interrupted');
     assert.deepEqual(released.map((e) => (e.data as { hold: string }).hold).sort(), [...killed].sort());
     for (const id of killed) {
       const r = await json<ReceiptJson>(state, ['receipts', id]);
@@ -71,7 +68,7 @@ test('servers killed with -9 mid-call hold nothing once the next process writes;
       assert.equal(r.error?.code, 'interrupted');
       assert.equal(r.error?.charged, false);
     }
-    const report = verifyJournal(state);
+    const report = JSON.parse((await holonIn(state, ['verify', '--json'])).stdout) as { ok: boolean };
     assert.equal(report.ok, true, JSON.stringify(report));
     await alive.session.close();
   } finally {
@@ -79,36 +76,59 @@ test('servers killed with -9 mid-call hold nothing once the next process writes;
   }
 });
 
-test('a hold left from before the machine restarted stays held until a human at a terminal releases it', { timeout: 120_000 }, async () => {
-  const { dir: state, cleanup } = await seededState();
+/** A hold as a server writes it, by a process of an earlier run of this machine; returns its id. */
+async function holdFromBeforeRestart(state: string): Promise<string> {
+  const store = await openLedger(state);
+  const id = 'rcpt_before_restart';
   try {
-    // A hold as a server writes it, by a process of an earlier run of this machine: its settlement may
-    // have been lost with the machine, so nothing releases it by itself.
-    const store = openState(state, { clock: systemClock, logger: silentLogger, durable: false, watch: false });
-    const id = 'rcpt_before_restart';
     await store.transact((s) => {
       const m = s.mandates['demo/sandbox'];
       assert.ok(m);
       const g = gateSpend(s, { id, mandate: m, payee: { kind: 'agent', id: 'acme/table-extract' }, amount: M.money('0.30', 'EUR'), subject: { kind: 'payment', payee: 'x', amount: { amount: '0.30', currency: 'EUR' }, terms_hash: 'ab'.repeat(32), purpose: 'test' }, now: Date.now(), owner: { host: os.hostname(), boot: 'an-earlier-boot', pid: 1, start: '1' } });
       return { events: g.kind === 'held' ? g.events : [], result: g.kind };
     });
+  } finally {
     store.close();
+  }
+  return id;
+}
+
+// On a team store what a process wrote is in the database, not lost with its machine, and its presence
+// tells whether it runs: the next write gives the hold back (the test after this one).
+test('a hold left from before the machine restarted stays held until a human at a terminal releases it', { timeout: 120_000, skip: ON_POSTGRES && 'a team store knows the process is gone' }, async () => {
+  const { dir: state, cleanup } = await seededState();
+  try {
+    // Its settlement may have been lost with the machine, so nothing releases it by itself.
+    const id = await holdFromBeforeRestart(state);
     await ok(state, ['fund', 'demo', '1']);
     const holds = await json<{ hold: string; owner: string }[]>(state, ['holds']);
     assert.deepEqual(holds.map((h) => [h.hold, h.owner]), [[id, 'restarted']]);
 
-    const before = readEvents(state).length;
+    const before = (await readEvents(state)).length;
     const agent = await holonIn(state, ['holds', 'release', id]);
     assert.equal(agent.code, 1);
     assert.ok(agent.stderr.startsWith('holon: '), agent.stderr);
     const no = await inTerminal(['holds', 'release', id, '--state', state], { answer: 'n' });
     assert.equal(no.code, 1);
-    assert.equal(readEvents(state).length, before, 'an agent without a terminal, or a human who said no, changes nothing');
+    assert.equal((await readEvents(state)).length, before, 'an agent without a terminal, or a human who said no, changes nothing');
 
     const yes = await inTerminal(['holds', 'release', id, '--state', state], { answer: 'y' });
     assert.equal(yes.code, 0, yes.output);
     assert.deepEqual(await json<unknown[]>(state, ['holds']), []);
-    const released = readEvents(state).filter((e) => e.type === 'hold.released');
+    const released = (await readEvents(state)).filter((e) => e.type === 'hold.released');
+    assert.deepEqual(released.map((e) => e.data), [{ hold: id, reason: 'interrupted' }]);
+  } finally {
+    cleanup();
+  }
+});
+
+test('on a team store, the next write gives back a hold from before the machine restarted', { timeout: 120_000, skip: !ON_POSTGRES && 'the team store only' }, async () => {
+  const { dir: state, cleanup } = await seededState();
+  try {
+    const id = await holdFromBeforeRestart(state);
+    await ok(state, ['fund', 'demo', '1']);
+    assert.deepEqual(await json<unknown[]>(state, ['holds']), []);
+    const released = (await readEvents(state)).filter((e) => e.type === 'hold.released');
     assert.deepEqual(released.map((e) => e.data), [{ hold: id, reason: 'interrupted' }]);
   } finally {
     cleanup();

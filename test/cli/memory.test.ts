@@ -1,14 +1,10 @@
 /** `holon memory`: what a mandate remembers, shown to the human read-only, as of any valid and system time. */
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { openState } from '../../src/core/holon.ts';
-import { JOURNAL_FILE } from '../../src/core/journal.ts';
+import { systemClock } from '../../src/core/deps.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { remember } from '../../src/core/memory/memory.ts';
-import { ensureBuilt, holon, tempDir } from './cliHarness.ts';
+import { ensureBuilt, holon, ledgerBytes, openLedger, tempDir } from './cliHarness.ts';
 
 const M = 'demo/mem';
 let dir: string;
@@ -18,7 +14,7 @@ let beforeCorrection: string;
 before(async () => {
   await ensureBuilt();
   ({ dir, cleanup } = tempDir('holon-memory-'));
-  const store = openState(dir, { clock: systemClock, logger: silentLogger, durable: false, watch: false });
+  const store = await openLedger(dir);
   try {
     await createMandate(store, systemClock, M, { toolsets: ['memory'] });
     await createMandate(store, systemClock, 'demo/empty', { toolsets: ['memory'] });
@@ -43,7 +39,7 @@ const run = async (args: string[]): Promise<Listed> => {
 };
 
 test('lists the snapshot now, as of a valid time, as of a system time, and every version', async () => {
-  const journal = fs.readFileSync(path.join(dir, JOURNAL_FILE));
+  const ledger = await ledgerBytes(dir);
   const now = await run([M]);
   assert.deepEqual(now.records.map((r) => [r.key, r.content]), [['acme/contact', 'bob@acme.example'], ['term', 'red\u001b[31m alert\nsecond line']]);
   assert.deepEqual((await run([M, '--as-of', '2026-03-01T00:00:00Z', '--prefix', 'acme/'])).records.map((r) => r.content), ['alice@acme.example']);
@@ -59,7 +55,7 @@ test('lists the snapshot now, as of a valid time, as of a system time, and every
   assert.match(text.stdout, /bob@acme\.example/);
   assert.ok(!text.stdout.includes('\u001b'), 'a terminal escape in a memory is shown, never run');
   assert.match(text.stdout, /red\\u001b\[31m alert ⏎ second line/);
-  assert.ok(fs.readFileSync(path.join(dir, JOURNAL_FILE)).equals(journal), 'reading writes nothing');
+  assert.ok((await ledgerBytes(dir)).equals(ledger), 'reading writes nothing');
 });
 
 test('refuses what it cannot answer', async () => {

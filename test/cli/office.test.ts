@@ -5,21 +5,18 @@
  * back from the journal file, as another process would.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decideApproval } from '../../src/core/approvals/flow.ts';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { openState } from '../../src/core/holon.ts';
+import { systemClock } from '../../src/core/deps.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
-import type { Event } from './cliHarness.ts';
-import { cleanEnv, ensureBuilt, HOLON_BIN, json, mcpSession, readEvents, seededState, tempDir, until } from './cliHarness.ts';
+import type { Event, Served } from './cliHarness.ts';
+import { ensureBuilt, json, mcpSession, openLedger, readEvents, seededState, serveIn, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -41,7 +38,7 @@ async function officeState(): Promise<{ state: string; workspace: string; cleanu
   fs.writeFileSync(path.join(workspace, 'README.md'), '# site\n');
   git(['add', 'README.md']);
   git(['commit', '--quiet', '-m', 'start']);
-  const store = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+  const store = await openLedger(state);
   try {
     await seedOffice(store, systemClock, path.basename(workspace));
   } finally {
@@ -78,23 +75,6 @@ async function eventually<T>(fn: () => Promise<T | undefined | false>, what: str
 const officeCalls = (events: Event[], actor: string): Event[] =>
   events.filter((e) => (e.type === 'tool.called' || e.type === 'tool.denied') && e.data['toolset'] === 'office' && e.data['actor'] === actor);
 
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  log: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `holon serve --port 0 --workspace WS` and the URL it prints. */
-async function serve(state: string, workspace: string): Promise<Served> {
-  const child = spawn(process.execPath, [HOLON_BIN, 'serve', '--port', '0', '--state', state, '--workspace', workspace], { cwd: os.tmpdir(), env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'], timeout: 150_000 });
-  let log = '';
-  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const url = await until(() => /serving MCP on (http:\/\/\S+\/mcp)/.exec(log)?.[1], `holon serve to print its URL (stderr so far: ${log})`, 60_000);
-  return { child, url, log: () => log, exited };
-}
-
 async function httpClient(url: string, token: string, name: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
@@ -129,7 +109,7 @@ describe('the office through the built CLI', { concurrency: true }, () => {
       assert.equal(text(await call('colleagues_list')), NO_OFFICE_READ, 'nothing changes before a human decides');
 
       // The human decides in another process: this one, on the same state folder.
-      const human = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+      const human = await openLedger(state);
       try {
         const decided = await decideApproval(human, systemClock, asked.approval, 'approved', 'cli');
         assert.equal(decided.status, 'approved');
@@ -152,7 +132,7 @@ describe('the office through the built CLI', { concurrency: true }, () => {
       assert.equal(text(after), NO_OFFICE_READ);
       await bob.close();
 
-      const events = readEvents(state);
+      const events = await readEvents(state);
       const requested = events.filter((e) => e.type === 'approval.requested').map((e) => e.data['approval'] as { id: string; kind: string; mandate: string });
       assert.deepEqual(requested.map((a) => [a.id, a.kind, a.mandate]), [[asked.approval, 'capability_window', DEMO_OFFICE.bob]]);
       assert.deepEqual(events.filter((e) => e.type === 'approval.decided').map((e) => e.data), [{ id: asked.approval, decision: 'approved', channel: 'cli' }]);
@@ -195,7 +175,7 @@ describe('the office through the built CLI', { concurrency: true }, () => {
       const leadToken = await json<{ token: string; mandate: string }>(state, ['token', 'create', '--mandate', DEMO_OFFICE.lead, '--ttl', '10m']);
       const adaToken = await json<{ token: string; mandate: string }>(state, ['token', 'create', '--mandate', DEMO_OFFICE.ada, '--ttl', '10m']);
       assert.deepEqual([leadToken.mandate, adaToken.mandate], [DEMO_OFFICE.lead, DEMO_OFFICE.ada]);
-      served = await serve(state, workspace);
+      served = await serveIn(state, ['--workspace', workspace]);
       const lead = await httpClient(served.url, leadToken.token, 'lead-agent');
       clients.push(lead);
       const ada = await httpClient(served.url, adaToken.token, 'ada-agent');
@@ -237,7 +217,7 @@ describe('the office through the built CLI', { concurrency: true }, () => {
       assert.equal(await served.exited, 0, 'SIGTERM stops it cleanly');
       served = undefined;
 
-      const events = readEvents(state);
+      const events = await readEvents(state);
       const guard = events.filter((e) => e.type === 'mail.loop_guard');
       assert.equal(guard.length, 1);
       assert.equal(guard[0]?.data['hops'], 4);

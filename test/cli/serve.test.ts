@@ -4,34 +4,15 @@
  * refusing that client's next request, in the server process that did not end it.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { cleanEnv, ensureBuilt, HOLON_BIN, holonIn, journalBytes, json, readEvents, seededState, structured, until } from './cliHarness.ts';
+import type { Served } from './cliHarness.ts';
+import { ensureBuilt, holonIn, ledgerBytes, json, readEvents, seededState, serveIn, structured } from './cliHarness.ts';
 
 before(ensureBuilt);
-
-interface Served {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  log: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `holon serve --port 0` and waits for the URL it prints. */
-async function serve(state: string): Promise<Served> {
-  const child = spawn(process.execPath, [HOLON_BIN, 'serve', '--port', '0', '--state', state], { cwd: os.tmpdir(), env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'], timeout: 120_000 });
-  let log = '';
-  child.stderr.on('data', (d: Buffer) => (log += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const url = await until(() => /serving MCP on (http:\/\/\S+\/mcp)/.exec(log)?.[1], `holon serve to print its URL (stderr so far: ${log})`);
-  return { child, url, log: () => log, exited };
-}
 
 interface McpConfig {
   mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
@@ -51,12 +32,12 @@ test('token create writes a config without the token; serve accepts it; token en
   const { dir, root, cleanup } = await seededState();
   let served: Served | undefined;
   try {
-    served = await serve(dir);
+    served = await serveIn(dir);
     assert.match(served.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
 
     // Refusals first: each leaves the journal and the config file as they were.
     const config = path.join(root, '.mcp.json');
-    const bytes = journalBytes(dir);
+    const bytes = await ledgerBytes(dir);
     for (const args of [['--ttl', '8d'], ['--ttl', '0m'], ['--ttl', 'soon'], ['--mandate', 'demo/nope']]) {
       const opts = { '--mandate': 'demo/sandbox', '--ttl': '2h' } as Record<string, string>;
       opts[args[0] ?? ''] = args[1] ?? '';
@@ -64,7 +45,7 @@ test('token create writes a config without the token; serve accepts it; token en
       assert.notEqual(r.code, 0, args.join(' '));
       assert.ok(!fs.existsSync(config), `no config written for ${args.join(' ')}`);
     }
-    assert.ok(journalBytes(dir).equals(bytes), 'a refused token changes nothing');
+    assert.ok((await ledgerBytes(dir)).equals(bytes), 'a refused token changes nothing');
 
     fs.writeFileSync(config, JSON.stringify({ mcpServers: { other: { type: 'stdio', command: 'x' } } }));
     const r = await holonIn(dir, ['token', 'create', '--mandate', 'demo/sandbox', '--ttl', '2h', '--label', 'cli test', '--config', config, '--url', served.url, '--json']);
@@ -83,7 +64,7 @@ test('token create writes a config without the token; serve accepts it; token en
 
     const listed = await json<{ id: string; status: string }[]>(dir, ['token', 'list']);
     assert.deepEqual(listed.map((t) => [t.id, t.status]), [[made.id, 'live']]);
-    const hash = readEvents(dir).find((e) => e.type === 'token.created')?.data['sha256'];
+    const hash = (await readEvents(dir)).find((e) => e.type === 'token.created')?.data['sha256'];
     assert.equal(typeof hash, 'string');
     assert.ok(!JSON.stringify(listed).includes(hash as string), 'the list never shows the hash');
 

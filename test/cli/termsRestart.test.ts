@@ -6,14 +6,13 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { systemClock } from '../../src/core/deps.ts';
 import { setFx } from '../../src/core/fx.ts';
-import { openState } from '../../src/core/holon.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { createWallet } from '../../src/core/wallet.ts';
 import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
-import { ensureBuilt, mcpSession, seededState } from './cliHarness.ts';
+import { ensureBuilt, mcpSession, openLedger, seededState } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -25,7 +24,7 @@ test('after a restart, the hold and the opening from before are declined; nothin
   const { dir: state, cleanup } = await seededState();
   const seller = await startChannelSeller();
   try {
-    const store = openState(state, { clock: systemClock, logger: silentLogger, watch: false });
+    const store = await openLedger(state);
     await setFx(store, 'USDC', 'EUR', '0.92');
     await createMandate(store, systemClock, 'demo/pages', { toolsets: ['terms'], approval_threshold: '1.00', capabilities: [{ name: 'pay', params: { payees: [`${TEST_NETWORK}:${SELLER}`] } }] });
     store.close();

@@ -4,9 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { ensureBuilt, holonIn, journalFile, mcpSession, readEvents, seededState, structured, tempDir } from './cliHarness.ts';
+import { copyState, ensureBuilt, holonIn, journalFile, mcpSession, ON_POSTGRES, readEvents, seededState, structured } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -28,10 +27,7 @@ async function stateWithCalls(): Promise<{ state: string; cleanup: () => void }>
     }
     return { state, cleanup };
   })();
-  const src = (await template).state;
-  const { dir, cleanup } = tempDir('holon-cli-verify-');
-  const state = path.join(dir, 'state');
-  fs.cpSync(src, state, { recursive: true });
+  const { dir: state, cleanup } = copyState((await template).state);
   return { state, cleanup };
 }
 
@@ -65,7 +61,7 @@ describe('holon verify', { concurrency: 4 }, () => {
   test('passes on a real state, in text and --json', async () => {
     const { state, cleanup } = await stateWithCalls();
     try {
-      const events = readEvents(state);
+      const events = await readEvents(state);
       const r = await holonIn(state, ['verify']);
       assert.equal(r.code, 0, r.stderr);
       assert.ok(r.stdout.includes(String(events.length)), r.stdout);
@@ -92,11 +88,13 @@ describe('holon verify', { concurrency: 4 }, () => {
     { name: 'a brace (the line no longer parses)', after: () => '', pick: () => '[' },
   ];
 
+  // The journal file's bytes; a team store's rows cannot be changed in place (test/pg/migrate.test.ts alters one as its owner).
+  const fileOnly = ON_POSTGRES && 'changes bytes of the journal file';
   for (const v of variants) {
-    test(`after one byte of ${v.name} changes, fails and names that event`, async () => {
+    test(`after one byte of ${v.name} changes, fails and names that event`, { skip: fileOnly }, async () => {
       const { state, cleanup } = await stateWithCalls();
       try {
-        const events = readEvents(state);
+        const events = await readEvents(state);
         // An event in the middle that carries an amount: the call's settlement.
         const target = events.find((e) => e.type === 'call.finished');
         assert.ok(target);

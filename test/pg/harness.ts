@@ -43,14 +43,17 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Creates database `name` through the cluster at `adminUrl` (any database of it); returns the new one's URL. */
-export async function createDatabaseAt(adminUrl: string, name: string): Promise<string> {
-  if (!/^\w+$/.test(name)) throw new Error(`not a database name: ${name}`);
+/**
+ * Creates database `name` through the cluster at `adminUrl` (any database of it); returns the new one's
+ * URL. With `template`, the new database is a copy of that one (which nobody may be connected to).
+ */
+export async function createDatabaseAt(adminUrl: string, name: string, template?: string): Promise<string> {
+  for (const n of [name, template ?? 'x']) if (!/^\w+$/.test(n)) throw new Error(`not a database name: ${n}`);
   const { Client } = await import('pg');
   const c = new Client({ connectionString: adminUrl });
   await c.connect();
   try {
-    await c.query(`CREATE DATABASE "${name}"`);
+    await c.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   } finally {
     await c.end();
   }

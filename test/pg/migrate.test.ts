@@ -18,7 +18,7 @@ import { fund } from '../../src/core/spend.ts';
 import { holonReducer } from '../../src/core/state.ts';
 import { registerInstallation } from '../../src/core/team.ts';
 import type { Run } from '../cli/cliHarness.ts';
-import { ensureBuilt, holon as run, journalBytes, journalFile, readEvents, tempDir } from '../cli/cliHarness.ts';
+import { ensureBuilt, holon as run, ledgerBytes, journalFile, readEvents, tempDir } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';
 import { startPostgres } from './harness.ts';
 
@@ -97,8 +97,8 @@ const newDatabase = (): Promise<string> => pg.createDatabase(`m${++dbs}`);
 describe('holon migrate', () => {
   test('copies a demo journal as it is; the store then shows what the state folder shows, and goes on from it', async () => {
     const url = await newDatabase();
-    const before = journalBytes(demo);
-    const events = readEvents(demo);
+    const before = await ledgerBytes(demo);
+    const events = await readEvents(demo);
     const r = await holon(['migrate', '--to', url, '--state', demo, '--json']);
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as { events: number; head: string; signed_through: number };
@@ -106,7 +106,7 @@ describe('holon migrate', () => {
     assert.equal(report.events, last?.seq);
     assert.equal(report.head, last?.hash);
     assert.ok(report.signed_through > 0, 'the demo signed checkpoints, and they came along');
-    assert.deepEqual(journalBytes(demo), before, 'the journal is left as it was');
+    assert.deepEqual((await ledgerBytes(demo)), before, 'the journal is left as it was');
 
     // Row for row what the journal holds: the chain and its signed checkpoints are the same.
     const copied = (await rows(url)) ?? [];
@@ -131,7 +131,7 @@ describe('holon migrate', () => {
     const grown = (await rows(url)) ?? [];
     assert.ok(grown.length > events.length);
     assert.equal(grown[events.length]?.prev, last?.hash, 'the next event links to the copied head');
-    assert.deepEqual(journalBytes(demo), before, 'what the team does from here on stays out of the journal');
+    assert.deepEqual((await ledgerBytes(demo)), before, 'what the team does from here on stays out of the journal');
   });
 
   test('a database that already holds events is refused and left as it was', async () => {
