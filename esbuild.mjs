@@ -19,10 +19,10 @@ const base = {
 /**
  * Modules the extension loads only when first needed (with `import()`): the schemas (zod) that check
  * what a human or a view sends, the YAML and diff libraries of the personnel change diff panel, and the
- * PostgreSQL client of the team store. They go to dist/lazy.js, so activating the extension never
+ * PostgreSQL client of the team store (and its verification). They go to dist/lazy.js, so activating the extension never
  * compiles or runs them.
  */
-const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', 'src/core/postgresStore.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', 'src/core/postgresStore.ts', 'src/core/postgresAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
 /** @type {import('esbuild').Plugin} */
 const lazyModules = {

@@ -172,9 +172,9 @@ function compareSnapshot(stateDir: string, h: SnapshotHeader, body: string, fold
 }
 
 /** The report in a sentence or two, for a human. */
-export function verifyText(r: VerifyReport): string {
+export function verifyText(r: VerifyReport, place: 'line' | 'row' = 'line'): string {
   const parts: string[] = [];
-  if (r.first_bad) parts.push(`FAILED at event ${r.first_bad.seq} (line ${r.first_bad.line}): ${r.first_bad.problem}. ${r.events} events before it are intact.`);
+  if (r.first_bad) parts.push(`FAILED at event ${r.first_bad.seq} (${place} ${r.first_bad.line}): ${r.first_bad.problem}. ${r.events} events before it are intact.`);
   else {
     parts.push(`${r.ok ? 'OK' : 'FAILED'}: ${r.events} events, hash chain intact, ${r.checkpoints} signed checkpoint(s) through event ${r.signed_through}${r.unsigned > 0 ? ` (${r.unsigned} newer events not yet signed)` : ''}.`);
   }

@@ -13,7 +13,7 @@ const verifyCmd: Command = {
     if (ctx.store !== undefined) {
       const { verifyStore } = await import('../../core/postgresAdmin.ts');
       const r = await verifyStore(ctx.store);
-      print(ctx, r, verifyText(r).replace(/\(line (\d+)\)/, '(row $1)'));
+      print(ctx, r, verifyText(r, 'row'));
       return r.ok ? 0 : 1;
     }
     if (!hasState(ctx.stateDir)) throw new HolonError('not_found', `no journal in ${ctx.stateDir}`);
