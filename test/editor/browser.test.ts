@@ -16,11 +16,11 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { openState } from '../../src/core/holon.ts';
+import { openStore } from '../../src/core/holon.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { RunDirs } from './harness.ts';
 import type { Bridge, Started } from './workbench.ts';
-import { answerInput, cli, host, openEditor, pendingInView, pick, runCommand, webview } from './workbench.ts';
+import { answerInput, cli, host, openEditor, pendingInView, pick, runCommand, storeArgs, webview } from './workbench.ts';
 import {
   captureFailure,
   DRIVER_EXTENSION_ID,
@@ -33,6 +33,7 @@ import {
   RESULTS,
   screenshot,
   since,
+  storeSettings,
   until,
   VSIX_ALLOWED,
 } from './harness.ts';
@@ -93,7 +94,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   assert.deepEqual(carrying('Client does not support'), ['dist/sdk.js'], 'the MCP client SDK is in dist/sdk.js only');
   process.stderr.write(`[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB, ${files.length} files\n`);
 
-  const dirs: RunDirs = newRun('browser');
+  const dirs: RunDirs = newRun('browser', await storeSettings('browser'));
   const editor: Started = {};
   let client: Client | undefined;
   let passed = false;
@@ -247,7 +248,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
     await step('a call from a separate holon mcp client on the same state is approved in the Holon view', async () => {
       await clearNotifications();
       const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0] !== 'HOLON_STATE' && e[1] !== undefined));
-      const transport = new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', MANDATE, '--state', bridge.stateDir, '--approval-wait', '120'], env, stderr: 'pipe' });
+      const transport = new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', MANDATE, '--state', bridge.stateDir, ...storeArgs(bridge), '--approval-wait', '120'], env, stderr: 'pipe' });
       client = new Client({ name: 'holon-editor-test-client', version: '0.1.0' });
       await client.connect(transport);
       const call = client.callTool({ name: 'call_agent', arguments: { agent: PIPELINE, input: { files: INVOICES.slice(0, 2) } } }, undefined, { timeout: 180_000, resetTimeoutOnProgress: true, onprogress: () => {} });
@@ -318,7 +319,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
     await step('an HR proposal that removes capabilities shows in the diff panel, removals first and in red; Merge changes the mandate and the next call sees it', async () => {
       await clearNotifications();
       // The human sets up an office of three colleagues (the demo's) on this state.
-      const office = openState(bridge.stateDir, { clock: systemClock, logger: silentLogger, watch: false });
+      const office = await openStore(bridge.stateDir, { clock: systemClock, logger: silentLogger, watch: false, store: bridge.store });
       try {
         await seedOffice(office, systemClock);
       } finally {
@@ -327,7 +328,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       const agentClient = async (mandate: string): Promise<Client> => {
         const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0] !== 'HOLON_STATE' && e[1] !== undefined));
         const c = new Client({ name: 'holon-editor-office-client', version: '0.1.0' });
-        await c.connect(new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', mandate, '--state', bridge.stateDir], env, stderr: 'pipe' }));
+        await c.connect(new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', mandate, '--state', bridge.stateDir, ...storeArgs(bridge)], env, stderr: 'pipe' }));
         return c;
       };
       const lead = await agentClient(DEMO_OFFICE.lead);
@@ -366,7 +367,9 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       }
     });
 
-    process.stderr.write(`[editor] browser test passed in ${since(started)}: ${timings.join('; ')}\n`);
+    // Everything above went to the ledger the user's settings chose: the journal, or the team store (with no journal beside it).
+    assert.equal(fs.existsSync(path.join(bridge.stateDir, 'journal.jsonl')), bridge.store === undefined, 'the ledger is where the settings say');
+    process.stderr.write(`[editor] browser test passed in ${since(started)}${bridge.store ? ' on a team store' : ''}: ${timings.join('; ')}\n`);
     passed = true;
   } catch (err) {
     // The failure screenshot shows every notification, toasted or not.

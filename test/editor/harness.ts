@@ -15,6 +15,8 @@ import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { pidAlive as alive } from '../../src/core/journalLock.ts';
+import { ON_POSTGRES, TEST_PG } from '../helpers.ts';
+import { createDatabaseAt } from '../pg/harness.ts';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 /**
@@ -24,10 +26,16 @@ export const ROOT = path.resolve(__dirname, '..', '..');
 export const EXTENSION_ROOT = path.resolve(process.env['HOLON_EDITOR_EXTENSION'] ?? ROOT);
 /** Tools, reused between runs (`HOLON_EDITOR_CACHE` moves it, e.g. to measure a first install). */
 export const CACHE = path.resolve(process.env['HOLON_EDITOR_CACHE'] ?? path.join(ROOT, '.cache'));
-/** Screenshots for the human, and the logs of a failed run. Ignored by git. */
-export const RESULTS = path.join(ROOT, 'test-results', 'editor');
-/** The compiled in-host suites (under the repository, so that `require('mocha')` finds node_modules). */
-export const SUITE_OUT = path.join(ROOT, '.cache', 'editor-suite');
+/**
+ * Screenshots for the human, and the logs of a failed run. Ignored by git. The run on PostgreSQL keeps
+ * its own, as both runs take the same pictures at the same time.
+ */
+export const RESULTS = path.join(ROOT, 'test-results', 'editor', ...(ON_POSTGRES ? ['on-postgres'] : []));
+/**
+ * The compiled in-host suites (under the repository, so that `require('mocha')` finds node_modules), a
+ * folder per test process: another may be compiling its own while this one's extension host loads them.
+ */
+export const SUITE_OUT = path.join(ROOT, '.cache', `editor-suite-${process.pid}`);
 
 const CODE_SERVER_VERSION = '4.139.1';
 const NODE_MAJOR = 24;
@@ -239,8 +247,13 @@ export async function ensureBuilt(): Promise<void> {
 }
 
 /** Compiles the in-host suites (mocha suite, test-cli files, the browser test's driver) into SUITE_OUT. */
+let suitesBuilt = false;
 export async function buildSuites(): Promise<{ runSuite: string; driver: string }> {
-  await withLock('editor-suite', () => run(process.execPath, [path.join(__dirname, 'suite', 'build.mjs')], { why: 'could not compile the in-host suites' }));
+  if (!suitesBuilt) {
+    process.on('exit', () => fs.rmSync(SUITE_OUT, { recursive: true, force: true }));
+    run(process.execPath, [path.join(__dirname, 'suite', 'build.mjs'), SUITE_OUT], { why: 'could not compile the in-host suites' });
+    suitesBuilt = true;
+  }
   return { runSuite: path.join(SUITE_OUT, 'runSuite.js'), driver: path.join(SUITE_OUT, 'driver.js') };
 }
 
@@ -359,6 +372,8 @@ export interface RunDirs {
   log: string;
   /** XDG_CONFIG_HOME and XDG_CACHE_HOME of code-server and Chromium, so nothing lands in the home folder. */
   xdg: { XDG_CONFIG_HOME: string; XDG_CACHE_HOME: string };
+  /** The team store the user's settings name (`holon.store`), if any. */
+  store?: string;
 }
 
 /** The catalog the workspace settings of every run name, as an agent would plant one. */
@@ -366,10 +381,20 @@ export const PLANTED_REGISTRY = '/tmp/holon-planted-catalog.json';
 /** The team store the workspace settings of every run name: a database the agent would control. */
 export const PLANTED_STORE = 'postgres://agent@127.0.0.1:1/planted';
 
+/**
+ * The user settings that put a run on the team store when the suites run on PostgreSQL (HOLON_TEST_PG,
+ * test/pg/suites.test.ts): a new database of that cluster; none on the file journal.
+ */
+export async function storeSettings(name: string): Promise<Record<string, string>> {
+  return ON_POSTGRES ? { 'holon.store': await createDatabaseAt(TEST_PG, `editor_${name}_${process.pid}`) } : {};
+}
+
 /** A fresh run folder with a user settings file: no welcome page, tools run without VS Code's modal. */
 export function newRun(name: string, settings: Record<string, unknown> = {}): RunDirs {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `holon-editor-${name}-`));
+  const store = settings['holon.store'];
   const dirs: RunDirs = {
+    ...(typeof store === 'string' ? { store } : {}),
     root,
     config: path.join(root, 'config.yaml'),
     userData: path.join(root, 'user-data'),

@@ -74,7 +74,7 @@ test("a developer's agent asks on the team store; the lead approves it in the Ho
     assert.equal(fs.existsSync(path.join(bridge.stateDir, 'journal.jsonl')), false);
 
     // The lead, at a terminal of their editor: the account, the developer's mandate, the agents, and the team.
-    const lead = (args: string[]): Promise<unknown> => cli(bridge, [...args, '--store', store]);
+    const lead = (args: string[]): Promise<unknown> => cli(bridge, args);
     await lead(['fund', 'demo', '20']);
     await lead(['mandate', 'create', MANDATE, '--threshold', '0.50', '--total', '20', '--capabilities', 'extraction.*,pipeline.*', '--regions', 'EU', '--retention', '30', '--training', 'no']);
     await lead(['agents', 'add', path.join(ROOT, 'examples', 'catalog.json')]);

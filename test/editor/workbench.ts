@@ -15,7 +15,12 @@ export interface Bridge {
   stateDir: string;
   holonJs: string;
   activationMs: number;
+  /** The team store the editor is on (the run's `holon.store`), for the CLI and agents the test starts beside it. */
+  store?: string;
 }
+
+/** `--store URL` when the editor is on a team store: what a human adds to a command in their terminal. */
+export const storeArgs = (bridge: Bridge): string[] => (bridge.store ? ['--store', bridge.store] : []);
 
 /** Asks the driver inside the extension host to do something with the vscode API. */
 export async function host<T>(bridge: Bridge, op: string, body: Record<string, unknown> = {}): Promise<T> {
@@ -30,7 +35,7 @@ export function cli<T>(bridge: Bridge, args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env };
     delete env['HOLON_STATE'];
-    execFile(process.execPath, [bridge.holonJs, ...args, '--state', bridge.stateDir, '--json'], { env, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [bridge.holonJs, ...args, '--state', bridge.stateDir, ...storeArgs(bridge), '--json'], { env, timeout: 60_000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`holon ${args.join(' ')}: ${err.message}\n${stderr}`));
       else resolve(JSON.parse(stdout) as T);
     });
@@ -130,5 +135,5 @@ export async function openEditor(dirs: RunDirs, started: Started, consoleLines: 
     200,
   );
   if (bridge.error) throw new Error(`the test driver failed in the extension host: ${bridge.error}`);
-  return bridge;
+  return dirs.store ? { ...bridge, store: dirs.store } : bridge;
 }

@@ -1,9 +1,10 @@
 /**
  * The suites that run on the file journal, run again on PostgreSQL, through HOLON_TEST_PG: every test
  * file that builds its state with `demoRuntime` (test/helpers.ts) gets a database of a throwaway cluster
- * in place of a journal file, and every CLI suite (test/cli/cliHarness.ts) hands each `holon` it starts
- * the database of its state folder in HOLON_STORE. The same assertions must hold on either store; the
- * few that are about the journal file itself say so and are skipped there.
+ * in place of a journal file; every CLI suite (test/cli/cliHarness.ts) hands each `holon` it starts
+ * the database of its state folder in HOLON_STORE; and the editor suites put the user's `holon.store`
+ * on a database (test/editor/harness.ts). The same assertions must hold on either store; the few that
+ * are about the journal file itself say so and are skipped there.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -22,16 +23,19 @@ before(async () => {
 });
 after(() => pg.stop());
 
-/** The test files whose states come from demoRuntime, and the CLI's. */
+/** The test files whose states come from demoRuntime, the CLI's, and the editor's (but the one already on a team store). */
 function suitesOnTheStore(): string[] {
   const inDir = (dir: string): string[] => fs.readdirSync(path.join(ROOT, dir)).map((f) => path.join(dir, f)).filter((f) => f.endsWith('.test.ts'));
-  const onRuntime = [...inDir('test/server'), ...inDir('test/core')].filter((f) => fs.readFileSync(path.join(ROOT, f), 'utf8').includes('demoRuntime('));
-  return [...onRuntime, ...inDir('test/cli')].sort();
+  const text = (f: string): string => fs.readFileSync(path.join(ROOT, f), 'utf8');
+  const onRuntime = [...inDir('test/server'), ...inDir('test/core')].filter((f) => text(f).includes('demoRuntime('));
+  const editor = inDir('test/editor').filter((f) => !text(f).includes('startPostgres('));
+  return [...onRuntime, ...inDir('test/cli'), ...editor].sort();
 }
 
-test('the server, core and CLI suites pass on PostgreSQL', { timeout: 1_500_000 }, async (t) => {
+test('the server, core, CLI and editor suites pass on PostgreSQL', { timeout: 1_500_000 }, async (t) => {
   const files = suitesOnTheStore();
-  assert.ok(files.length >= 28, `found only ${files.length} suites`);
+  assert.ok(files.length >= 30, `found only ${files.length} suites`);
+  assert.ok(files.includes('test/editor/browser.test.ts') && files.includes('test/editor/inHost.test.ts'));
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=tap', ...files], {
       cwd: ROOT,

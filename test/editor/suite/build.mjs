@@ -1,4 +1,4 @@
-// Compiles the in-host suites to CommonJS under .cache/editor-suite/, where the extension host loads them:
+// Compiles the in-host suites to CommonJS under .cache/editor-suite/ (or the folder given), where the extension host loads them:
 // runSuite.js (the extensionTestsPath entry: mocha over extension.test.js), extension.test.js (also the file
 // @vscode/test-cli loads with its own mocha), and driver.js (the main of the browser test's helper extension).
 // Only `vscode` (given by the host) and `mocha` (resolved from the repository's node_modules) stay external.
@@ -7,9 +7,10 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const outdir = path.resolve(here, '..', '..', '..', '.cache', 'editor-suite');
+export const defaultOutdir = path.resolve(here, '..', '..', '..', '.cache', 'editor-suite');
 
-export async function buildSuite() {
+/** Builds into `outdir` (a folder of the repository's, for `mocha`), .cache/editor-suite by default. */
+export async function buildSuite(outdir = defaultOutdir) {
   await esbuild.build({
     entryPoints: {
       runSuite: path.join(here, 'runSuite.ts'),
@@ -28,4 +29,4 @@ export async function buildSuite() {
   return outdir;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildSuite();
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await buildSuite(process.argv[2] ? path.resolve(process.argv[2]) : undefined);

@@ -68,11 +68,14 @@ describe('Holon in a real VS Code', function () {
     assert.ok(channels?.workspaceValue === undefined || channels.workspaceValue.includes('cli'), 'the workspace file says cli');
     const recorded = JSON.parse(await holonCli(holon, ['approvals', 'channels', '--json'])) as { channels: string[] };
     assert.deepEqual(recorded.channels, ['elicitation', 'panel'], 'what the journal holds is the user\'s choice, not the workspace\'s');
-    // The workspace also names a team store (a ledger the agent would control): the editor stays on this workspace's journal.
+    // The workspace also names a team store (a ledger the agent would control): the editor stays on the
+    // user's choice, this workspace's journal or the team store of the user's settings (when the suites run on PostgreSQL).
     const store = vscode.workspace.getConfiguration('holon').inspect<string>('store');
     assert.ok(store?.workspaceValue === undefined || /planted/.test(store.workspaceValue), 'the workspace file names a store');
-    assert.deepEqual(holon.api.storeInUse(), { kind: 'journal' });
-    assert.ok(fs.existsSync(path.join(holon.api.stateDir, 'journal.jsonl')), 'the ledger is the journal in the state folder');
+    const users = store?.globalValue;
+    const inUse = holon.api.storeInUse();
+    assert.deepEqual(inUse.kind === 'team' ? { kind: inUse.kind, url: inUse.url } : inUse, users ? { kind: 'team', url: users } : { kind: 'journal' });
+    assert.equal(fs.existsSync(path.join(holon.api.stateDir, 'journal.jsonl')), !users, 'the ledger is the journal in the state folder, or the team store with none beside it');
     const scopes = (holon.extension.packageJSON as { contributes: { configuration: { properties: Record<string, { scope?: string }> } } }).contributes.configuration.properties;
     for (const [key, p] of Object.entries(scopes)) assert.equal(p.scope, 'application', `${key} is a user setting only`);
   });

@@ -48,7 +48,10 @@ export function holonCli(holon: Holon, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env, ELECTRON_RUN_AS_NODE: '1' };
     delete env['HOLON_STATE'];
-    execFile(process.execPath, [holon.holonJs, ...args, '--state', holon.api.stateDir], { env, timeout: 60_000 }, (err, stdout, stderr) => {
+    // On a team store (the user's settings name one), the human's terminal names it too.
+    const where = holon.api.storeInUse();
+    const store = where.kind === 'team' ? ['--store', where.url] : [];
+    execFile(process.execPath, [holon.holonJs, ...args, '--state', holon.api.stateDir, ...store], { env, timeout: 60_000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`holon ${args.join(' ')} failed: ${err.message}\n${stdout}\n${stderr}`));
       else resolve(stdout);
     });
