@@ -16,7 +16,8 @@ import { scanLines } from './journalIndex.ts';
 import { JournalLock } from './journalLock.ts';
 import { lazySigner } from './keys.ts';
 import type { EventRow } from './postgresStore.ts';
-import { EVENT_COLUMNS, eventOfRow, isPostgresUrl, PostgresStore, TABLE } from './postgresStore.ts';
+import { CONNECT_TIMEOUT_MS, EVENT_COLUMNS, eventOfRow, isPostgresUrl, PostgresStore, TABLE } from './postgresStore.ts';
+import { redactUrl } from './storeUrl.ts';
 import { thisProcess } from './owner.ts';
 import { holonReducer } from './state.ts';
 import { registerInstallation } from './team.ts';
@@ -71,17 +72,6 @@ export interface MigrateReport {
   state_sha256: string;
 }
 
-/** A URL as it may be shown: its password replaced. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(an unreadable URL)';
-  }
-}
-
 /** The URL `role` connects with: the admin's URL with the role's name and no password. */
 export function memberUrl(adminUrl: string, role: string): string {
   const u = new URL(adminUrl);
@@ -101,7 +91,7 @@ function requirePostgresUrl(url: string): void {
 
 async function connect(url: string): Promise<Client> {
   const pg = await import('pg');
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // A connection the server drops mid-command fails that command; unheard, its 'error' would end the process.
   client.on('error', () => undefined);
   try {

@@ -20,6 +20,7 @@ import type { ProcessRef } from './owner.ts';
 import { processKey, thisProcess } from './owner.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxResult } from './store.ts';
 import { checkpointMessage, eventHash, eventProblem, StoreListeners } from './store.ts';
+import { redactUrl } from './storeUrl.ts';
 
 // Where the URL check lived first; its home is storeUrl.ts, which loads no client.
 export { isPostgresUrl } from './storeUrl.ts';
@@ -51,6 +52,12 @@ const LANDED_WAIT_MS = 15_000;
  * True when `err` lost the connection rather than being refused by the database: no SQLSTATE (a socket
  * error), or one of the connection (08) or operator-intervention (57: a shutdown) classes.
  */
+/**
+ * How long a connection may take to be ready. Without it, a host that drops packets keeps a command (or
+ * the editor's "connecting…") waiting until TCP gives up, minutes later.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
 function connectionLost(err: unknown): boolean {
   if (err instanceof HolonError) return false;
   const code = (err as { code?: unknown }).code;
@@ -143,7 +150,7 @@ export class PostgresStore<S> implements EventStore<S> {
   /** Connects, creates the table if there is none, folds every event (each verified) and starts tailing. */
   static async open<S>(options: PostgresStoreOptions<S>): Promise<PostgresStore<S>> {
     const pg = await import('pg');
-    const pool = new pg.Pool({ connectionString: options.url, max: 4 });
+    const pool = new pg.Pool({ connectionString: options.url, max: 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     // An idle connection that dies (a database restart) must not bring the process down; the next query reconnects.
     pool.on('error', (err) => options.logger.warn(`store: a database connection was lost (${err.message})`));
     const store = new PostgresStore(options, pool, pg);
@@ -154,7 +161,8 @@ export class PostgresStore<S> implements EventStore<S> {
       await store.startTailing(options.watch !== false);
     } catch (err) {
       store.close();
-      throw err;
+      if (!connectionLost(err)) throw err;
+      throw new HolonError('not_found', `could not reach the team store at ${redactUrl(options.url)} (${(err as Error).message})`, { store: redactUrl(options.url) });
     }
     return store;
   }
@@ -454,7 +462,7 @@ export class PostgresStore<S> implements EventStore<S> {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new this.pg.Client({ connectionString: this.opts.url });
+    const client = new this.pg.Client({ connectionString: this.opts.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     const retry = (): void => {
       if (this.closed || this.reconnect) return;
       if (this.listener === client) this.listener = undefined;

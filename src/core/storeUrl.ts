@@ -13,3 +13,14 @@ export function isPostgresUrl(url: string): boolean {
  * starts). It may carry the database's password, so a process reads it once and removes it.
  */
 export const STORE_ENV = 'HOLON_STORE';
+
+/** A URL as it may be shown: its password replaced. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(an unreadable URL)';
+  }
+}

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { HOLON_BIN, ROOT, tempDir } from '../helpers.ts';
@@ -42,5 +43,35 @@ test('two state folders share one account through --store and HOLON_STORE', asyn
   } finally {
     a.cleanup();
     b.cleanup();
+  }
+});
+
+test('a store that cannot be reached is one clear error, soon, and nothing is written', { timeout: 120_000 }, async () => {
+  // A port nobody listens on, and a server that takes the connection and never answers (a host that drops packets).
+  const closed = await new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+  const sockets: net.Socket[] = [];
+  const silent = net.createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const state = tempDir();
+  try {
+    for (const port of [closed, (silent.address() as net.AddressInfo).port]) {
+      const url = `postgres://holon:secret@127.0.0.1:${port}/team`;
+      const r = await holon(['fund', 'demo', '5', '--state', state.dir, '--store', url]);
+      assert.equal(r.code, 1, r.out);
+      const lines = r.out.split('\n').filter((l) => l.length > 0);
+      assert.equal(lines.length, 1, r.out);
+      assert.match(lines[0] ?? '', new RegExp(`^holon: could not reach the team store at postgres://holon:\\*\\*\\*@127\\.0\\.0\\.1:${port}/team \\(`));
+      assert.ok(!r.out.includes('secret'), 'the password is never shown');
+    }
+    assert.deepEqual(fs.readdirSync(state.dir), [], 'nothing was written, not even a key');
+  } finally {
+    for (const s of sockets) s.destroy();
+    silent.close();
+    state.cleanup();
   }
 });

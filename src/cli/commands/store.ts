@@ -1,5 +1,6 @@
 import { HolonError } from '../../core/errors.ts';
-import { initStore, migrateJournal, redactUrl } from '../../core/postgresAdmin.ts';
+import { initStore, migrateJournal } from '../../core/postgresAdmin.ts';
+import { redactUrl } from '../../core/storeUrl.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
 import { logger, print } from '../context.ts';
