@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { after } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
@@ -279,6 +280,15 @@ export function units(amount: string): bigint {
   return m[1] ? -v : v;
 }
 
+/**
+ * The servers this file's tests started and have not stopped. A test that fails before it stops its
+ * server would otherwise leave it running (a call that never ends, say), and the file would never end.
+ */
+const running = new Set<() => Promise<void>>();
+after(async () => {
+  await Promise.allSettled([...running].map((stop) => stop()));
+});
+
 /** An SDK client connected over stdio to `holon mcp --mandate M --state DIR …`. */
 export interface McpSession {
   client: Client;
@@ -302,7 +312,12 @@ export async function mcpSession(state: string, mandate: string, extra: string[]
   transport.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   const client = new Client({ name: 'holon-cli-test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, pid: transport.pid, log: () => log, close: () => client.close() };
+  const close = async (): Promise<void> => {
+    running.delete(close);
+    await client.close();
+  };
+  running.add(close);
+  return { client, pid: transport.pid, log: () => log, close };
 }
 
 /** A running `holon serve`. */
@@ -326,6 +341,13 @@ export async function serveIn(state: string, extra: string[] = []): Promise<Serv
   child.stderr.on('data', (d: Buffer) => (log += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const url = await until(() => /serving MCP on (http:\/\/\S+\/mcp)/.exec(log)?.[1], `holon serve to print its URL (stderr so far: ${log})`, 60_000);
+  const stop = async (): Promise<void> => {
+    running.delete(stop);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  running.add(stop);
+  void exited.then(() => running.delete(stop));
   return { child, url, log: () => log, exited };
 }
 

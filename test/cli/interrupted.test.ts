@@ -32,24 +32,31 @@ async function callInFlight(state: string, root: string, n: number): Promise<{ s
     async () => (await readEvents(state)).find((e) => e.type === 'hold.placed' && (e.data as { owner?: { pid: number } }).owner?.pid === pid),
     'the call to hold its money',
     30_000,
-  );
+  ).catch(async (err: unknown) => {
+    await session.close();
+    throw err;
+  });
   return { session, receipt: (placed.data as { hold: string }).hold };
 }
 
 test('servers killed with -9 mid-call hold nothing once the next process writes; their receipts say interrupted', { timeout: 180_000 }, async () => {
   const { dir: state, root, cleanup } = await seededState();
+  // Closed whatever happens: a server left running with its call would keep the test process alive.
+  const sessions: McpSession[] = [];
   try {
     await ok(state, ['agents', 'add', SLOW_CATALOG]);
     await ok(state, ['mandate', 'create', MANDATE, '--capabilities', 'testing.*', '--total', '5', '--threshold', '0.50']);
 
     // A running server keeps its hold, whoever else writes.
     const alive = await callInFlight(state, root, 0);
+    sessions.push(alive.session);
     await ok(state, ['fund', 'demo', '1']);
     assert.equal(await held(state), units('0.05'), "a live server's hold is not touched");
 
     const killed: string[] = [];
     for (let i = 1; i <= 3; i++) {
       const { session, receipt } = await callInFlight(state, root, i);
+      sessions.push(session);
       process.kill(session.pid as number, 'SIGKILL');
       await until(() => !pidAlive(session.pid as number), 'the server to die');
       killed.push(receipt);
@@ -70,8 +77,8 @@ test('servers killed with -9 mid-call hold nothing once the next process writes;
     }
     const report = JSON.parse((await holonIn(state, ['verify', '--json'])).stdout) as { ok: boolean };
     assert.equal(report.ok, true, JSON.stringify(report));
-    await alive.session.close();
   } finally {
+    await Promise.all(sessions.map((s) => s.close().catch(() => undefined)));
     cleanup();
   }
 });
