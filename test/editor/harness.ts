@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { pidAlive as alive } from '../../src/core/journalLock.ts';
+import { aptInstall } from '../apt.ts';
 import { ON_POSTGRES, TEST_PG } from '../helpers.ts';
 import { createDatabaseAt } from '../pg/harness.ts';
 
@@ -165,37 +166,17 @@ async function ensureNode24(): Promise<void> {
   });
 }
 
-function isRoot(): boolean {
-  return typeof process.getuid === 'function' && process.getuid() === 0;
-}
-
 const KRB5_HEADER = '/usr/include/gssapi/gssapi.h';
 
 /** Debian packages: Chromium to drive, and the Kerberos headers code-server's `kerberos` module builds against. */
 async function ensureSystemPackages(needHeaders: boolean): Promise<void> {
   if (process.env['HOLON_CHROMIUM'] && !fs.existsSync(CHROMIUM)) throw new Error(`HOLON_CHROMIUM is ${CHROMIUM}, which does not exist`);
   const missing = (): string[] => [...(fs.existsSync(CHROMIUM) ? [] : ['chromium']), ...(needHeaders && !fs.existsSync(KRB5_HEADER) ? ['libkrb5-dev'] : [])];
-  if (missing().length === 0) return;
-  if (!isRoot() || spawnSync('apt-get', ['--version'], { stdio: 'ignore' }).status !== 0) {
-    const what = missing();
-    throw new Error(
-      `the editor tests need ${what.join(' and ')} (${CHROMIUM} to drive the editor${needHeaders ? `, ${KRB5_HEADER} to build code-server's native modules` : ''}) ` +
-        `and cannot install ${what.length > 1 ? 'them' : 'it'}: ${isRoot() ? 'there is no apt-get' : 'this process is not root'}. ` +
-        `Run \`apt-get install -y ${what.join(' ')}\` as root, or set HOLON_CHROMIUM to a Chromium binary.`,
-    );
-  }
-  await withLock('apt', () => {
-    const still = missing();
-    if (still.length === 0) return;
-    const start = Date.now();
-    log(`installing ${still.join(' ')} with apt-get…`);
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    run('apt-get', ['update', '-qq'], { env, why: 'apt-get update failed' });
-    run('apt-get', ['install', '-y', '-qq', ...still], { env, why: `could not install ${still.join(' ')}` });
-    const after = missing();
-    if (after.length > 0) throw new Error(`apt-get installed ${still.join(' ')} but ${after.includes('chromium') ? CHROMIUM : KRB5_HEADER} still does not exist`);
-    log(`${still.join(' ')} installed in ${since(start)}`);
-  });
+  await aptInstall(
+    missing,
+    `the editor tests need ${missing().join(' and ')} (${CHROMIUM} to drive the editor${needHeaders ? `, ${KRB5_HEADER} to build code-server's native modules` : ''}; or set HOLON_CHROMIUM to a Chromium binary)`,
+    log,
+  );
 }
 
 function codeServerVersion(): string | undefined {

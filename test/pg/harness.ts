@@ -1,13 +1,15 @@
 /**
- * A throwaway PostgreSQL cluster for the team store's tests: Debian's `postgresql` binaries (.ci/run
- * installs them), a new cluster in a temp folder on a free port, stopped and removed at the end. As
- * root (CI), the server runs as the `postgres` user, which PostgreSQL requires.
+ * A throwaway PostgreSQL cluster for the team store's tests: Debian's `postgresql` binaries (installed
+ * with apt-get when missing and the tests run as root), a new cluster in a temp folder on a free port,
+ * stopped and removed at the end. As root (CI), the server runs as the `postgres` user, which
+ * PostgreSQL requires.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { aptInstall } from '../apt.ts';
 
 /** A running cluster. */
 export interface TestPostgres {
@@ -67,8 +69,9 @@ export async function createDatabaseAt(adminUrl: string, name: string, template?
  * they check depends on surviving a power cut); `durable` keeps PostgreSQL's defaults, for the bench.
  */
 export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
+  await aptInstall(() => (postgresBin() ? [] : ['postgresql']), "the team store's tests need PostgreSQL's server binaries (/usr/lib/postgresql/*/bin)", (line) => process.stderr.write(`[pg] ${line}\n`));
   const bin = postgresBin();
-  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql; .ci/run does)');
+  if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
   const root = process.getuid?.() === 0;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'holon-pg-'));
   const data = path.join(dir, 'data');
