@@ -20,7 +20,7 @@ import type { MandateEditorPanels } from './mandateEditorPanel.ts';
 import type { ProposalPanels } from './proposalPanel.ts';
 import type { ReceiptsPanel } from './receiptsPanel.ts';
 import { registries, storeSetting } from './settings.ts';
-import { teamStoreFromSetting } from './storeSetting.ts';
+import { storeBeside, teamStoreFromSetting } from './storeSetting.ts';
 import type { TeamStore } from './storeSetting.ts';
 import { harnessPermissions } from '../core/office/tools.ts';
 import { createRunToken } from '../core/runTokens.ts';
@@ -186,7 +186,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       const mandate = state.selected ?? (await pickMandate(deps, 'Mandate Claude Code acts for'));
       if (!mandate) return;
       const name = `holon-${mandate.replace('/', '-')}`;
-      const args = [deps.holonJs, 'mcp', '--mandate', mandate, '--state', state.dir];
+      // On a team store, Claude Code's server opens it too (its password from PGPASSWORD or ~/.pgpass: see storeBeside).
+      const store = storeBeside(state.storeInUse);
+      const args = [deps.holonJs, 'mcp', '--mandate', mandate, '--state', state.dir, ...(store ? ['--store', store] : [])];
       const q = (s: string): string => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
       const line = `claude mcp add ${name} -- node ${args.map(q).join(' ')}`;
       const copy = 'Copy';

@@ -63,11 +63,11 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
     registerCommands({ state, wallet, holonJs, demoCatalog, receipts, mandateEditor, proposals, secrets: context.secrets, log }),
     registerStatusBar(state),
     registerTeamStore(state, context.secrets, log),
+    registerTerminals(context, state, holonJs),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('holon.approvals')) state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
     }),
   );
-  registerTerminals(context, state.dir, holonJs);
   log.info(`Holon activated in ${Date.now() - started} ms; state in ${state.dir}`);
   const disposable = new vscode.Disposable(() => {
     for (const d of disposables.reverse()) d.dispose();

@@ -96,3 +96,14 @@ export function withPassword(url: string, password: string | undefined): string 
 export function serverStoreEnv(urlWithPassword: string | undefined): Record<string, string> {
   return { [STORE_ENV]: urlWithPassword ?? '' };
 }
+
+/**
+ * The store a process started beside the editor names: an integrated terminal's `holon`, and the server
+ * Connect Claude Code writes into .mcp.json. It is the editor's, so the human and Claude Code see the same
+ * ledger, but never with its password: a terminal's environment and .mcp.json are where an agent reads.
+ * Such a process takes the password as PostgreSQL's client does, from PGPASSWORD or ~/.pgpass. '' stands
+ * for the journal, so that a HOLON_STORE a terminal inherited from a shell names no other store.
+ */
+export function storeBeside(where: StoreInUse): string {
+  return where.kind === 'team' ? where.url : '';
+}

@@ -1,12 +1,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
+import { STORE_ENV } from '../core/storeUrl.ts';
+import type { EditorState } from './editorState.ts';
+import { storeBeside } from './storeSetting.ts';
 
 /**
- * Integrated terminals see the same state as the editor: HOLON_STATE, and a `holon` on PATH that runs
- * the bundled CLI with VS Code's own Node.
+ * Integrated terminals see the same state as the editor: HOLON_STATE, HOLON_STORE (the team store's URL
+ * without its password, or none: see storeBeside), and a `holon` on PATH that runs the bundled CLI with
+ * VS Code's own Node. Returns what keeps HOLON_STORE on the store the editor is on.
  */
-export function registerTerminals(context: vscode.ExtensionContext, stateDir: string, holonJs: string): void {
+export function registerTerminals(context: vscode.ExtensionContext, state: EditorState, holonJs: string): vscode.Disposable {
+  const stateDir = state.dir;
   const bin = path.join(context.globalStorageUri.fsPath, 'bin');
   fs.mkdirSync(bin, { recursive: true });
   const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -17,4 +22,11 @@ export function registerTerminals(context: vscode.ExtensionContext, stateDir: st
   env.description = 'Holon: the `holon` command and this workspace\'s state';
   env.replace('HOLON_STATE', stateDir);
   env.prepend('PATH', bin + path.delimiter);
+  const followStore = (): void => {
+    const value = storeBeside(state.storeInUse);
+    // Only a change: each replace marks open terminals as needing a restart.
+    if (env.get(STORE_ENV)?.value !== value) env.replace(STORE_ENV, value);
+  };
+  followStore();
+  return state.onDidChange(followStore);
 }

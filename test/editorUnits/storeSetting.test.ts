@@ -6,7 +6,7 @@ import { resolveStore } from '../../src/cli/args.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { STORE_ENV } from '../../src/core/storeUrl.ts';
 import type { StoreSettingProblem } from '../../src/editor/storeSetting.ts';
-import { serverStoreEnv, storeSecretKey, teamStoreFromSetting, withPassword } from '../../src/editor/storeSetting.ts';
+import { serverStoreEnv, storeBeside, storeSecretKey, teamStoreFromSetting, withPassword } from '../../src/editor/storeSetting.ts';
 
 /** The problem `raw` is refused for; fails when it is not refused, or not as a structured invalid_input. */
 function refusal(raw: unknown): { problem: StoreSettingProblem; message: string } {
@@ -72,6 +72,17 @@ describe('the password', () => {
       assert.equal(config.database, 'holon');
     }
     assert.equal(withPassword(url, undefined), url, 'no password kept: the URL as it is (the server may not ask for one)');
+  });
+});
+
+describe('what a terminal and Claude Code are handed', () => {
+  test('the team store\'s URL as the settings name it, never a password; on the journal, an empty value', () => {
+    const team = teamStoreFromSetting('postgres://ada@DB.example.com:6543/holon?sslmode=require');
+    assert.ok(team);
+    assert.equal(storeBeside({ kind: 'team', url: team.url, label: team.label }), 'postgres://ada@db.example.com:6543/holon?sslmode=require');
+    assert.ok(!parse(storeBeside({ kind: 'team', url: team.url, label: team.label })).password, 'the password stays in SecretStorage');
+    // Empty, not absent: a HOLON_STORE the terminal inherited from a shell must name no other store than the editor's.
+    assert.equal(storeBeside({ kind: 'journal' }), '');
   });
 });
 
