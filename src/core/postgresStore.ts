@@ -49,15 +49,15 @@ function presenceKey(p: ProcessRef): number {
 const LANDED_WAIT_MS = 15_000;
 
 /**
- * True when `err` lost the connection rather than being refused by the database: no SQLSTATE (a socket
- * error), or one of the connection (08) or operator-intervention (57: a shutdown) classes.
- */
-/**
  * How long a connection may take to be ready. Without it, a host that drops packets keeps a command (or
  * the editor's "connecting…") waiting until TCP gives up, minutes later.
  */
 export const CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * True when `err` lost the connection rather than being refused by the database: no SQLSTATE (a socket
+ * error), or one of the connection (08) or operator-intervention (57: a shutdown) classes.
+ */
 function connectionLost(err: unknown): boolean {
   if (err instanceof HolonError) return false;
   const code = (err as { code?: unknown }).code;
@@ -155,14 +155,17 @@ export class PostgresStore<S> implements EventStore<S> {
     pool.on('error', (err) => options.logger.warn(`store: a database connection was lost (${err.message})`));
     const store = new PostgresStore(options, pool, pg);
     try {
-      await store.createSchema();
+      // The first contact: a store that cannot be reached is said so, naming it (never its password).
+      await store.createSchema().catch((err: unknown) => {
+        if (!connectionLost(err)) throw err;
+        throw new HolonError('not_found', `could not reach the team store at ${redactUrl(options.url)} (${(err as Error).message})`, { store: redactUrl(options.url) });
+      });
       await store.catchUp();
       store.refresh();
       await store.startTailing(options.watch !== false);
     } catch (err) {
       store.close();
-      if (!connectionLost(err)) throw err;
-      throw new HolonError('not_found', `could not reach the team store at ${redactUrl(options.url)} (${(err as Error).message})`, { store: redactUrl(options.url) });
+      throw err;
     }
     return store;
   }
