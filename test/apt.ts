@@ -3,10 +3,9 @@
  * apt-get when the tests run as root, as on a fresh CI machine; once, whichever test files ask at once.
  */
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pidAlive } from '../src/core/journalLock.ts';
+import { withLockFolder } from './lockFolder.ts';
 
 /** apt-get is one per machine, so its lock is too. */
 const LOCK = path.join(os.tmpdir(), 'holon-tests-apt.lock');
@@ -30,25 +29,7 @@ export async function aptInstall(missing: () => string[], what: string, log: (li
     const need = missing();
     throw new Error(`${what}, and cannot install it: ${isRoot() ? 'there is no apt-get' : 'this process is not root'}. Run \`apt-get install -y ${need.join(' ')}\` as root.`);
   }
-  for (;;) {
-    try {
-      fs.mkdirSync(LOCK);
-      fs.writeFileSync(path.join(LOCK, 'pid'), String(process.pid));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      // A lock left by a process that died mid-install is taken over.
-      let owner = 0;
-      try {
-        owner = Number(fs.readFileSync(path.join(LOCK, 'pid'), 'utf8'));
-      } catch {
-        // The lock is being made, or was just given back: look again.
-      }
-      if (owner > 0 && !pidAlive(owner)) fs.rmSync(LOCK, { recursive: true, force: true });
-      else await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
+  await withLockFolder(LOCK, () => {
     const still = missing();
     if (still.length === 0) return;
     const start = Date.now();
@@ -58,7 +39,5 @@ export async function aptInstall(missing: () => string[], what: string, log: (li
     const after = missing();
     if (after.length > 0) throw new Error(`apt-get installed ${still.join(' ')}, yet ${after.join(' ')} is still missing`);
     log(`${still.join(' ')} installed in ${((Date.now() - start) / 1000).toFixed(1)} s`);
-  } finally {
-    fs.rmSync(LOCK, { recursive: true, force: true });
-  }
+  }, 1_800_000);
 }

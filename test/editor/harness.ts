@@ -14,8 +14,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
-import { pidAlive as alive } from '../../src/core/journalLock.ts';
 import { aptInstall } from '../apt.ts';
+import { withLockFolder } from '../lockFolder.ts';
 import { ON_POSTGRES, TEST_PG } from '../helpers.ts';
 import { createDatabaseAt } from '../pg/harness.ts';
 
@@ -76,33 +76,10 @@ export async function until<T>(fn: () => T | undefined | false | null | Promise<
   }
 }
 
-/** Runs `fn` holding a lock folder, so that test files running at once install a tool only once. */
+/** Runs `fn` holding the lock `name` in the cache, so that test files running at once install a tool only once. */
 async function withLock<T>(name: string, fn: () => Promise<T> | T, timeoutMs = 600_000): Promise<T> {
   fs.mkdirSync(CACHE, { recursive: true });
-  const lock = path.join(CACHE, `${name}.lock`);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      fs.mkdirSync(lock);
-      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      // A lock left by a process that died (killed mid-install) is taken over.
-      const owner = Number(readOr(path.join(lock, 'pid'), '0'));
-      if (owner > 0 && !alive(owner)) {
-        fs.rmSync(lock, { recursive: true, force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock} (held by pid ${owner})`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    fs.rmSync(lock, { recursive: true, force: true });
-  }
+  return withLockFolder(path.join(CACHE, `${name}.lock`), fn, timeoutMs);
 }
 
 function readOr(file: string, fallback: string): string {
