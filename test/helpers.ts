@@ -23,7 +23,7 @@ import { lazySigner } from '../src/core/keys.ts';
 import type { EventRow } from '../src/core/postgresStore.ts';
 import { EVENT_COLUMNS, eventOfRow, PostgresStore, TABLE } from '../src/core/postgresStore.ts';
 import { holonReducer } from '../src/core/state.ts';
-import { createDatabaseAt } from './pg/harness.ts';
+import { createDatabaseAt, sqlAt } from './pg/harness.ts';
 import type { EventStore, JournalEvent } from '../src/core/store.ts';
 import type { HolonState } from '../src/core/state.ts';
 import type { Runtime } from '../src/server/runtime.ts';
@@ -119,15 +119,8 @@ export function databaseOf(dir: string): string | undefined {
 
 /** The events after `seq` as the database holds them, read with a connection of its own. */
 export async function rowsAfter(url: string, seq: number): Promise<JournalEvent[]> {
-  const { Client } = await import('pg');
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [seq]);
-    return rows.map((r) => eventOfRow(r) ?? assert.fail(`row ${r.seq} holds data that is not JSON`));
-  } finally {
-    await c.end();
-  }
+  const rows = await sqlAt<EventRow>(url, `SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [seq]);
+  return rows.map((r) => eventOfRow(r) ?? assert.fail(`row ${r.seq} holds data that is not JSON`));
 }
 
 /** Another store on the state in `dir`, as a second process (the editor's panel, say) would open it. */

@@ -20,15 +20,12 @@ import { openStore } from '../../src/core/holon.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { RunDirs } from './harness.ts';
 import type { Bridge, Started } from './workbench.ts';
-import { answerInput, cli, host, openEditor, pendingInView, pick, runCommand, storeArgs, webview } from './workbench.ts';
+import { answerInput, cli, host, installWithDriver, openEditor, pendingInView, pick, runCommand, stopEditor, storeArgs, watchdog, webview } from './workbench.ts';
 import {
   captureFailure,
-  DRIVER_EXTENSION_ID,
   ensureTools,
   finishRun,
-  installExtension,
   newRun,
-  packageDriver,
   packageVsix,
   RESULTS,
   screenshot,
@@ -101,17 +98,9 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   const consoleLines: string[] = [];
   let bridgeReady: Bridge | undefined;
   // A hung step must not hang the test run: past this, everything is stopped and the pending step fails.
-  const watchdog = setTimeout(() => {
-    process.stderr.write('[editor] browser: watchdog fired, stopping the browser and code-server\n');
-    void editor.browser?.close();
-    void editor.server?.stop();
-  }, 420_000);
+  const timer = watchdog(editor, 420_000, () => process.stderr.write('[editor] browser: watchdog fired, stopping the browser and code-server\n'));
   try {
-    const installed = await step('install the vsix and the test driver', async () => {
-      const holonDir = installExtension(dirs, vsix);
-      installExtension(dirs, await packageDriver(), DRIVER_EXTENSION_ID);
-      return holonDir;
-    });
+    const installed = await step('install the vsix and the test driver', () => installWithDriver(dirs, vsix));
 
     const bridge = await step('open the workbench', async () => {
       const b = await openEditor(dirs, editor, consoleLines);
@@ -377,10 +366,9 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
     await captureFailure(editor.page, 'browser', consoleLines);
     throw err;
   } finally {
-    clearTimeout(watchdog);
+    clearTimeout(timer);
     await client?.close().catch(() => {});
-    await editor.browser?.close();
-    await editor.server?.stop();
+    await stopEditor(editor);
     finishRun(dirs, passed);
   }
 });

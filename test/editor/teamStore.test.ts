@@ -18,21 +18,9 @@ import { copyExampleFiles, tempDir } from '../helpers.ts';
 import type { TestPostgres } from '../pg/harness.ts';
 import { startPostgres } from '../pg/harness.ts';
 import type { RunDirs } from './harness.ts';
-import {
-  captureFailure,
-  DRIVER_EXTENSION_ID,
-  ensureTools,
-  finishRun,
-  installExtension,
-  newRun,
-  packageDriver,
-  packageVsix,
-  ROOT,
-  screenshot,
-  until,
-} from './harness.ts';
+import { captureFailure, ensureTools, finishRun, newRun, packageVsix, ROOT, screenshot, until } from './harness.ts';
 import type { Started } from './workbench.ts';
-import { cli, openEditor, pendingInView, runCommand, webview } from './workbench.ts';
+import { cli, installWithDriver, openEditor, pendingInView, runCommand, stopEditor, watchdog, webview } from './workbench.ts';
 
 const MANDATE = 'demo/dev';
 const PIPELINE = 'holon-labs/invoice-pipeline';
@@ -57,13 +45,9 @@ test("a developer's agent asks on the team store; the lead approves it in the Ho
   let agent: Client | undefined;
   let passed = false;
   const consoleLines: string[] = [];
-  const watchdog = setTimeout(() => {
-    void editor.browser?.close();
-    void editor.server?.stop();
-  }, 420_000);
+  const timer = watchdog(editor);
   try {
-    installExtension(dirs, vsix);
-    installExtension(dirs, await packageDriver(), DRIVER_EXTENSION_ID);
+    await installWithDriver(dirs, vsix);
     const bridge = await openEditor(dirs, editor, consoleLines);
     const p = editor.page as Page;
 
@@ -122,10 +106,9 @@ test("a developer's agent asks on the team store; the lead approves it in the Ho
     await captureFailure(editor.page, 'team-store', consoleLines);
     throw err;
   } finally {
-    clearTimeout(watchdog);
+    clearTimeout(timer);
     await agent?.close().catch(() => {});
-    await editor.browser?.close().catch(() => {});
-    await editor.server?.stop();
+    await stopEditor(editor);
     finishRun(dirs, passed);
     dev.cleanup();
   }

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import type { CodeServer, RunDirs } from './harness.ts';
-import { launchBrowser, openWorkbench, startCodeServer, until, workbenchUrl } from './harness.ts';
+import { DRIVER_EXTENSION_ID, installExtension, launchBrowser, openWorkbench, packageDriver, startCodeServer, until, workbenchUrl } from './harness.ts';
 
 /** What the driver in the extension host wrote when it was ready. */
 export interface Bridge {
@@ -109,6 +109,31 @@ export interface Started {
   server?: CodeServer;
   browser?: Browser;
   page?: Page;
+}
+
+/** Installs the packaged vsix and the test driver into the run; returns the folder Holon went into. */
+export async function installWithDriver(dirs: RunDirs, vsix: string): Promise<string> {
+  const holonDir = installExtension(dirs, vsix);
+  installExtension(dirs, await packageDriver(), DRIVER_EXTENSION_ID);
+  return holonDir;
+}
+
+/**
+ * Past `ms`, stops the browser and code-server, so that a hung step fails the test instead of hanging
+ * the run. Clear it once the test is done.
+ */
+export function watchdog(started: Started, ms = 420_000, onFire: () => void = () => {}): NodeJS.Timeout {
+  return setTimeout(() => {
+    onFire();
+    void started.browser?.close();
+    void started.server?.stop();
+  }, ms);
+}
+
+/** Stops what a test started: the browser, then code-server. */
+export async function stopEditor(started: Started): Promise<void> {
+  await started.browser?.close().catch(() => {});
+  await started.server?.stop();
 }
 
 /**

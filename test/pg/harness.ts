@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { QueryResultRow } from 'pg';
 import { aptInstall } from '../apt.ts';
 
 /** A running cluster. */
@@ -45,20 +46,25 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Runs one statement on a connection of its own to `url`, around Holon (as a test's owner would); returns its rows. */
+export async function sqlAt<R extends QueryResultRow = QueryResultRow>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+  const { Client } = await import('pg');
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<R>(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
 /**
  * Creates database `name` through the cluster at `adminUrl` (any database of it); returns the new one's
  * URL. With `template`, the new database is a copy of that one (which nobody may be connected to).
  */
 export async function createDatabaseAt(adminUrl: string, name: string, template?: string): Promise<string> {
   for (const n of [name, template ?? 'x']) if (!/^\w+$/.test(n)) throw new Error(`not a database name: ${n}`);
-  const { Client } = await import('pg');
-  const c = new Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
-  } finally {
-    await c.end();
-  }
+  await sqlAt(adminUrl, `CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   const u = new URL(adminUrl);
   u.pathname = `/${name}`;
   return u.toString();

@@ -20,7 +20,7 @@ import { registerInstallation } from '../../src/core/team.ts';
 import type { Run } from '../cli/cliHarness.ts';
 import { ensureBuilt, holon as run, ledgerBytes, journalFile, readEvents, tempDir } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';
-import { startPostgres } from './harness.ts';
+import { sqlAt, startPostgres } from './harness.ts';
 
 let pg: TestPostgres;
 /** A state folder the demo played in, copied for each test that changes it. */
@@ -65,16 +65,9 @@ function emptyState(): string {
 
 /** Every row of the events table, or undefined when the database has no such table. */
 async function rows(url: string): Promise<EventRow[] | undefined> {
-  const { Client } = await import('pg');
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows: found } = await c.query<{ t: string | null }>("SELECT to_regclass('holon_events')::text AS t");
-    if (found[0]?.t === null) return undefined;
-    return (await c.query<EventRow>('SELECT seq, time, type, data, prev, hash FROM holon_events ORDER BY seq')).rows;
-  } finally {
-    await c.end();
-  }
+  const found = await sqlAt<{ t: string | null }>(url, "SELECT to_regclass('holon_events')::text AS t");
+  if (found[0]?.t === null) return undefined;
+  return sqlAt<EventRow>(url, 'SELECT seq, time, type, data, prev, hash FROM holon_events ORDER BY seq');
 }
 
 /**
@@ -223,16 +216,6 @@ describe('holon verify --store', () => {
     const r = await holon(['verify', '--store', url, '--state', emptyState(), '--json']);
     return { code: r.code, report: r.stdout ? (JSON.parse(r.stdout) as Report) : undefined, stderr: r.stderr };
   };
-  const sql = async (url: string, text: string): Promise<void> => {
-    const { Client } = await import('pg');
-    const c = new Client({ connectionString: url });
-    await c.connect();
-    try {
-      await c.query(text);
-    } finally {
-      await c.end();
-    }
-  };
 
   test('a migrated store verifies, row for row; an altered row is named and fails', async () => {
     const url = await newDatabase();
@@ -244,7 +227,7 @@ describe('holon verify --store', () => {
     assert.ok((good.report?.checkpoints ?? 0) > 0);
 
     // The owner of a table without `store init`'s guard can still rewrite a row: verify says which.
-    await sql(url, `UPDATE holon_events SET data = replace(data, '5.00', '500.00') WHERE seq = (SELECT min(seq) FROM holon_events WHERE type = 'account.funded')`);
+    await sqlAt(url, `UPDATE holon_events SET data = replace(data, '5.00', '500.00') WHERE seq = (SELECT min(seq) FROM holon_events WHERE type = 'account.funded')`);
     const bad = await verify(url);
     assert.equal(bad.code, 1);
     assert.equal(bad.report?.ok, false);

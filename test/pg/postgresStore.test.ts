@@ -21,7 +21,7 @@ import type { JournalEvent, Reducer } from '../../src/core/store.ts';
 import { checkpointMessage } from '../../src/core/store.ts';
 import { ROOT, seedDemo, tempDir } from '../helpers.ts';
 import type { TestPostgres } from './harness.ts';
-import { startPostgres } from './harness.ts';
+import { sqlAt, startPostgres } from './harness.ts';
 
 let pg: TestPostgres;
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -88,17 +88,6 @@ function arrival(store: PostgresStore<unknown>, pred: (events: JournalEvent[]) =
   });
 }
 
-async function rawQuery(url: string, sql: string): Promise<void> {
-  const { Client } = await import('pg');
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 describe('PostgresStore', () => {
   test('appends, folds, tails another store within 1 s, reads by key, signs checkpoints', async () => {
     const { url, stateDir } = await newDatabase();
@@ -127,16 +116,7 @@ describe('PostgresStore', () => {
     assert.equal(c.seq, 5);
     assert.equal(c.state.count, 5);
     // The checkpoint is the last event, signed by the installation key over the head before it.
-    const head = await (async () => {
-      const { Client } = await import('pg');
-      const cl = new Client({ connectionString: url });
-      await cl.connect();
-      try {
-        return (await cl.query<{ type: string; data: string }>('SELECT type, data FROM holon_events WHERE seq = 5')).rows[0];
-      } finally {
-        await cl.end();
-      }
-    })();
+    const [head] = await sqlAt<{ type: string; data: string }>(url, 'SELECT type, data FROM holon_events WHERE seq = 5');
     assert.equal(head?.type, 'checkpoint');
     const data = JSON.parse(head?.data ?? '{}') as { up_to: number; head: string; key: string; sig: string };
     assert.equal(data.up_to, 4);
@@ -150,7 +130,7 @@ describe('PostgresStore', () => {
     const { url, stateDir } = await newDatabase();
     const a = await openCounter(url, stateDir);
     await a.transact(() => ({ events: [{ type: 'test.keyed', data: { key: 'k' } }, { type: 'test.plain', data: { amount: '1.00' } }], result: undefined }));
-    await rawQuery(url, `UPDATE holon_events SET data = '{"key":"other"}' WHERE seq = 1`);
+    await sqlAt(url, `UPDATE holon_events SET data = '{"key":"other"}' WHERE seq = 1`);
     await assert.rejects(openCounter(url, stateDir), (err: unknown) => HolonError.is(err, 'corrupt_journal'));
     let broken: Error | undefined;
     a.onBroken((err) => (broken = err));
@@ -162,7 +142,7 @@ describe('PostgresStore', () => {
     const { url: url2 } = await newDatabase();
     const b = await openCounter(url2, stateDir);
     await b.transact(() => ({ events: [{ type: 'test.plain', data: {} }], result: undefined }));
-    await rawQuery(url2, `INSERT INTO holon_events (seq, time, type, data, prev, hash) VALUES (2, '2026-01-01T00:00:00.000Z', 'test.plain', '{}', 'nope', 'nope')`);
+    await sqlAt(url2, `INSERT INTO holon_events (seq, time, type, data, prev, hash) VALUES (2, '2026-01-01T00:00:00.000Z', 'test.plain', '{}', 'nope', 'nope')`);
     await assert.rejects(b.transact(() => ({ events: [], result: undefined })), (err: unknown) => HolonError.is(err, 'corrupt_journal'));
   });
 
