@@ -44,7 +44,7 @@ export async function millionState(dirs: TempDirs, tpl: CallTemplate): Promise<s
   const h = await historyState(dirs, 'm-1M', tpl, { events: MILLION });
   const t1 = performance.now();
   const file = path.join(h.dir, JOURNAL_FILE);
-  await buildSnapshot(h.dir, file, holonReducer, { offset: h.bytes, seq: h.events, hash: h.head, lastCheckpointSeq: h.lastCheckpointSeq }, loadOrCreateSigner(h.dir));
+  await buildSnapshot(h.dir, file, holonReducer, { offset: h.bytes, seq: h.events, hash: h.head, legacy: false }, loadOrCreateSigner(h.dir));
   context['million'] = {
     events: h.events,
     calls: h.calls,

@@ -12,7 +12,7 @@ import type { Clock } from '../src/core/deps.ts';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
 import { openState } from '../src/core/holon.ts';
 import type { EventStore, JournalEvent, NewEvent } from '../src/core/store.ts';
-import { checkpointMessage, eventHash, parseEventLine } from '../src/core/store.ts';
+import { eventHash, parseEventLine, seal } from '../src/core/store.ts';
 import { JOURNAL_FILE } from '../src/core/journal.ts';
 import { loadOrCreateSigner } from '../src/core/keys.ts';
 import type { AgentEntry, Manifest, Receipt } from '../src/core/model.ts';
@@ -90,7 +90,7 @@ export function readCallTemplate(dir: string): CallTemplate {
   const finished = [...events].reverse().find((x) => x.e?.type === 'call.finished')?.e;
   if (!finished) throw new Error(`no call in ${dir}`);
   const receipt = (finished.data as ReceiptEvents['call.finished']).receipt;
-  const mine = events.filter((x) => x.e && x.e.type !== 'checkpoint' && x.line.includes(`"${receipt}"`));
+  const mine = events.filter((x) => x.e && x.line.includes(`"${receipt}"`));
   const started = mine.find((x) => x.e?.type === 'call.started')?.e;
   if (!started) throw new Error(`no start of ${receipt} in ${dir}`);
   const cut = mine.findIndex((x) => x.e?.type === 'call.finished');
@@ -118,20 +118,19 @@ export function callEvents(tpl: CallTemplate, id: string, startedAt: string): { 
 }
 
 /**
- * Appends prior calls to a seeded journal, each the hash-linked events of a real call cloned, with a signed checkpoint once 100 events are unsigned, exactly as transactions
- * would have written them (minutes apart, in the past). Stops at `events` events or `calls` calls.
+ * Appends prior calls to a seeded journal, each the hash-linked events of a real call cloned, in its two
+ * transactions (the decision, then the settlement) each sealed with the installation key, exactly as
+ * the gateway would have written them (minutes apart, in the past). Stops at `events` events or `calls` calls.
  */
 export function appendPriorCalls(dir: string, tpl: CallTemplate, until: { events?: number; calls?: number }, startMs: number): PriorCalls {
   const file = path.join(dir, JOURNAL_FILE);
   const existing = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => parseEventLine(l));
   let seq = 0;
   let prev = '';
-  let lastCheckpoint = 0;
   for (const e of existing) {
     if (!e) throw new Error(`unreadable journal ${file}`);
     seq = e.seq;
     prev = e.hash;
-    if (e.type === 'checkpoint') lastCheckpoint = e.seq;
   }
   const signer = loadOrCreateSigner(dir);
   const fd = fs.openSync(file, 'a');
@@ -141,12 +140,17 @@ export function appendPriorCalls(dir: string, tpl: CallTemplate, until: { events
     if (chunk.length > 0) fs.writeSync(fd, chunk.join('\n') + '\n');
     chunk = [];
   };
-  const push = (type: string, data: unknown, time: string): void => {
-    seq += 1;
-    const base = { seq, time, type, data, prev };
-    const e: JournalEvent = { ...base, hash: eventHash(base) };
-    prev = e.hash;
-    chunk.push(JSON.stringify(e));
+  /** One transaction: its events linked after the last, the last one sealed. */
+  const push = (events: NewEvent[], time: string): void => {
+    const tx: JournalEvent[] = [];
+    for (const n of events) {
+      seq += 1;
+      const base = { seq, time, type: n.type, data: n.data, prev };
+      const e: JournalEvent = { ...base, hash: eventHash(base) };
+      prev = e.hash;
+      tx.push(e);
+    }
+    for (const e of seal(tx, signer)) chunk.push(JSON.stringify(e));
     if (chunk.length >= 5000) flush();
   };
   const perCall = tpl.decision.length + tpl.settlement.length;
@@ -157,20 +161,16 @@ export function appendPriorCalls(dir: string, tpl: CallTemplate, until: { events
       const startedAt = new Date(t).toISOString();
       const endedAt = new Date(t + 1_000).toISOString();
       const { decision, settlement } = callEvents(tpl, newId('rcpt'), startedAt);
-      for (const e of decision) push(e.type, e.data, startedAt);
-      for (const e of settlement) push(e.type, e.data, endedAt);
+      push(decision, startedAt);
+      push(settlement, endedAt);
       calls += 1;
-      if (seq - lastCheckpoint >= 100) {
-        push('checkpoint', { up_to: seq, head: prev, key: signer.publicKey, sig: signer.sign(checkpointMessage(seq, prev)) }, endedAt);
-        lastCheckpoint = seq;
-      }
     }
     flush();
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
-  return { events: seq, calls, bytes: fs.statSync(file).size, head: prev, lastCheckpointSeq: lastCheckpoint };
+  return { events: seq, calls, bytes: fs.statSync(file).size, head: prev };
 }
 
 /** What appendPriorCalls wrote: how many events and calls, and where the journal ends. */
@@ -179,7 +179,6 @@ export interface PriorCalls {
   calls: number;
   bytes: number;
   head: string;
-  lastCheckpointSeq: number;
 }
 
 /** A seeded state folder with prior calls, its history placed in the weeks before now. */
@@ -282,7 +281,6 @@ export async function catalogState(dirs: TempDirs, label: string, count: number,
   const store = openState(dir, { clock: systemClock, logger: silentLogger, durable: false, watch: false, snapshotEvery: 0 });
   try {
     await store.transact(() => ({ events: generatedCatalog(count, delegatingShare).map((entry) => ({ type: 'agent.added', data: { entry } })), result: undefined }));
-    await store.checkpoint();
   } finally {
     store.close();
   }

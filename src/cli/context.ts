@@ -32,18 +32,15 @@ export function openExisting(ctx: CommandContext): Promise<EventStore<HolonState
 }
 
 /**
- * Runs a command on a store and closes it. A write that appended something signs a checkpoint; a read,
- * a command that failed, or one the human declined leaves the journal exactly as it was.
+ * Runs a command on a store and closes it. Every transaction it appended is sealed as it was written; a
+ * read, a command that failed, or one the human declined leaves the journal exactly as it was.
  */
 export async function withStore<T>(opening: EventStore<HolonState> | Promise<EventStore<HolonState>>, fn: (s: EventStore<HolonState>) => Promise<T>, write = false): Promise<T> {
   const store = await opening;
   try {
-    const before = store.seq;
     // A write first gives back what a process that died mid-spend still holds.
     if (write) await releaseOrphanedHolds(store, await goneOwners(store));
-    const result = await fn(store);
-    if (write && store.seq > before) await store.checkpoint();
-    return result;
+    return await fn(store);
   } finally {
     store.close();
   }

@@ -4,7 +4,7 @@ import type { Clock, Logger } from './deps.ts';
 import type { EventStore } from './store.ts';
 import type { WorkerSpec } from './journal.ts';
 import { FileJournal, runWorker } from './journal.ts';
-import { lazySigner } from './keys.ts';
+import { installationPublicKey, lazySigner } from './keys.ts';
 import { thisProcess } from './owner.ts';
 import { isPostgresUrl } from './storeUrl.ts';
 import { HolonError } from './errors.ts';
@@ -77,6 +77,8 @@ export function openFileJournal(dir: string, options: OpenStateOptions): FileJou
     clock: options.clock,
     logger: options.logger,
     signer: lazySigner(abs),
+    // Only this installation seals its journal: a state folder without its key has nothing to read it with.
+    sealKey: () => installationPublicKey(abs),
     worker: journalWorker(),
     ...(options.durable !== undefined ? { durable: options.durable } : {}),
     ...(options.watch !== undefined ? { watch: options.watch } : {}),

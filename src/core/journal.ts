@@ -1,23 +1,29 @@
 /**
  * The embedded store: `<state>/journal.jsonl`, append-only and hash-linked, folded into memory and
- * tailed by every process. Every event read back is checked against the one before it before it is
- * folded; a break stops the store and names the line. Appends go through one descriptor kept open,
- * made durable with fdatasync; a transaction may leave its durability to the next one (group commit).
- * Events a reducer files under keys (receipts) are found again through an index of their offsets, so
- * the folded state keeps only what decisions need. Snapshots are written by a worker, off the event loop.
+ * tailed by every process. Every event read back is checked against the one before it, and folded only
+ * as part of a whole transaction sealed by this installation's key (see TxChain): anything else — a
+ * line that does not verify, a seal by another key or that does not verify, events no seal covers — is
+ * what verify would refuse, and stops the store naming the line. The lines after the last seal are a
+ * transaction a crash cut short: never folded, and removed by the next process that writes, so a
+ * transaction is on disk whole or not at all. Appends go through one descriptor kept open, made durable
+ * with fdatasync; a transaction may leave its durability to the next one (group commit). Events a
+ * reducer files under keys (receipts) are found again through an index of their offsets, so the folded
+ * state keeps only what decisions need. Snapshots are written by a worker, off the event loop.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Clock, Logger } from './deps.ts';
-import type { HolonError } from './errors.ts';
+import { HolonError } from './errors.ts';
 import { JournalLock } from './journalLock.ts';
 import type { Entry } from './journalIndex.ts';
 import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
-import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxOptions, TxResult } from './store.ts';
-import { checkpointMessage, eventHash, eventProblem, parseEventLine, StoreListeners } from './store.ts';
+import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxOptions, TxResult } from './store.ts';
+import { describeRefusal, eventHash, parseEventLine, seal, StoreListeners, wouldAdmit } from './store.ts';
+import type { SealedTx } from './txChain.ts';
+import { isRefused, oneTransaction, TxChain } from './txChain.ts';
 
 export { SNAPSHOT_FILE };
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -47,12 +53,15 @@ export interface FileJournalOptions<S> {
   clock: Clock;
   logger: Logger;
   signer: Signer;
+  /**
+   * The one key that may seal this journal's transactions: the installation's, read from its state
+   * folder (undefined while it has none). Default: the signer's.
+   */
+  sealKey?: () => string | undefined;
   /** fsync appends (default true). */
   durable?: boolean;
   /** Write a snapshot once this many events were folded since the last (default 5000; 0 disables). */
   snapshotEvery?: number;
-  /** Sign a checkpoint inside a transaction once this many events are unsigned (default 100). */
-  checkpointEvery?: number;
   /** Tail the file for other processes' appends (default true). */
   watch?: boolean;
   /** The worker that folds and writes snapshots off the event loop; without one they are written here. */
@@ -69,9 +78,11 @@ interface Located {
 export class FileJournal<S> implements EventStore<S> {
   readonly dir: string;
   readonly file: string;
-  private readonly opts: Required<Omit<FileJournalOptions<S>, 'dir' | 'worker'>> & Pick<FileJournalOptions<S>, 'worker'>;
+  private readonly opts: Required<Omit<FileJournalOptions<S>, 'dir' | 'worker' | 'sealKey'>> & Pick<FileJournalOptions<S>, 'worker'>;
+  private readonly sealKey: () => string | undefined;
   private current: S;
-  private pos: Position = { offset: 0, seq: 0, hash: '', lastCheckpointSeq: 0 };
+  /** Just after the last transaction folded: what follows it is a transaction not sealed yet, if anything. */
+  private pos: Position = { offset: 0, seq: 0, hash: '', legacy: true };
   private foldedSinceSnapshot = 0;
   private readonly listening: StoreListeners;
   private watcher: fs.FSWatcher | undefined;
@@ -95,15 +106,16 @@ export class FileJournal<S> implements EventStore<S> {
   constructor(options: FileJournalOptions<S>) {
     this.dir = options.dir;
     this.file = path.join(options.dir, JOURNAL_FILE);
-    this.opts = { durable: true, snapshotEvery: 5000, checkpointEvery: 100, watch: true, ...options };
+    this.opts = { durable: true, snapshotEvery: 5000, watch: true, ...options };
+    this.sealKey = options.sealKey ?? (() => options.signer.publicKey);
     this.listening = new StoreListeners(options.logger, 'journal');
     this.lock = new JournalLock(options.dir);
     this.index = new IndexFile(options.dir);
     // Nothing is created until the first append: a command refused for bad input leaves no trace.
     this.current = this.opts.reducer.initial();
     this.loadSnapshot();
-    const { events, end } = this.readFrom(this.pos.offset);
-    if (events.length > 0) this.fold(events, end);
+    const { txs, end } = this.readFrom(this.pos.offset);
+    this.foldRead(txs, end);
     this.maybeSnapshot();
     if (this.opts.watch) this.startWatching();
   }
@@ -133,12 +145,24 @@ export class FileJournal<S> implements EventStore<S> {
     return this.listening.broken;
   }
 
+  /** A journal only its own installation writes refuses nothing it goes on past: it stops instead. */
+  get refused(): readonly RefusedTx[] {
+    return this.listening.refused;
+  }
+
+  onRefused(listener: (tx: RefusedTx) => void): () => void {
+    return this.listening.onRefused(listener);
+  }
+
+  mayWrite(events: NewEvent[]): Refusal | undefined {
+    return wouldAdmit(this.opts.reducer, this.current, this.pos.seq, this.opts.signer.publicKey, events);
+  }
+
   refresh(): JournalEvent[] {
     if (this.closed || this.broken) return [];
-    const { events, end } = this.readFrom(this.pos.offset);
-    if (events.length === 0) return [];
-    this.fold(events, end);
-    const plain = events.map((x) => x.e);
+    const { txs, end } = this.readFrom(this.pos.offset);
+    if (txs.length === 0) return [];
+    const plain = this.foldRead(txs, end).map((x) => x.e);
     this.notify(plain);
     this.maybeSnapshot();
     return plain;
@@ -148,17 +172,10 @@ export class FileJournal<S> implements EventStore<S> {
     const result = await this.withLock(() => {
       const { events, result } = fn(this.current);
       if (events.length === 0) return { appended: [], result };
-      const unsigned = this.pos.seq + events.length - this.pos.lastCheckpointSeq;
-      return { appended: this.appendLocked(events, unsigned >= this.opts.checkpointEvery, options.durable ?? true), result };
+      return { appended: this.appendLocked(events, options.durable ?? true), result };
     });
     this.maybeSnapshot();
     return result;
-  }
-
-  async checkpoint(): Promise<void> {
-    this.refresh();
-    if (this.pos.seq === this.pos.lastCheckpointSeq) return;
-    await this.withLock(() => ({ appended: this.pos.seq > this.pos.lastCheckpointSeq ? this.appendLocked([], true, true) : [], result: undefined }));
   }
 
   async flush(): Promise<void> {
@@ -243,54 +260,70 @@ export class FileJournal<S> implements EventStore<S> {
     this.listening.clear();
   }
 
-  /** Events after the last one seen, and the repair of a torn last line. Lock held. */
+  /** Events after the last one seen, and the repair of a transaction a crash cut short. Lock held. */
   private catchUpLocked(): Located[] {
-    const { events, end, tail } = this.readFrom(this.pos.offset);
-    if (events.length > 0) this.fold(events, end);
-    if (tail.length > 0) this.repairLocked(tail);
-    return events;
+    const read = this.readFrom(this.pos.offset);
+    const folded = this.foldRead(read.txs, read.end);
+    if (read.open.length > 0 || read.tail.length > 0) folded.push(...this.repairLocked(read));
+    return folded;
   }
 
   /**
-   * Bytes after the last newline, seen with the lock held, were left by a writer that died mid-append.
-   * A tail that is a whole, valid next event only lost its newline; anything else is cut off.
+   * What follows the last seal, seen with the lock held, was left by a writer that died mid-append: the
+   * first lines of a transaction, maybe the start of one more. When the bytes after the last newline are
+   * the whole event that seals those lines (only its newline was lost), the transaction is completed;
+   * otherwise all of it is cut off, so none of it is ever folded. Returns what it folded.
    */
-  private repairLocked(tail: Buffer): void {
-    const candidate = parseEventLine(tail.toString('utf8'));
-    if (candidate && !eventProblem(candidate, this.pos.seq + 1, this.pos.hash)) {
-      fs.appendFileSync(this.file, '\n');
-      const offset = this.pos.offset;
-      this.fold([{ e: candidate, offset }], offset + tail.length + 1);
-      this.opts.logger.warn(`journal: completed the last event (seq ${candidate.seq}), which had lost its newline`);
-      return;
+  private repairLocked({ open, tail, tailAt }: { open: Located[]; tail: Buffer; tailAt: number }): Located[] {
+    const candidate = tail.length > 0 ? parseEventLine(tail.toString('utf8')) : undefined;
+    if (candidate?.tx) {
+      const chain = new TxChain<Located>({ seq: this.pos.seq, hash: this.pos.hash, legacy: this.pos.legacy });
+      for (const x of open) chain.push(x);
+      const step = chain.push({ e: candidate, offset: tailAt });
+      const tx = 'done' in step && step.done.length === 1 ? step.done[0] : undefined;
+      if (tx && !isRefused(tx) && tx.signer === this.sealKey() && tx.verify() && !this.opts.reducer.admit?.(this.current, tx.items.map((x) => x.e), tx.signer)) {
+        fs.appendFileSync(this.file, '\n');
+        this.fold([tx], tailAt + tail.length + 1);
+        this.opts.logger.warn(`journal: completed the last transaction (through seq ${candidate.seq}), whose last event had lost its newline`);
+        return tx.items;
+      }
     }
+    const removed = fs.statSync(this.file).size - this.pos.offset;
     fs.truncateSync(this.file, this.pos.offset);
-    this.opts.logger.warn(`journal: removed ${tail.length} bytes of an event torn by a crash after seq ${this.pos.seq}`);
-    this.appendLocked([{ type: 'journal.repaired', data: { after_seq: this.pos.seq, removed_bytes: tail.length } }], false, true);
+    this.opts.logger.warn(`journal: removed ${removed} bytes of a transaction a crash cut short after seq ${this.pos.seq} (${open.length} whole event(s) of it, none folded)`);
+    return this.appendLocked([{ type: 'journal.repaired', data: { after_seq: this.pos.seq, removed_bytes: removed, removed_events: open.length } }], true);
   }
 
-  private appendLocked(events: NewEvent[], sign: boolean, durable: boolean): Located[] {
+  /**
+   * Appends `events` as one transaction sealed with the installation's key, after the fold admits it
+   * from this installation (otherwise it is refused here, as every reader would refuse it, and nothing is
+   * written). Lock held.
+   */
+  private appendLocked(events: NewEvent[], durable: boolean): Located[] {
     const out: Located[] = [];
     let seq = this.pos.seq;
     let prev = this.pos.hash;
-    let offset = this.pos.offset;
     const time = new Date(this.opts.clock.now()).toISOString();
-    const lines: string[] = [];
-    const push = (type: string, data: unknown): void => {
+    for (const n of events) {
       seq += 1;
-      const base = { seq, time, type, data, prev };
+      const base = { seq, time, type: n.type, data: n.data, prev };
       const e: JournalEvent = { ...base, hash: eventHash(base) };
-      const line = JSON.stringify(e);
-      out.push({ e, offset });
-      lines.push(line);
-      offset += Buffer.byteLength(line) + 1;
+      out.push({ e, offset: 0 });
       prev = e.hash;
-    };
-    for (const e of events) push(e.type, e.data);
-    if (sign && seq > 0) {
-      push('checkpoint', { up_to: seq, head: prev, key: this.opts.signer.publicKey, sig: this.opts.signer.sign(checkpointMessage(seq, prev)) });
     }
     if (out.length === 0) return out;
+    const signer = this.opts.signer.publicKey;
+    const refused = this.opts.reducer.admit?.(this.current, out.map((x) => x.e), signer);
+    if (refused) throw new HolonError('denied', `not written: ${refused.message}`, { reason: refused.code });
+    seal(out.map((x) => x.e), this.opts.signer);
+    let offset = this.pos.offset;
+    const lines: string[] = [];
+    for (const x of out) {
+      const line = JSON.stringify(x.e);
+      x.offset = offset;
+      lines.push(line);
+      offset += Buffer.byteLength(line) + 1;
+    }
     if (this.fd === undefined) {
       fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.fd = fs.openSync(this.file, 'a', 0o600);
@@ -302,7 +335,7 @@ export class FileJournal<S> implements EventStore<S> {
     fs.writeSync(this.fd, lines.join('\n') + '\n');
     if (durable && this.opts.durable) this.syncNow(true);
     else this.syncLater();
-    this.fold(out, offset);
+    this.fold([{ items: out, signer, verify: () => true }], offset);
     return out;
   }
 
@@ -321,24 +354,45 @@ export class FileJournal<S> implements EventStore<S> {
     this.syncTimer.unref();
   }
 
-  private fold(events: Located[], end: number): void {
-    const keys = this.opts.reducer.keys;
-    for (const { e, offset } of events) {
-      if (keys) {
-        for (const k of keys(this.current, e)) {
-          if (k.first) this.begunHere.set(k.key, offset);
-          const list = this.tailKeys.get(k.key);
-          if (list) list.push(entryOf(offset, e));
-          else this.tailKeys.set(k.key, [entryOf(offset, e)]);
+  /**
+   * Folds transactions read back, each once the fold admits it from its signer on the state the ones
+   * before it leave; one it refuses is what verify would refuse, and stops the store. Returns what it folded.
+   */
+  private foldRead(txs: SealedTx<Located>[], end: number): Located[] {
+    const out: Located[] = [];
+    txs.forEach((tx, i) => {
+      const refused = this.opts.reducer.admit?.(this.current, tx.items.map((x) => x.e), tx.signer);
+      const first = tx.items[0]?.e.seq ?? this.pos.seq + 1;
+      if (refused) throw this.breakWith(`journal ${this.file}, line ${first}: ${describeRefusal({ ...refused, from: first, to: tx.items.at(-1)?.e.seq ?? first, signer: tx.signer })}; run \`holon verify\``, { after_seq: first - 1, line: first });
+      const next = txs[i + 1]?.items[0]?.offset ?? end;
+      this.fold([tx], next);
+      out.push(...tx.items);
+    });
+    return out;
+  }
+
+  /** Folds admitted transactions, filing their keyed events; `end` is where the last one's last line ends. */
+  private fold(txs: SealedTx<Located>[], end: number): void {
+    const { keys, sealed } = this.opts.reducer;
+    for (const tx of txs) {
+      sealed?.(this.current, tx.signer);
+      for (const { e, offset } of tx.items) {
+        if (keys) {
+          for (const k of keys(this.current, e)) {
+            if (k.first) this.begunHere.set(k.key, offset);
+            const list = this.tailKeys.get(k.key);
+            if (list) list.push(entryOf(offset, e));
+            else this.tailKeys.set(k.key, [entryOf(offset, e)]);
+          }
         }
+        this.opts.reducer.apply(this.current, e);
+        this.pos.seq = e.seq;
+        this.pos.hash = e.hash;
+        if (e.tx) this.pos.legacy = false;
+        this.foldedSinceSnapshot += 1;
       }
-      this.opts.reducer.apply(this.current, e);
-      this.pos.seq = e.seq;
-      this.pos.hash = e.hash;
-      if (e.type === 'checkpoint') this.pos.lastCheckpointSeq = e.seq;
     }
     this.pos.offset = end;
-    this.foldedSinceSnapshot += events.length;
   }
 
   /** Stops the store: nothing more is folded or appended, and whoever listens is told. */
@@ -347,21 +401,25 @@ export class FileJournal<S> implements EventStore<S> {
   }
 
   /**
-   * Whole lines from `offset`, each checked against the one before it; `tail` is what follows the last
-   * newline. A line that does not verify breaks the store and names its line.
+   * The whole transactions from `offset` (just after the last one folded), each checked as verify would
+   * and admitted by the fold; `end` is where the last of them ends, `open` the whole lines after it that
+   * no seal covers yet, `tail` what follows the last newline. Anything verify would refuse breaks the
+   * store and names its line.
    */
-  private readFrom(offset: number): { events: Located[]; end: number; tail: Buffer } {
+  private readFrom(offset: number): { txs: SealedTx<Located>[]; end: number; open: Located[]; tail: Buffer; tailAt: number } {
+    const none = { txs: [], end: offset, open: [], tail: Buffer.alloc(0), tailAt: offset };
     // Most looks find nothing new: the descriptor appends go through says so without opening the file.
-    if (this.fd !== undefined && fs.fstatSync(this.fd).size === offset) return { events: [], end: offset, tail: Buffer.alloc(0) };
+    if (this.fd !== undefined && fs.fstatSync(this.fd).size === offset) return none;
     let fd: number;
     try {
       fd = fs.openSync(this.file, 'r');
     } catch {
-      return { events: [], end: offset, tail: Buffer.alloc(0) };
+      return none;
     }
+    let data: Buffer;
     try {
       const size = fs.fstatSync(fd).size;
-      if (size <= offset) return { events: [], end: offset, tail: Buffer.alloc(0) };
+      if (size <= offset) return none;
       const buf = Buffer.allocUnsafe(size - offset);
       let read = 0;
       while (read < buf.length) {
@@ -369,31 +427,42 @@ export class FileJournal<S> implements EventStore<S> {
         if (n === 0) break;
         read += n;
       }
-      const data = buf.subarray(0, read);
-      const lastNl = data.lastIndexOf(10);
-      if (lastNl < 0) return { events: [], end: offset, tail: data };
-      const events: Located[] = [];
-      let start = 0;
-      let seq = this.pos.seq;
-      let prev = this.pos.hash;
-      while (start <= lastNl) {
-        const nl = data.indexOf(10, start);
-        const line = data.toString('utf8', start, nl);
-        const at = offset + start;
-        start = nl + 1;
-        const e = parseEventLine(line);
-        const problem = e ? eventProblem(e, seq + 1, prev) : 'not a whole event';
-        if (!e || problem) {
-          throw this.breakWith(`journal ${this.file}, line ${seq + 1}: ${problem ?? 'unreadable'}; run \`holon verify\``, { after_seq: seq, line: seq + 1 });
-        }
-        seq = e.seq;
-        prev = e.hash;
-        events.push({ e, offset: at });
-      }
-      return { events, end: offset + lastNl + 1, tail: data.subarray(lastNl + 1) };
+      data = buf.subarray(0, read);
     } finally {
       fs.closeSync(fd);
     }
+    const lastNl = data.lastIndexOf(10);
+    if (lastNl < 0) return { ...none, tail: data };
+    const tailAt = offset + lastNl + 1;
+    const chain = new TxChain<Located>({ seq: this.pos.seq, hash: this.pos.hash, legacy: this.pos.legacy });
+    const txs: SealedTx<Located>[] = [];
+    let end = offset;
+    let start = 0;
+    const fail = (line: number, problem: string): HolonError => this.breakWith(`journal ${this.file}, line ${line}: ${problem}; run \`holon verify\``, { after_seq: line - 1, line });
+    while (start <= lastNl) {
+      const nl = data.indexOf(10, start);
+      const at = offset + start;
+      const e = parseEventLine(data.toString('utf8', start, nl));
+      start = nl + 1;
+      if (!e) throw fail(chain.seq + 1, 'not a whole event');
+      const step = chain.push({ e, offset: at });
+      if ('broken' in step) throw fail(chain.seq + 1, step.broken);
+      for (const done of step.done) {
+        if (isRefused(done)) throw fail(done.refused.from, describeRefusal(done.refused));
+        const key = this.sealKey();
+        if (done.signer !== key) throw fail(e.seq, key ? `sealed by a key that is not this installation's (${done.signer})` : `sealed by ${done.signer}, but this state folder holds no installation key to check it with`);
+        txs.push(done);
+        end = offset + start;
+      }
+    }
+    // A crash cuts short one transaction, whose events a writer stamps with one time; more than that after
+    // the last seal is a journal rewritten (edited and re-hashed, its seals dropped), never a torn append.
+    if (!oneTransaction(chain.open.map((x) => x.e))) throw fail(chain.open[0]!.e.seq, 'no seal covers the events from here on, and they are not one transaction a crash could have cut short (the journal was rewritten)');
+    // One signature covers them all: each seal signs the hash its transaction ends on, which the chain
+    // links to everything before it; the seal of the last one checked vouches for every event up to it.
+    const last = txs.at(-1);
+    if (last && !last.verify()) throw fail(last.items.at(-1)!.e.seq, 'its seal\'s signature does not verify (the journal was rewritten)');
+    return { txs, end, open: chain.open, tail: data.subarray(lastNl + 1), tailAt };
   }
 
   private loadSnapshot(): void {
@@ -410,7 +479,7 @@ export class FileJournal<S> implements EventStore<S> {
       return;
     }
     const h = snap.header;
-    this.pos = { offset: h.offset, seq: h.seq, hash: h.hash, lastCheckpointSeq: h.lastCheckpointSeq };
+    this.pos = { offset: h.offset, seq: h.seq, hash: h.hash, legacy: h.legacy === true };
     this.index.adopt(h.index);
   }
 

@@ -16,7 +16,9 @@ import { acquireFileLock } from './journalLock.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, stateFields, writeSnapshot } from './snapshot.ts';
 import type { JournalEvent, Reducer, Signer } from './store.ts';
-import { eventProblem, parseEventLine } from './store.ts';
+import { describeRefusal, parseEventLine } from './store.ts';
+import type { SealedTx } from './txChain.ts';
+import { isRefused, TxChain } from './txChain.ts';
 
 export const INDEX_FILE = 'journal.idx';
 /** How much of an event's hash an index entry keeps: enough that no edit can match it. */
@@ -248,22 +250,27 @@ export async function buildSnapshot<S>(dir: string, journalFile: string, reducer
     if (previous.ok && previous.header.seq >= at.seq) return undefined;
     const indexFile = path.join(dir, INDEX_FILE);
     let state = reducer.initial();
-    let from: Position = { offset: 0, seq: 0, hash: '', lastCheckpointSeq: 0 };
+    let from: Position = { offset: 0, seq: 0, hash: '', legacy: true };
     let cover: IndexCover = { end: 0, bytes: 0, sha256: '' };
     // The index before the last snapshot is never read back here: what the next snapshot signs chains
     // from the hash the last one signed, so a prefix altered on disk fails every later read of it.
     if (previous.ok && indexLongEnough(indexFile, previous.header.index)) {
       state = reducer.deserialize(previous.body);
-      from = { offset: previous.header.offset, seq: previous.header.seq, hash: previous.header.hash, lastCheckpointSeq: previous.header.lastCheckpointSeq };
+      from = { offset: previous.header.offset, seq: previous.header.seq, hash: previous.header.hash, legacy: previous.header.legacy };
       cover = previous.header.index ?? { end: from.offset, bytes: 0, sha256: '' };
     }
     const lines: string[] = [];
-    foldRange(journalFile, from, at, (e, offset) => {
-      for (const k of reducer.keys?.(state, e) ?? []) lines.push(indexLine(offset, e, k.key));
-      reducer.apply(state, e);
-      from.seq = e.seq;
-      from.hash = e.hash;
-      if (e.type === 'checkpoint') from.lastCheckpointSeq = e.seq;
+    foldRange(journalFile, from, at, signer.publicKey, (tx) => {
+      const refused = reducer.admit?.(state, tx.items.map((x) => x.e), tx.signer);
+      if (refused) throw new Error(describeRefusal({ ...refused, from: tx.items[0]?.e.seq ?? 0, to: tx.items.at(-1)?.e.seq ?? 0, signer: tx.signer }));
+      reducer.sealed?.(state, tx.signer);
+      for (const { e, offset } of tx.items) {
+        for (const k of reducer.keys?.(state, e) ?? []) lines.push(indexLine(offset, e, k.key));
+        reducer.apply(state, e);
+        from.seq = e.seq;
+        from.hash = e.hash;
+        if (e.tx) from.legacy = false;
+      }
     });
     // Entries past the covered length were written by a job that died before its snapshot: dropped.
     const segment = lines.length > 0 ? Buffer.from(`${lines.join('')}${SEGMENT_END}`) : Buffer.alloc(0);
@@ -276,7 +283,7 @@ export async function buildSnapshot<S>(dir: string, journalFile: string, reducer
       fs.closeSync(fd);
     }
     const next: IndexCover = { end: at.offset, bytes: cover.bytes + segment.length, sha256: segment.length > 0 ? chainNext(cover.sha256, segment) : cover.sha256 };
-    writeSnapshot(dir, { offset: at.offset, seq: from.seq, hash: from.hash, lastCheckpointSeq: from.lastCheckpointSeq }, reducer.serialize(state), signer, next, fields);
+    writeSnapshot(dir, { offset: at.offset, seq: from.seq, hash: from.hash, legacy: from.legacy }, reducer.serialize(state), signer, next, fields);
     return next;
   } finally {
     release();
@@ -319,20 +326,28 @@ export function chainOver(previous: string, buf: Buffer): string | undefined {
   return start === buf.length ? chain : undefined;
 }
 
-/** Reads and checks the journal's events from `from` to `to` (offsets), one at a time. */
-function foldRange(journalFile: string, from: Position, to: Position, each: (e: JournalEvent, offset: number) => void): void {
-  let seq = from.seq;
-  let prev = from.hash;
+/**
+ * Reads and checks the journal's transactions from `from` to `to` (offsets, each just after a whole
+ * transaction), one at a time, as the journal itself does: every seal by `key`, the last one's signature
+ * checked (the chain makes it cover the ones before).
+ */
+function foldRange(journalFile: string, from: Position, to: Position, key: string, each: (tx: SealedTx<{ e: JournalEvent; offset: number }>) => void): void {
+  const chain = new TxChain<{ e: JournalEvent; offset: number }>({ seq: from.seq, hash: from.hash, legacy: from.legacy });
+  let last: SealedTx<{ e: JournalEvent; offset: number }> | undefined;
   const { end } = scanLines(journalFile, from.offset, to.offset, (line, offset) => {
     const e = parseEventLine(line);
-    const problem = e ? eventProblem(e, seq + 1, prev) : 'not a whole event';
-    if (!e || problem) throw new Error(`line ${seq + 1}: ${problem ?? 'unreadable'}`);
-    each(e, offset);
-    seq = e.seq;
-    prev = e.hash;
+    const step = e ? chain.push({ e, offset }) : { broken: 'not a whole event' };
+    if ('broken' in step) throw new Error(`line ${chain.seq + 1}: ${step.broken}`);
+    for (const done of step.done) {
+      if (isRefused(done)) throw new Error(describeRefusal(done.refused));
+      if (done.signer !== key) throw new Error(`line ${e!.seq}: sealed by a key that is not this installation's`);
+      each(done);
+      last = done;
+    }
     return true;
   });
-  if (end !== to.offset || seq !== to.seq || prev !== to.hash) throw new Error(`the journal at byte ${to.offset} is not event ${to.seq}`);
+  if (last && !last.verify()) throw new Error('a seal\'s signature does not verify (the journal was rewritten)');
+  if (end !== to.offset || chain.seq !== to.seq || chain.prev !== to.hash || chain.open.length > 0) throw new Error(`the journal at byte ${to.offset} is not the end of event ${to.seq}'s transaction`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -54,11 +55,27 @@ function rawPublicKey(spki: Buffer): string {
   return spki.subarray(SPKI_PREFIX.length).toString('base64');
 }
 
+/**
+ * Public keys already parsed: a reader checks a seal per transaction, nearly always by the same few
+ * installations, and parsing a key costs as much as the check itself.
+ */
+const parsed = new Map<string, KeyObject>();
+const PARSED_MAX = 256;
+
+function publicKeyOf(raw: string): KeyObject {
+  let key = parsed.get(raw);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(raw, 'base64')]), format: 'der', type: 'spki' });
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    parsed.set(raw, key);
+  }
+  return key;
+}
+
 /** Checks an Ed25519 signature made by `sign` above against a raw base64 public key. */
 export function verifySignature(publicKey: string, message: string, signature: string): boolean {
   try {
-    const key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(publicKey, 'base64')]), format: 'der', type: 'spki' });
-    return verify(null, Buffer.from(message), key, Buffer.from(signature, 'base64'));
+    return verify(null, Buffer.from(message), publicKeyOf(publicKey), Buffer.from(signature, 'base64'));
   } catch {
     return false;
   }

@@ -1,20 +1,26 @@
 import type { Clock } from './deps.ts';
-import type { EventStore, JournalEvent, Reducer, TxResult } from './store.ts';
-import { eventHash } from './store.ts';
+import { HolonError } from './errors.ts';
+import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, TxResult } from './store.ts';
+import { eventHash, wouldAdmit } from './store.ts';
 
 /**
  * The store interface held in memory: one process, no file, no lock. For unit tests of the domain, and
- * a reminder of how little a store must do.
+ * a reminder of how little a store must do. Its transactions count as sealed by `signer` (nothing is on
+ * disk to sign); `as(key)` writes as another installation, and `receive` takes a transaction the way a
+ * shared store takes another process's rows, so the fold's rules can be tried without a database.
  */
 export class MemoryStore<S> implements EventStore<S> {
   readonly events: JournalEvent[] = [];
   private current: S;
   private readonly listeners = new Set<(events: JournalEvent[]) => void>();
+  private readonly refusalListeners = new Set<(tx: RefusedTx) => void>();
   private readonly keyed = new Map<string, number[]>();
+  readonly refused: RefusedTx[] = [];
 
   constructor(
     private readonly reducer: Reducer<S>,
     private readonly clock: Clock,
+    private readonly signer = 'memory',
   ) {
     this.current = reducer.initial();
   }
@@ -27,12 +33,77 @@ export class MemoryStore<S> implements EventStore<S> {
     return this.events.length;
   }
 
-  async transact<T>(fn: (state: S) => TxResult<T>): Promise<T> {
+  transact<T>(fn: (state: S) => TxResult<T>): Promise<T> {
+    return this.transactAs(this.signer, fn);
+  }
+
+  /** This store as another installation writes to it: the same state, its transactions sealed by `key`. */
+  as(key: string): EventStore<S> {
+    const state = (): S => this.current;
+    const seq = (): number => this.events.length;
+    return {
+      get state() {
+        return state();
+      },
+      get seq() {
+        return seq();
+      },
+      refused: this.refused,
+      transact: (fn) => this.transactAs(key, fn),
+      mayWrite: (events) => wouldAdmit(this.reducer, this.current, this.events.length, key, events),
+      readKey: (k, o) => this.readKey(k, o),
+      refresh: () => [],
+      subscribe: (l) => this.subscribe(l),
+      onBroken: () => () => {},
+      onRefused: (l) => this.onRefused(l),
+      flush: async () => {},
+      close: () => {},
+    };
+  }
+
+  private async transactAs<T>(key: string, fn: (state: S) => TxResult<T>): Promise<T> {
     const { events, result } = fn(this.current);
-    const added: JournalEvent[] = [];
+    const chained = this.chained(events);
+    // The same rule as every store: a transaction its signer may not write is refused, and nothing lands.
+    const refused = chained.length > 0 ? this.reducer.admit?.(this.current, chained, key) : undefined;
+    if (refused) throw new HolonError('denied', `not written: ${refused.message}`, { reason: refused.code });
+    this.fold(chained, key);
+    return result;
+  }
+
+  /**
+   * Takes `events` as a transaction sealed by `key` that another process appended, as a shared store
+   * reads it: folded if the fold admits it, otherwise kept in `refused` (and nothing of it folded).
+   */
+  receive(key: string, events: NewEvent[]): RefusedTx | undefined {
+    const chained = this.chained(events);
+    const refusal = chained.length > 0 ? this.reducer.admit?.(this.current, chained, key) : undefined;
+    // Its seqs are taken whether it is folded or not, as a row's are.
+    if (refusal) {
+      this.events.push(...chained);
+      const tx = { ...refusal, from: chained[0]?.seq ?? 0, to: chained.at(-1)?.seq ?? 0, signer: key };
+      this.refused.push(tx);
+      for (const l of this.refusalListeners) l(tx);
+      return tx;
+    }
+    this.fold(chained, key);
+    return undefined;
+  }
+
+  private chained(events: NewEvent[]): JournalEvent[] {
+    const time = new Date(this.clock.now()).toISOString();
+    const out: JournalEvent[] = [];
     for (const e of events) {
-      const base = { seq: this.events.length + 1, time: new Date(this.clock.now()).toISOString(), type: e.type, data: e.data, prev: this.events.at(-1)?.hash ?? '' };
-      const full = { ...base, hash: eventHash(base) };
+      const base = { seq: this.events.length + out.length + 1, time, type: e.type, data: structuredClone(e.data), prev: out.at(-1)?.hash ?? this.events.at(-1)?.hash ?? '' };
+      out.push({ ...base, hash: eventHash(base) });
+    }
+    return out;
+  }
+
+  private fold(chained: JournalEvent[], key: string): void {
+    if (chained.length === 0) return;
+    this.reducer.sealed?.(this.current, key);
+    for (const full of chained) {
       for (const k of this.reducer.keys?.(this.current, full) ?? []) {
         const list = this.keyed.get(k.key) ?? [];
         list.push(this.events.length);
@@ -40,10 +111,12 @@ export class MemoryStore<S> implements EventStore<S> {
       }
       this.events.push(full);
       this.reducer.apply(this.current, full);
-      added.push(full);
     }
-    if (added.length > 0) for (const l of this.listeners) l(added);
-    return result;
+    for (const l of this.listeners) l(chained);
+  }
+
+  mayWrite(events: NewEvent[]): Refusal | undefined {
+    return wouldAdmit(this.reducer, this.current, this.events.length, this.signer, events);
   }
 
   async readKey(key: string, options: { newest?: number } = {}): Promise<JournalEvent[]> {
@@ -65,7 +138,10 @@ export class MemoryStore<S> implements EventStore<S> {
     return () => {};
   }
 
-  async checkpoint(): Promise<void> {}
+  onRefused(listener: (tx: RefusedTx) => void): () => void {
+    this.refusalListeners.add(listener);
+    return () => this.refusalListeners.delete(listener);
+  }
 
   async flush(): Promise<void> {}
 

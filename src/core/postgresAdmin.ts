@@ -14,21 +14,18 @@ import { HolonError } from './errors.ts';
 import { JOURNAL_FILE } from './journal.ts';
 import { scanLines } from './journalIndex.ts';
 import { JournalLock } from './journalLock.ts';
-import { lazySigner } from './keys.ts';
+import { installationPublicKey, lazySigner } from './keys.ts';
 import type { EventRow } from './postgresStore.ts';
-import { CONNECT_TIMEOUT_MS, EVENT_COLUMNS, eventOfRow, isPostgresUrl, PostgresStore, TABLE } from './postgresStore.ts';
+import { APPEND_LOCK, CONNECT_TIMEOUT_MS, EVENT_COLUMNS, eventOfRow, GUARD_TRIGGER, isPostgresUrl, PostgresStore, rowOfEvent, schemaStatements, TABLE } from './postgresStore.ts';
 import { redactUrl } from './storeUrl.ts';
 import { thisProcess } from './owner.ts';
 import { holonReducer } from './state.ts';
 import { registerInstallation } from './team.ts';
-import type { JournalEvent } from './store.ts';
-import { eventProblem, parseEventLine } from './store.ts';
+import type { JournalEvent, Signer } from './store.ts';
+import { parseEventLine } from './store.ts';
 import type { VerifyReport } from './verify.ts';
-import { ChainCheck, verifyJournal, verifyText } from './verify.ts';
+import { LogCheck, verifyJournal, verifyText } from './verify.ts';
 
-/** The function and trigger that refuse UPDATE, DELETE and TRUNCATE on the events table, whoever asks. */
-const GUARD_FUNCTION = 'holon_events_append_only';
-const GUARD_TRIGGER = 'holon_events_append_only';
 /** PostgreSQL's SQLSTATE for "permission denied" (insufficient_privilege). */
 export const PERMISSION_DENIED = '42501';
 /** A migration inserts this many events per statement at most, or fewer when their text is this long. */
@@ -51,6 +48,8 @@ export interface InitReport {
   created: boolean;
   /** The trigger that refuses UPDATE, DELETE and TRUNCATE (its owner can still drop it). */
   guard: string;
+  /** The store's root: the installation that owns all of it (this one's, when the store was empty). */
+  root?: string | null;
   member?: {
     role: string;
     /** True when this run created the role. */
@@ -66,7 +65,8 @@ export interface MigrateReport {
   events: number;
   /** The hash of the last event: the same in the journal and in the database. */
   head: string;
-  checkpoints: number;
+  /** The sealed transactions copied (their seals stay verifiable), and the last event of the last. */
+  transactions: number;
   signed_through: number;
   /** SHA-256 of the state the journal folds to, which the database was opened and found to fold to too. */
   state_sha256: string;
@@ -133,24 +133,18 @@ const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * exactly SELECT and INSERT on the table; a role that is a superuser or owns the table (or belongs to
  * its owner) is refused, as is one that still holds more through another membership. Safe to run again.
  */
-export async function initStore(url: string, options: { member?: string | undefined } = {}): Promise<InitReport> {
+export async function initStore(url: string, options: { member?: string | undefined; root?: { signer: Signer; machine: string; logger: Logger } } = {}): Promise<InitReport> {
   requirePostgresUrl(url);
   const member = options.member;
   if (member !== undefined && !ROLE_NAME.test(member)) {
     throw new HolonError('invalid_input', `"${member}" is not a role name holon creates: lower-case letters, digits and _, starting with a letter or _`);
   }
-  return inTransaction(url, async (client) => {
-    const created = await PostgresStore.ensureSchema(client);
-    await client.query(
-      `CREATE OR REPLACE FUNCTION ${GUARD_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION '${TABLE} is append-only: % is refused', TG_OP USING ERRCODE = 'insufficient_privilege';
-END $$`,
-    );
-    await client.query(`DROP TRIGGER IF EXISTS ${GUARD_TRIGGER} ON ${TABLE}`);
-    // Statement-level, so even an UPDATE or DELETE that matches no row is refused, and TRUNCATE with them.
-    await client.query(`CREATE TRIGGER ${GUARD_TRIGGER} BEFORE UPDATE OR DELETE OR TRUNCATE ON ${TABLE} FOR EACH STATEMENT EXECUTE FUNCTION ${GUARD_FUNCTION}()`);
-    await client.query(`REVOKE ALL ON ${TABLE} FROM PUBLIC`);
+  const report = await inTransaction(url, async (client) => {
+    const { rows: there } = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [TABLE]);
+    const created = !there[0]?.found;
+    // The same statements a new table is made with: an older table gains the seal column and the triggers.
+    await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
+    for (const statement of schemaStatements()) await client.query(statement);
     const report: InitReport = { table: TABLE, created, guard: GUARD_TRIGGER };
     if (member === undefined) return report;
 
@@ -189,6 +183,24 @@ END $$`,
     report.member = { role: member, created: !existing, privileges, url: memberUrl(url, member) };
     return report;
   });
+  if (options.root) report.root = await claimRoot(url, options.root);
+  return report;
+}
+
+/**
+ * Makes `signer` the store's root when the store holds no event yet: its first transaction (its own
+ * registration) is the store's first, so the installation that set the store up owns it, and nobody who
+ * reaches the empty table later can claim it. Returns the root's key, whoever it is.
+ */
+async function claimRoot(url: string, root: { signer: Signer; machine: string; logger: Logger }): Promise<string | null> {
+  const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: root.logger, signer: root.signer, watch: false });
+  try {
+    if (store.seq === 0) await registerInstallation(store, root.signer, root.machine);
+    return store.state.team.root;
+  } finally {
+    store.close();
+    await store.ended;
+  }
 }
 
 /**
@@ -214,42 +226,38 @@ export async function migrateJournal(stateDir: string, url: string, deps: { logg
     if (checked.torn_tail) throw new HolonError('corrupt_journal', `the journal ends in a torn append, so nothing was copied: ${verifyText(checked)}`, { verify: checked });
     if (checked.events === 0) throw new HolonError('not_found', `the journal in ${dir} holds no events`);
 
-    const state = holonReducer.initial();
+    // Folded again as it is copied, since the copy reads the file anew: the same check as verify's.
+    const key = checked.head ? installationPublicKey(dir) : undefined;
+    const copy = new LogCheck((k) => (k === key ? undefined : `sealed by a key that is not this installation's (${k})`));
     await inTransaction(url, async (client) => {
       await PostgresStore.ensureSchema(client);
       const { rows } = await client.query<{ last: string | null }>(`SELECT max(seq) AS last FROM ${TABLE}`);
       const last = rows[0]?.last;
       if (last !== null && last !== undefined) throw new HolonError('conflict', `the database already holds events (through seq ${last}); holon migrate fills only an empty one`, { seq: Number(last) });
 
-      let seq = 0;
-      let prev = '';
       let offset = 0;
-      while (seq < checked.events) {
+      while (copy.seq < checked.events) {
         const batch: JournalEvent[] = [];
-        const data: string[] = [];
         let bytes = 0;
-        let problem: string | undefined;
+        let readable = true;
         const { end } = scanLines(file, offset, undefined, (line) => {
-          if (seq === checked.events || batch.length === BATCH_EVENTS || bytes >= BATCH_BYTES) return false;
-          // Verified a moment ago under the lock; checked again as it is copied, since the copy reads the file anew.
+          if (copy.seq === checked.events || batch.length === BATCH_EVENTS || bytes >= BATCH_BYTES) return false;
           const e = parseEventLine(line);
-          problem = e ? eventProblem(e, seq + 1, prev) : 'not a whole event';
-          if (!e || problem) return false;
+          readable = copy.next(e, copy.seq + 1);
+          if (!readable || !e) return false;
           batch.push(e);
-          data.push(JSON.stringify(e.data));
           bytes += line.length;
-          holonReducer.apply(state, e);
-          seq = e.seq;
-          prev = e.hash;
           return true;
         });
-        if (problem !== undefined || batch.length === 0) {
-          throw new HolonError('corrupt_journal', `the journal changed while it was copied (event ${seq + 1}: ${problem ?? 'missing'}); nothing was copied`, { seq: seq + 1 });
+        const r = copy.report();
+        if (!readable || !r.ok || batch.length === 0) {
+          throw new HolonError('corrupt_journal', `the journal changed while it was copied (${r.first_bad?.problem ?? r.refused[0]?.message ?? `event ${copy.seq + 1} is missing`}); nothing was copied`, { seq: copy.seq + 1 });
         }
         offset = end;
+        const rowsOf = batch.map(rowOfEvent);
         await client.query(
-          `INSERT INTO ${TABLE} (seq, time, type, data, prev, hash) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])`,
-          [batch.map((e) => e.seq), batch.map((e) => e.time), batch.map((e) => e.type), data, batch.map((e) => e.prev), batch.map((e) => e.hash)],
+          `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
+          [0, 1, 2, 3, 4, 5, 6].map((i) => rowsOf.map((row) => row[i])),
         );
       }
       const { rows: after } = await client.query<{ n: string; head: string | null }>(`SELECT count(*) AS n, (SELECT hash FROM ${TABLE} ORDER BY seq DESC LIMIT 1) AS head FROM ${TABLE}`);
@@ -257,6 +265,7 @@ export async function migrateJournal(stateDir: string, url: string, deps: { logg
         throw new Error(`the database holds ${after[0]?.n} events ending in ${after[0]?.head} after the copy, not ${checked.events} ending in ${checked.head}`);
       }
     });
+    const state = copy.state;
 
     const expected = createHash('sha256').update(holonReducer.serialize(state)).digest('hex');
     const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: deps.logger, signer: lazySigner(dir), watch: false });
@@ -268,12 +277,12 @@ export async function migrateJournal(stateDir: string, url: string, deps: { logg
           state_sha256: folded,
         });
       }
-      // The copied checkpoints are signed with this installation's key: the store learns whose it is.
+      // The copied transactions are sealed with this installation's key, the store's root: the store learns its machine.
       await registerInstallation(store, lazySigner(dir), thisProcess().host);
     } finally {
       store.close();
     }
-    return { events: checked.events, head: checked.head, checkpoints: checked.checkpoints, signed_through: checked.signed_through, state_sha256: expected };
+    return { events: checked.events, head: checked.head, transactions: checked.transactions, signed_through: checked.signed_through, state_sha256: expected };
   } finally {
     release();
     lock.close();
@@ -285,9 +294,9 @@ const VERIFY_BATCH = 10_000;
 
 /**
  * `holon verify --store`: every row of a team store, in order, through the same check as a journal's
- * lines (each follows the one before and is what its hash says; each checkpoint names the head before it
- * and is signed over it), and every checkpoint's key registered in the store by its installation. Rows
- * are read in batches; `line` in the report is the row's seq.
+ * lines (each follows the one before and is what its hash says; every transaction's seal verifies, and
+ * the fold admits it from its signer's role). Every refused transaction is listed with its seqs and why;
+ * rows are read in batches; `line` in the report is the row's seq.
  */
 export async function verifyStore(url: string): Promise<VerifyReport> {
   requirePostgresUrl(url);
@@ -295,25 +304,13 @@ export async function verifyStore(url: string): Promise<VerifyReport> {
   try {
     const { rows: table } = await client.query<{ t: string | null }>(`SELECT to_regclass('${TABLE}')::text AS t`);
     if (!table[0]?.t) throw new HolonError('not_found', `${redactUrl(url)} holds no Holon events (run \`holon store init\` first)`);
-    /** The first checkpoint each key signed: its installation must have registered it somewhere in the log. */
-    const signers = new Map<string, number>();
-    const chain = new ChainCheck(holonReducer.initial(), (key, seq) => void (signers.has(key) || signers.set(key, seq)));
+    const check = new LogCheck();
     for (;;) {
-      const { rows } = await client.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`, [chain.seq]);
-      for (const r of rows) {
-        const e = eventOfRow(r);
-        const bad = e ? chain.next(e) : 'its data is not JSON (the row was altered)';
-        if (bad) return chain.report(bad, Number(r.seq));
-      }
+      const { rows } = await client.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`, [check.seq]);
+      for (const r of rows) if (!check.next(eventOfRow(r), Number(r.seq))) return check.report();
       if (rows.length < VERIFY_BATCH) break;
     }
-    for (const [key, seq] of signers) {
-      if (!chain.state.team.installations[key]) {
-        // The chain holds; what cannot be trusted starts at that checkpoint.
-        return { ...chain.report(`checkpoint signed by a key that no installation registered in the store (${key})`, seq), events: seq - 1, first_bad: { line: seq, seq, problem: `checkpoint signed by a key that no installation registered in the store (${key})` } };
-      }
-    }
-    return chain.report(undefined, chain.seq);
+    return check.report();
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -1,11 +1,19 @@
 /**
- * The team store: the same hash-linked events as the file journal, in one PostgreSQL table shared by
- * every process on every machine. A transaction takes a transaction-level advisory lock, reads what
- * others appended since this process last looked, decides on that latest state and inserts its events
- * in the same SQL transaction, so two processes can never decide on the same state. Other processes'
- * events arrive by LISTEN/NOTIFY (sent in the inserting transaction, so only once it commits), with a
- * short poll as the fallback after a lost connection. Every row read is checked against the one before
- * it before it is folded, exactly like a journal line. `pg` is loaded only when a store is opened.
+ * The team store: the same hash-linked, sealed transactions as the file journal, in one PostgreSQL table
+ * shared by every process on every machine. A transaction takes a transaction-level advisory lock, reads
+ * what others appended since this process last looked, decides on that latest state and inserts its
+ * events in the same SQL transaction, so two processes can never decide on the same state. Other
+ * processes' events arrive by LISTEN/NOTIFY (sent in the inserting transaction, so only once it commits),
+ * with a short poll as the fallback after a lost connection. `pg` is loaded only when a store is opened.
+ *
+ * Anyone with the member role's password can INSERT rows, so nothing a row says is believed for
+ * itself. The table's own trigger (see `schemaStatements`) keeps its shape: every row takes the append
+ * lock, follows the last one (seq + 1) and links to its hash, so no one row can break the chain for
+ * everyone. What the database cannot check, the fold does: each transaction's seal must verify and be
+ * by a key whose role allows every event in it (authority.ts). A transaction that fails is quarantined —
+ * not folded, kept in `refused`, logged once and reported by `holon verify --store` — and every process
+ * reads and writes on past it. Every wait on the database is bounded: a writer that cannot get the
+ * append lock says who holds it, instead of waiting behind them for ever.
  *
  * Each process also holds a session advisory lock named after it (its presence) on its own connection.
  * PostgreSQL drops the lock when that connection ends, a process killed on any machine included, which is
@@ -18,9 +26,11 @@ import type { Clock, Logger } from './deps.ts';
 import { HolonError } from './errors.ts';
 import type { ProcessRef } from './owner.ts';
 import { processKey, thisProcess } from './owner.ts';
-import type { EventStore, JournalEvent, NewEvent, Reducer, Signer, TxResult } from './store.ts';
-import { checkpointMessage, eventHash, eventProblem, StoreListeners } from './store.ts';
+import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxResult } from './store.ts';
+import { eventHash, isSeal, seal, StoreListeners, wouldAdmit } from './store.ts';
 import { redactUrl } from './storeUrl.ts';
+import type { ChainPosition } from './txChain.ts';
+import { isRefused, TxChain } from './txChain.ts';
 
 // Where the URL check lived first; its home is storeUrl.ts, which loads no client.
 export { isPostgresUrl } from './storeUrl.ts';
@@ -29,7 +39,17 @@ export { isPostgresUrl } from './storeUrl.ts';
 export const TABLE = 'holon_events';
 const CHANNEL = 'holon_events';
 /** Key of the advisory lock that serialises appends (and the schema's creation). */
-const APPEND_LOCK = 0x686f6c6f; // "holo"
+export const APPEND_LOCK = 0x686f6c6f; // "holo"
+/**
+ * How long a writer waits for the append lock, and any statement for its answer. Someone else holding
+ * the lock for longer is not a busy team: it is a session that keeps it (a teammate's psql left in a
+ * transaction, a hostile member), and waiting behind it for ever would stop every writer.
+ */
+export const LOCK_WAIT_MS = 5_000;
+const STATEMENT_MS = 30_000;
+/** PostgreSQL's SQLSTATEs: lock_not_available, query_canceled (a statement timeout), unique_violation. */
+const LOCK_NOT_AVAILABLE = '55P03';
+const STATEMENT_TIMEOUT = '57014';
 const POLL_MS = 1000;
 const RECONNECT_MS = 500;
 /** First key of every presence lock ("holp"); the second is the process's own. */
@@ -43,6 +63,56 @@ const RESTART_GRACE_S = 10;
 /** The second key of a process's presence lock: 31 bits of a hash of the process (positive, as an oid reads it). */
 function presenceKey(p: ProcessRef): number {
   return createHash('sha256').update(processKey(p)).digest().readUInt32BE(0) & 0x7fffffff;
+}
+
+/** The trigger that keeps every row inserted linked to the one before it. */
+export const LINK_TRIGGER = 'holon_events_link';
+/** The trigger that refuses UPDATE, DELETE and TRUNCATE. */
+export const GUARD_TRIGGER = 'holon_events_append_only';
+
+/**
+ * The table, and the two triggers that keep its shape whoever writes to it, as statements safe to run
+ * again (`holon store init` runs them on a table of an earlier version too):
+ * - append only: UPDATE, DELETE and TRUNCATE are refused for every role (the table's owner or a
+ *   superuser can still drop the trigger; no one else can);
+ * - linked: every row inserted takes the append lock (so it cannot slip between another writer's read
+ *   and its insert), follows the last row by one and carries its hash as `prev`, and has a hash's shape.
+ *   One member's hand-written row can then be refused by the fold, but never break the chain for the
+ *   others. What the database cannot check (RFC 8785 hashes, Ed25519 seals, roles) the fold does.
+ */
+export function schemaStatements(): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, hash text NOT NULL)`,
+    `ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS tx text`,
+    `CREATE OR REPLACE FUNCTION ${GUARD_TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '${TABLE} is append-only: % is refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+END $$`,
+    `DROP TRIGGER IF EXISTS ${GUARD_TRIGGER} ON ${TABLE}`,
+    // Statement-level, so even an UPDATE or DELETE that matches no row is refused, and TRUNCATE with them.
+    `CREATE TRIGGER ${GUARD_TRIGGER} BEFORE UPDATE OR DELETE OR TRUNCATE ON ${TABLE} FOR EACH STATEMENT EXECUTE FUNCTION ${GUARD_TRIGGER}()`,
+    `CREATE OR REPLACE FUNCTION ${LINK_TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  last_seq bigint;
+  last_hash text;
+BEGIN
+  PERFORM pg_advisory_xact_lock(${APPEND_LOCK});
+  SELECT seq, hash INTO last_seq, last_hash FROM ${TABLE} ORDER BY seq DESC LIMIT 1;
+  IF NEW.seq IS DISTINCT FROM coalesce(last_seq, 0) + 1 THEN
+    RAISE EXCEPTION '${TABLE}: row % does not follow row %', NEW.seq, coalesce(last_seq, 0) USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.prev IS DISTINCT FROM coalesce(last_hash, '') THEN
+    RAISE EXCEPTION '${TABLE}: row % does not link to the hash of row %', NEW.seq, coalesce(last_seq, 0) USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.hash !~ '^[0-9a-f]{64}$' THEN
+    RAISE EXCEPTION '${TABLE}: row % has no hash', NEW.seq USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$`,
+    `DROP TRIGGER IF EXISTS ${LINK_TRIGGER} ON ${TABLE}`,
+    `CREATE TRIGGER ${LINK_TRIGGER} BEFORE INSERT ON ${TABLE} FOR EACH ROW EXECUTE FUNCTION ${LINK_TRIGGER}()`,
+    `REVOKE ALL ON ${TABLE} FROM PUBLIC`,
+  ];
 }
 
 /** How long a transaction whose connection was lost mid-commit waits for the database to say whether it landed. */
@@ -61,7 +131,19 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 function connectionLost(err: unknown): boolean {
   if (err instanceof HolonError) return false;
   const code = (err as { code?: unknown }).code;
+  if (code === STATEMENT_TIMEOUT) return false;
   return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57');
+}
+
+/** What every connection of a store is opened with: bounded waits, and a name others see it by. */
+export function connectionOptions(url: string): PG.ClientConfig {
+  return {
+    connectionString: url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    lock_timeout: LOCK_WAIT_MS,
+    statement_timeout: STATEMENT_MS,
+    application_name: `holon on ${thisProcess().host}`.slice(0, 63),
+  };
 }
 
 /** The socket under a pg client (not part of its typed API). */
@@ -77,20 +159,18 @@ export interface PostgresStoreOptions<S> {
   clock: Clock;
   logger: Logger;
   signer: Signer;
-  /** Sign a checkpoint inside a transaction once this many events are unsigned (default 100). */
-  checkpointEvery?: number;
   /** Listen for other processes' appends (default true). */
   watch?: boolean;
   /** Who this process is, for its presence (default: thisProcess()). */
   owner?: ProcessRef;
   /**
    * What this process appends ahead of its first own event (its installation's registration), asked
-   * in every transaction that appends or signs: a process that only reads never writes.
+   * in every transaction that appends: a process that only reads never writes.
    */
   introduce?(state: S): NewEvent[];
 }
 
-/** One event as the table holds it (seq as PostgreSQL's bigint text, data as JSON text). */
+/** One event as the table holds it (seq as PostgreSQL's bigint text, data and the seal as JSON text). */
 export interface EventRow {
   seq: string;
   time: string;
@@ -98,26 +178,42 @@ export interface EventRow {
   data: string;
   prev: string;
   hash: string;
+  tx: string | null;
 }
 
 /** The table's columns, in an event's order: what every read selects. */
-export const EVENT_COLUMNS = 'seq, time, type, data, prev, hash';
+export const EVENT_COLUMNS = 'seq, time, type, data, prev, hash, tx';
 
-/** A row as an event, not yet checked; undefined when its data is not JSON (the row was altered). */
-export function eventOfRow(r: EventRow): JournalEvent | undefined {
+/**
+ * A row as an event, not yet checked. Data that is not JSON is kept as its text, so its hash cannot
+ * match and the transaction it is in is refused; a seal that is not one is no seal.
+ */
+export function eventOfRow(r: EventRow): JournalEvent {
   let data: unknown;
   try {
     data = JSON.parse(r.data);
   } catch {
-    return undefined;
+    data = { unreadable: r.data };
   }
-  return { seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash };
+  let tx: unknown;
+  try {
+    tx = r.tx === null ? undefined : JSON.parse(r.tx);
+  } catch {
+    tx = undefined;
+  }
+  return { seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash, ...(isSeal(tx) ? { tx } : {}) };
+}
+
+/** An event as the row that holds it (the seal as JSON, or null). */
+export function rowOfEvent(e: JournalEvent): [number, string, string, string, string, string, string | null] {
+  return [e.seq, e.time, e.type, JSON.stringify(e.data), e.prev, e.hash, e.tx ? JSON.stringify(e.tx) : null];
 }
 
 /** The events of one PostgreSQL database, folded into memory and tailed. Open it with `PostgresStore.open`. */
 export class PostgresStore<S> implements EventStore<S> {
   private current: S;
-  private pos = { seq: 0, hash: '', lastCheckpointSeq: 0 };
+  /** Every row read so far, in order: where the next one must link, and the transaction still open. */
+  private chain = new TxChain<{ e: JournalEvent }>(undefined, true);
   private readonly listening: StoreListeners;
   private closed = false;
   /** Events read by the tailer and not yet folded (refresh folds them). */
@@ -130,7 +226,6 @@ export class PostgresStore<S> implements EventStore<S> {
   private listener: Client | undefined;
   private timer: NodeJS.Timeout | undefined;
   private reconnect: NodeJS.Timeout | undefined;
-  private readonly checkpointEvery: number;
   private watching = true;
   /** Connections with this store's 'error' listener. */
   private readonly heard = new WeakSet<PoolClient>();
@@ -143,14 +238,13 @@ export class PostgresStore<S> implements EventStore<S> {
     private readonly pg: typeof PG,
   ) {
     this.current = opts.reducer.initial();
-    this.checkpointEvery = opts.checkpointEvery ?? 100;
     this.listening = new StoreListeners(opts.logger, 'store');
   }
 
   /** Connects, creates the table if there is none, folds every event (each verified) and starts tailing. */
   static async open<S>(options: PostgresStoreOptions<S>): Promise<PostgresStore<S>> {
     const pg = await import('pg');
-    const pool = new pg.Pool({ connectionString: options.url, max: 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    const pool = new pg.Pool({ ...connectionOptions(options.url), max: 4 });
     // An idle connection that dies (a database restart) must not bring the process down; the next query reconnects.
     pool.on('error', (err) => options.logger.warn(`store: a database connection was lost (${err.message})`));
     const store = new PostgresStore(options, pool, pg);
@@ -175,7 +269,24 @@ export class PostgresStore<S> implements EventStore<S> {
   }
 
   get seq(): number {
-    return this.pos.seq;
+    return this.chain.seq;
+  }
+
+  /** Where the rows read so far end (what the next row must follow). */
+  get position(): ChainPosition {
+    return this.chain.position;
+  }
+
+  get refused(): readonly RefusedTx[] {
+    return this.listening.refused;
+  }
+
+  mayWrite(events: NewEvent[]): Refusal | undefined {
+    return wouldAdmit(this.opts.reducer, this.current, this.chain.seq, this.opts.signer.publicKey, events);
+  }
+
+  onRefused(listener: (tx: RefusedTx) => void): () => void {
+    return this.listening.onRefused(listener);
   }
 
   subscribe(listener: (events: JournalEvent[]) => void): () => void {
@@ -201,11 +312,7 @@ export class PostgresStore<S> implements EventStore<S> {
   }
 
   transact<T>(fn: (state: S) => TxResult<T>): Promise<T> {
-    return this.serially(() => this.transactNow(fn, false));
-  }
-
-  async checkpoint(): Promise<void> {
-    await this.serially(() => this.transactNow(() => ({ events: [], result: undefined }), true));
+    return this.serially(() => this.transactNow(fn));
   }
 
   async flush(): Promise<void> {
@@ -222,7 +329,7 @@ export class PostgresStore<S> implements EventStore<S> {
     const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
     return wanted.map((w) => {
       const row = bySeq.get(w.seq);
-      const e = row ? this.eventOf(row) : undefined;
+      const e = row ? eventOfRow(row) : undefined;
       if (!e || e.hash !== w.hash || eventHash(e) !== e.hash) throw this.breakWith(`store: the event with seq ${w.seq} is not the one folded (altered or removed); run \`holon verify\``, { seq: w.seq });
       return e;
     });
@@ -248,10 +355,11 @@ export class PostgresStore<S> implements EventStore<S> {
   }
 
   /**
-   * One SQL transaction: the append lock, the events since the last look (folded), `fn` on the latest
-   * state, its events (and a checkpoint when due) inserted and announced, commit; then they are folded.
+   * One SQL transaction: the append lock, the rows since the last look (folded), `fn` on the latest
+   * state, its events sealed (once the fold admits them from this installation) inserted and announced,
+   * commit; then they are folded.
    */
-  private async transactNow<T>(fn: (state: S) => TxResult<T>, forceCheckpoint: boolean): Promise<T> {
+  private async transactNow<T>(fn: (state: S) => TxResult<T>): Promise<T> {
     if (this.closed) throw new Error('store is closed');
     if (this.broken) throw this.broken;
     const client = await this.connect();
@@ -261,19 +369,18 @@ export class PostgresStore<S> implements EventStore<S> {
     let outcome: { result: T } | undefined;
     try {
       // One round trip to begin, lock and read (numbers of our own, no input, in the text).
-      const opened = (await client.query<EventRow>(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > ${Math.trunc(this.pos.seq)} ORDER BY seq`)) as unknown as PG.QueryResult<EventRow>[];
-      fresh = this.absorb((opened.at(-1)?.rows ?? []).map((r) => this.eventOf(r)));
+      const opened = (await client.query<EventRow>(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > ${Math.trunc(this.chain.seq)} ORDER BY seq`)) as unknown as PG.QueryResult<EventRow>[];
+      fresh = this.absorb((opened.at(-1)?.rows ?? []).map(eventOfRow));
       const { events: own, result } = fn(this.current);
       outcome = { result };
-      const signs = (n: number): boolean => (forceCheckpoint ? this.pos.seq + n > this.pos.lastCheckpointSeq : n > 0 && this.pos.seq + n - this.pos.lastCheckpointSeq >= this.checkpointEvery);
-      const events = this.opts.introduce && (own.length > 0 || signs(0)) ? [...this.opts.introduce(this.current), ...own] : own;
-      appended = this.chain(events, signs(events.length));
+      const events = this.opts.introduce && own.length > 0 ? [...this.opts.introduce(this.current), ...own] : own;
+      appended = this.chained(events);
       if (appended.length > 0) {
         // The rows, their announcement (it leaves at COMMIT) and the commit in one round trip: a simple
         // query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers).
-        const lit = (v: string): string => client.escapeLiteral(v);
-        const values = appended.map((e) => `(${e.seq}, ${lit(e.time)}, ${lit(e.type)}, ${lit(JSON.stringify(e.data))}, ${lit(e.prev)}, ${lit(e.hash)})`).join(', ');
-        await client.query(`INSERT INTO ${TABLE} (seq, time, type, data, prev, hash) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${appended.at(-1)?.seq ?? 0}'); COMMIT`);
+        const lit = (v: string | null): string => (v === null ? 'NULL' : client.escapeLiteral(v));
+        const values = appended.map((e) => `(${rowOfEvent(e).map((v, i) => (i === 0 ? String(v) : lit(v as string | null))).join(', ')})`).join(', ');
+        await client.query(`INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${appended.at(-1)?.seq ?? 0}'); COMMIT`);
       } else {
         await client.query('COMMIT');
       }
@@ -286,12 +393,35 @@ export class PostgresStore<S> implements EventStore<S> {
       const last = appended.at(-1);
       if (outcome && last && connectionLost(err) && (await this.landed(last))) return outcome.result;
       appended = [];
+      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) throw await this.lockHeld();
       throw err;
     } finally {
       // A connection that failed mid-transaction is not given back to the pool.
       client.release(failed && !(failed instanceof HolonError) ? failed : undefined);
-      const seen = [...fresh, ...this.absorb(appended)];
+      const seen = [...fresh, ...this.foldOwn(appended)];
       if (seen.length > 0) this.notify(seen);
+    }
+  }
+
+  /**
+   * Why the append lock could not be had: who holds it and for how long, as PostgreSQL shows it to this
+   * role (another role's client address is shown to superusers only).
+   */
+  private async lockHeld(): Promise<HolonError> {
+    const waited = `${LOCK_WAIT_MS / 1000} s`;
+    try {
+      const { rows } = await this.pool.query<{ pid: number; usename: string | null; application_name: string | null; held_s: string | null }>(
+        `SELECT a.pid, a.usename, a.application_name, round(extract(epoch FROM now() - coalesce(a.xact_start, a.backend_start)))::text AS held_s
+           FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        [APPEND_LOCK],
+      );
+      const h = rows[0];
+      const who = h ? `session ${h.pid}${h.usename ? ` (role ${h.usename}${h.application_name ? `, "${h.application_name}"` : ''})` : ''}${h.held_s ? `, for ${h.held_s} s` : ''}` : 'another session';
+      return new HolonError('lock_timeout', `the team store's append lock is held by ${who}; waited ${waited} and wrote nothing. If it does not let go, the store's owner can end it: SELECT pg_terminate_backend(${h?.pid ?? 'PID'})`, { store: redactUrl(this.opts.url), ...(h ? { pid: h.pid, role: h.usename } : {}) });
+    } catch {
+      return new HolonError('lock_timeout', `the team store's append lock is held by another session; waited ${waited} and wrote nothing`, { store: redactUrl(this.opts.url) });
     }
   }
 
@@ -326,62 +456,83 @@ export class PostgresStore<S> implements EventStore<S> {
     return client;
   }
 
-  /** New events linked after the last one folded (not folded yet: that waits for the commit). */
-  private chain(events: NewEvent[], sign: boolean): JournalEvent[] {
+  /**
+   * New events linked after the last row read and sealed with the installation's key, once the fold
+   * admits them from it (otherwise they are refused here, as every reader would refuse them, and
+   * nothing is written).
+   */
+  private chained(events: NewEvent[]): JournalEvent[] {
     const out: JournalEvent[] = [];
-    let seq = this.pos.seq;
-    let prev = this.pos.hash;
+    let seq = this.chain.seq;
+    let prev = this.chain.prev;
     const time = new Date(this.opts.clock.now()).toISOString();
-    const push = (type: string, data: unknown): void => {
+    for (const n of events) {
       seq += 1;
-      const base = { seq, time, type, data, prev };
+      const base = { seq, time, type: n.type, data: n.data, prev };
       const e = { ...base, hash: eventHash(base) };
       out.push(e);
       prev = e.hash;
-    };
-    for (const e of events) push(e.type, e.data);
-    if (sign && seq > 0) push('checkpoint', { up_to: seq, head: prev, key: this.opts.signer.publicKey, sig: this.opts.signer.sign(checkpointMessage(seq, prev)) });
-    return out;
+    }
+    if (out.length === 0) return out;
+    const refused = this.opts.reducer.admit?.(this.current, out, this.opts.signer.publicKey);
+    if (refused) throw new HolonError('denied', `not written: ${refused.message}`, { reason: refused.code });
+    return seal(out, this.opts.signer);
   }
 
-  /**
-   * Folds the events that follow the last one folded, each verified; those already folded (read twice:
-   * by the tailer and by a transaction) are skipped. Returns the ones folded now.
-   */
-  private absorb(events: JournalEvent[]): JournalEvent[] {
-    const folded: JournalEvent[] = [];
-    for (const e of events) {
-      if (e.seq <= this.pos.seq) continue;
-      const problem = eventProblem(e, this.pos.seq + 1, this.pos.hash);
-      if (problem) throw this.breakWith(`store: event ${this.pos.seq + 1}: ${problem}; run \`holon verify\``, { after_seq: this.pos.seq });
-      for (const k of this.opts.reducer.keys?.(this.current, e) ?? []) {
-        const list = this.keyed.get(k.key);
-        if (list) list.push({ seq: e.seq, hash: e.hash });
-        else this.keyed.set(k.key, [{ seq: e.seq, hash: e.hash }]);
-      }
-      this.opts.reducer.apply(this.current, e);
-      this.pos.seq = e.seq;
-      this.pos.hash = e.hash;
-      if (e.type === 'checkpoint') this.pos.lastCheckpointSeq = e.seq;
-      folded.push(e);
-    }
+  /** This process's own transaction, committed: folded without checking again what it just sealed. */
+  private foldOwn(events: JournalEvent[]): JournalEvent[] {
+    if (events.length === 0) return [];
+    const folded = this.absorb(events, true);
     return folded;
   }
 
-  private eventOf(r: EventRow): JournalEvent {
-    const e = eventOfRow(r);
-    if (!e) throw this.breakWith(`store: event ${r.seq} holds data that is not JSON (altered); run \`holon verify\``, { seq: Number(r.seq) });
-    return e;
+  /**
+   * Takes in rows that follow the last one read (those read twice, by the tailer and by a transaction,
+   * are skipped): each checked against the one before it, grouped into transactions; each whole
+   * transaction whose seal verifies and that the fold admits from its signer is folded, any other is
+   * quarantined. Returns the events folded now.
+   */
+  private absorb(events: JournalEvent[], own = false): JournalEvent[] {
+    const folded: JournalEvent[] = [];
+    for (const e of events) {
+      if (e.seq <= this.chain.seq) continue;
+      const step = this.chain.push({ e });
+      if ('broken' in step) throw this.breakWith(`store: event ${e.seq}: ${step.broken}; run \`holon verify --store\``, { after_seq: this.chain.seq });
+      for (const done of step.done) {
+        if (isRefused(done)) {
+          this.listening.refuse(done.refused);
+          continue;
+        }
+        const events = done.items.map((x) => x.e);
+        const from = events[0]?.seq ?? e.seq;
+        const refusal = own ? undefined : !done.verify() ? { code: 'bad_seal', message: `its seal is not ${done.signer}'s signature of it` } : this.opts.reducer.admit?.(this.current, events, done.signer);
+        if (refusal) {
+          this.listening.refuse({ ...refusal, from, to: e.seq, signer: done.signer });
+          continue;
+        }
+        this.opts.reducer.sealed?.(this.current, done.signer);
+        for (const x of events) {
+          for (const k of this.opts.reducer.keys?.(this.current, x) ?? []) {
+            const list = this.keyed.get(k.key);
+            if (list) list.push({ seq: x.seq, hash: x.hash });
+            else this.keyed.set(k.key, [{ seq: x.seq, hash: x.hash }]);
+          }
+          this.opts.reducer.apply(this.current, x);
+          folded.push(x);
+        }
+      }
+    }
+    return folded;
   }
 
   /** Reads what was committed after the last event seen into the buffer (one read at a time). */
   private catchUp(): Promise<void> {
     if (this.reading) return this.reading;
-    const after = Math.max(this.pos.seq, this.buffered.at(-1)?.seq ?? 0);
+    const after = Math.max(this.chain.seq, this.buffered.at(-1)?.seq ?? 0);
     this.reading = this.pool
       .query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [after])
       .then(({ rows }) => {
-        if (rows.length > 0) this.buffered.push(...rows.map((r) => this.eventOf(r)));
+        if (rows.length > 0) this.buffered.push(...rows.map(eventOfRow));
       })
       .finally(() => (this.reading = undefined));
     return this.reading;
@@ -405,16 +556,26 @@ export class PostgresStore<S> implements EventStore<S> {
   /**
    * Creates the events table when there is none, inside the caller's transaction, and holds the append
    * lock until that transaction ends (so nothing is appended meanwhile). The table is looked for before
-   * anything is created: a member role without CREATE on the schema opens a store its owner set up.
-   * Returns whether it created the table.
+   * anything is created: a member role without CREATE on the schema opens a store its owner set up. A
+   * table there already must have the shape this version writes (its owner's `holon store init` brings
+   * an older one up to date). Returns whether it created the table.
    */
   static async ensureSchema(client: PG.ClientBase): Promise<boolean> {
     // Two processes creating the table at once would collide in the catalog: one creates, the other waits.
     await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-    const { rows } = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [TABLE]);
-    if (rows[0]?.found) return false;
+    const { rows } = await client.query<{ found: boolean; sealed: boolean; linked: boolean }>(
+      `SELECT to_regclass($1) IS NOT NULL AS found,
+              EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'tx' AND NOT attisdropped) AS sealed,
+              EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2 AND tgenabled <> 'D') AS linked`,
+      [TABLE, LINK_TRIGGER],
+    );
+    const found = rows[0];
+    if (found?.found) {
+      if (!found.sealed || !found.linked) throw new HolonError('conflict', `the team store's ${TABLE} table was set up by an earlier version of Holon; its owner runs \`holon store init --url ADMIN_URL\` once to bring it up to date`);
+      return false;
+    }
     try {
-      await client.query(`CREATE TABLE ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, hash text NOT NULL)`);
+      for (const statement of schemaStatements()) await client.query(statement);
     } catch (err) {
       if ((err as { code?: string }).code !== '42501') throw err;
       throw new HolonError('denied', `the database has no ${TABLE} table and this role may not create one; its owner runs \`holon store init --url ADMIN_URL\` first`);
@@ -430,6 +591,7 @@ export class PostgresStore<S> implements EventStore<S> {
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
+      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) throw await this.lockHeld();
       throw err;
     } finally {
       client.release();
@@ -465,7 +627,7 @@ export class PostgresStore<S> implements EventStore<S> {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new this.pg.Client({ connectionString: this.opts.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    const client = new this.pg.Client(connectionOptions(this.opts.url));
     const retry = (): void => {
       if (this.closed || this.reconnect) return;
       if (this.listener === client) this.listener = undefined;
@@ -486,7 +648,7 @@ export class PostgresStore<S> implements EventStore<S> {
     client.on('end', retry);
     // Our own appends come back as notifications too: those are folded already.
     client.on('notification', (n) => {
-      if (!(Number(n.payload) <= this.pos.seq)) this.look();
+      if (!(Number(n.payload) <= this.chain.seq)) this.look();
     });
     try {
       await client.connect();

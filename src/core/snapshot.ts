@@ -13,15 +13,16 @@ import type { Signer } from './store.ts';
 import { parseEventLine } from './store.ts';
 
 export const SNAPSHOT_FILE = 'snapshot.json';
-const SNAPSHOT_VERSION = 2;
+const SNAPSHOT_VERSION = 3;
 
-/** Where in the journal a state was taken. */
+/** Where in the journal a state was taken: just after a whole transaction. */
 export interface Position {
   /** Byte offset just after the event's line. */
   offset: number;
   seq: number;
   hash: string;
-  lastCheckpointSeq: number;
+  /** True while the journal before it holds no sealed transaction (the checkpointed format of before). */
+  legacy: boolean;
 }
 
 /** How much of the index file (journal.idx) a snapshot vouches for: every keyed event before `end`. */
@@ -49,7 +50,7 @@ export interface SnapshotHeader extends Position {
 }
 
 function message(h: Omit<SnapshotHeader, 'sig'>): string {
-  return `holon-snapshot:v${h.version}:${canonicalize({ seq: h.seq, hash: h.hash, offset: h.offset, lastCheckpointSeq: h.lastCheckpointSeq, body_sha256: h.body_sha256, index: h.index, key: h.key, fields: h.fields })}`;
+  return `holon-snapshot:v${h.version}:${canonicalize({ seq: h.seq, hash: h.hash, offset: h.offset, legacy: h.legacy, body_sha256: h.body_sha256, index: h.index, key: h.key, fields: h.fields })}`;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -342,7 +342,9 @@ export const INTERRUPTED_REASON = 'interrupted';
  * through Holon: its hold goes back, and its record says it was interrupted. Returns the holds released.
  */
 export async function releaseOrphanedHolds(store: EventStore<SpendFields>, gone: (owner: ProcessRef) => boolean): Promise<string[]> {
-  const orphaned = (s: SpendFields): string[] => Object.keys(s.holds).filter((id) => s.holds[id]?.owner && gone(s.holds[id].owner));
+  // On a team store, only a member of a hold's account may give it back: another account's holds are left for its own.
+  const mine = (id: string): boolean => store.mayWrite([spendEvent('hold.released', { hold: id, reason: INTERRUPTED_REASON })]) === undefined;
+  const orphaned = (s: SpendFields): string[] => Object.keys(s.holds).filter((id) => s.holds[id]?.owner && gone(s.holds[id].owner) && mine(id));
   // Most of the time there is nothing to do, and no transaction is needed to see it.
   if (orphaned(store.state).length === 0) return [];
   return store.transact((s) => {

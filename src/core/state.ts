@@ -3,6 +3,7 @@
  * their fold (see slice.ts); this file only puts them together.
  */
 import type { ApprovalEvents, ApprovalsFields } from './approvals/slice.ts';
+import { admitTransaction, sealedBy } from './authority.ts';
 import { approvalsSlice } from './approvals/slice.ts';
 import type { FxEvents, FxFields } from './fx.ts';
 import { fxSlice } from './fx.ts';
@@ -38,9 +39,14 @@ export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents &
 
 const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice, runTokensSlice, officeSlice, moneySlice, memorySlice, purchasesSlice, teamSlice]);
 
-/** The reducer every process folds the journal with; old event shapes are read as today's. */
+/**
+ * The reducer every process folds the journal with; old event shapes are read as today's, and a
+ * transaction is admitted only from a signer whose role allows every event in it (authority.ts).
+ */
 export const holonReducer: Reducer<HolonState> = {
   ...combined,
+  admit: admitTransaction,
+  sealed: sealedBy,
   apply: (state: HolonState, event: JournalEvent) => {
     for (const e of upcast(state, event)) combined.apply(state, e);
   },

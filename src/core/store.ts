@@ -1,7 +1,11 @@
 /**
  * The journal's data format and the narrow store interface every process uses. The events and their
- * hashes are the same whatever holds them: a file in workspace storage (journal.ts) today, a database
- * table for a team later.
+ * hashes are the same whatever holds them: a file in workspace storage (journal.ts) or a database table
+ * a team shares (postgresStore.ts). Events are appended in transactions; the last event of each carries
+ * its seal, the signature of the installation that wrote it over the transaction's first and last seq
+ * and the hash it ends on. A reader folds a transaction only once its seal is there and verifies, and
+ * only if the fold admits every one of its events from that signer (see Reducer.admit): a transaction
+ * is folded whole or not at all, and a row a teammate wrote by hand decides nothing.
  */
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
@@ -19,6 +23,33 @@ export interface JournalEvent {
   prev: string;
   /** SHA-256 (hex) of the RFC 8785 canonical JSON of {seq, time, type, data, prev}. */
   hash: string;
+  /** On the last event of a transaction: who wrote the transaction, and their signature of it. */
+  tx?: TxSeal;
+}
+
+/**
+ * What ends a transaction: its first event's seq, and the Ed25519 signature (base64) by `key` (raw
+ * public key, base64) of `txMessage(from, seq, hash)` of the event that carries it. Outside the event's
+ * hash, since it signs that hash; the hash chain makes it cover everything before too.
+ */
+export interface TxSeal {
+  from: number;
+  key: string;
+  sig: string;
+}
+
+/** The message a transaction's seal signs: its first and last seq, and the hash of its last event. */
+export function txMessage(from: number, to: number, head: string): string {
+  return `holon-tx:v1:${from}:${to}:${head}`;
+}
+
+/** Seals events already linked into the chain (the last one gets the seal), signed by `signer`. */
+export function seal(events: JournalEvent[], signer: Signer): JournalEvent[] {
+  const first = events[0];
+  const last = events.at(-1);
+  if (!first || !last) return events;
+  last.tx = { from: first.seq, key: signer.publicKey, sig: signer.sign(txMessage(first.seq, last.seq, last.hash)) };
+  return events;
 }
 
 /** An event before the store gives it a place in the chain. */
@@ -34,7 +65,10 @@ export function eventHash(e: Omit<JournalEvent, 'hash'>): string {
     .digest('hex');
 }
 
-/** The message a checkpoint signs. */
+/**
+ * The message a checkpoint signs. Journals written before every transaction was sealed were signed by
+ * a checkpoint event now and then instead; they are still read (see TxChain).
+ */
 export function checkpointMessage(upTo: number, head: string): string {
   return `holon-checkpoint:v1:${upTo}:${head}`;
 }
@@ -44,10 +78,24 @@ export function parseEventLine(line: string): JournalEvent | undefined {
   try {
     const e = JSON.parse(line) as JournalEvent;
     if (typeof e !== 'object' || e === null || typeof e.seq !== 'number' || typeof e.type !== 'string' || typeof e.hash !== 'string' || typeof e.prev !== 'string' || typeof e.time !== 'string') return undefined;
+    if (e.tx !== undefined && !isSeal(e.tx)) return undefined;
     return e;
   } catch {
     return undefined;
   }
+}
+
+/** True when `v` has a seal's shape (whether it verifies is another question). */
+export function isSeal(v: unknown): v is TxSeal {
+  const t = v as TxSeal;
+  return typeof t === 'object' && t !== null && Number.isSafeInteger(t.from) && t.from > 0 && typeof t.key === 'string' && typeof t.sig === 'string';
+}
+
+/** What `reducer` would say of `events` sealed by `signer` after `seq` on `state` (see EventStore.mayWrite). */
+export function wouldAdmit<S>(reducer: Reducer<S>, state: S, seq: number, signer: string, events: NewEvent[]): Refusal | undefined {
+  if (!reducer.admit || events.length === 0) return undefined;
+  const time = new Date().toISOString();
+  return reducer.admit(state, events.map((n, i) => ({ seq: seq + i + 1, time, type: n.type, data: n.data, prev: '', hash: '' })), signer);
 }
 
 /** Why an event read back cannot be trusted, or nothing when it follows `prev` at `seq` and is what its hash says. */
@@ -71,6 +119,30 @@ export interface Reducer<S> {
    * `first` marks the first event under a key, so a reader knows nothing came before it.
    */
   keys?(state: S, event: JournalEvent): FiledKey[];
+  /**
+   * Why the installation `signer` may not have written this transaction (a kind of event its role does
+   * not allow, say), or undefined when the fold accepts it. Asked on the state before the transaction,
+   * by every reader before it folds one, and by the writer before it appends one: so a writer is told
+   * at once what every reader would refuse.
+   */
+  admit?(state: S, events: readonly JournalEvent[], signer: string): Refusal | undefined;
+  /** Called with the signer of an admitted transaction, before its events are folded. */
+  sealed?(state: S, signer: string): void;
+}
+
+/** Why a transaction is not folded: a stable code and a sentence for a human. */
+export interface Refusal {
+  code: string;
+  message: string;
+}
+
+/** A transaction a store read and did not fold, and why. */
+export interface RefusedTx extends Refusal {
+  /** Its first and last seq. */
+  from: number;
+  to: number;
+  /** The key that sealed it, when one did. */
+  signer: string | null;
 }
 
 /** A key an event is filed under; `first` when the event is the first under that key (nothing before it). */
@@ -79,7 +151,7 @@ export interface FiledKey {
   first?: boolean;
 }
 
-/** Signs checkpoints and snapshots with the installation key. */
+/** Seals transactions and signs snapshots with the installation key. */
 export interface Signer {
   /** The raw Ed25519 public key, base64. */
   readonly publicKey: string;
@@ -127,8 +199,19 @@ export interface EventStore<S> {
   subscribe(listener: (events: JournalEvent[]) => void): () => void;
   /** Calls `listener` once if the store stops because what it read does not verify. */
   onBroken(listener: (err: Error) => void): () => void;
-  /** Appends a signed checkpoint if any event is unsigned. */
-  checkpoint(): Promise<void>;
+  /**
+   * The transactions read and not folded (on a store others write to: a row a teammate wrote that its
+   * signer may not write, say), oldest first; and every new one as it is read. A store that cannot go
+   * on past such a transaction (the file journal, which only its own installation writes) stops instead.
+   */
+  readonly refused: readonly RefusedTx[];
+  onRefused(listener: (tx: RefusedTx) => void): () => void;
+  /**
+   * Why this process may not append `events` as a transaction now (its installation's role does not
+   * allow one of them), or undefined: what `transact` would refuse, asked without writing anything, so
+   * a process can leave out what is not its to write (another account's holds, say).
+   */
+  mayWrite(events: NewEvent[]): Refusal | undefined;
   /** Makes every append so far durable (group-committed ones included). */
   flush(): Promise<void>;
   /**
@@ -141,12 +224,15 @@ export interface EventStore<S> {
 }
 
 /**
- * Who listens to a store: the batches of events it folds, and the one moment it stops because what it
- * read does not verify. Every store keeps its listeners here, so each is told the same way.
+ * Who listens to a store: the batches of events it folds, the transactions it refuses, and the one
+ * moment it stops because what it read does not verify. Every store keeps its listeners here, so each is
+ * told the same way.
  */
 export class StoreListeners {
   private readonly batches = new Set<(events: JournalEvent[]) => void>();
   private readonly breaks = new Set<(err: Error) => void>();
+  private readonly refusals = new Set<(tx: RefusedTx) => void>();
+  readonly refused: RefusedTx[] = [];
   /** Why the store stopped, once it has. */
   broken: HolonError | undefined;
 
@@ -168,6 +254,24 @@ export class StoreListeners {
     }
     this.breaks.add(listener);
     return () => this.breaks.delete(listener);
+  }
+
+  onRefused(listener: (tx: RefusedTx) => void): () => void {
+    this.refusals.add(listener);
+    return () => this.refusals.delete(listener);
+  }
+
+  /** Records a transaction that was read and not folded, logs it once, and tells whoever listens. */
+  refuse(tx: RefusedTx): void {
+    this.refused.push(tx);
+    this.logger.warn(`${this.what}: ${describeRefusal(tx)}; run \`holon verify\``);
+    for (const l of this.refusals) {
+      try {
+        l(tx);
+      } catch (err) {
+        this.logger.error(`${this.what} listener failed: ${String(err)}`);
+      }
+    }
   }
 
   /** Tells every subscriber about events just folded; one failing does not keep them from the others. */
@@ -201,5 +305,12 @@ export class StoreListeners {
   clear(): void {
     this.batches.clear();
     this.breaks.clear();
+    this.refusals.clear();
   }
+}
+
+/** A refused transaction in a sentence: where it is, who sealed it, and why it was not folded. */
+export function describeRefusal(tx: RefusedTx): string {
+  const where = tx.from === tx.to ? `event ${tx.from}` : `events ${tx.from}–${tx.to}`;
+  return `${where} not folded (${tx.code}): ${tx.message}`;
 }

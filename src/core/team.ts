@@ -1,19 +1,19 @@
 /**
- * Who may decide, on a store several installations share. Each installation (a state folder, its
- * Ed25519 key) registers its public half with the name of its machine; an account's members and
- * approvers are set by events signed by an installation key. The fold itself enforces the rules, so an
- * event written straight into the shared table (by an agent that can INSERT there) changes nothing
- * unless an approver's key signed it:
+ * Who may do what, on a store several installations share. Each installation (a state folder, its
+ * Ed25519 key) seals every transaction it writes, and registers its public key with the name of its
+ * machine; the fold admits a transaction only if its signer's role allows every event in it (see
+ * authority.ts). The roles, each including the ones below it:
  *
- * - while an account has no approver, the only change accepted is its signer making itself approver
- *   (whoever sets the team up is its first approver);
- * - afterwards, only a change signed by a current approver of that account is folded;
- * - no change may leave an account with members but no approver (it would be open to anyone again);
- * - each change names the account's team version it was made against, so an old signed change cannot be
- *   played again later.
+ * - owner: funds the account, creates, edits and revokes its mandates, sets its rates, catalog,
+ *   registries and limits, and says who is who in its team;
+ * - approver: decides the account's approvals (and closes its capability windows);
+ * - member: asks and spends, under the account's mandates.
  *
- * An account with no approver behaves as a single user's state always did: whoever reaches a channel
- * decides.
+ * A role is held in one account, or in every account (the whole store, account `*`). The installation
+ * that wrote the store's first transaction is its root, owner of everything: on a single person's
+ * journal that is the only installation there is; on a team store, the one that set it up (`holon store
+ * init`, or the first to write). Roles are `team.member.set` events signed by an owner, each naming the
+ * team's version it was made against, so an old signed change cannot be played again later.
  */
 import { canonicalize } from 'json-canonicalize';
 import { HolonError } from './errors.ts';
@@ -34,8 +34,13 @@ export interface Installation {
   registered_at: string;
 }
 
-/** What a member of an account's team may do. */
-export type TeamRole = 'member' | 'approver';
+/** What a member of an account's team may do; each role includes the ones before it. */
+export type TeamRole = 'member' | 'approver' | 'owner';
+
+const RANK: Record<TeamRole, number> = { member: 1, approver: 2, owner: 3 };
+
+/** The "account" whose roles hold in every account: the whole store. */
+export const WHOLE_STORE = '*';
 
 /** A role as a change sets it; `removed` takes the member out of the team. */
 export type TeamRoleChange = TeamRole | 'removed';
@@ -58,7 +63,12 @@ export interface AccountTeam {
 
 /** The team's part of the state. */
 export interface TeamFields {
-  team: { installations: Dict<Installation>; accounts: Dict<AccountTeam> };
+  team: {
+    installations: Dict<Installation>;
+    accounts: Dict<AccountTeam>;
+    /** The key that sealed the store's first transaction: owner of everything (null before any). */
+    root: string | null;
+  };
 }
 
 /** The team's events. Each carries the signature that makes it count. */
@@ -82,15 +92,41 @@ export function memberMessage(d: Omit<TeamEvents['team.member.set'], 'sig'>): st
   return `holon-team-member:v1:${canonicalize({ account: d.account, key: d.key, name: d.name, role: d.role, version: d.version, by: d.by })}`;
 }
 
-/** The keys of an account's approvers (none: the account has no team rules). */
-export function approversOf(s: TeamFields, account: string): string[] {
-  const members = s.team.accounts[account]?.members;
-  return members ? Object.values(members).filter((m) => m.role === 'approver').map((m) => m.key) : [];
+/**
+ * The role `key` holds in `account`: the higher of its role there and in the whole store; owner for the
+ * root. `root` stands in for the state's when none is folded yet (the store's first transaction makes
+ * its signer root).
+ */
+export function roleOf(s: TeamFields, account: string, key: string, root: string | null = s.team.root): TeamRole | null {
+  if (key === root) return 'owner';
+  const here = account === WHOLE_STORE ? undefined : s.team.accounts[account]?.members[key]?.role;
+  const everywhere = s.team.accounts[WHOLE_STORE]?.members[key]?.role;
+  if (here && everywhere) return RANK[here] >= RANK[everywhere] ? here : everywhere;
+  return here ?? everywhere ?? null;
 }
 
-/** True when `key` is a current approver of `account`. */
+/** True when `key` holds at least `role` in `account` (see roleOf). */
+export function hasRole(s: TeamFields, account: string, key: string, role: TeamRole, root: string | null = s.team.root): boolean {
+  const held = roleOf(s, account, key, root);
+  return held !== null && RANK[held] >= RANK[role];
+}
+
+/** The keys that may decide `account`'s approvals: its approvers and owners, the whole store's and the root. */
+export function approversOf(s: TeamFields, account: string): string[] {
+  const keys = new Set<string>();
+  if (s.team.root) keys.add(s.team.root);
+  for (const team of [s.team.accounts[account], s.team.accounts[WHOLE_STORE]]) for (const m of Object.values(team?.members ?? {})) if (RANK[m.role] >= RANK.approver) keys.add(m.key);
+  return [...keys];
+}
+
+/** True when `key` may decide `account`'s approvals. */
 export function isApprover(s: TeamFields, account: string, key: string): boolean {
-  return s.team.accounts[account]?.members[key]?.role === 'approver';
+  return hasRole(s, account, key, 'approver');
+}
+
+/** True when the store has a team at all: anyone besides its root holds a role. */
+export function hasTeam(s: TeamFields): boolean {
+  return Object.values(s.team.accounts).some((t) => Object.keys(t.members).length > 0);
 }
 
 /** The machine an installation key registered, if it did. */
@@ -98,22 +134,16 @@ export function machineOf(s: TeamFields, key: string): string | undefined {
   return s.team.installations[key]?.machine;
 }
 
-/** Why a change to a team cannot be made by `by`, or nothing when it can (the rules above). */
-function changeProblem(s: TeamFields, d: Omit<TeamEvents['team.member.set'], 'sig'>): { reason: string; message: string } | undefined {
-  const team = s.team.accounts[d.account];
-  const approvers = approversOf(s, d.account);
-  if (approvers.length === 0) {
-    if (d.role !== 'approver' || d.key !== d.by) return { reason: 'no_approver_yet', message: `account ${d.account} has no approver yet: its first change must make the installation that signs it an approver (holon team add YOUR_KEY --account ${d.account} --approver)` };
-    return undefined;
-  }
-  if (!approvers.includes(d.by)) return { reason: 'not_an_approver', message: `only an approver of account ${d.account} may change its team` };
-  const left = approvers.filter((k) => k !== d.key || d.role === 'approver');
-  if (left.length === 0) return { reason: 'last_approver', message: `${team?.members[d.key]?.name ?? d.key} is the last approver of account ${d.account}: make someone else an approver first` };
+/** Why a change to a team cannot be made by `by`, or nothing when it can: only an owner of the account (or of the whole store) may. */
+function changeProblem(s: TeamFields, d: Omit<TeamEvents['team.member.set'], 'sig'>, root: string | null = s.team.root): { reason: string; message: string } | undefined {
+  const where = d.account === WHOLE_STORE ? 'the whole store' : `account ${d.account}`;
+  if (!hasRole(s, d.account, d.by, 'owner', root)) return { reason: 'not_an_owner', message: `only an owner of ${where} may change who is who in it` };
+  if (d.key === root) return { reason: 'root', message: `${d.key} set this store up and owns all of it; its role cannot change` };
   return undefined;
 }
 
 export const teamSlice: Slice<TeamFields, TeamEvents> = {
-  initial: () => ({ team: { installations: dict(), accounts: dict() } }),
+  initial: () => ({ team: { installations: dict(), accounts: dict(), root: null } }),
   on: {
     'installation.registered': (s, d, e) => {
       if (typeof d.key !== 'string' || typeof d.machine !== 'string' || typeof d.sig !== 'string') return;
@@ -122,7 +152,7 @@ export const teamSlice: Slice<TeamFields, TeamEvents> = {
     },
     'team.member.set': (s, d, e) => {
       if (typeof d.by !== 'string' || typeof d.sig !== 'string' || typeof d.account !== 'string' || typeof d.key !== 'string' || typeof d.name !== 'string') return;
-      if (d.role !== 'member' && d.role !== 'approver' && d.role !== 'removed') return;
+      if (d.role !== 'member' && d.role !== 'approver' && d.role !== 'owner' && d.role !== 'removed') return;
       const team = s.team.accounts[d.account];
       // A change made against another version of the team is a replay, or lost a race: never folded.
       if (d.version !== (team?.version ?? 0)) return;
@@ -135,7 +165,7 @@ export const teamSlice: Slice<TeamFields, TeamEvents> = {
     },
   },
   revive: (s) => {
-    s.team = { installations: toDict(s.team?.installations), accounts: toDict(s.team?.accounts, (t) => ({ version: t.version, members: toDict(t.members) })) };
+    s.team = { installations: toDict(s.team?.installations), accounts: toDict(s.team?.accounts, (t) => ({ version: t.version, members: toDict(t.members) })), root: s.team?.root ?? null };
   },
 };
 
@@ -178,28 +208,29 @@ export function checkedKey(key: string): string {
 }
 
 /**
- * Sets one member's role in an account's team (or removes them), signed by `signer`. Refused, with
- * nothing written: an unknown account (not_found), a bad key or name (invalid_input), a signer who is not
- * an approver, or a first change that does not make its signer an approver (denied), removing someone who
- * is not a member (not_found), removing or demoting the last approver (conflict).
+ * Sets one member's role in an account's team, or in the whole store's (`*`), or removes them, signed by
+ * `signer`. Refused, with nothing written: an unknown account (not_found), a bad key or name
+ * (invalid_input), a signer who is not an owner there (denied), removing someone who is not a member
+ * (not_found), changing the root's role (conflict).
  */
 export async function setTeamMember(store: EventStore<TeamFields & MandatesFields & SpendFields>, signer: Signer, change: MemberChange): Promise<TeamMember | null> {
-  const account = accountId(change.account);
+  const account = change.account === WHOLE_STORE ? WHOLE_STORE : accountId(change.account);
   const key = checkedKey(change.key);
-  if (change.role !== 'member' && change.role !== 'approver' && change.role !== 'removed') throw new HolonError('invalid_input', 'a role is member, approver or removed');
+  if (change.role !== 'member' && change.role !== 'approver' && change.role !== 'owner' && change.role !== 'removed') throw new HolonError('invalid_input', 'a role is member, approver, owner or removed');
   const given = change.name?.trim();
   if (given !== undefined && (given.length === 0 || given.length > 80)) throw new HolonError('invalid_input', 'a name is 1 to 80 characters');
   const by = signer.publicKey;
   await store.transact((s) => {
-    if (!s.accounts[account] && !Object.values(s.mandates).some((m) => m.account === account)) throw new HolonError('not_found', `no account "${account}"`, { account });
+    if (account !== WHOLE_STORE && !s.accounts[account] && !Object.values(s.mandates).some((m) => m.account === account)) throw new HolonError('not_found', `no account "${account}"`, { account });
     const team = s.team.accounts[account];
     const old = team?.members[key];
     if (change.role === 'removed' && !old) throw new HolonError('not_found', `${key} is not in the team of account ${account}`, { account, key });
     const name = given ?? old?.name;
     if (name === undefined) throw new HolonError('invalid_input', 'a new member needs a name (--name)');
     const d = { account, key, name, role: change.role, version: team?.version ?? 0, by };
-    const problem = changeProblem(s, d);
-    if (problem) throw new HolonError(problem.reason === 'last_approver' ? 'conflict' : 'denied', problem.message, { reason: problem.reason, account });
+    // Before any transaction the signer is about to become the root.
+    const problem = changeProblem(s, d, s.team.root ?? by);
+    if (problem) throw new HolonError(problem.reason === 'root' ? 'conflict' : 'denied', problem.message, { reason: problem.reason, account });
     if (old && old.role === change.role && old.name === name) return { events: [], result: undefined };
     return { events: [teamEvent('team.member.set', { ...d, sig: signer.sign(memberMessage(d)) })], result: undefined };
   });

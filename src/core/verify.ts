@@ -1,7 +1,9 @@
 /**
  * `holon verify`: the offline check of everything a process trusts. It reads the journal line by line
- * (never the whole file at once), checks the hash chain and every checkpoint's signature, folds it, and
- * compares the fold with the snapshot and the index at the snapshot's position.
+ * (never the whole file at once), checks the hash chain, groups the events into the transactions their
+ * seals close, checks every seal's signature and key and whether the fold admits each transaction from
+ * its signer, folds what it admits, and compares the fold with the snapshot and the index at the
+ * snapshot's position. Every transaction a process would refuse is reported, not only the first.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -9,138 +11,203 @@ import * as path from 'node:path';
 import { canonicalize } from 'json-canonicalize';
 import { JOURNAL_FILE } from './journal.ts';
 import { chainOver, INDEX_FILE, indexLine, scanLines } from './journalIndex.ts';
-import { installationPublicKey, verifySignature } from './keys.ts';
+import { installationPublicKey } from './keys.ts';
 import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
 import type { SnapshotHeader } from './snapshot.ts';
 import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
-import type { JournalEvent } from './store.ts';
-import { checkpointMessage, eventProblem, parseEventLine } from './store.ts';
+import type { JournalEvent, RefusedTx } from './store.ts';
+import { describeRefusal, eventProblem, parseEventLine } from './store.ts';
+import type { RefusedRun, SealedTx } from './txChain.ts';
+import { isRefused, oneTransaction, TxChain } from './txChain.ts';
 
-/** The first event that breaks the chain, and why. */
+/** The first event that breaks the chain, and why: nothing after it can be read. */
 export interface BadEvent {
-  /** 1-based line number in journal.jsonl. */
+  /** 1-based line number in journal.jsonl (a team store: the row's seq). */
   line: number;
   /** The sequence number the event should have. */
   seq: number;
   problem: string;
 }
 
+/** How many refused transactions a report lists; past that it only counts them. */
+const REFUSED_LISTED = 100;
+
 /** What `holon verify` reports. */
 export interface VerifyReport {
   ok: boolean;
+  /** Events read that follow the chain, folded or not. */
   events: number;
-  checkpoints: number;
-  /** The last event covered by a valid signed checkpoint (0 if none). */
+  /** Sealed transactions folded. */
+  transactions: number;
+  /** The last event of the last transaction folded (0 if none). */
   signed_through: number;
-  /** Events after the last checkpoint: hash-linked but not yet signed. */
+  /** Events after the last seal: a transaction not complete (see torn_tail), never folded. */
   unsigned: number;
   head: string;
   first_bad?: BadEvent;
+  /** Transactions read and not folded, and why (the first REFUSED_LISTED of them); `refused_count` counts all. */
+  refused: RefusedTx[];
+  refused_count: number;
   /**
-   * Bytes after the last newline: an append a crash cut short. Not tampering: the next process that
-   * writes removes them (or, when they are a whole next event that only lost its newline, completes it).
+   * A transaction a crash cut short: its whole lines after the last seal and the bytes of a line after
+   * the last newline. Not tampering: the next process that writes removes it (or, when only the sealing
+   * line's newline is missing, completes it).
    */
-  torn_tail?: { bytes: number; whole_event: boolean };
+  torn_tail?: { bytes: number; events: number; whole_event: boolean };
   /** The snapshot, when there is one: whether it is what the journal folds to at its position. */
   snapshot?: { seq: number | null; ok: boolean; problem?: string };
 }
 
 /**
- * Checks the whole journal offline: every line parses, sequence numbers follow, each hash is the
- * canonical hash of its event and links to the one before, and every checkpoint is signed by the
- * installation key over the head it names; then that the snapshot and the index are what the journal
- * folds to where the snapshot was taken. Stops at the first bad event.
+ * The check every event of a log goes through, in order, wherever it is kept (a journal's lines, a team
+ * store's rows): it follows the one before; transactions are taken whole as their seals close them; a
+ * seal must verify and be by a key `sealKey` accepts; the fold must admit the transaction from its
+ * signer. What passes is folded into `state`; what does not is listed as refused, and the check goes on.
+ */
+export class LogCheck {
+  readonly state: HolonState = holonReducer.initial();
+  private readonly chain = new TxChain<{ e: JournalEvent; at: number }>(undefined, true);
+  private readonly refusedTxs: RefusedTx[] = [];
+  private refusedCount = 0;
+  private transactions = 0;
+  private signedThrough = 0;
+  private bad: BadEvent | undefined;
+
+  constructor(
+    private readonly sealKey: (key: string) => string | undefined = () => undefined,
+    /** Called with each event just before a transaction that holds it is folded (the state before it). */
+    private readonly beforeFold?: (e: JournalEvent, at: number, state: HolonState) => void,
+    /** Called after each transaction is folded. */
+    private readonly afterFold?: (seq: number) => void,
+  ) {}
+
+  get seq(): number {
+    return this.chain.seq;
+  }
+
+  get prev(): string {
+    return this.chain.prev;
+  }
+
+  /** The events after the last seal. */
+  get open(): JournalEvent[] {
+    return this.chain.open.map((x) => x.e);
+  }
+
+  /** Takes the next event (`at`: its line, or a row's seq); false once the chain is broken and nothing more can be read. */
+  next(e: JournalEvent | undefined, at: number, unreadable = 'not a whole event (the line was altered)'): boolean {
+    if (this.bad) return false;
+    if (!e) {
+      this.bad = { line: at, seq: this.chain.seq + 1, problem: unreadable };
+      return false;
+    }
+    const step = this.chain.push({ e, at });
+    if ('broken' in step) {
+      this.bad = step.at ? { line: step.at.at, seq: step.at.e.seq, problem: step.broken } : { line: at, seq: this.chain.seq + 1, problem: step.broken };
+      return false;
+    }
+    for (const done of step.done) this.take(done);
+    return true;
+  }
+
+  private refuse(r: RefusedTx): void {
+    this.refusedCount += 1;
+    if (this.refusedTxs.length < REFUSED_LISTED) this.refusedTxs.push(r);
+  }
+
+  private take(done: SealedTx<{ e: JournalEvent; at: number }> | RefusedRun<{ e: JournalEvent; at: number }>): void {
+    if (isRefused(done)) return this.refuse(done.refused);
+    const tx = done;
+    const events = tx.items.map((x) => x.e);
+    const from = events[0]?.seq ?? 0;
+    const to = events.at(-1)?.seq ?? 0;
+    const keyProblem = this.sealKey(tx.signer);
+    const refusal = keyProblem ? { code: 'foreign_key', message: keyProblem } : !tx.verify() ? { code: 'bad_seal', message: `its seal is not ${tx.signer}'s signature of it` } : holonReducer.admit?.(this.state, events, tx.signer);
+    if (refusal) return this.refuse({ ...refusal, from, to, signer: tx.signer });
+    for (const x of tx.items) this.beforeFold?.(x.e, x.at, this.state);
+    try {
+      holonReducer.sealed?.(this.state, tx.signer);
+      for (const e of events) holonReducer.apply(this.state, e);
+    } catch (err) {
+      this.bad = { line: tx.items[0]?.at ?? 0, seq: from, problem: `the transaction cannot be folded (${(err as Error).message})` };
+      return;
+    }
+    this.transactions += 1;
+    this.signedThrough = to;
+    this.afterFold?.(to);
+  }
+
+  /** The report of everything read. */
+  report(): VerifyReport {
+    const open = this.chain.open.length;
+    const r: VerifyReport = {
+      ok: this.bad === undefined && this.refusedCount === 0,
+      events: this.bad ? this.bad.seq - 1 : this.chain.seq,
+      transactions: this.transactions,
+      signed_through: this.signedThrough,
+      unsigned: open,
+      head: this.chain.prev,
+      refused: this.refusedTxs,
+      refused_count: this.refusedCount,
+    };
+    if (this.bad) r.first_bad = this.bad;
+    return r;
+  }
+}
+
+/**
+ * Checks the whole journal offline: every line parses and follows the one before; every transaction is
+ * sealed by this installation's key, its seal verifies and the fold admits it; then that the snapshot and
+ * the index are what the journal folds to where the snapshot was taken. An altered line stops it (what
+ * follows cannot be read); a transaction that is refused is listed, and it goes on.
  */
 export function verifyJournal(stateDir: string): VerifyReport {
   const file = path.join(stateDir, JOURNAL_FILE);
   const expectedKey = installationPublicKey(stateDir);
   const snap = fs.existsSync(path.join(stateDir, SNAPSHOT_FILE)) ? readSnapshot(stateDir, file, stateFields(holonReducer.initial())) : undefined;
   const header: SnapshotHeader | undefined = snap?.ok ? snap.header : undefined;
-  const state = holonReducer.initial();
   /** What the index must hold, as the fold files it: its lines, hashed as they come. */
   const index = createHash('sha256');
   // A snapshot of an older build is not wrong, only unusable here: it is ignored and rebuilt, never a failure.
   let snapshot: VerifyReport['snapshot'] = snap && !snap.ok ? { seq: null, ok: snap.stale === true, problem: snap.problem } : undefined;
-
-  const chain = new ChainCheck(state, (k) => ((key ??= k) !== k ? "checkpoint signed by a key that is not this installation's" : undefined));
+  const offsets = new Map<number, number>();
+  const check = new LogCheck(
+    (k) => (!expectedKey ? `sealed by ${k}, but this state folder holds no installation key to check it with` : k !== expectedKey ? `sealed by a key that is not this installation's (${k})` : undefined),
+    // Filed as the fold files it: under the keys of the state before the event.
+    (e, _line, state) => {
+      const offset = offsets.get(e.seq) ?? 0;
+      if (header && offset < (header.index?.end ?? 0)) for (const k of holonReducer.keys?.(state, e) ?? []) index.update(indexLine(offset, e, k.key));
+    },
+    (seq) => {
+      if (header && seq === header.seq) snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', holonReducer.serialize(check.state), index.copy().digest('hex'));
+    },
+  );
   let line = 0;
-  let bad: string | undefined;
-  let key = expectedKey;
   const { tail } = scanLines(file, 0, undefined, (text, offset) => {
     line += 1;
     const e = parseEventLine(text);
-    if (!e) {
-      bad = 'not a whole event (the line was altered)';
-      return false;
-    }
-    // Filed as the fold files it: under the keys of the state before the event.
-    const filed = header && offset < (header.index?.end ?? 0) ? (holonReducer.keys?.(state, e) ?? []) : [];
-    bad = chain.next(e);
-    if (bad) return false;
-    for (const k of filed) index.update(indexLine(offset, e, k.key));
-    if (header && chain.seq === header.seq) snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', holonReducer.serialize(state), index.copy().digest('hex'));
-    return true;
+    if (e) offsets.set(e.seq, offset);
+    return check.next(e, line);
   });
-
-  const report = chain.report(bad, line);
-  if (bad === undefined && tail.length > 0) {
-    const last = parseEventLine(tail.toString('utf8'));
-    report.torn_tail = { bytes: tail.length, whole_event: last !== undefined && eventProblem(last, chain.seq + 1, chain.prev) === undefined };
+  const report = check.report();
+  const open = check.open;
+  if (!report.first_bad && (open.length > 0 || tail.length > 0)) {
+    if (!oneTransaction(open)) {
+      report.ok = false;
+      report.refused.push({ from: open[0]?.seq ?? 0, to: open.at(-1)?.seq ?? 0, signer: null, code: 'unsealed', message: 'no seal covers these events, and they are not one transaction a crash could have cut short: the journal was rewritten' });
+      report.refused_count += 1;
+    } else {
+      const last = tail.length > 0 ? parseEventLine(tail.toString('utf8')) : undefined;
+      report.torn_tail = { bytes: tail.length, events: open.length, whole_event: last !== undefined && last.tx !== undefined && eventProblem(last, check.seq + 1, check.prev) === undefined };
+    }
   }
-  if (header && !snapshot) snapshot = { seq: header.seq, ok: false, problem: `the journal has no event ${header.seq} to compare it with` };
+  if (header && !snapshot) snapshot = { seq: header.seq, ok: false, problem: `the journal has no transaction ending at event ${header.seq} to compare it with` };
   if (snapshot) {
     report.snapshot = snapshot;
     if (!snapshot.ok) report.ok = false;
   }
   return report;
-}
-
-/**
- * The check every event of a log goes through, in order, wherever it is kept (a journal's lines, a
- * team store's rows): it follows the one before, its hash is its content, a checkpoint names the head
- * before it and is signed over it by a key `checkpointKey` accepts; then it is folded into `state`.
- */
-export class ChainCheck {
-  seq = 0;
-  prev = '';
-  checkpoints = 0;
-  signedThrough = 0;
-
-  constructor(
-    readonly state: HolonState,
-    private readonly checkpointKey: (key: string, seq: number) => string | undefined,
-  ) {}
-
-  /** Checks and folds the next event; returns why it cannot be trusted (and folds nothing), or undefined. */
-  next(e: JournalEvent): string | undefined {
-    const bad = eventProblem(e, this.seq + 1, this.prev);
-    if (bad) return bad;
-    if (e.type === 'checkpoint') {
-      const d = e.data as { up_to?: number; head?: string; key?: string; sig?: string };
-      if (d.up_to !== this.seq || d.head !== this.prev || typeof d.key !== 'string' || typeof d.sig !== 'string') return 'checkpoint does not name the event before it';
-      const refused = this.checkpointKey(d.key, e.seq);
-      if (refused) return refused;
-      if (!verifySignature(d.key, checkpointMessage(d.up_to, d.head), d.sig)) return 'checkpoint signature is invalid';
-      this.checkpoints += 1;
-      this.signedThrough = e.seq;
-    }
-    try {
-      holonReducer.apply(this.state, e);
-    } catch (err) {
-      return `the event cannot be folded (${(err as Error).message})`;
-    }
-    this.seq = e.seq;
-    this.prev = e.hash;
-    return undefined;
-  }
-
-  /** The report so far; with `bad`, the event after the last good one is named as the first bad one, at `line`. */
-  report(bad: string | undefined, line: number): VerifyReport {
-    const r: VerifyReport = { ok: bad === undefined, events: this.seq, checkpoints: this.checkpoints, signed_through: this.signedThrough, unsigned: this.seq - this.signedThrough, head: this.prev };
-    if (bad !== undefined) r.first_bad = { line, seq: this.seq + 1, problem: bad };
-    return r;
-  }
 }
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
@@ -171,18 +238,19 @@ function compareSnapshot(stateDir: string, h: SnapshotHeader, body: string, fold
   return { seq: h.seq, ok: true };
 }
 
-/** The report in a sentence or two, for a human. */
+/** The report in a sentence or two, for a human (and every refused transaction on a line of its own). */
 export function verifyText(r: VerifyReport, place: 'line' | 'row' = 'line'): string {
   const parts: string[] = [];
   if (r.first_bad) parts.push(`FAILED at event ${r.first_bad.seq} (${place} ${r.first_bad.line}): ${r.first_bad.problem}. ${r.events} events before it are intact.`);
   else {
-    parts.push(`${r.ok ? 'OK' : 'FAILED'}: ${r.events} events, hash chain intact, ${r.checkpoints} signed checkpoint(s) through event ${r.signed_through}${r.unsigned > 0 ? ` (${r.unsigned} newer events not yet signed)` : ''}.`);
+    const refused = r.refused_count > 0 ? `; ${r.refused_count} transaction(s) refused, not folded` : '';
+    parts.push(`${r.ok ? 'OK' : 'FAILED'}: ${r.events} events, hash chain intact, ${r.transactions} sealed transaction(s) through event ${r.signed_through}${refused}.`);
   }
   if (r.torn_tail) {
     parts.push(
       r.torn_tail.whole_event
-        ? 'The last event lost its newline in a crash; the next process that writes completes it.'
-        : `The last ${r.torn_tail.bytes} bytes are an append a crash cut short (not tampering); the next process that writes removes them.`,
+        ? 'The last event lost its newline in a crash; the next process that writes completes its transaction.'
+        : `The last ${r.torn_tail.events} event(s) and ${r.torn_tail.bytes} byte(s) are a transaction a crash cut short (not tampering): never folded, and removed by the next process that writes.`,
     );
   }
   if (r.snapshot) {
@@ -194,5 +262,7 @@ export function verifyText(r: VerifyReport, place: 'line' | 'row' = 'line'): str
         : `The snapshot is not to be trusted: ${r.snapshot.problem}. Delete ${SNAPSHOT_FILE} and ${INDEX_FILE} to have them rebuilt from the journal.`,
     );
   }
-  return parts.join(' ');
+  const lines = r.refused.map((t) => `  refused: ${describeRefusal(t)}${t.signer ? ` (sealed by ${t.signer})` : ''}`);
+  if (r.refused_count > r.refused.length) lines.push(`  … and ${r.refused_count - r.refused.length} more`);
+  return [parts.join(' '), ...lines].join('\n');
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { setApprovalChannels } from '../core/approvals/flow.ts';
+import { approvalEvent } from '../core/approvals/slice.ts';
 import type { Clock, Logger } from '../core/deps.ts';
 import { systemClock } from '../core/deps.ts';
 import { openStore } from '../core/holon.ts';
@@ -208,9 +209,15 @@ export class EditorState implements vscode.Disposable {
     return approvalConfig();
   }
 
-  /** Writes the accepted channels into the journal, where `holon approve` and the servers read them. */
+  /**
+   * Writes the accepted channels into the journal, where `holon approve` and the servers read them. On a
+   * team store they are its owners' to set: an editor whose installation may not leaves them as they are.
+   */
   async syncChannels(): Promise<void> {
-    await setApprovalChannels(await this.store(), this.approvalConfig().channels);
+    const store = await this.store();
+    const channels = this.approvalConfig().channels;
+    if (store.mayWrite([approvalEvent('settings.updated', { approval_channels: channels })])) return;
+    await setApprovalChannels(store, channels);
   }
 
   dispose(): void {

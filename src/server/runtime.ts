@@ -24,8 +24,8 @@ export interface Runtime {
   stateDir: string;
   deps: ServerDeps;
   store: EventStore<HolonState>;
-  /** Stops everything; signs a checkpoint of what this process appended unless told not to. */
-  close(options?: { checkpoint?: boolean }): Promise<void>;
+  /** Stops everything. */
+  close(): Promise<void>;
 }
 
 /** Default approval settings for a headless process: answer at once, ask by elicitation when possible. */
@@ -33,7 +33,7 @@ export const HEADLESS_APPROVALS: ApprovalSettings = { waitMs: 0, elicitation: tr
 
 /**
  * The composition root shared by `holon mcp`, the CLI and the tests: the store, the gateway, a real MCP
- * client for agents, and the loopback endpoint for delegated calls. Closing it signs a checkpoint.
+ * client for agents, and the loopback endpoint for delegated calls.
  */
 export function openRuntime(
   stateDir: string,
@@ -69,12 +69,11 @@ export function openRuntime(
     stateDir,
     deps,
     store,
-    async close(closeOptions = {}) {
+    async close() {
       stopRecovery();
       delegation.close();
-      await runner.close();
       try {
-        if (closeOptions.checkpoint !== false) await store.checkpoint();
+        await runner.close();
       } finally {
         store.close();
       }

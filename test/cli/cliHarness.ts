@@ -261,6 +261,8 @@ export interface Event {
   data: Record<string, unknown>;
   prev: string;
   hash: string;
+  /** On the last event of each transaction: its seal. */
+  tx?: { from: number; key: string; sig: string };
 }
 
 /** Every whole event of a state's ledger (a journal line another process is still writing is left out). */

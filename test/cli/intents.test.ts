@@ -29,7 +29,6 @@ before(async () => {
       budget: { total: '5.00', per_day: '4.00', per_call: '3.50' },
       capabilities: [{ name: 'pay', params: { payees: ['acct:demo2'] } }],
     });
-    await store.checkpoint();
   } finally {
     store.close();
   }

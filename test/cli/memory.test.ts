@@ -24,7 +24,6 @@ before(async () => {
     beforeCorrection = new Date().toISOString();
     await new Promise((r) => setTimeout(r, 5));
     await remember(store, M, { key: 'acme/contact', content: 'bob@acme.example', valid_from: '2026-06-01T00:00:00Z' }, systemClock.now());
-    await store.checkpoint();
   } finally {
     store.close();
   }

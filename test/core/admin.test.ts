@@ -51,7 +51,7 @@ describe('admin: what only the human does', () => {
     assert.equal(fs.existsSync(dir), false, 'not even the folder');
     await fund(j, 'demo', '5');
     assert.ok(fs.existsSync(path.join(dir, JOURNAL_FILE)));
-    assert.equal(fs.existsSync(path.join(dir, 'keys')), false, 'no key until something is signed');
+    assert.equal(fs.existsSync(path.join(dir, 'keys')), true, 'the first transaction is sealed with the installation key, made for it');
   });
 
   test('fund: account names, amounts and currencies are checked', async () => {

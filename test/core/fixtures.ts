@@ -73,10 +73,13 @@ export interface World {
   cleanup: () => void;
 }
 
-/** The demo world (demo funded, USD→EUR 0.92, demo/sandbox, the demo catalog) on a MemoryStore, with a fake runner. */
-export async function world(options: Parameters<typeof seedDemo>[2] = {}): Promise<World> {
+/**
+ * The demo world (demo funded, USD→EUR 0.92, demo/sandbox, the demo catalog) on a MemoryStore, with a
+ * fake runner; `root` is the key its transactions are sealed by (the store's root).
+ */
+export async function world(options: Parameters<typeof seedDemo>[2] & { root?: string } = {}): Promise<World> {
   const clock = new TestClock();
-  const store = new MemoryStore<HolonState>(holonReducer, clock);
+  const store = new MemoryStore<HolonState>(holonReducer, clock, options.root);
   await seedDemo(store, clock, options);
   const { dir, cleanup } = tempDir('holon-core-');
   const filesRoot = path.join(dir, 'files');

@@ -10,8 +10,9 @@ import { silentLogger } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { openFileJournal } from '../../src/core/holon.ts';
 import type { JournalEvent } from '../../src/core/store.ts';
-import { checkpointMessage, eventHash, parseEventLine } from '../../src/core/store.ts';
-import { FileJournal, JOURNAL_FILE, SNAPSHOT_FILE } from '../../src/core/journal.ts';
+import { checkpointMessage, eventHash, parseEventLine, seal, txMessage } from '../../src/core/store.ts';
+import type { FileJournal } from '../../src/core/journal.ts';
+import { JOURNAL_FILE, SNAPSHOT_FILE } from '../../src/core/journal.ts';
 import type { SnapshotHeader } from '../../src/core/snapshot.ts';
 import { INDEX_FILE } from '../../src/core/journalIndex.ts';
 import { readReceipt, receiptTree, recentRootReceipts } from '../../src/core/market/receipts.ts';
@@ -45,21 +46,6 @@ function open(dir: string, extra: { watch?: boolean; snapshotEvery?: number } = 
   return j;
 }
 
-/** A journal built directly, for options openState does not pass (checkpointEvery, another signer). */
-function openRaw(dir: string, extra: { checkpointEvery?: number; signer?: ReturnType<typeof loadOrCreateSigner> } = {}): FileJournal<HolonState> {
-  const j = new FileJournal<HolonState>({
-    dir,
-    reducer: holonReducer,
-    clock,
-    logger: silentLogger,
-    signer: extra.signer ?? loadOrCreateSigner(dir),
-    durable: false,
-    watch: false,
-    ...(extra.checkpointEvery !== undefined ? { checkpointEvery: extra.checkpointEvery } : {}),
-  });
-  journals.push(j);
-  return j;
-}
 
 const journalFile = (dir: string): string => path.join(dir, JOURNAL_FILE);
 const lines = (dir: string): JournalEvent[] =>
@@ -93,7 +79,14 @@ describe('FileJournal: append, fold, tail', () => {
       assert.equal(e.time, new Date(clock.now()).toISOString());
       prev = e.hash;
     }
-    assert.deepEqual(verifyJournal(dir), { ok: true, events: 5, checkpoints: 0, signed_through: 0, unsigned: 5, head: prev });
+    // Each transaction's last event carries its seal, by this installation's key, over the whole transaction.
+    const key = loadOrCreateSigner(dir).publicKey;
+    assert.deepEqual(events.map((e) => e.tx?.from ?? null), [1, 2, 3, null, 4]);
+    for (const e of events.filter((x) => x.tx)) {
+      assert.equal(e.tx?.key, key);
+      assert.ok(verifySignature(key, txMessage(e.tx!.from, e.seq, e.hash), e.tx!.sig), `the seal of event ${e.seq} verifies`);
+    }
+    assert.deepEqual(verifyJournal(dir), { ok: true, events: 5, transactions: 4, signed_through: 5, unsigned: 0, head: prev, refused: [], refused_count: 0 });
   });
 
   test('a transaction that throws appends nothing', async () => {
@@ -182,7 +175,7 @@ describe('FileJournal: append, fold, tail', () => {
     const events = lines(dir);
     const appends = events.filter((e) => e.type === 'test.append');
     assert.equal(appends.length, 400);
-    assert.equal(events.length, 402 + events.filter((e) => e.type === 'checkpoint').length);
+    assert.equal(events.length, 402);
     assert.equal(a.seq, events.length);
     assert.equal(b.seq, events.length);
     for (const by of ['a', 'b']) {
@@ -235,62 +228,117 @@ describe('FileJournal: append, fold, tail', () => {
   });
 });
 
-describe('FileJournal: a torn last line', () => {
-  test('a journal cut at every byte offset of its last event opens with every complete event, repaired', async () => {
+describe('FileJournal: a transaction is on disk whole or not at all', () => {
+  test('a journal cut at every byte of its last transaction (several events) opens without any of it, and the first writer removes all of it', async () => {
     const dir = newDir();
     const j = open(dir);
     await fund(j, 'demo', '1');
     await fund(j, 'demo', '1');
-    await j.checkpoint();
     await fund(j, 'demo', '1');
-    // The last event has multi-byte characters, so some cuts fall inside a character.
-    await j.transact(() => ({ events: [{ type: 'account.funded', data: { account: 'café-€-東京', amount: '2', currency: 'EUR' } }], result: undefined }));
+    // The last transaction: three events, with multi-byte characters, so some cuts fall inside a character.
+    await j.transact(() => ({
+      events: [
+        { type: 'account.funded', data: { account: 'demo', amount: '7', currency: 'EUR' } },
+        { type: 'test.note', data: { text: 'café-€-東京'.repeat(4) } },
+        { type: 'fx.set', data: { from: 'USD', to: 'EUR', rate: '0.9' } },
+      ],
+      result: undefined,
+    }));
     j.close();
     const N = j.seq;
-    assert.equal(N, 5);
+    assert.equal(N, 6);
     const full = fs.readFileSync(journalFile(dir));
-    const lastStart = full.lastIndexOf(10, full.length - 2) + 1;
-    const complete = full.subarray(0, lastStart);
-    assert.ok(full.length - lastStart > 100);
+    const complete = full.subarray(0, full.indexOf(Buffer.from('{"seq":4,')));
+    const txStart = complete.length;
+    const lineEnds = [...full.subarray(txStart)].flatMap((b, i) => (b === 10 ? [txStart + i + 1] : []));
+    assert.equal(lineEnds.length, 3);
 
-    for (let cut = lastStart; cut < full.length; cut++) {
+    for (let cut = txStart; cut < full.length; cut++) {
       fs.writeFileSync(journalFile(dir), full.subarray(0, cut));
       const k = open(dir);
-      const where = `cut at ${cut} (${cut - lastStart} bytes into the last line)`;
-      // Opening only reads: the torn bytes may be another process's append in flight.
-      assert.equal(k.seq, N - 1, where);
+      const where = `cut at ${cut} (${cut - txStart} bytes into the last transaction)`;
+      // Opening only reads: the cut bytes may be another process's append in flight. None of it is folded.
+      assert.equal(k.seq, N - 3, where);
       assert.equal(k.state.accounts['demo']?.funded['EUR'], 3_000_000n, where);
+      assert.equal(k.state.fx['USD/EUR'], undefined, where);
       assert.deepEqual(fs.readFileSync(journalFile(dir)), full.subarray(0, cut), `${where}: opening changes nothing`);
       // The first writer, holding the lock, repairs it.
       await fund(k, 'demo', '1');
       const after = fs.readFileSync(journalFile(dir));
-      assert.deepEqual(after.subarray(0, lastStart), complete, `${where}: complete events are kept byte for byte`);
+      assert.deepEqual(after.subarray(0, txStart), complete, `${where}: complete transactions are kept byte for byte`);
       assert.equal(after[after.length - 1], 10, `${where}: the file ends with a newline`);
-      assert.equal(k.state.accounts['demo']?.funded['EUR'], 4_000_000n, where);
       const afterLines = after.toString('utf8').split('\n').filter((l) => l.length > 0);
-      const repairedAs = parseEventLine(afterLines[N - 1] ?? '');
-      if (cut === lastStart) {
-        // Nothing torn: the new event follows the first N-1.
-        assert.equal(k.seq, N, where);
-        assert.equal(repairedAs?.type, 'account.funded', where);
+      if (cut === txStart) {
+        // Nothing torn: the new transaction follows the first three.
+        assert.equal(k.seq, N - 2, where);
+        assert.equal(k.state.accounts['demo']?.funded['EUR'], 4_000_000n, where);
       } else if (cut === full.length - 1) {
-        // Only the newline was lost: the whole, valid event is completed, not thrown away.
+        // Only the last newline was lost: the whole transaction is completed, not thrown away.
         assert.equal(k.seq, N + 1, where);
         assert.deepEqual(after.subarray(0, full.length), full);
-        assert.equal(k.state.accounts['café-€-東京']?.funded['EUR'], 2_000_000n);
+        assert.equal(k.state.fx['USD/EUR'], '0.9', where);
+        assert.equal(k.state.accounts['demo']?.funded['EUR'], 11_000_000n, where);
       } else {
-        // The torn bytes are cut off, and the repair is itself recorded.
-        assert.equal(k.seq, N + 1, where);
-        assert.equal(k.state.accounts['café-€-東京'], undefined, where);
+        // All of it is cut off — the whole lines of it too — and the repair is itself recorded.
+        assert.equal(k.seq, N - 1, where);
+        assert.equal(k.state.fx['USD/EUR'], undefined, where);
+        assert.equal(k.state.accounts['demo']?.funded['EUR'], 4_000_000n, where);
+        const repairedAs = parseEventLine(afterLines[N - 3] ?? '');
         assert.equal(repairedAs?.type, 'journal.repaired', where);
-        assert.deepEqual(repairedAs?.data, { after_seq: N - 1, removed_bytes: cut - lastStart });
+        assert.deepEqual(repairedAs?.data, { after_seq: N - 3, removed_bytes: cut - txStart, removed_events: lineEnds.filter((e) => e <= cut).length }, where);
       }
       const seqAfter: number = k.seq;
       k.close();
       const report = verifyJournal(dir);
-      assert.equal(report.ok, true, `${where}: ${JSON.stringify(report.first_bad)}`);
+      assert.equal(report.ok, true, `${where}: ${verifyText(report)}`);
       assert.equal(report.events, seqAfter);
     }
+  });
+
+  test('a payment settlement cut short and retried pays once: the payer is charged exactly what the payee gets', async () => {
+    // What a torn multi-event settlement did before: its first lines (the hold settled) were kept and the
+    // rest (the credit) cut, so the retry with the same key settled again. Now the settlement is all or nothing.
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    await j.transact(() => ({
+      events: [
+        { type: 'hold.placed', data: { hold: 'pay_1', mandate: 'demo/sandbox', account: 'demo', currency: 'EUR', amount: '0.05', parent: null, payee: { kind: 'payee', id: 'acct:shop' } } },
+      ],
+      result: undefined,
+    }));
+    const settle = (): Promise<void> =>
+      j.transact((s) => ({
+        events: s.holds['pay_1']
+          ? [
+              { type: 'hold.settled', data: { hold: 'pay_1', cost: '0.05' } },
+              { type: 'account.funded', data: { account: 'shop', amount: '0.05', currency: 'EUR' } },
+            ]
+          : [],
+        result: undefined,
+      }));
+    await settle();
+    j.close();
+    const full = fs.readFileSync(journalFile(dir));
+    // Cut after the first line of the settlement: the hold settled, the credit lost.
+    const lastTx = full.lastIndexOf(10, full.lastIndexOf(10, full.length - 2) - 1) + 1;
+    const cut = full.indexOf(10, lastTx) + 1;
+    fs.writeFileSync(journalFile(dir), full.subarray(0, cut));
+    const k = open(dir);
+    assert.ok(k.state.holds['pay_1'], 'the settlement is not half folded: the hold is still there');
+    // The retry, with the lock, removes the cut transaction and settles once.
+    await k.transact((s) => ({
+      events: s.holds['pay_1']
+        ? [
+            { type: 'hold.settled', data: { hold: 'pay_1', cost: '0.05' } },
+            { type: 'account.funded', data: { account: 'shop', amount: '0.05', currency: 'EUR' } },
+          ]
+        : [],
+      result: undefined,
+    }));
+    assert.equal(k.state.accounts['demo']?.spent['EUR'], 50_000n, 'charged 0.05 once');
+    assert.equal(k.state.accounts['shop']?.funded['EUR'], 50_000n, 'credited 0.05 once');
+    assert.equal(k.state.holds['pay_1'], undefined);
   });
 
   test('a reader that is not writing leaves a torn tail alone until it holds the lock', async () => {
@@ -430,8 +478,9 @@ describe('FileJournal: snapshots', () => {
     const j = await build(dir, 9);
     j.close();
     const snapshot = fs.readFileSync(path.join(dir, SNAPSHOT_FILE));
-    // Another journal, as long or longer, with other events: same offsets, different hashes.
+    // Another journal of this installation, as long or longer, with other events: same offsets, different hashes.
     const other = newDir();
+    fs.cpSync(path.join(dir, 'keys'), path.join(other, 'keys'), { recursive: true });
     const o = open(other, { snapshotEvery: 0 });
     await createMandate(o, clock, 'demo/other', {});
     for (let i = 0; i < 12; i++) await fund(o, 'demo', '2');
@@ -490,7 +539,11 @@ describe('FileJournal: every line read is checked before it is folded', () => {
       await assert.rejects(fund(reader, 'demo', '1'), (err: unknown) => HolonError.is(err, 'corrupt_journal'));
       // A new process refuses the journal at open.
       assert.throws(() => open(dir), (err: unknown) => HolonError.is(err, 'corrupt_journal') && (err.details as { line: number }).line === line);
-      assert.equal(verifyJournal(dir).first_bad?.line, line);
+      // Offline, an event that is not what its hash says is reported and the check goes on (its transaction
+      // refused); a link that breaks stops it there.
+      const report = verifyJournal(dir);
+      assert.equal(report.ok, false);
+      assert.equal(rehash ? report.first_bad?.line : report.refused[0]?.from, line);
     }
   });
 });
@@ -506,9 +559,9 @@ describe('holon verify and a torn last line', () => {
     const lastStart = full.lastIndexOf(10, full.length - 2) + 1;
     fs.writeFileSync(journalFile(dir), full.subarray(0, lastStart + 20));
     const torn = verifyJournal(dir);
-    assert.deepEqual({ ok: torn.ok, events: torn.events, bad: torn.first_bad, tail: torn.torn_tail }, { ok: true, events: 1, bad: undefined, tail: { bytes: 20, whole_event: false } });
+    assert.deepEqual({ ok: torn.ok, events: torn.events, bad: torn.first_bad, tail: torn.torn_tail }, { ok: true, events: 1, bad: undefined, tail: { bytes: 20, events: 0, whole_event: false } });
     fs.writeFileSync(journalFile(dir), full.subarray(0, full.length - 1));
-    assert.deepEqual(verifyJournal(dir).torn_tail, { bytes: full.length - 1 - lastStart, whole_event: true });
+    assert.deepEqual(verifyJournal(dir).torn_tail, { bytes: full.length - 1 - lastStart, events: 0, whole_event: true });
     // An altered last line that still ends in a newline is tampering.
     fs.writeFileSync(journalFile(dir), Buffer.concat([full.subarray(0, lastStart + 20), Buffer.from('\n')]));
     const altered = verifyJournal(dir);
@@ -518,51 +571,96 @@ describe('holon verify and a torn last line', () => {
   });
 });
 
-describe('FileJournal: checkpoints', () => {
-  test('a checkpoint is signed inside a transaction once checkpointEvery events are unsigned', async () => {
-    const dir = newDir();
-    const j = openRaw(dir, { checkpointEvery: 3 });
-    for (let i = 0; i < 6; i++) await fund(j, 'demo', '1');
-    const events = lines(dir);
-    assert.deepEqual(
-      events.map((e) => e.type),
-      ['account.funded', 'account.funded', 'account.funded', 'checkpoint', 'account.funded', 'account.funded', 'account.funded', 'checkpoint'],
-    );
-    const signer = loadOrCreateSigner(dir);
-    for (const cp of events.filter((e) => e.type === 'checkpoint')) {
-      const d = cp.data as { up_to: number; head: string; key: string; sig: string };
-      const before = events[cp.seq - 2];
-      assert.equal(d.up_to, before?.seq);
-      assert.equal(d.head, before?.hash);
-      assert.equal(d.key, signer.publicKey);
-      assert.ok(verifySignature(d.key, checkpointMessage(d.up_to, d.head), d.sig));
+describe('FileJournal: only what this installation sealed is acted on', () => {
+  /** A journal of `n` funds and a widening edit of its second event, re-hashed to the end as an agent with file access (no key) could. */
+  async function rewritten(dir: string, keepSeals: boolean): Promise<string> {
+    const j = open(dir);
+    await createMandate(j, clock, 'demo/sandbox', { budget: { total: '1.00' } });
+    for (let i = 0; i < 4; i++) {
+      clock.advance(1000);
+      await fund(j, 'demo', '1');
     }
+    j.close();
+    let prev = '';
+    const out = lines(dir).map((e) => {
+      if (e.type === 'mandate.created') (e.data as { mandate: { budget: { total: string } } }).mandate.budget.total = '500.00';
+      const base = { seq: e.seq, time: e.time, type: e.type, data: e.data, prev };
+      const next = { ...base, hash: eventHash(base), ...(keepSeals && e.tx ? { tx: e.tx } : {}) };
+      prev = next.hash;
+      return JSON.stringify(next);
+    });
+    fs.writeFileSync(journalFile(dir), out.join('\n') + '\n');
+    return dir;
+  }
+
+  test('a journal edited and re-hashed, its seals dropped, is refused by every process as corrupt_journal, and by verify', async () => {
+    const dir = await rewritten(newDir(), false);
+    const before = fs.readFileSync(journalFile(dir));
+    assert.throws(() => open(dir), (err: unknown) => HolonError.is(err, 'corrupt_journal') && /rewritten/.test((err as Error).message));
+    assert.deepEqual(fs.readFileSync(journalFile(dir)), before, 'a rewritten journal is never repaired away');
     const report = verifyJournal(dir);
-    assert.deepEqual({ ok: report.ok, checkpoints: report.checkpoints, signed_through: report.signed_through, unsigned: report.unsigned }, { ok: true, checkpoints: 2, signed_through: 8, unsigned: 0 });
+    assert.equal(report.ok, false);
+    assert.equal(report.refused[0]?.code, 'unsealed');
   });
 
-  test('checkpoint() signs what is unsigned, and does nothing when everything is signed', async () => {
+  test('a journal edited and re-hashed with its seals kept is refused: the seals sign the old hashes', async () => {
+    const dir = await rewritten(newDir(), true);
+    assert.throws(() => open(dir), (err: unknown) => HolonError.is(err, 'corrupt_journal') && /seal/.test((err as Error).message));
+    const report = verifyJournal(dir);
+    assert.equal(report.ok, false);
+    assert.ok(report.refused.every((r) => r.code === 'bad_seal'), JSON.stringify(report.refused));
+    assert.equal(report.refused_count, 5, 'every transaction is reported');
+  });
+
+  test('transactions sealed by another key (re-signed without this installation\'s key) are refused', async () => {
     const dir = newDir();
     const j = open(dir);
-    await j.checkpoint();
-    assert.equal(j.seq, 0, 'nothing to sign in an empty journal');
     await fund(j, 'demo', '1');
-    await fund(j, 'demo', '1');
-    assert.equal(verifyJournal(dir).unsigned, 2);
-    await j.checkpoint();
-    assert.equal(j.seq, 3);
-    assert.equal(lines(dir)[2]?.type, 'checkpoint');
-    await j.checkpoint();
-    assert.equal(j.seq, 3, 'a second checkpoint has nothing to sign');
+    j.close();
+    // Someone with another key appends money, correctly linked and sealed by their key.
+    const last = lines(dir).at(-1)!;
+    const base = { seq: 2, time: last.time, type: 'account.funded', data: { account: 'demo', amount: '1000', currency: 'EUR' }, prev: last.hash };
+    const [forged] = seal([{ ...base, hash: eventHash(base) }], loadOrCreateSigner(newDir()));
+    fs.appendFileSync(journalFile(dir), JSON.stringify(forged) + '\n');
+    assert.throws(() => open(dir), (err: unknown) => HolonError.is(err, 'corrupt_journal') && /not this installation/.test((err as Error).message));
     const report = verifyJournal(dir);
-    assert.deepEqual({ ok: report.ok, checkpoints: report.checkpoints, signed_through: report.signed_through, unsigned: report.unsigned }, { ok: true, checkpoints: 1, signed_through: 3, unsigned: 0 });
-    // A checkpoint made by another journal counts for this one too.
-    const other = open(dir);
-    await fund(other, 'demo', '1');
-    await j.checkpoint();
-    assert.equal(j.seq, 5);
-    await other.checkpoint();
-    assert.equal(other.seq, 5, 'the other journal caught up and found nothing unsigned');
+    assert.deepEqual(report.refused.map((r) => r.code), ['foreign_key']);
+    assert.equal(report.ok, false);
+  });
+
+  test('events appended with no seal (a forged tail) are never folded; the next writer removes them as a cut transaction', async () => {
+    const dir = newDir();
+    const j = open(dir);
+    await fund(j, 'demo', '1');
+    const last = lines(dir).at(-1)!;
+    const base = { seq: 2, time: last.time, type: 'account.funded', data: { account: 'demo', amount: '1000', currency: 'EUR' }, prev: last.hash };
+    fs.appendFileSync(journalFile(dir), JSON.stringify({ ...base, hash: eventHash(base) }) + '\n');
+    const k = open(dir);
+    assert.equal(k.state.accounts['demo']?.funded['EUR'], 1_000_000n, 'the unsealed event is not folded');
+    await fund(k, 'demo', '1');
+    assert.equal(k.state.accounts['demo']?.funded['EUR'], 2_000_000n);
+    assert.equal(lines(dir).some((e) => (e.data as { amount?: string }).amount === '1000'), false);
+  });
+
+  test('a journal written before every transaction was sealed (checkpoints now and then) still opens and verifies', async () => {
+    const dir = newDir();
+    const signer = loadOrCreateSigner(dir);
+    const time = new Date(clock.now()).toISOString();
+    const out: JournalEvent[] = [];
+    const push = (type: string, data: unknown): void => {
+      const base = { seq: out.length + 1, time, type, data, prev: out.at(-1)?.hash ?? '' };
+      out.push({ ...base, hash: eventHash(base) });
+    };
+    push('account.funded', { account: 'demo', amount: '1', currency: 'EUR' });
+    push('account.funded', { account: 'demo', amount: '2', currency: 'EUR' });
+    push('checkpoint', { up_to: 2, head: out[1]!.hash, key: signer.publicKey, sig: signer.sign(checkpointMessage(2, out[1]!.hash)) });
+    fs.writeFileSync(journalFile(dir), out.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    const j = open(dir);
+    assert.equal(j.state.accounts['demo']?.funded['EUR'], 3_000_000n);
+    await fund(j, 'demo', '1');
+    assert.equal(j.state.accounts['demo']?.funded['EUR'], 4_000_000n);
+    const report = verifyJournal(dir);
+    assert.deepEqual({ ok: report.ok, transactions: report.transactions, signed_through: report.signed_through }, { ok: true, transactions: 2, signed_through: 4 });
   });
 });
 

@@ -61,7 +61,7 @@ function widened(body: string): string {
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const snapshotMessage = (h: Omit<SnapshotHeader, 'sig'>): string =>
-  `holon-snapshot:v${h.version}:${canonicalize({ seq: h.seq, hash: h.hash, offset: h.offset, lastCheckpointSeq: h.lastCheckpointSeq, body_sha256: h.body_sha256, index: h.index, key: h.key, fields: h.fields })}`;
+  `holon-snapshot:v${h.version}:${canonicalize({ seq: h.seq, hash: h.hash, offset: h.offset, legacy: h.legacy, body_sha256: h.body_sha256, index: h.index, key: h.key, fields: h.fields })}`;
 
 function readSnapshotFile(dir: string): { header: SnapshotHeader; body: string } {
   const text = fs.readFileSync(path.join(dir, SNAPSHOT_FILE), 'utf8');

@@ -1,22 +1,26 @@
 /**
- * Who may decide: an account's members and approvers, set by signed events that the fold itself checks,
- * and decisions on a team's account that count only when an approver signed them.
+ * Who may do what on a store several installations write to: the root owns everything, owners say who
+ * is who, approvers decide, members ask and spend. The rules are the fold's own (authority.ts): a writer
+ * is refused at once what every reader would refuse, and a transaction another installation wrote that
+ * breaks them — a row inserted by hand — is kept out of the fold, whoever's signature it carries.
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { decideApproval, mayDecide } from '../../src/core/approvals/flow.ts';
 import type { Approval } from '../../src/core/approvals/model.ts';
-import { decisionMessage } from '../../src/core/approvals/model.ts';
 import { approvalEvent } from '../../src/core/approvals/slice.ts';
+import { setFx } from '../../src/core/fx.ts';
 import { loadOrCreateSigner } from '../../src/core/keys.ts';
-import type { MemoryStore } from '../../src/core/memoryStore.ts';
+import { createMandate, mandateEvent } from '../../src/core/mandates.ts';
 import { requestApproval } from '../../src/core/office/requests.ts';
+import { officeEvent } from '../../src/core/office/slice.ts';
 import { thisProcess } from '../../src/core/owner.ts';
+import { fund, spendEvent } from '../../src/core/spend.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { holonReducer } from '../../src/core/state.ts';
-import type { NewEvent, Signer } from '../../src/core/store.ts';
+import type { EventStore, NewEvent, Signer } from '../../src/core/store.ts';
 import type { TeamEvents } from '../../src/core/team.ts';
-import { approversOf, installationMessage, memberMessage, registerInstallation, setTeamMember, teamEvent } from '../../src/core/team.ts';
+import { approversOf, installationMessage, memberMessage, registerInstallation, roleOf, setTeamMember, teamEvent, WHOLE_STORE } from '../../src/core/team.ts';
 import { tempDir } from '../helpers.ts';
 import type { World } from './fixtures.ts';
 import { ACME, FILE_A, MANDATE, rejectsWith, stateText, withWorld } from './fixtures.ts';
@@ -33,33 +37,41 @@ function installation(): Signer {
   return loadOrCreateSigner(t.dir);
 }
 
-/** Appends events as they are, the way anyone with INSERT on a shared table could. */
-async function raw(store: MemoryStore<HolonState>, ...events: NewEvent[]): Promise<void> {
-  await store.transact(() => ({ events, result: undefined }));
-}
+/** The lead: the world's root, whose installation wrote the demo. */
+const lead = installation();
+/** Runs `fn` on a demo world whose root is the lead. */
+const withTeamWorld = (fn: (w: World) => Promise<unknown>, options: Parameters<typeof withWorld>[1] = {}): Promise<void> => withWorld(fn, { ...options, root: lead.publicKey });
 
 /** `fn` is refused with `reason` (and `details.reason`, if given); nothing was appended or changed. */
-async function refused(store: MemoryStore<HolonState>, fn: () => Promise<unknown>, reason: Parameters<typeof rejectsWith>[1], detail?: string): Promise<void> {
-  const seq = store.seq;
-  const before = stateText(store.state);
+async function refused(w: World, fn: () => Promise<unknown>, reason: Parameters<typeof rejectsWith>[1], detail?: string): Promise<void> {
+  const seq = w.store.seq;
+  const before = stateText(w.store.state);
   const err = await rejectsWith(fn, reason);
   if (detail !== undefined) assert.equal(err.details['reason'], detail, err.message);
-  assert.equal(store.seq, seq, 'nothing appended');
-  assert.equal(stateText(store.state), before, 'the state is as it was');
+  assert.equal(w.store.seq, seq, 'nothing appended');
+  assert.equal(stateText(w.store.state), before, 'the state is as it was');
+}
+
+/** A transaction `by` wrote straight into a shared store: it must be kept out of the fold with `code`, changing nothing. */
+function keptOut(w: World, by: Signer, code: string, ...events: NewEvent[]): void {
+  const before = stateText(w.store.state);
+  const r = w.store.receive(by.publicKey, events);
+  assert.equal(r?.code, code, JSON.stringify(r));
+  assert.equal(stateText(w.store.state), before, 'none of it was folded');
 }
 
 /** An office action on demo/sandbox waiting for a human (the simplest approval, no money at stake). */
-function ask(w: World, asker?: Signer): Promise<Approval> {
-  return requestApproval(w.store, w.clock, MANDATE, { title: 'Delete the staging branch', reason: 'it is merged', kind: 'action' }, asker);
+function ask(store: EventStore<HolonState>, w: World, asker?: Signer): Promise<Approval> {
+  return requestApproval(store, w.clock, MANDATE, { title: 'Delete the staging branch', reason: 'it is merged', kind: 'action' }, asker);
 }
 
-/** A team for `demo`: lead is its approver, dev a member. */
-async function team(w: World): Promise<{ lead: Signer; dev: Signer }> {
-  const lead = installation();
+/** A team for `demo`: dev a member, ann an approver. */
+async function team(w: World): Promise<{ dev: Signer; ann: Signer }> {
   const dev = installation();
-  await setTeamMember(w.store, lead, { account: 'demo', key: lead.publicKey, name: 'Lea', role: 'approver' });
+  const ann = installation();
   await setTeamMember(w.store, lead, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'member' });
-  return { lead, dev };
+  await setTeamMember(w.store, lead, { account: 'demo', key: ann.publicKey, name: 'Ann', role: 'approver' });
+  return { dev, ann };
 }
 
 /** A member change signed by `signer` against the team's current version (a valid signature). */
@@ -69,142 +81,145 @@ function signedChange(s: HolonState, signer: Signer, change: Pick<TeamEvents['te
 }
 
 describe('team: installations', () => {
-  test('an installation registers its key and machine once; a registration it did not sign is not folded', () =>
-    withWorld(async ({ store }) => {
+  test('an installation registers its key and machine once; it cannot register another key', () =>
+    withTeamWorld(async (w) => {
       const me = installation();
-      await registerInstallation(store, me, 'lea-laptop');
-      const seq = store.seq;
-      await registerInstallation(store, me, 'lea-laptop');
-      assert.equal(store.seq, seq, 'registering again appends nothing');
-      assert.equal(store.state.team.installations[me.publicKey]?.machine, 'lea-laptop');
-
+      await registerInstallation(w.store.as(me.publicKey), me, 'lea-laptop');
+      const seq = w.store.seq;
+      await registerInstallation(w.store.as(me.publicKey), me, 'lea-laptop');
+      assert.equal(w.store.seq, seq, 'registering again appends nothing');
+      assert.equal(w.store.state.team.installations[me.publicKey]?.machine, 'lea-laptop');
       const other = installation();
-      await raw(store, teamEvent('installation.registered', { key: other.publicKey, machine: 'spoofed', sig: me.sign(installationMessage(other.publicKey, 'spoofed')) }));
-      assert.equal(store.state.team.installations[other.publicKey], undefined, 'signed by another key: ignored');
-      await rejectsWith(() => registerInstallation(store, me, '  '), 'invalid_input');
+      keptOut(w, me, 'mismatch', teamEvent('installation.registered', { key: other.publicKey, machine: 'spoofed', sig: me.sign(installationMessage(other.publicKey, 'spoofed')) }));
+      await rejectsWith(() => registerInstallation(w.store.as(me.publicKey), me, '  '), 'invalid_input');
     }));
 });
 
-describe('team: members and approvers', () => {
-  test('bootstrap: the first change must make its own signer an approver', () =>
-    withWorld(async (w) => {
-      const lead = installation();
+describe('team: roles', () => {
+  test("the store's first writer is its root and owns every account; nobody else does an owner's part", () =>
+    withTeamWorld(async (w) => {
+      assert.equal(w.store.state.team.root, lead.publicKey);
+      assert.equal(roleOf(w.store.state, 'demo', lead.publicKey), 'owner');
+      assert.equal(roleOf(w.store.state, 'someday', lead.publicKey), 'owner');
       const dev = installation();
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'approver' }), 'denied', 'no_approver_yet');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: lead.publicKey, name: 'Lea', role: 'member' }), 'denied', 'no_approver_yet');
-      const m = await setTeamMember(w.store, lead, { account: 'demo', key: lead.publicKey, name: 'Lea', role: 'approver' });
-      assert.deepEqual({ ...m, updated_at: typeof m?.updated_at }, { key: lead.publicKey, name: 'Lea', role: 'approver', set_by: lead.publicKey, updated_at: 'string' });
-      assert.deepEqual(approversOf(w.store.state, 'demo'), [lead.publicKey]);
+      const as = w.store.as(dev.publicKey);
+      assert.equal(roleOf(w.store.state, 'demo', dev.publicKey), null);
+      await refused(w, () => fund(as, 'demo', '5'), 'denied', 'not_an_owner');
+      await refused(w, () => createMandate(as, w.clock, 'demo/wide', {}), 'denied', 'not_an_owner');
+      await refused(w, () => setFx(as, 'USD', 'EUR', '5'), 'denied', 'not_an_owner');
+      await refused(w, () => setTeamMember(as, dev, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'owner' }), 'denied', 'not_an_owner');
+      // Not even a member: it may not ask under the account's mandates.
+      await refused(w, () => ask(as, w, dev), 'denied', 'not_a_member');
     }));
 
-  test('an approver adds a member; a member cannot change the team', () =>
-    withWorld(async (w) => {
-      const { lead, dev } = await team(w);
-      assert.equal(w.store.state.team.accounts['demo']?.members[dev.publicKey]?.role, 'member');
+  test('an owner sets members, approvers and owners; a member or an approver cannot change the team', () =>
+    withTeamWorld(async (w) => {
+      const { dev, ann } = await team(w);
       const third = installation();
-      await refused(w.store, () => setTeamMember(w.store, dev, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'approver' }), 'denied', 'not_an_approver');
-      await refused(w.store, () => setTeamMember(w.store, dev, { account: 'demo', key: third.publicKey, name: 'Third', role: 'approver' }), 'denied', 'not_an_approver');
-      // An approver promotes, renames and removes.
-      await setTeamMember(w.store, lead, { account: 'demo', key: dev.publicKey, role: 'approver' });
-      assert.equal(w.store.state.team.accounts['demo']?.members[dev.publicKey]?.name, 'Dev', 'a role change keeps the name');
-      await setTeamMember(w.store, dev, { account: 'demo', key: lead.publicKey, role: 'removed' });
-      assert.deepEqual(approversOf(w.store.state, 'demo'), [dev.publicKey]);
+      await refused(w, () => setTeamMember(w.store.as(dev.publicKey), dev, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'approver' }), 'denied', 'not_an_owner');
+      await refused(w, () => setTeamMember(w.store.as(ann.publicKey), ann, { account: 'demo', key: third.publicKey, name: 'Third', role: 'member' }), 'denied', 'not_an_owner');
+      // An owner of demo may change demo's team, not the store's rates.
+      await setTeamMember(w.store, lead, { account: 'demo', key: ann.publicKey, role: 'owner' });
+      assert.equal(w.store.state.team.accounts['demo']?.members[ann.publicKey]?.name, 'Ann', 'a role change keeps the name');
+      await setTeamMember(w.store.as(ann.publicKey), ann, { account: 'demo', key: third.publicKey, name: 'Third', role: 'member' });
+      await fund(w.store.as(ann.publicKey), 'demo', '1');
+      await refused(w, () => setFx(w.store.as(ann.publicKey), 'USD', 'EUR', '5'), 'denied', 'not_an_owner');
+      await refused(w, () => setTeamMember(w.store.as(ann.publicKey), ann, { account: 'other', key: third.publicKey, name: 'Third', role: 'member' }), 'not_found');
+      // An owner of the whole store may.
+      await setTeamMember(w.store, lead, { account: WHOLE_STORE, key: ann.publicKey, name: 'Ann', role: 'owner' });
+      await setFx(w.store.as(ann.publicKey), 'USD', 'EUR', '0.9');
+      assert.deepEqual(new Set(approversOf(w.store.state, 'demo')), new Set([lead.publicKey, ann.publicKey]));
+      await setTeamMember(w.store, lead, { account: 'demo', key: dev.publicKey, role: 'removed' });
+      assert.equal(roleOf(w.store.state, 'demo', dev.publicKey), null);
     }));
 
-  test('forged team changes written straight into the store are ignored by the fold', () =>
-    withWorld(async (w) => {
-      const { lead, dev } = await team(w);
-      const before = stateText(w.store.state);
-      // The member signs its own promotion: a valid signature, but not an approver's.
-      await raw(w.store, signedChange(w.store.state, dev, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'approver' }));
-      // Someone claims the lead signed it.
-      const claimed = { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'approver' as const, version: 2, by: lead.publicKey };
-      await raw(w.store, teamEvent('team.member.set', { ...claimed, sig: dev.sign(memberMessage(claimed)) }));
-      // A lead's genuine change, played again later (it names an older version of the team).
-      const old = { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'member' as const, version: 1, by: lead.publicKey };
-      await raw(w.store, teamEvent('team.member.set', { ...old, sig: lead.sign(memberMessage(old)) }));
-      // The lead's own signature removing the last approver: that would open the account to anyone again.
-      await raw(w.store, signedChange(w.store.state, lead, { account: 'demo', key: lead.publicKey, name: 'Lea', role: 'removed' }));
-      // A bootstrap on another account that does not make its signer an approver.
-      await raw(w.store, signedChange(w.store.state, dev, { account: 'other', key: lead.publicKey, name: 'Lea', role: 'approver' }));
-      assert.equal(stateText(w.store.state), before, 'none of them changed the state');
-      assert.deepEqual(approversOf(w.store.state, 'demo'), [lead.publicKey]);
+  test('forged team changes, however they are signed, change nothing', () =>
+    withTeamWorld(async (w) => {
+      const { dev, ann } = await team(w);
+      // The member signs and seals its own promotion.
+      keptOut(w, dev, 'not_an_owner', signedChange(w.store.state, dev, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'owner' }));
+      // A change that names the lead as its author, sealed by the member.
+      const claimed = { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'owner' as const, version: 2, by: lead.publicKey };
+      keptOut(w, dev, 'mismatch', teamEvent('team.member.set', { ...claimed, sig: dev.sign(memberMessage(claimed)) }));
+      // An approver's change of the team.
+      keptOut(w, ann, 'not_an_owner', signedChange(w.store.state, ann, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'approver' }));
+      // The lead's genuine change, played again later: it names an older version of the team, so the fold ignores it.
+      const teamBefore = JSON.stringify(w.store.state.team.accounts);
+      const old = { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'owner' as const, version: 0, by: lead.publicKey };
+      w.store.receive(lead.publicKey, [teamEvent('team.member.set', { ...old, sig: lead.sign(memberMessage(old)) })]);
+      assert.equal(roleOf(w.store.state, 'demo', dev.publicKey), 'member');
+      assert.equal(JSON.stringify(w.store.state.team.accounts), teamBefore);
     }));
 
   test('bad input is refused with a structured error and changes nothing', () =>
-    withWorld(async (w) => {
-      const { lead, dev } = await team(w);
+    withTeamWorld(async (w) => {
+      const { dev } = await team(w);
       const third = installation();
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'nobody', key: third.publicKey, name: 'X', role: 'member' }), 'not_found');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'Demo!', key: third.publicKey, name: 'X', role: 'member' }), 'invalid_input');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: 'not-a-key', name: 'X', role: 'member' }), 'invalid_input');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: Buffer.alloc(16).toString('base64'), name: 'X', role: 'member' }), 'invalid_input');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: third.publicKey, name: ' ', role: 'member' }), 'invalid_input');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: third.publicKey, role: 'member' }), 'invalid_input');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: third.publicKey, name: 'X', role: 'owner' as never }), 'invalid_input');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: third.publicKey, role: 'removed' }), 'not_found');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: lead.publicKey, role: 'removed' }), 'conflict', 'last_approver');
-      await refused(w.store, () => setTeamMember(w.store, lead, { account: 'demo', key: lead.publicKey, role: 'member' }), 'conflict', 'last_approver');
+      await refused(w, () => setTeamMember(w.store, lead, { account: 'nobody', key: third.publicKey, name: 'X', role: 'member' }), 'not_found');
+      await refused(w, () => setTeamMember(w.store, lead, { account: 'Demo!', key: third.publicKey, name: 'X', role: 'member' }), 'invalid_input');
+      await refused(w, () => setTeamMember(w.store, lead, { account: 'demo', key: 'not-a-key', name: 'X', role: 'member' }), 'invalid_input');
+      await refused(w, () => setTeamMember(w.store, lead, { account: 'demo', key: Buffer.alloc(16).toString('base64'), name: 'X', role: 'member' }), 'invalid_input');
+      await refused(w, () => setTeamMember(w.store, lead, { account: 'demo', key: third.publicKey, name: ' ', role: 'member' }), 'invalid_input');
+      await refused(w, () => setTeamMember(w.store, lead, { account: 'demo', key: third.publicKey, role: 'member' }), 'invalid_input');
+      await refused(w, () => setTeamMember(w.store, lead, { account: 'demo', key: third.publicKey, name: 'X', role: 'superuser' as never }), 'invalid_input');
+      await refused(w, () => setTeamMember(w.store, lead, { account: 'demo', key: third.publicKey, role: 'removed' }), 'not_found');
+      await refused(w, () => setTeamMember(w.store, lead, { account: 'demo', key: lead.publicKey, name: 'Lea', role: 'member' }), 'conflict', 'root');
       assert.equal(w.store.state.team.accounts['demo']?.members[dev.publicKey]?.role, 'member');
     }));
 
-  test('a snapshot of the state keeps the team', () =>
-    withWorld(async (w) => {
-      const { lead } = await team(w);
+  test('a snapshot of the state keeps the team and its root', () =>
+    withTeamWorld(async (w) => {
+      await team(w);
       await registerInstallation(w.store, lead, 'lea-laptop');
       const back = holonReducer.deserialize(holonReducer.serialize(w.store.state));
       assert.equal(stateText(back), stateText(w.store.state));
-      assert.deepEqual(approversOf(back, 'demo'), [lead.publicKey]);
-      assert.equal(Object.getPrototypeOf(back.team.accounts['demo']?.members), null, 'maps keyed by someone else\'s key have no prototype');
+      assert.equal(back.team.root, lead.publicKey);
+      assert.equal(Object.getPrototypeOf(back.team.accounts['demo']?.members), null, "maps keyed by someone else's key have no prototype");
     }));
 });
 
 describe('team: who decides an approval', () => {
-  test('a non-approver is refused and nothing is appended; an approver decides, and the decision names them', () =>
-    withWorld(async (w) => {
-      const { lead, dev } = await team(w);
-      const a = await ask(w, dev);
+  test('a member is refused and nothing is appended; an approver decides, and the decision names them', () =>
+    withTeamWorld(async (w) => {
+      const { dev, ann } = await team(w);
+      const a = await ask(w.store.as(dev.publicKey), w, dev);
       assert.deepEqual(a.origin, { machine: thisProcess().host, key: dev.publicKey }, 'the approval says which machine and installation asked');
       assert.equal(mayDecide(w.store.state, a, dev), false);
+      assert.equal(mayDecide(w.store.state, a, ann), true);
       assert.equal(mayDecide(w.store.state, a, lead), true);
-      await refused(w.store, () => decideApproval(w.store, w.clock, a.id, 'approved', 'panel', dev), 'denied', 'not_an_approver');
-      await refused(w.store, () => decideApproval(w.store, w.clock, a.id, 'approved', 'panel'), 'denied', 'not_an_approver');
-      const decided = await decideApproval(w.store, w.clock, a.id, 'approved', 'cli', lead);
-      assert.equal(decided.decided_by, lead.publicKey);
+      await refused(w, () => decideApproval(w.store.as(dev.publicKey), w.clock, a.id, 'approved', 'panel', dev), 'denied', 'not_an_approver');
+      await refused(w, () => decideApproval(w.store.as(dev.publicKey), w.clock, a.id, 'approved', 'panel'), 'denied', 'not_an_approver');
+      const decided = await decideApproval(w.store.as(ann.publicKey), w.clock, a.id, 'approved', 'cli', ann);
+      assert.equal(decided.decided_by, ann.publicKey);
       assert.equal(w.store.state.approvals[a.id]?.status, 'approved');
-      assert.equal(w.store.state.approvals[a.id]?.decided_by, lead.publicKey);
+      assert.equal(w.store.state.approvals[a.id]?.decided_by, ann.publicKey);
     }));
 
-  test('forged decisions written straight into the store leave the approval pending', () =>
-    withWorld(async (w) => {
-      const { lead, dev } = await team(w);
-      const a = await ask(w, dev);
-      await raw(
-        w.store,
-        // No signature at all, as before teams.
-        approvalEvent('approval.decided', { id: a.id, decision: 'approved', channel: 'panel' }),
-        // Signed by a member.
-        approvalEvent('approval.decided', { id: a.id, decision: 'approved', channel: 'panel', by: dev.publicKey, sig: dev.sign(decisionMessage(a, 'approved', 'panel')) }),
-        // Claimed to be the lead's, signed by someone else.
-        approvalEvent('approval.decided', { id: a.id, decision: 'approved', channel: 'panel', by: lead.publicKey, sig: dev.sign(decisionMessage(a, 'approved', 'panel')) }),
-        // The lead's signature of a rejection, presented as an approval.
-        approvalEvent('approval.decided', { id: a.id, decision: 'approved', channel: 'panel', by: lead.publicKey, sig: lead.sign(decisionMessage(a, 'rejected', 'panel')) }),
-      );
+  test("a decision, or a request that arrives decided, written by a member's installation leaves the approval pending", () =>
+    withTeamWorld(async (w) => {
+      const { dev } = await team(w);
+      const a = await ask(w.store.as(dev.publicKey), w, dev);
+      keptOut(w, dev, 'not_an_approver', approvalEvent('approval.decided', { id: a.id, decision: 'approved', channel: 'panel' }));
+      keptOut(w, dev, 'mismatch', approvalEvent('approval.decided', { id: a.id, decision: 'approved', channel: 'panel', by: lead.publicKey }));
+      // The next request, written as already approved, correctly linked and sealed by the member.
+      const forged: Approval = { ...structuredClone(a), id: 'apr_forged', status: 'approved', decided_at: a.requested_at, channel: 'panel' };
+      keptOut(w, dev, 'arrived_decided', approvalEvent('approval.requested', { approval: forged }));
+      assert.equal(w.store.state.approvals['apr_forged'], undefined);
       assert.equal(w.store.state.approvals[a.id]?.status, 'pending');
       await decideApproval(w.store, w.clock, a.id, 'rejected', 'panel', lead);
       assert.equal(w.store.state.approvals[a.id]?.status, 'rejected');
     }));
 
   test('a forged approval of an agent call does not let the call run', () =>
-    withWorld(
+    withTeamWorld(
       async (w) => {
-        const { lead } = await team(w);
+        const { dev } = await team(w);
         const call = { agent: ACME, input: { file: FILE_A } };
         const first = await w.gateway.call(MANDATE, call);
         assert.equal(first.kind, 'pending');
         const approval = first.kind === 'pending' ? first.approval : undefined;
         assert.ok(approval);
-        await raw(w.store, approvalEvent('approval.decided', { id: approval.id, decision: 'approved', channel: 'panel' }));
+        keptOut(w, dev, 'not_an_approver', approvalEvent('approval.decided', { id: approval.id, decision: 'approved', channel: 'panel' }));
         const again = await w.gateway.call(MANDATE, { ...call, approval: approval.id });
         assert.equal(again.kind, 'pending', 'still waiting for an approver');
         assert.equal(w.runner.calls.length, 0);
@@ -214,20 +229,23 @@ describe('team: who decides an approval', () => {
       { threshold: '0.0001' },
     ));
 
-  test('an account without approvers decides as it always did, and records who decided when told', () =>
-    withWorld(async (w) => {
-      const a = await ask(w);
-      assert.deepEqual(a.origin, { machine: thisProcess().host }, 'no installation given: the machine only');
-      assert.equal(mayDecide(w.store.state, a, undefined), true);
-      await decideApproval(w.store, w.clock, a.id, 'approved', 'panel');
-      assert.equal(w.store.state.approvals[a.id]?.status, 'approved');
-      const b = await ask(w);
-      const someone = installation();
-      await decideApproval(w.store, w.clock, b.id, 'rejected', 'cli', someone);
-      assert.equal(w.store.state.approvals[b.id]?.decided_by, someone.publicKey);
-      // An unsigned decision written raw still counts here: there is no team to check it against.
-      const c = await ask(w);
-      await raw(w.store, approvalEvent('approval.decided', { id: c.id, decision: 'approved', channel: 'panel' }));
-      assert.equal(w.store.state.approvals[c.id]?.status, 'approved');
+  test("a member's or an approver's installation cannot widen a mandate, fund an account or raise a limit", () =>
+    withTeamWorld(async (w) => {
+      const { dev, ann } = await team(w);
+      const m = w.store.state.mandates[MANDATE]!;
+      const wide = { ...structuredClone(m), budget: { total: '500.00', per_day: null, per_call: null }, approval_threshold: '500.00' };
+      keptOut(w, dev, 'not_an_owner', mandateEvent('mandate.updated', { mandate: wide }));
+      keptOut(w, ann, 'not_an_owner', mandateEvent('mandate.updated', { mandate: wide }));
+      keptOut(w, dev, 'not_an_owner', spendEvent('account.funded', { account: 'demo', amount: '100', currency: 'EUR' }));
+      // What a decision does counts only beside a decision that implies it.
+      const day = new Date(w.clock.now()).toISOString().slice(0, 10);
+      keptOut(w, ann, 'not_decided', spendEvent('budget.override.granted', { mandate: MANDATE, approval: 'apr_none', day, amount: '50', currency: 'EUR' }));
+      keptOut(w, ann, 'not_decided', officeEvent('capability.window.opened', { approval: 'apr_none', mandate: MANDATE, capability: { name: 'market.call', params: { capabilities: ['*'] } }, opens_at: new Date(w.clock.now()).toISOString(), closes_at: new Date(w.clock.now() + 3600_000).toISOString() }));
+      const o = await requestApproval(w.store.as(dev.publicKey), w.clock, MANDATE, { title: 'More today', reason: 'a deadline', kind: 'budget.override', capability: { 'budget.override': { eur: 1 } } }, dev);
+      keptOut(w, ann, 'inconsistent', approvalEvent('approval.decided', { id: o.id, decision: 'approved', channel: 'panel', by: ann.publicKey }), spendEvent('budget.override.granted', { mandate: MANDATE, approval: o.id, day, amount: '50', currency: 'EUR' }));
+      assert.equal(w.store.state.approvals[o.id]?.status, 'pending');
+      // The approver's real decision grants exactly what was asked.
+      await decideApproval(w.store.as(ann.publicKey), w.clock, o.id, 'approved', 'panel', ann);
+      assert.equal(w.store.state.spend[MANDATE]?.override_by_day?.[day], 1_000_000n);
     }));
 });

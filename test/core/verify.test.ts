@@ -9,11 +9,9 @@ import { setFx } from '../../src/core/fx.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
 import type { JournalEvent, Signer } from '../../src/core/store.ts';
-import { checkpointMessage, eventHash } from '../../src/core/store.ts';
-import { FileJournal, JOURNAL_FILE } from '../../src/core/journal.ts';
+import { eventHash, seal, txMessage } from '../../src/core/store.ts';
+import { JOURNAL_FILE } from '../../src/core/journal.ts';
 import { KEY_FILE } from '../../src/core/keys.ts';
-import type { HolonState } from '../../src/core/state.ts';
-import { holonReducer } from '../../src/core/state.ts';
 import { verifyJournal } from '../../src/core/verify.ts';
 import { tempDir, TestClock } from '../helpers.ts';
 
@@ -54,27 +52,30 @@ before(async () => {
   await fund(j, 'demo', '5');
   await setFx(j, 'USD', 'EUR', '0.92');
   await createMandate(j, clock, 'demo/sandbox', { grantee: { slug: 'zoe', name: 'Zoë – 東京', role: 'agent', manager: null } });
-  await j.checkpoint(); // seq 4
   await fund(j, 'demo', '1.25');
-  await j.transact(() => ({ events: [{ type: 'test.note', data: { list: [1, 2.5, true, null], nested: { s: 'x"y\\z' } } }], result: undefined }));
+  // One transaction of two events (seq 5 and 6): its seal is on the second.
+  await j.transact(() => ({ events: [{ type: 'test.note', data: { list: [1, 2.5, true, null], nested: { s: 'x"y\\z' } } }, { type: 'test.note', data: { n: 2 } }], result: undefined }));
   await fund(j, 'demo', '2');
   j.close();
   good = fs.readFileSync(file());
 });
 after(() => cleanup());
 
+/** The report's refused transactions as [from, to, code]. */
+const refusedOf = (r: ReturnType<typeof verifyJournal>): [number, number, string][] => r.refused.map((t) => [t.from, t.to, t.code]);
+
 describe('verifyJournal', () => {
   test('passes on a good journal, and reads without writing', () => {
     const report = verifyJournal(dir);
     const last = JSON.parse(splitLines(good).at(-1) ?? '') as JournalEvent;
-    assert.deepEqual(report, { ok: true, events: 7, checkpoints: 1, signed_through: 4, unsigned: 3, head: last.hash });
+    assert.deepEqual(report, { ok: true, events: 7, transactions: 6, signed_through: 7, unsigned: 0, head: last.hash, refused: [], refused_count: 0 });
     assert.deepEqual(fs.readFileSync(file()), good);
   });
 
   test('flipping any one byte inside an event’s data is caught, and names that event', () => {
     const ls = splitLines(good);
     try {
-      for (const index of [2, 5]) {
+      for (const index of [2, 4]) {
         const lineStart = ls.slice(0, index).reduce((n, l) => n + Buffer.byteLength(l) + 1, 0);
         const line = Buffer.from(ls[index] ?? '');
         const from = line.indexOf('"data":') + '"data":'.length;
@@ -85,10 +86,12 @@ describe('verifyJournal', () => {
           bad[lineStart + i] = (bad[lineStart + i] ?? 0) ^ 0x01;
           fs.writeFileSync(file(), bad);
           const report = verifyJournal(dir);
-          assert.equal(report.ok, false, `byte ${i} of line ${index + 1}`);
-          assert.equal(report.first_bad?.line, index + 1, `byte ${i} of line ${index + 1}: ${JSON.stringify(report.first_bad)}`);
-          assert.equal(report.first_bad?.seq, index + 1);
-          assert.equal(report.events, index, 'the events before it are still counted as good');
+          const where = `byte ${i} of line ${index + 1}: ${JSON.stringify(report)}`;
+          assert.equal(report.ok, false, where);
+          // A line that no longer parses stops the check there; one that parses is not what its hash says:
+          // its transaction is refused, and the check goes on past it.
+          if (report.first_bad) assert.deepEqual([report.first_bad.line, report.first_bad.seq, report.events], [index + 1, index + 1, index], where);
+          else assert.deepEqual(refusedOf(report), [[index + 1, index === 4 ? 6 : index + 1, 'altered']], where);
         }
       }
     } finally {
@@ -98,53 +101,48 @@ describe('verifyJournal', () => {
 
   test('an event altered and re-hashed breaks the link of the next one', () => {
     try {
-      fs.writeFileSync(file(), join(forge(splitLines(good), 4, (e) => ((e.data as { amount: string }).amount = '1000'))));
+      fs.writeFileSync(file(), join(forge(splitLines(good), 3, (e) => ((e.data as { amount: string }).amount = '1000'))));
       const report = verifyJournal(dir);
       assert.equal(report.ok, false);
-      assert.deepEqual(report.first_bad && { line: report.first_bad.line, seq: report.first_bad.seq }, { line: 6, seq: 6 });
+      assert.deepEqual(report.first_bad && { line: report.first_bad.line, seq: report.first_bad.seq }, { line: 5, seq: 5 });
       assert.match(report.first_bad?.problem ?? '', /link/);
     } finally {
       fs.writeFileSync(file(), good);
     }
   });
 
-  test('a history rewritten and re-hashed to the end is caught by the signed checkpoint', () => {
+  test('a history rewritten and re-hashed to the end is caught: every seal from the edit on signs other hashes', () => {
     try {
       fs.writeFileSync(file(), join(forge(splitLines(good), 0, (e) => ((e.data as { amount: string }).amount = '5000'), true)));
       const report = verifyJournal(dir);
       assert.equal(report.ok, false);
-      assert.equal(report.first_bad?.line, 4, JSON.stringify(report.first_bad));
-      assert.match(report.first_bad?.problem ?? '', /checkpoint/);
-      // Fixing the checkpoint's head too leaves a signature that does not match it.
-      const ls = forge(splitLines(good), 0, (e) => ((e.data as { amount: string }).amount = '5000'), true);
-      const prevHash = (JSON.parse(ls[2] ?? '') as JournalEvent).hash;
-      fs.writeFileSync(file(), join(forge(ls, 3, (e) => ((e.data as { head: string }).head = prevHash), true)));
-      const again = verifyJournal(dir);
-      assert.equal(again.first_bad?.line, 4);
-      assert.match(again.first_bad?.problem ?? '', /signature is invalid/);
+      assert.equal(report.first_bad, undefined);
+      assert.deepEqual(refusedOf(report), [[1, 1, 'bad_seal'], [2, 2, 'bad_seal'], [3, 3, 'bad_seal'], [4, 4, 'bad_seal'], [5, 6, 'bad_seal'], [7, 7, 'bad_seal']]);
+      assert.equal(report.transactions, 0, 'nothing is folded');
     } finally {
       fs.writeFileSync(file(), good);
     }
   });
 
-  test('a checkpoint signed by another key is reported', async () => {
+  test('a transaction sealed by another key is reported', async () => {
     const other = tempDir('holon-verify-key-');
     try {
       fs.cpSync(dir, other.dir, { recursive: true });
-      const j = new FileJournal<HolonState>({ dir: other.dir, reducer: holonReducer, clock, logger: silentLogger, signer: foreignSigner(), durable: false, watch: false });
-      await j.checkpoint();
-      j.close();
+      const ls = splitLines(good);
+      const last = JSON.parse(ls.at(-1) ?? '') as JournalEvent;
+      const base = { seq: 8, time: last.time, type: 'account.funded', data: { account: 'demo', amount: '9', currency: 'EUR' }, prev: last.hash };
+      const [forged] = seal([{ ...base, hash: eventHash(base) }], foreignSigner());
+      fs.writeFileSync(path.join(other.dir, JOURNAL_FILE), join([...ls, JSON.stringify(forged)]));
       const report = verifyJournal(other.dir);
       assert.equal(report.ok, false);
-      assert.deepEqual(report.first_bad && { line: report.first_bad.line, seq: report.first_bad.seq }, { line: 8, seq: 8 });
-      assert.match(report.first_bad?.problem ?? '', /key/);
-      assert.equal(report.signed_through, 4);
+      assert.deepEqual(refusedOf(report), [[8, 8, 'foreign_key']]);
+      assert.equal(report.signed_through, 7);
     } finally {
       other.cleanup();
     }
   });
 
-  test('the installation key is the reference: replacing keys/ed25519.pem fails the old checkpoints', () => {
+  test('the installation key is the reference: replacing keys/ed25519.pem fails every seal', () => {
     const other = tempDir('holon-verify-key-');
     try {
       fs.cpSync(dir, other.dir, { recursive: true });
@@ -152,22 +150,22 @@ describe('verifyJournal', () => {
       fs.writeFileSync(path.join(other.dir, KEY_FILE), privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
       const report = verifyJournal(other.dir);
       assert.equal(report.ok, false);
-      assert.equal(report.first_bad?.line, 4);
+      assert.equal(report.refused_count, 6);
+      assert.ok(report.refused.every((r) => r.code === 'foreign_key'));
     } finally {
       other.cleanup();
     }
   });
 
-  test('a checkpoint whose signature was altered is reported', () => {
+  test('a seal whose signature was replaced is reported', () => {
     try {
-      const ls = forge(splitLines(good), 3, (e) => {
-        const d = e.data as { sig: string; up_to: number; head: string };
-        d.sig = foreignSigner().sign(checkpointMessage(d.up_to, d.head));
-      });
+      const ls = splitLines(good);
+      const e = JSON.parse(ls[3] ?? '') as JournalEvent;
+      e.tx = { ...e.tx!, sig: foreignSigner().sign(txMessage(e.tx!.from, e.seq, e.hash)) };
+      ls[3] = JSON.stringify(e);
       fs.writeFileSync(file(), join(ls));
       const report = verifyJournal(dir);
-      assert.equal(report.first_bad?.line, 4);
-      assert.match(report.first_bad?.problem ?? '', /signature is invalid/);
+      assert.deepEqual(refusedOf(report), [[4, 4, 'bad_seal']]);
     } finally {
       fs.writeFileSync(file(), good);
     }
@@ -176,29 +174,32 @@ describe('verifyJournal', () => {
   test('a deleted middle line is reported where it was', () => {
     try {
       const ls = splitLines(good);
-      ls.splice(4, 1);
+      ls.splice(3, 1);
       fs.writeFileSync(file(), join(ls));
       const report = verifyJournal(dir);
       assert.equal(report.ok, false);
-      assert.deepEqual(report.first_bad && { line: report.first_bad.line, seq: report.first_bad.seq }, { line: 5, seq: 5 });
-      assert.match(report.first_bad?.problem ?? '', /sequence 6 where 5 was expected/);
-      assert.equal(report.events, 4);
+      assert.deepEqual(report.first_bad && { line: report.first_bad.line, seq: report.first_bad.seq }, { line: 4, seq: 4 });
+      assert.match(report.first_bad?.problem ?? '', /sequence 5 where 4 was expected/);
+      assert.equal(report.events, 3);
     } finally {
       fs.writeFileSync(file(), good);
     }
   });
 
-  test('a duplicated line, a torn last line and a blank line are reported', () => {
+  test('a duplicated line, a torn last transaction and a blank line are reported', () => {
     try {
       const ls = splitLines(good);
       fs.writeFileSync(file(), join([...ls.slice(0, 3), ls[2] ?? '', ...ls.slice(3)]));
       assert.equal(verifyJournal(dir).first_bad?.line, 4);
-      fs.writeFileSync(file(), good.subarray(0, good.length - 10));
-      // A torn last line is what a crash mid-append leaves, not tampering: the next writer repairs it.
+      // A transaction cut short is what a crash mid-append leaves, not tampering: the next writer removes it.
+      const sixth = join(ls.slice(0, 6)).length;
+      fs.writeFileSync(file(), Buffer.concat([Buffer.from(join(ls.slice(0, 5))), Buffer.from(ls[5] ?? '').subarray(0, 10)]));
       const torn = verifyJournal(dir);
       assert.equal(torn.ok, true);
-      assert.equal(torn.events, 6);
-      assert.deepEqual(torn.torn_tail, { bytes: (ls[6] ?? '').length + 1 - 10, whole_event: false });
+      assert.equal(torn.events, 5);
+      assert.equal(torn.signed_through, 4);
+      assert.deepEqual(torn.torn_tail, { bytes: 10, events: 1, whole_event: false });
+      assert.ok(sixth > 0);
       fs.writeFileSync(file(), join([...ls.slice(0, 2), '', ...ls.slice(2)]));
       assert.equal(verifyJournal(dir).first_bad?.line, 3);
     } finally {

@@ -122,5 +122,5 @@ test('the lead decides what the developer\'s agent asks; the developer cannot', 
   assert.notEqual(added.code, 0);
   assert.match(added.out, /needs a human at a terminal/);
   assert.equal(devStore.state.team.accounts['demo']?.members[dev.publicKey]?.role, 'member');
-  await runtime.close({ checkpoint: false });
+  await runtime.close();
 });

@@ -94,7 +94,7 @@ async function withWorld(
       await client.close();
     }
   } finally {
-    await runtime.close({ checkpoint: false });
+    await runtime.close();
     cleanup();
     await acp.close();
     await ucp.close();

@@ -185,7 +185,6 @@ const demoCmd: Command = {
         grantee: { slug: 'buyer', name: 'Buying agent', role: 'buyer', manager: 'demo' },
       });
       out(`$ holon mandate create ${BUYER} --toolsets terms --threshold 0.50 --total 2 (pay: the example seller)`);
-      await store.checkpoint();
     } finally {
       store.close();
     }
@@ -315,7 +314,6 @@ async function office(out: (t: string) => void, holonBin: string, stateDir: stri
   const store = openState(stateDir, { clock: systemClock, logger: silentLogger });
   try {
     await seedOffice(store, systemClock);
-    await store.checkpoint();
   } finally {
     store.close();
   }
@@ -387,7 +385,6 @@ async function shopper(out: (t: string) => void, holonBin: string, stateDir: str
       ],
       grantee: { slug: 'shopper', name: 'Purchasing agent', role: 'purchasing agent', manager: 'demo' },
     });
-    await store.checkpoint();
   } finally {
     store.close();
   }

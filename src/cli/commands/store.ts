@@ -1,5 +1,7 @@
 import { HolonError } from '../../core/errors.ts';
 import { initStore, migrateJournal } from '../../core/postgresAdmin.ts';
+import { lazySigner } from '../../core/keys.ts';
+import { thisProcess } from '../../core/owner.ts';
 import { redactUrl } from '../../core/storeUrl.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
@@ -9,7 +11,7 @@ const storeCmd: Command = {
   name: 'store',
   usage: 'store init --url ADMIN_URL [--member ROLE]',
   summary:
-    "Sets up a PostgreSQL team store, connected as the database's owner: the events table, a trigger that refuses to update, delete or truncate it, and with --member a role that may only read and append events.",
+    "Sets up a PostgreSQL team store, connected as the database's owner: the events table, triggers that refuse to update, delete or truncate it and keep every row linked to the one before, and with --member a role that may only read and append events. On an empty store, this installation becomes its root: the owner of every account. Safe to run again; it brings a table of an earlier version up to date.",
   options: {
     url: { type: 'string', help: "the database, as its owner: postgres://owner:password@host:port/database" },
     member: { type: 'string', help: 'a role for the team to use: created if missing, left only SELECT and INSERT on the events' },
@@ -18,9 +20,13 @@ const storeCmd: Command = {
   async run(ctx) {
     const url = str(ctx.opts, 'url');
     if (ctx.args[0] !== 'init' || url === undefined) throw new HolonError('invalid_input', `usage: holon ${storeCmd.usage}`);
-    const r = await initStore(url, { member: str(ctx.opts, 'member') });
+    const signer = lazySigner(ctx.stateDir);
+    const r = await initStore(url, { member: str(ctx.opts, 'member'), root: { signer, machine: thisProcess().host, logger } });
     const lines = [
-      `${r.created ? 'Created' : 'Found'} ${r.table}. The trigger ${r.guard} refuses UPDATE, DELETE and TRUNCATE on it for every role (its owner can still drop the trigger).`,
+      `${r.created ? 'Created' : 'Found'} ${r.table}. The trigger ${r.guard} refuses UPDATE, DELETE and TRUNCATE on it for every role (its owner can still drop the trigger), and every row must follow the one before it.`,
+      r.root === signer.publicKey
+        ? `This installation (${r.root}, ${thisProcess().host}) owns the store: it alone funds accounts, sets mandates, rates and agents, and says who else may (holon team add).`
+        : `The store is owned by ${r.root ?? 'nobody yet'}; only it, and whoever it makes an owner, may fund accounts, set mandates, rates and agents.`,
     ];
     if (r.member) {
       lines.push(

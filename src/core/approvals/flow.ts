@@ -18,7 +18,7 @@ import type { MandatesFields } from '../mandates.ts';
 import { decisionEvents } from '../office/requests.ts';
 import type { OfficeFields } from '../office/slice.ts';
 import type { TeamFields } from '../team.ts';
-import { approversOf } from '../team.ts';
+import { isApprover } from '../team.ts';
 import type { ApprovalsFields } from './slice.ts';
 import { accountOfApproval, approvalEvent } from './slice.ts';
 
@@ -144,13 +144,13 @@ export async function setApprovalChannels(store: EventStore<ApprovalsFields>, ch
 }
 
 /**
- * True when the installation `decider` may decide `a`: its account has no approver, or `decider` is one.
- * Tells a channel whether to offer the decision at all; `decideApproval` enforces it. The key is read
- * only for a team's account, so a single user's state gets no key file from asking.
+ * True when the installation `decider` may decide `a`: it is an approver (or an owner) of its account,
+ * or the state has no transaction yet. Tells a channel whether to offer the decision at all; the fold
+ * counts a decision only from such an installation, and `decideApproval` refuses any other at once.
  */
 export function mayDecide(s: MandatesFields & TeamFields, a: Pick<Approval, 'mandate'>, decider: Pick<Signer, 'publicKey'> | undefined): boolean {
-  const approvers = approversOf(s, accountOfApproval(s, a));
-  return approvers.length === 0 || (decider !== undefined && approvers.includes(decider.publicKey));
+  if (s.team.root === null) return true;
+  return decider !== undefined && isApprover(s, accountOfApproval(s, a), decider.publicKey);
 }
 
 /**
@@ -174,7 +174,9 @@ export async function decideApproval(
     if (!channelAccepted(s, channel)) throw new HolonError('denied', `approvals through ${channel} are turned off for this state`, { channel });
     if (a.status !== 'pending') throw new HolonError('conflict', `approval ${id} was already ${a.status}${a.channel ? ` (${a.channel})` : ''}`, { status: a.status });
     if (isExpired(a, clock.now())) throw new HolonError('conflict', `approval ${id} expired at ${a.expires_at}`, { status: 'expired' });
-    if (!mayDecide(s, a, decider)) {
+    // The fold counts a decision only from an approver; a decider known here is told so by name (any
+    // other is refused as it is appended, by the same rule).
+    if (decider && !mayDecide(s, a, decider)) {
       const account = accountOfApproval(s, a);
       throw new HolonError('denied', `only an approver of account ${account} may decide approval ${id}`, { reason: 'not_an_approver', approval: id, account, ...(decider ? { key: decider.publicKey } : {}) });
     }
