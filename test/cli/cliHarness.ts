@@ -3,6 +3,7 @@
  * seeded state folders, SDK clients on `holon mcp`, and `holon approve` given a real terminal by
  * util-linux `script`. No fixed sleeps: everything that waits polls with a deadline.
  */
+import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -399,6 +400,20 @@ export async function inTerminal(args: string[], options: { answer?: string; she
       resolve({ code, output: clean(output) });
     });
   });
+}
+
+/**
+ * Makes the installation of `member` (a state folder) a `role` of `account` on the store `store`, as its
+ * owner `owner` (the store's root, say) does it: `holon team whoami` on the member's side, then
+ * `holon team add` at the owner's terminal, answered yes.
+ */
+export async function joinTeam(owner: string, member: string, options: { store: string; account?: string; name?: string; role?: 'member' | 'approver' | 'owner' }): Promise<string> {
+  const who = await holon(['team', 'whoami', '--json', '--state', member, '--store', options.store]);
+  assert.equal(who.code, 0, who.stderr);
+  const key = (JSON.parse(who.stdout) as { key: string }).key;
+  const added = await inTerminal(['team', 'add', key, '--account', options.account ?? 'demo', '--name', options.name ?? 'Member', '--role', options.role ?? 'member', '--state', owner, '--store', options.store], { answer: 'y' });
+  assert.equal(added.code, 0, added.output);
+  return key;
 }
 
 /** `holon approve ID [--no-run] --state DIR` at a terminal, answering `answer` to its question. */

@@ -33,9 +33,15 @@ test('two state folders share one account through --store and HOLON_STORE', asyn
   try {
     const first = await holon(['fund', 'demo', '5', '--state', a.dir, '--store', url]);
     assert.equal(first.code, 0, first.out);
-    const second = await holon(['fund', 'demo', '2', '--state', b.dir, '--json'], { HOLON_STORE: url });
+    const second = await holon(['fund', 'demo', '2', '--state', a.dir, '--json'], { HOLON_STORE: url });
     assert.equal(second.code, 0, second.out);
     assert.match(second.out, /7\.00/);
+    // The first to write owns the store: another installation reads it, and may not fund it until made an owner.
+    const other = await holon(['fund', 'demo', '2', '--state', b.dir], { HOLON_STORE: url });
+    assert.equal(other.code, 1, other.out);
+    assert.match(other.out, /needs an owner of account demo/);
+    const listed = await holon(['team', 'list', '--state', b.dir, '--json'], { HOLON_STORE: url });
+    assert.equal(listed.code, 0, listed.out);
     assert.deepEqual(fs.readdirSync(a.dir), ['keys'], 'no journal in the state folder: the events are in the database');
     const wrong = await holon(['fund', 'demo', '1', '--state', a.dir, '--store', 'mysql://x']);
     assert.equal(wrong.code === 0, false);

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pidAlive } from '../../src/core/journalLock.ts';
 import type { McpSession, Run } from '../cli/cliHarness.ts';
-import { ensureBuilt, holon, mcpSession, SEED_COMMANDS, SLOW_AGENT, SLOW_CATALOG, tempDir, units, until } from '../cli/cliHarness.ts';
+import { ensureBuilt, holon, joinTeam, mcpSession, SEED_COMMANDS, SLOW_AGENT, SLOW_CATALOG, tempDir, units, until } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';
 import { startPostgres } from './harness.ts';
 
@@ -43,6 +43,8 @@ test('a server killed with -9 on one machine: another machine releases its hold;
     for (const cmd of SEED_COMMANDS) await run(lead, 'lead-box', cmd);
     await run(lead, 'lead-box', ['agents', 'add', SLOW_CATALOG]);
     await run(lead, 'lead-box', ['mandate', 'create', MANDATE, '--capabilities', 'testing.*', '--total', '5', '--threshold', '0.50']);
+    // The lead set the store up; the developers' installations spend as members of the account.
+    for (const [state, name] of [[dev, 'Dev'], [dev2, 'Dev 2']] as const) await joinTeam(lead, state, { store: url, name });
 
     const callInFlight = async (state: string, machine: string, n: number): Promise<McpSession> => {
       const session = await mcpSession(state, MANDATE, ['--approval-wait', '0', '--no-elicitation'], as(machine));

@@ -2,7 +2,8 @@
  * `holon migrate --to URL`, through the built CLI on a real PostgreSQL: a demo's journal copied as it is
  * into an empty database that then shows what the state folder shows; a database that holds events, a
  * tampered or torn journal and a URL that is not PostgreSQL's are refused and change nothing. Then
- * `holon verify --store` over such a store: intact, altered, and signed by a key nobody registered.
+ * `holon verify --store` over such a store: intact, altered, and a row written by an installation
+ * without the role it needs.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -13,10 +14,9 @@ import { openState } from '../../src/core/holon.ts';
 import { lazySigner } from '../../src/core/keys.ts';
 import { initStore, migrateJournal } from '../../src/core/postgresAdmin.ts';
 import type { EventRow } from '../../src/core/postgresStore.ts';
-import { PostgresStore } from '../../src/core/postgresStore.ts';
-import { fund } from '../../src/core/spend.ts';
+import { EVENT_COLUMNS, eventOfRow, PostgresStore, rowOfEvent } from '../../src/core/postgresStore.ts';
 import { holonReducer } from '../../src/core/state.ts';
-import { registerInstallation } from '../../src/core/team.ts';
+import { eventHash, seal } from '../../src/core/store.ts';
 import type { Run } from '../cli/cliHarness.ts';
 import { ensureBuilt, holon as run, ledgerBytes, journalFile, readEvents, tempDir } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';
@@ -67,7 +67,7 @@ function emptyState(): string {
 async function rows(url: string): Promise<EventRow[] | undefined> {
   const found = await sqlAt<{ t: string | null }>(url, "SELECT to_regclass('holon_events')::text AS t");
   if (found[0]?.t === null) return undefined;
-  return sqlAt<EventRow>(url, 'SELECT seq, time, type, data, prev, hash FROM holon_events ORDER BY seq');
+  return sqlAt<EventRow>(url, `SELECT ${EVENT_COLUMNS} FROM holon_events ORDER BY seq`);
 }
 
 /**
@@ -98,17 +98,14 @@ describe('holon migrate', () => {
     const last = events.at(-1);
     assert.equal(report.events, last?.seq);
     assert.equal(report.head, last?.hash);
-    assert.ok(report.signed_through > 0, 'the demo signed checkpoints, and they came along');
+    assert.equal(report.signed_through, last?.seq, 'every transaction the demo sealed came along, sealed');
     assert.deepEqual((await ledgerBytes(demo)), before, 'the journal is left as it was');
 
-    // Row for row what the journal holds: the chain and its signed checkpoints are the same.
+    // Row for row what the journal holds: the chain and its seals are the same.
     const copied = (await rows(url)) ?? [];
-    assert.equal(copied.length, events.length + 1, 'the events, then the installation that signed them registered');
+    assert.equal(copied.length, events.length + 1, 'the events, then the installation that sealed them registered');
     assert.equal(copied.at(-1)?.type, 'installation.registered');
-    for (const [i, e] of events.entries()) {
-      const row = copied[i];
-      assert.deepEqual({ seq: Number(row?.seq), time: row?.time, type: row?.type, data: JSON.parse(row?.data ?? 'null') as unknown, prev: row?.prev, hash: row?.hash }, e);
-    }
+    for (const [i, e] of events.entries()) assert.deepEqual(eventOfRow(copied[i]!), e);
 
     const elsewhere = emptyState();
     for (const args of [['budget'], ['receipts'], ['approvals', '--all'], ['mandate', 'list']]) {
@@ -119,7 +116,10 @@ describe('holon migrate', () => {
       assert.deepEqual(JSON.parse(team.stdout), JSON.parse(file.stdout), `holon ${args.join(' ')} shows the same`);
     }
 
-    const funded = await holon(['fund', 'demo', '1', '--state', elsewhere, '--store', url]);
+    // The journal's installation owns the store it was copied into; another installation is not an owner.
+    const refused = await holon(['fund', 'demo', '1', '--state', elsewhere, '--store', url]);
+    assert.equal(refused.code, 1, refused.stdout);
+    const funded = await holon(['fund', 'demo', '1', '--state', demo, '--store', url]);
     assert.equal(funded.code, 0, funded.stderr);
     const grown = (await rows(url)) ?? [];
     assert.ok(grown.length > events.length);
@@ -152,7 +152,7 @@ describe('holon migrate', () => {
     const r = await holon(['migrate', '--to', url, '--state', state, '--json']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /does not verify/);
-    assert.match(r.stderr, new RegExp(`line ${at + 1}`));
+    assert.match(r.stderr, new RegExp(`event ${at + 1}`));
     assert.equal(await rows(url), undefined, 'the database was not even touched');
   });
 
@@ -182,19 +182,18 @@ describe('holon migrate', () => {
     const state = emptyState();
     const file = openState(state, { clock: systemClock, logger: silentLogger, durable: false, watch: false, snapshotEvery: 0 });
     try {
-      // 2,500 events in one transaction, and the checkpoint it signs: three statements of at most 1,000.
+      // 2,500 events in one transaction: three statements of at most 1,000.
       const funded = { type: 'account.funded', data: { account: 'team', amount: '0.01', currency: 'EUR' } };
       await file.transact(() => ({ events: Array.from({ length: 2500 }, () => funded), result: undefined }));
-      await file.checkpoint();
     } finally {
       file.close();
     }
     const report = await migrateJournal(state, url, { logger: silentLogger });
-    assert.equal(report.events, 2501);
-    assert.equal(report.signed_through, 2501);
+    assert.equal(report.events, 2500);
+    assert.equal(report.signed_through, 2500);
     const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: lazySigner(emptyState()), watch: false });
     try {
-      assert.equal(store.seq, 2502, 'the events, and the installation that signed them registered');
+      assert.equal(store.seq, 2501, 'the events, and the installation that sealed them registered');
       assert.equal(store.state.accounts['team']?.funded['EUR'], 25_000_000n);
     } finally {
       await closeStore(store);
@@ -211,7 +210,7 @@ describe('holon migrate', () => {
 });
 
 describe('holon verify --store', () => {
-  type Report = { ok: boolean; events: number; checkpoints: number; first_bad?: { seq: number; problem: string } };
+  type Report = { ok: boolean; events: number; transactions: number; first_bad?: { seq: number; problem: string }; refused: { from: number; to: number; code: string; message: string }[] };
   const verify = async (url: string): Promise<{ code: number | null; report: Report | undefined; stderr: string }> => {
     const r = await holon(['verify', '--store', url, '--state', emptyState(), '--json']);
     return { code: r.code, report: r.stdout ? (JSON.parse(r.stdout) as Report) : undefined, stderr: r.stderr };
@@ -224,37 +223,36 @@ describe('holon verify --store', () => {
     assert.equal(good.code, 0, good.stderr);
     assert.equal(good.report?.ok, true);
     assert.equal(good.report?.events, (await rows(url))?.length);
-    assert.ok((good.report?.checkpoints ?? 0) > 0);
+    assert.ok((good.report?.transactions ?? 0) > 0);
 
-    // The owner of a table without `store init`'s guard can still rewrite a row: verify says which.
+    // The table's owner, past its guard, can still rewrite a row: verify says which.
+    await sqlAt(url, 'ALTER TABLE holon_events DISABLE TRIGGER holon_events_append_only');
     await sqlAt(url, `UPDATE holon_events SET data = replace(data, '5.00', '500.00') WHERE seq = (SELECT min(seq) FROM holon_events WHERE type = 'account.funded')`);
     const bad = await verify(url);
     assert.equal(bad.code, 1);
     assert.equal(bad.report?.ok, false);
-    assert.match(bad.report?.first_bad?.problem ?? '', /hash/);
     const funded = (await rows(url))?.find((r) => r.type === 'account.funded');
-    assert.equal(bad.report?.first_bad?.seq, Number(funded?.seq));
+    assert.deepEqual(bad.report?.refused.map((r) => [r.from, r.code]), [[Number(funded?.seq), 'altered']]);
   });
 
-  test('a checkpoint signed by a key no installation registered fails until it is registered', async () => {
+  test('a transaction sealed by an installation without the role it needs is reported with its seq and why', async () => {
     const url = await newDatabase();
-    const stranger = emptyState();
-    // Opened without `openStore`, which would register the key: a store written by a key nobody vouched for.
-    const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: lazySigner(stranger), watch: false });
-    try {
-      await fund(store, 'demo', '5');
-      await store.checkpoint();
-      const unknown = await verify(url);
-      assert.equal(unknown.code, 1);
-      assert.match(unknown.report?.first_bad?.problem ?? '', /no installation registered/);
-      assert.equal(unknown.report?.first_bad?.seq, 2);
-      await registerInstallation(store, lazySigner(stranger), 'stranger-box');
-    } finally {
-      await closeStore(store);
-    }
-    const known = await verify(url);
-    assert.equal(known.code, 0, known.stderr);
-    assert.equal(known.report?.ok, true);
+    assert.equal((await holon(['migrate', '--to', url, '--state', demoCopy()])).code, 0);
+    // A teammate's installation, which no owner made one, writes a fund straight into the table, sealed with its own key.
+    const [last] = (await rows(url))?.slice(-1) ?? [];
+    const base = { seq: Number(last?.seq) + 1, time: new Date().toISOString(), type: 'account.funded', data: { account: 'demo', amount: '500', currency: 'EUR' }, prev: last?.hash ?? '' };
+    const [forged] = seal([{ ...base, hash: eventHash(base) }], lazySigner(emptyState()));
+    await sqlAt(url, `INSERT INTO holon_events (${EVENT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, rowOfEvent(forged!));
+    const r = await verify(url);
+    assert.equal(r.code, 1);
+    assert.deepEqual(r.report?.refused.map((t) => [t.from, t.to, t.code]), [[base.seq, base.seq, 'not_an_owner']]);
+    const text = await holon(['verify', '--store', url, '--state', emptyState()]);
+    assert.equal(text.code, 1);
+    assert.match(text.stdout, new RegExp(`event ${base.seq} not folded \\(not_an_owner\\)`));
+    // And every process folds past it, without it.
+    const budget = await holon(['budget', 'demo/sandbox', '--state', emptyState(), '--store', url, '--json']);
+    assert.equal(budget.code, 0, budget.stderr);
+    assert.doesNotMatch(budget.stdout, /505/);
   });
 
   test('a database without Holon events, or a URL that is not PostgreSQL, is refused', async () => {

@@ -15,10 +15,11 @@ import { loadOrCreateSigner, verifySignature } from '../../src/core/keys.ts';
 import { money } from '../../src/core/money.ts';
 import { PostgresStore } from '../../src/core/postgresStore.ts';
 import { gateSpend } from '../../src/core/spend.ts';
+import { setTeamMember } from '../../src/core/team.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { holonReducer } from '../../src/core/state.ts';
 import type { JournalEvent, Reducer } from '../../src/core/store.ts';
-import { checkpointMessage } from '../../src/core/store.ts';
+import { txMessage } from '../../src/core/store.ts';
 import { ROOT, seedDemo, tempDir } from '../helpers.ts';
 import type { TestPostgres } from './harness.ts';
 import { sqlAt, startPostgres } from './harness.ts';
@@ -89,7 +90,7 @@ function arrival(store: PostgresStore<unknown>, pred: (events: JournalEvent[]) =
 }
 
 describe('PostgresStore', () => {
-  test('appends, folds, tails another store within 1 s, reads by key, signs checkpoints', async () => {
+  test('appends, folds, tails another store within 1 s, reads by key, seals every transaction', async () => {
     const { url, stateDir } = await newDatabase();
     const a = await openCounter(url, stateDir);
     const b = await openCounter(url, stateDir);
@@ -111,47 +112,61 @@ describe('PostgresStore', () => {
     assert.deepEqual((await a.readKey('k1', { newest: 1 })).map((e) => e.seq), [3]);
     assert.deepEqual(await a.readKey('none'), []);
 
-    await a.checkpoint();
     const c = await openCounter(url, stateDir);
-    assert.equal(c.seq, 5);
-    assert.equal(c.state.count, 5);
-    // The checkpoint is the last event, signed by the installation key over the head before it.
-    const [head] = await sqlAt<{ type: string; data: string }>(url, 'SELECT type, data FROM holon_events WHERE seq = 5');
-    assert.equal(head?.type, 'checkpoint');
-    const data = JSON.parse(head?.data ?? '{}') as { up_to: number; head: string; key: string; sig: string };
-    assert.equal(data.up_to, 4);
-    assert.equal(data.key, loadOrCreateSigner(stateDir).publicKey);
-    assert.ok(verifySignature(data.key, checkpointMessage(data.up_to, data.head), data.sig));
-    await a.checkpoint();
-    assert.equal(a.seq, 5, 'nothing unsigned: no second checkpoint');
+    assert.equal(c.seq, 4);
+    assert.equal(c.state.count, 4);
+    // Each transaction's last row carries its seal: the installation key's signature over its first and last seq and the hash it ends on.
+    const rows = await sqlAt<{ seq: string; hash: string; tx: string | null }>(url, 'SELECT seq, hash, tx FROM holon_events ORDER BY seq');
+    const key = loadOrCreateSigner(stateDir).publicKey;
+    let from = 1;
+    for (const r of rows) {
+      if (r.tx === null) continue;
+      const seal = JSON.parse(r.tx) as { from: number; key: string; sig: string };
+      assert.equal(seal.from, from, `the transaction ending at row ${r.seq} begins where the one before ended`);
+      assert.equal(seal.key, key);
+      assert.ok(verifySignature(key, txMessage(seal.from, Number(r.seq), r.hash), seal.sig));
+      from = Number(r.seq) + 1;
+    }
+    assert.equal(from, rows.length + 1, 'every row is in a sealed transaction');
   });
 
-  test('a row altered in the database is refused: on opening, and when read by key', async () => {
+  test('a row altered or written by hand is kept out of the fold, and every process goes on reading and writing', async () => {
     const { url, stateDir } = await newDatabase();
     const a = await openCounter(url, stateDir);
     await a.transact(() => ({ events: [{ type: 'test.keyed', data: { key: 'k' } }, { type: 'test.plain', data: { amount: '1.00' } }], result: undefined }));
+    // Its owner can still rewrite a row, once it drops the guard: the transaction it is in no longer counts.
+    await sqlAt(url, 'ALTER TABLE holon_events DISABLE TRIGGER holon_events_append_only');
     await sqlAt(url, `UPDATE holon_events SET data = '{"key":"other"}' WHERE seq = 1`);
-    await assert.rejects(openCounter(url, stateDir), (err: unknown) => HolonError.is(err, 'corrupt_journal'));
-    let broken: Error | undefined;
-    a.onBroken((err) => (broken = err));
+    const b = await openCounter(url, stateDir);
+    assert.equal(b.state.count, 0, 'the altered transaction is not folded');
+    assert.deepEqual(b.refused.map((r) => [r.from, r.to, r.code]), [[1, 2, 'altered']]);
+    // A store that folded it before learns of the change when it reads the row back, and says so.
     await assert.rejects(a.readKey('k'), (err: unknown) => HolonError.is(err, 'corrupt_journal'));
-    assert.ok(broken, 'the store stopped and said so');
-    await assert.rejects(a.transact(() => ({ events: [], result: undefined })), (err: unknown) => HolonError.is(err, 'corrupt_journal'));
-
-    // A row appended behind the store's back that does not link is refused too.
-    const { url: url2 } = await newDatabase();
-    const b = await openCounter(url2, stateDir);
     await b.transact(() => ({ events: [{ type: 'test.plain', data: {} }], result: undefined }));
-    await sqlAt(url2, `INSERT INTO holon_events (seq, time, type, data, prev, hash) VALUES (2, '2026-01-01T00:00:00.000Z', 'test.plain', '{}', 'nope', 'nope')`);
-    await assert.rejects(b.transact(() => ({ events: [], result: undefined })), (err: unknown) => HolonError.is(err, 'corrupt_journal'));
+    assert.equal(b.state.count, 1, 'and goes on writing');
+    await a.transact(() => ({ events: [{ type: 'test.plain', data: {} }], result: undefined }));
+    assert.equal(a.seq, 4, 'a writes on past it too');
+
+    // A row that does not follow the last one is refused by the table itself: it cannot break the chain.
+    await assert.rejects(sqlAt(url, `INSERT INTO holon_events (seq, time, type, data, prev, hash) VALUES (5, '2026-01-01T00:00:00.000Z', 'test.plain', '{}', 'nope', '${'0'.repeat(64)}')`), /does not link/);
+    await assert.rejects(sqlAt(url, `INSERT INTO holon_events (seq, time, type, data, prev, hash) VALUES (9, '2026-01-01T00:00:00.000Z', 'test.plain', '{}', 'nope', '${'0'.repeat(64)}')`), /does not follow/);
+    // One that follows but whose hash is not its content, or that no seal covers, is kept out when read.
+    const [last] = await sqlAt<{ hash: string }>(url, 'SELECT hash FROM holon_events ORDER BY seq DESC LIMIT 1');
+    await sqlAt(url, `INSERT INTO holon_events (seq, time, type, data, prev, hash) VALUES (5, '2026-01-01T00:00:00.000Z', 'test.plain', '{}', '${last?.hash ?? ''}', '${'1'.repeat(64)}')`);
+    await b.transact(() => ({ events: [{ type: 'test.plain', data: {} }], result: undefined }));
+    assert.equal(b.seq, 6);
+    assert.equal(b.state.count, 3, 'the hand-written row is not counted; the rest are');
+    assert.deepEqual(b.refused.map((r) => [r.from, r.to, r.code]), [[1, 2, 'altered'], [5, 5, 'unsealed']]);
   });
 
   test('4 processes with their own state folders race one budget: never more than it', { timeout: 60_000 }, async () => {
     const { url, stateDir } = await newDatabase();
     const seeder = await openHolon(url, stateDir);
     await seedDemo(seeder, systemClock, { funds: '5', total: '5.00', perDay: null, perCall: null });
-    const racers = [1, 2, 3, 4].map(() => {
-      const t = tempDir();
+    // Each racer is its own installation: the store's root (the seeder) makes each a member of the account.
+    const folders = [1, 2, 3, 4].map(() => tempDir());
+    for (const [i, t] of folders.entries()) await setTeamMember(seeder, loadOrCreateSigner(stateDir), { account: 'demo', key: loadOrCreateSigner(t.dir).publicKey, name: `racer ${i + 1}`, role: 'member' });
+    const racers = folders.map((t) => {
       cleanups.push(t.cleanup);
       const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/pg/racer.ts'), url, t.dir, '20'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
       cleanups.push(() => void proc.kill('SIGKILL'));

@@ -53,7 +53,7 @@ async function connect(url: string): Promise<Client> {
 }
 
 async function events(c: Client): Promise<unknown[]> {
-  return (await c.query('SELECT seq, time, type, data, prev, hash FROM holon_events ORDER BY seq')).rows;
+  return (await c.query('SELECT seq, time, type, data, prev, hash, tx FROM holon_events ORDER BY seq')).rows;
 }
 
 /** Asserts that `sql` fails with PostgreSQL's permission denied (SQLSTATE 42501); returns its message. */
@@ -86,35 +86,38 @@ let dbs = 0;
 describe('the member role', () => {
   test('opens the store and appends, but may never update, delete or truncate an event; the owner neither', async () => {
     const admin = await pg.createDatabase(`r${++dbs}`);
-    const init = await holon(['store', 'init', '--url', admin, '--member', MEMBER, '--json']);
+    const lead = stateDir();
+    const init = await holon(['store', 'init', '--url', admin, '--member', MEMBER, '--state', lead, '--json']);
     assert.equal(init.code, 0, init.stderr);
-    const report = JSON.parse(init.stdout) as { created: boolean; member: { role: string; created: boolean; url: string; privileges: Record<string, boolean> } };
+    const report = JSON.parse(init.stdout) as { created: boolean; root: string; member: { role: string; created: boolean; url: string; privileges: Record<string, boolean> } };
     assert.equal(report.created, true);
     assert.deepEqual(report.member.privileges, { select: true, insert: true, update: false, delete: false, truncate: false });
     assert.equal(report.member.url, asMember(admin));
+    assert.equal(report.root, loadOrCreateSigner(lead).publicKey, 'the installation that set the store up owns it');
 
-    // The member opens the store (it may not create the table, and need not) and appends through it.
+    // The lead's installation opens the store with the member role (it may not create the table, and need not) and appends through it.
     const url = report.member.url;
-    const dir = stateDir();
-    const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: loadOrCreateSigner(dir), watch: false });
+    const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: loadOrCreateSigner(lead), watch: false });
     cleanups.push(() => closeStore(store));
     await fund(store, 'demo', '5');
-    await store.checkpoint();
-    assert.equal(store.seq, 2, 'a fund and its checkpoint');
-    const cli = await holon(['fund', 'demo', '2', '--state', stateDir(), '--store', url, '--json']);
+    assert.equal(store.seq, 2, 'its registration, then a fund');
+    // The same role's password on another machine is not the lead's installation: it may not fund.
+    const other = await holon(['fund', 'demo', '2', '--state', stateDir(), '--store', url, '--json']);
+    assert.equal(other.code, 1, other.stdout);
+    assert.match(other.stderr, /owner of account demo/);
+    const cli = await holon(['fund', 'demo', '2', '--state', lead, '--store', url, '--json']);
     assert.equal(cli.code, 0, cli.stderr);
     assert.match(cli.stdout, /7\.00/);
 
     const member = await connect(url);
     const owner = await connect(admin);
     const before = await events(owner);
-    // Ours (a fund, a checkpoint), the CLI's (its installation registered, a fund, a checkpoint).
-    assert.equal(before.length, 5);
-    for (const sql of [`UPDATE holon_events SET data = '{}' WHERE seq = 1`, 'UPDATE holon_events SET time = time WHERE false', 'DELETE FROM holon_events WHERE seq = 4', 'TRUNCATE holon_events']) {
+    assert.equal(before.length, 3);
+    for (const sql of [`UPDATE holon_events SET data = '{}' WHERE seq = 1`, 'UPDATE holon_events SET time = time WHERE false', 'DELETE FROM holon_events WHERE seq = 3', 'TRUNCATE holon_events']) {
       assert.match(await refused(member, sql), /permission denied/, sql);
     }
     // The owner (here a superuser, past every grant) meets the trigger instead.
-    for (const sql of [`UPDATE holon_events SET data = '{}' WHERE seq = 1`, 'DELETE FROM holon_events WHERE seq = 4', 'TRUNCATE holon_events']) {
+    for (const sql of [`UPDATE holon_events SET data = '{}' WHERE seq = 1`, 'DELETE FROM holon_events WHERE seq = 3', 'TRUNCATE holon_events']) {
       assert.match(await refused(owner, sql), /append-only/, sql);
     }
     assert.deepEqual(await events(owner), before, 'every event as it was');
