@@ -30,6 +30,15 @@ export const CAP = {
 /** A capability name Holon knows. */
 export type CapabilityName = (typeof CAP)[keyof typeof CAP];
 
+/**
+ * True when every plain object already carries `name` ("constructor", "toString", "__proto__"…). No
+ * capability is named so: in personnel.yaml's `{name: params}` form the name is an object key, and a
+ * table of capabilities by name would find it there without anyone having granted it.
+ */
+export function isObjectMemberName(name: string): boolean {
+  return Object.hasOwn(Object.prototype, name);
+}
+
 /** True if `capability` matches `pattern` ("*", "extraction.*", or an exact name). */
 export function capabilityMatches(pattern: string, capability: string): boolean {
   if (pattern === '*') return true;

@@ -1,6 +1,7 @@
 /**
  * Shapes the human's inputs must have (manifests, mandates, patches), checked before anything is appended.
  */
+import { isObjectMemberName } from './capabilities.ts';
 import { AGENT_TIMEOUT } from './model.ts';
 import { z } from 'zod';
 import { ACCOUNT_ID, AGENT_ID, CURRENCY_CODE, ID_RULES, MANDATE_ID } from './ids.ts';
@@ -76,7 +77,13 @@ export const CatalogSchema = z.object({
   agents: z.array(z.object({ manifest: ManifestSchema, endpoint: EndpointSchema })),
 });
 
-export const CapabilityGrantSchema = z.object({ name: z.string().min(1).max(100), params: z.record(z.string(), z.unknown()).optional() }).strict();
+const CapabilityName = z
+  .string()
+  .min(1)
+  .max(100)
+  .refine((n) => !isObjectMemberName(n), 'a name every object already carries (constructor, toString…) names no capability');
+
+export const CapabilityGrantSchema = z.object({ name: CapabilityName, params: z.record(z.string(), z.unknown()).optional() }).strict();
 
 /** Grants, each capability named once. */
 const Grants = z.array(CapabilityGrantSchema).refine((gs) => new Set(gs.map((g) => g.name)).size === gs.length, 'a capability is named twice');

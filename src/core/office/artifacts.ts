@@ -12,6 +12,7 @@ import { HolonError } from '../errors.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
 import type { EventStore } from '../store.ts';
+import { toDict } from '../util.ts';
 import { commitToArtifactsRef, repoRoot } from './git.ts';
 import type { Logger } from '../deps.ts';
 import type { Artifact, OfficeFields } from './slice.ts';
@@ -22,11 +23,12 @@ export const MAX_BINARY_BYTES = 10 * 1024 * 1024;
 /** Where artifacts live, relative to the workspace. */
 export const ARTIFACTS_DIR = path.join('.holon', 'artifacts');
 
-const KINDS: Record<string, string> = {
+// Looked up by the extension an agent chose: without a prototype, "notes.constructor" is just a file.
+const KINDS = toDict<string>({
   md: 'markdown', markdown: 'markdown', txt: 'text', html: 'page', htm: 'page',
   png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', svg: 'image', webp: 'image',
   pdf: 'pdf', csv: 'data', tsv: 'data', json: 'data', xlsx: 'data', yaml: 'data', yml: 'data',
-};
+});
 
 /**
  * The file name an artifact is stored under: a bare name with an extension. Paths, names starting with

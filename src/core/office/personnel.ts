@@ -4,9 +4,9 @@
  * between two of them, which is what a human reads before merging a proposal.
  */
 import type { CapabilityGrant, Mandate } from '../model.ts';
-import { CAP } from '../capabilities.ts';
+import { CAP, isObjectMemberName } from '../capabilities.ts';
 import { HolonError } from '../errors.ts';
-import { canonicalHash } from '../util.ts';
+import { canonicalHash, toDict } from '../util.ts';
 
 /** How a capability is written in `personnel.yaml`: a bare name, or `{name: params}`. */
 export type PersonnelCapability = string | Record<string, unknown>;
@@ -42,30 +42,36 @@ export function mandateStatus(s: PersonnelStatus): Mandate['status'] {
 
 /**
  * The list parameter a capability's shorthand `{name: [...]}` stands for, so `{"mail.send": ["ada"]}`
- * and `{"mail.send": {"to": ["ada"]}}` are the same grant.
+ * and `{"mail.send": {"to": ["ada"]}}` are the same grant. Looked up by the name an agent wrote, so
+ * without a prototype.
  */
-const SHORTHAND_KEY: Record<string, string> = {
+const SHORTHAND_KEY = toDict<string>({
   [CAP.mailSend]: 'to',
   [CAP.forgeRead]: 'repos',
   [CAP.forgeWrite]: 'repos',
   [CAP.marketCall]: 'capabilities',
   [CAP.pay]: 'payees',
-};
+});
 
 const CAPABILITY_NAME = /^[a-z][a-z0-9_-]*(\.[a-z0-9_*-]+)*$/;
+
+/** Whether `name` can name a capability: dotted lower-case words, none a name every object carries. */
+function isCapabilityName(name: string): boolean {
+  return CAPABILITY_NAME.test(name) && !isObjectMemberName(name);
+}
 
 /**
  * The parameters a capability Holon checks may carry, each a list of strings. A grant of one of these
  * with any other key, or a list that is not a list of strings, is refused: a parameter that does not
  * check as written would be read as "no restriction", wider than what the human was shown.
  */
-const LIST_PARAMS: Record<string, readonly string[]> = {
+const LIST_PARAMS = toDict<readonly string[]>({
   [CAP.mailSend]: ['to'],
   [CAP.forgeRead]: ['repos'],
   [CAP.forgeWrite]: ['repos'],
   [CAP.marketCall]: ['capabilities'],
   [CAP.pay]: ['payees'],
-};
+});
 
 function checkedParams(name: string, params: Record<string, unknown>): CapabilityGrant {
   const allowed = LIST_PARAMS[name];
@@ -83,13 +89,13 @@ function checkedParams(name: string, params: Record<string, unknown>): Capabilit
 /** The grant a `personnel.yaml` entry describes; a malformed one is refused with what is wrong. */
 export function grantOfEntry(entry: PersonnelCapability): CapabilityGrant {
   if (typeof entry === 'string') {
-    if (!CAPABILITY_NAME.test(entry)) throw new HolonError('invalid_input', `capability "${entry}" is not a capability name`);
+    if (!isCapabilityName(entry)) throw new HolonError('invalid_input', `capability "${entry}" is not a capability name`);
     return { name: entry };
   }
   const keys = Object.keys(entry);
   const name = keys[0];
   if (keys.length !== 1 || name === undefined) throw new HolonError('invalid_input', 'a capability is a name, or an object with exactly one name and its parameters');
-  if (!CAPABILITY_NAME.test(name)) throw new HolonError('invalid_input', `capability "${name}" is not a capability name`);
+  if (!isCapabilityName(name)) throw new HolonError('invalid_input', `capability "${name}" is not a capability name`);
   const value = entry[name];
   if (value === null || value === undefined || value === true) return { name };
   if (Array.isArray(value)) return checkedParams(name, { [SHORTHAND_KEY[name] ?? 'values']: value });

@@ -16,6 +16,8 @@ import { mandateOf } from '../mandates.ts';
 import type { CapabilityGrant, Mandate } from '../model.ts';
 import * as M from '../money.ts';
 import type { EventStore, NewEvent, Signer } from '../store.ts';
+import type { Dict } from '../util.ts';
+import { toDict } from '../util.ts';
 import { colleagueMandate } from './colleagues.ts';
 import type { Personnel, PersonnelCapability, PersonnelStatus } from './personnel.ts';
 import { entryOfGrant, grantOfEntry, mergeGrants, personnelChange, personnelOf } from './personnel.ts';
@@ -28,13 +30,22 @@ type Office = MandatesFields & OfficeFields & ApprovalsFields & FxFields;
 const g = (name: string, params?: Record<string, unknown>): CapabilityGrant => (params ? { name, params } : { name });
 const BASE = [g(CAP.mailRead), g(CAP.mailSend), g(CAP.officeRead), g(CAP.approvalRequest), g(CAP.artifactPublish)];
 
-/** The roles a hire can start from: their default capabilities, toolsets and budget. */
-export const ROLE_TEMPLATES: Record<string, { title: string; toolsets: Mandate['toolsets']; capabilities: CapabilityGrant[]; per_day: string; total: string }> = {
+/** A role a hire can start from: its default capabilities, toolsets and budget. */
+export interface RoleTemplate {
+  title: string;
+  toolsets: Mandate['toolsets'];
+  capabilities: CapabilityGrant[];
+  per_day: string;
+  total: string;
+}
+
+/** The roles a hire can start from, by id; looked up by the role an agent names, so without a prototype. */
+export const ROLE_TEMPLATES: Dict<RoleTemplate> = toDict<RoleTemplate>({
   engineer: { title: 'Engineer', toolsets: ['office'], capabilities: [...BASE, g(CAP.forgeRead, { repos: [] }), g(CAP.forgeWrite, { repos: [] })], per_day: '5.00', total: '50.00' },
   writer: { title: 'Writer', toolsets: ['office'], capabilities: BASE, per_day: '2.00', total: '20.00' },
   researcher: { title: 'Researcher', toolsets: ['office', 'market'], capabilities: [...BASE, g(CAP.marketCall, { capabilities: ['*'] })], per_day: '5.00', total: '50.00' },
   coordinator: { title: 'Coordinator', toolsets: ['office'], capabilities: [...BASE, g(CAP.forgeRead, { repos: [] }), g(CAP.hrPropose)], per_day: '2.00', total: '20.00' },
-};
+});
 
 /** The daily budget given in USD, in the mandate's currency (by the human's rate when it is not USD). */
 function perDayOf(s: FxFields, usd: string, currency: string): string {

@@ -11,6 +11,7 @@ import * as z from 'zod';
 import type { Cart, CartStatus, CheckoutClient, LineRequest } from '../../core/commerce/checkout.ts';
 import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
 import * as M from '../../core/money.ts';
+import { toDict } from '../../core/util.ts';
 import type { MerchantConfig } from './merchants.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import { codeOf, exchange, merchantFailure, readBody } from './merchants.ts';
@@ -41,7 +42,8 @@ const Session = z.object({
 type Session = z.infer<typeof Session>;
 const ErrorBody = z.object({ type: z.string().optional(), code: z.string().optional() }).partial();
 
-const STATUS: Record<string, CartStatus> = { ready_for_payment: 'ready', completed: 'completed', canceled: 'canceled' };
+// Looked up by the status the merchant sent: one this table does not have is not_ready, whatever its name.
+const STATUS = toDict<CartStatus>({ ready_for_payment: 'ready', completed: 'completed', canceled: 'canceled' });
 
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 

@@ -14,6 +14,7 @@ import type { Cart, CartStatus, CheckoutClient, LineRequest } from '../../core/c
 import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
 import { HolonError } from '../../core/errors.ts';
 import * as M from '../../core/money.ts';
+import { toDict } from '../../core/util.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { MerchantConfig } from './merchants.ts';
 import { codeOf, exchange, merchantFailure, readBody } from './merchants.ts';
@@ -52,7 +53,8 @@ const Profile = z.object({
   }),
 });
 
-const STATUS: Record<string, CartStatus> = { ready_for_complete: 'ready', completed: 'completed', canceled: 'canceled' };
+// Looked up by the status the merchant sent: one this table does not have is not_ready, whatever its name.
+const STATUS = toDict<CartStatus>({ ready_for_complete: 'ready', completed: 'completed', canceled: 'canceled' });
 
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 

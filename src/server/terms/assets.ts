@@ -21,9 +21,11 @@ const KNOWN: Record<string, Record<string, KnownAsset>> = {
   'eip155:31337': { '0x5fbdb2315678afecb367f032d93f642f64180aa3': { currency: 'USDC', decimals: 6 } },
 };
 
-/** The asset `address` on `network`, when Holon knows it. */
+/** The asset `address` on `network`, when Holon knows it. Both are the seller's words: only the table's own entries count. */
 export function knownAsset(network: string, address: string): KnownAsset | undefined {
-  return Object.hasOwn(KNOWN, network) ? KNOWN[network]?.[address.toLowerCase()] : undefined;
+  const assets = Object.hasOwn(KNOWN, network) ? KNOWN[network] : undefined;
+  const key = address.toLowerCase();
+  return assets && Object.hasOwn(assets, key) ? assets[key] : undefined;
 }
 
 /** A demo token's address on the local test chain. */
