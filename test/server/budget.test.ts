@@ -14,7 +14,7 @@ import type { Runtime } from '../../src/server/runtime.ts';
 import { openRuntime } from '../../src/server/runtime.ts';
 import { connect, demoRuntime, FACTURE, INVOICES, MANDATE, openAgain, until } from '../helpers.ts';
 import type { CallResult, Money } from './support.ts';
-import { addEchoAgent, assertNothingAppended, callAgent, callTool, ECHO_AGENT, money, plus, problemOf, structured, textOf } from './support.ts';
+import { addEchoAgent, assertNothingAppended, assertRefusalsOnly, callAgent, callTool, ECHO_AGENT, money, plus, problemOf, structured, textOf } from './support.ts';
 
 interface Budget {
   mandate: string;
@@ -163,7 +163,7 @@ test('get_receipt of another mandate\'s receipt, or of no receipt, is not_found'
       assert.equal(p.reason, 'not_found');
       assert.equal(p['receipt'], receipt);
     }
-    await assertNothingAppended(env.runtime, seq);
+    await assertRefusalsOnly(env.runtime, seq, ['call_failed', 'call_failed']);
 
     // Each server shows only its own mandate's money: the other call was not charged to demo/sandbox.
     const mine = await budget();

@@ -12,7 +12,7 @@ import { connect, demoRuntime, FACTURE, INVOICES } from '../helpers.ts';
 import {
   addEchoAgent,
   assertDeniedOnly,
-  assertNothingAppended,
+  assertRefusalsOnly,
   callAgent,
   callTool,
   ECHO_AGENT,
@@ -141,7 +141,7 @@ test('a capability the mandate does not grant is denied; no money moves', async 
   assert.deepEqual(money(env.runtime), before);
 });
 
-test('bad requests are tool errors that leave the journal as it was', async () => {
+test('bad requests are tool errors that leave nothing but their refusals on the record', async () => {
   const seq = env.runtime.store.seq;
   const cases: { args: Record<string, unknown>; reason: string; details?: Record<string, unknown> }[] = [
     { args: { agent: 'acme/table-extract', capability: 'extraction.table', input: { file: FACTURE } }, reason: 'invalid_input' },
@@ -163,10 +163,11 @@ test('bad requests are tool errors that leave the journal as it was', async () =
     const r = await callTool(client, 'call_agent', args);
     assert.equal(r.isError, true, JSON.stringify(args));
   }
-  await assertNothingAppended(env.runtime, seq);
+  const failed = 'call_failed';
+  await assertRefusalsOnly(env.runtime, seq, [failed, failed, failed, failed, failed, 'invalid_arguments', failed, 'invalid_arguments', 'invalid_arguments', 'invalid_arguments']);
 });
 
-test('file handles that do not name a file inside <state>/files are refused before anything is appended', async () => {
+test('file handles that do not name a file inside <state>/files are refused before anything but the refusal is appended', async () => {
   const filesDir = path.join(env.dir, 'files', 'examples');
   fs.symlinkSync(path.join(env.dir, 'journal.jsonl'), path.join(filesDir, 'escape.pdf'));
   const seq = env.runtime.store.seq;
@@ -186,7 +187,7 @@ test('file handles that do not name a file inside <state>/files are refused befo
   // Handles are found anywhere in the input, e.g. in the pipeline's list of files.
   const nested = problemOf(await callTool(client, 'call_agent', { agent: 'holon-labs/invoice-pipeline', input: { files: [INVOICES[0], 'holon://files/nope.pdf'] } }));
   assert.equal(nested.reason, 'invalid_input');
-  await assertNothingAppended(env.runtime, seq);
+  await assertRefusalsOnly(env.runtime, seq, handles.map(() => 'call_failed').concat('call_failed'));
 });
 
 test('an input that fails the agent\'s input schema is denied before anything is held or sent; no money moves', async () => {

@@ -12,7 +12,7 @@ import { canonicalize } from 'json-canonicalize';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
-import { assertNothingAppended, callTool, eventsAfter } from './support.ts';
+import { assertRefusalsOnly, callTool, eventsAfter } from './support.ts';
 
 const A = 'demo/mem';
 const B = 'demo/other';
@@ -95,7 +95,7 @@ describe('memory_remember', () => {
     assert.ok(!JSON.stringify(events[0]).includes('SECRET-TABS'), 'no content in the ledger');
   });
 
-  test('bad input is a validation problem and writes nothing', async () => {
+  test('bad input is a validation problem and writes nothing but its refusal', async () => {
     const bad: Record<string, unknown>[] = [
       { key: 'big', content: 'x'.repeat(64 * 1024 + 1) },
       { key: 'big', content: 'é'.repeat(40_000) }, // 80 000 bytes in 40 000 characters
@@ -112,7 +112,9 @@ describe('memory_remember', () => {
       const p = problem(await callTool(a, 'memory_remember', args), 'validation');
       assert.equal(p.data.status, 400);
       assert.equal(p.action, 'never-retry');
-      await assertNothingAppended(runtime, seq);
+      const events = await assertRefusalsOnly(runtime, seq, ['invalid_arguments']);
+      const ledgered = JSON.stringify(events);
+      assert.ok(!ledgered.includes('xxxx') && !ledgered.includes('éé') && !ledgered.includes('yesterday') && !ledgered.includes('lines'), `no value the agent sent: ${ledgered}`);
     }
   });
 
@@ -315,7 +317,7 @@ describe('memory_assemble and memory_verify', () => {
     for (const [tool, args] of cases) {
       const seq = runtime.store.seq;
       problem(await callTool(a, tool, args), 'validation');
-      await assertNothingAppended(runtime, seq);
+      await assertRefusalsOnly(runtime, seq, ['invalid_arguments']);
     }
     // A forged snapshot is refused too (after the call is ledgered: only the signature can tell).
     const [body, sig] = page.snapshot.token.split('.') as [string, string];

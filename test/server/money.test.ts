@@ -27,7 +27,7 @@ import { createHolonServer } from '../../src/server/server.ts';
 import type { MoneyServerDeps } from '../../src/server/tools/money.ts';
 import type { TestClock } from '../helpers.ts';
 import { demoRuntime } from '../helpers.ts';
-import { assertNothingAppended, callTool, typesAfter } from './support.ts';
+import { assertRefusalsOnly, callTool, typesAfter } from './support.ts';
 
 const PAYER = 'demo/payer';
 const OPEN = 'demo/open';
@@ -160,15 +160,17 @@ describe('pay and simulate', () => {
     assert.deepEqual(account('demo2'), before);
   });
 
-  test('bad intents are refused as validation problems and append nothing', async () => {
+  test('bad intents are refused as validation problems and append nothing but their refusals, without the values', async () => {
     for (const over of [{ payee: 'demo2' }, { payee: 'acct:Demo2' }, { amount: '0' }, { amount: '-1' }, { amount: '1.1234567' }, { currency: 'eur' }, { idempotency_key: '' }, { idempotency_key: 'has space' }, { purpose: '' }]) {
       const seq = runtime.store.seq;
       const bad = intent({ idempotency_key: 'k-bad', ...over });
       const p = problem(await callTool(payer, 'pay', bad), 'validation');
       assert.equal(p.action, 'never-retry', JSON.stringify(over));
-      await assertNothingAppended(runtime, seq);
+      await assertRefusalsOnly(runtime, seq, ['invalid_arguments'], JSON.stringify(over));
       problem(await callTool(payer, 'simulate', bad), 'validation');
-      await assertNothingAppended(runtime, seq);
+      const events = await assertRefusalsOnly(runtime, seq, ['invalid_arguments', 'invalid_arguments'], JSON.stringify(over));
+      const [field] = Object.keys(over);
+      assert.deepEqual(events.map((e) => (e.data as { summary: unknown }).summary), [{ invalid_arguments: [`intent.${field}`] }, { invalid_arguments: [`intent.${field}`] }]);
     }
   });
 
@@ -337,7 +339,13 @@ describe('records', () => {
     assert.deepEqual(listed.intents.map((r) => r.idempotency_key), ['k-rail', 'k-lapse', 'k-reject', 'k-park', 'k-big', 'k-deny', 'k-1']);
     const seq = runtime.store.seq;
     problem(await callTool(payer, 'get_audit', { cursor: 'bm90LWEtY3Vyc29y' }), 'validation');
-    await assertNothingAppended(runtime, seq);
+    await assertRefusalsOnly(runtime, seq, ['call_failed']);
+    // Arguments that do not fit: the refusal is on the record, with which fields and never what was in them.
+    const seq2 = runtime.store.seq;
+    problem(await callTool(payer, 'list_intents', { status: 'SECRET-STATUS', limit: 201 }), 'validation');
+    const events = await assertRefusalsOnly(runtime, seq2, ['invalid_arguments']);
+    assert.deepEqual(events.map((e) => [e.type, (e.data as { tool: string }).tool, (e.data as { summary: unknown }).summary]), [['tool.denied', 'list_intents', { invalid_arguments: ['status', 'limit'] }]]);
+    assert.ok(!JSON.stringify(events).includes('SECRET'));
   });
 
   test('get_mandate: caps, what each drew, the period; spent and remaining absent together with an unconvertible prior spend', async () => {
@@ -464,11 +472,11 @@ describe('identities: disclose, verify, resolve', () => {
     assert.deepEqual([who.kind, who.rails, who.trust['own_installation'], who.trust['account']], ['disclosure', ['journal'], true, 'acct:demo']);
   });
 
-  test('resolve refuses what it cannot read, appending nothing; a missing card is not_found', async () => {
+  test('resolve refuses what it cannot read, appending nothing but the refusal; a missing card is not_found', async () => {
     for (const reference of ['not a reference', { hello: 'world' }, 'ftp://agent.example/']) {
       const seq = runtime.store.seq;
       problem(await callTool(payer, 'resolve', { reference }), 'validation');
-      await assertNothingAppended(runtime, seq);
+      await assertRefusalsOnly(runtime, seq, ['call_failed']);
     }
     problem(await callTool(payer, 'resolve', { reference: 'https://missing.example/' }), 'not_found');
   });

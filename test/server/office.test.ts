@@ -119,20 +119,49 @@ describe('gating and the ledger', () => {
     }
   });
 
-  test('bad arguments are refused before anything is ledgered or written', async () => {
-    const seq = runtime.store.seq;
-    for (const [tool, args] of [
-      ['mail_send', { to: 'lead', subject: 'two\nlines', body: 'x' }],
-      ['mail_send', { to: 'lead', subject: 'x'.repeat(201), body: 'x' }],
-      ['mail_read', { number: 0 }],
-      ['approval_request', { title: 't', reason: 'r', kind: 'capability.window', capability: 'office.read', hours: 169 }],
-      ['forge_open_pr', { repo: '../etc', head: 'a', title: 't', body: '' }],
+  test('bad arguments are refused, written nowhere but the ledger: every call is on the record, its refusal as invalid_arguments without the values', async () => {
+    for (const [who, tool, args, fields] of [
+      [lead, 'mail_send', { to: 'lead', subject: 'S'.repeat(201), body: 'BODY-VALUE' }, ['subject']],
+      [lead, 'mail_send', { to: 'lead', subject: 'two\nlines', body: 'BODY-VALUE' }, ['subject']],
+      [lead, 'mail_read', { number: 0 }, ['number']],
+      [lead, 'approval_request', { title: 'TITLE-VALUE', reason: 'REASON-VALUE', kind: 'capability.window', capability: 'office.read', hours: 169 }, ['hours']],
+      [ada, 'artifact_list', { limit: 201 }, ['limit']],
+      [ada, 'forge_open_pr', { repo: '../etc', head: 'HEAD-VALUE', title: 'TITLE-VALUE', body: '' }, ['repo']],
     ] as const) {
-      const r = await lead(tool, args as Record<string, unknown>);
+      const seq = runtime.store.seq;
+      const r = await who(tool, args as Record<string, unknown>);
       assert.equal(r.isError, true, tool);
       assert.match(text(r), /^invalid_input: /, tool);
+      const events = await after_(seq);
+      assert.deepEqual(types(events), ['tool.called', 'tool.denied'], `${tool}: nothing but the call and its refusal`);
+      const summary = { invalid_arguments: fields };
+      assert.deepEqual((events[0]?.data as { summary: unknown }).summary, summary, tool);
+      assert.deepEqual(events[1]?.data, { mandate: (events[0]?.data as { mandate: string }).mandate, toolset: 'office', tool, actor: who === lead ? 'lead' : 'ada', via: 'mcp', summary, denials: [{ code: 'invalid_arguments', params: { fields } }] }, tool);
+      assert.ok(!JSON.stringify(events).includes('VALUE') && !JSON.stringify(events).includes('SSSS'), `${tool}: no value the agent sent`);
     }
-    assert.equal(runtime.store.seq, seq);
+  });
+
+  test('bad arguments without the capability are refused as missing the capability, whatever they are, and on the record', async () => {
+    const seq = runtime.store.seq;
+    const r = await bob('mail_send', { to: 'lead', subject: 'S'.repeat(201), body: 'BODY-VALUE' });
+    assert.equal(text(r), 'Not permitted: needs capability mail.send — use approval_request');
+    const events = await after_(seq);
+    assert.deepEqual(
+      events.map((e) => [e.type, (e.data as { summary: unknown }).summary, (e.data as { denials?: unknown }).denials]),
+      [
+        ['tool.called', { invalid_arguments: ['subject'] }, undefined],
+        ['tool.denied', { invalid_arguments: ['subject'] }, [{ code: 'capability_missing', params: { capability: 'mail.send' } }]],
+      ],
+    );
+    assert.ok(!JSON.stringify(events).includes('SSSS') && !JSON.stringify(events).includes('VALUE'));
+    assert.equal(text(await bob('artifact_list', { limit: 201 })), 'Not permitted: needs capability artifact.publish — use approval_request');
+  });
+
+  test('a call the core refuses is on the record with the reason as its code', async () => {
+    const seq = runtime.store.seq;
+    assert.match(text(await ada('mail_read', { number: 999 })), /^not_found: /);
+    const denied = (await after_(seq)).filter((e) => e.type === 'tool.denied');
+    assert.deepEqual(denied.map((e) => (e.data as { denials: unknown }).denials), [[{ code: 'call_failed', params: { reason: 'not_found' } }]]);
   });
 });
 

@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/core/deps.ts';
 import { openRuntime } from '../../src/server/runtime.ts';
 import { connect, demoRuntime, EXAMPLES, MANDATE, tempDir, TestClock } from '../helpers.ts';
 import type { Money } from './support.ts';
-import { assertNothingAppended, callTool, problemOf, structured, textOf } from './support.ts';
+import { assertNothingAppended, assertRefusalsOnly, callTool, problemOf, structured, textOf } from './support.ts';
 
 interface Summary {
   agent: string;
@@ -133,11 +133,13 @@ test('search_agents filters by query words, case-insensitively, alone or with a 
   assert.equal(all.agents.length + all.excluded.length, 5);
 });
 
-test('search_agents rejects an over-long query with a tool error and appends nothing', async () => {
+test('search_agents rejects an over-long query with a tool error; only its refusal is on the record, without the query', async () => {
   const seq = env.runtime.store.seq;
   const r = await callTool(client, 'search_agents', { query: 'x'.repeat(201) });
   assert.equal(r.isError, true);
-  await assertNothingAppended(env.runtime, seq);
+  const events = await assertRefusalsOnly(env.runtime, seq, ['invalid_arguments']);
+  assert.deepEqual((events[0]?.data as { summary: unknown }).summary, { invalid_arguments: ['query'] });
+  assert.ok(!JSON.stringify(events).includes('xxxx'));
 });
 
 test('a USD-priced agent is excluded while no USD→EUR rate is set, and allowed once it is', async () => {
@@ -220,7 +222,7 @@ test('get_agent on an agent under the threshold says allow; on an excluded one, 
   assert.deepEqual(codes(fast.mandate_decision.denials), ['data_regions', 'data_training']);
 });
 
-test('get_agent on an unknown agent is a not_found tool error and appends nothing', async () => {
+test('get_agent on an unknown agent is a not_found tool error; only the refusals are on the record', async () => {
   const seq = env.runtime.store.seq;
   const r = await callTool(client, 'get_agent', { agent: 'nobody/nothing' });
   const p = problemOf(r);
@@ -229,5 +231,5 @@ test('get_agent on an unknown agent is a not_found tool error and appends nothin
   assert.match(textOf(r), /^not_found: /);
   const empty = await callTool(client, 'get_agent', { agent: '' });
   assert.equal(empty.isError, true, 'an empty id fails the input schema');
-  await assertNothingAppended(env.runtime, seq);
+  await assertRefusalsOnly(env.runtime, seq, ['call_failed', 'invalid_arguments']);
 });

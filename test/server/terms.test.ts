@@ -16,7 +16,7 @@ import type { SignRequest } from '../../src/server/terms/x402Exact.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
-import { callTool } from './support.ts';
+import { assertRefusalsOnly, callTool } from './support.ts';
 
 const TERMS = 'demo/terms';
 const PAIRING = 'x402/exact/eip155';
@@ -104,14 +104,20 @@ describe('the terms toolset', () => {
     assert.equal(s.accepted.length, 0);
   });
 
-  test('an atr that is not canonical base64, or an unknown pairing, fails the input schema: nothing is fetched', async () => {
+  test('an atr that is not canonical base64, or an unknown pairing, fails the input schema: nothing is fetched, the refusal is on the record', async () => {
     const s = await seller();
     const before = s.atrFetches;
+    const seq = runtime.store.seq;
     for (const atr of ['QQ', 'QR==', 'not base64!', 'QUJD\n']) {
       const r = await callTool(client, 'atr_check', { pairing: PAIRING, atr, presented: {} });
       assert.equal(declineOf(r), 'invalid-input', atr);
     }
     assert.equal(declineOf(await callTool(client, 'atr_confirm', { pairing: 'x402/exact/solana', document: s.document, account })), 'invalid-input');
     assert.equal(s.atrFetches, before);
+    const events = await assertRefusalsOnly(runtime, seq, ['invalid_arguments', 'invalid_arguments', 'invalid_arguments', 'invalid_arguments', 'invalid_arguments']);
+    const denied = events.filter((e) => e.type === 'tool.denied').map((e) => (e.data as { summary: unknown }).summary);
+    assert.deepEqual(denied, [...Array(4).fill({ invalid_arguments: ['atr'] }), { invalid_arguments: ['pairing'] }]);
+    assert.ok(!JSON.stringify(events).includes('not base64') && !JSON.stringify(events).includes('solana'), 'no value the agent sent');
   });
+
 });

@@ -49,7 +49,8 @@ export function reply<O>(output: O): ToolReply<O> {
 
 const PAYEE = /^(acct:[a-z0-9][a-z0-9_-]{0,62}|[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}:[-.%a-zA-Z0-9]{1,128})$/;
 const Payee = z.string().max(300).regex(PAYEE, 'acct:<account> (a Holon account) or a CAIP-10 account (namespace:chain:address)').describe('Who is paid: acct:<account> for a Holon account, or a CAIP-10 account');
-const PositiveAmount = Amount.refine((v) => parseUnits(v) > 0n, 'must be more than zero');
+// A refinement runs even when the pattern failed: only an amount that reads as one is compared with zero.
+const PositiveAmount = Amount.refine((v) => !Amount.safeParse(v).success || parseUnits(v) > 0n, 'must be more than zero');
 export const IdempotencyKey = z
   .string()
   .min(1)
