@@ -24,7 +24,7 @@ import type { MailThread, Proposal } from '../../core/office/slice.ts';
 import { MAIL_STATES } from '../../core/office/slice.ts';
 import { Slug } from '../../core/schemas.ts';
 import { budgetOf } from '../../core/spend.ts';
-import { MAIL_REMINDER, wrapMail } from '../../core/util.ts';
+import { MAIL_REMINDER, wrapMail } from '../../core/foreign.ts';
 import { officeFailure } from '../render/office.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { ToolDef, Toolset } from './toolDef.ts';
