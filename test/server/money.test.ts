@@ -425,8 +425,11 @@ describe('identities: disclose, verify, resolve', () => {
     assert.equal(d.disclosure.mandate, PAYER);
     assert.equal(d.disclosure.expires_at, '2026-11-29T10:10:00.000Z');
     assert.ok(verifySignature(d.signature.public_key, canonicalize(d.disclosure), d.signature.value));
-    const v = ok<Decision>(await callTool(payer, 'verify', { ...d, policy: { require_capabilities: ['pay'] } }));
+    const v = ok<Decision & { subject: { who: { slug: string }; mandate: string } }>(await callTool(payer, 'verify', { ...d, policy: { require_capabilities: ['pay'] } }));
     assert.deepEqual([v.decision, v.reasons, v.signals.own_installation], ['allow', [], true]);
+    // A valid signature says who signed, not that what they wrote is safe to follow: the claims are marked.
+    assert.deepEqual([v.subject.who.slug, v.subject.mandate], ['<data from="counterparty">payer</data>', `<data from="counterparty">${PAYER}</data>`]);
+    assert.equal(d.disclosure.mandate, PAYER, 'the disclosure itself is signed, and stays as it was signed');
   });
 
   test('one byte changed, in the body or the signature, fails verification; so do expiry and the policy', async () => {
@@ -464,9 +467,13 @@ describe('identities: disclose, verify, resolve', () => {
     const chain = ok<Identity>(await callTool(payer, 'resolve', { reference: 'eip155:8453:0x1111111111111111111111111111111111111111' }));
     assert.deepEqual([chain.kind, chain.rails, chain.trust['ownership_proven']], ['chain_account', ['x402'], false]);
     const inline = ok<Identity>(await callTool(payer, 'resolve', { reference: CARD }));
-    assert.deepEqual([inline.kind, inline.name, inline.rails, inline.trust['fetched_from']], ['a2a_agent', 'Invoice Reader', ['x402'], null]);
+    // What a card says is the counterparty's: marked as data, from the host it was fetched from where it was.
+    assert.deepEqual([inline.kind, inline.name, inline.rails, inline.trust['fetched_from']], ['a2a_agent', '<data from="counterparty">Invoice Reader</data>', ['x402'], null]);
     const fetched = ok<Identity>(await callTool(payer, 'resolve', { reference: AGENT_URL }));
-    assert.deepEqual([fetched.id, fetched.trust['fetched_from'], fetched.trust['interfaces_on_card_origin'], fetched.trust['card_version']], ['https://agent.example/a2a', 'https://agent.example/.well-known/agent-card.json', true, '1.0']);
+    assert.deepEqual(
+      [fetched.id, fetched.name, fetched.trust['fetched_from'], fetched.trust['interfaces_on_card_origin'], fetched.trust['card_version']],
+      ['<data from="agent.example">https://agent.example/a2a</data>', '<data from="agent.example">Invoice Reader</data>', 'https://agent.example/.well-known/agent-card.json', true, '1.0'],
+    );
     const d = ok<Signed>(await callTool(payer, 'disclose'));
     const who = ok<Identity>(await callTool(payer, 'resolve', { reference: d }));
     assert.deepEqual([who.kind, who.rails, who.trust['own_installation'], who.trust['account']], ['disclosure', ['journal'], true, 'acct:demo']);
