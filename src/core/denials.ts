@@ -3,6 +3,7 @@
  * journal keeps them; each edge renders them in its own seed's words (market's reasons, terms' declines,
  * money's RFC 9457 problems, office's "Not permitted"). Nothing matches on wording.
  */
+import type { HolonErrorReason } from './errors.ts';
 import type { MoneyJson } from './money.ts';
 
 /** One field an approval was bound to that the new request does not match. */
@@ -104,6 +105,10 @@ export interface DenialParams {
   rate_limited: { limit: number; per: 'minute' | 'day'; retry_after_seconds: number };
   /** The human's call quota for the period is spent; only they can raise it. */
   quota_exceeded: { limit: number; per: 'minute' | 'day'; resets_at: string };
+  /** A tool's arguments do not fit its input schema: which fields (their paths), never what was sent in them. */
+  invalid_arguments: { fields: string[] };
+  /** A tool call that failed with an expected error other than a refusal with its own code, by the error's reason. */
+  call_failed: { reason: HolonErrorReason };
 }
 
 /** Every denial code. */
@@ -156,6 +161,8 @@ export const DENIAL_CODES = [
   'spend_unconvertible',
   'rate_limited',
   'quota_exceeded',
+  'invalid_arguments',
+  'call_failed',
 ] as const satisfies readonly DenialCode[];
 type Missing = Exclude<DenialCode, (typeof DENIAL_CODES)[number]>;
 // A denial code added above but not to the list fails here.

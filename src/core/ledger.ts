@@ -1,7 +1,8 @@
 /**
- * The ledger of tool calls: every call a toolset ledgers, and every call refused for a missing
- * capability, with a safe summary of its arguments (never a body, a charter or a secret). Nothing is
- * folded from these: they are the record an auditor reads back.
+ * The ledger of tool calls: every call a toolset ledgers, and every call refused or failed with an
+ * expected error — a missing capability, arguments that do not fit, a target outside its scope — with a
+ * safe summary of its arguments (never a body, a charter, a secret, nor a value that did not parse).
+ * Nothing is folded from these: they are the record an auditor reads back.
  */
 import type { Denial } from './denials.ts';
 import type { EventStore } from './store.ts';
@@ -11,16 +12,24 @@ import { eventsOf } from './slice.ts';
 export interface LedgerEvents {
   /** The seed's `mcp.agent.<tool>`: `actor` is the grantee's slug (absent in journals written before). */
   'tool.called': { mandate: string; toolset: string; tool: string; actor?: string | null; summary: Record<string, unknown> };
-  /** The seed's `run.denied (via: mcp)`. */
+  /** The seed's `run.denied (via: mcp)`: why, as denial codes. */
   'tool.denied': { mandate: string; toolset: string; tool: string; actor?: string | null; via?: 'mcp'; summary: Record<string, unknown>; denials: Denial[] };
 }
 
 const ledgerEvent = eventsOf<LedgerEvents>();
 
-/** Records one tool call (allowed, or refused with its denials). */
-export async function ledgerToolCall(store: EventStore<object>, entry: LedgerEvents['tool.called'], denials?: Denial[]): Promise<void> {
+/** Records one call, before anything can refuse it. */
+export async function ledgerToolCall(store: EventStore<object>, entry: LedgerEvents['tool.called']): Promise<void> {
+  await store.transact(() => ({ events: [ledgerEvent('tool.called', entry)], result: undefined }));
+}
+
+/**
+ * Records a refused call with its denials. `withCall`: the call itself goes first, in the same
+ * transaction — for a toolset that ledgers every call, when the refusal came before the call was recorded.
+ */
+export async function ledgerRefusal(store: EventStore<object>, entry: LedgerEvents['tool.called'], denials: Denial[], withCall: boolean): Promise<void> {
   await store.transact(() => ({
-    events: [denials ? ledgerEvent('tool.denied', { ...entry, via: 'mcp', denials }) : ledgerEvent('tool.called', entry)],
+    events: [...(withCall ? [ledgerEvent('tool.called', entry)] : []), ledgerEvent('tool.denied', { ...entry, via: 'mcp', denials })],
     result: undefined,
   }));
 }

@@ -5,6 +5,7 @@
  */
 import type { Approval } from './approvals/model.ts';
 import type { Denial } from './denials.ts';
+import type { HolonErrorReason } from './errors.ts';
 import type { ReceiptTree } from './market/receipts.ts';
 import type { MoneyJson } from './money.ts';
 import type { TeamMember } from './team.ts';
@@ -23,6 +24,19 @@ export function pct(rate: string | null): string {
   const frac = tenths % 10n;
   return `${whole}${frac === 0n ? '' : `.${frac}`}%`;
 }
+
+/** What an expected failure of each reason means, for a `call_failed` on the record. */
+const CALL_FAILED_WORDS: Record<HolonErrorReason, string> = {
+  invalid_input: 'what it asked for was refused as invalid',
+  not_found: 'something it named was not found',
+  denied: 'it was refused',
+  conflict: 'it conflicts with the current state',
+  unknown_amount: 'an amount it depends on could not be known',
+  agent_failed: 'another party it depends on failed or answered what cannot be read',
+  corrupt_journal: 'the journal could not be read',
+  lock_timeout: 'the journal or another party was busy',
+  not_interactive: 'it needs a human at a terminal',
+};
 
 /** One denial as a sentence (seed 000's reasons). */
 export function denialText(d: Denial): string {
@@ -124,6 +138,10 @@ export function denialText(d: Denial): string {
         return `the purchase total ${fmt(d.params.amount)} is above the approval threshold ${fmt(d.params.threshold)}, and a merchant's checkout cannot wait for a human's approval: a human must raise the threshold, or buy less`;
       case 'agreement_pending':
         return 'The agreement payment was sent and may settle yet: call again without approved to collect its receipt; never send approved again for this agreement.';
+      case 'invalid_arguments':
+        return `the arguments do not fit the tool's input schema (${d.params.fields.join(', ') || 'the arguments as a whole'})`;
+      case 'call_failed':
+        return `the call failed: ${CALL_FAILED_WORDS[d.params.reason]}`;
     }
   })();
   return d.agent ? `${d.agent}: ${text}` : text;

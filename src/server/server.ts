@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { HolonError } from '../core/errors.ts';
+import { DATA_RULE } from '../core/foreign.ts';
 import type { ToolsetName } from '../core/schemas.ts';
 import { HOLON_VERSION } from '../core/version.ts';
 import type { ServerDeps } from './serverDeps.ts';
@@ -71,6 +72,7 @@ export function createHolonServer(deps: ServerDeps, mandateId: string): Server {
   return createToolServer(deps, mandateId, sets, {
     name: 'holon',
     title: `Holon · ${mandateId}`,
-    instructions: [`This server acts for mandate ${mandateId}.`, ...sets.map((s) => s.instructions)].join('\n'),
+    // The rule for every envelope, said once; each toolset's own instructions say what it marks.
+    instructions: [`This server acts for mandate ${mandateId}.`, DATA_RULE, ...sets.map((s) => s.instructions)].join('\n'),
   });
 }

@@ -18,7 +18,7 @@ import { createHolonServer } from '../../src/server/server.ts';
 import { approvalMessage } from '../../src/core/present.ts';
 import { connect, demoRuntime, INVOICES, MANDATE, openAgain, until } from '../helpers.ts';
 import type { CallResult } from './support.ts';
-import { assertNothingAppended, callAgent, callTool, money, structured, textOf, typesAfter, unwrap } from './support.ts';
+import { assertNothingAppended, assertRefusalsOnly, callAgent, callTool, money, structured, textOf, typesAfter, unwrap } from './support.ts';
 
 const PIPELINE = 'holon-labs/invoice-pipeline';
 const JOB = { agent: PIPELINE, input: { files: INVOICES } };
@@ -228,7 +228,7 @@ test('without elicitation: pending at once, the human approves out of band, the 
   }
 });
 
-test('check_approval of an unknown approval is not_found', async () => {
+test('check_approval of an unknown approval is not_found, and only that is on the record', async () => {
   const { runtime, cleanup } = await demoRuntime();
   try {
     const client = await connect(runtime);
@@ -236,7 +236,7 @@ test('check_approval of an unknown approval is not_found', async () => {
     const r = await callTool(client, 'check_approval', { approval: 'apr_nothing' });
     assert.equal(r.isError, true);
     assert.match(textOf(r), /^not_found: /);
-    await assertNothingAppended(runtime, seq);
+    await assertRefusalsOnly(runtime, seq, ['call_failed']);
     await client.close();
   } finally {
     await cleanup();

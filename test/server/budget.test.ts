@@ -14,7 +14,7 @@ import type { Runtime } from '../../src/server/runtime.ts';
 import { openRuntime } from '../../src/server/runtime.ts';
 import { connect, demoRuntime, FACTURE, INVOICES, MANDATE, openAgain, until } from '../helpers.ts';
 import type { CallResult, Money } from './support.ts';
-import { addEchoAgent, assertNothingAppended, callAgent, callTool, ECHO_AGENT, money, plus, problemOf, structured, textOf } from './support.ts';
+import { addEchoAgent, assertNothingAppended, assertRefusalsOnly, callAgent, callTool, ECHO_AGENT, money, plus, problemOf, structured, textOf } from './support.ts';
 
 interface Budget {
   mandate: string;
@@ -72,7 +72,8 @@ test('get_budget shows the one mandate: grantee, scope, limits, data rules and a
   assert.deepEqual(b, {
     mandate: MANDATE,
     status: 'active',
-    grantee: { slug: 'sandbox', name: 'Agent on demo/sandbox', role: 'coding agent', manager: null },
+    // The grantee's words are marked as data: in an office, a colleague may have written them.
+    grantee: { slug: 'sandbox', name: '<data from="sandbox">Agent on demo/sandbox</data>', role: '<data from="sandbox">coding agent</data>', manager: null },
     toolsets: ['market'],
     capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*', 'pipeline.*'] } }],
     data_rules: { regions: ['EU'], retention_days: 30, training: false },
@@ -163,7 +164,7 @@ test('get_receipt of another mandate\'s receipt, or of no receipt, is not_found'
       assert.equal(p.reason, 'not_found');
       assert.equal(p['receipt'], receipt);
     }
-    await assertNothingAppended(env.runtime, seq);
+    await assertRefusalsOnly(env.runtime, seq, ['call_failed', 'call_failed']);
 
     // Each server shows only its own mandate's money: the other call was not charged to demo/sandbox.
     const mine = await budget();

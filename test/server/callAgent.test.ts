@@ -7,12 +7,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { AGENT_OUTPUT_REMINDER } from '../../src/core/util.ts';
+import { AGENT_OUTPUT_REMINDER } from '../../src/core/foreign.ts';
 import { connect, demoRuntime, FACTURE, INVOICES } from '../helpers.ts';
 import {
   addEchoAgent,
   assertDeniedOnly,
-  assertNothingAppended,
+  assertRefusalsOnly,
   callAgent,
   callTool,
   ECHO_AGENT,
@@ -141,7 +141,7 @@ test('a capability the mandate does not grant is denied; no money moves', async 
   assert.deepEqual(money(env.runtime), before);
 });
 
-test('bad requests are tool errors that leave the journal as it was', async () => {
+test('bad requests are tool errors that leave nothing but their refusals on the record', async () => {
   const seq = env.runtime.store.seq;
   const cases: { args: Record<string, unknown>; reason: string; details?: Record<string, unknown> }[] = [
     { args: { agent: 'acme/table-extract', capability: 'extraction.table', input: { file: FACTURE } }, reason: 'invalid_input' },
@@ -163,10 +163,11 @@ test('bad requests are tool errors that leave the journal as it was', async () =
     const r = await callTool(client, 'call_agent', args);
     assert.equal(r.isError, true, JSON.stringify(args));
   }
-  await assertNothingAppended(env.runtime, seq);
+  const failed = 'call_failed';
+  await assertRefusalsOnly(env.runtime, seq, [failed, failed, failed, failed, failed, 'invalid_arguments', failed, 'invalid_arguments', 'invalid_arguments', 'invalid_arguments']);
 });
 
-test('file handles that do not name a file inside <state>/files are refused before anything is appended', async () => {
+test('file handles that do not name a file inside <state>/files are refused before anything but the refusal is appended', async () => {
   const filesDir = path.join(env.dir, 'files', 'examples');
   fs.symlinkSync(path.join(env.dir, 'journal.jsonl'), path.join(filesDir, 'escape.pdf'));
   const seq = env.runtime.store.seq;
@@ -186,7 +187,7 @@ test('file handles that do not name a file inside <state>/files are refused befo
   // Handles are found anywhere in the input, e.g. in the pipeline's list of files.
   const nested = problemOf(await callTool(client, 'call_agent', { agent: 'holon-labs/invoice-pipeline', input: { files: [INVOICES[0], 'holon://files/nope.pdf'] } }));
   assert.equal(nested.reason, 'invalid_input');
-  await assertNothingAppended(env.runtime, seq);
+  await assertRefusalsOnly(env.runtime, seq, handles.map(() => 'call_failed').concat('call_failed'));
 });
 
 test('an input that fails the agent\'s input schema is denied before anything is held or sent; no money moves', async () => {
@@ -208,11 +209,12 @@ test('a declared charged error is charged, converted from USD: quickscan low_con
   const r = await callAgent(client, { agent: 'quickscan/totals', input: { file: INVOICES[2] } });
   assert.equal(r.raw.isError, true);
   assert.equal(r.status, 'failed');
-  // The receipt keeps the declared code and the manifest's description; the agent's own words stay wrapped.
-  assert.equal(r.error?.code, 'low_confidence');
+  // The receipt keeps the declared code and the manifest's description — the publisher's words, marked as
+  // data; the agent's own words stay wrapped.
+  assert.equal(r.error?.code, '<data from="quickscan/totals">low_confidence</data>');
   assert.equal(r.error?.charged, true);
   const declared = env.runtime.store.state.agents['quickscan/totals']?.manifest.errors.find((e) => e.code === 'low_confidence');
-  assert.equal(r.error?.message, declared?.description, 'the manifest\'s description, never the agent\'s own words');
+  assert.equal(r.error?.message, `<data from="quickscan/totals">${declared?.description ?? ''}</data>`, 'the manifest\'s description, never the agent\'s own words');
   assert.match(r.output ?? '', /6 line items; the total can be cross-checked for at most 5/);
   assert.deepEqual(r.worst_case, { amount: '0.0092', currency: 'EUR' });
   assert.deepEqual(r.cost, { amount: '0.0092', currency: 'EUR' }, '0.01 USD at 0.92');
@@ -228,7 +230,7 @@ test('a declared uncharged error costs nothing: quickscan unreadable_file on not
   const before = money(env.runtime);
   const r = await callAgent(client, { agent: 'quickscan/totals', input: { file: NOTES } });
   assert.equal(r.status, 'failed');
-  assert.equal(r.error?.code, 'unreadable_file');
+  assert.equal(r.error?.code, '<data from="quickscan/totals">unreadable_file</data>');
   assert.equal(r.error?.charged, false);
   assert.deepEqual(r.cost, { amount: '0.00', currency: 'EUR' });
   assert.deepEqual(money(env.runtime), before);

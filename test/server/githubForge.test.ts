@@ -322,7 +322,11 @@ describe('GitHub through the office toolset', () => {
     assert.deepEqual(again, { number: 3, url: `https://github.com/${OWNER}/site/pull/3`, existing: true });
     assert.equal(github.seen.filter((s) => s.method === 'POST').length, 1);
     const listed = structured<{ repo: string; pull_requests: { number: number; head: string; author: string }[] }>(await callTool(client, 'forge_list_prs', { repo: 'site' }));
-    assert.deepEqual(listed.pull_requests.map((p) => [p.number, p.head, p.author]), [[1, 'lea/old', 'lea'], [3, 'ada/fix-footer', 'holon-bot']]);
+    // Who opened a pull request chose its branches, and GitHub names its author: both marked as data from that author.
+    assert.deepEqual(listed.pull_requests.map((p) => [p.number, p.head, p.author]), [
+      [1, '<data from="lea">lea/old</data>', '<data from="lea">lea</data>'],
+      [3, '<data from="holon-bot">ada/fix-footer</data>', '<data from="holon-bot">holon-bot</data>'],
+    ]);
   });
 
   test("GitHub's refusal reaches the agent as the forge's refusal", async () => {

@@ -27,7 +27,7 @@ import { createHolonServer } from '../../src/server/server.ts';
 import type { MoneyServerDeps } from '../../src/server/tools/money.ts';
 import type { TestClock } from '../helpers.ts';
 import { demoRuntime } from '../helpers.ts';
-import { assertNothingAppended, callTool, typesAfter } from './support.ts';
+import { assertRefusalsOnly, callTool, typesAfter } from './support.ts';
 
 const PAYER = 'demo/payer';
 const OPEN = 'demo/open';
@@ -160,15 +160,17 @@ describe('pay and simulate', () => {
     assert.deepEqual(account('demo2'), before);
   });
 
-  test('bad intents are refused as validation problems and append nothing', async () => {
+  test('bad intents are refused as validation problems and append nothing but their refusals, without the values', async () => {
     for (const over of [{ payee: 'demo2' }, { payee: 'acct:Demo2' }, { amount: '0' }, { amount: '-1' }, { amount: '1.1234567' }, { currency: 'eur' }, { idempotency_key: '' }, { idempotency_key: 'has space' }, { purpose: '' }]) {
       const seq = runtime.store.seq;
       const bad = intent({ idempotency_key: 'k-bad', ...over });
       const p = problem(await callTool(payer, 'pay', bad), 'validation');
       assert.equal(p.action, 'never-retry', JSON.stringify(over));
-      await assertNothingAppended(runtime, seq);
+      await assertRefusalsOnly(runtime, seq, ['invalid_arguments'], JSON.stringify(over));
       problem(await callTool(payer, 'simulate', bad), 'validation');
-      await assertNothingAppended(runtime, seq);
+      const events = await assertRefusalsOnly(runtime, seq, ['invalid_arguments', 'invalid_arguments'], JSON.stringify(over));
+      const [field] = Object.keys(over);
+      assert.deepEqual(events.map((e) => (e.data as { summary: unknown }).summary), [{ invalid_arguments: [`intent.${field}`] }, { invalid_arguments: [`intent.${field}`] }]);
     }
   });
 
@@ -337,7 +339,13 @@ describe('records', () => {
     assert.deepEqual(listed.intents.map((r) => r.idempotency_key), ['k-rail', 'k-lapse', 'k-reject', 'k-park', 'k-big', 'k-deny', 'k-1']);
     const seq = runtime.store.seq;
     problem(await callTool(payer, 'get_audit', { cursor: 'bm90LWEtY3Vyc29y' }), 'validation');
-    await assertNothingAppended(runtime, seq);
+    await assertRefusalsOnly(runtime, seq, ['call_failed']);
+    // Arguments that do not fit: the refusal is on the record, with which fields and never what was in them.
+    const seq2 = runtime.store.seq;
+    problem(await callTool(payer, 'list_intents', { status: 'SECRET-STATUS', limit: 201 }), 'validation');
+    const events = await assertRefusalsOnly(runtime, seq2, ['invalid_arguments']);
+    assert.deepEqual(events.map((e) => [e.type, (e.data as { tool: string }).tool, (e.data as { summary: unknown }).summary]), [['tool.denied', 'list_intents', { invalid_arguments: ['status', 'limit'] }]]);
+    assert.ok(!JSON.stringify(events).includes('SECRET'));
   });
 
   test('get_mandate: caps, what each drew, the period; spent and remaining absent together with an unconvertible prior spend', async () => {
@@ -417,8 +425,11 @@ describe('identities: disclose, verify, resolve', () => {
     assert.equal(d.disclosure.mandate, PAYER);
     assert.equal(d.disclosure.expires_at, '2026-11-29T10:10:00.000Z');
     assert.ok(verifySignature(d.signature.public_key, canonicalize(d.disclosure), d.signature.value));
-    const v = ok<Decision>(await callTool(payer, 'verify', { ...d, policy: { require_capabilities: ['pay'] } }));
+    const v = ok<Decision & { subject: { who: { slug: string }; mandate: string } }>(await callTool(payer, 'verify', { ...d, policy: { require_capabilities: ['pay'] } }));
     assert.deepEqual([v.decision, v.reasons, v.signals.own_installation], ['allow', [], true]);
+    // A valid signature says who signed, not that what they wrote is safe to follow: the claims are marked.
+    assert.deepEqual([v.subject.who.slug, v.subject.mandate], ['<data from="counterparty">payer</data>', `<data from="counterparty">${PAYER}</data>`]);
+    assert.equal(d.disclosure.mandate, PAYER, 'the disclosure itself is signed, and stays as it was signed');
   });
 
   test('one byte changed, in the body or the signature, fails verification; so do expiry and the policy', async () => {
@@ -456,19 +467,23 @@ describe('identities: disclose, verify, resolve', () => {
     const chain = ok<Identity>(await callTool(payer, 'resolve', { reference: 'eip155:8453:0x1111111111111111111111111111111111111111' }));
     assert.deepEqual([chain.kind, chain.rails, chain.trust['ownership_proven']], ['chain_account', ['x402'], false]);
     const inline = ok<Identity>(await callTool(payer, 'resolve', { reference: CARD }));
-    assert.deepEqual([inline.kind, inline.name, inline.rails, inline.trust['fetched_from']], ['a2a_agent', 'Invoice Reader', ['x402'], null]);
+    // What a card says is the counterparty's: marked as data, from the host it was fetched from where it was.
+    assert.deepEqual([inline.kind, inline.name, inline.rails, inline.trust['fetched_from']], ['a2a_agent', '<data from="counterparty">Invoice Reader</data>', ['x402'], null]);
     const fetched = ok<Identity>(await callTool(payer, 'resolve', { reference: AGENT_URL }));
-    assert.deepEqual([fetched.id, fetched.trust['fetched_from'], fetched.trust['interfaces_on_card_origin'], fetched.trust['card_version']], ['https://agent.example/a2a', 'https://agent.example/.well-known/agent-card.json', true, '1.0']);
+    assert.deepEqual(
+      [fetched.id, fetched.name, fetched.trust['fetched_from'], fetched.trust['interfaces_on_card_origin'], fetched.trust['card_version']],
+      ['<data from="agent.example">https://agent.example/a2a</data>', '<data from="agent.example">Invoice Reader</data>', 'https://agent.example/.well-known/agent-card.json', true, '1.0'],
+    );
     const d = ok<Signed>(await callTool(payer, 'disclose'));
     const who = ok<Identity>(await callTool(payer, 'resolve', { reference: d }));
     assert.deepEqual([who.kind, who.rails, who.trust['own_installation'], who.trust['account']], ['disclosure', ['journal'], true, 'acct:demo']);
   });
 
-  test('resolve refuses what it cannot read, appending nothing; a missing card is not_found', async () => {
+  test('resolve refuses what it cannot read, appending nothing but the refusal; a missing card is not_found', async () => {
     for (const reference of ['not a reference', { hello: 'world' }, 'ftp://agent.example/']) {
       const seq = runtime.store.seq;
       problem(await callTool(payer, 'resolve', { reference }), 'validation');
-      await assertNothingAppended(runtime, seq);
+      await assertRefusalsOnly(runtime, seq, ['call_failed']);
     }
     problem(await callTool(payer, 'resolve', { reference: 'https://missing.example/' }), 'not_found');
   });

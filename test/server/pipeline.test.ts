@@ -1,7 +1,8 @@
 /**
- * The one tool pipeline every toolset shares: the input is parsed, the capability checked (a refusal is
- * ledgered, with a safe summary), a toolset that ledgers every call does so before its handler runs,
- * and failures come back in the toolset's own words. Driven through a real SDK client.
+ * The one tool pipeline every toolset shares: the capability is checked, then the input parsed (every
+ * refusal and expected failure is ledgered, with a safe summary and a code), a toolset that ledgers
+ * every call does so before its handler runs, and failures come back in the toolset's own words.
+ * Driven through a real SDK client.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -10,6 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { CAP } from '../../src/core/capabilities.ts';
+import { HolonError } from '../../src/core/errors.ts';
 import { patchMandate } from '../../src/core/mandates.ts';
 import { officeFailure } from '../../src/server/render/office.ts';
 import { createToolServer } from '../../src/server/server.ts';
@@ -46,7 +48,21 @@ const broken = defineTool({
   annotations: { readOnlyHint: true },
   handler: async () => ({ output: { n: 'one' } as unknown as { n: number }, text: 'one' }),
 });
-const office: Toolset = { name: 'office', instructions: '', tools: [mailSend, broken], ledgerCalls: true, renderFailure: officeFailure };
+const lookup = defineTool({
+  name: 'lookup',
+  title: 'Lookup',
+  description: 'A tool that finds nothing: an expected failure of its handler.',
+  toolset: 'office',
+  capability: null,
+  input: z.object({ id: z.string().max(100) }),
+  output: z.object({ found: z.boolean() }),
+  annotations: { readOnlyHint: true },
+  summary: (a) => ({ id: a.id }),
+  handler: async () => {
+    throw new HolonError('not_found', 'no such thing');
+  },
+});
+const office: Toolset = { name: 'office', instructions: '', tools: [mailSend, broken, lookup], ledgerCalls: true, renderFailure: officeFailure };
 
 let env: Awaited<ReturnType<typeof demoRuntime>>;
 let client: Client;
@@ -66,6 +82,7 @@ after(async () => {
 
 const call = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> => (await client.callTool({ name, arguments: args })) as CallToolResult;
 const text = (r: CallToolResult): string => (r.content[0] as { text: string }).text;
+const dataOf = (e: { data: unknown }): Record<string, unknown> => e.data as Record<string, unknown>;
 const MAIL = { to: 'ada', subject: 'Hello', body: 'a private body that must not be ledgered' };
 
 test('without the capability: refused in the toolset\'s words, ledgered as the call and as tool.denied with a safe summary, the handler never runs', async () => {
@@ -88,6 +105,22 @@ test('without the capability: refused in the toolset\'s words, ledgered as the c
   assert.deepEqual(sent, []);
 });
 
+test('without the capability and with bad arguments: refused as missing the capability, on the record without the values', async () => {
+  const seq = env.runtime.store.seq;
+  const r = await call('mail_send', { to: 'ada', subject: 'SUBJECT-VALUE\nSECOND LINE'.repeat(30), body: 42 });
+  assert.equal(text(r), 'Not permitted: needs capability mail.send — use approval_request');
+  const events = (await eventsAfter(env.runtime, seq)).filter((e) => e.type !== 'checkpoint');
+  assert.deepEqual(
+    events.map((e) => [e.type, dataOf(e)['summary'], dataOf(e)['denials']]),
+    [
+      ['tool.called', { invalid_arguments: ['subject', 'body'] }, undefined],
+      ['tool.denied', { invalid_arguments: ['subject', 'body'] }, [{ code: 'capability_missing', params: { capability: 'mail.send' } }]],
+    ],
+  );
+  assert.ok(!JSON.stringify(events).includes('VALUE'));
+  assert.deepEqual(sent, []);
+});
+
 test('with the capability: ledgered as tool.called before the handler runs, then answered', async () => {
   await patchMandate(env.runtime.store, env.clock, MANDATE, { grants: [{ name: CAP.mailSend, params: { to: ['ada'] } }] });
   assert.ok(env.runtime.store.state.mandates[MANDATE]?.capabilities.some((c) => c.name === CAP.marketCall), 'granting mail.send kept market.call');
@@ -102,12 +135,56 @@ test('with the capability: ledgered as tool.called before the handler runs, then
   assert.deepEqual(sent, ['ada']);
 });
 
-test('arguments outside the input schema are refused before the capability check or the ledger', async () => {
+test('arguments outside the input schema are refused after the capability check, and the refusal is on the record without what was sent', async () => {
   const seq = env.runtime.store.seq;
-  const r = await call('mail_send', { to: '', subject: 'x'.repeat(201) });
+  const r = await call('mail_send', { to: '', subject: 'SUBJECT-VALUE-'.repeat(20), body: 'BODY-VALUE' });
   assert.equal(r.isError, true);
   assert.ok(text(r).startsWith('invalid_input: '), text(r));
-  assert.equal(env.runtime.store.seq, seq, 'nothing is appended');
+  const events = (await eventsAfter(env.runtime, seq)).filter((e) => e.type !== 'checkpoint');
+  const summary = { invalid_arguments: ['to', 'subject'] };
+  assert.deepEqual(
+    events.map((e) => [e.type, e.data]),
+    [
+      ['tool.called', { mandate: MANDATE, toolset: 'office', tool: 'mail_send', actor: 'sandbox', summary }],
+      ['tool.denied', { mandate: MANDATE, toolset: 'office', tool: 'mail_send', actor: 'sandbox', via: 'mcp', summary, denials: [{ code: 'invalid_arguments', params: { fields: ['to', 'subject'] } }] }],
+    ],
+    'one transaction: the call and its refusal',
+  );
+  assert.ok(!JSON.stringify(events).includes('VALUE'), 'no value the agent sent is ledgered');
+  assert.deepEqual(sent, ['ada'], 'the handler never ran');
+});
+
+test('a handler\'s expected failure is on the record with its reason as a code', async () => {
+  const seq = env.runtime.store.seq;
+  const r = await call('lookup', { id: 'nothing-here' });
+  assert.equal(text(r), 'not_found: no such thing');
+  const denied = (await eventsAfter(env.runtime, seq)).filter((e) => e.type === 'tool.denied');
+  assert.deepEqual(denied.map((e) => [dataOf(e)['summary'], dataOf(e)['denials']]), [[{ id: 'nothing-here' }, [{ code: 'call_failed', params: { reason: 'not_found' } }]]]);
+});
+
+test('a store that cannot take the refusal does not hide it: the agent still gets the refusal, and the failure is logged', async () => {
+  const logged: string[] = [];
+  const real = env.runtime.deps.store;
+  // The same store, except that nothing can be appended to it.
+  const brokenStore = new Proxy(real, {
+    get: (target, key) => (key === 'transact' ? () => Promise.reject(new Error('disk full')) : (Reflect.get(target, key, target) as unknown)),
+  });
+  const deps = { ...env.runtime.deps, store: brokenStore, logger: { ...env.runtime.deps.logger, error: (m: string) => logged.push(m) } };
+  const server = createToolServer(deps, MANDATE, [office], { name: 'holon-test', title: 'broken store' });
+  const c = new Client({ name: 'test-agent', version: '1.0.0' });
+  const [ct, st] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(st), c.connect(ct)]);
+  try {
+    const seq = real.seq;
+    const r = (await c.callTool({ name: 'lookup', arguments: { id: 'x'.repeat(500) } })) as CallToolResult;
+    assert.equal(r.isError, true);
+    assert.ok(text(r).startsWith('invalid_input: invalid arguments for lookup: id: '), text(r));
+    assert.equal(logged.length, 1);
+    assert.match(logged[0] ?? '', /^lookup: its refusal \(invalid_input\) could not be ledgered: disk full$/);
+    assert.equal(real.seq, seq);
+  } finally {
+    await c.close();
+  }
 });
 
 test('an output outside the tool\'s own schema is a protocol error, never a made-up result', async () => {

@@ -63,6 +63,8 @@ const SAMPLES: { [C in keyof DenialParams]: DenialParams[C] } = {
   spend_unconvertible: { currencies: ['GBP'], to: 'EUR' },
   rate_limited: { limit: 60, per: 'minute', retry_after_seconds: 12 },
   quota_exceeded: { limit: 1000, per: 'day', resets_at: '2026-11-30T00:00:00.000Z' },
+  invalid_arguments: { fields: ['subject', 'lines.0.price'] },
+  call_failed: { reason: 'not_found' },
 };
 
 const denialOf = (code: keyof DenialParams): Denial => ({ code, params: SAMPLES[code] }) as Denial;

@@ -110,6 +110,18 @@ export async function assertNothingAppended(runtime: Runtime, seq: number): Prom
   assert.deepEqual(await eventsAfter(runtime, seq), []);
 }
 
+/**
+ * Asserts that refused calls left their refusals on the record and nothing else: a `tool.denied` each,
+ * with these denial codes (several codes of one refusal joined by +), beside the `tool.called` of a
+ * toolset that ledgers every call.
+ */
+export async function assertRefusalsOnly(runtime: Runtime, seq: number, codes: string[], what = 'the refusals'): Promise<JournalEvent[]> {
+  const events = (await eventsAfter(runtime, seq)).filter((e) => e.type !== 'checkpoint');
+  assert.deepEqual(events.filter((e) => e.type !== 'tool.denied' && e.type !== 'tool.called').map((e) => e.type), [], `${what}: nothing but the calls and their refusals`);
+  assert.deepEqual(events.filter((e) => e.type === 'tool.denied').map((e) => (e.data as { denials: { code: string }[] }).denials.map((d) => d.code).join('+')), codes, what);
+  return events;
+}
+
 /** Asserts that a denial appended its receipt and moved no money. */
 export async function assertDeniedOnly(runtime: Runtime, seq: number, before: ReturnType<typeof money>, mandate = MANDATE): Promise<void> {
   assert.deepEqual(await typesAfter(runtime, seq), ['call.denied']);

@@ -1,13 +1,18 @@
 /**
  * The one middleware chain every tool call goes through, whatever its toolset:
- * parse the input → ledger the call → check the capability (any refusal ledgered) → run the handler →
- * render a failure in the toolset's seed's words. Handlers stay thin: they never check, ledger or word a failure themselves.
+ * render a failure in the toolset's seed's words → ledger any refusal or expected failure → check the
+ * capability → parse the input → ledger the call (the toolsets that ledger every call) → run the handler.
+ * The capability comes before the arguments, so a call without it is refused as missing it (seed 004)
+ * whatever it sent, and every call, allowed or not, leaves its line in the ledger. Handlers stay thin:
+ * they never check, ledger or word a failure themselves.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { core } from 'zod';
 import { denial } from '../../core/denials.ts';
+import type { Denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
 import type { LedgerEvents } from '../../core/ledger.ts';
-import { ledgerToolCall } from '../../core/ledger.ts';
+import { ledgerRefusal, ledgerToolCall } from '../../core/ledger.ts';
 import { grantsNow } from '../../core/office/colleagues.ts';
 import { mandateDenials, mandateOf } from '../../core/mandates.ts';
 import { denialTexts } from '../../core/present.ts';
@@ -17,13 +22,58 @@ import type { ToolContext, ToolDef, Toolset } from './toolDef.ts';
 export interface ToolCall {
   tool: ToolDef;
   toolset: Toolset;
-  /** The arguments as the client sent them, then as the input schema parsed them. */
+  /** The arguments as the client sent them. */
+  sent: unknown;
+  /** The arguments as the input schema parsed them (parseInput sets them; before it, as sent). */
   args: unknown;
   ctx: ToolContext;
+  /** What of this call is on the record so far: one object, shared by every step. */
+  record: { called: boolean };
 }
 
 /** A step of the chain: does its part, and hands on to the next. */
 export type Middleware = (call: ToolCall, next: (call: ToolCall) => Promise<CallToolResult>) => Promise<CallToolResult>;
+
+/** Arguments as the input schema read them: parsed, or which fields are wrong and why the first is. */
+type Parsed = { ok: true; args: unknown } | { ok: false; fields: string[]; first: string };
+
+/** How many wrong fields the ledger names, and how much of each name (a record's keys are the agent's). */
+const FIELDS_MAX = { count: 20, chars: 64 } as const;
+
+/** The paths of the fields the issues are about — names, never the values sent in them. */
+function fieldsOf(issues: readonly core.$ZodIssue[]): string[] {
+  const paths = issues.flatMap((i) => {
+    const at = i.path.map(String);
+    return i.code === 'unrecognized_keys' ? i.keys.map((k) => [...at, k].join('.')) : [at.join('.') || '(arguments)'];
+  });
+  return [...new Set(paths.map((p) => p.slice(0, FIELDS_MAX.chars)))].slice(0, FIELDS_MAX.count);
+}
+
+function parseArguments(tool: ToolDef, sent: unknown): Parsed {
+  let parsed;
+  try {
+    parsed = tool.input.safeParse(sent ?? {});
+  } catch (err) {
+    // A refinement that refuses by throwing (a core parser inside it) refuses the arguments as a whole.
+    if (HolonError.is(err)) return { ok: false, fields: ['(arguments)'], first: err.message };
+    throw err;
+  }
+  if (parsed.success) return { ok: true, args: parsed.data };
+  const first = parsed.error.issues[0];
+  const where = first && first.path.length > 0 ? `${first.path.join('.')}: ` : '';
+  return { ok: false, fields: fieldsOf(parsed.error.issues), first: `${where}${first?.message ?? 'invalid input'}` };
+}
+
+/** The tool's own safe summary of arguments that parsed; of any that did not, only which fields were wrong. */
+function summaryOf(tool: ToolDef, parsed: Parsed): Record<string, unknown> {
+  if (!parsed.ok) return { invalid_arguments: parsed.fields };
+  return tool.summary ? tool.summary(parsed.args as never) : {};
+}
+
+function entryOf(call: ToolCall, summary: Record<string, unknown>): LedgerEvents['tool.called'] {
+  const actor = call.ctx.deps.store.state.mandates[call.ctx.mandate]?.grantee.slug ?? null;
+  return { mandate: call.ctx.mandate, toolset: call.toolset.name, tool: call.tool.name, actor, summary };
+}
 
 /** Any failure a later step throws that is expected becomes the toolset's own failure result. */
 export const renderFailures: Middleware = async (call, next) => {
@@ -38,24 +88,33 @@ export const renderFailures: Middleware = async (call, next) => {
   }
 };
 
-/** Arguments that do not fit the input schema are refused before anything else looks at them. */
-export const parseInput: Middleware = async (call, next) => {
-  const parsed = call.tool.input.safeParse(call.args ?? {});
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const where = first && first.path.length > 0 ? `${first.path.join('.')}: ` : '';
-    throw new HolonError('invalid_input', `invalid arguments for ${call.tool.name}: ${where}${first?.message ?? 'invalid input'}`);
+/**
+ * Every call refused or failed with an expected error is on the record as `tool.denied`, with its
+ * denials as codes: the refusal's own, else `invalid_arguments` for arguments that do not fit the input
+ * schema, else `call_failed` with the error's reason. When the store cannot take the entry (it is broken
+ * itself), the agent still gets the refusal: the ledger's failure is logged, never put in its place.
+ */
+export const ledgerRefusals: Middleware = async (call, next) => {
+  try {
+    return await next(call);
+  } catch (err) {
+    if (HolonError.is(err)) {
+      try {
+        const parsed = parseArguments(call.tool, call.sent);
+        const denials: Denial[] =
+          err.denials.length > 0 ? err.denials : [parsed.ok ? denial('call_failed', { reason: err.reason }) : denial('invalid_arguments', { fields: parsed.fields })];
+        await ledgerRefusal(call.ctx.deps.store, entryOf(call, summaryOf(call.tool, parsed)), denials, call.toolset.ledgerCalls && !call.record.called);
+      } catch (ledgerErr) {
+        call.ctx.deps.logger.error(`${call.tool.name}: its refusal (${err.reason}) could not be ledgered: ${(ledgerErr as Error).message}`);
+      }
+    }
+    throw err;
   }
-  return next({ ...call, args: parsed.data });
 };
-
-function summaryOf(call: ToolCall): Record<string, unknown> {
-  return call.tool.summary ? call.tool.summary(call.args as never) : {};
-}
 
 /**
  * A tool whose capability the mandate does not grant — itself, or through a window a human opened and
- * that is open right now — is refused.
+ * that is open right now — is refused, before its arguments are looked at.
  */
 export const checkCapability: Middleware = async (call, next) => {
   if (call.tool.capability === null) return next(call);
@@ -71,24 +130,19 @@ export const checkCapability: Middleware = async (call, next) => {
   throw new HolonError('denied', denialTexts([refused]).join('; '), { capability: refused.params.capability }, [refused]);
 };
 
-function entryOf(call: ToolCall): LedgerEvents['tool.called'] {
-  const actor = call.ctx.deps.store.state.mandates[call.ctx.mandate]?.grantee.slug ?? null;
-  return { mandate: call.ctx.mandate, toolset: call.toolset.name, tool: call.tool.name, actor, summary: summaryOf(call) };
-}
-
-/** Every refusal (a missing capability, a target outside its scope) is on the record, whatever refused it. */
-export const ledgerDenials: Middleware = async (call, next) => {
-  try {
-    return await next(call);
-  } catch (err) {
-    if (HolonError.is(err, 'denied') && err.denials.length > 0) await ledgerToolCall(call.ctx.deps.store, entryOf(call), err.denials);
-    throw err;
-  }
+/** Arguments that do not fit the input schema are refused before the handler or the core sees them. */
+export const parseInput: Middleware = async (call, next) => {
+  const parsed = parseArguments(call.tool, call.sent);
+  if (!parsed.ok) throw new HolonError('invalid_input', `invalid arguments for ${call.tool.name}: ${parsed.first}`);
+  return next({ ...call, args: parsed.args });
 };
 
-/** Toolsets that ledger every call, allowed or not (seed 004), do it here, before anything can refuse it. */
+/** Toolsets that ledger every allowed call (seed 004) do it here, before the handler runs. */
 export const ledgerCall: Middleware = async (call, next) => {
-  if (call.toolset.ledgerCalls) await ledgerToolCall(call.ctx.deps.store, entryOf(call));
+  if (call.toolset.ledgerCalls) {
+    await ledgerToolCall(call.ctx.deps.store, entryOf(call, summaryOf(call.tool, { ok: true, args: call.args })));
+    call.record.called = true;
+  }
   return next(call);
 };
 
@@ -105,13 +159,13 @@ async function runHandler(call: ToolCall): Promise<CallToolResult> {
 }
 
 /** The chain, in order. */
-export const TOOL_PIPELINE: Middleware[] = [renderFailures, parseInput, ledgerCall, ledgerDenials, checkCapability];
+export const TOOL_PIPELINE: Middleware[] = [renderFailures, ledgerRefusals, checkCapability, parseInput, ledgerCall];
 
-/** Runs one call through the chain. */
-export function runTool(call: ToolCall, chain: Middleware[] = TOOL_PIPELINE): Promise<CallToolResult> {
+/** Runs one call, with the arguments as the client sent them, through the chain. */
+export function runTool(call: Pick<ToolCall, 'tool' | 'toolset' | 'ctx'> & { args: unknown }, chain: Middleware[] = TOOL_PIPELINE): Promise<CallToolResult> {
   const step = (i: number) => (c: ToolCall): Promise<CallToolResult> => {
     const mw = chain[i];
     return mw ? mw(c, step(i + 1)) : runHandler(c);
   };
-  return step(0)(call);
+  return step(0)({ ...call, sent: call.args, record: { called: false } });
 }
