@@ -10,7 +10,7 @@ import { commandHelp, parseCommand, resolveStateDir, resolveStore, stateNamed, s
  */
 const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ commands: Command[] }> }[] = [
   { names: ['fund'], summaries: ['Adds funds to an account'], load: () => import('./commands/fund.ts') },
-  { names: ['mandate'], summaries: ['Creates, lists, shows and edits mandates'], load: () => import('./commands/mandate.ts') },
+  { names: ['mandate'], summaries: ['Creates, lists, shows and edits mandates; binds a workspace to one'], load: () => import('./commands/mandate.ts') },
   { names: ['agents'], summaries: ['Lists and searches the catalog; adds agents'], load: () => import('./commands/agents.ts') },
   {
     names: ['approvals', 'approve', 'reject', 'windows'],
