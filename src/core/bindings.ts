@@ -260,6 +260,8 @@ export function writeBinding(b: Binding): Binding {
   if (!folder) throw noHome();
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   checkFolder(folder);
+  // A folder made before, by hand or by another tool, is this user's: nobody else needs to list it either.
+  if (process.getuid?.() !== undefined) fs.chmodSync(folder, 0o700);
   const file = fileIn(folder, b.workspace);
   const tmp = path.join(folder, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = fs.openSync(tmp, 'wx', 0o600);
