@@ -27,7 +27,7 @@ const WIDE = 'demo/wide';
 const REFUSAL = `is bound to the mandate ${NARROW}`;
 const HOW_TO_CHANGE = 'holon mandate bind ACCOUNT/NAME --workspace';
 
-/** A temporary folder (its real path) whose binding, and its subfolders' listed in `bound`, go when the test ends. */
+/** A temporary folder (its real path); its binding, and those of its subfolders named in `inner`, go when the test ends. */
 function workspace(t: TestContext, inner: string[] = []): string {
   const { dir, cleanup } = tempDir('holon-bind-ws-');
   const real = fs.realpathSync(dir);
@@ -119,6 +119,8 @@ function startFromFile(entry: Entry, cwd: string): Promise<{ code: number | null
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bindings-test', version: '1.0.0' } } };
+    // A server that refuses may be gone before it reads: its stdin then fails, which is no test failure.
+    child.stdin.on('error', () => {});
     child.stdin.end(JSON.stringify(initialize) + '\n');
   });
 }
