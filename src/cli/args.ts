@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HolonError } from '../core/errors.ts';
+import { refuseArtifactState } from '../core/stateFolder.ts';
 import { STORE_ENV } from '../core/storeUrl.ts';
 
 /** An option a command takes. */
@@ -29,6 +30,12 @@ export interface CommandContext {
   stateDir: string;
   /** A shared store's URL (--store, else HOLON_STORE); undefined: the state folder's journal. */
   store?: string | undefined;
+  /**
+   * What the command line and the environment named, rather than left to the defaults: the state folder
+   * (--state or HOLON_STATE) and the store (--store or HOLON_STORE; '' names the journal). A bound
+   * workspace's server refuses a named one that disagrees with its binding.
+   */
+  named: { state: boolean; store: boolean };
   json: boolean;
   out: (text: string) => void;
 }
@@ -41,23 +48,33 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 };
 
-/** The state folder: --state, else HOLON_STATE, else .holon/ under the current folder. */
+/**
+ * The state folder: --state, else HOLON_STATE, else .holon/ under the current folder. Never an office
+ * artifact folder or one inside it: an agent writes those (see core/stateFolder.ts).
+ */
 export function resolveStateDir(flag: string | undefined): string {
   const dir = path.resolve(flag ?? process.env['HOLON_STATE'] ?? '.holon');
   if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new HolonError('invalid_input', `the state ${dir} is a file, not a folder`);
+  refuseArtifactState(dir);
   return dir;
 }
 
+/** True when --state or HOLON_STATE names the state folder (false: the ./.holon default). */
+export function stateNamed(flag: string | undefined): boolean {
+  return flag !== undefined || process.env['HOLON_STATE'] !== undefined;
+}
+
 /**
- * The shared store: --store, else HOLON_STORE (empty: none), else the state folder's journal (undefined).
- * HOLON_STORE is read once and removed from this process's environment, like the wallet's key: it may
- * carry the database's password, and the processes a server starts (agents, git) must not inherit it.
+ * The shared store: --store, else HOLON_STORE (empty: none), else the state folder's journal (undefined);
+ * `named` says whether either was given. HOLON_STORE is read once and removed from this process's
+ * environment, like the wallet's key: it may carry the database's password, and the processes a server
+ * starts (agents, git) must not inherit it.
  */
-export function resolveStore(flag: string | undefined): string | undefined {
+export function resolveStore(flag: string | undefined): { url: string | undefined; named: boolean } {
   const handed = process.env[STORE_ENV];
   delete process.env[STORE_ENV];
   const url = flag ?? handed;
-  return url === undefined || url === '' ? undefined : url;
+  return { url: url === undefined || url === '' ? undefined : url, named: url !== undefined };
 }
 
 /** Parses a command's arguments strictly; unknown options and wrong counts are usage errors. */

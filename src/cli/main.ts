@@ -1,7 +1,7 @@
 import { HolonError } from '../core/errors.ts';
 import { HOLON_VERSION } from '../core/version.ts';
 import type { Command } from './args.ts';
-import { commandHelp, parseCommand, resolveStateDir, resolveStore, str } from './args.ts';
+import { commandHelp, parseCommand, resolveStateDir, resolveStore, stateNamed, str } from './args.ts';
 
 /**
  * Every command, with the one-line summary `holon --help` shows and the group that implements it. A
@@ -10,7 +10,7 @@ import { commandHelp, parseCommand, resolveStateDir, resolveStore, str } from '.
  */
 const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ commands: Command[] }> }[] = [
   { names: ['fund'], summaries: ['Adds funds to an account'], load: () => import('./commands/fund.ts') },
-  { names: ['mandate'], summaries: ['Creates, lists, shows and edits mandates'], load: () => import('./commands/mandate.ts') },
+  { names: ['mandate'], summaries: ['Creates, lists, shows and edits mandates; binds a workspace to one'], load: () => import('./commands/mandate.ts') },
   { names: ['agents'], summaries: ['Lists and searches the catalog; adds agents'], load: () => import('./commands/agents.ts') },
   {
     names: ['approvals', 'approve', 'reject', 'windows'],
@@ -88,7 +88,16 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(commandHelp(cmd) + '\n');
       return 0;
     }
-    return await cmd.run({ args, opts, stateDir: resolveStateDir(str(opts, 'state')), store: resolveStore(str(opts, 'store')), json: opts['json'] === true, out: (t) => process.stdout.write(t + '\n') });
+    const store = resolveStore(str(opts, 'store'));
+    return await cmd.run({
+      args,
+      opts,
+      stateDir: resolveStateDir(str(opts, 'state')),
+      store: store.url,
+      named: { state: stateNamed(str(opts, 'state')), store: store.named },
+      json: opts['json'] === true,
+      out: (t) => process.stdout.write(t + '\n'),
+    });
   } catch (err) {
     if (HolonError.is(err)) {
       process.stderr.write(`holon: ${err.message}\n`);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import * as M from '../core/money.ts';
 import { budgetOf } from '../core/spend.ts';
@@ -60,7 +61,13 @@ export function serverDefinition(state: EditorState, holonJs: string, mandate: s
     args.push('--github-owner', owner);
     env[GITHUB_TOKEN_ENV] = githubKey;
   }
-  return new vscode.McpStdioServerDefinition(mandate ? `Holon · ${mandate}` : 'Holon', process.execPath, args, env, mandate ? fingerprint(state, mandate, walletKey !== undefined) : '0');
+  const definition = new vscode.McpStdioServerDefinition(mandate ? `Holon · ${mandate}` : 'Holon', process.execPath, args, env, mandate ? fingerprint(state, mandate, walletKey !== undefined) : '0');
+  // A server started in a bound workspace serves only its binding (core/bindings.ts), which guards
+  // against a config file an agent edited. This one is started by VS Code from this definition, not from
+  // a file, and names everything itself: it runs in the root of the file system, which is never bound,
+  // so that no binding (of the open folder, or of a folder holding VS Code's storage) can refuse it.
+  definition.cwd = vscode.Uri.file(path.parse(state.dir).root);
+  return definition;
 }
 
 /** Registers the provider; it fires a change when the selection, the mandate's toolsets or the approval settings change. */

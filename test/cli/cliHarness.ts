@@ -372,14 +372,15 @@ export const clean = (s: string): string => s.replace(/\r/g, '').replace(/\x1b\[
 /**
  * Runs `holon ARGS…` in a real terminal (util-linux `script`), as a human at their shell. When the
  * prompt "[y/N]" shows, types `answer` and Enter. `shellSuffix` is appended to the shell command (e.g.
- * "< /dev/null" to take the terminal away from stdin again).
+ * "< /dev/null" to take the terminal away from stdin again); `cwd` is the shell's folder (default the OS temp dir).
  */
-export async function inTerminal(args: string[], options: { answer?: string; shellSuffix?: string } = {}): Promise<{ code: number | null; output: string }> {
+export async function inTerminal(args: string[], options: { answer?: string; shellSuffix?: string; cwd?: string } = {}): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, HOLON_BIN, ...args].map(shq).join(' ') + (options.shellSuffix ? ` ${options.shellSuffix}` : '');
-  const env = await envFor(args, { TERM: 'dumb' }, os.tmpdir());
+  const cwd = options.cwd ?? os.tmpdir();
+  const env = await envFor(args, { TERM: 'dumb' }, cwd);
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
-      cwd: os.tmpdir(),
+      cwd,
       env: cleanEnv(env),
       stdio: ['pipe', 'pipe', 'pipe'],
       timeout: 120_000,

@@ -1,12 +1,15 @@
+import type { Binding } from '../../core/bindings.ts';
+import { bindingFor, bindingOf, bindingWhere, findBinding, removeBinding, writeBinding } from '../../core/bindings.ts';
 import { CAP } from '../../core/capabilities.ts';
 import type { CapabilityGrant } from '../../core/model.ts';
 import { grantOfEntry } from '../../core/office/personnel.ts';
 import { HolonError } from '../../core/errors.ts';
+import { mandateId } from '../../core/ids.ts';
 import { createMandate, patchMandate } from '../../core/mandates.ts';
 import { budgetOf } from '../../core/spend.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
-import { clock, list, open, openExisting, print, withStore } from '../context.ts';
+import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';
 import { budgetJson, mandateText } from '../render.ts';
 
 const MANDATE_OPTIONS = {
@@ -113,14 +116,83 @@ function inputFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
   return grants ? { ...rest, capabilities: grants } : rest;
 }
 
+const BIND_ACTIONS = ['bind', 'unbind', 'binding'];
+
+/** A binding in words, as `binding` and `bind` print it. */
+function bindingText(b: Binding): string {
+  return `${b.workspace} is bound to ${b.mandate} on ${bindingWhere(b)} (since ${b.bound_at}): a Holon server started in it, or in a folder inside it, serves only that mandate`;
+}
+
+/**
+ * `bind`, `unbind` and `binding`: which mandate a server started in a workspace serves (core/bindings.ts).
+ * Binding and unbinding need a human at a terminal: the one process an agent that only edits files can
+ * have started is a client's server, from the config file it edited, and that process has no terminal.
+ */
+async function bindingAction(ctx: CommandContext, action: string, id: string | undefined): Promise<number> {
+  const given = Object.keys(MANDATE_OPTIONS).filter((k) => ctx.opts[k] !== undefined);
+  if (given.length > 0) throw new HolonError('invalid_input', `holon mandate ${action} takes only --workspace, --state and --store, not --${given[0]}`);
+  const workspace = str(ctx.opts, 'workspace') ?? process.cwd();
+  if (action === 'binding') {
+    if (id !== undefined) throw new HolonError('invalid_input', 'usage: holon mandate binding [--workspace DIR]');
+    const b = findBinding(workspace);
+    return print(ctx, b ?? null, b ? bindingText(b) : `${workspace} is not bound: a Holon server started in it serves the mandate its command line names`);
+  }
+  if (action === 'unbind') {
+    if (id !== undefined) throw new HolonError('invalid_input', 'usage: holon mandate unbind [--workspace DIR]');
+    let current: Binding | 'damaged' | undefined;
+    try {
+      current = bindingOf(workspace);
+    } catch (err) {
+      // Unbinding is how a human clears a binding that cannot be trusted.
+      if (!HolonError.is(err, 'conflict')) throw err;
+      current = 'damaged';
+    }
+    if (!current) return print(ctx, null, `${workspace} is not bound; nothing was changed`);
+    const what = current === 'damaged' ? `the damaged binding of ${workspace}` : `${current.workspace} from ${current.mandate}`;
+    if (!(await confirmAtTerminal(`Unbind ${what}? A server started in it will then serve the mandate its command line names. [y/N] `, 'unbinding a workspace'))) {
+      ctx.out('Not changed.');
+      return 1;
+    }
+    const removed = removeBinding(workspace);
+    return print(ctx, removed?.binding ?? null, `Unbound ${what}`);
+  }
+  if (id === undefined) throw new HolonError('invalid_input', 'usage: holon mandate bind ACCOUNT/NAME [--workspace DIR]');
+  const binding = bindingFor({ workspace, state: ctx.stateDir, store: ctx.store ?? null, mandate: mandateId(id) }, clock);
+  await withStore(openExisting(ctx), async (store) => {
+    if (!store.state.mandates[id]) throw new HolonError('not_found', `no mandate "${id}" on ${bindingWhere(binding)}; nothing was bound`);
+  });
+  let now: string;
+  try {
+    const before = bindingOf(binding.workspace);
+    now = before ? ` (it is bound to ${before.mandate} on ${bindingWhere(before)} now)` : '';
+  } catch (err) {
+    // A damaged binding is what a human replaces by binding again.
+    if (!HolonError.is(err, 'conflict')) throw err;
+    now = ' (its binding now is damaged)';
+  }
+  const question = `Bind ${binding.workspace} to ${id} on ${bindingWhere(binding)}${now}? A Holon server started in it will serve only this mandate. [y/N] `;
+  if (!(await confirmAtTerminal(question, 'binding a workspace'))) {
+    ctx.out('Not changed.');
+    return 1;
+  }
+  writeBinding(binding);
+  return print(ctx, binding, `Bound: ${bindingText(binding)}`);
+}
+
 const mandateCmd: Command = {
   name: 'mandate',
-  usage: 'mandate create|list|show|edit [ID] [options]',
-  summary: 'Creates, lists, shows and edits mandates. Only a human at this command (or the editor) changes a mandate; an edit changes only what its flags name.',
-  options: MANDATE_OPTIONS,
+  usage: 'mandate create|list|show|edit [ID] [options] | mandate bind ID [--workspace DIR] | mandate unbind|binding [--workspace DIR]',
+  summary:
+    'Creates, lists, shows and edits mandates. Only a human at this command (or the editor) changes a mandate; an edit changes only what its flags name. bind makes the workspace (default: the current folder) serve only this mandate, state and store to a Holon server started in it; unbind undoes it (both ask at a terminal); binding shows it.',
+  options: {
+    ...MANDATE_OPTIONS,
+    workspace: { type: 'string', help: 'bind, unbind, binding: the workspace folder (default: the current folder)' },
+  },
   positionals: [1, 2],
   async run(ctx) {
     const [action, id] = ctx.args;
+    if (action !== undefined && BIND_ACTIONS.includes(action)) return bindingAction(ctx, action, id);
+    if (ctx.opts['workspace'] !== undefined) throw new HolonError('invalid_input', '--workspace is for holon mandate bind, unbind and binding');
     if (action === 'list') {
       if (id !== undefined) throw new HolonError('invalid_input', 'usage: holon mandate list');
       return withStore(openExisting(ctx), async (store) => {
@@ -151,7 +223,7 @@ const mandateCmd: Command = {
         return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}`);
       }, true);
     }
-    throw new HolonError('invalid_input', `unknown action "${action}"; use create, list, show or edit`);
+    throw new HolonError('invalid_input', `unknown action "${action}"; use create, list, show, edit, bind, unbind or binding`);
   },
 };
 

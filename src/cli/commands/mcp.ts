@@ -1,12 +1,14 @@
 import path from 'node:path';
+import { findBinding, serveBound } from '../../core/bindings.ts';
 import { HolonError } from '../../core/errors.ts';
 import type { Forge } from '../../core/office/forge.ts';
+import { refuseArtifactState } from '../../core/stateFolder.ts';
 import { parseMerchants } from '../../server/commerce/merchants.ts';
 import { openRuntime } from '../../server/runtime.ts';
 import { openStore } from '../../core/holon.ts';
 import { createHolonServer } from '../../server/server.ts';
 import { StdioServerTransport } from '../../server/transports/stdio.ts';
-import type { Command } from '../args.ts';
+import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, hasState, logger } from '../context.ts';
 
@@ -46,36 +48,61 @@ export async function githubForge(opts: Record<string, string | boolean | undefi
   return new GitHubForge({ owner, token, ...(api !== undefined ? { baseUrl: api } : {}), logger });
 }
 
+/**
+ * The mandate, state, store and workspace this server serves. In a bound workspace (the current folder or
+ * its nearest bound ancestor) they are the binding's, and what the command line or the environment named
+ * must agree with it: the client's config file that started this process is in the workspace, where an
+ * agent may have edited it. The current folder, not --workspace, is looked up: a process cannot know which
+ * file started it, but a client starts a project's server in the project's folder. Unbound, the command
+ * line decides, as for any command.
+ */
+function whatToServe(ctx: CommandContext): { mandate: string; stateDir: string; store: string | undefined; workspace: string } {
+  const mandate = str(ctx.opts, 'mandate');
+  const workspace = str(ctx.opts, 'workspace');
+  const binding = findBinding(process.cwd());
+  if (binding) {
+    const bound = serveBound(binding, {
+      mandate,
+      state: ctx.named.state ? ctx.stateDir : undefined,
+      store: ctx.named.store ? (ctx.store ?? null) : undefined,
+      workspace,
+    });
+    refuseArtifactState(bound.state);
+    return { mandate: bound.mandate, stateDir: bound.state, store: bound.store, workspace: bound.workspace };
+  }
+  if (!mandate) throw new HolonError('invalid_input', 'holon mcp needs --mandate ACCOUNT/NAME');
+  return { mandate, stateDir: ctx.stateDir, store: ctx.store, workspace: path.resolve(workspace ?? process.cwd()) };
+}
+
 const mcpCmd: Command = {
   name: 'mcp',
   usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR] [--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…]',
-  summary: 'Runs the MCP server for one mandate over stdio (stdout is the protocol; logs go to stderr).',
+  summary:
+    'Runs the MCP server for one mandate over stdio (stdout is the protocol; logs go to stderr). Started in a bound workspace (holon mandate bind), it serves the bound mandate, state and store, and refuses a --mandate, --state, --store or --workspace that disagrees.',
   options: {
-    mandate: { type: 'string', help: 'the mandate this server acts for (required)' },
+    mandate: { type: 'string', help: 'the mandate this server acts for (required, unless the current folder is bound: then the bound one, and another is refused)' },
     'approval-wait': { type: 'string', help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})` },
     'elicitation-wait': { type: 'string', help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})` },
     'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
     'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
-    workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)' },
+    workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the bound workspace, else the current folder)' },
     ...GITHUB_OPTIONS,
     merchant: { type: 'string', help: 'merchants the commerce tools buy from: [ID=]acp:URL or [ID=]ucp:URL, comma-separated (your choice of URL, so it may be local)' },
   },
   positionals: [0, 0],
   async run(ctx) {
-    const mandate = str(ctx.opts, 'mandate');
-    if (!mandate) throw new HolonError('invalid_input', 'holon mcp needs --mandate ACCOUNT/NAME');
-    if (ctx.store === undefined && !hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir}`);
+    const { mandate, stateDir, store: storeUrl, workspace } = whatToServe(ctx);
+    if (storeUrl === undefined && !hasState(stateDir)) throw new HolonError('not_found', `no Holon state in ${stateDir}`);
     const approvals = {
       waitMs: secondsFlag(str(ctx.opts, 'approval-wait'), 'approval-wait', DEFAULT_WAIT_SECONDS.approval),
       elicitation: !ctx.opts['no-elicitation'],
       elicitationWaitMs: secondsFlag(str(ctx.opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
     };
-    const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
     const forge = await githubForge(ctx.opts);
     const merchantFlag = str(ctx.opts, 'merchant');
     const merchants = merchantFlag !== undefined ? parseMerchants(merchantFlag) : [];
-    const store = ctx.store !== undefined ? await openStore(ctx.stateDir, { clock, logger, store: ctx.store }) : undefined;
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, ...(store ? { store } : {}), allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}), merchants });
+    const store = storeUrl !== undefined ? await openStore(stateDir, { clock, logger, store: storeUrl }) : undefined;
+    const runtime = openRuntime(stateDir, { clock, logger, approvals, ...(store ? { store } : {}), allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}), merchants });
     let server;
     try {
       server = createHolonServer(runtime.deps, mandate);

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Clock } from '../deps.ts';
 import { HolonError } from '../errors.ts';
+import { ARTIFACT_META, ARTIFACTS_DIR } from '../stateFolder.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
 import type { EventStore } from '../store.ts';
@@ -20,8 +21,6 @@ import { officeEvent } from './slice.ts';
 
 export const MAX_TEXT_BYTES = 2 * 1024 * 1024;
 export const MAX_BINARY_BYTES = 10 * 1024 * 1024;
-/** Where artifacts live, relative to the workspace. */
-export const ARTIFACTS_DIR = path.join('.holon', 'artifacts');
 
 // Looked up by the extension an agent chose: without a prototype, "notes.constructor" is just a file.
 const KINDS = toDict<string>({
@@ -38,7 +37,7 @@ export function artifactFileName(name: string): string {
   if (/[/\\]/.test(name) || name === '..' || name === '.') throw new HolonError('invalid_input', 'filename is a bare file name, not a path');
   if (name.startsWith('.')) throw new HolonError('invalid_input', 'filename may not start with a dot');
   const clean = name.replace(/[^A-Za-z0-9._-]/g, '-');
-  if (clean.toLowerCase() === 'artifact.json') throw new HolonError('invalid_input', 'artifact.json is the office\'s own file');
+  if (clean.toLowerCase() === ARTIFACT_META) throw new HolonError('invalid_input', `${ARTIFACT_META} is the office's own file`);
   if (!/\.[A-Za-z0-9]+$/.test(clean) || clean.length > 200) throw new HolonError('invalid_input', 'filename needs an extension (report.md, chart.png), and at most 200 characters');
   return clean;
 }
@@ -115,7 +114,7 @@ export async function publishArtifact(store: EventStore<MandatesFields & OfficeF
   try {
     stillInside();
     fs.writeFileSync(path.join(staging, filename), bytes, { flag: 'wx' });
-    fs.writeFileSync(path.join(staging, 'artifact.json'), JSON.stringify(meta, null, 2) + '\n', { flag: 'wx' });
+    fs.writeFileSync(path.join(staging, ARTIFACT_META), JSON.stringify(meta, null, 2) + '\n', { flag: 'wx' });
     stillInside();
     fs.renameSync(staging, path.join(root, id));
   } catch (err) {
@@ -128,7 +127,7 @@ export async function publishArtifact(store: EventStore<MandatesFields & OfficeF
   let commit: string | null = null;
   const repo = await repoRoot(workspaceReal);
   if (repo) {
-    const files = [path.join(folder, filename), path.join(folder, 'artifact.json')].map((abs) => ({ abs, path: path.relative(repo, abs).split(path.sep).join('/') }));
+    const files = [path.join(folder, filename), path.join(folder, ARTIFACT_META)].map((abs) => ({ abs, path: path.relative(repo, abs).split(path.sep).join('/') }));
     try {
       commit = await commitToArtifactsRef(repo, files, `Publish artifact: ${r.title.replace(/\s+/g, ' ').slice(0, 200)}`, { name: m.grantee.name, email: `${m.grantee.slug}@agents.holon.invalid` });
     } catch (err) {
