@@ -91,7 +91,7 @@ before(async () => {
 
 after(async () => {
   for (const c of clients.values()) await c.close();
-  await runtime.close({ checkpoint: false });
+  await runtime.close();
   await new Promise<void>((r) => merchant.close(() => r()));
   cleanup();
 });
