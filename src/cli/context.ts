@@ -6,6 +6,7 @@ import { stderrLogger, systemClock } from '../core/deps.ts';
 import { HolonError } from '../core/errors.ts';
 import { goneOwners, releaseOrphanedHolds } from '../core/spend.ts';
 import type { EventStore } from '../core/store.ts';
+import { refusalNotice, unseenRefusals } from '../core/store.ts';
 import { JOURNAL_FILE } from '../core/journal.ts';
 import { openStore } from '../core/holon.ts';
 import type { HolonState } from '../core/state.ts';
@@ -20,8 +21,34 @@ export function hasState(stateDir: string): boolean {
 }
 
 /** Opens the state's store (the shared one, with --store) for a short command; no tailing needed. */
-export function open(ctx: CommandContext): Promise<EventStore<HolonState>> {
-  return openStore(ctx.stateDir, { clock, logger, watch: false, store: ctx.store });
+export async function open(ctx: CommandContext): Promise<EventStore<HolonState>> {
+  const store = await openStore(ctx.stateDir, { clock, logger, watch: false, store: ctx.store });
+  noticeRefusals(ctx.stateDir, store);
+  return store;
+}
+
+/** Where a state folder remembers the last refused row its human was told of. */
+const REFUSALS_SHOWN = 'refusals.shown';
+
+/**
+ * Tells the human, once, of rows the team store holds and did not fold: a line on stderr for the ones
+ * this installation has not been told of (remembered in its state folder, when it has one: a command
+ * that only reads creates no folder, and then says it each time).
+ */
+function noticeRefusals(stateDir: string, store: EventStore<HolonState>): void {
+  if (store.refused.length === 0) return;
+  const file = path.join(stateDir, REFUSALS_SHOWN);
+  let shown = 0;
+  try {
+    shown = Number.parseInt(fs.readFileSync(file, 'utf8'), 10) || 0;
+  } catch {
+    // Never told: show them all.
+  }
+  const { unseen, through } = unseenRefusals(store.refused, shown);
+  if (unseen.length === 0) return;
+  logger.warn(refusalNotice(unseen, 'holon verify --store'));
+  // Only a suppressed warning is at stake in this file: nothing read from it widens anything.
+  if (fs.existsSync(stateDir)) fs.writeFileSync(file, `${through}\n`, { mode: 0o600 });
 }
 
 /** Reads a state that must already exist; a read never creates one. */

@@ -21,7 +21,7 @@ import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxOptions, TxResult } from './store.ts';
-import { describeRefusal, eventHash, parseEventLine, seal, StoreListeners, wouldAdmit } from './store.ts';
+import { asStored, describeRefusal, eventHash, parseEventLine, seal, StoreListeners, wouldAdmit } from './store.ts';
 import type { SealedTx } from './txChain.ts';
 import { isRefused, oneTransaction, TxChain } from './txChain.ts';
 
@@ -306,7 +306,7 @@ export class FileJournal<S> implements EventStore<S> {
     const time = new Date(this.opts.clock.now()).toISOString();
     for (const n of events) {
       seq += 1;
-      const base = { seq, time, type: n.type, data: n.data, prev };
+      const base = { seq, time, type: n.type, data: asStored(n.data), prev };
       const e: JournalEvent = { ...base, hash: eventHash(base) };
       out.push({ e, offset: 0 });
       prev = e.hash;

@@ -1,7 +1,7 @@
 import type { Clock } from './deps.ts';
 import { HolonError } from './errors.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, TxResult } from './store.ts';
-import { eventHash, wouldAdmit } from './store.ts';
+import { asStored, eventHash, wouldAdmit } from './store.ts';
 
 /**
  * The store interface held in memory: one process, no file, no lock. For unit tests of the domain, and
@@ -94,7 +94,7 @@ export class MemoryStore<S> implements EventStore<S> {
     const time = new Date(this.clock.now()).toISOString();
     const out: JournalEvent[] = [];
     for (const e of events) {
-      const base = { seq: this.events.length + out.length + 1, time, type: e.type, data: structuredClone(e.data), prev: out.at(-1)?.hash ?? this.events.at(-1)?.hash ?? '' };
+      const base = { seq: this.events.length + out.length + 1, time, type: e.type, data: asStored(e.data), prev: out.at(-1)?.hash ?? this.events.at(-1)?.hash ?? '' };
       out.push({ ...base, hash: eventHash(base) });
     }
     return out;

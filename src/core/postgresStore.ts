@@ -27,7 +27,7 @@ import { HolonError } from './errors.ts';
 import type { ProcessRef } from './owner.ts';
 import { processKey, thisProcess } from './owner.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxResult } from './store.ts';
-import { eventHash, isSeal, seal, StoreListeners, wouldAdmit } from './store.ts';
+import { asStored, eventHash, isSeal, seal, StoreListeners, wouldAdmit } from './store.ts';
 import { redactUrl } from './storeUrl.ts';
 import type { ChainPosition } from './txChain.ts';
 import { isRefused, TxChain } from './txChain.ts';
@@ -470,7 +470,7 @@ export class PostgresStore<S> implements EventStore<S> {
     const time = new Date(this.opts.clock.now()).toISOString();
     for (const n of events) {
       seq += 1;
-      const base = { seq, time, type: n.type, data: n.data, prev };
+      const base = { seq, time, type: n.type, data: asStored(n.data), prev };
       const e = { ...base, hash: eventHash(base) };
       out.push(e);
       prev = e.hash;

@@ -58,6 +58,16 @@ export interface NewEvent {
   data: unknown;
 }
 
+/**
+ * Event data as every reader will see it back: through JSON. Hashed and folded in this form, so that a
+ * value JSON drops or changes (an undefined field, a function) can never make the writer's hash or fold
+ * differ from a reader's; a value JSON cannot hold (a bigint) is refused before anything is written.
+ */
+export function asStored(data: unknown): unknown {
+  const text = JSON.stringify(data);
+  return text === undefined ? null : JSON.parse(text);
+}
+
 /** The hash that links an event into the chain. */
 export function eventHash(e: Omit<JournalEvent, 'hash'>): string {
   return createHash('sha256')
@@ -261,10 +271,12 @@ export class StoreListeners {
     return () => this.refusals.delete(listener);
   }
 
-  /** Records a transaction that was read and not folded, logs it once, and tells whoever listens. */
+  /**
+   * Records a transaction that was read and not folded, and tells whoever listens (each opener decides
+   * how a human is shown it, once: see `unseenRefusals`).
+   */
   refuse(tx: RefusedTx): void {
     this.refused.push(tx);
-    this.logger.warn(`${this.what}: ${describeRefusal(tx)}; run \`holon verify\``);
     for (const l of this.refusals) {
       try {
         l(tx);
@@ -307,6 +319,23 @@ export class StoreListeners {
     this.breaks.clear();
     this.refusals.clear();
   }
+}
+
+/**
+ * The refused transactions a human has not been shown yet, given the last seq shown (what `shownThrough`
+ * remembers where the human is: the CLI's state folder, the editor's storage); the new mark to remember.
+ */
+export function unseenRefusals(refused: readonly RefusedTx[], shownThrough: number): { unseen: RefusedTx[]; through: number } {
+  const unseen = refused.filter((t) => t.to > shownThrough);
+  return { unseen, through: Math.max(shownThrough, ...refused.map((t) => t.to)) };
+}
+
+/** One line for a human about refused transactions: how many, the first of them, and what to run. */
+export function refusalNotice(unseen: readonly RefusedTx[], verify: string): string {
+  const first = unseen[0];
+  if (!first) return '';
+  const more = unseen.length > 1 ? ` (and ${unseen.length - 1} more)` : '';
+  return `the team store holds rows that were not folded: ${describeRefusal(first)}${more}. Nothing they say counts; run \`${verify}\` for each, and ask the store's owner who wrote them`;
 }
 
 /** A refused transaction in a sentence: where it is, who sealed it, and why it was not folded. */

@@ -8,7 +8,8 @@ import { lazySigner } from '../core/keys.ts';
 import { recoverOrphanedHolds } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import { initialState } from '../core/state.ts';
-import type { EventStore, Signer } from '../core/store.ts';
+import type { EventStore, RefusedTx, Signer } from '../core/store.ts';
+import { unseenRefusals } from '../core/store.ts';
 import type { ApprovalConfig } from './settings.ts';
 import { approvalConfig, storeSetting } from './settings.ts';
 import type { StoreInUse, TeamStore } from './storeSetting.ts';
@@ -61,6 +62,12 @@ export class EditorState implements vscode.Disposable {
   private readonly failed = new vscode.EventEmitter<string>();
   /** Fires with a sentence for the human when the chosen store cannot be opened, or broke. */
   readonly onDidFail = this.failed.event;
+  private readonly refusing = new vscode.EventEmitter<RefusedTx[]>();
+  /**
+   * Fires with the team store's rows that were not folded and that this human has not been shown yet
+   * (remembered per store in the extension's own storage, never a workspace file): each is shown once.
+   */
+  readonly onDidRefuse = this.refusing.event;
   private opened: EventStore<HolonState> | undefined;
   private readonly empty = initialState();
   private loading: Promise<EventStore<HolonState>>;
@@ -160,9 +167,18 @@ export class EditorState implements vscode.Disposable {
       }
       this.opened = store;
       this.serverUrl = url;
+      const shownKey = `holon.refusalsShown:${team?.label ?? 'journal'}`;
+      const tell = (refused: readonly RefusedTx[]): void => {
+        const { unseen, through } = unseenRefusals(refused, this.context.globalState.get<number>(shownKey) ?? 0);
+        if (unseen.length === 0) return;
+        void this.context.globalState.update(shownKey, through);
+        this.refusing.fire(unseen);
+      };
+      tell(store.refused);
       this.closers.push(
         store.subscribe(() => this.changed.fire()),
         store.onBroken((err) => this.fail(generation, err)),
+        store.onRefused((tx) => tell([tx])),
         recoverOrphanedHolds(store, this.logger),
         () => store.close(),
       );
@@ -225,5 +241,6 @@ export class EditorState implements vscode.Disposable {
     this.closeStore();
     this.changed.dispose();
     this.failed.dispose();
+    this.refusing.dispose();
   }
 }

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
+import { refusalNotice } from '../core/store.ts';
 import { COMMANDS } from './commandIds.ts';
 import type { EditorState } from './editorState.ts';
 
 /**
  * Keeps the editor on the store the human chose: reopens it when `holon.store` or its password changes
  * (a password set in another window included: SecretStorage is shared), and tells the human, with a way
- * out, when the chosen store cannot be used.
+ * out, when the chosen store cannot be used; and, once, of rows in it that were not folded.
  */
 export function registerTeamStore(state: EditorState, secrets: vscode.SecretStorage, log: vscode.LogOutputChannel): vscode.Disposable {
   const reopen = (): void => {
@@ -24,6 +25,12 @@ export function registerTeamStore(state: EditorState, secrets: vscode.SecretStor
     }),
     secrets.onDidChange((e) => {
       if (e.key === state.storeSecretKey) reopen();
+    }),
+    state.onDidRefuse((refused) => {
+      const verify = 'Verify Ledger';
+      void vscode.window.showWarningMessage(`Holon: ${refusalNotice(refused, 'Holon: Verify Ledger')}.`, verify).then(async (answer) => {
+        if (answer === verify) await vscode.commands.executeCommand(COMMANDS.verifyLedger);
+      });
     }),
     state.onDidFail((message) => {
       const team = state.storeInUse.kind === 'team';

@@ -10,7 +10,7 @@ import { APPROVAL_KIND_LABELS, approvalView, deciderText, denialTexts } from '..
 import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { Signer } from '../core/store.ts';
-import { approversOf } from '../core/team.ts';
+import { hasTeam } from '../core/team.ts';
 import type { BudgetInfo, HolonViewState, PendingApproval, StoreInfo } from '../webview/protocol/holonView.ts';
 import type { StoreInUse } from './storeSetting.ts';
 import type { ProposalState } from '../webview/protocol/proposal.ts';
@@ -57,7 +57,8 @@ export function pendingApprovalView(s: HolonState, a: Approval, decider?: Pick<S
     askedBy: s.mandates[a.mandate]?.grantee.name ?? a.mandate,
     machine: a.origin?.machine ?? null,
     mayDecide: may,
-    decider: deciderText(approversOf(s, account).length > 0 ? may : null, account),
+    // Who may decide is worth saying only where there is a team: alone, this installation decides everything.
+    decider: deciderText(hasTeam(s) ? may : null, account),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Clock, Logger } from '../core/deps.ts';
 import type { EventStore } from '../core/store.ts';
+import { refusalNotice } from '../core/store.ts';
 import { filesRoot, openState } from '../core/holon.ts';
 import { lazySigner } from '../core/keys.ts';
 import { Gateway } from '../core/market/gateway.ts';
@@ -65,12 +66,16 @@ export function openRuntime(
   holder.deps = deps;
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
   const stopRecovery = recoverOrphanedHolds(store, options.logger);
+  // Rows of a team store that were not folded are told to whoever runs the server (never to the agent), each once.
+  if (store.refused.length > 0) options.logger.warn(refusalNotice(store.refused, 'holon verify --store'));
+  const stopRefusals = store.onRefused((tx) => options.logger.warn(refusalNotice([tx], 'holon verify --store')));
   return {
     stateDir,
     deps,
     store,
     async close() {
       stopRecovery();
+      stopRefusals();
       delegation.close();
       try {
         await runner.close();

@@ -66,6 +66,13 @@ export function createToolServer(deps: ServerDeps, mandate: string, toolsets: To
 export function createHolonServer(deps: ServerDeps, mandateId: string): Server {
   const mandate = deps.store.state.mandates[mandateId];
   if (!mandate) throw new HolonError('not_found', `no mandate "${mandateId}"; create it with \`holon mandate create ${mandateId}\``, { mandate: mandateId });
+  // On a team store, an installation that is not a member of the mandate's account could write nothing
+  // the others would fold: refused here, at once, rather than at the agent's first call.
+  const probe = deps.store.mayWrite([{ type: 'tool.called', data: { mandate: mandateId, toolset: mandate.toolsets[0] ?? 'market', tool: 'whoami', summary: {} } }]);
+  if (probe) {
+    const key = deps.signer.publicKey;
+    throw new HolonError('denied', `this installation (${key}) may not act for ${mandateId}: ${probe.message.replace(/^event \d+ \([^)]*\): /, '')}; an owner of account ${mandate.account} adds it with \`holon team add ${key} --account ${mandate.account} --name NAME\``, { reason: probe.code, mandate: mandateId, key });
+  }
   const sets = mandate.toolsets.map((t) => TOOLSETS[t]).filter((t): t is Toolset => t !== undefined);
   const unknown = mandate.toolsets.filter((t) => !TOOLSETS[t]);
   if (unknown.length > 0) deps.logger.warn(`toolsets not available in this version: ${unknown.join(', ')}`);

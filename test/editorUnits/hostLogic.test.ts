@@ -22,7 +22,8 @@ describe('protocol states from the journal', () => {
       await client.callTool({ name: 'call_agent', arguments: { capability: 'extraction.table', input: { file: FACTURE } } });
       const pending = await client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICES } } });
       const approvalId = (pending.structuredContent as { approval: string }).approval;
-      const s = holonViewState(runtime.store.state, MANDATE, clock.now(), true);
+      // Seen from this installation's editor: the one that wrote the state, so it decides.
+      const s = holonViewState(runtime.store.state, MANDATE, clock.now(), true, null, runtime.deps.signer);
       assert.equal(s.budget?.spent, '0.0238 EUR');
       assert.equal(s.budget?.remaining, '4.9762 EUR');
       assert.equal(s.approvals.length, 1);

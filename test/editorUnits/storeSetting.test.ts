@@ -99,12 +99,12 @@ describe('what the server is handed', () => {
     try {
       const full = withPassword('postgres://ada@db.example.com/holon', 'hunter2');
       process.env[STORE_ENV] = full;
-      assert.equal(resolveStore(undefined), full);
+      assert.equal(resolveStore(undefined).url, full);
       assert.equal(process.env[STORE_ENV], undefined);
       process.env[STORE_ENV] = '';
-      assert.equal(resolveStore(undefined), undefined, 'empty: the state folder\'s journal');
+      assert.equal(resolveStore(undefined).url, undefined, 'empty: the state folder\'s journal');
       process.env[STORE_ENV] = full;
-      assert.equal(resolveStore('postgres://other@db.example.com/x'), 'postgres://other@db.example.com/x', '--store wins');
+      assert.equal(resolveStore('postgres://other@db.example.com/x').url, 'postgres://other@db.example.com/x', '--store wins');
       assert.equal(process.env[STORE_ENV], undefined, 'and the variable is dropped all the same');
     } finally {
       if (saved === undefined) delete process.env[STORE_ENV];

@@ -82,6 +82,7 @@ test('the lead decides what the developer\'s agent asks; the developer cannot', 
 
   assert.equal(leadStore.state.team.root, lead.publicKey, 'the first to write owns the store');
   await setTeamMember(leadStore, lead, { account: 'demo', key: dev.publicKey, name: 'Dev', role: 'member' });
+  await until(() => devStore.state.team.accounts['demo']?.members[dev.publicKey] !== undefined, 'the developer to see it is a member');
 
   // The developer's agent, through a server on the developer's installation, asks for a call over the threshold.
   const runtime = openRuntime(devDir, { clock: systemClock, logger: silentLogger, store: devStore, approvals: { waitMs: 0, elicitation: false, elicitationWaitMs: 0 } });

@@ -5,6 +5,7 @@
  * proposal, no approval, no mandate, no journal that no longer verifies. Never a JSON-RPC error.
  */
 import assert from 'node:assert/strict';
+import { asData } from '../../src/core/foreign.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -291,7 +292,8 @@ describe('commerce, money, records and memory', () => {
         const r = await call('shopper', 'quote', { merchant: 'odd', lines: [{ product: 'pen', quantity: 1 }] });
         assert.notEqual(r.isError, true, textOf(r));
         const cart = r.structuredContent as { status: string; merchant_status: string };
-        assert.deepEqual([cart.status, cart.merchant_status], ['not_ready', status]);
+        // The merchant's own word for it reaches the agent as the merchant's, marked as data.
+        assert.deepEqual([cart.status, cart.merchant_status], ['not_ready', asData('odd', status)]);
       }
     } finally {
       merchantStatus = 'ready_for_payment';

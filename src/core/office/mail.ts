@@ -20,12 +20,6 @@ export const MAX_WAKING_HOPS = 3;
 
 type Office = MandatesFields & OfficeFields;
 
-/** The line the office writes above every mail: who sent it, from the sender's own mandate. */
-export function mailHeader(t: Pick<MailThread, 'from' | 'from_mandate'>, s: MandatesFields): string {
-  const m = t.from_mandate ? s.mandates[t.from_mandate] : undefined;
-  return m ? `From ${t.from} (${m.grantee.name}, ${m.grantee.role}) — written by the office, not by the sender.` : `From ${t.from} — written by the office, not by the sender.`;
-}
-
 function newThread(s: OfficeFields, fields: Omit<MailThread, 'id' | 'number' | 'state' | 'comments' | 'created_at' | 'updated_at'>, at: string): MailThread {
   const inbox = `${fields.office}/${fields.to}`;
   const number = (s.office.numbers[inbox] ?? 0) + 1;
