@@ -7,7 +7,7 @@
  * A member who holds the append lock is named, within a bounded wait, instead of stopping every writer.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Client as PgClient } from 'pg';
 import type { Approval, ApprovalSubject } from '../../src/core/approvals/model.ts';
 import { bindingOf } from '../../src/core/approvals/model.ts';
@@ -21,44 +21,25 @@ import type { EventStore, JournalEvent, NewEvent, Signer } from '../../src/core/
 import { eventHash, seal } from '../../src/core/store.ts';
 import { setTeamMember } from '../../src/core/team.ts';
 import { canonicalHash } from '../../src/core/util.ts';
-import type { McpSession, Run } from '../cli/cliHarness.ts';
-import { ensureBuilt, holon as run, mcpSession, structured, tempDir } from '../cli/cliHarness.ts';
+import type { McpSession } from '../cli/cliHarness.ts';
+import { mcpSession, structured } from '../cli/cliHarness.ts';
 import { INVOICES, MANDATE, seedDemo } from '../helpers.ts';
-import type { TestPostgres } from './harness.ts';
-import { sqlAt, startPostgres } from './harness.ts';
+import { cliCluster } from './cliCluster.ts';
+import { sqlAt } from './harness.ts';
 
 const MEMBER = 'holon_member';
 const PIPELINE = 'holon-labs/invoice-pipeline';
-let pg: TestPostgres;
-const cleanups: (() => void | Promise<void>)[] = [];
 let dbs = 0;
 
-before(async () => {
-  await ensureBuilt();
-  pg = await startPostgres();
-});
-
-after(async () => {
-  for (const c of cleanups.reverse()) await c();
-  pg.stop();
-});
-
-function holon(args: string[]): Promise<Run> {
-  return run(args, { env: { HOLON_STORE: '' } });
-}
-
-function stateDir(): string {
-  const t = tempDir('holon-forged-');
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const cluster = cliCluster('holon-forged-');
+const { cleanups, holon, stateDir } = cluster;
 
 /**
  * A team store set up by the lead (`holon store init`: the lead's installation is its root) with the
  * demo in it, and a developer's installation made a member of `demo`; both use the member role.
  */
 async function teamStore(): Promise<{ url: string; lead: string; dev: string; devKey: Signer; leadStore: EventStore<HolonState> }> {
-  const admin = await pg.createDatabase(`f${++dbs}`);
+  const admin = await cluster.pg.createDatabase(`f${++dbs}`);
   const lead = stateDir();
   const dev = stateDir();
   const init = await holon(['store', 'init', '--url', admin, '--member', MEMBER, '--state', lead]);
@@ -191,6 +172,10 @@ describe('rows a member writes by hand decide nothing', () => {
     const budget = await holon(['budget', MANDATE, '--state', dev, '--store', url, '--json']);
     assert.equal(budget.code, 0, budget.stderr);
     assert.doesNotMatch(budget.stdout, /500/);
+    // The human at the developer's terminal is told once, with what to run; not again by the next command.
+    assert.match(budget.stderr, new RegExp(`rows that were not folded: event ${x!.seq} not folded \\(not_an_owner\\).*\\(and 1 more\\).*holon verify --store`));
+    const again = await holon(['budget', MANDATE, '--state', dev, '--store', url, '--json']);
+    assert.doesNotMatch(again.stderr, /not folded/);
     assert.deepEqual((await verify(url)).refused, [
       [x!.seq, x!.seq, 'not_an_owner'],
       [y!.seq, y!.seq, 'not_an_owner'],

@@ -4,7 +4,7 @@
  * nor can the owner, past the append-only trigger.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Client } from 'pg';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
@@ -12,34 +12,12 @@ import { loadOrCreateSigner } from '../../src/core/keys.ts';
 import { PostgresStore } from '../../src/core/postgresStore.ts';
 import { fund } from '../../src/core/spend.ts';
 import { holonReducer } from '../../src/core/state.ts';
-import type { Run } from '../cli/cliHarness.ts';
-import { ensureBuilt, holon as run, tempDir } from '../cli/cliHarness.ts';
-import type { TestPostgres } from './harness.ts';
-import { startPostgres } from './harness.ts';
+import { cliCluster } from './cliCluster.ts';
 
 const MEMBER = 'holon_member';
-let pg: TestPostgres;
-const cleanups: (() => void | Promise<void>)[] = [];
 
-before(async () => {
-  await ensureBuilt();
-  pg = await startPostgres();
-});
-
-after(async () => {
-  for (const c of cleanups.reverse()) await c();
-  pg.stop();
-});
-
-function holon(args: string[]): Promise<Run> {
-  return run(args, { env: { HOLON_STORE: '' } });
-}
-
-function stateDir(): string {
-  const t = tempDir('holon-role-');
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const cluster = cliCluster('holon-role-');
+const { cleanups, holon, stateDir } = cluster;
 
 /** The harness admits every role from 127.0.0.1 without a password (trust), so the member's URL needs none. */
 const asMember = (url: string): string => url.replace('postgres://postgres@', `postgres://${MEMBER}@`);
@@ -85,7 +63,7 @@ let dbs = 0;
 
 describe('the member role', () => {
   test('opens the store and appends, but may never update, delete or truncate an event; the owner neither', async () => {
-    const admin = await pg.createDatabase(`r${++dbs}`);
+    const admin = await cluster.pg.createDatabase(`r${++dbs}`);
     const lead = stateDir();
     const init = await holon(['store', 'init', '--url', admin, '--member', MEMBER, '--state', lead, '--json']);
     assert.equal(init.code, 0, init.stderr);
@@ -136,7 +114,7 @@ describe('the member role', () => {
   });
 
   test('init runs again without harm, and refuses a role that could rewrite the table', async () => {
-    const admin = await pg.createDatabase(`r${++dbs}`);
+    const admin = await cluster.pg.createDatabase(`r${++dbs}`);
     const first = await holon(['store', 'init', '--url', admin, '--member', MEMBER, '--json']);
     assert.equal(first.code, 0, first.stderr);
     const owner = await connect(admin);
@@ -171,9 +149,9 @@ describe('the member role', () => {
   });
 
   test('the member cannot create the table where init did not run, and is told who can', async () => {
-    const admin = await pg.createDatabase(`r${++dbs}`);
+    const admin = await cluster.pg.createDatabase(`r${++dbs}`);
     // The role exists cluster-wide once some init made it; this database has no table yet.
-    const other = await pg.createDatabase(`r${++dbs}`);
+    const other = await cluster.pg.createDatabase(`r${++dbs}`);
     assert.equal((await holon(['store', 'init', '--url', other, '--member', MEMBER])).code, 0);
     await assert.rejects(
       PostgresStore.open({ url: asMember(admin), reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: loadOrCreateSigner(stateDir()), watch: false }),
