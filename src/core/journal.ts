@@ -23,7 +23,7 @@ import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxOptions, TxResult } from './store.ts';
 import { asStored, describeRefusal, eventHash, parseEventLine, seal, StoreListeners, wouldAdmit } from './store.ts';
 import type { SealedTx } from './txChain.ts';
-import { isRefused, oneTransaction, TxChain } from './txChain.ts';
+import { crashCouldLeave, isRefused, TxChain } from './txChain.ts';
 
 export { SNAPSHOT_FILE };
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -455,9 +455,9 @@ export class FileJournal<S> implements EventStore<S> {
         end = offset + start;
       }
     }
-    // A crash cuts short one transaction, whose events a writer stamps with one time; more than that after
-    // the last seal is a journal rewritten (edited and re-hashed, its seals dropped), never a torn append.
-    if (!oneTransaction(chain.open.map((x) => x.e))) throw fail(chain.open[0]!.e.seq, 'no seal covers the events from here on, and they are not one transaction a crash could have cut short (the journal was rewritten)');
+    // A crash cuts short one transaction; more than that after the last seal is a journal rewritten
+    // (edited and re-hashed, its seals dropped), never a torn append.
+    if (!crashCouldLeave(chain.afterCheckpoint, chain.open.map((x) => x.e))) throw fail(chain.open[0]!.e.seq, 'no seal covers the events from here on, and they are not what a crash could have left (the journal was rewritten)');
     // One signature covers them all: each seal signs the hash its transaction ends on, which the chain
     // links to everything before it; the seal of the last one checked vouches for every event up to it.
     const last = txs.at(-1);

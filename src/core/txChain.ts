@@ -76,6 +76,11 @@ export class TxChain<T extends { e: JournalEvent }> {
     return { seq: this.seq, hash: this.prev, legacy: this.legacy };
   }
 
+  /** True when what is open follows a checkpoint of the format of before (and no seal was ever read). */
+  get afterCheckpoint(): boolean {
+    return this.legacy && this.seq - this.open.length > 0;
+  }
+
   /** Takes the next event. */
   push(item: T): ChainStep<T> {
     const e = item.e;
@@ -131,11 +136,16 @@ export class TxChain<T extends { e: JournalEvent }> {
   }
 }
 
+/** How many events a process of the checkpointed format could leave unsigned: it signed a checkpoint every 100. */
+const LEGACY_UNSIGNED_MAX = 99;
+
 /**
- * True when events after the last seal can be one transaction a crash cut short: a writer stamps all the
- * events of a transaction with one time, so events of several times there are a log rewritten (edited
- * and re-hashed, its seals dropped), not a torn append.
+ * True when the events after the last seal are what a crash can leave: one transaction cut short, whose
+ * events a writer stamps with one time (so events of several times there are a log rewritten — edited
+ * and re-hashed, its seals dropped — not a torn append); or, after a checkpoint of the format of before
+ * (no seal yet, `afterCheckpoint`), fewer events than its writers left unsigned between two checkpoints.
  */
-export function oneTransaction(open: readonly JournalEvent[]): boolean {
+export function crashCouldLeave(afterCheckpoint: boolean, open: readonly JournalEvent[]): boolean {
+  if (afterCheckpoint && open.length <= LEGACY_UNSIGNED_MAX) return true;
   return open.every((e) => e.time === open[0]?.time);
 }

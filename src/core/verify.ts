@@ -19,7 +19,7 @@ import { holonReducer } from './state.ts';
 import type { JournalEvent, RefusedTx } from './store.ts';
 import { describeRefusal, eventProblem, parseEventLine } from './store.ts';
 import type { RefusedRun, SealedTx } from './txChain.ts';
-import { isRefused, oneTransaction, TxChain } from './txChain.ts';
+import { crashCouldLeave, isRefused, TxChain } from './txChain.ts';
 
 /** The first event that breaks the chain, and why: nothing after it can be read. */
 export interface BadEvent {
@@ -93,6 +93,11 @@ export class LogCheck {
   /** The events after the last seal. */
   get open(): JournalEvent[] {
     return this.chain.open.map((x) => x.e);
+  }
+
+  /** True when what is open follows a checkpoint of the format of before (see TxChain). */
+  get afterCheckpoint(): boolean {
+    return this.chain.afterCheckpoint;
   }
 
   /** Takes the next event (`at`: its line, or a row's seq); false once the chain is broken and nothing more can be read. */
@@ -193,7 +198,7 @@ export function verifyJournal(stateDir: string): VerifyReport {
   const report = check.report();
   const open = check.open;
   if (!report.first_bad && (open.length > 0 || tail.length > 0)) {
-    if (!oneTransaction(open)) {
+    if (!crashCouldLeave(check.afterCheckpoint, open)) {
       report.ok = false;
       report.refused.push({ from: open[0]?.seq ?? 0, to: open.at(-1)?.seq ?? 0, signer: null, code: 'unsealed', message: 'no seal covers these events, and they are not one transaction a crash could have cut short: the journal was rewritten' });
       report.refused_count += 1;

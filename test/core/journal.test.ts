@@ -662,6 +662,33 @@ describe('FileJournal: only what this installation sealed is acted on', () => {
     const report = verifyJournal(dir);
     assert.deepEqual({ ok: report.ok, transactions: report.transactions, signed_through: report.signed_through }, { ok: true, transactions: 2, signed_through: 4 });
   });
+
+  test('such a journal whose last process was killed: what it left unsigned is removed like a cut transaction, unless it is more than that process could leave', async () => {
+    /** A journal of the checkpointed format: a signed checkpoint after one fund, then `unsigned` funds minutes apart. */
+    const legacy = (dir: string, unsigned: number): void => {
+      const signer = loadOrCreateSigner(dir);
+      const out: JournalEvent[] = [];
+      const push = (type: string, data: unknown, minute: number): void => {
+        const base = { seq: out.length + 1, time: new Date(Date.parse('2026-11-01T10:00:00Z') + minute * 60_000).toISOString(), type, data, prev: out.at(-1)?.hash ?? '' };
+        out.push({ ...base, hash: eventHash(base) });
+      };
+      push('account.funded', { account: 'demo', amount: '1', currency: 'EUR' }, 0);
+      push('checkpoint', { up_to: 1, head: out[0]!.hash, key: signer.publicKey, sig: signer.sign(checkpointMessage(1, out[0]!.hash)) }, 0);
+      for (let i = 0; i < unsigned; i++) push('account.funded', { account: 'demo', amount: '1', currency: 'EUR' }, i + 1);
+      fs.writeFileSync(journalFile(dir), out.map((e) => JSON.stringify(e)).join('\n') + '\n');
+    };
+    const dir = newDir();
+    legacy(dir, 3);
+    const j = open(dir);
+    assert.equal(j.state.accounts['demo']?.funded['EUR'], 1_000_000n, 'only what a checkpoint signed is folded');
+    assert.equal(verifyJournal(dir).torn_tail?.events, 3);
+    await fund(j, 'demo', '1');
+    assert.equal(j.state.accounts['demo']?.funded['EUR'], 2_000_000n);
+    assert.equal(verifyJournal(dir).ok, true);
+    const many = newDir();
+    legacy(many, 150);
+    assert.throws(() => open(many), (err: unknown) => HolonError.is(err, 'corrupt_journal') && /rewritten/.test((err as Error).message));
+  });
 });
 
 describe('FileJournal: the lock', () => {
