@@ -174,8 +174,8 @@ describe('the office through the built CLI', { concurrency: true }, () => {
     let served: Served | undefined;
     const clients: Client[] = [];
     try {
-      const leadToken = await json<{ token: string; mandate: string }>(state, ['token', 'create', '--mandate', DEMO_OFFICE.lead, '--ttl', '10m']);
-      const adaToken = await json<{ token: string; mandate: string }>(state, ['token', 'create', '--mandate', DEMO_OFFICE.ada, '--ttl', '10m']);
+      const leadToken = await json<{ token: string; mandate: string }>(state, ['token', 'create', '--mandate', DEMO_OFFICE.lead, '--ttl', '1h']);
+      const adaToken = await json<{ token: string; mandate: string }>(state, ['token', 'create', '--mandate', DEMO_OFFICE.ada, '--ttl', '1h']);
       assert.deepEqual([leadToken.mandate, adaToken.mandate], [DEMO_OFFICE.lead, DEMO_OFFICE.ada]);
       served = await serveIn(state, ['--workspace', workspace]);
       const lead = await httpClient(served.url, leadToken.token, 'lead-agent');
