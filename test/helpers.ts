@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { addAgent, readCatalog } from '../src/core/market/catalog.ts';
 import { createMandate } from '../src/core/mandates.ts';
@@ -176,8 +178,29 @@ export async function connect(
   return client;
 }
 
-/** Waits for a condition (checked synchronously or not), polling, with a deadline (never a fixed sleep). */
-export async function until<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+/**
+ * How long a test, or a wait for something that will happen, may take before it is taken for a hang. It
+ * stops a hang and nothing else: a machine busy with other work runs a test many times slower than an
+ * idle one, and a test must pass there too. Never a measure of speed (that is the bench's).
+ */
+export const HANG_MS = 10 * 60_000;
+
+/**
+ * An SDK client as patient as the person behind it: a request with no timeout of its own waits until
+ * HANG_MS, not the SDK's 60 s, which a call that starts agent processes can outlast on a busy machine.
+ */
+export class PatientClient extends Client {
+  override request<T extends AnySchema>(request: Parameters<Client['request']>[0], resultSchema: T, options?: RequestOptions): Promise<SchemaOutput<T>> {
+    return super.request(request, resultSchema, { timeout: HANG_MS, ...options });
+  }
+}
+
+/**
+ * Waits for a condition (checked synchronously or not), polling, with a deadline that only stops a hang
+ * (never a fixed sleep, never a bet on how fast the machine is). It gives up before its test would, so
+ * that a failure names what it waited for.
+ */
+export async function until<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = HANG_MS / 2): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

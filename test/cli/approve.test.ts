@@ -9,6 +9,7 @@ import {
   approvals,
   approveAtTerminal,
   ensureBuilt,
+  HANG_MS,
   holon,
   holonIn,
   INVOICE_FILES,
@@ -87,7 +88,7 @@ describe('approving', { concurrency: true }, () => {
         assert.equal((await readEvents(state)).filter((e) => e.type === 'approval.decided' && e.data['id'] === id).length, 0);
       }));
 
-    test('at a terminal, "y" approves through the channel cli (--no-run leaves the call to the agent)', { timeout: 60_000 }, () =>
+    test('at a terminal, "y" approves through the channel cli (--no-run leaves the call to the agent)', { timeout: HANG_MS }, () =>
       withApprovals(1, async (state, [id = '']) => {
         const r = await approveAtTerminal(state, id, 'y', ['--no-run', '--json']);
         assert.equal(r.code, 0, r.output);
@@ -166,12 +167,12 @@ describe('approving', { concurrency: true }, () => {
   });
 
   describe('a server waiting for the human', { concurrency: true }, () => {
-    test('a decision at the terminal reaches the waiting server, which runs the call', { timeout: 60_000 }, async () => {
+    test('a decision at the terminal reaches the waiting server, which runs the call', { timeout: HANG_MS }, async () => {
       const { dir: state, cleanup } = await seededState();
-      const session = await mcpSession(state, 'demo/sandbox', ['--approval-wait', '60', '--no-elicitation']);
+      // The server waits as a person's answer needs on a busy machine: the test's terminal is that person.
+      const session = await mcpSession(state, 'demo/sandbox', ['--approval-wait', String(HANG_MS / 2 / 1000), '--no-elicitation']);
       try {
         const call = session.client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICE_FILES } } }, undefined, {
-          timeout: 120_000,
           resetTimeoutOnProgress: true,
           onprogress: () => {},
         });

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import type { Run } from './cliHarness.ts';
-import { EXAMPLES, ensureBuilt, holon, holonIn, ledgerBytes, mcpSession, ON_POSTGRES, pool, readEvents, seededState, structured, tempDir } from './cliHarness.ts';
+import { EXAMPLES, ensureBuilt, HANG_MS, holon, holonIn, ledgerBytes, mcpSession, ON_POSTGRES, pool, readEvents, seededState, structured, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -309,7 +309,7 @@ describe('holon with bad arguments', { concurrency: true }, () => {
     test(
       'a refused command appends nothing, even when the journal has unsigned events',
       {
-        timeout: 60_000,
+        timeout: HANG_MS,
       },
       () =>
         withState(async (state) => {

@@ -1,7 +1,7 @@
 /**
  * The CLI tests' harness: the built `dist/holon.js` run as a user types it (a child process each time),
  * seeded state folders, SDK clients on `holon mcp`, and `holon approve` given a real terminal by
- * util-linux `script`. No fixed sleeps: everything that waits polls with a deadline.
+ * util-linux `script`. No fixed sleeps: everything that waits polls, with a deadline that only stops a hang.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -10,17 +10,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openStore } from '../../src/core/holon.ts';
 import { KEY_FILE } from '../../src/core/keys.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import type { EventStore } from '../../src/core/store.ts';
-import { copyExampleFiles, EXAMPLES, HOLON_BIN, ON_POSTGRES, ROOT, rowsAfter, tempDir, TEST_PG, until } from '../helpers.ts';
+import { copyExampleFiles, EXAMPLES, HANG_MS, HOLON_BIN, ON_POSTGRES, PatientClient, ROOT, rowsAfter, tempDir, TEST_PG, until } from '../helpers.ts';
 import { createDatabaseAt } from '../pg/harness.ts';
 
-export { EXAMPLES, HOLON_BIN, ON_POSTGRES, ROOT, tempDir, until };
+export { EXAMPLES, HANG_MS, HOLON_BIN, ON_POSTGRES, PatientClient, ROOT, tempDir, until };
 
 export const FIXTURES = path.join(__dirname, 'fixtures');
 export const SLOW_CATALOG = path.join(FIXTURES, 'slowCatalog.json');
@@ -48,7 +48,7 @@ export async function ensureBuilt(): Promise<void> {
     }
     return;
   }
-  await until(() => !fs.existsSync(lock) && fs.existsSync(HOLON_BIN), 'another test file to build dist/holon.js', 120_000);
+  await until(() => !fs.existsSync(lock) && fs.existsSync(HOLON_BIN), 'another test file to build dist/holon.js');
 }
 
 /** What one run of the CLI printed and returned. */
@@ -134,7 +134,7 @@ export async function holon(args: string[], options: { env?: Record<string, stri
       env: cleanEnv(env),
       stdio: ['pipe', 'pipe', 'pipe'],
       // A safety net against a hung child, never an assertion on time.
-      timeout: 120_000,
+      timeout: HANG_MS,
     });
     let stdout = '';
     let stderr = '';
@@ -313,7 +313,7 @@ export async function mcpSession(state: string, mandate: string, extra: string[]
   });
   let log = '';
   transport.stderr?.on('data', (d: Buffer) => (log += d.toString()));
-  const client = new Client({ name: 'holon-cli-test', version: '1.0.0' });
+  const client = new PatientClient({ name: 'holon-cli-test', version: '1.0.0' });
   await client.connect(transport);
   const close = async (): Promise<void> => {
     running.delete(close);
@@ -338,12 +338,16 @@ export async function serveIn(state: string, extra: string[] = []): Promise<Serv
     env: cleanEnv(await storeEnv(state)),
     stdio: ['pipe', 'pipe', 'pipe'],
     // A safety net against a hung child, never an assertion on time.
-    timeout: 150_000,
+    timeout: HANG_MS,
   });
   let log = '';
   child.stderr.on('data', (d: Buffer) => (log += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const url = await until(() => /serving MCP on (http:\/\/\S+\/mcp)/.exec(log)?.[1], `holon serve to print its URL (stderr so far: ${log})`, 60_000);
+  const url = await until(() => {
+    const printed = /serving MCP on (http:\/\/\S+\/mcp)/.exec(log)?.[1];
+    if (!printed && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`holon serve exited before printing its URL: ${log}`);
+    return printed;
+  }, 'holon serve to print its URL');
   const stop = async (): Promise<void> => {
     running.delete(stop);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -383,7 +387,8 @@ export async function inTerminal(args: string[], options: { answer?: string; she
       cwd,
       env: cleanEnv(env),
       stdio: ['pipe', 'pipe', 'pipe'],
-      timeout: 120_000,
+      // A safety net against a hung child, never an assertion on time.
+      timeout: HANG_MS,
     });
     let output = '';
     let answered = false;

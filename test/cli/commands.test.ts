@@ -10,6 +10,7 @@ import {
   approveAtTerminal,
   EXAMPLES,
   ensureBuilt,
+  HANG_MS,
   holon,
   INVOICE_FILES,
   json,
@@ -245,7 +246,7 @@ describe('holon commands', { concurrency: 3 }, () => {
   });
 
   describe('approvals, reject, approve, receipts and budget', { concurrency: true }, () => {
-    test('a small call and two approvals: list, reject one, approve one, read the receipts and the budget', { timeout: 60_000 }, async () => {
+    test('a small call and two approvals: list, reject one, approve one, read the receipts and the budget', { timeout: HANG_MS }, async () => {
       const { dir: state, cleanup } = await seededState();
       const session = await mcpSession(state, 'demo/sandbox', ['--approval-wait', '0', '--no-elicitation']);
       try {

@@ -12,6 +12,7 @@ import {
   approvals,
   approveAtTerminal,
   ensureBuilt,
+  HANG_MS,
   holonIn,
   json,
   mcpSession,
@@ -46,23 +47,22 @@ async function closeAll(sessions: McpSession[]): Promise<void> {
 }
 
 describe('across processes', { concurrency: true }, () => {
-  test('nothing is lost: a long call runs while other processes fund 100 times and decide approvals', { timeout: 180_000 }, async () => {
+  test('nothing is lost: a long call runs while other processes fund 100 times and decide approvals', { timeout: HANG_MS }, async () => {
     const { dir: state, root, cleanup } = await seededState();
     const sessions: McpSession[] = [];
     try {
       await ok(state, ['agents', 'add', SLOW_CATALOG]);
       await ok(state, ['mandate', 'create', 'demo/slow', '--capabilities', 'testing.*', '--total', '5', '--threshold', '0.50']);
 
-      // The long call, through its own server.
+      // The long call, through its own server: it runs until this test releases it, however long the rest takes.
       const slow = await mcpSession(state, 'demo/slow', ['--approval-wait', '0', '--no-elicitation']);
       sessions.push(slow);
       const release = path.join(root, 'release-the-slow-call');
-      const slowCall = slow.client.callTool({ name: 'call_agent', arguments: { agent: SLOW_AGENT, input: { release, max_ms: 60_000 } } }, undefined, { timeout: 150_000 });
+      const slowCall = slow.client.callTool({ name: 'call_agent', arguments: { agent: SLOW_AGENT, input: { release } } });
       slowCall.catch(() => {});
       const started = await until(
         async () => (await readEvents(state)).find((e) => e.type === 'call.started' && (e.data['receipt'] as { agent: string }).agent === SLOW_AGENT),
         'the slow call to start',
-        30_000,
       );
       const slowReceipt = (started.data['receipt'] as { id: string }).id;
 
@@ -104,7 +104,7 @@ describe('across processes', { concurrency: true }, () => {
       assert.equal(s.status, 'succeeded', textOf(done));
       assert.equal(s.receipt, slowReceipt);
       assert.deepEqual(s.cost, { amount: '0.05', currency: 'EUR' });
-      assert.match(s.output, /"released": true/, 'it answered because it was released, not because it gave up');
+      assert.match(s.output, /"released": true/, 'it answered because it was released');
       await closeAll(sessions);
 
       const events = await readEvents(state);
@@ -145,7 +145,7 @@ describe('across processes', { concurrency: true }, () => {
     }
   });
 
-  test('servers racing on one small budget cannot overspend it', { timeout: 120_000 }, async () => {
+  test('servers racing on one small budget cannot overspend it', { timeout: HANG_MS }, async () => {
     const { dir: state, cleanup } = await seededState();
     const sessions: McpSession[] = [];
     try {

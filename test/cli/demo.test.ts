@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { demoCatalog, priceLine } from '../../examples/merchants/shop.ts';
 import * as M from '../../src/core/money.ts';
-import { approveAtTerminal, ensureBuilt, holonIn, ON_POSTGRES, ledgerBytes, json, mcpSession, readEvents, seededState, structured, openLedger, tempDir } from './cliHarness.ts';
+import { approveAtTerminal, ensureBuilt, HANG_MS, holonIn, ON_POSTGRES, ledgerBytes, json, mcpSession, readEvents, seededState, structured, openLedger, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -27,7 +27,7 @@ async function received(state: string, account: string, currency: string): Promi
 }
 
 describe('holon demo', { concurrency: true }, () => {
-  test('plays the session, and its state serves receipts, verify and an MCP client; a second run replaces it', { timeout: 90_000 }, async () => {
+  test('plays the session, and its state serves receipts, verify and an MCP client; a second run replaces it', { timeout: HANG_MS }, async () => {
     const { dir: root, cleanup } = tempDir('holon-cli-demo-');
     const state = path.join(root, 'nested', 'demo-state');
     try {
@@ -204,7 +204,7 @@ describe('holon demo', { concurrency: true }, () => {
   test(
     'never deletes files of a folder that was not empty before the demo',
     {
-      timeout: 60_000,
+      timeout: HANG_MS,
     },
     async () => {
       const { dir: root, cleanup } = tempDir('holon-cli-demo-');

@@ -11,7 +11,7 @@ import { pidAlive } from '../../src/core/journalLock.ts';
 import * as M from '../../src/core/money.ts';
 import { gateSpend } from '../../src/core/spend.ts';
 import type { McpSession } from './cliHarness.ts';
-import { ensureBuilt, holonIn, inTerminal, json, mcpSession, ok, ON_POSTGRES, openLedger, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';
+import { ensureBuilt, HANG_MS, holonIn, inTerminal, json, mcpSession, ok, ON_POSTGRES, openLedger, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -27,11 +27,10 @@ async function callInFlight(state: string, root: string, n: number): Promise<{ s
   const session = await mcpSession(state, MANDATE, ['--approval-wait', '0', '--no-elicitation']);
   const pid = session.pid;
   assert.ok(pid);
-  session.client.callTool({ name: 'call_agent', arguments: { agent: SLOW_AGENT, input: { release: path.join(root, `never-${n}`), max_ms: 60_000 } } }, undefined, { timeout: 120_000 }).catch(() => {});
+  session.client.callTool({ name: 'call_agent', arguments: { agent: SLOW_AGENT, input: { release: path.join(root, `never-${n}`) } } }).catch(() => {});
   const placed = await until(
     async () => (await readEvents(state)).find((e) => e.type === 'hold.placed' && (e.data as { owner?: { pid: number } }).owner?.pid === pid),
     'the call to hold its money',
-    30_000,
   ).catch(async (err: unknown) => {
     await session.close();
     throw err;
@@ -39,7 +38,7 @@ async function callInFlight(state: string, root: string, n: number): Promise<{ s
   return { session, receipt: (placed.data as { hold: string }).hold };
 }
 
-test('servers killed with -9 mid-call hold nothing once the next process writes; their receipts say interrupted', { timeout: 180_000 }, async () => {
+test('servers killed with -9 mid-call hold nothing once the next process writes; their receipts say interrupted', { timeout: HANG_MS }, async () => {
   const { dir: state, root, cleanup } = await seededState();
   // Closed whatever happens: a server left running with its call would keep the test process alive.
   const sessions: McpSession[] = [];
@@ -102,7 +101,7 @@ async function holdFromBeforeRestart(state: string): Promise<string> {
 
 // On a team store what a process wrote is in the database, not lost with its machine, and its presence
 // tells whether it runs: the next write gives the hold back (the test after this one).
-test('a hold left from before the machine restarted stays held until a human at a terminal releases it', { timeout: 120_000, skip: ON_POSTGRES && 'a team store knows the process is gone' }, async () => {
+test('a hold left from before the machine restarted stays held until a human at a terminal releases it', { timeout: HANG_MS, skip: ON_POSTGRES && 'a team store knows the process is gone' }, async () => {
   const { dir: state, cleanup } = await seededState();
   try {
     // Its settlement may have been lost with the machine, so nothing releases it by itself.
@@ -129,7 +128,7 @@ test('a hold left from before the machine restarted stays held until a human at 
   }
 });
 
-test('on a team store, the next write gives back a hold from before the machine restarted', { timeout: 120_000, skip: !ON_POSTGRES && 'the team store only' }, async () => {
+test('on a team store, the next write gives back a hold from before the machine restarted', { timeout: HANG_MS, skip: !ON_POSTGRES && 'the team store only' }, async () => {
   const { dir: state, cleanup } = await seededState();
   try {
     const id = await holdFromBeforeRestart(state);

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { systemClock } from '../../src/core/deps.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { remember } from '../../src/core/memory/memory.ts';
-import { ensureBuilt, holon, ledgerBytes, openLedger, tempDir } from './cliHarness.ts';
+import { ensureBuilt, holon, ledgerBytes, openLedger, tempDir, until } from './cliHarness.ts';
 
 const M = 'demo/mem';
 let dir: string;
@@ -20,9 +20,11 @@ before(async () => {
     await createMandate(store, systemClock, 'demo/empty', { toolsets: ['memory'] });
     await remember(store, M, { key: 'acme/contact', content: 'alice@acme.example', valid_from: '2026-01-01T00:00:00Z' }, systemClock.now());
     await remember(store, M, { key: 'term', content: 'red\u001b[31m alert\nsecond line' }, systemClock.now());
-    await new Promise((r) => setTimeout(r, 5));
-    beforeCorrection = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 5));
+    // A system time strictly after the records above and strictly before the correction below.
+    const remembered = systemClock.now();
+    const between = await until(() => systemClock.now() > remembered && systemClock.now(), 'the clock to pass the first records');
+    beforeCorrection = new Date(between).toISOString();
+    await until(() => systemClock.now() > between, 'the clock to pass that time');
     await remember(store, M, { key: 'acme/contact', content: 'bob@acme.example', valid_from: '2026-06-01T00:00:00Z' }, systemClock.now());
   } finally {
     store.close();

@@ -10,7 +10,7 @@ import { before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Served } from './cliHarness.ts';
-import { ensureBuilt, holonIn, ledgerBytes, json, readEvents, seededState, serveIn, structured } from './cliHarness.ts';
+import { ensureBuilt, HANG_MS, holonIn, ledgerBytes, json, readEvents, seededState, serveIn, structured } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -28,7 +28,7 @@ async function connectWithConfig(config: McpConfig, env: Record<string, string>)
   return client;
 }
 
-test('token create writes a config without the token; serve accepts it; token end refuses the next request', { timeout: 120_000 }, async () => {
+test('token create writes a config without the token; serve accepts it; token end refuses the next request', { timeout: HANG_MS }, async () => {
   const { dir, root, cleanup } = await seededState();
   let served: Served | undefined;
   try {

@@ -12,7 +12,7 @@ import { createMandate } from '../../src/core/mandates.ts';
 import { createWallet } from '../../src/core/wallet.ts';
 import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
-import { ensureBuilt, mcpSession, openLedger, seededState } from './cliHarness.ts';
+import { ensureBuilt, HANG_MS, mcpSession, openLedger, seededState } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -20,7 +20,7 @@ const CHANNEL = 'x402/channel/eip155';
 const result = (r: unknown): CallToolResult => r as CallToolResult;
 const code = (r: unknown): string | undefined => (result(r).structuredContent as { decline?: { code: string } }).decline?.code;
 
-test('after a restart, the hold and the opening from before are declined; nothing is signed', { timeout: 120_000 }, async () => {
+test('after a restart, the hold and the opening from before are declined; nothing is signed', { timeout: HANG_MS }, async () => {
   const { dir: state, cleanup } = await seededState();
   const seller = await startChannelSeller();
   try {

@@ -17,7 +17,7 @@ import { eventHash } from '../../src/core/store.ts';
 import type { Approval } from '../../src/core/approvals/model.ts';
 import type { Receipt } from '../../src/core/model.ts';
 import { canonicalHash } from '../../src/core/util.ts';
-import { EXAMPLES, seedDemo, tempDir, TestClock } from '../helpers.ts';
+import { EXAMPLES, HANG_MS, seedDemo, tempDir, TestClock } from '../helpers.ts';
 import { filesRoot, openState } from '../../src/core/holon.ts';
 import { verifyJournal } from '../../src/core/verify.ts';
 import type { World } from './fixtures.ts';
@@ -600,12 +600,12 @@ describe('gateway: approvals', () => {
     withWorld(async ({ gateway, store, clock }) => {
       const { approval } = pending(await gateway.call(MANDATE, acmeCall()));
       assert.equal(await waitForDecision(store, approval.id, 0), 'pending');
-      const waiting = waitForDecision(store, approval.id, 10_000);
+      const waiting = waitForDecision(store, approval.id, HANG_MS);
       await decideApproval(store, clock, approval.id, 'approved', 'panel');
       assert.equal(await waiting, 'approved');
       const second = pending(await gateway.call(MANDATE, acmeCall({ file: FILE_B })));
       const controller = new AbortController();
-      const aborted = waitForDecision(store, second.approval.id, 10_000, { signal: controller.signal });
+      const aborted = waitForDecision(store, second.approval.id, HANG_MS, { signal: controller.signal });
       controller.abort();
       assert.equal(await aborted, 'pending');
     }, opts));

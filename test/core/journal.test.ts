@@ -23,7 +23,7 @@ import { loadOrCreateSigner, verifySignature } from '../../src/core/keys.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { holonReducer } from '../../src/core/state.ts';
 import { verifyJournal, verifyText } from '../../src/core/verify.ts';
-import { ROOT, tempDir, TestClock, until } from '../helpers.ts';
+import { HANG_MS, ROOT, tempDir, TestClock, until } from '../helpers.ts';
 import { stateText } from './fixtures.ts';
 
 const clock = new TestClock();
@@ -38,6 +38,16 @@ function newDir(): string {
   const t = tempDir('holon-journal-');
   cleanups.push(t.cleanup);
   return t.dir;
+}
+
+/**
+ * How many wait in the queue of the coordinator `lock` runs. Only the coordinator knows who waits for the
+ * lock and in what order, so a test that must know reads it there (and fails here, loudly, if it moves).
+ */
+function waitingAt(lock: JournalLock): number {
+  const queue = (lock as unknown as { link?: { coordinator?: { queue?: unknown } } }).link?.coordinator?.queue;
+  assert.ok(Array.isArray(queue), 'this lock coordinates, and its coordinator keeps a queue');
+  return queue.length;
 }
 
 function open(dir: string, extra: { watch?: boolean; snapshotEvery?: number } = {}): FileJournal<HolonState> {
@@ -127,7 +137,7 @@ describe('FileJournal: append, fold, tail', () => {
     reader.subscribe((events) => seen.push(...events));
     await fund(writer, 'demo', '1');
     await fund(writer, 'demo', '2');
-    await until(() => reader.seq === 2, 'the reader to see both appends', 2_000);
+    await until(() => reader.seq === 2, 'the reader to see both appends');
     assert.deepEqual(seen.map((e) => e.seq), [1, 2]);
     assert.equal(reader.state.accounts['demo']?.funded['EUR'], 3_000_000n);
     assert.equal(stateText(reader.state), stateText(writer.state));
@@ -136,7 +146,7 @@ describe('FileJournal: append, fold, tail', () => {
     await fund(writer, 'demo', '8');
     assert.equal(writer.seq, 4);
     assert.equal(writer.state.accounts['demo']?.funded['EUR'], 15_000_000n);
-    await until(() => reader.seq === 4, 'the reader to see the writer again', 2_000);
+    await until(() => reader.seq === 4, 'the reader to see the writer again');
     assert.equal(verifyJournal(dir).ok, true);
   });
 
@@ -210,7 +220,7 @@ describe('FileJournal: append, fold, tail', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await until(() => out.includes('ready') || child.exitCode !== null, 'the child to start', 15_000);
+    await until(() => out.includes('ready') || child.exitCode !== null, 'the child to start');
     for (let i = 0; i < 150; i++) {
       await append(j, 'test.append', { by: 'parent', i });
       await new Promise((r) => setImmediate(r));
@@ -694,17 +704,31 @@ describe('FileJournal: only what this installation sealed is acted on', () => {
 describe('FileJournal: the lock', () => {
   const lockFile = (dir: string): string => path.join(dir, 'journal.lock');
 
-  /** A child process running `body` (CommonJS, with `dir` and `journal`, `lock` modules in scope); it says what it does on stdout. */
-  function child(dir: string, body: string): { proc: ReturnType<typeof spawn>; said: (line: string) => Promise<void>; has: (line: string) => boolean; exited: Promise<number | null> } {
+  /**
+   * A child process running `body` (CommonJS, with `dir` and `journal`, `lock` modules in scope); it says
+   * what it does on stdout, and waits for what the test tells it on stdin (`heard`) or until it is killed
+   * (`holdOn`): never for a time, which a busy machine could outlast.
+   */
+  function child(dir: string, body: string): { proc: ReturnType<typeof spawn>; said: (line: string) => Promise<void>; has: (line: string) => boolean; tell: (line: string) => void; exited: Promise<number | null> } {
     const script = `
       const dir = process.argv[1];
       const { openState } = require(${JSON.stringify(path.join(ROOT, 'src/core/holon.ts'))});
       const { JournalLock, acquireFileLock } = require(${JSON.stringify(path.join(ROOT, 'src/core/journalLock.ts'))});
       const say = (w) => process.stdout.write(w + '\\n');
-      const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+      let told;
+      const waiters = [];
+      const heard = (w) => {
+        if (told === undefined) {
+          told = '';
+          process.stdin.setEncoding('utf8');
+          process.stdin.on('data', (d) => { told += d; for (const wake of waiters.splice(0)) wake(); });
+        }
+        return new Promise((resolve) => { const check = () => (told.split('\\n').includes(w) ? resolve() : waiters.push(check)); check(); });
+      };
+      const holdOn = () => new Promise(() => setInterval(() => {}, 60_000));
       (async () => { ${body} })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });
     `;
-    const proc = spawn(process.execPath, ['--import', 'tsx', '-e', script, dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', '-e', script, dir], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     proc.stdout?.on('data', (d: Buffer) => (out += d.toString()));
@@ -716,9 +740,10 @@ describe('FileJournal: the lock', () => {
       await until(() => {
         if (!has(line) && proc.exitCode !== null) throw new Error(`the child exited before saying ${line}: ${err}`);
         return has(line);
-      }, `the child to say ${line}`, 20_000);
+      }, `the child to say ${line}`);
     };
-    return { proc, said, has, exited };
+    const tell = (line: string): void => void proc.stdin?.write(`${line}\n`);
+    return { proc, said, has, tell, exited };
   }
 
   test('an election lock naming a dead process is broken', async () => {
@@ -746,7 +771,7 @@ describe('FileJournal: the lock', () => {
     fs.writeFileSync(lockFile(dir), '');
     const old = new Date(Date.now() - 10 * 60_000);
     fs.utimesSync(lockFile(dir), old, old);
-    const c = child(dir, `(await acquireFileLock(require('node:path').join(dir, 'journal.lock'), 3000))(); say('acquired');`);
+    const c = child(dir, `(await acquireFileLock(require('node:path').join(dir, 'journal.lock'), ${HANG_MS / 2}))(); say('acquired');`);
     await c.said('acquired');
     assert.equal(await c.exited, 0);
   });
@@ -755,17 +780,21 @@ describe('FileJournal: the lock', () => {
     const dir = newDir();
     const j = open(dir);
     await fund(j, 'demo', '1');
-    const c = child(dir, `const release = await new JournalLock(dir).acquire(); say('held'); await sleep(500); say('releasing'); await sleep(100); release(); await sleep(100); process.exit(0);`);
+    // The child holds the lock until told to release it (or, should this process be stuck, for long enough to show it).
+    const c = child(dir, `const release = await new JournalLock(dir).acquire(); say('held'); await Promise.race([heard('release'), new Promise((r) => setTimeout(r, ${HANG_MS / 2}))]); release(); process.exit(0);`);
     await c.said('held');
     let ticks = 0;
     const timer = setInterval(() => (ticks += 1), 5);
+    let done = false;
+    const waiting = fund(j, 'demo', '1').finally(() => (done = true));
     try {
-      await fund(j, 'demo', '1');
+      await until(() => ticks >= 3, 'timers to run while this process waits for the lock');
+      assert.equal(done, false, 'the transaction waits for the other process to release');
+      c.tell('release');
+      await waiting;
     } finally {
       clearInterval(timer);
     }
-    assert.equal(c.has('releasing'), true, 'the transaction waited for the other process to release');
-    assert.ok(ticks > 0, 'timers ran while this process waited');
     assert.equal(j.seq, 2);
     assert.equal(await c.exited, 0);
   });
@@ -777,7 +806,7 @@ describe('FileJournal: the lock', () => {
       // Whoever elects first coordinates: the child, or this process.
       if (who === 'a client') await fund(j, 'demo', '1');
       const c = child(dir, `const j = openState(dir, { clock: { now: () => Date.now() }, logger: { info() {}, warn() {}, error() {} }, durable: false, watch: false });
-        const release = await new JournalLock(dir).acquire(); say('held'); await sleep(60_000);`);
+        const release = await new JournalLock(dir).acquire(); say('held'); await holdOn();`);
       await c.said('held');
       const waiting = fund(j, 'demo', '1');
       c.proc.kill('SIGKILL');
@@ -794,25 +823,32 @@ describe('FileJournal: the lock', () => {
     // The first to ask coordinates; the others ask it over the socket, as other processes do.
     const locks = [0, 1, 2, 3].map(() => new JournalLock(dir));
     const order: number[] = [];
-    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-    const ask = (i: number): Promise<() => void> => (locks[i] as JournalLock).acquire().then((release) => (order.push(i), release));
+    const releases: (() => void)[] = [];
+    const ask = (i: number): void => void (locks[i] as JournalLock).acquire().then((release) => (order.push(i), releases.push(release)));
+    // Each asks once the one before waits in the coordinator's queue, and each lets go once granted: the
+    // order they asked in is then known, however slow the machine, and a wrong order fails rather than hangs.
+    const queued = (n: number): Promise<true> => until(() => waitingAt(locks[0] as JournalLock) === n, `${n} to wait in the coordinator's queue`);
+    const granted = (n: number): Promise<true> => until(() => order.length === n, `grant ${n}`);
+    const releaseLast = (): void => (releases[releases.length - 1] ?? assert.fail('nobody holds the lock'))();
     try {
-      const first = await ask(0);
-      const one = ask(1);
-      await sleep(100);
-      const two = ask(2);
-      await sleep(100);
-      const three = ask(3);
-      await sleep(100);
-      first();
-      const r1 = await one;
+      ask(0);
+      await granted(1);
+      ask(1);
+      await queued(1);
+      ask(2);
+      await queued(2);
+      ask(3);
+      await queued(3);
+      releaseLast();
+      await granted(2);
       // The coordinator asks again while 1 holds the lock: it waits behind 2 and 3, who asked first.
-      const again = ask(0);
-      await sleep(100);
-      r1();
-      (await two)();
-      (await three)();
-      (await again)();
+      ask(0);
+      await queued(3);
+      for (let n = 3; n <= 5; n++) {
+        releaseLast();
+        await granted(n);
+      }
+      releaseLast();
       assert.deepEqual(order, [0, 1, 2, 3, 0]);
     } finally {
       for (const l of locks) l.close();
@@ -905,7 +941,9 @@ describe('FileJournal: closing', () => {
       const release = await holder.acquire();
       const before = fs.existsSync(journalFile(dir)) ? fs.readFileSync(journalFile(dir)) : Buffer.alloc(0);
       const waiting = fund(j, 'demo', '1');
-      await new Promise((r) => setTimeout(r, 50));
+      // It is closed once the transaction waits in the queue: its own journal's coordinator's, or the other's.
+      const coordinator = coordinates ? (j as unknown as { lock: JournalLock }).lock : holder;
+      await until(() => waitingAt(coordinator) === 1, 'the transaction to wait for the lock');
       j.close();
       await assert.rejects(waiting, /closed/);
       release();
