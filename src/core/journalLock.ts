@@ -103,6 +103,11 @@ class Coordinator {
     server.on('connection', (socket) => this.serve(socket));
   }
 
+  /** How many wait for the lock, in order, behind its holder. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
   enqueue(w: Waiter): void {
     this.queue.push(w);
     this.pump();
@@ -267,6 +272,14 @@ export class JournalLock {
   private closed = false;
 
   constructor(private readonly dir: string) {}
+
+  /**
+   * How many processes' transactions wait for the lock behind its holder, when this process is the one
+   * that coordinates it (undefined otherwise): what a check of its fairness watches.
+   */
+  get queued(): number | undefined {
+    return this.link?.kind === 'coordinator' ? this.link.coordinator.waiting : undefined;
+  }
 
   /** Waits for the lock (fairly, without blocking the event loop) and returns its release. */
   async acquire(): Promise<() => void> {

@@ -40,14 +40,11 @@ function newDir(): string {
   return t.dir;
 }
 
-/**
- * How many wait in the queue of the coordinator `lock` runs. Only the coordinator knows who waits for the
- * lock and in what order, so a test that must know reads it there (and fails here, loudly, if it moves).
- */
+/** How many wait in the queue of the coordinator `lock` runs: only the coordinator knows who waits, and in what order. */
 function waitingAt(lock: JournalLock): number {
-  const queue = (lock as unknown as { link?: { coordinator?: { queue?: unknown } } }).link?.coordinator?.queue;
-  assert.ok(Array.isArray(queue), 'this lock coordinates, and its coordinator keeps a queue');
-  return queue.length;
+  const queued = lock.queued;
+  assert.ok(queued !== undefined, 'this lock coordinates');
+  return queued;
 }
 
 function open(dir: string, extra: { watch?: boolean; snapshotEvery?: number } = {}): FileJournal<HolonState> {
