@@ -107,7 +107,10 @@ export class FileJournal<S> implements EventStore<S> {
     this.dir = options.dir;
     this.file = path.join(options.dir, JOURNAL_FILE);
     this.opts = { durable: true, snapshotEvery: 5000, watch: true, ...options };
-    this.sealKey = options.sealKey ?? (() => options.signer.publicKey);
+    // Read once it exists: the key file is written once, and reading and parsing it costs more than a seal's check.
+    const key = options.sealKey ?? (() => options.signer.publicKey);
+    let known: string | undefined;
+    this.sealKey = () => (known ??= key());
     this.listening = new StoreListeners(options.logger, 'journal');
     this.lock = new JournalLock(options.dir);
     this.index = new IndexFile(options.dir);
