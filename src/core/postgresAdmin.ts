@@ -310,7 +310,15 @@ export async function verifyStore(url: string): Promise<VerifyReport> {
       for (const r of rows) if (!check.next(eventOfRow(r), Number(r.seq))) return check.report();
       if (rows.length < VERIFY_BATCH) break;
     }
-    return check.report();
+    const report = check.report();
+    // A database commits a transaction whole: rows after the last seal were written by hand, not cut by a crash.
+    const open = check.open;
+    if (open.length > 0) {
+      report.ok = false;
+      report.refused.push({ from: open[0]?.seq ?? 0, to: open.at(-1)?.seq ?? 0, signer: null, code: 'unsealed', message: 'no seal covers these rows: they were not written as any installation\'s transaction' });
+      report.refused_count += 1;
+    }
+    return report;
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -127,6 +127,10 @@ describe('rows a member writes by hand decide nothing', () => {
     const { url, dev, devKey, leadStore } = await teamStore();
     const unsealed = pipelineApproval(leadStore.state, 'approved');
     const [a] = await forge(url, [{ type: 'approval.requested', data: { approval: unsealed } }]);
+    // Alone at the end of the table, no seal covers it: a database never leaves half a transaction, so verify says so.
+    const alone = await verify(url);
+    assert.equal(alone.code, 1);
+    assert.deepEqual(alone.refused, [[a!.seq, a!.seq, 'unsealed']]);
     const sealedByMember = pipelineApproval(leadStore.state, 'approved');
     const [b] = await forge(url, [{ type: 'approval.requested', data: { approval: sealedByMember } }], devKey);
     const agent = await devAgent(url, dev);
