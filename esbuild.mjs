@@ -22,7 +22,7 @@ const base = {
  * PostgreSQL client of the team store (and its verification). They go to dist/lazy.js, so activating the extension never
  * compiles or runs them.
  */
-const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', 'src/core/postgresStore.ts', 'src/core/postgresAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
 /** @type {import('esbuild').Plugin} */
 const lazyModules = {

@@ -1,7 +1,7 @@
 /** A lock between test processes on one machine: a folder only one of them can make. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { pidAlive } from '../src/core/journalLock.ts';
+import { pidAlive } from '../src/core/store/file/lock.ts';
 
 /**
  * Runs `fn` holding the lock folder `lock`, so that test files running at once install a tool only once.

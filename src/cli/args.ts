@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { HolonError } from '../core/errors.ts';
 import { refuseArtifactState } from '../core/stateFolder.ts';
-import { STORE_ENV } from '../core/storeUrl.ts';
+import { STORE_ENV } from '../core/store/url.ts';
 
 /** An option a command takes. */
 export interface OptionSpec {

@@ -15,7 +15,7 @@ import { ACCOUNT_ID } from './ids.ts';
 import type { Mandate } from './model.ts';
 import { mergeEvents } from './office/merge.ts';
 import type { HolonState } from './state.ts';
-import type { JournalEvent, Refusal } from './store.ts';
+import type { JournalEvent, Refusal } from './store/store.ts';
 import type { TeamRole } from './team.ts';
 import { hasRole, WHOLE_STORE } from './team.ts';
 

@@ -21,7 +21,7 @@ import type { Clock } from './deps.ts';
 import { HolonError } from './errors.ts';
 import { mandateId, MANDATE_ID } from './ids.ts';
 import { refuseArtifactState } from './stateFolder.ts';
-import { isPostgresUrl } from './storeUrl.ts';
+import { isPostgresUrl } from './store/url.ts';
 
 /** Which mandate, state and store a server started in `workspace` serves. */
 export interface Binding {

@@ -2,7 +2,7 @@
  * Exchange rates, only the ones a human set. An amount no rate converts is unknown, never zero.
  */
 import { HolonError } from './errors.ts';
-import type { EventStore } from './store.ts';
+import type { EventStore } from './store/store.ts';
 import type { Money } from './money.ts';
 import * as M from './money.ts';
 import type { Slice } from './slice.ts';

@@ -1,25 +1,23 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Clock, Logger } from './deps.ts';
-import type { EventStore } from './store.ts';
-import type { WorkerSpec } from './journal.ts';
-import { FileJournal, runWorker } from './journal.ts';
-import { installationPublicKey, lazySigner } from './keys.ts';
-import { thisProcess } from './owner.ts';
-import { isPostgresUrl } from './storeUrl.ts';
-import { HolonError } from './errors.ts';
+import type { EventStore } from './store/store.ts';
+import type { FileJournal, WorkerSpec } from './store/file/journal.ts';
+import { runWorker } from './store/file/journal.ts';
+import type { OpenOptions, StoreFold } from './store/open.ts';
+import { openJournalAt, openStoreAt } from './store/open.ts';
+import { thisProcess } from './store/owner.ts';
 import type { HolonState } from './state.ts';
 import { holonReducer } from './state.ts';
 import { registration } from './team.ts';
-import type { VerifyReport } from './verify.ts';
+import type { VerifyReport } from './store/verify.ts';
 
 /** Options for opening a state folder. */
-export interface OpenStateOptions {
-  clock: Clock;
-  logger: Logger;
-  durable?: boolean;
-  watch?: boolean;
-  snapshotEvery?: number;
+export type OpenStateOptions = OpenOptions;
+
+/** Holon's state as a store holds it: its fold, the worker for whole-journal jobs, and the team registration. */
+function holonFold(): StoreFold<HolonState> {
+  const machine = thisProcess().host;
+  return { reducer: holonReducer, worker: journalWorker(), introduce: (s, signer) => registration(s, signer, machine) };
 }
 
 /** The state's store: the embedded default, the file journal in the state folder. */
@@ -33,23 +31,8 @@ export function openState(dir: string, options: OpenStateOptions): EventStore<Ho
  * installation first writes, so that teammates can name it and check what it signs); none, the file
  * journal in `dir`.
  */
-export async function openStore(dir: string, options: OpenStateOptions & { store?: string | undefined }): Promise<EventStore<HolonState>> {
-  if (options.store === undefined) return openState(dir, options);
-  if (!isPostgresUrl(options.store)) throw new HolonError('invalid_input', 'a store is a postgres:// (or postgresql://) URL');
-  const signer = lazySigner(path.resolve(dir));
-  // Loaded only for a team store: the extension bundles it apart (dist/lazy.js), so activating on the journal never reads it.
-  const { PostgresStore } = await import('./postgresStore.ts');
-  const machine = thisProcess().host;
-  return PostgresStore.open({
-    url: options.store,
-    reducer: holonReducer,
-    clock: options.clock,
-    logger: options.logger,
-    signer,
-    // Registered with its first write, in the same transaction: a command that only reads, or is refused, writes nothing.
-    introduce: (s) => registration(s, signer, machine),
-    ...(options.watch !== undefined ? { watch: options.watch } : {}),
-  });
+export function openStore(dir: string, options: OpenStateOptions & { store?: string | undefined }): Promise<EventStore<HolonState>> {
+  return openStoreAt(dir, holonFold(), options);
 }
 
 /**
@@ -70,20 +53,7 @@ export function verifyInWorker(dir: string): Promise<VerifyReport> {
 
 /** The state folder's journal file, folded and tailed, with the installation signer. */
 export function openFileJournal(dir: string, options: OpenStateOptions): FileJournal<HolonState> {
-  const abs = path.resolve(dir);
-  return new FileJournal<HolonState>({
-    dir: abs,
-    reducer: holonReducer,
-    clock: options.clock,
-    logger: options.logger,
-    signer: lazySigner(abs),
-    // Only this installation seals its journal: a state folder without its key has nothing to read it with.
-    sealKey: () => installationPublicKey(abs),
-    worker: journalWorker(),
-    ...(options.durable !== undefined ? { durable: options.durable } : {}),
-    ...(options.watch !== undefined ? { watch: options.watch } : {}),
-    ...(options.snapshotEvery !== undefined ? { snapshotEvery: options.snapshotEvery } : {}),
-  });
+  return openJournalAt(dir, holonFold(), options);
 }
 
 /** `<state>/files`, where holon://files/ handles resolve. */

@@ -5,10 +5,10 @@
  */
 import * as path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { JOURNAL_FILE } from './journal.ts';
-import { buildSnapshot } from './journalIndex.ts';
-import { loadOrCreateSigner } from './keys.ts';
-import type { Position } from './snapshot.ts';
+import { JOURNAL_FILE } from './store/file/journal.ts';
+import { buildSnapshot } from './store/file/journalIndex.ts';
+import { loadOrCreateSigner } from './store/keys.ts';
+import type { Position } from './store/file/snapshot.ts';
 import { holonReducer } from './state.ts';
 import { verifyJournal } from './verify.ts';
 

@@ -5,7 +5,7 @@
  * Nothing is folded from these: they are the record an auditor reads back.
  */
 import type { Denial } from './denials.ts';
-import type { EventStore } from './store.ts';
+import type { EventStore } from './store/store.ts';
 import { eventsOf } from './slice.ts';
 
 /** The ledger's events. */

@@ -5,7 +5,7 @@
  */
 import type { ApprovalEvents } from './approvals/slice.ts';
 import { denial } from './denials.ts';
-import type { JournalEvent } from './store.ts';
+import type { JournalEvent } from './store/store.ts';
 import type { ReceiptEvents } from './market/receipts.ts';
 import type { Receipt } from './model.ts';
 import type { MoneyJson } from './money.ts';

@@ -9,7 +9,7 @@ import type { Denial } from './denials.ts';
 import { denial } from './denials.ts';
 import { HolonError } from './errors.ts';
 import { mandateId as checkMandateId } from './ids.ts';
-import type { EventStore } from './store.ts';
+import type { EventStore } from './store/store.ts';
 import type { CapabilityGrant, Mandate } from './model.ts';
 import * as M from './money.ts';
 import type { MandateInput, MandatePatch } from './schemas.ts';

@@ -22,7 +22,7 @@ import * as M from './money.ts';
 import { denialTexts } from './present.ts';
 import { endHold, gateSpend } from './spend.ts';
 import type { HolonState } from './state.ts';
-import type { EventStore } from './store.ts';
+import type { EventStore } from './store/store.ts';
 
 /** A payment as a toolset asks for it. */
 export interface PaymentAsk {

@@ -12,7 +12,7 @@ import type { MandatesFields } from './mandates.ts';
 import { mandateOf } from './mandates.ts';
 import type { Slice } from './slice.ts';
 import { eventsOf } from './slice.ts';
-import type { EventStore } from './store.ts';
+import type { EventStore } from './store/store.ts';
 import type { Dict } from './util.ts';
 import { dict, toDict } from './util.ts';
 

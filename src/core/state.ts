@@ -7,7 +7,7 @@ import { admitTransaction, sealedBy } from './authority.ts';
 import { approvalsSlice } from './approvals/slice.ts';
 import type { FxEvents, FxFields } from './fx.ts';
 import { fxSlice } from './fx.ts';
-import type { FiledKey, JournalEvent, Reducer } from './store.ts';
+import type { FiledKey, JournalEvent, Reducer } from './store/store.ts';
 import { upcast } from './legacy.ts';
 import type { MandateEvents, MandatesFields } from './mandates.ts';
 import { mandatesSlice } from './mandates.ts';

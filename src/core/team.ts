@@ -18,12 +18,12 @@
 import { canonicalize } from 'json-canonicalize';
 import { HolonError } from './errors.ts';
 import { accountId } from './ids.ts';
-import { verifySignature } from './keys.ts';
+import { verifySignature } from './store/keys.ts';
 import type { MandatesFields } from './mandates.ts';
 import type { Slice } from './slice.ts';
 import { eventsOf } from './slice.ts';
 import type { SpendFields } from './spend.ts';
-import type { EventStore, NewEvent, Signer } from './store.ts';
+import type { EventStore, NewEvent, Signer } from './store/store.ts';
 import type { Dict } from './util.ts';
 import { dict, toDict } from './util.ts';
 

@@ -8,12 +8,12 @@ import { copyExampleFiles } from '../core/demoFiles.ts';
 import { HolonError } from '../core/errors.ts';
 import { ACCOUNT_ID, ID_RULES } from '../core/ids.ts';
 import { verifyInWorker } from '../core/holon.ts';
-import { JOURNAL_FILE } from '../core/journal.ts';
+import { JOURNAL_FILE } from '../core/store/file/journal.ts';
 import { addAgent, readCatalog } from '../core/market/catalog.ts';
 import * as M from '../core/money.ts';
 import { approvalMessage, approvalView } from '../core/present.ts';
 import { fund } from '../core/spend.ts';
-import { verifyText } from '../core/verify.ts';
+import { verifyText } from '../core/store/verify.ts';
 import { COMMANDS } from './commandIds.ts';
 import { decideInEditor } from './decisions.ts';
 import type { EditorState } from './editorState.ts';
@@ -237,7 +237,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable {
       const team = state.storeInUse.kind === 'team' ? await state.storeForServer() : undefined;
       if (!team && !fs.existsSync(path.join(state.dir, JOURNAL_FILE))) throw new HolonError('not_found', 'there is no ledger yet');
       // A team store's rows are read in batches on the database's connection, not hashed here in one go: no worker needed.
-      const r = team ? await (await import('../core/postgresAdmin.ts')).verifyStore(team) : await verifyInWorker(state.dir);
+      const r = team ? await (await import('../core/teamAdmin.ts')).verifyTeamStore(team) : await verifyInWorker(state.dir);
       const text = `Holon: ledger ${verifyText(r, team ? 'row' : 'line')}`;
       if (r.ok) void vscode.window.showInformationMessage(text);
       else void vscode.window.showErrorMessage(text);

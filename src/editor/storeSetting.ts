@@ -8,7 +8,7 @@
  * it in SecretStorage (the OS keychain) under a key naming the URL.
  */
 import { HolonError } from '../core/errors.ts';
-import { isPostgresUrl, STORE_ENV } from '../core/storeUrl.ts';
+import { isPostgresUrl, STORE_ENV } from '../core/store/url.ts';
 
 /** The setting's key, under `holon`. */
 export const STORE_SETTING = 'store';

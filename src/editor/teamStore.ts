@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { refusalNotice } from '../core/store.ts';
+import { refusalNotice } from '../core/store/store.ts';
 import { COMMANDS } from './commandIds.ts';
 import type { EditorState } from './editorState.ts';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as vscode from 'vscode';
-import { STORE_ENV } from '../core/storeUrl.ts';
+import { STORE_ENV } from '../core/store/url.ts';
 import type { EditorState } from './editorState.ts';
 import { storeBeside } from './storeSetting.ts';
 

@@ -9,7 +9,7 @@ import * as M from '../core/money.ts';
 import { APPROVAL_KIND_LABELS, approvalView, deciderText, denialTexts } from '../core/present.ts';
 import { budgetOf } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';
-import type { Signer } from '../core/store.ts';
+import type { Signer } from '../core/store/store.ts';
 import { hasTeam } from '../core/team.ts';
 import type { BudgetInfo, HolonViewState, PendingApproval, StoreInfo } from '../webview/protocol/holonView.ts';
 import type { StoreInUse } from './storeSetting.ts';

@@ -1,8 +1,8 @@
 import type { Clock, Logger } from '../core/deps.ts';
-import type { EventStore } from '../core/store.ts';
-import { refusalNotice } from '../core/store.ts';
+import type { EventStore } from '../core/store/store.ts';
+import { refusalNotice } from '../core/store/store.ts';
 import { filesRoot, openState } from '../core/holon.ts';
-import { lazySigner } from '../core/keys.ts';
+import { lazySigner } from '../core/store/keys.ts';
 import { Gateway } from '../core/market/gateway.ts';
 import { recoverOrphanedHolds } from '../core/spend.ts';
 import type { HolonState } from '../core/state.ts';

@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '../core/deps.ts';
-import type { EventStore, Signer } from '../core/store.ts';
+import type { EventStore, Signer } from '../core/store/store.ts';
 import type { Gateway } from '../core/market/gateway.ts';
 import type { HolonState } from '../core/state.ts';
 import type { FetchLike } from './net/publicFetch.ts';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { installationPublicKey } from '../../src/core/keys.ts';
+import { installationPublicKey } from '../../src/core/store/keys.ts';
 import {
   approvals,
   approveAtTerminal,

@@ -14,9 +14,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openStore } from '../../src/core/holon.ts';
-import { KEY_FILE } from '../../src/core/keys.ts';
+import { KEY_FILE } from '../../src/core/store/keys.ts';
 import type { HolonState } from '../../src/core/state.ts';
-import type { EventStore } from '../../src/core/store.ts';
+import type { EventStore } from '../../src/core/store/store.ts';
 import { copyExampleFiles, EXAMPLES, HANG_MS, HOLON_BIN, ON_POSTGRES, PatientClient, ROOT, rowsAfter, tempDir, TEST_PG, until } from '../helpers.ts';
 import { createDatabaseAt } from '../pg/harness.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { installationPublicKey } from '../../src/core/keys.ts';
+import { installationPublicKey } from '../../src/core/store/keys.ts';
 import type { Event, McpSession } from './cliHarness.ts';
 import {
   approvals,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
-import { pidAlive } from '../../src/core/journalLock.ts';
+import { pidAlive } from '../../src/core/store/file/lock.ts';
 import * as M from '../../src/core/money.ts';
 import { gateSpend } from '../../src/core/spend.ts';
 import type { McpSession } from './cliHarness.ts';

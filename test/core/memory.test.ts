@@ -13,10 +13,10 @@ import { assembleContext, verifyArtifact } from '../../src/core/memory/artifact.
 import { decodeCursor, encodeCursor } from '../../src/core/memory/cursor.ts';
 import type { SnapshotQuery } from '../../src/core/memory/memory.ts';
 import { readContents, remember, resolveSnapshot } from '../../src/core/memory/memory.ts';
-import { MemoryStore } from '../../src/core/memoryStore.ts';
+import { MemoryStore } from '../../src/core/store/memory.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { holonReducer } from '../../src/core/state.ts';
-import type { Signer } from '../../src/core/store.ts';
+import type { Signer } from '../../src/core/store/store.ts';
 import { TestClock } from '../helpers.ts';
 
 const M = 'acme/agent';

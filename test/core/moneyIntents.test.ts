@@ -10,7 +10,7 @@ import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { journalRail, parsePayee, payIntent } from '../../src/core/money/intents.ts';
 import { meterCall, parseCallLimit, setCallLimits, usageOf } from '../../src/core/money/metering.ts';
 import { fund } from '../../src/core/spend.ts';
-import { loadOrCreateSigner } from '../../src/core/keys.ts';
+import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
 import { demoRuntime, openAgain } from '../helpers.ts';
 
 test('payee references: acct:<account> or CAIP-10, nothing else', () => {

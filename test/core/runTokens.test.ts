@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { HolonError } from '../../src/core/errors.ts';
-import { MemoryStore } from '../../src/core/memoryStore.ts';
+import { MemoryStore } from '../../src/core/store/memory.ts';
 import { createRunToken, endRunToken, liveRunToken, MAX_RUN_TOKEN_TTL_MS, runTokenStatus, tokenFor } from '../../src/core/runTokens.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { holonReducer } from '../../src/core/state.ts';

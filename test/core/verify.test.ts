@@ -8,10 +8,10 @@ import { fund } from '../../src/core/spend.ts';
 import { setFx } from '../../src/core/fx.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
-import type { JournalEvent, Signer } from '../../src/core/store.ts';
-import { eventHash, seal, txMessage } from '../../src/core/store.ts';
-import { JOURNAL_FILE } from '../../src/core/journal.ts';
-import { KEY_FILE } from '../../src/core/keys.ts';
+import type { JournalEvent, Signer } from '../../src/core/store/store.ts';
+import { eventHash, seal, txMessage } from '../../src/core/store/store.ts';
+import { JOURNAL_FILE } from '../../src/core/store/file/journal.ts';
+import { KEY_FILE } from '../../src/core/store/keys.ts';
 import { verifyJournal } from '../../src/core/verify.ts';
 import { tempDir, TestClock } from '../helpers.ts';
 

@@ -6,7 +6,7 @@ import type { Approval, ApprovalSubject } from '../../src/core/approvals/model.t
 import { APPROVAL_KINDS } from '../../src/core/approvals/model.ts';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { initialState } from '../../src/core/state.ts';
-import { thisProcess } from '../../src/core/owner.ts';
+import { thisProcess } from '../../src/core/store/owner.ts';
 import { canonicalHash, PREVIEW_LIMIT, previewJson } from '../../src/core/util.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
 import { holonViewState, pendingApprovalView, receiptsState } from '../../src/editor/views.ts';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { pidAlive } from '../../src/core/journalLock.ts';
+import { pidAlive } from '../../src/core/store/file/lock.ts';
 import type { McpSession, Run } from '../cli/cliHarness.ts';
 import { ensureBuilt, HANG_MS, holon, joinTeam, mcpSession, SEED_COMMANDS, SLOW_AGENT, SLOW_CATALOG, tempDir, units, until } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';

@@ -11,12 +11,12 @@ import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
-import { lazySigner } from '../../src/core/keys.ts';
-import { initStore, migrateJournal } from '../../src/core/postgresAdmin.ts';
-import type { EventRow } from '../../src/core/postgresStore.ts';
-import { EVENT_COLUMNS, eventOfRow, PostgresStore, rowOfEvent } from '../../src/core/postgresStore.ts';
+import { lazySigner } from '../../src/core/store/keys.ts';
+import { initTeamStore, migrateToTeamStore } from '../../src/core/teamAdmin.ts';
+import type { EventRow } from '../../src/core/store/pg/store.ts';
+import { EVENT_COLUMNS, eventOfRow, PostgresStore, rowOfEvent } from '../../src/core/store/pg/store.ts';
 import { holonReducer } from '../../src/core/state.ts';
-import { eventHash, seal } from '../../src/core/store.ts';
+import { eventHash, seal } from '../../src/core/store/store.ts';
 import type { Run } from '../cli/cliHarness.ts';
 import { ensureBuilt, holon as run, ledgerBytes, journalFile, readEvents, tempDir } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';
@@ -177,7 +177,7 @@ describe('holon migrate', () => {
 
   test('a journal of several batches, copied by the member role of an initialised store', async () => {
     const admin = await newDatabase();
-    await initStore(admin, { member: 'holon_member' });
+    await initTeamStore(admin, { member: 'holon_member' });
     const url = admin.replace('postgres://postgres@', 'postgres://holon_member@');
     const state = emptyState();
     const file = openState(state, { clock: systemClock, logger: silentLogger, durable: false, watch: false, snapshotEvery: 0 });
@@ -188,7 +188,7 @@ describe('holon migrate', () => {
     } finally {
       file.close();
     }
-    const report = await migrateJournal(state, url, { logger: silentLogger });
+    const report = await migrateToTeamStore(state, url, { logger: silentLogger });
     assert.equal(report.events, 2500);
     assert.equal(report.signed_through, 2500);
     const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: lazySigner(emptyState()), watch: false });

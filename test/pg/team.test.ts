@@ -12,9 +12,9 @@ import { decideApproval, waitForDecision } from '../../src/core/approvals/flow.t
 import { approvalEvent } from '../../src/core/approvals/slice.ts';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openStore } from '../../src/core/holon.ts';
-import { lazySigner } from '../../src/core/keys.ts';
+import { lazySigner } from '../../src/core/store/keys.ts';
 import type { HolonState } from '../../src/core/state.ts';
-import type { EventStore } from '../../src/core/store.ts';
+import type { EventStore } from '../../src/core/store/store.ts';
 import { setTeamMember } from '../../src/core/team.ts';
 import { openRuntime } from '../../src/server/runtime.ts';
 import { connect, HOLON_BIN, INVOICES, MANDATE, ROOT, seedDemo, tempDir } from '../helpers.ts';

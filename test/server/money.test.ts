@@ -12,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalize } from 'json-canonicalize';
 import { decideApproval } from '../../src/core/approvals/flow.ts';
 import { setFx } from '../../src/core/fx.ts';
-import { verifySignature } from '../../src/core/keys.ts';
+import { verifySignature } from '../../src/core/store/keys.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import * as M from '../../src/core/money.ts';
 import type { TransferRail } from '../../src/core/money/intents.ts';

@@ -14,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decideApproval } from '../../src/core/approvals/flow.ts';
 import { patchMandate } from '../../src/core/mandates.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
-import type { JournalEvent } from '../../src/core/store.ts';
+import type { JournalEvent } from '../../src/core/store/store.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
 import { callTool, eventsAfter } from './support.ts';

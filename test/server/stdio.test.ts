@@ -7,7 +7,7 @@ import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
 import { FACTURE, HOLON_BIN, MANDATE, servedState, until } from '../helpers.ts';
 import { callAgent, callTool, structured } from './support.ts';
-import { pidAlive as alive } from '../../src/core/journalLock.ts';
+import { pidAlive as alive } from '../../src/core/store/file/lock.ts';
 import { recentRootReceipts } from '../../src/core/market/receipts.ts';
 
 let state: { dir: string; cleanup: () => void };

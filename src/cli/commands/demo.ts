@@ -11,7 +11,7 @@ import { silentLogger, systemClock } from '../../core/deps.ts';
 import { HolonError } from '../../core/errors.ts';
 import { setFx } from '../../core/fx.ts';
 import { openState } from '../../core/holon.ts';
-import { JOURNAL_FILE } from '../../core/journal.ts';
+import { JOURNAL_FILE } from '../../core/store/file/journal.ts';
 import { createMandate } from '../../core/mandates.ts';
 import { addAgent, readCatalog } from '../../core/market/catalog.ts';
 import { DEMO_OFFICE, seedOffice } from '../../core/office/demoOffice.ts';

@@ -4,7 +4,7 @@ import type { Mandate } from '../../core/model.ts';
 import { fmt, receiptJson, receiptLines } from '../../core/present.ts';
 import type { MoneyJson } from '../../core/money.ts';
 import * as M from '../../core/money.ts';
-import { ownerState } from '../../core/owner.ts';
+import { ownerState } from '../../core/store/owner.ts';
 import { budgetOf, holdTree, INTERRUPTED_REASON, releaseAll } from '../../core/spend.ts';
 import type { HolonState } from '../../core/state.ts';
 import type { Command } from '../args.ts';

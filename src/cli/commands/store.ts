@@ -1,8 +1,8 @@
 import { HolonError } from '../../core/errors.ts';
-import { initStore, migrateJournal } from '../../core/postgresAdmin.ts';
-import { lazySigner } from '../../core/keys.ts';
-import { thisProcess } from '../../core/owner.ts';
-import { redactUrl } from '../../core/storeUrl.ts';
+import { initTeamStore, migrateToTeamStore } from '../../core/teamAdmin.ts';
+import { lazySigner } from '../../core/store/keys.ts';
+import { thisProcess } from '../../core/store/owner.ts';
+import { redactUrl } from '../../core/store/url.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
 import { logger, print } from '../context.ts';
@@ -21,7 +21,7 @@ const storeCmd: Command = {
     const url = str(ctx.opts, 'url');
     if (ctx.args[0] !== 'init' || url === undefined) throw new HolonError('invalid_input', `usage: holon ${storeCmd.usage}`);
     const signer = lazySigner(ctx.stateDir);
-    const r = await initStore(url, { member: str(ctx.opts, 'member'), root: { signer, machine: thisProcess().host, logger } });
+    const r = await initTeamStore(url, { member: str(ctx.opts, 'member'), root: { signer, machine: thisProcess().host, logger } });
     const lines = [
       `${r.created ? 'Created' : 'Found'} ${r.table}. The trigger ${r.guard} refuses UPDATE, DELETE and TRUNCATE on it for every role (its owner can still drop the trigger), and every row must follow the one before it.`,
       r.root === signer.publicKey
@@ -49,7 +49,7 @@ const migrateCmd: Command = {
   async run(ctx) {
     const url = str(ctx.opts, 'to');
     if (url === undefined) throw new HolonError('invalid_input', `usage: holon ${migrateCmd.usage}`);
-    const r = await migrateJournal(ctx.stateDir, url, { logger });
+    const r = await migrateToTeamStore(ctx.stateDir, url, { logger });
     return print(
       ctx,
       r,

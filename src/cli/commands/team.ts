@@ -1,7 +1,7 @@
 import { HolonError } from '../../core/errors.ts';
 import { accountId } from '../../core/ids.ts';
-import { lazySigner } from '../../core/keys.ts';
-import { thisProcess } from '../../core/owner.ts';
+import { lazySigner } from '../../core/store/keys.ts';
+import { thisProcess } from '../../core/store/owner.ts';
 import { memberLine } from '../../core/present.ts';
 import type { HolonState } from '../../core/state.ts';
 import type { TeamMember, TeamRole, TeamRoleChange } from '../../core/team.ts';

@@ -1,5 +1,6 @@
 import { HolonError } from '../../core/errors.ts';
-import { verifyJournal, verifyText } from '../../core/verify.ts';
+import { verifyJournal } from '../../core/verify.ts';
+import { verifyText } from '../../core/store/verify.ts';
 import type { Command } from '../args.ts';
 import { hasState, print } from '../context.ts';
 
@@ -11,8 +12,8 @@ const verifyCmd: Command = {
   positionals: [0, 0],
   async run(ctx) {
     if (ctx.store !== undefined) {
-      const { verifyStore } = await import('../../core/postgresAdmin.ts');
-      const r = await verifyStore(ctx.store);
+      const { verifyTeamStore } = await import('../../core/teamAdmin.ts');
+      const r = await verifyTeamStore(ctx.store);
       print(ctx, r, verifyText(r, 'row'));
       return r.ok ? 0 : 1;
     }

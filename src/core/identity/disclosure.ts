@@ -7,11 +7,11 @@
 import { canonicalize } from 'json-canonicalize';
 import { z } from 'zod';
 import { HolonError } from '../errors.ts';
-import { verifySignature } from '../keys.ts';
+import { verifySignature } from '../store/keys.ts';
 import { mandateOf } from '../mandates.ts';
 import type { CapabilityGrant } from '../model.ts';
 import type { HolonState } from '../state.ts';
-import type { Signer } from '../store.ts';
+import type { Signer } from '../store/store.ts';
 import type { Ed25519Signature } from '../money/slice.ts';
 
 /** The longest a disclosure may be valid for, and the default. */

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../deps.ts';
 import { HolonError } from '../errors.ts';
-import type { EventStore } from '../store.ts';
+import type { EventStore } from '../store/store.ts';
 import type { AgentEntry, Endpoint, Manifest } from '../model.ts';
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';

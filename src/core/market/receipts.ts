@@ -16,7 +16,7 @@ import { big, eventsOf } from '../slice.ts';
 import type { SpendEvents } from '../spend.ts';
 import { INTERRUPTED_REASON } from '../spend.ts';
 import type { HolonState } from '../state.ts';
-import type { EventStore, JournalEvent } from '../store.ts';
+import type { EventStore, JournalEvent } from '../store/store.ts';
 import type { Dict } from '../util.ts';
 import { dict, toDict } from '../util.ts';
 

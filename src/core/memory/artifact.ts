@@ -7,8 +7,8 @@
  */
 import { canonicalize } from 'json-canonicalize';
 import * as z from 'zod';
-import { verifySignature } from '../keys.ts';
-import type { Signer } from '../store.ts';
+import { verifySignature } from '../store/keys.ts';
+import type { Signer } from '../store/store.ts';
 import type { MemoryStoreView, SnapshotQuery } from './memory.ts';
 import { contentHash, readContents, resolveSnapshot } from './memory.ts';
 import type { MemoryVersion } from './slice.ts';

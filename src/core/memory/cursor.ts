@@ -5,8 +5,8 @@
  */
 import { canonicalize } from 'json-canonicalize';
 import { HolonError } from '../errors.ts';
-import { verifySignature } from '../keys.ts';
-import type { Signer } from '../store.ts';
+import { verifySignature } from '../store/keys.ts';
+import type { Signer } from '../store/store.ts';
 import type { SnapshotQuery } from './memory.ts';
 
 /** What a cursor carries: the snapshot's query and where the next page starts. */

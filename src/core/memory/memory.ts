@@ -9,7 +9,7 @@ import { newId } from '../ids.ts';
 import { mandateDenials, mandateOf } from '../mandates.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { denialTexts } from '../present.ts';
-import type { EventStore } from '../store.ts';
+import type { EventStore } from '../store/store.ts';
 import type { MemoryEvents, MemoryFields, MemoryVersion } from './slice.ts';
 import { memoryEvent, memoryKey } from './slice.ts';
 

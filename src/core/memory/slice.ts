@@ -9,7 +9,7 @@
  */
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
-import type { FiledKey, JournalEvent } from '../store.ts';
+import type { FiledKey, JournalEvent } from '../store/store.ts';
 import type { Dict } from '../util.ts';
 import { dict, toDict } from '../util.ts';
 

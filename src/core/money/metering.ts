@@ -9,7 +9,7 @@ import { HolonError } from '../errors.ts';
 import { mandateOf } from '../mandates.ts';
 import { denialTexts } from '../present.ts';
 import type { HolonState } from '../state.ts';
-import type { EventStore } from '../store.ts';
+import type { EventStore } from '../store/store.ts';
 import type { Dict } from '../util.ts';
 import type { CallLimit, MeterRecord } from './slice.ts';
 import { moneyEvent } from './slice.ts';

@@ -12,7 +12,7 @@ import { HolonError } from '../errors.ts';
 import { ARTIFACT_META, ARTIFACTS_DIR } from '../stateFolder.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
-import type { EventStore } from '../store.ts';
+import type { EventStore } from '../store/store.ts';
 import { toDict } from '../util.ts';
 import { commitToArtifactsRef, repoRoot } from './git.ts';
 import type { Logger } from '../deps.ts';

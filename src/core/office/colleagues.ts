@@ -9,7 +9,7 @@ import { HolonError } from '../errors.ts';
 import type { CapabilityWindow, OfficeFields } from './slice.ts';
 import { officeEvent } from './slice.ts';
 import type { Clock } from '../deps.ts';
-import type { EventStore } from '../store.ts';
+import type { EventStore } from '../store/store.ts';
 import type { PersonnelStatus } from './personnel.ts';
 import { personnelStatus } from './personnel.ts';
 

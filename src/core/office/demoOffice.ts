@@ -4,7 +4,7 @@
  */
 import { CAP } from '../capabilities.ts';
 import type { Clock } from '../deps.ts';
-import type { EventStore } from '../store.ts';
+import type { EventStore } from '../store/store.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { createMandate } from '../mandates.ts';
 import type { Mandate } from '../model.ts';

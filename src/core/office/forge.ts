@@ -10,7 +10,7 @@ import { denial } from '../denials.ts';
 import { HolonError } from '../errors.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
-import type { EventStore } from '../store.ts';
+import type { EventStore } from '../store/store.ts';
 import { allowedTargets, grantsAllow, grantsNow } from './colleagues.ts';
 import { branchCommit, checkBranchName, isMerged } from './git.ts';
 import type { OfficeFields, PullRequest } from './slice.ts';

@@ -10,7 +10,7 @@ import { denial } from '../denials.ts';
 import { HolonError } from '../errors.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
-import type { EventStore, NewEvent } from '../store.ts';
+import type { EventStore, NewEvent } from '../store/store.ts';
 import { allowedTargets, colleagueMandate, grantsAllow, grantsNow } from './colleagues.ts';
 import type { MailState, MailThread, OfficeFields } from './slice.ts';
 import { officeEvent } from './slice.ts';

@@ -6,7 +6,7 @@ import { HolonError } from '../errors.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { checkedMandate, mandateEvent } from '../mandates.ts';
 import type { Mandate } from '../model.ts';
-import type { NewEvent } from '../store.ts';
+import type { NewEvent } from '../store/store.ts';
 import { canonicalHash } from '../util.ts';
 import { grantOfEntry, mandateStatus, personnelOf } from './personnel.ts';
 import type { OfficeFields, Proposal } from './slice.ts';

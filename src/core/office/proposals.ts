@@ -15,7 +15,7 @@ import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
 import type { CapabilityGrant, Mandate } from '../model.ts';
 import * as M from '../money.ts';
-import type { EventStore, NewEvent, Signer } from '../store.ts';
+import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import type { Dict } from '../util.ts';
 import { toDict } from '../util.ts';
 import { colleagueMandate } from './colleagues.ts';

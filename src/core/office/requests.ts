@@ -16,7 +16,7 @@ import { mandateOf } from '../mandates.ts';
 import type { Money } from '../money.ts';
 import * as M from '../money.ts';
 import { spendEvent } from '../spend.ts';
-import type { EventStore, NewEvent, Signer } from '../store.ts';
+import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import type { PersonnelCapability } from './personnel.ts';
 import { grantOfEntry } from './personnel.ts';
 import type { OfficeFields } from './slice.ts';

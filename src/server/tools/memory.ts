@@ -7,12 +7,12 @@
  */
 import * as z from 'zod';
 import { asData } from '../../core/foreign.ts';
-import { installationPublicKey } from '../../core/keys.ts';
+import { installationPublicKey } from '../../core/store/keys.ts';
 import { assembleContext, BUDGET_ESTIMATES, BUDGET_MAX, MemoryArtifactSchema, verifyArtifact } from '../../core/memory/artifact.ts';
 import { decodeCursor, encodeCursor } from '../../core/memory/cursor.ts';
 import type { SnapshotQuery } from '../../core/memory/memory.ts';
 import { checkMandateActive, isoInstant, MEMORY_KEY, MEMORY_LIMITS, readContents, remember, resolveSnapshot } from '../../core/memory/memory.ts';
-import type { Signer } from '../../core/store.ts';
+import type { Signer } from '../../core/store/store.ts';
 import { orProblem, problemFailure } from '../render/problems.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { ToolContext, ToolDef, Toolset } from './toolDef.ts';

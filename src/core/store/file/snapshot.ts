@@ -8,9 +8,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { canonicalize } from 'json-canonicalize';
-import { installationPublicKey, verifySignature } from './keys.ts';
-import type { Signer } from './store.ts';
-import { parseEventLine } from './store.ts';
+import { installationPublicKey, verifySignature } from '../keys.ts';
+import type { Signer } from '../store.ts';
+import { parseEventLine } from '../store.ts';
 
 export const SNAPSHOT_FILE = 'snapshot.json';
 const SNAPSHOT_VERSION = 3;

@@ -9,8 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalize } from 'json-canonicalize';
-import type { Logger } from './deps.ts';
-import { HolonError } from './errors.ts';
+import type { Logger } from '../deps.ts';
+import { HolonError } from '../errors.ts';
 import type { ProcessRef } from './owner.ts';
 
 /** One event of the journal: a fact, hash-linked to the one before it. */

@@ -22,18 +22,18 @@
 import type * as PG from 'pg';
 import type { Pool, PoolClient, Client } from 'pg';
 import { createHash } from 'node:crypto';
-import type { Clock, Logger } from './deps.ts';
-import { HolonError } from './errors.ts';
-import type { ProcessRef } from './owner.ts';
-import { processKey, thisProcess } from './owner.ts';
-import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxResult } from './store.ts';
-import { asStored, eventHash, isSeal, seal, StoreListeners, wouldAdmit } from './store.ts';
-import { redactUrl } from './storeUrl.ts';
-import type { ChainPosition } from './txChain.ts';
-import { isRefused, TxChain } from './txChain.ts';
+import type { Clock, Logger } from '../../deps.ts';
+import { HolonError } from '../../errors.ts';
+import type { ProcessRef } from '../owner.ts';
+import { processKey, thisProcess } from '../owner.ts';
+import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxResult } from '../store.ts';
+import { asStored, eventHash, isSeal, seal, StoreListeners, wouldAdmit } from '../store.ts';
+import { redactUrl } from '../url.ts';
+import type { ChainPosition } from '../txChain.ts';
+import { isRefused, TxChain } from '../txChain.ts';
 
 // Where the URL check lived first; its home is storeUrl.ts, which loads no client.
-export { isPostgresUrl } from './storeUrl.ts';
+export { isPostgresUrl } from '../url.ts';
 
 /** The table every event is in, and the channel that announces new ones. */
 export const TABLE = 'holon_events';

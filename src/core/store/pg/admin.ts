@@ -8,23 +8,21 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from 'pg';
-import type { Logger } from './deps.ts';
-import { systemClock } from './deps.ts';
-import { HolonError } from './errors.ts';
-import { JOURNAL_FILE } from './journal.ts';
-import { scanLines } from './journalIndex.ts';
-import { JournalLock } from './journalLock.ts';
-import { installationPublicKey, lazySigner } from './keys.ts';
-import type { EventRow } from './postgresStore.ts';
-import { APPEND_LOCK, CONNECT_TIMEOUT_MS, EVENT_COLUMNS, eventOfRow, GUARD_TRIGGER, isPostgresUrl, PostgresStore, rowOfEvent, schemaStatements, TABLE } from './postgresStore.ts';
-import { redactUrl } from './storeUrl.ts';
-import { thisProcess } from './owner.ts';
-import { holonReducer } from './state.ts';
-import { registerInstallation } from './team.ts';
-import type { JournalEvent, Signer } from './store.ts';
-import { parseEventLine } from './store.ts';
-import type { VerifyReport } from './verify.ts';
-import { LogCheck, verifyJournal, verifyText } from './verify.ts';
+import type { Logger } from '../../deps.ts';
+import { systemClock } from '../../deps.ts';
+import { HolonError } from '../../errors.ts';
+import { JOURNAL_FILE } from '../file/journal.ts';
+import { scanLines } from '../file/journalIndex.ts';
+import { JournalLock } from '../file/lock.ts';
+import { installationPublicKey, lazySigner } from '../keys.ts';
+import type { EventRow } from './store.ts';
+import { APPEND_LOCK, CONNECT_TIMEOUT_MS, EVENT_COLUMNS, eventOfRow, GUARD_TRIGGER, isPostgresUrl, PostgresStore, rowOfEvent, schemaStatements, TABLE } from './store.ts';
+import { redactUrl } from '../url.ts';
+import { thisProcess } from '../owner.ts';
+import type { EventStore, JournalEvent, Reducer, Signer } from '../store.ts';
+import { parseEventLine } from '../store.ts';
+import type { VerifyReport } from '../verify.ts';
+import { checkJournal, LogCheck, verifyText } from '../verify.ts';
 
 /** PostgreSQL's SQLSTATE for "permission denied" (insufficient_privilege). */
 export const PERMISSION_DENIED = '42501';
@@ -133,7 +131,21 @@ const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * exactly SELECT and INSERT on the table; a role that is a superuser or owns the table (or belongs to
  * its owner) is refused, as is one that still holds more through another membership. Safe to run again.
  */
-export async function initStore(url: string, options: { member?: string | undefined; root?: { signer: Signer; machine: string; logger: Logger } } = {}): Promise<InitReport> {
+/**
+ * What the store's setup needs of the state it holds, passed in so that the store imports no domain module:
+ * the fold, how an installation registers itself (its first transaction in an empty store makes it the
+ * root), and who the root is in a folded state.
+ */
+export interface StoreDomain<S> {
+  reducer: Reducer<S>;
+  register(store: EventStore<S>, signer: Signer, machine: string): Promise<unknown>;
+  rootOf(state: S): string | null;
+}
+
+export async function initStore<S>(
+  url: string,
+  options: { member?: string | undefined; root?: { signer: Signer; machine: string; logger: Logger; domain: StoreDomain<S> } } = {},
+): Promise<InitReport> {
   requirePostgresUrl(url);
   const member = options.member;
   if (member !== undefined && !ROLE_NAME.test(member)) {
@@ -192,11 +204,12 @@ export async function initStore(url: string, options: { member?: string | undefi
  * registration) is the store's first, so the installation that set the store up owns it, and nobody who
  * reaches the empty table later can claim it. Returns the root's key, whoever it is.
  */
-async function claimRoot(url: string, root: { signer: Signer; machine: string; logger: Logger }): Promise<string | null> {
-  const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: root.logger, signer: root.signer, watch: false });
+async function claimRoot<S>(url: string, root: { signer: Signer; machine: string; logger: Logger; domain: StoreDomain<S> }): Promise<string | null> {
+  const { reducer, register, rootOf } = root.domain;
+  const store = await PostgresStore.open({ url, reducer, clock: systemClock, logger: root.logger, signer: root.signer, watch: false });
   try {
-    if (store.seq === 0) await registerInstallation(store, root.signer, root.machine);
-    return store.state.team.root;
+    if (store.seq === 0) await register(store, root.signer, root.machine);
+    return rootOf(store.state);
   } finally {
     store.close();
     await store.ended;
@@ -212,7 +225,8 @@ async function claimRoot(url: string, root: { signer: Signer; machine: string; l
  * batch per statement; then the database is opened with PostgresStore and must fold to the same state.
  * The journal is left as it was.
  */
-export async function migrateJournal(stateDir: string, url: string, deps: { logger: Logger }): Promise<MigrateReport> {
+export async function migrateJournal<S extends object>(stateDir: string, url: string, deps: { logger: Logger; domain: StoreDomain<S> }): Promise<MigrateReport> {
+  const { reducer, register } = deps.domain;
   requirePostgresUrl(url);
   const dir = path.resolve(stateDir);
   const file = path.join(dir, JOURNAL_FILE);
@@ -221,14 +235,14 @@ export async function migrateJournal(stateDir: string, url: string, deps: { logg
   const lock = new JournalLock(dir);
   const release = await lock.acquire();
   try {
-    const checked = verifyJournal(dir);
+    const checked = checkJournal(dir, reducer);
     if (!checked.ok) throw new HolonError('corrupt_journal', `the journal does not verify, so nothing was copied: ${verifyText(checked)}`, { verify: checked });
     if (checked.torn_tail) throw new HolonError('corrupt_journal', `the journal ends in a torn append, so nothing was copied: ${verifyText(checked)}`, { verify: checked });
     if (checked.events === 0) throw new HolonError('not_found', `the journal in ${dir} holds no events`);
 
     // Folded again as it is copied, since the copy reads the file anew: the same check as verify's.
     const key = checked.head ? installationPublicKey(dir) : undefined;
-    const copy = new LogCheck((k) => (k === key ? undefined : `sealed by a key that is not this installation's (${k})`));
+    const copy = new LogCheck(reducer, (k) => (k === key ? undefined : `sealed by a key that is not this installation's (${k})`));
     await inTransaction(url, async (client) => {
       await PostgresStore.ensureSchema(client);
       const { rows } = await client.query<{ last: string | null }>(`SELECT max(seq) AS last FROM ${TABLE}`);
@@ -267,10 +281,10 @@ export async function migrateJournal(stateDir: string, url: string, deps: { logg
     });
     const state = copy.state;
 
-    const expected = createHash('sha256').update(holonReducer.serialize(state)).digest('hex');
-    const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: deps.logger, signer: lazySigner(dir), watch: false });
+    const expected = createHash('sha256').update(reducer.serialize(state)).digest('hex');
+    const store = await PostgresStore.open({ url, reducer, clock: systemClock, logger: deps.logger, signer: lazySigner(dir), watch: false });
     try {
-      const folded = createHash('sha256').update(holonReducer.serialize(store.state)).digest('hex');
+      const folded = createHash('sha256').update(reducer.serialize(store.state)).digest('hex');
       if (store.seq !== checked.events || folded !== expected) {
         throw new HolonError('corrupt_journal', `the events were copied, but the database folds to another state than the journal (seq ${store.seq}, state ${folded} where ${checked.events}, ${expected} was expected); do not use it`, {
           seq: store.seq,
@@ -278,7 +292,7 @@ export async function migrateJournal(stateDir: string, url: string, deps: { logg
         });
       }
       // The copied transactions are sealed with this installation's key, the store's root: the store learns its machine.
-      await registerInstallation(store, lazySigner(dir), thisProcess().host);
+      await register(store, lazySigner(dir), thisProcess().host);
     } finally {
       store.close();
     }
@@ -298,13 +312,13 @@ const VERIFY_BATCH = 10_000;
  * the fold admits it from its signer's role). Every refused transaction is listed with its seqs and why;
  * rows are read in batches; `line` in the report is the row's seq.
  */
-export async function verifyStore(url: string): Promise<VerifyReport> {
+export async function verifyStore<S>(url: string, reducer: Reducer<S>): Promise<VerifyReport> {
   requirePostgresUrl(url);
   const client = await connect(url);
   try {
     const { rows: table } = await client.query<{ t: string | null }>(`SELECT to_regclass('${TABLE}')::text AS t`);
     if (!table[0]?.t) throw new HolonError('not_found', `${redactUrl(url)} holds no Holon events (run \`holon store init\` first)`);
-    const check = new LogCheck();
+    const check = new LogCheck(reducer);
     for (;;) {
       const { rows } = await client.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`, [check.seq]);
       for (const r of rows) if (!check.next(eventOfRow(r), Number(r.seq))) return check.report();

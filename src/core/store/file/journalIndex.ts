@@ -11,14 +11,14 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HolonError } from './errors.ts';
-import { acquireFileLock } from './journalLock.ts';
+import { HolonError } from '../../errors.ts';
+import { acquireFileLock } from './lock.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, stateFields, writeSnapshot } from './snapshot.ts';
-import type { JournalEvent, Reducer, Signer } from './store.ts';
-import { describeRefusal, parseEventLine } from './store.ts';
-import type { SealedTx } from './txChain.ts';
-import { isRefused, TxChain } from './txChain.ts';
+import type { JournalEvent, Reducer, Signer } from '../store.ts';
+import { describeRefusal, parseEventLine } from '../store.ts';
+import type { SealedTx } from '../txChain.ts';
+import { isRefused, TxChain } from '../txChain.ts';
 
 export const INDEX_FILE = 'journal.idx';
 /** How much of an event's hash an index entry keeps: enough that no edit can match it. */

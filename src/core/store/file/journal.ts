@@ -13,17 +13,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Clock, Logger } from './deps.ts';
-import { HolonError } from './errors.ts';
-import { JournalLock } from './journalLock.ts';
+import type { Clock, Logger } from '../../deps.ts';
+import { HolonError } from '../../errors.ts';
+import { JournalLock } from './lock.ts';
 import type { Entry } from './journalIndex.ts';
 import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
-import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxOptions, TxResult } from './store.ts';
-import { asStored, describeRefusal, eventHash, parseEventLine, seal, StoreListeners, wouldAdmit } from './store.ts';
-import type { SealedTx } from './txChain.ts';
-import { crashCouldLeave, isRefused, TxChain } from './txChain.ts';
+import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxOptions, TxResult } from '../store.ts';
+import { asStored, describeRefusal, eventHash, parseEventLine, seal, StoreListeners, wouldAdmit } from '../store.ts';
+import type { SealedTx } from '../txChain.ts';
+import { crashCouldLeave, isRefused, TxChain } from '../txChain.ts';
 
 export { SNAPSHOT_FILE };
 export const JOURNAL_FILE = 'journal.jsonl';

@@ -1,7 +1,8 @@
-import type { Clock } from './deps.ts';
-import { HolonError } from './errors.ts';
+import type { Clock } from '../deps.ts';
+import { stderrLogger } from '../deps.ts';
+import { HolonError } from '../errors.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, TxResult } from './store.ts';
-import { asStored, eventHash, wouldAdmit } from './store.ts';
+import { asStored, eventHash, StoreListeners, wouldAdmit } from './store.ts';
 
 /**
  * The store interface held in memory: one process, no file, no lock. For unit tests of the domain, and
@@ -12,10 +13,8 @@ import { asStored, eventHash, wouldAdmit } from './store.ts';
 export class MemoryStore<S> implements EventStore<S> {
   readonly events: JournalEvent[] = [];
   private current: S;
-  private readonly listeners = new Set<(events: JournalEvent[]) => void>();
-  private readonly refusalListeners = new Set<(tx: RefusedTx) => void>();
+  private readonly listening = new StoreListeners(stderrLogger, 'memory store');
   private readonly keyed = new Map<string, number[]>();
-  readonly refused: RefusedTx[] = [];
 
   constructor(
     private readonly reducer: Reducer<S>,
@@ -27,6 +26,10 @@ export class MemoryStore<S> implements EventStore<S> {
 
   get state(): S {
     return this.current;
+  }
+
+  get refused(): RefusedTx[] {
+    return this.listening.refused;
   }
 
   get seq(): number {
@@ -41,6 +44,7 @@ export class MemoryStore<S> implements EventStore<S> {
   as(key: string): EventStore<S> {
     const state = (): S => this.current;
     const seq = (): number => this.events.length;
+    const refused = (): RefusedTx[] => this.refused;
     return {
       get state() {
         return state();
@@ -48,13 +52,15 @@ export class MemoryStore<S> implements EventStore<S> {
       get seq() {
         return seq();
       },
-      refused: this.refused,
+      get refused() {
+        return refused();
+      },
       transact: (fn) => this.transactAs(key, fn),
       mayWrite: (events) => wouldAdmit(this.reducer, this.current, this.events.length, key, events),
       readKey: (k, o) => this.readKey(k, o),
       refresh: () => [],
       subscribe: (l) => this.subscribe(l),
-      onBroken: () => () => {},
+      onBroken: (l) => this.onBroken(l),
       onRefused: (l) => this.onRefused(l),
       flush: async () => {},
       close: () => {},
@@ -82,8 +88,7 @@ export class MemoryStore<S> implements EventStore<S> {
     if (refusal) {
       this.events.push(...chained);
       const tx = { ...refusal, from: chained[0]?.seq ?? 0, to: chained.at(-1)?.seq ?? 0, signer: key };
-      this.refused.push(tx);
-      for (const l of this.refusalListeners) l(tx);
+      this.listening.refuse(tx);
       return tx;
     }
     this.fold(chained, key);
@@ -112,7 +117,7 @@ export class MemoryStore<S> implements EventStore<S> {
       this.events.push(full);
       this.reducer.apply(this.current, full);
     }
-    for (const l of this.listeners) l(chained);
+    this.listening.notify(chained);
   }
 
   mayWrite(events: NewEvent[]): Refusal | undefined {
@@ -130,22 +135,20 @@ export class MemoryStore<S> implements EventStore<S> {
   }
 
   subscribe(listener: (events: JournalEvent[]) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listening.subscribe(listener);
   }
 
-  onBroken(): () => void {
-    return () => {};
+  onBroken(listener: (err: Error) => void): () => void {
+    return this.listening.onBroken(listener);
   }
 
   onRefused(listener: (tx: RefusedTx) => void): () => void {
-    this.refusalListeners.add(listener);
-    return () => this.refusalListeners.delete(listener);
+    return this.listening.onRefused(listener);
   }
 
   async flush(): Promise<void> {}
 
   close(): void {
-    this.listeners.clear();
+    this.listening.clear();
   }
 }

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { pidAlive } from './journalLock.ts';
+import { pidAlive } from './file/lock.ts';
 
 /** A process, told apart from a later one that got the same pid, on a machine since it last started. */
 export interface ProcessRef {
