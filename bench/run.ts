@@ -27,7 +27,7 @@ import type { EventStore, TxResult } from '../src/core/store/store.ts';
 import { JournalLock } from '../src/core/store/file/lock.ts';
 import type { HolonState } from '../src/core/state.ts';
 import { newId } from '../src/core/ids.ts';
-import { recentRootReceipts } from '../src/core/market/receipts.ts';
+import { recentRootReceipts } from '../src/core/market/receiptTree.ts';
 import { EXAMPLES, FACTURE, ROOT } from '../test/helpers.ts';
 import { collectGarbage, context, log, n, plan, QUICK, row, rows, side } from './report.ts';
 import type { Case } from './timing.ts';

@@ -14,8 +14,8 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { addAgent, readCatalog } from '../src/core/market/catalog.ts';
 import { createMandate } from '../src/core/mandates.ts';
-import { fund } from '../src/core/spend.ts';
-import { setFx } from '../src/core/fx.ts';
+import { fund } from '../src/core/money/spend.ts';
+import { setFx } from '../src/core/money/fx.ts';
 import { copyExampleFiles as copyDemoFiles } from '../src/core/demoFiles.ts';
 import type { Clock } from '../src/core/deps.ts';
 import { silentLogger, systemClock } from '../src/core/deps.ts';

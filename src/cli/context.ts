@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as readline from 'node:readline/promises';
 import { stderrLogger, systemClock } from '../core/deps.ts';
 import { HolonError } from '../core/errors.ts';
-import { goneOwners, releaseOrphanedHolds } from '../core/spend.ts';
+import { goneOwners, releaseOrphanedHolds } from '../core/money/spend.ts';
 import type { EventStore } from '../core/store/store.ts';
 import { refusalNotice, unseenRefusals } from '../core/store/store.ts';
 import { JOURNAL_FILE } from '../core/store/file/journal.ts';

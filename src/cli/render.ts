@@ -2,10 +2,10 @@
 import type { Approval } from '../core/approvals/model.ts';
 import { approvalStatus } from '../core/approvals/model.ts';
 import type { Mandate } from '../core/model.ts';
-import * as M from '../core/money.ts';
+import * as M from '../core/money/amount.ts';
 import { APPROVAL_KIND_LABELS, approvalView } from '../core/present.ts';
-import type { BudgetView } from '../core/spend.ts';
-import { budgetOf } from '../core/spend.ts';
+import type { BudgetView } from '../core/money/spend.ts';
+import { budgetOf } from '../core/money/spend.ts';
 import type { HolonState } from '../core/state.ts';
 
 /** A mandate in a few lines: budget, limits, scope, data rules, expiry. */

@@ -14,10 +14,19 @@ import type { Approval } from './approvals/model.ts';
 import { ACCOUNT_ID } from './ids.ts';
 import type { Mandate } from './model.ts';
 import { mergeEvents } from './office/merge.ts';
-import type { HolonState } from './state.ts';
+import type { ApprovalsFields } from './approvals/slice.ts';
+import type { ReceiptsFields } from './market/receipts.ts';
+import type { MandatesFields } from './mandates.ts';
+import type { MoneyFields } from './money/slice.ts';
+import type { SpendFields } from './money/spend.ts';
+import type { OfficeFields } from './office/slice.ts';
+import type { RunTokensFields } from './runTokens.ts';
 import type { JournalEvent, Refusal } from './store/store.ts';
-import type { TeamRole } from './team.ts';
+import type { TeamFields, TeamRole } from './team.ts';
 import { hasRole, WHOLE_STORE } from './team.ts';
+
+/** The slices the rule reads: who is who, and what earlier events made. */
+type AuthorityFields = TeamFields & MandatesFields & ApprovalsFields & SpendFields & MoneyFields & OfficeFields & ReceiptsFields & RunTokensFields;
 
 /** What writing one event takes. */
 type Need =
@@ -32,7 +41,7 @@ type Need =
 
 /** What checking one transaction keeps as it goes through its events. */
 interface Scope {
-  s: HolonState;
+  s: AuthorityFields;
   signer: string;
   /** The root the roles are read with: the state's, or the signer when this is the store's first transaction. */
   root: string;
@@ -273,7 +282,7 @@ function lacking(need: { role: TeamRole; account: string }, signer: string): Ref
  * before it), or undefined when every event is one it may write. The store's first transaction makes its
  * signer the root.
  */
-export function admitTransaction(s: HolonState, events: readonly JournalEvent[], signer: string): Refusal | undefined {
+export function admitTransaction(s: AuthorityFields, events: readonly JournalEvent[], signer: string): Refusal | undefined {
   const x: Scope = { s, signer, root: s.team.root ?? signer, made: new Map(), decided: new Map(), settled: new Set() };
   for (const e of events) {
     const check = RULES[e.type];
@@ -302,6 +311,6 @@ export function admitTransaction(s: HolonState, events: readonly JournalEvent[],
 }
 
 /** Records who sealed a transaction about to be folded: the first one makes its signer the store's root. */
-export function sealedBy(s: HolonState, signer: string): void {
+export function sealedBy(s: AuthorityFields, signer: string): void {
   s.team.root ??= signer;
 }

@@ -3,8 +3,19 @@
  * journal keeps them; each edge renders them in its own seed's words (market's reasons, terms' declines,
  * money's RFC 9457 problems, office's "Not permitted"). Nothing matches on wording.
  */
-import type { HolonErrorReason } from './errors.ts';
-import type { MoneyJson } from './money.ts';
+import type { MoneyJson } from './money/json.ts';
+
+/** Why a call failed, as the whole core names it (see HolonError). */
+export type HolonErrorReason =
+  | 'invalid_input'
+  | 'not_found'
+  | 'denied'
+  | 'conflict'
+  | 'unknown_amount'
+  | 'agent_failed'
+  | 'corrupt_journal'
+  | 'lock_timeout'
+  | 'not_interactive';
 
 /** One field an approval was bound to that the new request does not match. */
 export interface BindingMismatch {

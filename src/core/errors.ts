@@ -2,18 +2,9 @@
  * One failure vocabulary for the whole core. Each edge (a toolset, the CLI, the editor) renders these in
  * its own shape; nothing matches on message text.
  */
-import type { Denial } from './denials.ts';
+import type { Denial, HolonErrorReason } from './denials.ts';
 
-export type HolonErrorReason =
-  | 'invalid_input'
-  | 'not_found'
-  | 'denied'
-  | 'conflict'
-  | 'unknown_amount'
-  | 'agent_failed'
-  | 'corrupt_journal'
-  | 'lock_timeout'
-  | 'not_interactive';
+export type { HolonErrorReason } from './denials.ts';
 
 /** A typed, expected failure. `details` and `denials` are safe to show to the agent and the human. */
 export class HolonError extends Error {

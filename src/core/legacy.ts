@@ -7,11 +7,11 @@ import type { ApprovalEvents } from './approvals/slice.ts';
 import { denial } from './denials.ts';
 import type { JournalEvent } from './store/store.ts';
 import type { ReceiptEvents } from './market/receipts.ts';
+import type { MandatesFields } from './mandates.ts';
 import type { Receipt } from './model.ts';
-import type { MoneyJson } from './money.ts';
-import * as M from './money.ts';
-import type { SpendEvents } from './spend.ts';
-import type { HolonState } from './state.ts';
+import type { MoneyJson } from './money/amount.ts';
+import * as M from './money/amount.ts';
+import type { SpendEvents } from './money/spend.ts';
 
 type LegacyReceipt = Omit<Receipt, 'denials'> & { reasons?: string[]; denials?: Receipt['denials'] };
 
@@ -22,7 +22,7 @@ function receiptOf(r: LegacyReceipt): Receipt {
 }
 
 /** The events `e` stands for in today's vocabulary: itself, unless it is one of the old shapes. */
-export function upcast(s: HolonState, e: JournalEvent): JournalEvent[] {
+export function upcast(s: MandatesFields, e: JournalEvent): JournalEvent[] {
   const as = (type: string, data: unknown): JournalEvent => ({ ...e, type, data });
   switch (e.type) {
     case 'call.denied':

@@ -11,11 +11,10 @@ import { HolonError } from './errors.ts';
 import { mandateId as checkMandateId } from './ids.ts';
 import type { EventStore } from './store/store.ts';
 import type { CapabilityGrant, Mandate } from './model.ts';
-import * as M from './money.ts';
+import * as M from './money/amount.ts';
 import type { MandateInput, MandatePatch } from './schemas.ts';
 import type { Slice } from './slice.ts';
 import { eventsOf } from './slice.ts';
-import type { SpendFields } from './spend.ts';
 import type { Dict } from './util.ts';
 import { defined, dict, toDict } from './util.ts';
 
@@ -140,8 +139,16 @@ export async function createMandate(store: EventStore<MandatesFields>, clock: Cl
   });
 }
 
+/**
+ * What a mandate's edit must know of what it has spent: the spend slice's fields (money/spend.ts) have
+ * this shape, named here so that the mandates, which every module builds on, import none of them.
+ */
+interface SpentSoFar {
+  spend: Record<string, { spent: bigint; held: bigint } | undefined>;
+}
+
 /** Changes a mandate by a patch; what the patch does not name stays as it was. */
-export async function patchMandate(store: EventStore<MandatesFields & SpendFields>, clock: Clock, id: string, patch: unknown): Promise<Mandate> {
+export async function patchMandate(store: EventStore<MandatesFields & SpentSoFar>, clock: Clock, id: string, patch: unknown): Promise<Mandate> {
   const { firstIssue, MandatePatchSchema } = await import('./schemas.ts');
   const parsed = MandatePatchSchema.safeParse(patch);
   if (!parsed.success) throw new HolonError('invalid_input', `mandate: ${firstIssue(parsed.error)}`);

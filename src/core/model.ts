@@ -3,8 +3,11 @@
  * with their currency; the fold keeps running totals as bigint (see state.ts).
  */
 import type { Denial } from './denials.ts';
-import type { MoneyJson } from './money.ts';
-import type { ToolsetName } from './schemas.ts';
+import type { MoneyJson } from './money/json.ts';
+
+/** The toolsets a mandate can offer (DESIGN.md §5). */
+export const TOOLSETS = ['market', 'terms', 'money', 'commerce', 'memory', 'records', 'office'] as const;
+export type ToolsetName = (typeof TOOLSETS)[number];
 
 /** One capability a mandate grants, with its parameters, e.g. `market.call {capabilities: ["extraction.*"]}`. */
 export interface CapabilityGrant {

@@ -2,10 +2,10 @@
  * Shapes the human's inputs must have (manifests, mandates, patches), checked before anything is appended.
  */
 import { isObjectMemberName } from './capabilities.ts';
-import { AGENT_TIMEOUT } from './model.ts';
+import { AGENT_TIMEOUT, TOOLSETS } from './model.ts';
 import { z } from 'zod';
 import { ACCOUNT_ID, AGENT_ID, CURRENCY_CODE, ID_RULES, MANDATE_ID } from './ids.ts';
-import { parseUnits } from './money.ts';
+import { parseUnits } from './money/amount.ts';
 
 /** A decimal amount string, e.g. "0.0276". */
 export const Amount = z
@@ -28,9 +28,6 @@ export const MandateId = z.string().regex(MANDATE_ID, ID_RULES.mandate);
 /** An agent id `publisher/name`. */
 export const AgentId = z.string().regex(AGENT_ID, ID_RULES.agent);
 
-/** The toolsets a mandate can offer (DESIGN.md §5). */
-export const TOOLSETS = ['market', 'terms', 'money', 'commerce', 'memory', 'records', 'office'] as const;
-export type ToolsetName = (typeof TOOLSETS)[number];
 
 const JsonObject = z.record(z.string(), z.unknown());
 

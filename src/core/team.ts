@@ -22,7 +22,6 @@ import { verifySignature } from './store/keys.ts';
 import type { MandatesFields } from './mandates.ts';
 import type { Slice } from './slice.ts';
 import { eventsOf } from './slice.ts';
-import type { SpendFields } from './spend.ts';
 import type { EventStore, NewEvent, Signer } from './store/store.ts';
 import type { Dict } from './util.ts';
 import { dict, toDict } from './util.ts';
@@ -207,13 +206,18 @@ export function checkedKey(key: string): string {
   return key;
 }
 
+/** The accounts that exist: funded ones (the spend slice's `accounts`, money/spend.ts), besides those with a mandate. */
+interface FundedAccounts {
+  accounts: Record<string, unknown>;
+}
+
 /**
  * Sets one member's role in an account's team, or in the whole store's (`*`), or removes them, signed by
  * `signer`. Refused, with nothing written: an unknown account (not_found), a bad key or name
  * (invalid_input), a signer who is not an owner there (denied), removing someone who is not a member
  * (not_found), changing the root's role (conflict).
  */
-export async function setTeamMember(store: EventStore<TeamFields & MandatesFields & SpendFields>, signer: Signer, change: MemberChange): Promise<TeamMember | null> {
+export async function setTeamMember(store: EventStore<TeamFields & MandatesFields & FundedAccounts>, signer: Signer, change: MemberChange): Promise<TeamMember | null> {
   const account = change.account === WHOLE_STORE ? WHOLE_STORE : accountId(change.account);
   const key = checkedKey(change.key);
   if (change.role !== 'member' && change.role !== 'approver' && change.role !== 'owner' && change.role !== 'removed') throw new HolonError('invalid_input', 'a role is member, approver, owner or removed');

@@ -13,6 +13,11 @@ export function dict<T>(): Dict<T> {
   return Object.create(null) as Dict<T>;
 }
 
+/** Adds `by` to the total kept under `key` (a currency, a day), starting from 0. */
+export function bump(rec: Dict<bigint>, key: string, by: bigint): void {
+  rec[key] = (rec[key] ?? 0n) + by;
+}
+
 /** The entries of `o` (JSON.parse's plain object, say) copied into a map without a prototype. */
 export function toDict<T>(o: Record<string, T> | null | undefined, each?: (v: T) => T): Dict<T> {
   const d = dict<T>();

@@ -5,7 +5,7 @@ import type { Clock, Logger } from '../core/deps.ts';
 import { systemClock } from '../core/deps.ts';
 import { openStore } from '../core/holon.ts';
 import { lazySigner } from '../core/store/keys.ts';
-import { recoverOrphanedHolds } from '../core/spend.ts';
+import { recoverOrphanedHolds } from '../core/money/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import { initialState } from '../core/state.ts';
 import type { EventStore, RefusedTx, Signer } from '../core/store/store.ts';

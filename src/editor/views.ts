@@ -2,12 +2,13 @@
 import { mayDecide, pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
-import type { ReceiptTree } from '../core/market/receipts.ts';
-import type { ReceiptSource } from '../core/market/receipts.ts';
-import { readReceipt, recentRootReceipts, treeOf } from '../core/market/receipts.ts';
-import * as M from '../core/money.ts';
-import { APPROVAL_KIND_LABELS, approvalView, deciderText, denialTexts } from '../core/present.ts';
-import { budgetOf } from '../core/spend.ts';
+import type { ReceiptTree } from '../core/market/receiptTree.ts';
+import type { ReceiptSource } from '../core/market/receiptTree.ts';
+import { readReceipt, recentRootReceipts, treeOf } from '../core/market/receiptTree.ts';
+import * as M from '../core/money/amount.ts';
+import { APPROVAL_KIND_LABELS, approvalView, deciderText } from '../core/present.ts';
+import { denialTexts } from '../core/words.ts';
+import { budgetOf } from '../core/money/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { Signer } from '../core/store/store.ts';
 import { hasTeam } from '../core/team.ts';
@@ -122,7 +123,7 @@ function node(s: HolonState, t: ReceiptTree): ReceiptNode {
 }
 
 /** The receipts panel's state: the newest root calls (of every mandate), filtered, and one tree, read back from the journal. */
-export async function receiptsState(store: ReceiptSource, filter: ReceiptsState['filter'], selected: string | null, limit = 50): Promise<ReceiptsState> {
+export async function receiptsState(store: ReceiptSource & { state: HolonState }, filter: ReceiptsState['filter'], selected: string | null, limit = 50): Promise<ReceiptsState> {
   const roots = await recentRootReceipts(store, { status: filter === 'all' ? undefined : filter, limit });
   const recent: ReceiptRow[] = await Promise.all(
     roots.map(async (r) => {
@@ -131,7 +132,7 @@ export async function receiptsState(store: ReceiptSource, filter: ReceiptsState[
     }),
   );
   const chosen = (selected ? await readReceipt(store, selected) : undefined) ?? roots[0];
-  return { filter, recent, selected: chosen ? node(store.state, await treeOf(store, chosen)) : null, purchases: purchaseRows(store.state as HolonState, limit) };
+  return { filter, recent, selected: chosen ? node(store.state, await treeOf(store, chosen)) : null, purchases: purchaseRows(store.state, limit) };
 }
 
 /** The newest completed purchases, with their orders and lines. */

@@ -4,7 +4,8 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 import type { ApprovalWaiter } from '../core/approvals/flow.ts';
 import { channelAccepted, decideApproval, mayDecide, waitForDecision } from '../core/approvals/flow.ts';
 import { HolonError } from '../core/errors.ts';
-import { approvalMessage, fmt } from '../core/present.ts';
+import { approvalMessage } from '../core/present.ts';
+import { fmt } from '../core/words.ts';
 import type { ServerDeps } from './serverDeps.ts';
 
 /** The form's one field. It has no default: only a human choosing "Approve" approves. */

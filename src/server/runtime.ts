@@ -4,7 +4,7 @@ import { refusalNotice } from '../core/store/store.ts';
 import { filesRoot, openState } from '../core/holon.ts';
 import { lazySigner } from '../core/store/keys.ts';
 import { Gateway } from '../core/market/gateway.ts';
-import { recoverOrphanedHolds } from '../core/spend.ts';
+import { recoverOrphanedHolds } from '../core/money/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import { McpAgentRunner } from './agentClient.ts';
 import type { FetchLike } from './net/publicFetch.ts';

@@ -3,7 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { HolonError } from '../core/errors.ts';
 import { DATA_RULE } from '../core/foreign.ts';
-import type { ToolsetName } from '../core/schemas.ts';
+import type { ToolsetName } from '../core/model.ts';
 import { HOLON_VERSION } from '../core/version.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import { inputJsonSchema, outputJsonSchema } from './tools/jsonSchema.ts';

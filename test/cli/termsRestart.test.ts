@@ -7,7 +7,7 @@ import { before, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { systemClock } from '../../src/core/deps.ts';
-import { setFx } from '../../src/core/fx.ts';
+import { setFx } from '../../src/core/money/fx.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { createWallet } from '../../src/core/wallet.ts';
 import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { createMandate } from '../../src/core/mandates.ts';
-import { fund } from '../../src/core/spend.ts';
+import { fund } from '../../src/core/money/spend.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import type { HolonErrorReason } from '../../src/core/errors.ts';

@@ -9,7 +9,7 @@ import { HolonError } from '../../src/core/errors.ts';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { journalRail, parsePayee, payIntent } from '../../src/core/money/intents.ts';
 import { meterCall, parseCallLimit, setCallLimits, usageOf } from '../../src/core/money/metering.ts';
-import { fund } from '../../src/core/spend.ts';
+import { fund } from '../../src/core/money/spend.ts';
 import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
 import { demoRuntime, openAgain } from '../helpers.ts';
 

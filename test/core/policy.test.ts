@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
-import { fund } from '../../src/core/spend.ts';
-import { setFx } from '../../src/core/fx.ts';
+import { fund } from '../../src/core/money/spend.ts';
+import { setFx } from '../../src/core/money/fx.ts';
 import type { AgentEntry, Mandate } from '../../src/core/model.ts';
-import * as M from '../../src/core/money.ts';
+import * as M from '../../src/core/money/amount.ts';
 import type { WorstCase } from '../../src/core/market/policy.ts';
 import { compareRankings, costOf, MAX_DELEGATION_DEPTH, MEASURED_RUNS_TO_TRUST, ownWorstCase, rankingOf, staticDenials } from '../../src/core/market/policy.ts';
 import { marketIndex } from '../../src/core/market/marketIndex.ts';
 import { mandateDenials } from '../../src/core/mandates.ts';
-import { budgetOf, limitDenials } from '../../src/core/spend.ts';
+import { budgetOf, limitDenials } from '../../src/core/money/spend.ts';
 import { callablePatterns, capabilityMatches } from '../../src/core/capabilities.ts';
-import { convertTo } from '../../src/core/fx.ts';
+import { convertTo } from '../../src/core/money/fx.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { ACME, addSynthetic, failed, FASTCHEAP, FILE_A, LENA, MANDATE, manifest, ok, PIPELINE, QUICKSCAN, u, wideMandate, withWorld } from './fixtures.ts';
 

@@ -12,9 +12,9 @@ import { decideApproval, waitForDecision } from '../../src/core/approvals/flow.t
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { loadOrCreateSigner, verifySignature } from '../../src/core/store/keys.ts';
-import { money } from '../../src/core/money.ts';
+import { money } from '../../src/core/money/amount.ts';
 import { PostgresStore } from '../../src/core/store/pg/store.ts';
-import { gateSpend } from '../../src/core/spend.ts';
+import { gateSpend } from '../../src/core/money/spend.ts';
 import { setTeamMember } from '../../src/core/team.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { holonReducer } from '../../src/core/state.ts';

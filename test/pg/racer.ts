@@ -6,9 +6,9 @@
 import * as readline from 'node:readline';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { lazySigner } from '../../src/core/store/keys.ts';
-import { money } from '../../src/core/money.ts';
+import { money } from '../../src/core/money/amount.ts';
 import { PostgresStore } from '../../src/core/store/pg/store.ts';
-import { gateSpend } from '../../src/core/spend.ts';
+import { gateSpend } from '../../src/core/money/spend.ts';
 import { holonReducer } from '../../src/core/state.ts';
 
 async function main(): Promise<void> {

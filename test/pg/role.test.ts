@@ -10,7 +10,7 @@ import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
 import { PostgresStore } from '../../src/core/store/pg/store.ts';
-import { fund } from '../../src/core/spend.ts';
+import { fund } from '../../src/core/money/spend.ts';
 import { holonReducer } from '../../src/core/state.ts';
 import { cliCluster } from './cliCluster.ts';
 

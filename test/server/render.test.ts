@@ -8,7 +8,7 @@ import type { Denial, DenialParams } from '../../src/core/denials.ts';
 import { DENIAL_CODES } from '../../src/core/denials.ts';
 import type { HolonErrorReason } from '../../src/core/errors.ts';
 import { HolonError } from '../../src/core/errors.ts';
-import { denialText } from '../../src/core/present.ts';
+import { denialText } from '../../src/core/words.ts';
 import { marketFailure } from '../../src/server/render/market.ts';
 import { officeFailure, officeFailureText } from '../../src/server/render/office.ts';
 import { ALL_PROBLEM_CODES, ERROR_ACTIONS, isRetryable, problemFailure, problemOf, requiresHuman } from '../../src/server/render/problems.ts';

@@ -8,7 +8,7 @@ import { openState } from '../../src/core/holon.ts';
 import { FACTURE, HOLON_BIN, MANDATE, servedState, until } from '../helpers.ts';
 import { callAgent, callTool, structured } from './support.ts';
 import { pidAlive as alive } from '../../src/core/store/file/lock.ts';
-import { recentRootReceipts } from '../../src/core/market/receipts.ts';
+import { recentRootReceipts } from '../../src/core/market/receiptTree.ts';
 
 let state: { dir: string; cleanup: () => void };
 

@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { generatePrivateKey } from 'viem/accounts';
-import { setFx } from '../../src/core/fx.ts';
+import { setFx } from '../../src/core/money/fx.ts';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';

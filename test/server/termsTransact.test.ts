@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { generatePrivateKey } from 'viem/accounts';
 import { decideApproval } from '../../src/core/approvals/flow.ts';
-import { setFx } from '../../src/core/fx.ts';
+import { setFx } from '../../src/core/money/fx.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { generatePrivateKey } from 'viem/accounts';
-import { setFx } from '../../src/core/fx.ts';
+import { setFx } from '../../src/core/money/fx.ts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';

@@ -1,5 +1,5 @@
-import * as M from '../../core/money.ts';
-import { fund } from '../../core/spend.ts';
+import * as M from '../../core/money/amount.ts';
+import { fund } from '../../core/money/spend.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
 import { open, print, withStore } from '../context.ts';

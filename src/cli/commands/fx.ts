@@ -1,5 +1,5 @@
 import { HolonError } from '../../core/errors.ts';
-import { setFx } from '../../core/fx.ts';
+import { setFx } from '../../core/money/fx.ts';
 import type { Command } from '../args.ts';
 import { open, openExisting, print, withStore } from '../context.ts';
 

@@ -4,7 +4,7 @@ import { intentView, statusNow } from '../../core/money/intents.ts';
 import { parseCallLimit, setCallLimits, usageOf } from '../../core/money/metering.ts';
 import type { CallLimit, IntentStatus, JobEvent } from '../../core/money/slice.ts';
 import { INTENT_STATUSES, jobEventHash } from '../../core/money/slice.ts';
-import { fmt } from '../../core/present.ts';
+import { fmt } from '../../core/words.ts';
 import type { HolonState } from '../../core/state.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';

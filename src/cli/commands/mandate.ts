@@ -6,7 +6,7 @@ import { grantOfEntry } from '../../core/office/personnel.ts';
 import { HolonError } from '../../core/errors.ts';
 import { mandateId } from '../../core/ids.ts';
 import { createMandate, patchMandate } from '../../core/mandates.ts';
-import { budgetOf } from '../../core/spend.ts';
+import { budgetOf } from '../../core/money/spend.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';

@@ -1,11 +1,12 @@
 import { HolonError } from '../../core/errors.ts';
-import { receiptTree, recentRootReceipts, treeOf } from '../../core/market/receipts.ts';
+import { receiptTree, recentRootReceipts, treeOf } from '../../core/market/receiptTree.ts';
 import type { Mandate } from '../../core/model.ts';
-import { fmt, receiptJson, receiptLines } from '../../core/present.ts';
-import type { MoneyJson } from '../../core/money.ts';
-import * as M from '../../core/money.ts';
+import { receiptJson, receiptLines } from '../../core/present.ts';
+import { fmt } from '../../core/words.ts';
+import type { MoneyJson } from '../../core/money/amount.ts';
+import * as M from '../../core/money/amount.ts';
 import { ownerState } from '../../core/store/owner.ts';
-import { budgetOf, holdTree, INTERRUPTED_REASON, releaseAll } from '../../core/spend.ts';
+import { budgetOf, holdTree, INTERRUPTED_REASON, releaseAll } from '../../core/money/spend.ts';
 import type { HolonState } from '../../core/state.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';

@@ -5,7 +5,7 @@
  * here.
  */
 import type { CapabilityGrant } from '../model.ts';
-import type { MoneyJson } from '../money.ts';
+import type { MoneyJson } from '../money/amount.ts';
 import { canonicalHash } from '../util.ts';
 
 /** What an approval is for. */

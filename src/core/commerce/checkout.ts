@@ -6,8 +6,8 @@
  */
 import { HolonError } from '../errors.ts';
 import { CURRENCY_CODE } from '../ids.ts';
-import type { Money, MoneyJson } from '../money.ts';
-import * as M from '../money.ts';
+import type { Money, MoneyJson } from '../money/amount.ts';
+import * as M from '../money/amount.ts';
 
 /** The checkout protocols Holon speaks. */
 export const CHECKOUT_PROTOCOLS = ['acp', 'ucp'] as const;

@@ -15,25 +15,27 @@ import type { Clock, Logger } from '../deps.ts';
 import type { Denial } from '../denials.ts';
 import { denial, forAgent } from '../denials.ts';
 import { HolonError } from '../errors.ts';
-import { convertTo } from '../fx.ts';
+import { convertTo } from '../money/fx.ts';
 import { newId } from '../ids.ts';
 import type { ProcessRef } from '../store/owner.ts';
 import { thisProcess } from '../store/owner.ts';
 import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import { mandateDenials, mandateOf } from '../mandates.ts';
 import type { AgentEntry, Endpoint, Mandate, Receipt } from '../model.ts';
-import type { Money, MoneyJson } from '../money.ts';
-import * as M from '../money.ts';
-import type { BudgetView } from '../spend.ts';
-import { budgetOf, endHold, gateSpend, limitDenials, roomFor, thresholdDenial } from '../spend.ts';
+import type { Money, MoneyJson } from '../money/amount.ts';
+import * as M from '../money/amount.ts';
+import type { BudgetView } from '../money/spend.ts';
+import { budgetOf, endHold, gateSpend, limitDenials, roomFor, thresholdDenial } from '../money/spend.ts';
 import type { HolonState } from '../state.ts';
 import { canonicalHash, checkJsonLimits, previewJson, summarize } from '../util.ts';
 import type { IndexedAgent } from './marketIndex.ts';
 import { marketIndex } from './marketIndex.ts';
 import type { Ranking } from './policy.ts';
 import { agentTimeoutMs, costOf, offers } from './policy.ts';
-import type { ReceiptEvents, ReceiptTree } from './receipts.ts';
-import { applyToReceipt, mandateReceiptTree, readReceipt, receiptEvent, treeOf } from './receipts.ts';
+import type { ReceiptEvents } from './receipts.ts';
+import type { ReceiptTree } from './receiptTree.ts';
+import { applyToReceipt, receiptEvent } from './receipts.ts';
+import { mandateReceiptTree, readReceipt, treeOf } from './receiptTree.ts';
 
 /** Error codes Holon gives a call that failed for a reason of its own (not one the agent declared). */
 export const CALL_FAILURES = {

@@ -5,11 +5,11 @@
 import { callablePatterns, capabilityMatches } from '../capabilities.ts';
 import type { Denial } from '../denials.ts';
 import { denial } from '../denials.ts';
-import type { FxFields } from '../fx.ts';
-import { convertTo } from '../fx.ts';
+import type { FxFields } from '../money/fx.ts';
+import { convertTo } from '../money/fx.ts';
 import type { AgentEntry, Mandate } from '../model.ts';
-import type { Money, MoneyJson } from '../money.ts';
-import * as M from '../money.ts';
+import type { Money, MoneyJson } from '../money/amount.ts';
+import * as M from '../money/amount.ts';
 import type { ReceiptsFields } from './receipts.ts';
 import { recordStats } from './receipts.ts';
 import { AGENT_TIMEOUT } from '../model.ts';

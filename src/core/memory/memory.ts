@@ -8,7 +8,7 @@ import { HolonError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { mandateDenials, mandateOf } from '../mandates.ts';
 import type { MandatesFields } from '../mandates.ts';
-import { denialTexts } from '../present.ts';
+import { denialTexts } from '../words.ts';
 import type { EventStore } from '../store/store.ts';
 import type { MemoryEvents, MemoryFields, MemoryVersion } from './slice.ts';
 import { memoryEvent, memoryKey } from './slice.ts';

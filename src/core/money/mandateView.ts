@@ -4,12 +4,12 @@
  * in and converted with the human's rates; when one cannot be converted, what was spent and what is left
  * are unknown, and are left out together — never shown as zero.
  */
-import { convertTo } from '../fx.ts';
+import { convertTo } from './fx.ts';
 import { mandateOf } from '../mandates.ts';
 import type { CapabilityGrant } from '../model.ts';
-import type { Money, MoneyJson } from '../money.ts';
-import * as M from '../money.ts';
-import { budgetOf } from '../spend.ts';
+import type { Money, MoneyJson } from './amount.ts';
+import * as M from './amount.ts';
+import { budgetOf } from './spend.ts';
 import type { HolonState } from '../state.ts';
 import type { Dict } from '../util.ts';
 import { unconvertibleCurrencies } from './intents.ts';

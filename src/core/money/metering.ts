@@ -7,7 +7,7 @@ import type { Clock } from '../deps.ts';
 import { denial } from '../denials.ts';
 import { HolonError } from '../errors.ts';
 import { mandateOf } from '../mandates.ts';
-import { denialTexts } from '../present.ts';
+import { denialTexts } from '../words.ts';
 import type { HolonState } from '../state.ts';
 import type { EventStore } from '../store/store.ts';
 import type { Dict } from '../util.ts';

@@ -5,13 +5,13 @@
  * with the limits a human set on them. Every field is folded from the journal, the same in every process.
  */
 import type { Denial } from '../denials.ts';
-import type { MoneyJson } from '../money.ts';
-import * as M from '../money.ts';
+import type { MoneyJson } from './amount.ts';
+import * as M from './amount.ts';
 import type { Slice } from '../slice.ts';
 import { big, eventsOf } from '../slice.ts';
-import type { SpendEvents, SpendFields } from '../spend.ts';
+import type { SpendEvents } from './spend.ts';
 import type { Dict } from '../util.ts';
-import { canonicalHash, dict, toDict } from '../util.ts';
+import { bump, canonicalHash, dict, toDict } from '../util.ts';
 
 /** Where an intent is in its life. `expired` is also derived from the clock for a parked intent whose approval lapsed. */
 export const INTENT_STATUSES = ['authorized', 'pending', 'settled', 'denied', 'rejected', 'failed', 'expired'] as const;
@@ -169,10 +169,6 @@ function record(s: MoneyFields, d: { intent: string }, type: string, at: string,
   r.events.push({ ...e, seq, hash: jobEventHash(r.id, e) });
 }
 
-const bump = (rec: Dict<bigint>, key: string, by: bigint): void => {
-  rec[key] = (rec[key] ?? 0n) + by;
-};
-
 const count = (buckets: Dict<Dict<number>>, bucket: string, tool: string): void => {
   const b = (buckets[bucket] ??= dict());
   b[tool] = (b[tool] ?? 0) + 1;
@@ -255,11 +251,7 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
         r.challenge = null;
         r.receipt = structuredClone(d.receipt);
       });
-      // A transfer between Holon accounts is one event for both sides: the payer's side is the hold's
-      // settlement beside it; the payee's account is credited here, in the spends' fields.
-      const accounts = (s as unknown as SpendFields).accounts;
-      const a = (accounts[d.credit.account] ??= { funded: dict(), spent: dict(), held: dict() });
-      bump(a.funded, d.credit.amount.currency, M.parseUnits(d.credit.amount.amount));
+      // The payee's account is credited by the spend slice, which owns the accounts (see spendSlice).
     },
     'intent.failed': (s, d, e) =>
       record(s, d, e.type, e.time, e.seq, (r) => {

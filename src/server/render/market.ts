@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HolonError } from '../../core/errors.ts';
-import { denialsJson, denialTexts } from '../../core/present.ts';
+import { denialsJson, denialTexts } from '../../core/words.ts';
 
 /** A failure of a market tool. */
 export function marketFailure(err: HolonError): CallToolResult {

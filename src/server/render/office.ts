@@ -6,7 +6,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Denial } from '../../core/denials.ts';
 import type { HolonError } from '../../core/errors.ts';
-import { denialTexts } from '../../core/present.ts';
+import { denialTexts } from '../../core/words.ts';
 
 /** The capability a denial says is missing, with what it would have to cover; undefined for other denials. */
 function neededCapability(d: Denial): string | undefined {

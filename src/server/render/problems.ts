@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { Denial } from '../../core/denials.ts';
 import type { HolonError } from '../../core/errors.ts';
-import { denialTexts } from '../../core/present.ts';
+import { denialTexts } from '../../core/words.ts';
 
 /** What an agent should do about a problem: the four classes, closed. */
 export const ERROR_ACTIONS = ['never-retry', 'retry-as-is', 'retry-after-renegotiation', 'escalate-to-human'] as const;

@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { HolonError } from '../../core/errors.ts';
-import { denialTexts } from '../../core/present.ts';
+import { denialTexts } from '../../core/words.ts';
 
 /** A decline as seed 002 returns it. */
 export interface Decline {

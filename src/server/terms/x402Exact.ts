@@ -16,7 +16,7 @@ import * as z from 'zod';
 import type { Denial } from '../../core/denials.ts';
 import { denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
-import { denialText } from '../../core/present.ts';
+import { denialText } from '../../core/words.ts';
 import type { AtrView } from '../../core/terms/atr.ts';
 import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { withMac } from '../../core/terms/mac.ts';

@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { CAP } from '../../core/capabilities.ts';
 import { HolonError } from '../../core/errors.ts';
 import { mandateOf } from '../../core/mandates.ts';
-import * as M from '../../core/money.ts';
+import * as M from '../../core/money/amount.ts';
 import { artifactsOf, publishArtifact } from '../../core/office/artifacts.ts';
 import { capabilityNamesNow, colleagueOf, colleagues } from '../../core/office/colleagues.ts';
 import type { Forge } from '../../core/office/forge.ts';
@@ -23,7 +23,7 @@ import { DEFAULT_WINDOW_HOURS, MAX_WINDOW_HOURS, requestApproval } from '../../c
 import type { MailThread, Proposal } from '../../core/office/slice.ts';
 import { MAIL_STATES } from '../../core/office/slice.ts';
 import { Slug } from '../../core/schemas.ts';
-import { budgetOf } from '../../core/spend.ts';
+import { budgetOf } from '../../core/money/spend.ts';
 import { asData, MAIL_REMINDER, officeMailHeader, wrapMail } from '../../core/foreign.ts';
 import { officeFailure } from '../render/office.ts';
 import type { ServerDeps } from '../serverDeps.ts';

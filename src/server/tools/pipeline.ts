@@ -15,7 +15,7 @@ import type { LedgerEvents } from '../../core/ledger.ts';
 import { ledgerRefusal, ledgerToolCall } from '../../core/ledger.ts';
 import { grantsNow } from '../../core/office/colleagues.ts';
 import { mandateDenials, mandateOf } from '../../core/mandates.ts';
-import { denialTexts } from '../../core/present.ts';
+import { denialTexts } from '../../core/words.ts';
 import type { ToolContext, ToolDef, Toolset } from './toolDef.ts';
 
 /** One call on its way through the chain. */

@@ -9,7 +9,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { HolonError } from '../../core/errors.ts';
-import type { ToolsetName } from '../../core/schemas.ts';
+import type { ToolsetName } from '../../core/model.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 
 /** What one tool call may use: the server's deps, its mandate, and the request's own context. */

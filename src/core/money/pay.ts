@@ -5,24 +5,24 @@
  * a hold while the wallet signs, and the spend settled once the signature exists — a signed
  * authorization is money the payee can take.
  */
-import type { ApprovalWaiter } from './approvals/flow.ts';
-import { untilDecided } from './approvals/flow.ts';
-import type { Approval, ApprovalSubject } from './approvals/model.ts';
-import { approvalStatus, bindingOf } from './approvals/model.ts';
-import { CAP, grantOf, listParam } from './capabilities.ts';
-import type { Clock } from './deps.ts';
-import type { Denial } from './denials.ts';
-import { denial } from './denials.ts';
-import { HolonError } from './errors.ts';
+import type { ApprovalWaiter } from '../approvals/flow.ts';
+import { untilDecided } from '../approvals/flow.ts';
+import type { Approval, ApprovalSubject } from '../approvals/model.ts';
+import { approvalStatus, bindingOf } from '../approvals/model.ts';
+import { CAP, grantOf, listParam } from '../capabilities.ts';
+import type { Clock } from '../deps.ts';
+import type { Denial } from '../denials.ts';
+import { denial } from '../denials.ts';
+import { HolonError } from '../errors.ts';
 import { convertTo } from './fx.ts';
-import { newId } from './ids.ts';
-import { mandateOf } from './mandates.ts';
-import type { Money } from './money.ts';
-import * as M from './money.ts';
-import { denialTexts } from './present.ts';
+import { newId } from '../ids.ts';
+import { mandateOf } from '../mandates.ts';
+import type { Money } from './amount.ts';
+import * as M from './amount.ts';
+import { denialTexts } from '../words.ts';
 import { endHold, gateSpend } from './spend.ts';
-import type { HolonState } from './state.ts';
-import type { EventStore } from './store/store.ts';
+import type { HolonState } from '../state.ts';
+import type { EventStore } from '../store/store.ts';
 
 /** A payment as a toolset asks for it. */
 export interface PaymentAsk {

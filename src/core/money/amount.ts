@@ -1,12 +1,13 @@
-import { HolonError } from './errors.ts';
-import { currencyCode } from './ids.ts';
+import { HolonError } from '../errors.ts';
+import { currencyCode } from '../ids.ts';
+import type { Currency, MoneyJson } from './json.ts';
+
+export type { Currency, MoneyJson } from './json.ts';
 
 /** Digits kept after the decimal point, everywhere. Prices are quoted to at most this precision. */
 export const SCALE = 6;
 const UNIT = 10n ** BigInt(SCALE);
 
-/** An ISO-4217-like currency code: three to five upper-case letters (USDC is a currency here). */
-export type Currency = string;
 
 /** An exact amount of one currency, in millionths. Never a float. */
 export interface Money {
@@ -14,11 +15,6 @@ export interface Money {
   readonly currency: Currency;
 }
 
-/** The wire shape of an amount: a decimal string and its currency. */
-export interface MoneyJson {
-  amount: string;
-  currency: Currency;
-}
 
 const DECIMAL = /^(-)?(\d{1,15})(?:\.(\d{1,6}))?$/;
 

@@ -5,26 +5,26 @@
  * never together exceed a limit. Which agent or payee to pay is the toolset's business; how much may be
  * held, and when a human must approve, is decided here.
  */
-import type { Approval, ApprovalSubject } from './approvals/model.ts';
-import type { ApprovalsFields } from './approvals/slice.ts';
-import { approvalGate, unusableApproval, useApproval } from './approvals/flow.ts';
-import type { Denial } from './denials.ts';
-import { denial } from './denials.ts';
-import { HolonError } from './errors.ts';
-import { accountId } from './ids.ts';
-import type { EventStore, NewEvent, Signer } from './store/store.ts';
-import type { MandatesFields } from './mandates.ts';
-import { mandateDenials } from './mandates.ts';
-import type { Mandate } from './model.ts';
-import type { Money } from './money.ts';
-import type { ProcessRef } from './store/owner.ts';
-import { ownerState, processKey } from './store/owner.ts';
-import type { Logger } from './deps.ts';
-import * as M from './money.ts';
-import type { Slice } from './slice.ts';
-import { big, eventsOf } from './slice.ts';
-import type { Dict } from './util.ts';
-import { dict, toDict } from './util.ts';
+import type { Approval, ApprovalSubject } from '../approvals/model.ts';
+import type { ApprovalsFields } from '../approvals/slice.ts';
+import { approvalGate, unusableApproval, useApproval } from '../approvals/flow.ts';
+import type { Denial } from '../denials.ts';
+import { denial } from '../denials.ts';
+import { HolonError } from '../errors.ts';
+import { accountId } from '../ids.ts';
+import type { EventStore, NewEvent, Signer } from '../store/store.ts';
+import type { MandatesFields } from '../mandates.ts';
+import { mandateDenials } from '../mandates.ts';
+import type { Mandate } from '../model.ts';
+import type { Money, MoneyJson } from './amount.ts';
+import type { ProcessRef } from '../store/owner.ts';
+import { ownerState, processKey } from '../store/owner.ts';
+import type { Logger } from '../deps.ts';
+import * as M from './amount.ts';
+import type { Slice } from '../slice.ts';
+import { big, eventsOf } from '../slice.ts';
+import type { Dict } from '../util.ts';
+import { bump, dict, toDict } from '../util.ts';
 
 /** Who a spend pays. */
 export interface Payee {
@@ -85,10 +85,6 @@ export interface SpendEvents {
 
 export const spendEvent = eventsOf<SpendEvents>();
 
-const bump = (rec: Dict<bigint>, key: string, by: bigint): void => {
-  rec[key] = (rec[key] ?? 0n) + by;
-};
-
 function spendOf(s: SpendFields, mandate: string): MandateSpend {
   return (s.spend[mandate] ??= { spent: 0n, held: 0n, by_day: dict() });
 }
@@ -138,6 +134,11 @@ export const spendSlice: Slice<SpendFields, SpendEvents> = {
       } else {
         unhold(s, h, h.units);
       }
+    },
+    // A transfer between Holon accounts (a settled payment intent) is one event for both sides: the payer's
+    // side is the hold's settlement beside it; the payee's account is credited here.
+    'intent.settled': (s, d: { credit: { account: string; amount: MoneyJson } }) => {
+      bump(accountOf(s, d.credit.account).funded, d.credit.amount.currency, M.parseUnits(d.credit.amount.amount));
     },
     'hold.released': (s, d) => {
       const h = s.holds[d.hold];

@@ -1,0 +1,13 @@
+/**
+ * The wire shape of an amount, apart from the arithmetic (amount.ts): the refusal vocabulary (denials.ts)
+ * names amounts, and sits below the errors that amount.ts throws.
+ */
+
+/** An ISO-4217-like currency code: three to five upper-case letters (USDC is a currency here). */
+export type Currency = string;
+
+/** The wire shape of an amount: a decimal string and its currency. */
+export interface MoneyJson {
+  amount: string;
+  currency: Currency;
+}
