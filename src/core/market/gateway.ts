@@ -195,6 +195,45 @@ interface Prepared {
   files: Record<string, string>;
 }
 
+/** What one decision works with (see `Gateway.deciding`). */
+interface Deciding {
+  s: HolonState;
+  p: Prepared;
+  now: number;
+  mandate: Mandate;
+  idx: ReturnType<typeof marketIndex>;
+  approvalId: string | undefined;
+  approval: Approval | undefined;
+  grant: Grant | undefined;
+  /** The receipt the decision fills in: the one that waited for this approval, or a new one. */
+  receipt: Receipt;
+  /** True when it continues the receipt that waited. */
+  reuse: boolean;
+}
+
+/** A decision and the events that record it, appended in the decision's transaction. */
+type Decided = { events: NewEvent[]; result: Decision };
+
+/** The call refused: a denied receipt (a new one if the one that waited stays as it was). */
+function denied(d: Pick<Deciding, 'receipt' | 'reuse'>, denials: Denial[]): Decided {
+  const r: Receipt = { ...d.receipt, id: d.reuse ? newId('rcpt') : d.receipt.id, status: 'denied', denials };
+  return { events: [receiptEvent('call.denied', { receipt: r })], result: { kind: 'denied', receipt: r } };
+}
+
+/** What is refused before any agent is looked at: the approval presented, the mandate, a delegation's grant. */
+function earlyDenials(d: Deciding): Denial[] {
+  const unusable = d.approvalId !== undefined ? unusableApproval(d.s, d.mandate.id, d.approvalId, d.now) : undefined;
+  if (unusable) return [unusable];
+  const early = mandateDenials(d.mandate, d.now);
+  if (early.length > 0) return early;
+  const grant = d.grant;
+  if (!grant) return [];
+  const capability = d.p.request.capability;
+  if (!capability || !grant.capabilities.some((c) => capabilityMatches(c, capability))) return [denial('delegation_capability', { allowed: grant.capabilities })];
+  if (grant.used >= grant.max_calls) return [denial('delegation_count', { max: grant.max_calls })];
+  return [];
+}
+
 /**
  * The market gateway. Every decision and hold is made in one journal transaction against the latest
  * state, so concurrent calls from any number of processes can never together exceed a limit.
@@ -363,12 +402,23 @@ export class Gateway {
     return out;
   }
 
-  /** The decision, made under the journal lock against the latest state. Returns its events. */
-  private decide(s: HolonState, p: Prepared, approvalId: string | undefined, grant: Grant | undefined): { events: NewEvent[]; result: Decision } {
+  /**
+   * The decision, made under the journal lock against the latest state: what is refused before any agent
+   * is looked at, then which agent (resolve, each candidate tried with fit), then the spend gate.
+   */
+  private decide(s: HolonState, p: Prepared, approvalId: string | undefined, grant: Grant | undefined): Decided {
+    const d = this.deciding(s, p, approvalId, grant);
+    const early = earlyDenials(d);
+    if (early.length > 0) return denied(d, early);
+    const target = this.resolve(d);
+    return 'denials' in target ? denied(d, target.denials) : this.gate(d, target.agent, target.worst);
+  }
+
+  /** What one decision works with, read once: the mandate, its market, the approval and the receipt it fills. */
+  private deciding(s: HolonState, p: Prepared, approvalId: string | undefined, grant: Grant | undefined): Deciding {
     const now = this.deps.clock.now();
     const nowIso = new Date(now).toISOString();
     const mandate = mandateOf(s, p.mandateId);
-    const idx = marketIndex(s, mandate);
     const approval = approvalId ? s.approvals[approvalId] : undefined;
     // A re-submission after approval continues the receipt that waited; anything else gets a new one.
     const waiting = approval && approval.mandate === mandate.id && approval.ref ? s.open_receipts[approval.ref] : undefined;
@@ -393,72 +443,54 @@ export class Gateway {
       duration_ms: null,
       children: [],
     };
-    const deny = (denials: Denial[]): { events: NewEvent[]; result: Decision } => {
-      const r: Receipt = { ...receipt, id: reuse ? newId('rcpt') : receipt.id, status: 'denied', denials };
-      return { events: [receiptEvent('call.denied', { receipt: r })], result: { kind: 'denied', receipt: r } };
-    };
+    return { s, p, now, mandate, idx: marketIndex(s, mandate), approvalId, approval, grant, receipt, reuse };
+  }
 
-    const unusable = approvalId !== undefined ? unusableApproval(s, mandate.id, approvalId, now) : undefined;
-    if (unusable) return deny([unusable]);
-    const early = mandateDenials(mandate, now);
-    if (early.length > 0) return deny(early);
-    if (grant) {
-      const capability = p.request.capability;
-      if (!capability || !grant.capabilities.some((c) => capabilityMatches(c, capability))) {
-        return deny([denial('delegation_capability', { allowed: grant.capabilities })]);
-      }
-      if (grant.used >= grant.max_calls) return deny([denial('delegation_count', { max: grant.max_calls })]);
-    }
-
-    // Resolve the target: the named agent, the approved agent, or the best-ranked allowed one that fits.
-    const chain = grant?.chain ?? [];
-    const room = roomFor(s, mandate, grant?.parent ?? null, now);
-    let worst: Money | undefined;
-    const fit = (a: IndexedAgent): Denial[] => {
-      if (a.denials.length > 0) return a.denials;
-      // A malformed input is refused before anything is held, asked or sent, and never counts against
-      // the agent's record.
-      const problems = this.deps.validate?.(a.entry.manifest.input_schema, p.request.input) ?? [];
-      if (problems.length > 0) return [denial('input_schema', { agent: a.id, problems })];
-      const w = idx.worstCase(a.entry, chain);
-      if (!w.ok) return [w.denial];
-      const limits = limitDenials(room, w.amount, p.maxCost);
-      if (limits.length > 0) return limits;
-      worst = w.amount;
-      return [];
-    };
-    let chosen: IndexedAgent | undefined;
+  /** The target: the named agent, the approved agent, or the best-ranked allowed one that fits. */
+  private resolve(d: Deciding): { agent: IndexedAgent; worst: Money } | { denials: Denial[] } {
+    const { p, idx, approval, mandate } = d;
+    const chain = d.grant?.chain ?? [];
+    const room = roomFor(d.s, mandate, d.grant?.parent ?? null, d.now);
     if (p.request.agent !== undefined) {
-      chosen = idx.get(p.request.agent);
-      if (!chosen) return deny([denial('unknown_agent', { agent: p.request.agent })]);
-      const denials = fit(chosen);
-      if (denials.length > 0) return deny(denials);
-    } else {
-      const capability = p.request.capability ?? '';
-      const candidates = idx.rankedFor(capability).filter((a) => !chain.includes(a.id));
-      // The agent the human approved comes first, so a re-submission runs what was approved.
-      const preferred = approval && approval.mandate === mandate.id && approval.subject.kind === 'agent_call' ? idx.get(approval.subject.agent) : undefined;
-      if (preferred && offers(preferred.entry, capability)) candidates.unshift(preferred);
-      if (candidates.length === 0) return deny([denial('no_agent', { capability })]);
-      const refused: Denial[] = [];
-      for (const c of candidates) {
-        const denials = fit(c);
-        if (denials.length === 0) {
-          chosen = c;
-          break;
-        }
-        refused.push(...forAgent(c.id, denials));
-      }
-      if (!chosen) return deny(refused);
+      const named = idx.get(p.request.agent);
+      if (!named) return { denials: [denial('unknown_agent', { agent: p.request.agent })] };
+      const fits = this.fit(d, room, chain, named);
+      return 'worst' in fits ? { agent: named, worst: fits.worst } : fits;
     }
-    if (!chosen || !worst) return deny([denial('no_agent', { capability: p.request.capability ?? '' })]);
+    const capability = p.request.capability ?? '';
+    const candidates = idx.rankedFor(capability).filter((a) => !chain.includes(a.id));
+    // The agent the human approved comes first, so a re-submission runs what was approved.
+    const preferred = approval && approval.mandate === mandate.id && approval.subject.kind === 'agent_call' ? idx.get(approval.subject.agent) : undefined;
+    if (preferred && offers(preferred.entry, capability)) candidates.unshift(preferred);
+    if (candidates.length === 0) return { denials: [denial('no_agent', { capability })] };
+    const refused: Denial[] = [];
+    for (const c of candidates) {
+      const fits = this.fit(d, room, chain, c);
+      if ('worst' in fits) return { agent: c, worst: fits.worst };
+      refused.push(...forAgent(c.id, fits.denials));
+    }
+    return { denials: refused };
+  }
+
+  /** Whether one agent can take this call: its own denials, the input's schema, its worst case within the limits. */
+  private fit(d: Deciding, room: ReturnType<typeof roomFor>, chain: string[], a: IndexedAgent): { worst: Money } | { denials: Denial[] } {
+    if (a.denials.length > 0) return { denials: a.denials };
+    // A malformed input is refused before anything is held, asked or sent, and never counts against the
+    // agent's record.
+    const problems = this.deps.validate?.(a.entry.manifest.input_schema, d.p.request.input) ?? [];
+    if (problems.length > 0) return { denials: [denial('input_schema', { agent: a.id, problems })] };
+    const w = d.idx.worstCase(a.entry, chain);
+    if (!w.ok) return { denials: [w.denial] };
+    const limits = limitDenials(room, w.amount, d.p.maxCost);
+    return limits.length > 0 ? { denials: limits } : { worst: w.amount };
+  }
+
+  /** The spend gate for the chosen agent's worst case: held and started, asked of a human, or refused. */
+  private gate(d: Deciding, chosen: IndexedAgent, worst: Money): Decided {
+    const { s, p, mandate, grant } = d;
     const entry = chosen.entry;
     const m = entry.manifest;
-    receipt.agent = m.id;
-    receipt.version = m.version;
-    receipt.capability = p.request.capability ?? m.capabilities[0] ?? null;
-    receipt.worst_case = M.toJson(worst);
-
+    const receipt: Receipt = { ...d.receipt, agent: m.id, version: m.version, capability: p.request.capability ?? m.capabilities[0] ?? null, worst_case: M.toJson(worst) };
     const gate = gateSpend(s, {
       id: receipt.id,
       mandate,
@@ -476,18 +508,20 @@ export class Gateway {
         input_bytes: p.inputBytes,
         delegated_calls: m.delegated_calls,
       },
-      approvalId,
-      now,
+      approvalId: d.approvalId,
+      now: d.now,
       owner: this.deps.owner ?? thisProcess(),
       installation: this.deps.signer,
     });
     switch (gate.kind) {
       case 'denied':
-        return deny(gate.denials);
+        return denied({ ...d, receipt }, gate.denials);
       case 'pending':
-      case 'rejected':
+      case 'rejected': {
         // The receipt that waited (call() reads it back as it is now, ended if it was rejected).
-        return { events: [], result: { kind: gate.kind, receipt: (gate.approval.ref ? (s.open_receipts[gate.approval.ref] ?? { ...receipt, id: gate.approval.ref }) : receipt), approval: gate.approval } };
+        const waited = gate.approval.ref ? (s.open_receipts[gate.approval.ref] ?? { ...receipt, id: gate.approval.ref }) : receipt;
+        return { events: [], result: { kind: gate.kind, receipt: waited, approval: gate.approval } };
+      }
       case 'ask': {
         const r: Receipt = { ...receipt, status: 'pending_approval', approval: gate.approval.id, ended_at: null, denials: [thresholdDenial(worst, mandate)] };
         return { events: [...gate.events, receiptEvent('call.pending', { receipt: r })], result: { kind: 'pending', receipt: r, approval: gate.approval } };
