@@ -3,6 +3,8 @@ import tseslint from 'typescript-eslint';
 
 const sdk = { group: ['@modelcontextprotocol/*'], message: 'Only src/server and src/cli speak MCP.' };
 const vscode = { name: 'vscode', message: 'Only src/editor and src/extension.ts import vscode.' };
+const coreOnly = { group: ['**/server/**', '**/cli/**', '**/editor/**', '**/webview/**'], message: 'core imports only core, node: builtins and small pure libraries.' };
+const storeOnly = 'The store imports no domain module: only the store, deps.ts and errors.ts (a fold or a codec is passed in).';
 const webviewOnly = { group: ['**/core/**', '**/server/**', '**/cli/**', '**/editor/**'], message: 'Webviews import only src/webview.' };
 
 export default tseslint.config(
@@ -24,12 +26,17 @@ export default tseslint.config(
   },
   {
     files: ['src/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [vscode],
-        patterns: [sdk, { group: ['**/server/**', '**/cli/**', '**/editor/**', '**/webview/**'], message: 'core imports only core, node: builtins and small pure libraries.' }],
-      }],
-    },
+    rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly] }] },
+  },
+  // The store knows events, bytes, hashes and signatures: from the rest of the core it takes only the
+  // host services (deps.ts) and the failure vocabulary (errors.ts); a fold or a codec is passed in.
+  {
+    files: ['src/core/store/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, { regex: '^\\.\\./(?!(deps|errors)\\.ts$)', message: storeOnly }] }] },
+  },
+  {
+    files: ['src/core/store/*/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, { regex: '^\\.\\./\\.\\./(?!(deps|errors)\\.ts$)', message: storeOnly }] }] },
   },
   {
     files: ['src/server/**/*.ts'],
