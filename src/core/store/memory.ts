@@ -2,7 +2,7 @@ import type { Clock } from '../deps.ts';
 import { stderrLogger } from '../deps.ts';
 import { HolonError } from '../errors.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, TxResult } from './store.ts';
-import { asStored, eventHash, StoreListeners, wouldAdmit } from './store.ts';
+import { asStored, eventHash, ListenedStore, wouldAdmit } from './store.ts';
 
 /**
  * The store interface held in memory: one process, no file, no lock. For unit tests of the domain, and
@@ -10,10 +10,9 @@ import { asStored, eventHash, StoreListeners, wouldAdmit } from './store.ts';
  * disk to sign); `as(key)` writes as another installation, and `receive` takes a transaction the way a
  * shared store takes another process's rows, so the fold's rules can be tried without a database.
  */
-export class MemoryStore<S> implements EventStore<S> {
+export class MemoryStore<S> extends ListenedStore implements EventStore<S> {
   readonly events: JournalEvent[] = [];
   private current: S;
-  private readonly listening = new StoreListeners(stderrLogger, 'memory store');
   private readonly keyed = new Map<string, number[]>();
 
   constructor(
@@ -21,15 +20,12 @@ export class MemoryStore<S> implements EventStore<S> {
     private readonly clock: Clock,
     private readonly signer = 'memory',
   ) {
+    super(stderrLogger, 'memory store');
     this.current = reducer.initial();
   }
 
   get state(): S {
     return this.current;
-  }
-
-  get refused(): RefusedTx[] {
-    return this.listening.refused;
   }
 
   get seq(): number {
@@ -44,7 +40,7 @@ export class MemoryStore<S> implements EventStore<S> {
   as(key: string): EventStore<S> {
     const state = (): S => this.current;
     const seq = (): number => this.events.length;
-    const refused = (): RefusedTx[] => this.refused;
+    const refused = (): readonly RefusedTx[] => this.refused;
     return {
       get state() {
         return state();
@@ -132,18 +128,6 @@ export class MemoryStore<S> implements EventStore<S> {
 
   refresh(): JournalEvent[] {
     return [];
-  }
-
-  subscribe(listener: (events: JournalEvent[]) => void): () => void {
-    return this.listening.subscribe(listener);
-  }
-
-  onBroken(listener: (err: Error) => void): () => void {
-    return this.listening.onBroken(listener);
-  }
-
-  onRefused(listener: (tx: RefusedTx) => void): () => void {
-    return this.listening.onRefused(listener);
   }
 
   async flush(): Promise<void> {}

@@ -322,6 +322,35 @@ export class StoreListeners {
 }
 
 /**
+ * What every store does the same way for whoever listens to it: each store extends this and tells its
+ * listeners through `listening` as it folds, refuses or stops.
+ */
+export abstract class ListenedStore {
+  protected readonly listening: StoreListeners;
+
+  constructor(logger: Logger, what: string) {
+    this.listening = new StoreListeners(logger, what);
+  }
+
+  /** The transactions read and not folded, and why. */
+  get refused(): readonly RefusedTx[] {
+    return this.listening.refused;
+  }
+
+  subscribe(listener: (events: JournalEvent[]) => void): () => void {
+    return this.listening.subscribe(listener);
+  }
+
+  onBroken(listener: (err: Error) => void): () => void {
+    return this.listening.onBroken(listener);
+  }
+
+  onRefused(listener: (tx: RefusedTx) => void): () => void {
+    return this.listening.onRefused(listener);
+  }
+}
+
+/**
  * The refused transactions a human has not been shown yet, given the last seq shown (what `shownThrough`
  * remembers where the human is: the CLI's state folder, the editor's storage); the new mark to remember.
  */

@@ -20,8 +20,8 @@ import type { Entry } from './journalIndex.ts';
 import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
-import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxOptions, TxResult } from '../store.ts';
-import { asStored, describeRefusal, eventHash, parseEventLine, seal, StoreListeners, wouldAdmit } from '../store.ts';
+import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, Signer, TxOptions, TxResult } from '../store.ts';
+import { asStored, describeRefusal, eventHash, ListenedStore, parseEventLine, seal, wouldAdmit } from '../store.ts';
 import type { SealedTx } from '../txChain.ts';
 import { crashCouldLeave, isRefused, TxChain } from '../txChain.ts';
 
@@ -75,7 +75,7 @@ interface Located {
 }
 
 /** The append-only journal in `<dir>/journal.jsonl`, folded into memory and tailed. */
-export class FileJournal<S> implements EventStore<S> {
+export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   readonly dir: string;
   readonly file: string;
   private readonly opts: Required<Omit<FileJournalOptions<S>, 'dir' | 'worker' | 'sealKey'>> & Pick<FileJournalOptions<S>, 'worker'>;
@@ -84,7 +84,6 @@ export class FileJournal<S> implements EventStore<S> {
   /** Just after the last transaction folded: what follows it is a transaction not sealed yet, if anything. */
   private pos: Position = { offset: 0, seq: 0, hash: '', legacy: true };
   private foldedSinceSnapshot = 0;
-  private readonly listening: StoreListeners;
   private watcher: fs.FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private inTransaction = false;
@@ -104,6 +103,7 @@ export class FileJournal<S> implements EventStore<S> {
   private snapshotting: Promise<void> | undefined;
 
   constructor(options: FileJournalOptions<S>) {
+    super(options.logger, 'journal');
     this.dir = options.dir;
     this.file = path.join(options.dir, JOURNAL_FILE);
     this.opts = { durable: true, snapshotEvery: 5000, watch: true, ...options };
@@ -111,7 +111,6 @@ export class FileJournal<S> implements EventStore<S> {
     const key = options.sealKey ?? (() => options.signer.publicKey);
     let known: string | undefined;
     this.sealKey = () => (known ??= key());
-    this.listening = new StoreListeners(options.logger, 'journal');
     this.lock = new JournalLock(options.dir);
     this.index = new IndexFile(options.dir);
     // Nothing is created until the first append: a command refused for bad input leaves no trace.
@@ -136,25 +135,8 @@ export class FileJournal<S> implements EventStore<S> {
     return { ...this.pos };
   }
 
-  subscribe(listener: (events: JournalEvent[]) => void): () => void {
-    return this.listening.subscribe(listener);
-  }
-
-  onBroken(listener: (err: Error) => void): () => void {
-    return this.listening.onBroken(listener);
-  }
-
   private get broken(): HolonError | undefined {
     return this.listening.broken;
-  }
-
-  /** A journal only its own installation writes refuses nothing it goes on past: it stops instead. */
-  get refused(): readonly RefusedTx[] {
-    return this.listening.refused;
-  }
-
-  onRefused(listener: (tx: RefusedTx) => void): () => void {
-    return this.listening.onRefused(listener);
   }
 
   mayWrite(events: NewEvent[]): Refusal | undefined {

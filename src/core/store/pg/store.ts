@@ -26,8 +26,8 @@ import type { Clock, Logger } from '../../deps.ts';
 import { HolonError } from '../../errors.ts';
 import type { ProcessRef } from '../owner.ts';
 import { processKey, thisProcess } from '../owner.ts';
-import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, Signer, TxResult } from '../store.ts';
-import { asStored, eventHash, isSeal, seal, StoreListeners, wouldAdmit } from '../store.ts';
+import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, Signer, TxResult } from '../store.ts';
+import { asStored, eventHash, isSeal, ListenedStore, seal, wouldAdmit } from '../store.ts';
 import { redactUrl } from '../url.ts';
 import type { ChainPosition } from '../txChain.ts';
 import { isRefused, TxChain } from '../txChain.ts';
@@ -210,11 +210,10 @@ export function rowOfEvent(e: JournalEvent): [number, string, string, string, st
 }
 
 /** The events of one PostgreSQL database, folded into memory and tailed. Open it with `PostgresStore.open`. */
-export class PostgresStore<S> implements EventStore<S> {
+export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   private current: S;
   /** Every row read so far, in order: where the next one must link, and the transaction still open. */
   private chain = new TxChain<{ e: JournalEvent }>(undefined, true);
-  private readonly listening: StoreListeners;
   private closed = false;
   /** Events read by the tailer and not yet folded (refresh folds them). */
   private buffered: JournalEvent[] = [];
@@ -237,8 +236,8 @@ export class PostgresStore<S> implements EventStore<S> {
     private readonly pool: Pool,
     private readonly pg: typeof PG,
   ) {
+    super(opts.logger, 'store');
     this.current = opts.reducer.initial();
-    this.listening = new StoreListeners(opts.logger, 'store');
   }
 
   /** Connects, creates the table if there is none, folds every event (each verified) and starts tailing. */
@@ -277,24 +276,8 @@ export class PostgresStore<S> implements EventStore<S> {
     return this.chain.position;
   }
 
-  get refused(): readonly RefusedTx[] {
-    return this.listening.refused;
-  }
-
   mayWrite(events: NewEvent[]): Refusal | undefined {
     return wouldAdmit(this.opts.reducer, this.current, this.chain.seq, this.opts.signer.publicKey, events);
-  }
-
-  onRefused(listener: (tx: RefusedTx) => void): () => void {
-    return this.listening.onRefused(listener);
-  }
-
-  subscribe(listener: (events: JournalEvent[]) => void): () => void {
-    return this.listening.subscribe(listener);
-  }
-
-  onBroken(listener: (err: Error) => void): () => void {
-    return this.listening.onBroken(listener);
   }
 
   private get broken(): HolonError | undefined {
