@@ -20,6 +20,7 @@ import { createApprovalWaiter } from '../approvalWait.ts';
 import { marketFailure } from '../render/market.ts';
 import type { ToolContext, ToolDef, ToolReply, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
+import { GrantSchema, READ, WRITE } from './toolKit.ts';
 
 const Money = MoneySchema.describe('An amount and its currency; amounts are decimal strings, never floats');
 const MoneyOrNull = Money.nullable();
@@ -104,7 +105,7 @@ const searchAgents = defineTool({
     excluded: z.array(z.object({ agent: z.string(), version: z.string(), reasons: Reasons, denials: Denials })),
     total: z.object({ agents: z.number().int(), excluded: z.number().int() }).describe('How many matched before the limit'),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ,
   summary: (a) => ({ query: a.query ?? null, capability: a.capability ?? null }),
   handler: async (args, ctx) => {
     const r = ctx.deps.gateway.search(ctx.mandate, { query: args.query ?? undefined, capability: args.capability ?? undefined, limit: args.limit ?? SEARCH_LIMIT.default });
@@ -171,7 +172,7 @@ const getAgent = defineTool({
     }),
     examples: z.array(z.object({ input: z.json(), output: z.json().optional() })),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ,
   summary: (a) => ({ agent: a.agent }),
   handler: async (args, ctx) => {
     const v = ctx.deps.gateway.describe(ctx.mandate, args.agent);
@@ -243,7 +244,7 @@ const callAgent = defineTool({
     approval: z.string().min(1).max(64).describe('The approval id the human approved for exactly this agent version and input').nullish(),
   }),
   output: CallOutput,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { ...WRITE, openWorldHint: true },
   summary: (a) => ({ agent: a.agent ?? null, capability: a.capability ?? null, input: summarize(a.input), approval: a.approval ?? null }),
   handler: async (args, ctx) => {
     const outcome = await ctx.deps.gateway.call(
@@ -338,7 +339,7 @@ const checkApproval = defineTool({
     receipt: z.string(),
     used_by: Str('The receipt that used it').nullable(),
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ,
   summary: (a) => ({ approval: a.approval }),
   handler: async (args, ctx) => {
     const { approval: a, status } = ctx.deps.gateway.approvalStatus(ctx.mandate, args.approval);
@@ -375,7 +376,7 @@ const getBudget = defineTool({
     status: z.string(),
     grantee: z.object({ slug: z.string(), name: z.string(), role: z.string(), manager: Str('Who the grantee reports to').nullable() }),
     toolsets: z.array(z.string()),
-    capabilities: z.array(z.object({ name: z.string(), params: z.record(z.string(), z.json()).optional() })),
+    capabilities: z.array(GrantSchema),
     data_rules: z.object({
       regions: z.array(z.string()).nullable(),
       retention_days: z.number().int().describe('Longest retention allowed, in days').nullable(),
@@ -390,7 +391,7 @@ const getBudget = defineTool({
     spent_today: Money,
     remaining_today: MoneyOrNull,
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ,
   handler: async (_args, ctx) => {
     const m = ctx.deps.gateway.mandate(ctx.mandate);
     const b = budgetOf(ctx.deps.gateway.state, m, ctx.deps.clock.now());
@@ -403,7 +404,7 @@ const getBudget = defineTool({
         // The grantee's words may be a colleague's, from a hire a human merged.
         grantee: { slug: m.grantee.slug, name: asData(m.grantee.slug, m.grantee.name), role: asData(m.grantee.slug, m.grantee.role), manager: asData(m.grantee.slug, m.grantee.manager) },
         toolsets: m.toolsets,
-        capabilities: m.capabilities as { name: string; params?: Record<string, z.core.util.JSONType> }[],
+        capabilities: m.capabilities,
         data_rules: m.data,
         expires_at: m.expires_at,
         currency: m.currency,
@@ -452,7 +453,7 @@ const getReceipt = defineTool({
   capability: null,
   input: z.object({ receipt: z.string().min(1).max(64) }),
   output: z.object({ tree: ReceiptNode, total_cost: MoneyOrNull }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ,
   summary: (a) => ({ receipt: a.receipt }),
   handler: async (args, ctx) => {
     const t = await ctx.deps.gateway.receiptTree(ctx.mandate, args.receipt);

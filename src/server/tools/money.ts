@@ -23,8 +23,9 @@ import { asData } from '../../core/foreign.ts';
 import { RefusedLink } from '../net/publicFetch.ts';
 import { orProblem, problemFailure } from '../render/problems.ts';
 import type { ServerDeps } from '../serverDeps.ts';
-import type { ToolContext, ToolReply, Toolset } from './toolDef.ts';
+import type { ToolContext, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
+import { GrantSchema, json, READ, WRITE } from './toolKit.ts';
 
 /**
  * What the money tools use beyond every toolset's deps: the installation's signer (by default the key in
@@ -41,11 +42,6 @@ export function installationSigner(deps: MoneyServerDeps): Signer {
 /** Counts the call against the mandate's rate limit and quota, or refuses it (rate_limited, quota_exceeded). */
 export function metered(ctx: ToolContext, tool: string): Promise<void> {
   return meterCall(ctx.deps.store, ctx.deps.clock, ctx.mandate, tool);
-}
-
-/** A seed-003 reply: the JSON is the structured content, and its text. */
-export function reply<O>(output: O): ToolReply<O> {
-  return { output, text: JSON.stringify(output, null, 2) };
 }
 
 const PAYEE = /^(acct:[a-z0-9][a-z0-9_-]{0,62}|[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}:[-.%a-zA-Z0-9]{1,128})$/;
@@ -115,13 +111,13 @@ const pay = defineTool({
   capability: CAP.pay,
   input: z.object({ intent: IntentInput }),
   output: orProblem({ intent: IntentViewSchema, receipt: ReceiptSchema, replayed: z.boolean() }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { ...WRITE, idempotentHint: true },
   summary: (a) => ({ payee: a.intent.payee, amount: a.intent.amount, currency: a.intent.currency, idempotency_key: a.intent.idempotency_key }),
   handler: async (args, ctx) => {
     await metered(ctx, 'pay');
     const deps = ctx.deps as MoneyServerDeps;
     const paid = await payIntent({ store: deps.store, clock: deps.clock, signer: installationSigner(deps), rail: deps.transferRail ?? journalRail, owner: thisProcess() }, ctx.mandate, ask(args.intent));
-    return reply({ intent: paid.intent, receipt: paid.receipt, replayed: paid.replayed });
+    return json({ intent: paid.intent, receipt: paid.receipt, replayed: paid.replayed });
   },
 });
 
@@ -141,11 +137,11 @@ const simulate = defineTool({
     in_mandate_currency: MoneySchema.nullable(),
     threshold: MoneySchema,
   }),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ,
   summary: (a) => ({ payee: a.intent.payee, amount: a.intent.amount, currency: a.intent.currency }),
   handler: async (args, ctx) => {
     await metered(ctx, 'simulate');
-    return reply(simulateIntent(ctx.deps.store.state, ctx.mandate, ask(args.intent), ctx.deps.clock.now()));
+    return json(simulateIntent(ctx.deps.store.state, ctx.mandate, ask(args.intent), ctx.deps.clock.now()));
   },
 });
 
@@ -212,7 +208,7 @@ const resolve = defineTool({
       .describe('An https URL, acct:<account>, a CAIP-10 account, an A2A agent card object, or a signed disclosure object'),
   }),
   output: orProblem(IdentitySchema.shape),
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: { ...READ, openWorldHint: true },
   summary: (a) => ({ reference: typeof a.reference === 'string' ? a.reference.slice(0, 200) : 'object' }),
   handler: async (args, ctx) => {
     const ref = args.reference;
@@ -223,20 +219,20 @@ const resolve = defineTool({
       if (/^https?:\/\//i.test(ref)) {
         agentCardUrl(ref);
         await metered(ctx, 'resolve');
-        return reply(await fetchCard(ctx, ref));
+        return json(await fetchCard(ctx, ref));
       }
       const identity = resolveAccountRef(s, ref);
       await metered(ctx, 'resolve');
-      return reply(identity);
+      return json(identity);
     }
     if (looksLikeDisclosure(ref)) {
       const identity = resolveDisclosure(s, ref, now, installationSigner(ctx.deps as MoneyServerDeps).publicKey);
       await metered(ctx, 'resolve');
-      return reply(identityOut(identity, COUNTERPARTY));
+      return json(identityOut(identity, COUNTERPARTY));
     }
     if (!looksLikeAgentCard(ref)) throw new HolonError('invalid_input', 'the reference object is neither an A2A agent card (name, supportedInterfaces) nor a signed disclosure {disclosure, signature}');
     await metered(ctx, 'resolve');
-    return reply(identityOut(resolveAgentCard(ref, null), COUNTERPARTY));
+    return json(identityOut(resolveAgentCard(ref, null), COUNTERPARTY));
   },
 });
 
@@ -265,7 +261,7 @@ const verify = defineTool({
       .nullish(),
   }),
   output: orProblem(DecisionSchema),
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: READ,
   summary: (a) => ({ mandate: typeof a.disclosure['mandate'] === 'string' ? a.disclosure['mandate'] : null }),
   handler: async (args, ctx) => {
     await metered(ctx, 'verify');
@@ -275,7 +271,7 @@ const verify = defineTool({
     // A valid signature says who signed, not that what they signed is true or safe to follow.
     const claim = (x: string): string => asData(COUNTERPARTY, x);
     const subject = d.subject ? { ...d.subject, who: { slug: claim(d.subject.who.slug), name: claim(d.subject.who.name), role: claim(d.subject.who.role), account: claim(d.subject.who.account) }, mandate: claim(d.subject.mandate) } : null;
-    return reply({ ...d, subject });
+    return json({ ...d, subject });
   },
 });
 
@@ -292,7 +288,7 @@ const disclose = defineTool({
       type: z.literal('holon.disclosure.v1'),
       who: z.object({ slug: z.string(), name: z.string(), role: z.string(), account: z.string() }),
       mandate: z.string(),
-      capabilities: z.array(z.object({ name: z.string(), params: z.record(z.string(), z.json()).optional() })),
+      capabilities: z.array(GrantSchema),
       limits: z.object({ currency: z.string(), total: z.string(), per_day: z.string().nullable(), per_call: z.string().nullable(), approval_threshold: z.string() }),
       issued_at: z.string(),
       expires_at: z.string(),
@@ -301,12 +297,12 @@ const disclose = defineTool({
     signature: Sig,
   }),
   // It signs: never read-only.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: WRITE,
   summary: () => ({}),
   handler: async (args, ctx) => {
     await metered(ctx, 'disclose');
     const signed = discloseMandate(ctx.deps.store.state, ctx.mandate, installationSigner(ctx.deps as MoneyServerDeps), ctx.deps.clock.now(), args.expires_in_seconds ?? undefined);
-    return reply(signed as never);
+    return json(signed);
   },
 });
 

@@ -29,6 +29,7 @@ import { officeFailure } from '../render/office.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { ToolDef, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
+import { given, json, READ, WRITE } from './toolKit.ts';
 
 const OneLine = (max: number) => z.string().min(1).max(max).regex(/^[^\r\n]*$/, 'one line');
 const Body = (max: number) => z.string().max(max);
@@ -43,8 +44,6 @@ const UsdPerDay = z
 const Manager = z.string().regex(/^(human:[^\s@]+@[^\s@]+|agent:[a-z0-9][a-z0-9_-]{0,62})$/, 'human:<email> or agent:<slug>');
 const RepoName = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'a repository name, without the org');
 
-const json = <T>(output: T): { output: T; text: string } => ({ output, text: JSON.stringify(output, null, 2) });
-
 /**
  * A personnel file's words — name, role, department, manager — marked as data from that colleague's
  * file: a colleague may have written them in a hire a human merged, so none reaches the agent raw.
@@ -53,19 +52,8 @@ function personnelWords(g: { slug: string; name: string; role: string; departmen
   return { name: asData(g.slug, g.name), role: asData(g.slug, g.role), department: asData(g.slug, g.department), manager: asData(g.slug, g.manager) };
 }
 
-/** The arguments a client gave: a null (how a strict client leaves an optional one out) is not given. */
-type Given<T> = { [K in keyof T as null extends T[K] ? never : undefined extends T[K] ? never : K]: T[K] } & {
-  [K in keyof T as null extends T[K] ? K : undefined extends T[K] ? K : never]?: Exclude<T[K], null | undefined>;
-};
-function given<T extends object>(args: T): Given<T> {
-  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined)) as Given<T>;
-}
-
 /** The name of a capability in personnel.yaml form, for a ledger summary. */
 const capabilityName = (c: string | Record<string, unknown>): string => (typeof c === 'string' ? c : (Object.keys(c)[0] ?? ''));
-
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
-const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
 
 /** The office is the account its mandates draw on. */
 const officeName = (deps: ServerDeps, mandate: string): string => mandateOf(deps.store.state, mandate).account;
@@ -372,7 +360,7 @@ const forgeListPrs = defineTool({
   capability: OFFICE_TOOL_CAPABILITIES.forge_list_prs,
   input: z.object({ repo: RepoName }),
   output: z.object({ repo: z.string(), pull_requests: z.array(Pr) }),
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: { ...READ, openWorldHint: true },
   summary: (a) => ({ repo: a.repo }),
   handler: async (args, ctx) => {
     const prs = await listPrs(ctx.deps.store, ctx.deps.clock, await forgeOf(ctx.deps), ctx.mandate, args.repo);

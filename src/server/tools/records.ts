@@ -15,11 +15,11 @@ import { MoneySchema } from '../../core/schemas.ts';
 import type { HolonState } from '../../core/state.ts';
 import { orProblem, problemFailure } from '../render/problems.ts';
 import type { MoneyServerDeps } from './money.ts';
-import { IdempotencyKey, installationSigner, IntentViewSchema, metered, reply } from './money.ts';
+import { IdempotencyKey, installationSigner, IntentViewSchema, metered } from './money.ts';
 import type { Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
+import { anyJson, GrantSchema, json, READ } from './toolKit.ts';
 
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const Limit = z.number().int().min(1).max(200).nullish().describe('How many to return (default 50, at most 200)');
 const Cursor = z.string().max(200).nullish().describe('next_cursor from the previous page, exactly as returned');
 
@@ -53,11 +53,11 @@ const getJob = defineTool({
   handler: async (args, ctx) => {
     await metered(ctx, 'get_job');
     const s = ctx.deps.store.state;
-    return reply(intentView(s, jobOf(s, ctx.mandate, args.idempotency_key), ctx.deps.clock.now()));
+    return json(intentView(s, jobOf(s, ctx.mandate, args.idempotency_key), ctx.deps.clock.now()));
   },
 });
 
-const JobEventSchema = z.object({ n: z.number().int(), seq: z.number().int(), type: z.string(), at: z.string(), data: z.record(z.string(), z.json()), prev: z.string(), hash: z.string() });
+const JobEventSchema = z.object({ n: z.number().int(), seq: z.number().int(), type: z.string(), at: z.string(), data: z.record(z.string(), anyJson()), prev: z.string(), hash: z.string() });
 
 const getJobEvents = defineTool({
   name: 'get_job_events',
@@ -81,7 +81,7 @@ const getJobEvents = defineTool({
     const r = jobOf(ctx.deps.store.state, ctx.mandate, args.idempotency_key);
     const events = structuredClone(r.events);
     const signature = signWith(installationSigner(ctx.deps as MoneyServerDeps), jobChainStatement(r.id, events));
-    return reply({ intent: r.id, idempotency_key: r.idempotency_key, events: events as never, head: events[events.length - 1]?.hash ?? '', signature });
+    return json({ intent: r.id, idempotency_key: r.idempotency_key, events, head: events[events.length - 1]?.hash ?? '', signature });
   },
 });
 
@@ -108,7 +108,7 @@ const getAudit = defineTool({
     const last = page[page.length - 1];
     if (last && all.length > limit) page = all.filter((e) => e.seq <= last.seq);
     const more = page.length < all.length;
-    return reply({ entries: page as never, next_cursor: more && last ? cursorOf('after', last.seq) : null });
+    return json({ entries: page, next_cursor: more && last ? cursorOf('after', last.seq) : null });
   },
 });
 
@@ -134,7 +134,7 @@ const listIntents = defineTool({
       .sort((a, b) => b.created_seq - a.created_seq);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return reply({ intents: page.map((r): IntentView => intentView(s, r, now)), next_cursor: rows.length > limit && last ? cursorOf('before', last.created_seq) : null });
+    return json({ intents: page.map((r): IntentView => intentView(s, r, now)), next_cursor: rows.length > limit && last ? cursorOf('before', last.created_seq) : null });
   },
 });
 
@@ -154,7 +154,7 @@ const getMandate = defineTool({
     currency: z.string(),
     expires_at: z.string().nullable(),
     approval_threshold: MoneySchema,
-    capabilities: z.array(z.object({ name: z.string(), params: z.record(z.string(), z.json()).optional() })),
+    capabilities: z.array(GrantSchema),
     caps: z.array(Cap),
     period: z.object({ unit: z.literal('day'), resets_at: z.string() }),
     spent: MoneySchema,
@@ -165,7 +165,7 @@ const getMandate = defineTool({
   annotations: READ,
   handler: async (_args, ctx) => {
     await metered(ctx, 'get_mandate');
-    return reply(mandateAuthority(ctx.deps.store.state, ctx.mandate, ctx.deps.clock.now()) as never);
+    return json(mandateAuthority(ctx.deps.store.state, ctx.mandate, ctx.deps.clock.now()));
   },
 });
 
@@ -193,7 +193,7 @@ const getUsage = defineTool({
   summary: (a) => ({ window: a.window ?? '24h' }),
   handler: async (args, ctx) => {
     await metered(ctx, 'get_usage');
-    return reply(usageOf(ctx.deps.store.state, ctx.mandate, args.window ?? '24h', ctx.deps.clock.now()));
+    return json(usageOf(ctx.deps.store.state, ctx.mandate, args.window ?? '24h', ctx.deps.clock.now()));
   },
 });
 
