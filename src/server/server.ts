@@ -17,8 +17,11 @@ import { recordsToolset } from './tools/records.ts';
 import { runTool } from './tools/pipeline.ts';
 import type { ToolDef, Toolset } from './tools/toolDef.ts';
 
-/** Toolsets by name; money, commerce, memory and records are still to come. */
-const TOOLSETS: Partial<Record<ToolsetName, Toolset>> = {
+/**
+ * Every toolset, under its own name: a name added to TOOLSETS in core/schemas.ts and not here, or a
+ * toolset under another's name, fails to compile.
+ */
+const TOOLSETS: { [N in ToolsetName]: Toolset<N> } = {
   market: marketToolset,
   terms: termsToolset,
   office: officeToolset,
@@ -73,8 +76,10 @@ export function createHolonServer(deps: ServerDeps, mandateId: string): Server {
     const key = deps.signer.publicKey;
     throw new HolonError('denied', `this installation (${key}) may not act for ${mandateId}: ${probe.message.replace(/^event \d+ \([^)]*\): /, '')}; an owner of account ${mandate.account} adds it with \`holon team add ${key} --account ${mandate.account} --name NAME\``, { reason: probe.code, mandate: mandateId, key });
   }
-  const sets = mandate.toolsets.map((t) => TOOLSETS[t]).filter((t): t is Toolset => t !== undefined);
-  const unknown = mandate.toolsets.filter((t) => !TOOLSETS[t]);
+  // A journal a newer Holon wrote (a team's store) may name a toolset this version does not have.
+  const known = (t: string): t is ToolsetName => Object.hasOwn(TOOLSETS, t);
+  const sets: Toolset[] = mandate.toolsets.filter(known).map((t) => TOOLSETS[t]);
+  const unknown = mandate.toolsets.filter((t) => !known(t));
   if (unknown.length > 0) deps.logger.warn(`toolsets not available in this version: ${unknown.join(', ')}`);
   return createToolServer(deps, mandateId, sets, {
     name: 'holon',

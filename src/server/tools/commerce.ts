@@ -167,7 +167,7 @@ export const COMMERCE_INSTRUCTIONS = [
 ].join('\n');
 
 /** The commerce toolset; every call is ledgered with a safe summary. */
-export const commerceToolset: Toolset = {
+export const commerceToolset: Toolset<'commerce'> = {
   name: 'commerce',
   instructions: COMMERCE_INSTRUCTIONS,
   tools: [quote, buy],

@@ -18,7 +18,7 @@ import { AGENT_OUTPUT_REMINDER, asData, wrapAgentOutput } from '../../core/forei
 import { summarize } from '../../core/util.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import { marketFailure } from '../render/market.ts';
-import type { ToolContext, ToolDef, ToolReply, Toolset } from './toolDef.ts';
+import type { ToolContext, ToolReply, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import { GrantSchema, READ, WRITE } from './toolKit.ts';
 
@@ -471,10 +471,10 @@ export const MARKET_INSTRUCTIONS = [
 ].join('\n');
 
 /** The market toolset, in the order a model meets its tools. Its receipts are its ledger (seed 000). */
-export const marketToolset: Toolset = {
+export const marketToolset: Toolset<'market'> = {
   name: 'market',
   instructions: MARKET_INSTRUCTIONS,
-  tools: [searchAgents, getAgent, callAgent, checkApproval, getBudget, getReceipt] as ToolDef[],
+  tools: [searchAgents, getAgent, callAgent, checkApproval, getBudget, getReceipt],
   ledgerCalls: false,
   renderFailure: marketFailure,
 };

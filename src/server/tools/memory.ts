@@ -253,7 +253,7 @@ const TOOLS: ToolDef[] = [rememberTool, recallTool, assembleTool, verifyTool];
 export const MEMORY_TOOL_NAMES = TOOLS.map((t) => t.name);
 
 /** The memory toolset. */
-export const memoryToolset: Toolset = {
+export const memoryToolset: Toolset<'memory'> = {
   name: 'memory',
   instructions: `Memory tools keep bi-temporal records under this mandate only; there is no way to forget, and a correction is a new version. ${MEMORY_REMINDER} memory_verify gives the mandate an artifact from elsewhere names inside <data>.`,
   tools: TOOLS,

@@ -314,7 +314,7 @@ export const MONEY_INSTRUCTIONS = [
 ].join('\n');
 
 /** The money toolset; its calls are metered (usage.metered), refusals ledgered. */
-export const moneyToolset: Toolset = {
+export const moneyToolset: Toolset<'money'> = {
   name: 'money',
   instructions: MONEY_INSTRUCTIONS,
   tools: [resolve, pay, simulate, verify, disclose],

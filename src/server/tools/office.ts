@@ -510,7 +510,7 @@ const OFFICE_INSTRUCTIONS = [
 
 const TOOLS: ToolDef[] = [whoami, mailInbox, mailRead, mailReply, mailClose, mailSend, colleaguesList, officeOverview, approvalRequest, artifactPublish, artifactList, forgeListPrs, forgeOpenPr, hrAgentPersonnel, hrProposeHire, hrProposeChange];
 
-export const officeToolset: Toolset = {
+export const officeToolset: Toolset<'office'> = {
   name: 'office',
   instructions: OFFICE_INSTRUCTIONS,
   tools: TOOLS,

@@ -202,7 +202,7 @@ export const RECORDS_INSTRUCTIONS =
   'records: read back your own intents, their signed events, the audit trail, your live spend authority (get_mandate before anything metered or long-running) and your metered usage.';
 
 /** The records toolset. */
-export const recordsToolset: Toolset = {
+export const recordsToolset: Toolset<'records'> = {
   name: 'records',
   instructions: RECORDS_INSTRUCTIONS,
   tools: [getJob, getJobEvents, getAudit, listIntents, getMandate, getUsage],

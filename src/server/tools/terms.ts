@@ -404,7 +404,7 @@ export const TERMS_INSTRUCTIONS = [
 ].join('\n');
 
 /** The terms toolset; every call is ledgered with a safe summary. */
-export const termsToolset: Toolset = {
+export const termsToolset: Toolset<'terms'> = {
   name: 'terms',
   instructions: TERMS_INSTRUCTIONS,
   tools: [atrConfirm, atrFinish, atrCheck, atrChannelOpen, atrChannelRecordCharge, atrTransact, atrAgree, atrChannelWithin],
