@@ -105,8 +105,11 @@ export const ledgerRefusals: Middleware = async (call, next) => {
       try {
         const parsed = parseArguments(call.tool, call.sent);
         const denials: Denial[] =
-          err.denials.length > 0 ? err.denials : [parsed.ok ? denial('call_failed', { reason: err.reason }) : denial('invalid_arguments', { fields: parsed.fields })];
-        await ledgerRefusal(call.ctx.deps.store, entryOf(call, summaryOf(call.tool, parsed)), denials, call.toolset.ledgerCalls && !call.record.called);
+          err.denials.length > 0
+            ? err.denials
+            : [parsed.ok ? denial('call_failed', { reason: err.reason }) : denial('invalid_arguments', { fields: parsed.fields })];
+        const entry = entryOf(call, summaryOf(call.tool, parsed));
+        await ledgerRefusal(call.ctx.deps.store, entry, denials, call.toolset.ledgerCalls && !call.record.called);
       } catch (ledgerErr) {
         call.ctx.deps.logger.error(`${call.tool.name}: its refusal (${err.reason}) could not be ledgered: ${(ledgerErr as Error).message}`);
       }
@@ -165,7 +168,10 @@ async function runHandler(call: ToolCall): Promise<CallToolResult> {
 export const TOOL_PIPELINE: Middleware[] = [renderFailures, ledgerRefusals, checkCapability, parseInput, ledgerCall];
 
 /** Runs one call, with the arguments as the client sent them, through the chain. */
-export function runTool(call: Pick<ToolCall, 'tool' | 'toolset' | 'ctx'> & { args: unknown }, chain: Middleware[] = TOOL_PIPELINE): Promise<CallToolResult> {
+export function runTool(
+  call: Pick<ToolCall, 'tool' | 'toolset' | 'ctx'> & { args: unknown },
+  chain: Middleware[] = TOOL_PIPELINE,
+): Promise<CallToolResult> {
   const step = (i: number) => (c: ToolCall): Promise<CallToolResult> => {
     const mw = chain[i];
     return mw ? mw(c, step(i + 1)) : runHandler(c);

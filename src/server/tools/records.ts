@@ -27,7 +27,9 @@ const Cursor = z.string().max(200).nullish().describe('next_cursor from the prev
 function readCursor(cursor: string | null | undefined, what: 'after' | 'before'): number | null {
   if (!cursor) return null;
   const m = /^(after|before):(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m || m[1] !== what) throw new HolonError('invalid_input', 'the cursor is not one this tool returned; pass next_cursor exactly as returned');
+  if (!m || m[1] !== what) {
+    throw new HolonError('invalid_input', 'the cursor is not one this tool returned; pass next_cursor exactly as returned');
+  }
   return Number(m[2]);
 }
 
@@ -43,7 +45,10 @@ function jobOf(s: HolonState, mandate: string, key: string): IntentRecord {
 const getJob = defineTool({
   name: 'get_job',
   title: 'Get an intent',
-  description: "The lifecycle of one of your intents by its idempotency key: status (authorized, pending, settled, denied, rejected, failed, expired), the gate's verdict and reasons, what is held or was charged, the receipt, and — while it waits for a human — pending.challenge, the hash the human's approval binds to.",
+  description:
+    "The lifecycle of one of your intents by its idempotency key: status (authorized, pending, settled, denied, rejected, failed, " +
+    "expired), the gate's verdict and reasons, what is held or was charged, the receipt, and — while it waits for a human — " +
+    "pending.challenge, the hash the human's approval binds to.",
   toolset: 'records',
   capability: null,
   input: z.object({ idempotency_key: IdempotencyKey }),
@@ -57,13 +62,23 @@ const getJob = defineTool({
   },
 });
 
-const JobEventSchema = z.object({ n: z.number().int(), seq: z.number().int(), type: z.string(), at: z.string(), data: z.record(z.string(), anyJson()), prev: z.string(), hash: z.string() });
+const JobEventSchema = z.object({
+  n: z.number().int(),
+  seq: z.number().int(),
+  type: z.string(),
+  at: z.string(),
+  data: z.record(z.string(), anyJson()),
+  prev: z.string(),
+  hash: z.string(),
+});
 
 const getJobEvents = defineTool({
   name: 'get_job_events',
   title: "Get an intent's events",
   description:
-    "One intent's audit events, oldest first, hash-linked: each event's hash is the SHA-256 of the RFC 8785 form of {intent, n, type, at, data, prev}, and prev is the previous event's hash. signature is this installation's Ed25519 signature over {type: \"holon.job.v1\", intent, count, head} (RFC 8785), head being the last event's hash.",
+    "One intent's audit events, oldest first, hash-linked: each event's hash is the SHA-256 of the RFC 8785 form of {intent, n, type, " +
+    "at, data, prev}, and prev is the previous event's hash. signature is this installation's Ed25519 signature over {type: " +
+    "\"holon.job.v1\", intent, count, head} (RFC 8785), head being the last event's hash.",
   toolset: 'records',
   capability: null,
   input: z.object({ idempotency_key: IdempotencyKey }),
@@ -88,11 +103,16 @@ const getJobEvents = defineTool({
 const getAudit = defineTool({
   name: 'get_audit',
   title: 'Get the audit trail',
-  description: 'The audit trail across every intent of this mandate, oldest first, cursor-paginated: each entry is one hash-linked intent event (as get_job_events returns it) with its intent and idempotency key. A simulate leaves no entry.',
+  description:
+    'The audit trail across every intent of this mandate, oldest first, cursor-paginated: each entry is one hash-linked intent event ' +
+    '(as get_job_events returns it) with its intent and idempotency key. A simulate leaves no entry.',
   toolset: 'records',
   capability: null,
   input: z.object({ cursor: Cursor, limit: Limit }),
-  output: orProblem({ entries: z.array(JobEventSchema.extend({ intent: z.string(), idempotency_key: z.string() })), next_cursor: z.string().nullable() }),
+  output: orProblem({
+    entries: z.array(JobEventSchema.extend({ intent: z.string(), idempotency_key: z.string() })),
+    next_cursor: z.string().nullable(),
+  }),
   annotations: READ,
   summary: (a) => ({ cursor: a.cursor ? true : false, limit: a.limit ?? null }),
   handler: async (args, ctx) => {
@@ -101,7 +121,9 @@ const getAudit = defineTool({
     const limit = args.limit ?? 50;
     const all = Object.values(ctx.deps.store.state.intents)
       .filter((r) => r.mandate === ctx.mandate)
-      .flatMap((r) => r.events.filter((e) => e.seq > after).map((e) => ({ ...structuredClone(e), intent: r.id, idempotency_key: r.idempotency_key })))
+      .flatMap((r) =>
+        r.events.filter((e) => e.seq > after).map((e) => ({ ...structuredClone(e), intent: r.id, idempotency_key: r.idempotency_key })),
+      )
       .sort((a, b) => a.seq - b.seq || a.n - b.n);
     // One journal event can hold several intents' events: a page never splits a journal event.
     let page = all.slice(0, limit);
@@ -116,7 +138,9 @@ const listIntents = defineTool({
   name: 'list_intents',
   title: 'List my intents',
   description:
-    'Your intents, newest first, optionally only those in one status. Holding an approval.pending problem whose intent id you did not keep: list_intents {status: "pending"} finds the parked payment; each row is the lifecycle get_job returns, pending.challenge included.',
+    'Your intents, newest first, optionally only those in one status. Holding an approval.pending problem whose intent id you did not ' +
+    'keep: list_intents {status: "pending"} finds the parked payment; each row is the lifecycle get_job returns, pending.challenge ' +
+    'included.',
   toolset: 'records',
   capability: null,
   input: z.object({ status: z.enum(INTENT_STATUSES).nullish().describe('Only intents in this status'), cursor: Cursor, limit: Limit }),
@@ -134,17 +158,28 @@ const listIntents = defineTool({
       .sort((a, b) => b.created_seq - a.created_seq);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return json({ intents: page.map((r): IntentView => intentView(s, r, now)), next_cursor: rows.length > limit && last ? cursorOf('before', last.created_seq) : null });
+    const next = rows.length > limit && last ? cursorOf('before', last.created_seq) : null;
+    return json({ intents: page.map((r): IntentView => intentView(s, r, now)), next_cursor: next });
   },
 });
 
-const Cap = z.object({ cap: z.enum(['total', 'per_day', 'per_call']), limit: MoneySchema, drawn: MoneySchema.optional(), remaining: MoneySchema.optional(), resets_at: z.string().nullable() });
+const Cap = z.object({
+  cap: z.enum(['total', 'per_day', 'per_call']),
+  limit: MoneySchema,
+  drawn: MoneySchema.optional(),
+  remaining: MoneySchema.optional(),
+  resets_at: z.string().nullable(),
+});
 
 const getMandate = defineTool({
   name: 'get_mandate',
   title: 'Get my spend authority',
   description:
-    "The live spend authority covering you: status, expiry, capabilities, the approval threshold, each cap (total, per day, per call) with what it has drawn and what is left, and when the daily period resets. Call it BEFORE committing to anything metered or long-running rather than discovering a ceiling by being refused. WARNING: spent and remaining are ABSENT together when a prior spend is in a currency no human-set rate converts (unconvertible lists them) — the same state in which the gate refuses to authorize anything. Absent means unknown, never zero.",
+    "The live spend authority covering you: status, expiry, capabilities, the approval threshold, each cap (total, per day, per call) " +
+    "with what it has drawn and what is left, and when the daily period resets. Call it BEFORE committing to anything metered or " +
+    "long-running rather than discovering a ceiling by being refused. WARNING: spent and remaining are ABSENT together when a prior " +
+    "spend is in a currency no human-set rate converts (unconvertible lists them) — the same state in which the gate refuses to " +
+    "authorize anything. Absent means unknown, never zero.",
   toolset: 'records',
   capability: null,
   input: z.object({}),
@@ -169,13 +204,17 @@ const getMandate = defineTool({
   },
 });
 
-const LimitUsageSchema = z.object({ limit: z.number().int(), per: z.enum(['minute', 'day']), used: z.number().int(), resets_at: z.string() }).nullable();
+const LimitUsageSchema = z
+  .object({ limit: z.number().int(), per: z.enum(['minute', 'day']), used: z.number().int(), resets_at: z.string() })
+  .nullable();
 
 const getUsage = defineTool({
   name: 'get_usage',
   title: 'Get my metered usage',
   description:
-    'Your metered calls of the money and records tools over a window (1m, 1h, 24h, 7d or 30d; default 24h), by tool, with the rate limit (exceeding it: rate_limited, retry as is) and the quota (exceeding it: quota_exceeded, only a human can raise it) and how much of each is used.',
+    'Your metered calls of the money and records tools over a window (1m, 1h, 24h, 7d or 30d; default 24h), by tool, with the rate ' +
+    'limit (exceeding it: rate_limited, retry as is) and the quota (exceeding it: quota_exceeded, only a human can raise it) and how ' +
+    'much of each is used.',
   toolset: 'records',
   capability: null,
   input: z.object({ window: z.enum(USAGE_WINDOWS).nullish().describe('The window ending now (default 24h)') }),
@@ -199,7 +238,8 @@ const getUsage = defineTool({
 
 /** What the server tells every client about records, once. */
 export const RECORDS_INSTRUCTIONS =
-  'records: read back your own intents, their signed events, the audit trail, your live spend authority (get_mandate before anything metered or long-running) and your metered usage.';
+  'records: read back your own intents, their signed events, the audit trail, your live spend authority (get_mandate before anything ' +
+  'metered or long-running) and your metered usage.';
 
 /** The records toolset. */
 export const recordsToolset: Toolset<'records'> = {

@@ -20,7 +20,12 @@ export const READ = { readOnlyHint: true, openWorldHint: false } as const satisf
  * replay key makes a second call a no-op spreads this with `idempotentHint: true`; one that reaches
  * outside, with `openWorldHint: true`.
  */
-export const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const satisfies ToolAnnotations;
+export const WRITE = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const satisfies ToolAnnotations;
 
 /** A reply whose text is its output as indented JSON (the office, memory, money and records tools). */
 export function json<O>(output: O): ToolReply<O> {
