@@ -563,13 +563,8 @@ const forgeOpenPr = defineTool({
   },
 });
 
-const PersonnelOut = z.object({
-  slug: z.string(),
-  name: z.string(),
-  role: z.string(),
-  department: z.string().nullable(),
-  manager: z.string().nullable(),
-  status: z.enum(['hired', 'suspended', 'retired']),
+// A personnel file is a colleague as colleagues_list shows them, and what they may do, run on and spend.
+const PersonnelOut = Colleague.extend({
   capabilities: z.array(z.union([z.string(), z.record(z.string(), z.json())])),
   run: z.object({ model: z.string().nullable(), toolsets: z.array(z.string()) }),
   budget: z.object({ currency: z.string(), total: z.string(), per_day: z.string().nullable(), per_call: z.string().nullable() }),
