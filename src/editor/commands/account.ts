@@ -4,6 +4,7 @@ import { ACCOUNT_ID, ID_RULES } from '../../core/ids.ts';
 import * as M from '../../core/money.ts';
 import { fund } from '../../core/spend.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
+import { givenOrTyped } from './command.ts';
 
 function validAmount(text: string): string | undefined {
   try {
@@ -19,15 +20,12 @@ export function accountCommands({ state }: CommandDeps): FeatureCommands<'fundAc
   return {
     fundAccount: async (accountArg) => {
       const selected = state.selected ? state.state.mandates[state.selected] : undefined;
-      const account =
-        typeof accountArg === 'string'
-          ? accountArg
-          : await vscode.window.showInputBox({
-              title: 'Holon: Fund Account',
-              prompt: 'Account to fund',
-              value: selected?.account ?? 'demo',
-              validateInput: (v) => (ACCOUNT_ID.test(v) ? undefined : ID_RULES.account),
-            });
+      const account = await givenOrTyped(accountArg, {
+        title: 'Holon: Fund Account',
+        prompt: 'Account to fund',
+        value: selected?.account ?? 'demo',
+        validateInput: (v) => (ACCOUNT_ID.test(v) ? undefined : ID_RULES.account),
+      });
       if (!account) return;
       const currency = selected?.currency ?? 'EUR';
       const amount = await vscode.window.showInputBox({

@@ -38,6 +38,11 @@ export type HolonCommands = Record<CommandName, Command>;
 /** The commands one feature implements. */
 export type FeatureCommands<K extends CommandName> = Pick<HolonCommands, K>;
 
+/** The string another extension (or a test) ran the command with, else what the human types in an input box. */
+export async function givenOrTyped(arg: unknown, input: vscode.InputBoxOptions): Promise<string | undefined> {
+  return typeof arg === 'string' ? arg : vscode.window.showInputBox(input);
+}
+
 /** Asks for a mandate; with none yet, offers to create one and answers nothing. */
 export async function pickMandate(deps: CommandDeps, placeHolder: string): Promise<string | undefined> {
   const items = Object.values(deps.state.state.mandates).map((m) => ({

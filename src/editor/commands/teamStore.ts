@@ -4,6 +4,7 @@ import { storeSetting } from '../settings.ts';
 import type { TeamStore } from '../storeSetting.ts';
 import { teamStoreFromSetting } from '../storeSetting.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
+import { givenOrTyped } from './command.ts';
 
 const KEPT = "It is kept in VS Code's secret storage, never in settings or the workspace.";
 
@@ -25,15 +26,12 @@ export function teamStoreCommands({ secrets }: CommandDeps): FeatureCommands<'se
   return {
     setStorePassword: async (passwordArg) => {
       const team = namedTeamStore();
-      const password =
-        typeof passwordArg === 'string'
-          ? passwordArg
-          : await vscode.window.showInputBox({
-              title: `Holon: password of the team store ${team.label}`,
-              prompt: `The PostgreSQL password for ${team.url}. ${KEPT}`,
-              password: true,
-              ignoreFocusOut: true,
-            });
+      const password = await givenOrTyped(passwordArg, {
+        title: `Holon: password of the team store ${team.label}`,
+        prompt: `The PostgreSQL password for ${team.url}. ${KEPT}`,
+        password: true,
+        ignoreFocusOut: true,
+      });
       if (password === undefined || password === '') return undefined;
       await secrets.store(team.secretKey, password);
       void vscode.window.showInformationMessage(`Holon: password kept for the team store ${team.label}; reconnecting.`);

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { CommandDeps, FeatureCommands } from './command.ts';
+import { givenOrTyped } from './command.ts';
 
 /** The wallet that signs the payments the mandates allow: created here, or imported from the human's key. */
 export function walletCommands({ wallet }: CommandDeps): FeatureCommands<'createWallet' | 'importWallet'> {
@@ -19,15 +20,12 @@ export function walletCommands({ wallet }: CommandDeps): FeatureCommands<'create
     },
     importWallet: async (key) => {
       // A key passed by another extension's call is taken; a human pastes theirs into a password box.
-      const pasted =
-        typeof key === 'string'
-          ? key
-          : await vscode.window.showInputBox({
-              title: 'Holon: import a wallet',
-              prompt: "The private key (0x and 64 hex digits). It is kept in VS Code's secret storage, never in a file.",
-              password: true,
-              ignoreFocusOut: true,
-            });
+      const pasted = await givenOrTyped(key, {
+        title: 'Holon: import a wallet',
+        prompt: "The private key (0x and 64 hex digits). It is kept in VS Code's secret storage, never in a file.",
+        password: true,
+        ignoreFocusOut: true,
+      });
       if (!pasted) return undefined;
       const address = await wallet.keep(pasted);
       void vscode.window.showInformationMessage(`Holon: wallet ${address} imported.`);
