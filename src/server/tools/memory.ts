@@ -70,8 +70,10 @@ const Snapshot = z.object({
 });
 
 /**
- * The memory reads as published since the toolset was added: the MCP spec gives these two hints no
- * meaning beside readOnlyHint, but the listed annotations are an API (test/server/__snapshots__).
+ * memory_recall and memory_verify list two hints more than READ, as they have since the toolset was
+ * added. The MCP spec gives them no meaning beside readOnlyHint: true, so no client acts on them; they
+ * stay because listed annotations are an API (test/server/__snapshots__/tools.json), and dropping them
+ * is a change for review, not a fix.
  */
 const MEMORY_READ = { ...READ, destructiveHint: false, idempotentHint: true } as const;
 
