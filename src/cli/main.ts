@@ -10,7 +10,11 @@ import { commandHelp, parseCommand, resolveStateDir, resolveStore, stateNamed, s
  */
 const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ commands: Command[] }> }[] = [
   { names: ['fund'], summaries: ['Adds funds to an account'], load: () => import('./commands/fund.ts') },
-  { names: ['mandate'], summaries: ['Creates, lists, shows and edits mandates; binds a workspace to one'], load: () => import('./commands/mandate.ts') },
+  {
+    names: ['mandate'],
+    summaries: ['Creates, lists, shows and edits mandates; binds a workspace to one'],
+    load: () => import('./commands/mandate.ts'),
+  },
   { names: ['agents'], summaries: ['Lists and searches the catalog; adds agents'], load: () => import('./commands/agents.ts') },
   {
     names: ['approvals', 'approve', 'reject', 'windows'],
@@ -24,31 +28,53 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
   },
   {
     names: ['receipts', 'budget', 'holds'],
-    summaries: ['Shows a receipt tree, or recent calls', 'Shows spent, held and remaining budget', 'Lists money held for spends in flight; releases one left by a restart'],
+    summaries: [
+      'Shows a receipt tree, or recent calls',
+      'Shows spent, held and remaining budget',
+      'Lists money held for spends in flight; releases one left by a restart',
+    ],
     load: () => import('./commands/receipts.ts'),
   },
-  { names: ['team'], summaries: ["Lists an account's members and approvers; adds or removes one (interactive only)"], load: () => import('./commands/team.ts') },
+  {
+    names: ['team'],
+    summaries: ["Lists an account's members and approvers; adds or removes one (interactive only)"],
+    load: () => import('./commands/team.ts'),
+  },
   { names: ['fx'], summaries: ['Lists or sets exchange rates'], load: () => import('./commands/fx.ts') },
   { names: ['memory'], summaries: ['Lists what a mandate remembers (read-only)'], load: () => import('./commands/memory.ts') },
   {
     names: ['intents', 'audit', 'limits'],
-    summaries: ['Lists payment intents; a parked one says how to release it', "Shows the intents' audit trail and checks it links", 'Shows or sets a mandate\'s call rate limit and quota'],
+    summaries: [
+      'Lists payment intents; a parked one says how to release it',
+      "Shows the intents' audit trail and checks it links",
+      "Shows or sets a mandate's call rate limit and quota",
+    ],
     load: () => import('./commands/intents.ts'),
   },
-  { names: ['wallet'], summaries: ["Shows, creates or imports the wallet that signs this state's payments"], load: () => import('./commands/wallet.ts') },
+  {
+    names: ['wallet'],
+    summaries: ["Shows, creates or imports the wallet that signs this state's payments"],
+    load: () => import('./commands/wallet.ts'),
+  },
   { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
   {
     names: ['store', 'migrate'],
-    summaries: ['Sets up a PostgreSQL team store: its table, append-only guard and member role', "Copies the state folder's verified journal into an empty team store"],
+    summaries: [
+      'Sets up a PostgreSQL team store: its table, append-only guard and member role',
+      "Copies the state folder's verified journal into an empty team store",
+    ],
     load: () => import('./commands/store.ts'),
   },
   { names: ['mcp'], summaries: ['Runs the MCP server for one mandate over stdio'], load: () => import('./commands/mcp.ts') },
   {
     names: ['serve', 'token'],
-    summaries: ['Serves MCP over HTTP on loopback; each client presents a run token', 'Creates, lists and ends the run tokens holon serve accepts'],
+    summaries: [
+      'Serves MCP over HTTP on loopback; each client presents a run token',
+      'Creates, lists and ends the run tokens holon serve accepts',
+    ],
     load: () => import('./commands/serve.ts'),
   },
-  { names: ['demo'], summaries: ['Plays a typical session on a fresh state'], load: () => import('./commands/demo.ts') },
+  { names: ['demo'], summaries: ['Plays a typical session on a fresh state'], load: () => import('./commands/demo/demo.ts') },
 ];
 
 function usage(): string {

@@ -17,8 +17,11 @@ import { recordsToolset } from './tools/records.ts';
 import { runTool } from './tools/pipeline.ts';
 import type { ToolDef, Toolset } from './tools/toolDef.ts';
 
-/** Toolsets by name; money, commerce, memory and records are still to come. */
-const TOOLSETS: Partial<Record<ToolsetName, Toolset>> = {
+/**
+ * Every toolset, under its own name: a name added to TOOLSETS in core/schemas.ts and not here, or a
+ * toolset under another's name, fails to compile.
+ */
+const TOOLSETS: { [N in ToolsetName]: Toolset<N> } = {
   market: marketToolset,
   terms: termsToolset,
   office: officeToolset,
@@ -33,7 +36,8 @@ const listed = new WeakMap<ToolDef, Tool>();
 function toolListing(t: ToolDef): Tool {
   let l = listed.get(t);
   if (!l) {
-    l = { name: t.name, title: t.title, description: t.description, inputSchema: inputJsonSchema(t.input), outputSchema: outputJsonSchema(t.output), annotations: t.annotations };
+    const schemas = { inputSchema: inputJsonSchema(t.input), outputSchema: outputJsonSchema(t.output) };
+    l = { name: t.name, title: t.title, description: t.description, ...schemas, annotations: t.annotations };
     listed.set(t, l);
   }
   return l;
@@ -43,13 +47,20 @@ function toolListing(t: ToolDef): Tool {
  * An MCP server offering `toolsets` for one mandate, every call going through the one tool pipeline. The
  * tool list never changes while a server runs (a model plans against a stable list), and says so.
  */
-export function createToolServer(deps: ServerDeps, mandate: string, toolsets: Toolset[], info: { name: string; title: string; instructions?: string }): Server {
+export function createToolServer(
+  deps: ServerDeps,
+  mandate: string,
+  toolsets: Toolset[],
+  info: { name: string; title: string; instructions?: string },
+): Server {
   const server = new Server(
     { name: info.name, title: info.title, version: HOLON_VERSION },
     { capabilities: { tools: { listChanged: false } }, ...(info.instructions ? { instructions: info.instructions } : {}) },
   );
   const byName = new Map<string, { tool: ToolDef; toolset: Toolset }>();
-  for (const toolset of toolsets) for (const tool of toolset.tools) if (tool.offered?.(deps) ?? true) byName.set(tool.name, { tool, toolset });
+  for (const toolset of toolsets) {
+    for (const tool of toolset.tools) if (tool.offered?.(deps) ?? true) byName.set(tool.name, { tool, toolset });
+  }
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...byName.values()].map(({ tool }) => toolListing(tool)) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const found = byName.get(request.params.name);
@@ -65,16 +76,25 @@ export function createToolServer(deps: ServerDeps, mandate: string, toolsets: To
  */
 export function createHolonServer(deps: ServerDeps, mandateId: string): Server {
   const mandate = deps.store.state.mandates[mandateId];
-  if (!mandate) throw new HolonError('not_found', `no mandate "${mandateId}"; create it with \`holon mandate create ${mandateId}\``, { mandate: mandateId });
+  if (!mandate) {
+    const create = `create it with \`holon mandate create ${mandateId}\``;
+    throw new HolonError('not_found', `no mandate "${mandateId}"; ${create}`, { mandate: mandateId });
+  }
   // On a team store, an installation that is not a member of the mandate's account could write nothing
   // the others would fold: refused here, at once, rather than at the agent's first call.
-  const probe = deps.store.mayWrite([{ type: 'tool.called', data: { mandate: mandateId, toolset: mandate.toolsets[0] ?? 'market', tool: 'whoami', summary: {} } }]);
+  const toolset = mandate.toolsets[0] ?? 'market';
+  const probe = deps.store.mayWrite([{ type: 'tool.called', data: { mandate: mandateId, toolset, tool: 'whoami', summary: {} } }]);
   if (probe) {
     const key = deps.signer.publicKey;
-    throw new HolonError('denied', `this installation (${key}) may not act for ${mandateId}: ${probe.message.replace(/^event \d+ \([^)]*\): /, '')}; an owner of account ${mandate.account} adds it with \`holon team add ${key} --account ${mandate.account} --name NAME\``, { reason: probe.code, mandate: mandateId, key });
+    const why = probe.message.replace(/^event \d+ \([^)]*\): /, '');
+    const fix = `an owner of account ${mandate.account} adds it with \`holon team add ${key} --account ${mandate.account} --name NAME\``;
+    const message = `this installation (${key}) may not act for ${mandateId}: ${why}; ${fix}`;
+    throw new HolonError('denied', message, { reason: probe.code, mandate: mandateId, key });
   }
-  const sets = mandate.toolsets.map((t) => TOOLSETS[t]).filter((t): t is Toolset => t !== undefined);
-  const unknown = mandate.toolsets.filter((t) => !TOOLSETS[t]);
+  // A journal a newer Holon wrote (a team's store) may name a toolset this version does not have.
+  const known = (t: string): t is ToolsetName => Object.hasOwn(TOOLSETS, t);
+  const sets: Toolset[] = mandate.toolsets.filter(known).map((t) => TOOLSETS[t]);
+  const unknown = mandate.toolsets.filter((t) => !known(t));
   if (unknown.length > 0) deps.logger.warn(`toolsets not available in this version: ${unknown.join(', ')}`);
   return createToolServer(deps, mandateId, sets, {
     name: 'holon',

@@ -7,7 +7,7 @@
  * they never check, ledger or word a failure themselves.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { core } from 'zod';
+import type { core, z } from 'zod';
 import { denial } from '../../core/denials.ts';
 import type { Denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
@@ -24,8 +24,8 @@ export interface ToolCall {
   toolset: Toolset;
   /** The arguments as the client sent them. */
   sent: unknown;
-  /** The arguments as the input schema parsed them (parseInput sets them; before it, as sent). */
-  args: unknown;
+  /** The arguments as the input schema parsed them (parseInput sets them; before it, none). */
+  args: Args;
   ctx: ToolContext;
   /** What of this call is on the record so far: one object, shared by every step. */
   record: { called: boolean };
@@ -34,8 +34,11 @@ export interface ToolCall {
 /** A step of the chain: does its part, and hands on to the next. */
 export type Middleware = (call: ToolCall, next: (call: ToolCall) => Promise<CallToolResult>) => Promise<CallToolResult>;
 
+/** Arguments as a tool's input schema parses them (its handler's own type, erased in a list of tools). */
+type Args = z.output<z.ZodObject>;
+
 /** Arguments as the input schema read them: parsed, or which fields are wrong and why the first is. */
-type Parsed = { ok: true; args: unknown } | { ok: false; fields: string[]; first: string };
+type Parsed = { ok: true; args: Args } | { ok: false; fields: string[]; first: string };
 
 /** How many wrong fields the ledger names, and how much of each name (a record's keys are the agent's). */
 const FIELDS_MAX = { count: 20, chars: 64 } as const;
@@ -67,7 +70,7 @@ function parseArguments(tool: ToolDef, sent: unknown): Parsed {
 /** The tool's own safe summary of arguments that parsed; of any that did not, only which fields were wrong. */
 function summaryOf(tool: ToolDef, parsed: Parsed): Record<string, unknown> {
   if (!parsed.ok) return { invalid_arguments: parsed.fields };
-  return tool.summary ? tool.summary(parsed.args as never) : {};
+  return tool.summary ? tool.summary(parsed.args) : {};
 }
 
 function entryOf(call: ToolCall, summary: Record<string, unknown>): LedgerEvents['tool.called'] {
@@ -102,8 +105,11 @@ export const ledgerRefusals: Middleware = async (call, next) => {
       try {
         const parsed = parseArguments(call.tool, call.sent);
         const denials: Denial[] =
-          err.denials.length > 0 ? err.denials : [parsed.ok ? denial('call_failed', { reason: err.reason }) : denial('invalid_arguments', { fields: parsed.fields })];
-        await ledgerRefusal(call.ctx.deps.store, entryOf(call, summaryOf(call.tool, parsed)), denials, call.toolset.ledgerCalls && !call.record.called);
+          err.denials.length > 0
+            ? err.denials
+            : [parsed.ok ? denial('call_failed', { reason: err.reason }) : denial('invalid_arguments', { fields: parsed.fields })];
+        const entry = entryOf(call, summaryOf(call.tool, parsed));
+        await ledgerRefusal(call.ctx.deps.store, entry, denials, call.toolset.ledgerCalls && !call.record.called);
       } catch (ledgerErr) {
         call.ctx.deps.logger.error(`${call.tool.name}: its refusal (${err.reason}) could not be ledgered: ${(ledgerErr as Error).message}`);
       }
@@ -148,7 +154,7 @@ export const ledgerCall: Middleware = async (call, next) => {
 
 /** The last step: the handler, its output checked against the tool's own output schema. */
 async function runHandler(call: ToolCall): Promise<CallToolResult> {
-  const reply = await call.tool.handler(call.args as never, call.ctx);
+  const reply = await call.tool.handler(call.args, call.ctx);
   const checked = call.tool.output.safeParse(reply.output);
   if (!checked.success) throw new Error(`${call.tool.name} produced output outside its schema: ${checked.error.message}`);
   return {
@@ -162,10 +168,13 @@ async function runHandler(call: ToolCall): Promise<CallToolResult> {
 export const TOOL_PIPELINE: Middleware[] = [renderFailures, ledgerRefusals, checkCapability, parseInput, ledgerCall];
 
 /** Runs one call, with the arguments as the client sent them, through the chain. */
-export function runTool(call: Pick<ToolCall, 'tool' | 'toolset' | 'ctx'> & { args: unknown }, chain: Middleware[] = TOOL_PIPELINE): Promise<CallToolResult> {
+export function runTool(
+  call: Pick<ToolCall, 'tool' | 'toolset' | 'ctx'> & { args: unknown },
+  chain: Middleware[] = TOOL_PIPELINE,
+): Promise<CallToolResult> {
   const step = (i: number) => (c: ToolCall): Promise<CallToolResult> => {
     const mw = chain[i];
     return mw ? mw(c, step(i + 1)) : runHandler(c);
   };
-  return step(0)({ ...call, sent: call.args, record: { called: false } });
+  return step(0)({ ...call, sent: call.args, args: {}, record: { called: false } });
 }

@@ -15,11 +15,11 @@ import { MoneySchema } from '../../core/schemas.ts';
 import type { HolonState } from '../../core/state.ts';
 import { orProblem, problemFailure } from '../render/problems.ts';
 import type { MoneyServerDeps } from './money.ts';
-import { IdempotencyKey, installationSigner, IntentViewSchema, metered, reply } from './money.ts';
+import { IdempotencyKey, installationSigner, IntentViewSchema, metered } from './money.ts';
 import type { Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
+import { anyJson, GrantSchema, json, READ } from './toolKit.ts';
 
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const Limit = z.number().int().min(1).max(200).nullish().describe('How many to return (default 50, at most 200)');
 const Cursor = z.string().max(200).nullish().describe('next_cursor from the previous page, exactly as returned');
 
@@ -27,7 +27,9 @@ const Cursor = z.string().max(200).nullish().describe('next_cursor from the prev
 function readCursor(cursor: string | null | undefined, what: 'after' | 'before'): number | null {
   if (!cursor) return null;
   const m = /^(after|before):(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m || m[1] !== what) throw new HolonError('invalid_input', 'the cursor is not one this tool returned; pass next_cursor exactly as returned');
+  if (!m || m[1] !== what) {
+    throw new HolonError('invalid_input', 'the cursor is not one this tool returned; pass next_cursor exactly as returned');
+  }
   return Number(m[2]);
 }
 
@@ -43,7 +45,10 @@ function jobOf(s: HolonState, mandate: string, key: string): IntentRecord {
 const getJob = defineTool({
   name: 'get_job',
   title: 'Get an intent',
-  description: "The lifecycle of one of your intents by its idempotency key: status (authorized, pending, settled, denied, rejected, failed, expired), the gate's verdict and reasons, what is held or was charged, the receipt, and — while it waits for a human — pending.challenge, the hash the human's approval binds to.",
+  description:
+    "The lifecycle of one of your intents by its idempotency key: status (authorized, pending, settled, denied, rejected, failed, " +
+    "expired), the gate's verdict and reasons, what is held or was charged, the receipt, and — while it waits for a human — " +
+    "pending.challenge, the hash the human's approval binds to.",
   toolset: 'records',
   capability: null,
   input: z.object({ idempotency_key: IdempotencyKey }),
@@ -53,17 +58,27 @@ const getJob = defineTool({
   handler: async (args, ctx) => {
     await metered(ctx, 'get_job');
     const s = ctx.deps.store.state;
-    return reply(intentView(s, jobOf(s, ctx.mandate, args.idempotency_key), ctx.deps.clock.now()));
+    return json(intentView(s, jobOf(s, ctx.mandate, args.idempotency_key), ctx.deps.clock.now()));
   },
 });
 
-const JobEventSchema = z.object({ n: z.number().int(), seq: z.number().int(), type: z.string(), at: z.string(), data: z.record(z.string(), z.json()), prev: z.string(), hash: z.string() });
+const JobEventSchema = z.object({
+  n: z.number().int(),
+  seq: z.number().int(),
+  type: z.string(),
+  at: z.string(),
+  data: z.record(z.string(), anyJson()),
+  prev: z.string(),
+  hash: z.string(),
+});
 
 const getJobEvents = defineTool({
   name: 'get_job_events',
   title: "Get an intent's events",
   description:
-    "One intent's audit events, oldest first, hash-linked: each event's hash is the SHA-256 of the RFC 8785 form of {intent, n, type, at, data, prev}, and prev is the previous event's hash. signature is this installation's Ed25519 signature over {type: \"holon.job.v1\", intent, count, head} (RFC 8785), head being the last event's hash.",
+    "One intent's audit events, oldest first, hash-linked: each event's hash is the SHA-256 of the RFC 8785 form of {intent, n, type, " +
+    "at, data, prev}, and prev is the previous event's hash. signature is this installation's Ed25519 signature over {type: " +
+    "\"holon.job.v1\", intent, count, head} (RFC 8785), head being the last event's hash.",
   toolset: 'records',
   capability: null,
   input: z.object({ idempotency_key: IdempotencyKey }),
@@ -81,18 +96,23 @@ const getJobEvents = defineTool({
     const r = jobOf(ctx.deps.store.state, ctx.mandate, args.idempotency_key);
     const events = structuredClone(r.events);
     const signature = signWith(installationSigner(ctx.deps as MoneyServerDeps), jobChainStatement(r.id, events));
-    return reply({ intent: r.id, idempotency_key: r.idempotency_key, events: events as never, head: events[events.length - 1]?.hash ?? '', signature });
+    return json({ intent: r.id, idempotency_key: r.idempotency_key, events, head: events[events.length - 1]?.hash ?? '', signature });
   },
 });
 
 const getAudit = defineTool({
   name: 'get_audit',
   title: 'Get the audit trail',
-  description: 'The audit trail across every intent of this mandate, oldest first, cursor-paginated: each entry is one hash-linked intent event (as get_job_events returns it) with its intent and idempotency key. A simulate leaves no entry.',
+  description:
+    'The audit trail across every intent of this mandate, oldest first, cursor-paginated: each entry is one hash-linked intent event ' +
+    '(as get_job_events returns it) with its intent and idempotency key. A simulate leaves no entry.',
   toolset: 'records',
   capability: null,
   input: z.object({ cursor: Cursor, limit: Limit }),
-  output: orProblem({ entries: z.array(JobEventSchema.extend({ intent: z.string(), idempotency_key: z.string() })), next_cursor: z.string().nullable() }),
+  output: orProblem({
+    entries: z.array(JobEventSchema.extend({ intent: z.string(), idempotency_key: z.string() })),
+    next_cursor: z.string().nullable(),
+  }),
   annotations: READ,
   summary: (a) => ({ cursor: a.cursor ? true : false, limit: a.limit ?? null }),
   handler: async (args, ctx) => {
@@ -101,14 +121,16 @@ const getAudit = defineTool({
     const limit = args.limit ?? 50;
     const all = Object.values(ctx.deps.store.state.intents)
       .filter((r) => r.mandate === ctx.mandate)
-      .flatMap((r) => r.events.filter((e) => e.seq > after).map((e) => ({ ...structuredClone(e), intent: r.id, idempotency_key: r.idempotency_key })))
+      .flatMap((r) =>
+        r.events.filter((e) => e.seq > after).map((e) => ({ ...structuredClone(e), intent: r.id, idempotency_key: r.idempotency_key })),
+      )
       .sort((a, b) => a.seq - b.seq || a.n - b.n);
     // One journal event can hold several intents' events: a page never splits a journal event.
     let page = all.slice(0, limit);
     const last = page[page.length - 1];
     if (last && all.length > limit) page = all.filter((e) => e.seq <= last.seq);
     const more = page.length < all.length;
-    return reply({ entries: page as never, next_cursor: more && last ? cursorOf('after', last.seq) : null });
+    return json({ entries: page, next_cursor: more && last ? cursorOf('after', last.seq) : null });
   },
 });
 
@@ -116,7 +138,9 @@ const listIntents = defineTool({
   name: 'list_intents',
   title: 'List my intents',
   description:
-    'Your intents, newest first, optionally only those in one status. Holding an approval.pending problem whose intent id you did not keep: list_intents {status: "pending"} finds the parked payment; each row is the lifecycle get_job returns, pending.challenge included.',
+    'Your intents, newest first, optionally only those in one status. Holding an approval.pending problem whose intent id you did not ' +
+    'keep: list_intents {status: "pending"} finds the parked payment; each row is the lifecycle get_job returns, pending.challenge ' +
+    'included.',
   toolset: 'records',
   capability: null,
   input: z.object({ status: z.enum(INTENT_STATUSES).nullish().describe('Only intents in this status'), cursor: Cursor, limit: Limit }),
@@ -134,17 +158,28 @@ const listIntents = defineTool({
       .sort((a, b) => b.created_seq - a.created_seq);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return reply({ intents: page.map((r): IntentView => intentView(s, r, now)), next_cursor: rows.length > limit && last ? cursorOf('before', last.created_seq) : null });
+    const next = rows.length > limit && last ? cursorOf('before', last.created_seq) : null;
+    return json({ intents: page.map((r): IntentView => intentView(s, r, now)), next_cursor: next });
   },
 });
 
-const Cap = z.object({ cap: z.enum(['total', 'per_day', 'per_call']), limit: MoneySchema, drawn: MoneySchema.optional(), remaining: MoneySchema.optional(), resets_at: z.string().nullable() });
+const Cap = z.object({
+  cap: z.enum(['total', 'per_day', 'per_call']),
+  limit: MoneySchema,
+  drawn: MoneySchema.optional(),
+  remaining: MoneySchema.optional(),
+  resets_at: z.string().nullable(),
+});
 
 const getMandate = defineTool({
   name: 'get_mandate',
   title: 'Get my spend authority',
   description:
-    "The live spend authority covering you: status, expiry, capabilities, the approval threshold, each cap (total, per day, per call) with what it has drawn and what is left, and when the daily period resets. Call it BEFORE committing to anything metered or long-running rather than discovering a ceiling by being refused. WARNING: spent and remaining are ABSENT together when a prior spend is in a currency no human-set rate converts (unconvertible lists them) — the same state in which the gate refuses to authorize anything. Absent means unknown, never zero.",
+    "The live spend authority covering you: status, expiry, capabilities, the approval threshold, each cap (total, per day, per call) " +
+    "with what it has drawn and what is left, and when the daily period resets. Call it BEFORE committing to anything metered or " +
+    "long-running rather than discovering a ceiling by being refused. WARNING: spent and remaining are ABSENT together when a prior " +
+    "spend is in a currency no human-set rate converts (unconvertible lists them) — the same state in which the gate refuses to " +
+    "authorize anything. Absent means unknown, never zero.",
   toolset: 'records',
   capability: null,
   input: z.object({}),
@@ -154,7 +189,7 @@ const getMandate = defineTool({
     currency: z.string(),
     expires_at: z.string().nullable(),
     approval_threshold: MoneySchema,
-    capabilities: z.array(z.object({ name: z.string(), params: z.record(z.string(), z.json()).optional() })),
+    capabilities: z.array(GrantSchema),
     caps: z.array(Cap),
     period: z.object({ unit: z.literal('day'), resets_at: z.string() }),
     spent: MoneySchema,
@@ -165,17 +200,21 @@ const getMandate = defineTool({
   annotations: READ,
   handler: async (_args, ctx) => {
     await metered(ctx, 'get_mandate');
-    return reply(mandateAuthority(ctx.deps.store.state, ctx.mandate, ctx.deps.clock.now()) as never);
+    return json(mandateAuthority(ctx.deps.store.state, ctx.mandate, ctx.deps.clock.now()));
   },
 });
 
-const LimitUsageSchema = z.object({ limit: z.number().int(), per: z.enum(['minute', 'day']), used: z.number().int(), resets_at: z.string() }).nullable();
+const LimitUsageSchema = z
+  .object({ limit: z.number().int(), per: z.enum(['minute', 'day']), used: z.number().int(), resets_at: z.string() })
+  .nullable();
 
 const getUsage = defineTool({
   name: 'get_usage',
   title: 'Get my metered usage',
   description:
-    'Your metered calls of the money and records tools over a window (1m, 1h, 24h, 7d or 30d; default 24h), by tool, with the rate limit (exceeding it: rate_limited, retry as is) and the quota (exceeding it: quota_exceeded, only a human can raise it) and how much of each is used.',
+    'Your metered calls of the money and records tools over a window (1m, 1h, 24h, 7d or 30d; default 24h), by tool, with the rate ' +
+    'limit (exceeding it: rate_limited, retry as is) and the quota (exceeding it: quota_exceeded, only a human can raise it) and how ' +
+    'much of each is used.',
   toolset: 'records',
   capability: null,
   input: z.object({ window: z.enum(USAGE_WINDOWS).nullish().describe('The window ending now (default 24h)') }),
@@ -193,16 +232,17 @@ const getUsage = defineTool({
   summary: (a) => ({ window: a.window ?? '24h' }),
   handler: async (args, ctx) => {
     await metered(ctx, 'get_usage');
-    return reply(usageOf(ctx.deps.store.state, ctx.mandate, args.window ?? '24h', ctx.deps.clock.now()));
+    return json(usageOf(ctx.deps.store.state, ctx.mandate, args.window ?? '24h', ctx.deps.clock.now()));
   },
 });
 
 /** What the server tells every client about records, once. */
 export const RECORDS_INSTRUCTIONS =
-  'records: read back your own intents, their signed events, the audit trail, your live spend authority (get_mandate before anything metered or long-running) and your metered usage.';
+  'records: read back your own intents, their signed events, the audit trail, your live spend authority (get_mandate before anything ' +
+  'metered or long-running) and your metered usage.';
 
 /** The records toolset. */
-export const recordsToolset: Toolset = {
+export const recordsToolset: Toolset<'records'> = {
   name: 'records',
   instructions: RECORDS_INSTRUCTIONS,
   tools: [getJob, getJobEvents, getAudit, listIntents, getMandate, getUsage],

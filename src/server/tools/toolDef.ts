@@ -55,9 +55,12 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(def: To
   return def as unknown as ToolDef;
 }
 
-/** A toolset: its tools, what the server tells every client about it, and how it words a failure. */
-export interface Toolset {
-  name: ToolsetName;
+/**
+ * A toolset: its tools, what the server tells every client about it, and how it words a failure. Its name
+ * is a literal type, so the server's table can check each toolset sits under its own name.
+ */
+export interface Toolset<N extends ToolsetName = ToolsetName> {
+  name: N;
   instructions: string;
   tools: ToolDef[];
   /** True when every allowed call is ledgered (seed 004); a refused one always is. */

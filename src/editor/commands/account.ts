@@ -1,0 +1,42 @@
+import * as vscode from 'vscode';
+import { HolonError } from '../../core/errors.ts';
+import { ACCOUNT_ID, ID_RULES } from '../../core/ids.ts';
+import * as M from '../../core/money/amount.ts';
+import { fund } from '../../core/money/spend.ts';
+import type { CommandDeps, FeatureCommands } from './command.ts';
+import { givenOrTyped } from './command.ts';
+
+function validAmount(text: string): string | undefined {
+  try {
+    if (M.parseUnits(text) <= 0n) return 'The amount must be more than zero';
+    return undefined;
+  } catch (err) {
+    return HolonError.is(err) ? err.message : 'Not an amount';
+  }
+}
+
+/** Funding an account, in the selected mandate's currency. */
+export function accountCommands({ state }: CommandDeps): FeatureCommands<'fundAccount'> {
+  return {
+    fundAccount: async (accountArg) => {
+      const selected = state.selected ? state.state.mandates[state.selected] : undefined;
+      const account = await givenOrTyped(accountArg, {
+        title: 'Holon: Fund Account',
+        prompt: 'Account to fund',
+        value: selected?.account ?? 'demo',
+        validateInput: (v) => (ACCOUNT_ID.test(v) ? undefined : ID_RULES.account),
+      });
+      if (!account) return;
+      const currency = selected?.currency ?? 'EUR';
+      const amount = await vscode.window.showInputBox({
+        title: `Holon: Fund ${account}`,
+        prompt: `Amount in ${currency}`,
+        placeHolder: '5.00',
+        validateInput: validAmount,
+      });
+      if (!amount) return;
+      const m = await fund(await state.store(), account, amount, currency);
+      void vscode.window.showInformationMessage(`Holon: funded ${account} with ${M.format(m)}.`);
+    },
+  };
+}

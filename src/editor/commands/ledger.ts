@@ -1,0 +1,36 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { HolonError } from '../../core/errors.ts';
+import { verifyInWorker } from '../../core/holon.ts';
+import { JOURNAL_FILE } from '../../core/store/file/journal.ts';
+import { verifyText } from '../../core/store/verify.ts';
+import type { CommandDeps, FeatureCommands } from './command.ts';
+
+/** The record of what was done: its receipts, proof that it was not rewritten, and where it is kept. */
+export function ledgerCommands({ state, receipts }: CommandDeps): FeatureCommands<'showReceipts' | 'verifyLedger' | 'openStateFolder'> {
+  return {
+    showReceipts: async (idArg) => receipts.show(typeof idArg === 'string' ? idArg : null),
+    verifyLedger: async () => {
+      const team = state.storeInUse.kind === 'team' ? await state.storeForServer() : undefined;
+      if (!team && !fs.existsSync(path.join(state.dir, JOURNAL_FILE))) throw new HolonError('not_found', 'there is no ledger yet');
+      // A team store's rows are read in batches on the database's connection, not hashed here in one go: no worker needed.
+      const r = team ? await (await import('../../core/teamAdmin.ts')).verifyTeamStore(team) : await verifyInWorker(state.dir);
+      const text = `Holon: ledger ${verifyText(r, team ? 'row' : 'line')}`;
+      if (r.ok) void vscode.window.showInformationMessage(text);
+      else void vscode.window.showErrorMessage(text);
+      return r;
+    },
+    openStateFolder: async () => {
+      // Only a desktop VS Code on this machine can show a folder in the OS; elsewhere (a browser, a
+      // remote) the path is what the human can use.
+      if (vscode.env.uiKind === vscode.UIKind.Desktop && !vscode.env.remoteName) {
+        await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(state.dir));
+        return;
+      }
+      const copy = 'Copy Path';
+      const answer = await vscode.window.showInformationMessage(`Holon: the state is in ${state.dir}`, copy);
+      if (answer === copy) await vscode.env.clipboard.writeText(state.dir);
+    },
+  };
+}
