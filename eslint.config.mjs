@@ -5,7 +5,10 @@ const sdk = { group: ['@modelcontextprotocol/*'], message: 'Only src/server and 
 const vscode = { name: 'vscode', message: 'Only src/editor and src/extension.ts import vscode.' };
 const coreOnly = { group: ['**/server/**', '**/cli/**', '**/editor/**', '**/webview/**'], message: 'core imports only core, node: builtins and small pure libraries.' };
 const storeOnly = 'The store imports no domain module: only the store, deps.ts and errors.ts (a fold or a codec is passed in).';
-const webviewOnly = { group: ['**/core/**', '**/server/**', '**/cli/**', '**/editor/**'], message: 'Webviews import only src/webview.' };
+const webviewOnly = {
+  group: ['**/core/**', '**/server/**', '**/cli/**', '**/editor/**'],
+  message: 'Webviews import only src/webview, and src/shared (what the core and the webviews both read).',
+};
 
 export default tseslint.config(
   { ignores: ['**/*.tmp.*', 'dist/**', 'node_modules/**', '.cache/**', 'examples/**/*.mjs', '.holon/**'] },
@@ -37,6 +40,11 @@ export default tseslint.config(
   {
     files: ['src/core/store/*/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, { regex: '^\\.\\./\\.\\./(?!(deps|errors)\\.ts$)', message: storeOnly }] }] },
+  },
+  {
+    // What both the core and the webviews read (the kinds of approval): declarations, importing nothing.
+    files: ['src/shared/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '.', message: 'src/shared imports nothing.' }] }] },
   },
   {
     files: ['src/server/**/*.ts'],

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { approvalGate, decideApproval } from '../../src/core/approvals/flow.ts';
 import type { Approval, ApprovalSubject } from '../../src/core/approvals/model.ts';
-import { APPROVAL_KINDS } from '../../src/core/approvals/model.ts';
+import { APPROVAL_KINDS } from '../../src/shared/approvalKinds.ts';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { initialState } from '../../src/core/state.ts';
 import { thisProcess } from '../../src/core/store/owner.ts';

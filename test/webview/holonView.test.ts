@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { HolonViewCommand } from '../../src/webview/protocol/holonView.ts';
-import { APPROVAL_KINDS, HolonViewCommand as HolonViewCommandSchema } from '../../src/webview/protocol/holonView.ts';
+import { APPROVAL_KINDS } from '../../src/shared/approvalKinds.ts';
+import { HolonViewCommand as HolonViewCommandSchema } from '../../src/webview/protocol/holonView.ts';
 import { is } from '../../src/webview/protocol/messages.ts';
 import { renderHolonView } from '../../src/webview/render/holonView.ts';
 import type { Page } from './fakes.ts';

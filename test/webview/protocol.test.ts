@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { APPROVAL_KINDS, BudgetInfo, HolonViewCommand, HolonViewState, holonViewProtocol, PendingApproval } from '../../src/webview/protocol/holonView.ts';
+import { APPROVAL_KINDS } from '../../src/shared/approvalKinds.ts';
+import { BudgetInfo, HolonViewCommand, HolonViewState, holonViewProtocol, PendingApproval } from '../../src/webview/protocol/holonView.ts';
 import { MandateEditorCommand, MandateEditorState, mandateEditorProtocol } from '../../src/webview/protocol/mandateEditor.ts';
 import { Id, is, parse, ReadyCommand } from '../../src/webview/protocol/messages.ts';
 import type { ReceiptNode as ReceiptNodeValue } from '../../src/webview/protocol/receipts.ts';

@@ -4,13 +4,10 @@
  * 8785 form of exactly what the human was shown, used at most once, and valid until one expiry computed
  * here.
  */
+import type { ApprovalKind } from '../../shared/approvalKinds.ts';
 import type { CapabilityGrant } from '../model.ts';
 import type { MoneyJson } from '../money/amount.ts';
 import { canonicalHash } from '../util.ts';
-
-/** What an approval is for. */
-export const APPROVAL_KINDS = ['agent_call', 'payment', 'payment_intent', 'capability_window', 'budget_override', 'proposal', 'action'] as const;
-export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /** Which human channel decided. */
 export type ApprovalChannel = 'panel' | 'elicitation' | 'cli';

@@ -3,6 +3,7 @@
  * the human. Amounts arrive formatted ("3.10 EUR"): the view never does arithmetic on money.
  */
 import * as z from 'zod/mini';
+import { APPROVAL_KINDS } from '../../shared/approvalKinds.ts';
 import { Id, panelProtocol, ReadyCommand } from './messages.ts';
 
 /** The selected mandate's budget, formatted. */
@@ -21,10 +22,7 @@ export const BudgetInfo = z.strictObject({
 /** The selected mandate's budget, formatted. */
 export type BudgetInfo = z.infer<typeof BudgetInfo>;
 
-/** Every subject a human may be asked to approve (DESIGN.md §4, Approvals). */
-export const APPROVAL_KINDS = ['agent_call', 'payment', 'payment_intent', 'capability_window', 'budget_override', 'proposal', 'action'] as const;
-
-/** What an approval is about. */
+/** What an approval is about: one of the kinds the core declares (src/shared/approvalKinds.ts). */
 export const ApprovalKind = z.enum(APPROVAL_KINDS);
 /** What an approval is about. */
 export type ApprovalKind = z.infer<typeof ApprovalKind>;
