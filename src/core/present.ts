@@ -3,6 +3,9 @@
  * or a model in words: market's reasons, the CLI, the editor, an elicitation form. One wording per fact,
  * so the panel, the terminal and the agent read the same sentence. Pure: no I/O, no vscode, no MCP.
  */
+import type { ApprovalKind } from '../shared/approvalKinds.ts';
+import type { KindView } from './approvals/kinds/kind.ts';
+import { APPROVAL_KIND_SPECS, kindSpec } from './approvals/kinds/registry.ts';
 import type { Approval } from './approvals/model.ts';
 import type { ReceiptTree } from './market/receiptTree.ts';
 import type { TeamMember } from './team.ts';
@@ -23,99 +26,26 @@ export function receiptLines(t: ReceiptTree, depth = 0): string[] {
   return [line, ...extra, ...t.children.flatMap((c) => receiptLines(c, depth + 1))];
 }
 
-/** An approval as a human reads it before deciding: the same in the panel, the terminal and a form. */
-export interface ApprovalView {
-  /** One line a busy human can approve. */
-  title: string;
-  /** Who or what it is about. */
-  subject: string;
+/**
+ * An approval as a human reads it before deciding: the same in the panel, the terminal and a form. Its
+ * kind gives the title, subject, facts, detail and removals; the amount and the threshold are the same
+ * for every kind.
+ */
+export interface ApprovalView extends KindView {
   amount: string | null;
   threshold: string | null;
-  facts: { label: string; value: string }[];
-  /** Longer text, shown collapsed: an input preview, a reason. */
-  detail: string | null;
-  /** What it takes away (a proposal's lost capabilities), for the human not to miss. */
-  removals: string[];
 }
 
-/** The human words for each kind of approval. */
-export const APPROVAL_KIND_LABELS: Record<Approval['kind'], string> = {
-  agent_call: 'Agent call',
-  payment: 'Payment',
-  payment_intent: 'Payment intent',
-  capability_window: 'Capability window',
-  budget_override: 'Budget override',
-  proposal: 'Proposal',
-  action: 'Action',
-};
+/** The human words for each kind of approval, as each kind declares them. */
+export const APPROVAL_KIND_LABELS: Readonly<Record<ApprovalKind, string>> = Object.fromEntries(
+  Object.values(APPROVAL_KIND_SPECS).map((k) => [k.kind, k.label]),
+) as Record<ApprovalKind, string>;
 
-/** How an approval is shown, by kind. */
+/** How an approval is shown: as its kind shows its subject, with the money at stake. */
 export function approvalView(a: Approval): ApprovalView {
+  const v = kindSpec(a.subject.kind).view(a.subject, a);
   const money = { amount: a.amount ? fmt(a.amount) : null, threshold: a.threshold ? fmt(a.threshold) : null };
-  const s = a.subject;
-  switch (s.kind) {
-    case 'agent_call': {
-      const delegated = s.delegated_calls.reduce((n, d) => n + d.max_count, 0);
-      return {
-        title: `Call ${s.agent} ${s.version}`,
-        subject: s.agent,
-        ...money,
-        facts: [
-          { label: 'Version', value: s.version },
-          ...(delegated > 0 ? [{ label: 'Delegated calls', value: `up to ${delegated} (${s.delegated_calls.map((d) => `${d.capability} × ${d.max_count}`).join(', ')})` }] : []),
-          { label: 'Input', value: `${s.input_bytes} bytes, SHA-256 ${s.input_sha256.slice(0, 16)}…` },
-        ],
-        detail: s.input_preview,
-        removals: [],
-      };
-    }
-    case 'payment':
-      return {
-        title: `Pay ${fmt(s.amount)} to ${s.payee}`,
-        subject: s.payee,
-        ...money,
-        facts: [...(s.terms_hash ? [{ label: 'Terms hash', value: s.terms_hash }] : []), ...(s.purpose ? [{ label: 'Purpose', value: s.purpose }] : [])],
-        detail: null,
-        removals: [],
-      };
-    case 'payment_intent':
-      return {
-        title: `Release payment ${s.intent}: ${fmt(s.amount)} to ${s.payee}`,
-        subject: s.payee,
-        ...money,
-        facts: [{ label: 'Intent', value: s.intent }, ...(s.purpose ? [{ label: 'Purpose', value: s.purpose }] : [])],
-        detail: null,
-        removals: [],
-      };
-    case 'capability_window':
-      return {
-        title: s.title,
-        subject: s.capability.name,
-        ...money,
-        facts: [
-          { label: 'Capability', value: `${s.capability.name}${s.capability.params ? ` ${JSON.stringify(s.capability.params)}` : ''}` },
-          { label: 'For', value: `${s.hours} hours` },
-        ],
-        detail: s.reason,
-        removals: [],
-      };
-    case 'budget_override':
-      return { title: s.title, subject: fmt(s.amount), ...money, facts: [{ label: 'Amount', value: fmt(s.amount) }], detail: s.reason, removals: [] };
-    case 'proposal':
-      return {
-        title: s.title,
-        subject: s.slug,
-        ...money,
-        facts: [
-          ...s.gains.map((g) => ({ label: 'Gains', value: g })),
-          ...s.changes.map((c) => ({ label: 'Changes', value: c })),
-        ],
-        detail: null,
-        removals: s.losses,
-      };
-    case 'action':
-      return { title: s.title, subject: a.mandate, ...money, facts: [], detail: s.reason, removals: [] };
-  }
+  return { title: v.title, subject: v.subject, ...money, facts: v.facts, detail: v.detail, removals: v.removals };
 }
 
 /**
@@ -144,7 +74,7 @@ export function approvalMessage(a: Approval): string {
     `Holon · ${a.mandate}: approve this ${APPROVAL_KIND_LABELS[a.kind].toLowerCase()}?`,
     v.title,
     ...(a.origin ? [`Asked by ${approvalOriginText(a)}`] : []),
-    ...(v.amount ? [`${a.kind === 'agent_call' ? 'Worst case' : 'Amount'}: ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}`] : []),
+    ...(v.amount ? [`${kindSpec(a.kind).amountLabel}: ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}`] : []),
     ...v.facts.map((f) => `${f.label}: ${f.value}`),
     ...(v.removals.length > 0 ? [`REMOVES ${v.removals.length}: ${v.removals.join(', ')}`] : []),
     ...(v.detail ? [v.detail.length > 400 ? `${v.detail.slice(0, 400)}…` : v.detail] : []),

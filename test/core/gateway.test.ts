@@ -9,7 +9,7 @@ import { setFx } from '../../src/core/money/fx.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import type { CallOutcome, CallRequest, Grant } from '../../src/core/market/gateway.ts';
 import type { DenialCode } from '../../src/core/denials.ts';
-import { APPROVAL_TTL_MS } from '../../src/core/approvals/model.ts';
+import { APPROVAL_TTL_MS } from '../../src/core/approvals/kinds/kind.ts';
 import { Gateway } from '../../src/core/market/gateway.ts';
 import { readReceipt, receiptTree, recentRootReceipts } from '../../src/core/market/receiptTree.ts';
 import type { JournalEvent } from '../../src/core/store/store.ts';

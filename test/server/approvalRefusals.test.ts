@@ -9,7 +9,7 @@ import { addAgent } from '../../src/core/market/catalog.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { decideApproval } from '../../src/core/approvals/flow.ts';
 import { HolonError } from '../../src/core/errors.ts';
-import { APPROVAL_TTL_MS } from '../../src/core/approvals/model.ts';
+import { APPROVAL_TTL_MS } from '../../src/core/approvals/kinds/kind.ts';
 import { connect, demoRuntime, INVOICES } from '../helpers.ts';
 import type { CallResult } from './support.ts';
 import { assertDeniedOnly, callAgent, callTool, money, plus, structured, textOf, typesAfter } from './support.ts';

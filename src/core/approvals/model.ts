@@ -2,12 +2,13 @@
  * Approvals for any subject a human must allow: an agent call, a payment, a parked payment intent, a
  * capability window, a budget override, a proposal, an action. Each is bound to the SHA-256 of the RFC
  * 8785 form of exactly what the human was shown, used at most once, and valid until one expiry computed
- * here.
+ * here. What each kind binds and how long it lives are the kind's own declaration (kinds/).
  */
 import type { ApprovalKind } from '../../shared/approvalKinds.ts';
-import type { CapabilityGrant } from '../model.ts';
 import type { MoneyJson } from '../money/amount.ts';
 import { canonicalHash } from '../util.ts';
+import type { SubjectOf } from './kinds/registry.ts';
+import { kindSpec } from './kinds/registry.ts';
 
 /** Which human channel decided. */
 export type ApprovalChannel = 'panel' | 'elicitation' | 'cli';
@@ -17,26 +18,8 @@ export const APPROVAL_CHANNELS: readonly ApprovalChannel[] = ['panel', 'elicitat
 /** An approval's recorded status; `expired` is derived from the clock (see `approvalStatus`). */
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'used';
 
-/** What the human is shown, by kind. The `bound` fields of the approval are taken from it. */
-export type ApprovalSubject =
-  | {
-      kind: 'agent_call';
-      agent: string;
-      version: string;
-      capability: string | null;
-      /** SHA-256 (hex) of the input's RFC 8785 form: what the approval is bound to. */
-      input_sha256: string;
-      /** The input as the human reads it, cut to a readable length; the hash covers all of it. */
-      input_preview: string;
-      input_bytes: number;
-      delegated_calls: { capability: string; max_count: number }[];
-    }
-  | { kind: 'payment'; payee: string; amount: MoneyJson; terms_hash: string | null; purpose: string | null }
-  | { kind: 'payment_intent'; intent: string; payee: string; amount: MoneyJson; purpose: string | null }
-  | { kind: 'capability_window'; title: string; reason: string; capability: CapabilityGrant; hours: number }
-  | { kind: 'budget_override'; title: string; reason: string; amount: MoneyJson }
-  | { kind: 'proposal'; proposal: string; slug: string; title: string; diff_sha256: string; gains: string[]; losses: string[]; changes: string[] }
-  | { kind: 'action'; title: string; reason: string };
+/** What the human is shown, by kind (each kind's file declares its shape). The `bound` fields of the approval are taken from it. */
+export type ApprovalSubject = SubjectOf<ApprovalKind>;
 
 /** Who asked for an approval: the machine and, where the asking process knew it, its installation key. */
 export interface ApprovalOrigin {
@@ -73,19 +56,9 @@ export interface Approval {
   used_by?: string;
 }
 
-/** How long an approval of a spend can be used after it was asked for. */
-export const APPROVAL_TTL_MS = 30 * 60 * 1000;
-/**
- * How long an office request (an action, a window, an override, a proposal) waits for a human: the agent
- * does not wait for it, and a person may answer tomorrow.
- */
-export const OFFICE_APPROVAL_TTL_MS = 7 * 24 * 3600 * 1000;
-
-const OFFICE_KINDS: readonly ApprovalKind[] = ['capability_window', 'budget_override', 'proposal', 'action'];
-
 /** When an approval of `kind` asked for at `now` expires (ISO 8601). */
 export function approvalExpiry(now: number, kind: ApprovalKind = 'agent_call'): string {
-  return new Date(now + (OFFICE_KINDS.includes(kind) ? OFFICE_APPROVAL_TTL_MS : APPROVAL_TTL_MS)).toISOString();
+  return new Date(now + kindSpec(kind).ttlMs).toISOString();
 }
 
 /** True once an approval that was never used can no longer be. */
@@ -104,27 +77,11 @@ export function isWaiting(a: Approval, now: number): boolean {
 }
 
 /**
- * The fields an approval of this subject is bound to. An agent call: the agent, its exact version and
- * the input's hash (the mandate is bound for every kind). A payment: payee, amount, currency and the
- * terms hash. The display-only parts (previews, titles of windows) are not.
+ * The fields an approval of this subject is bound to, as its kind declares them (the mandate is bound
+ * for every kind).
  */
 export function boundFields(subject: ApprovalSubject): Record<string, string> {
-  switch (subject.kind) {
-    case 'agent_call':
-      return { agent: subject.agent, version: subject.version, input_sha256: subject.input_sha256 };
-    case 'payment':
-      return { payee: subject.payee, amount: subject.amount.amount, currency: subject.amount.currency, terms_hash: subject.terms_hash ?? '' };
-    case 'payment_intent':
-      return { intent: subject.intent, payee: subject.payee, amount: subject.amount.amount, currency: subject.amount.currency };
-    case 'capability_window':
-      return { capability: canonicalHash(subject.capability), hours: String(subject.hours) };
-    case 'budget_override':
-      return { amount: subject.amount.amount, currency: subject.amount.currency };
-    case 'proposal':
-      return { proposal: subject.proposal, slug: subject.slug, diff_sha256: subject.diff_sha256 };
-    case 'action':
-      return { title: subject.title, reason: subject.reason };
-  }
+  return kindSpec(subject.kind).binds(subject);
 }
 
 /**
