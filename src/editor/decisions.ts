@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { decideApproval } from '../core/approvals/flow.ts';
+import { decideApproval } from '../core/decisions/decide.ts';
 import { HolonError } from '../core/errors.ts';
 import type { EditorState } from './editorState.ts';
 

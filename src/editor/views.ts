@@ -1,5 +1,6 @@
 /** Core state → the webviews' protocol states. Pure, so the same mapping serves every panel. */
-import { mayDecide, pendingApprovals } from '../core/approvals/flow.ts';
+import { mayDecide } from '../core/decisions/decide.ts';
+import { pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
 import type { ReceiptTree } from '../core/market/receiptTree.ts';

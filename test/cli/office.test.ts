@@ -12,7 +12,7 @@ import { before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { systemClock } from '../../src/core/deps.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { Event, Served } from './cliHarness.ts';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { addAgent, readCatalog } from '../../src/core/market/catalog.ts';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { fund } from '../../src/core/money/spend.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { silentLogger } from '../../src/core/deps.ts';

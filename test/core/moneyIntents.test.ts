@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { journalRail, parsePayee, payIntent } from '../../src/core/money/intents.ts';

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { approvalGate, decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
+import { approvalGate } from '../../src/core/approvals/flow.ts';
 import type { ApprovalSubject } from '../../src/core/approvals/model.ts';
 import { APPROVAL_TTL_MS, OFFICE_APPROVAL_TTL_MS } from '../../src/core/approvals/kinds/kind.ts';
 import { approvalExpiry, approvalStatus, bindingOf } from '../../src/core/approvals/model.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { decideApproval, mayDecide } from '../../src/core/approvals/flow.ts';
+import { decideApproval, mayDecide } from '../../src/core/decisions/decide.ts';
 import type { Approval } from '../../src/core/approvals/model.ts';
 import { approvalEvent } from '../../src/core/approvals/slice.ts';
 import { setFx } from '../../src/core/money/fx.ts';

@@ -1,7 +1,8 @@
 /** The editor host's pure logic (no vscode): protocol states and the mandate form. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { approvalGate, decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
+import { approvalGate } from '../../src/core/approvals/flow.ts';
 import type { Approval, ApprovalSubject } from '../../src/core/approvals/model.ts';
 import { APPROVAL_KINDS } from '../../src/shared/approvalKinds.ts';
 import { createMandate, patchMandate } from '../../src/core/mandates.ts';

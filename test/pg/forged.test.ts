@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import type { Client as PgClient } from 'pg';
 import type { Approval, ApprovalSubject } from '../../src/core/approvals/model.ts';
 import { bindingOf } from '../../src/core/approvals/model.ts';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openStore } from '../../src/core/holon.ts';
 import { loadOrCreateSigner } from '../../src/core/store/keys.ts';

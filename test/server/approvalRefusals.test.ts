@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { createMandate } from '../../src/core/mandates.ts';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { APPROVAL_TTL_MS } from '../../src/core/approvals/kinds/kind.ts';
 import { connect, demoRuntime, INVOICES } from '../helpers.ts';

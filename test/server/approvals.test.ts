@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import type { Approval } from '../../src/core/approvals/model.ts';
 import type { Runtime } from '../../src/server/runtime.ts';

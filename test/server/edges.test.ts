@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { readCatalog } from '../../src/core/market/catalog.ts';
 import { JSON_LIMITS } from '../../src/core/util.ts';
 import { createHolonServer } from '../../src/server/server.ts';

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalize } from 'json-canonicalize';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { verifySignature } from '../../src/core/store/keys.ts';
 import { createMandate } from '../../src/core/mandates.ts';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { patchMandate } from '../../src/core/mandates.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { JournalEvent } from '../../src/core/store/store.ts';

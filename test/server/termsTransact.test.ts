@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { generatePrivateKey } from 'viem/accounts';
-import { decideApproval } from '../../src/core/approvals/flow.ts';
+import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';

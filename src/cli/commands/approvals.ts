@@ -1,4 +1,5 @@
-import { channelAccepted, decideApproval, mayDecide, pendingApprovals, setApprovalChannels } from '../../core/approvals/flow.ts';
+import { decideApproval, mayDecide } from '../../core/decisions/decide.ts';
+import { channelAccepted, pendingApprovals, setApprovalChannels } from '../../core/approvals/flow.ts';
 import { accountOfApproval } from '../../core/approvals/slice.ts';
 import type { ApprovalChannel } from '../../core/approvals/model.ts';
 import { APPROVAL_CHANNELS, isWaiting } from '../../core/approvals/model.ts';

@@ -1,26 +1,20 @@
 /**
  * The one approval flow every toolset uses: ask, check an approval against exactly what it was given
- * for, let a human decide from an accepted channel, wait for that decision, and stop waiting. No MCP tool
- * reaches `decideApproval`: only the panel, an elicitation form and the interactive CLI do.
+ * for, wait for a human's decision from an accepted channel, and stop waiting. The decision itself is
+ * `decideApproval` (decisions/decide.ts), which no MCP tool reaches: only the panel, an elicitation
+ * form and the interactive CLI do.
  */
-import type { Clock } from '../deps.ts';
 import type { Denial } from '../denials.ts';
 import { denial } from '../denials.ts';
-import { HolonError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { thisProcess } from '../store/owner.ts';
 import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import type { Money } from '../money/amount.ts';
 import * as M from '../money/amount.ts';
 import type { Approval, ApprovalChannel, ApprovalOrigin, ApprovalStatus, ApprovalSubject } from './model.ts';
-import { approvalExpiry, bindingOf, decisionMessage, isExpired, isWaiting } from './model.ts';
-import type { MandatesFields } from '../mandates.ts';
-import { decisionEvents } from '../office/requests.ts';
-import type { OfficeFields } from '../office/slice.ts';
-import type { TeamFields } from '../team.ts';
-import { isApprover } from '../team.ts';
+import { approvalExpiry, bindingOf, isExpired, isWaiting } from './model.ts';
 import type { ApprovalsFields } from './slice.ts';
-import { accountOfApproval, approvalEvent } from './slice.ts';
+import { approvalEvent } from './slice.ts';
 
 /** How a caller waits for the human; the answer of whichever channel decides first. */
 export type ApprovalWaiter = (approval: Approval, signal?: AbortSignal) => Promise<'approved' | 'rejected' | 'pending'>;
@@ -141,54 +135,6 @@ export async function setApprovalChannels(store: EventStore<ApprovalsFields>, ch
     events: norm(s.settings.approval_channels) === norm(channels) ? [] : [approvalEvent('settings.updated', { approval_channels: channels && [...new Set(channels)].sort() })],
     result: undefined,
   }));
-}
-
-/**
- * True when the installation `decider` may decide `a`: it is an approver (or an owner) of its account,
- * or the state has no transaction yet. Tells a channel whether to offer the decision at all; the fold
- * counts a decision only from such an installation, and `decideApproval` refuses any other at once.
- */
-export function mayDecide(s: MandatesFields & TeamFields, a: Pick<Approval, 'mandate'>, decider: Pick<Signer, 'publicKey'> | undefined): boolean {
-  if (s.team.root === null) return true;
-  return decider !== undefined && isApprover(s, accountOfApproval(s, a), decider.publicKey);
-}
-
-/**
- * Records a human's decision. The first decision wins: a second one, from any channel, is refused with
- * the decision already made; so is one from a channel the human turned off, or one after the expiry.
- * `decider` is the installation the human decides from: when the approval's account has approvers, it
- * must be one of them (otherwise denied, reason `not_an_approver`), and the decision carries its
- * signature, without which the fold would not count it.
- */
-export async function decideApproval(
-  store: EventStore<ApprovalsFields & MandatesFields & OfficeFields & TeamFields>,
-  clock: Clock,
-  id: string,
-  decision: 'approved' | 'rejected',
-  channel: ApprovalChannel,
-  decider?: Signer,
-): Promise<Approval> {
-  return store.transact((s) => {
-    const a = s.approvals[id];
-    if (!a) throw new HolonError('not_found', `no approval "${id}"`, { approval: id });
-    if (!channelAccepted(s, channel)) throw new HolonError('denied', `approvals through ${channel} are turned off for this state`, { channel });
-    if (a.status !== 'pending') throw new HolonError('conflict', `approval ${id} was already ${a.status}${a.channel ? ` (${a.channel})` : ''}`, { status: a.status });
-    if (isExpired(a, clock.now())) throw new HolonError('conflict', `approval ${id} expired at ${a.expires_at}`, { status: 'expired' });
-    // The fold counts a decision only from an approver; a decider known here is told so by name (any
-    // other is refused as it is appended, by the same rule).
-    if (decider && !mayDecide(s, a, decider)) {
-      const account = accountOfApproval(s, a);
-      throw new HolonError('denied', `only an approver of account ${account} may decide approval ${id}`, { reason: 'not_an_approver', approval: id, account, ...(decider ? { key: decider.publicKey } : {}) });
-    }
-    const by = decider?.publicKey;
-    const signed = decider && by ? { by, sig: decider.sign(decisionMessage(a, decision, channel)) } : {};
-    // What the decision does (a window opens, a proposal merges) lands with it, or neither does.
-    const effects = decisionEvents(s, a, decision, clock.now());
-    return {
-      events: [approvalEvent('approval.decided', { id, decision, channel, ...signed }), ...effects],
-      result: { ...structuredClone(a), status: decision, channel, ...(by ? { decided_by: by } : {}) },
-    };
-  });
 }
 
 /**

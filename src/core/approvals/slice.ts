@@ -1,5 +1,4 @@
 /** The approvals slice: every approval asked for, and the channels the human accepts answers from. */
-import type { MandatesFields } from '../mandates.ts';
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';
@@ -70,7 +69,15 @@ export const approvalsSlice: Slice<ApprovalsFields, ApprovalEvents> = {
   },
 };
 
+/**
+ * The one thing the approvals read of the mandates: which account each belongs to. Declared here, not
+ * imported, so that approvals depend on no subject module (the mandates' own fields fit it as they are).
+ */
+export interface MandateAccounts {
+  mandates: Readonly<Record<string, { readonly account: string } | undefined>>;
+}
+
 /** The account whose team decides an approval: its mandate's. */
-export function accountOfApproval(s: MandatesFields, a: Pick<Approval, 'mandate'>): string {
+export function accountOfApproval(s: MandateAccounts, a: Pick<Approval, 'mandate'>): string {
   return s.mandates[a.mandate]?.account ?? a.mandate.split('/')[0] ?? '';
 }

@@ -1,11 +1,10 @@
 /**
  * What an agent may ask a human for (seed 004's `approval_request`): a one-off action, a capability for
  * a few hours, or running past the daily budget. Asking never blocks the agent, and the approval does
- * its work when the human decides (see `decisionEvents`): a window opens, the day's limit is raised,
- * a proposal is merged.
+ * its work when the human decides (decisions/effects.ts): a window opens, the day's limit is raised.
  */
 import type { Approval, ApprovalSubject } from '../approvals/model.ts';
-import { approvalGate, useApproval } from '../approvals/flow.ts';
+import { approvalGate } from '../approvals/flow.ts';
 import type { ApprovalsFields } from '../approvals/slice.ts';
 import type { Clock } from '../deps.ts';
 import { HolonError } from '../errors.ts';
@@ -15,14 +14,9 @@ import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
 import type { Money } from '../money/amount.ts';
 import * as M from '../money/amount.ts';
-import { spendEvent } from '../money/spend.ts';
-import type { EventStore, NewEvent, Signer } from '../store/store.ts';
+import type { EventStore, Signer } from '../store/store.ts';
 import type { PersonnelCapability } from './personnel.ts';
 import { grantOfEntry } from './personnel.ts';
-import type { OfficeFields } from './slice.ts';
-import { officeEvent } from './slice.ts';
-import { mergeEvents } from './merge.ts';
-import { intentDecisionEvents } from '../money/intents.ts';
 
 /** The longest a capability window may stay open. */
 export const MAX_WINDOW_HOURS = 168;
@@ -74,35 +68,4 @@ export function requestApproval(store: EventStore<MandatesFields & ApprovalsFiel
     if (gate.kind !== 'ask') throw new Error('an approval request always asks a human');
     return { events: gate.events, result: gate.approval };
   });
-}
-
-/**
- * What a human's decision does beyond recording it: an approved window opens now for its hours, an
- * approved override raises today's limit, an approved proposal is merged (or refused if its file changed
- * since), a rejected one is closed. Computed in the decision's own transaction.
- */
-export function decisionEvents(s: MandatesFields & OfficeFields, a: Approval, decision: 'approved' | 'rejected', now: number): NewEvent[] {
-  const subject = a.subject;
-  if (subject.kind === 'proposal') {
-    const p = s.office.proposals[subject.proposal];
-    if (!p || p.status !== 'open') return [];
-    return decision === 'approved' ? [...mergeEvents(s, p, now), useApproval(a.id, p.id)] : [officeEvent('policy.rejected', { id: p.id })];
-  }
-  // A parked payment intent: approved, its journal transfer settles; rejected, its hold is released.
-  if (subject.kind === 'payment_intent') return intentDecisionEvents(s, a, decision, now);
-  if (decision !== 'approved') return [];
-  if (subject.kind === 'capability_window') {
-    const closes = now + Math.round(subject.hours * 3600_000);
-    return [
-      officeEvent('capability.window.opened', { approval: a.id, mandate: a.mandate, capability: subject.capability, opens_at: new Date(now).toISOString(), closes_at: new Date(closes).toISOString() }),
-      useApproval(a.id, `window:${a.id}`),
-    ];
-  }
-  if (subject.kind === 'budget_override') {
-    return [
-      spendEvent('budget.override.granted', { mandate: a.mandate, approval: a.id, day: new Date(now).toISOString().slice(0, 10), amount: subject.amount.amount, currency: subject.amount.currency }),
-      useApproval(a.id, `override:${a.id}`),
-    ];
-  }
-  return [];
 }

@@ -1,6 +1,6 @@
 /**
  * An agent asks to run past the day's limit (seed 004's `budget.override`). Bound to the amount and its
- * currency. Approved, today's limit is raised by it.
+ * currency. Approved, today's limit is raised by it (decisions/effects.ts).
  */
 import type { MoneyJson } from '../../money/amount.ts';
 import { fmt } from '../../words.ts';

@@ -1,7 +1,7 @@
 /**
  * An agent asks for a capability for a few hours (seed 004's `capability.window`). Bound to the capability
  * (its hash: the name and every parameter) and the hours; the title and reason are shown, not bound.
- * Approved, the window opens for its hours.
+ * Approved, the window opens for its hours (decisions/effects.ts).
  */
 import type { CapabilityGrant } from '../../model.ts';
 import { canonicalHash } from '../../util.ts';

@@ -3,8 +3,10 @@
  * how a human is shown it. One file per kind beside this one; registry.ts collects them in one table.
  *
  * A declaration is pure — it imports no subject module (office, market, the spends and intents, …),
- * only amounts and their words: approvals/model.ts reads it to bind and time every approval, and the
- * subjects ask for approvals through that module, so a declaration that imported one would close a circle.
+ * only amounts and their words, and lint holds it to that: approvals/model.ts reads it to bind and time
+ * every approval, and the subjects ask for approvals through that module, so a declaration that imported
+ * one would close a circle. What a decision does to its subject is the one part that must import
+ * subjects; it is decisions/effects.ts, read only by the decision itself (decisions/decide.ts).
  */
 
 /** How long an approval of a spend can be used after it was asked for. */

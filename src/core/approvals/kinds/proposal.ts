@@ -1,7 +1,7 @@
 /**
  * A personnel change an agent proposed (seed 004's HR tools). Bound to the proposal, the slug it changes
  * and the hash of its diff: the human approves exactly the diff they saw. Approved, it is merged;
- * rejected, it is closed.
+ * rejected, it is closed (decisions/effects.ts).
  */
 import type { KindSpec } from './kind.ts';
 import { OFFICE_APPROVAL_TTL_MS } from './kind.ts';
