@@ -9,6 +9,18 @@ const webviewOnly = {
   group: ['**/core/**', '**/server/**', '**/cli/**', '**/editor/**'],
   message: 'Webviews import only src/webview, and src/shared (what the core and the webviews both read).',
 };
+// The subjects an approval can be about, and what is built on them. The approvals (and every kind's
+// declaration) are read by the subjects whenever they ask for an approval, so an import of one back would
+// close a circle; what a decision does to its subject is src/core/decisions, above both. Amounts
+// (money/amount.ts, money/json.ts) are values every module uses, not a subject.
+const subjects = {
+  group: [
+    '**/office/**', '**/money/**', '!**/money/amount.ts', '!**/money/json.ts', '**/market/**', '**/commerce/**', '**/memory/**',
+    '**/terms/**', '**/identity/**', '**/mandates.ts', '**/team.ts', '**/teamAdmin.ts', '**/authority.ts', '**/state.ts',
+    '**/present.ts', '**/decisions/**',
+  ],
+  message: 'approvals import no subject module: a kind declares what it binds and shows; what deciding it does is src/core/decisions.',
+};
 
 export default tseslint.config(
   { ignores: ['**/*.tmp.*', 'dist/**', 'node_modules/**', '.cache/**', 'examples/**/*.mjs', '.holon/**'] },
@@ -40,6 +52,10 @@ export default tseslint.config(
   {
     files: ['src/core/store/*/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, { regex: '^\\.\\./\\.\\./(?!(deps|errors)\\.ts$)', message: storeOnly }] }] },
+  },
+  {
+    files: ['src/core/approvals/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, subjects] }] },
   },
   {
     // What both the core and the webviews read (the kinds of approval): declarations, importing nothing.
