@@ -21,8 +21,11 @@ export function receiptJson(t: ReceiptTree): Record<string, unknown> {
 export function receiptLines(t: ReceiptTree, depth = 0): string[] {
   const pad = '  '.repeat(depth) + (depth > 0 ? '└─ ' : '');
   const dur = t.duration_ms !== null ? ` ${t.duration_ms} ms` : '';
-  const line = `${pad}${t.id} ${t.agent ?? '(no agent)'}${t.version ? ` ${t.version}` : ''} ${t.status} ${fmt(t.cost)} / worst ${fmt(t.worst_case)}${dur}${t.approval ? ` approval ${t.approval}` : ''}`;
-  const extra = t.status === 'denied' || t.status === 'rejected' ? denialTexts(t.denials).map((r) => `${'  '.repeat(depth + 1)}reason: ${r}`) : [];
+  const who = `${t.agent ?? '(no agent)'}${t.version ? ` ${t.version}` : ''}`;
+  const approval = t.approval ? ` approval ${t.approval}` : '';
+  const line = `${pad}${t.id} ${who} ${t.status} ${fmt(t.cost)} / worst ${fmt(t.worst_case)}${dur}${approval}`;
+  const refused = t.status === 'denied' || t.status === 'rejected';
+  const extra = refused ? denialTexts(t.denials).map((r) => `${'  '.repeat(depth + 1)}reason: ${r}`) : [];
   return [line, ...extra, ...t.children.flatMap((c) => receiptLines(c, depth + 1))];
 }
 
@@ -59,7 +62,8 @@ export function approvalOriginText(a: Approval): string {
 /** Whether this installation may decide an approval, in words; null when anyone at a channel may. */
 export function deciderText(may: boolean | null, account: string): string | null {
   if (may === null) return null;
-  return may ? `You are an approver of account ${account}.` : `Waiting for an approver of account ${account}: this installation is not one.`;
+  if (may) return `You are an approver of account ${account}.`;
+  return `Waiting for an approver of account ${account}: this installation is not one.`;
 }
 
 /** A team member in one line: name, role, key and the machine its key registered. */

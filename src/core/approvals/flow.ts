@@ -131,8 +131,9 @@ export function channelAccepted(s: ApprovalsFields, channel: ApprovalChannel): b
  */
 export async function setApprovalChannels(store: EventStore<ApprovalsFields>, channels: ApprovalChannel[] | null): Promise<void> {
   const norm = (a: ApprovalChannel[] | null): string => JSON.stringify(a && [...new Set(a)].sort());
+  const chosen = channels && [...new Set(channels)].sort();
   await store.transact((s) => ({
-    events: norm(s.settings.approval_channels) === norm(channels) ? [] : [approvalEvent('settings.updated', { approval_channels: channels && [...new Set(channels)].sort() })],
+    events: norm(s.settings.approval_channels) === norm(channels) ? [] : [approvalEvent('settings.updated', { approval_channels: chosen })],
     result: undefined,
   }));
 }

@@ -37,7 +37,8 @@ export const approvalsSlice: Slice<ApprovalsFields, ApprovalEvents> = {
   on: {
     'approval.requested': (s, d) => {
       // A request is only ever pending: its status comes from decisions alone, whatever the request says.
-      const { decided_at: _at, channel: _channel, decided_by: _by, used_by: _used, released: _released, ...a } = structuredClone(upcastApproval(d.approval));
+      const asked = structuredClone(upcastApproval(d.approval));
+      const { decided_at: _at, channel: _channel, decided_by: _by, used_by: _used, released: _released, ...a } = asked;
       s.approvals[a.id] = { ...a, status: 'pending' };
     },
     'approval.decided': (s, d, e) => {

@@ -33,7 +33,9 @@ export interface ApprovalRequest {
 /** The amount of a `{"budget.override": {"usd": 5}}` capability, in the mandate's currency. */
 function overrideAmount(s: FxFields, capability: PersonnelCapability | undefined, currency: string): Money {
   const grant = capability === undefined ? undefined : grantOfEntry(capability);
-  if (!grant || grant.name !== 'budget.override' || !grant.params) throw new HolonError('invalid_input', 'a budget.override names its amount: capability {"budget.override": {"usd": 5}}');
+  if (!grant || grant.name !== 'budget.override' || !grant.params) {
+    throw new HolonError('invalid_input', 'a budget.override names its amount: capability {"budget.override": {"usd": 5}}');
+  }
   const entries = Object.entries(grant.params);
   const [code, value] = entries[0] ?? [];
   if (entries.length !== 1 || code === undefined || (typeof value !== 'string' && typeof value !== 'number')) {
@@ -48,15 +50,25 @@ function overrideAmount(s: FxFields, capability: PersonnelCapability | undefined
 }
 
 /** Asks a human; returns the pending approval at once. `installation` is named on it as who asked. */
-export function requestApproval(store: EventStore<MandatesFields & ApprovalsFields & FxFields>, clock: Clock, mandate: string, r: ApprovalRequest, installation?: Pick<Signer, 'publicKey'>): Promise<Approval> {
+export function requestApproval(
+  store: EventStore<MandatesFields & ApprovalsFields & FxFields>,
+  clock: Clock,
+  mandate: string,
+  r: ApprovalRequest,
+  installation?: Pick<Signer, 'publicKey'>,
+): Promise<Approval> {
   return store.transact((s) => {
     const m = mandateOf(s, mandate);
     let subject: ApprovalSubject;
     let amount: Money | null = null;
     if (r.kind === 'capability.window') {
-      if (r.capability === undefined) throw new HolonError('invalid_input', 'a capability.window names its capability, e.g. {"net.egress": ["api.example.com"]}');
+      if (r.capability === undefined) {
+        throw new HolonError('invalid_input', 'a capability.window names its capability, e.g. {"net.egress": ["api.example.com"]}');
+      }
       const hours = r.hours ?? DEFAULT_WINDOW_HOURS;
-      if (!(hours > 0 && hours <= MAX_WINDOW_HOURS)) throw new HolonError('invalid_input', `hours is more than 0 and at most ${MAX_WINDOW_HOURS}`);
+      if (!(hours > 0 && hours <= MAX_WINDOW_HOURS)) {
+        throw new HolonError('invalid_input', `hours is more than 0 and at most ${MAX_WINDOW_HOURS}`);
+      }
       subject = { kind: 'capability_window', title: r.title, reason: r.reason, capability: grantOfEntry(r.capability), hours };
     } else if (r.kind === 'budget.override') {
       amount = overrideAmount(s, r.capability, m.currency);
@@ -64,7 +76,17 @@ export function requestApproval(store: EventStore<MandatesFields & ApprovalsFiel
     } else {
       subject = { kind: 'action', title: r.title, reason: r.reason };
     }
-    const gate = approvalGate(s, { mandate: m.id, subject, amount, threshold: null, needed: true, approvalId: undefined, ref: null, now: clock.now(), installation });
+    const gate = approvalGate(s, {
+      mandate: m.id,
+      subject,
+      amount,
+      threshold: null,
+      needed: true,
+      approvalId: undefined,
+      ref: null,
+      now: clock.now(),
+      installation,
+    });
     if (gate.kind !== 'ask') throw new Error('an approval request always asks a human');
     return { events: gate.events, result: gate.approval };
   });

@@ -68,7 +68,14 @@ export const PendingApproval = z.strictObject({
 export type PendingApproval = z.infer<typeof PendingApproval>;
 
 /** New mail that woke a colleague (or was held back by the loop guard), newest first. */
-export const MailRow = z.strictObject({ id: z.string(), to: z.string(), from: z.string(), subject: z.string(), woke: z.boolean(), at: z.string() });
+export const MailRow = z.strictObject({
+  id: z.string(),
+  to: z.string(),
+  from: z.string(),
+  subject: z.string(),
+  woke: z.boolean(),
+  at: z.string(),
+});
 /** New mail that woke a colleague. */
 export type MailRow = z.infer<typeof MailRow>;
 
@@ -127,7 +134,15 @@ export const OpenArtifactCommand = z.strictObject({ type: z.literal('openArtifac
 export type OpenArtifactCommand = z.infer<typeof OpenArtifactCommand>;
 
 /** The commands the Holon view can run through `RunCommand`. */
-export const RUN_COMMANDS = ['selectMandate', 'fundAccount', 'showReceipts', 'createMandate', 'createWallet', 'createRunToken', 'setStorePassword'] as const;
+export const RUN_COMMANDS = [
+  'selectMandate',
+  'fundAccount',
+  'showReceipts',
+  'createMandate',
+  'createWallet',
+  'createRunToken',
+  'setStorePassword',
+] as const;
 
 /** View → host: run one of Holon's commands (select mandate, fund, receipts, create mandate). */
 export const RunCommand = z.strictObject({ type: z.literal('run'), command: z.enum(RUN_COMMANDS) });
@@ -135,7 +150,14 @@ export const RunCommand = z.strictObject({ type: z.literal('run'), command: z.en
 export type RunCommand = z.infer<typeof RunCommand>;
 
 /** Everything the view may send. */
-export const HolonViewCommand = z.discriminatedUnion('type', [ReadyCommand, ApproveCommand, RejectCommand, RunCommand, OpenProposalCommand, OpenArtifactCommand]);
+export const HolonViewCommand = z.discriminatedUnion('type', [
+  ReadyCommand,
+  ApproveCommand,
+  RejectCommand,
+  RunCommand,
+  OpenProposalCommand,
+  OpenArtifactCommand,
+]);
 /** Everything the view may send. */
 export type HolonViewCommand = z.infer<typeof HolonViewCommand>;
 
