@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Receipt } from '../src/core/model.ts';
-import { parseUnits } from '../src/core/money/amount.ts';
+import { parseUnits } from '../src/core/amount.ts';
 import type { HolonState } from '../src/core/state.ts';
 import type { CallTemplate } from './world.ts';
 

@@ -2,7 +2,7 @@
 import type { Approval } from '../core/approvals/model.ts';
 import { approvalStatus } from '../core/approvals/model.ts';
 import type { Mandate } from '../core/model.ts';
-import * as M from '../core/money/amount.ts';
+import * as M from '../core/amount.ts';
 import { APPROVAL_KIND_LABELS, approvalView } from '../core/present.ts';
 import type { BudgetView } from '../core/money/spend.ts';
 import { budgetOf } from '../core/money/spend.ts';

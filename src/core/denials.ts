@@ -3,7 +3,7 @@
  * journal keeps them; each edge renders them in its own seed's words (market's reasons, terms' declines,
  * money's RFC 9457 problems, office's "Not permitted"). Nothing matches on wording.
  */
-import type { MoneyJson } from './money/json.ts';
+import type { MoneyJson } from './amountJson.ts';
 
 /** Why a call failed, as the whole core names it (see HolonError). */
 export type HolonErrorReason =

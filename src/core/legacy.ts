@@ -9,8 +9,8 @@ import type { JournalEvent } from './store/store.ts';
 import type { ReceiptEvents } from './market/receipts.ts';
 import type { MandatesFields } from './mandates.ts';
 import type { Receipt } from './model.ts';
-import type { MoneyJson } from './money/amount.ts';
-import * as M from './money/amount.ts';
+import type { MoneyJson } from './amount.ts';
+import * as M from './amount.ts';
 import type { SpendEvents } from './money/spend.ts';
 
 type LegacyReceipt = Omit<Receipt, 'denials'> & { reasons?: string[]; denials?: Receipt['denials'] };

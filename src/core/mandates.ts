@@ -11,7 +11,7 @@ import { HolonError } from './errors.ts';
 import { mandateId as checkMandateId } from './ids.ts';
 import type { EventStore } from './store/store.ts';
 import type { CapabilityGrant, Mandate } from './model.ts';
-import * as M from './money/amount.ts';
+import * as M from './amount.ts';
 import type { MandateInput, MandatePatch } from './schemas.ts';
 import type { Slice } from './slice.ts';
 import { eventsOf } from './slice.ts';

@@ -3,7 +3,7 @@
  * with their currency; the fold keeps running totals as bigint (see state.ts).
  */
 import type { Denial } from './denials.ts';
-import type { MoneyJson } from './money/json.ts';
+import type { MoneyJson } from './amountJson.ts';
 
 /** The toolsets a mandate can offer (DESIGN.md §5). */
 export const TOOLSETS = ['market', 'terms', 'money', 'commerce', 'memory', 'records', 'office'] as const;

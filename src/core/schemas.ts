@@ -5,7 +5,7 @@ import { isObjectMemberName } from './capabilities.ts';
 import { AGENT_TIMEOUT, TOOLSETS } from './model.ts';
 import { z } from 'zod';
 import { ACCOUNT_ID, AGENT_ID, CURRENCY_CODE, ID_RULES, MANDATE_ID } from './ids.ts';
-import { parseUnits } from './money/amount.ts';
+import { parseUnits } from './amount.ts';
 
 /** A decimal amount string, e.g. "0.0276". */
 export const Amount = z

@@ -5,8 +5,8 @@
  */
 import type { Denial } from './denials.ts';
 import type { HolonErrorReason } from './errors.ts';
-import type { MoneyJson } from './money/amount.ts';
-import * as M from './money/amount.ts';
+import type { MoneyJson } from './amount.ts';
+import * as M from './amount.ts';
 
 /** "3.10 EUR", or "unknown" for an amount that could not be known. */
 export function fmt(m: MoneyJson | null | undefined): string {

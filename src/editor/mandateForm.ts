@@ -2,7 +2,7 @@
 import { CAP } from '../core/capabilities.ts';
 import { CURRENCY_CODE, ID_RULES, MANDATE_ID } from '../core/ids.ts';
 import type { Mandate } from '../core/model.ts';
-import { parseUnits } from '../core/money/amount.ts';
+import { parseUnits } from '../core/amount.ts';
 import type { MandateFormValues } from '../webview/protocol/mandateEditor.ts';
 
 type Errors = Partial<Record<keyof MandateFormValues | 'form', string>>;

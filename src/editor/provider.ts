@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import * as M from '../core/money/amount.ts';
+import * as M from '../core/amount.ts';
 import { budgetOf } from '../core/money/spend.ts';
 import { allowPrivateSellers, githubOwner } from './settings.ts';
 import { serverStoreEnv } from './storeSetting.ts';

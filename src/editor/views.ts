@@ -6,7 +6,7 @@ import type { Approval } from '../core/approvals/model.ts';
 import type { ReceiptTree } from '../core/market/receiptTree.ts';
 import type { ReceiptSource } from '../core/market/receiptTree.ts';
 import { readReceipt, recentRootReceipts, treeOf } from '../core/market/receiptTree.ts';
-import * as M from '../core/money/amount.ts';
+import * as M from '../core/amount.ts';
 import { APPROVAL_KIND_LABELS, approvalView, deciderText } from '../core/present.ts';
 import { denialTexts } from '../core/words.ts';
 import { budgetOf } from '../core/money/spend.ts';

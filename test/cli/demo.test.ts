@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { demoCatalog, priceLine } from '../../examples/merchants/shop.ts';
-import * as M from '../../src/core/money/amount.ts';
+import * as M from '../../src/core/amount.ts';
 import { approveAtTerminal, ensureBuilt, HANG_MS, holonIn, ON_POSTGRES, ledgerBytes, json, mcpSession, readEvents, seededState, structured, openLedger, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);

@@ -4,7 +4,7 @@ import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import { fund } from '../../src/core/money/spend.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import type { AgentEntry, Mandate } from '../../src/core/model.ts';
-import * as M from '../../src/core/money/amount.ts';
+import * as M from '../../src/core/amount.ts';
 import type { WorstCase } from '../../src/core/market/policy.ts';
 import { compareRankings, costOf, MAX_DELEGATION_DEPTH, MEASURED_RUNS_TO_TRUST, ownWorstCase, rankingOf, staticDenials } from '../../src/core/market/policy.ts';
 import { marketIndex } from '../../src/core/market/marketIndex.ts';

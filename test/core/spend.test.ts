@@ -12,7 +12,7 @@ import { APPROVAL_TTL_MS, OFFICE_APPROVAL_TTL_MS } from '../../src/core/approval
 import { approvalExpiry, approvalStatus, bindingOf } from '../../src/core/approvals/model.ts';
 import { newId } from '../../src/core/ids.ts';
 import type { Mandate } from '../../src/core/model.ts';
-import * as M from '../../src/core/money/amount.ts';
+import * as M from '../../src/core/amount.ts';
 import { budgetOf, endHold, gateSpend, releaseOrphanedHolds } from '../../src/core/money/spend.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { canonicalHash } from '../../src/core/util.ts';

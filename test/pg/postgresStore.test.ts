@@ -13,7 +13,7 @@ import { waitForDecision } from '../../src/core/approvals/flow.ts';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { loadOrCreateSigner, verifySignature } from '../../src/core/store/keys.ts';
-import { money } from '../../src/core/money/amount.ts';
+import { money } from '../../src/core/amount.ts';
 import { PostgresStore } from '../../src/core/store/pg/store.ts';
 import { gateSpend } from '../../src/core/money/spend.ts';
 import { setTeamMember } from '../../src/core/team.ts';

@@ -6,7 +6,7 @@
 import * as readline from 'node:readline';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { lazySigner } from '../../src/core/store/keys.ts';
-import { money } from '../../src/core/money/amount.ts';
+import { money } from '../../src/core/amount.ts';
 import { PostgresStore } from '../../src/core/store/pg/store.ts';
 import { gateSpend } from '../../src/core/money/spend.ts';
 import { holonReducer } from '../../src/core/state.ts';

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createMandate } from '../../src/core/mandates.ts';
 import { silentLogger } from '../../src/core/deps.ts';
-import * as M from '../../src/core/money/amount.ts';
+import * as M from '../../src/core/amount.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { openRuntime } from '../../src/server/runtime.ts';
 import { connect, demoRuntime, FACTURE, INVOICES, MANDATE, openAgain, until } from '../helpers.ts';

@@ -14,7 +14,7 @@ import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { verifySignature } from '../../src/core/store/keys.ts';
 import { createMandate } from '../../src/core/mandates.ts';
-import * as M from '../../src/core/money/amount.ts';
+import * as M from '../../src/core/amount.ts';
 import type { TransferRail } from '../../src/core/money/intents.ts';
 import { jobChainStatement } from '../../src/core/money/intents.ts';
 import { setCallLimits } from '../../src/core/money/metering.ts';

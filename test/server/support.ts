@@ -8,7 +8,7 @@ import { addAgent } from '../../src/core/market/catalog.ts';
 import type { Clock } from '../../src/core/deps.ts';
 import type { JournalEvent } from '../../src/core/store/store.ts';
 import { JOURNAL_FILE } from '../../src/core/store/file/journal.ts';
-import * as M from '../../src/core/money/amount.ts';
+import * as M from '../../src/core/amount.ts';
 import { budgetOf } from '../../src/core/money/spend.ts';
 import type { Manifest } from '../../src/core/model.ts';
 import type { Runtime } from '../../src/server/runtime.ts';

@@ -3,8 +3,8 @@ import { receiptTree, recentRootReceipts, treeOf } from '../../core/market/recei
 import type { Mandate } from '../../core/model.ts';
 import { receiptJson, receiptLines } from '../../core/present.ts';
 import { fmt } from '../../core/words.ts';
-import type { MoneyJson } from '../../core/money/amount.ts';
-import * as M from '../../core/money/amount.ts';
+import type { MoneyJson } from '../../core/amount.ts';
+import * as M from '../../core/amount.ts';
 import { ownerState } from '../../core/store/owner.ts';
 import { budgetOf, holdTree, INTERRUPTED_REASON, releaseAll } from '../../core/money/spend.ts';
 import type { HolonState } from '../../core/state.ts';

@@ -5,7 +5,7 @@
  * here. What each kind binds and how long it lives are the kind's own declaration (kinds/).
  */
 import type { ApprovalKind } from '../../shared/approvalKinds.ts';
-import type { MoneyJson } from '../money/amount.ts';
+import type { MoneyJson } from '../amount.ts';
 import { canonicalHash } from '../util.ts';
 import type { SubjectOf } from './kinds/registry.ts';
 import { kindSpec } from './kinds/registry.ts';

@@ -6,8 +6,8 @@
  */
 import { HolonError } from '../errors.ts';
 import { CURRENCY_CODE } from '../ids.ts';
-import type { Money, MoneyJson } from '../money/amount.ts';
-import * as M from '../money/amount.ts';
+import type { Money, MoneyJson } from '../amount.ts';
+import * as M from '../amount.ts';
 
 /** The checkout protocols Holon speaks. */
 export const CHECKOUT_PROTOCOLS = ['acp', 'ucp'] as const;

@@ -3,7 +3,7 @@
  * lines), the checkout it went through, the hold while it ran, and the order it became. The journal is
  * the only memory of a replay key, so the same key never buys twice, from any process.
  */
-import type { MoneyJson } from '../money/amount.ts';
+import type { MoneyJson } from '../amount.ts';
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';

@@ -10,7 +10,7 @@ import { capabilityMatches } from '../capabilities.ts';
 import type { Denial } from '../denials.ts';
 import type { FxFields } from '../money/fx.ts';
 import type { AgentEntry, Mandate } from '../model.ts';
-import type { Money } from '../money/amount.ts';
+import type { Money } from '../amount.ts';
 import type { CatalogFields } from './catalog.ts';
 import type { Ranking, WorstCase } from './policy.ts';
 import { compareRankings, rankingOf, staticDenials, worstCase } from './policy.ts';

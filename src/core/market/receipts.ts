@@ -7,8 +7,8 @@
 import type { ApprovalEvents } from '../approvals/slice.ts';
 import { denial } from '../denials.ts';
 import type { MeasuredRecord, Receipt } from '../model.ts';
-import type { Money, MoneyJson } from '../money/amount.ts';
-import * as M from '../money/amount.ts';
+import type { Money, MoneyJson } from '../amount.ts';
+import * as M from '../amount.ts';
 import type { Slice } from '../slice.ts';
 import { big, eventsOf } from '../slice.ts';
 import type { SpendEvents } from '../money/spend.ts';

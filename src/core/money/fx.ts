@@ -3,8 +3,8 @@
  */
 import { HolonError } from '../errors.ts';
 import type { EventStore } from '../store/store.ts';
-import type { Money } from './amount.ts';
-import * as M from './amount.ts';
+import type { Money } from '../amount.ts';
+import * as M from '../amount.ts';
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';

@@ -7,8 +7,8 @@
 import { convertTo } from './fx.ts';
 import { mandateOf } from '../mandates.ts';
 import type { CapabilityGrant } from '../model.ts';
-import type { Money, MoneyJson } from './amount.ts';
-import * as M from './amount.ts';
+import type { Money, MoneyJson } from '../amount.ts';
+import * as M from '../amount.ts';
 import { budgetOf } from './spend.ts';
 import type { HolonState } from '../state.ts';
 import type { Dict } from '../util.ts';

@@ -5,8 +5,8 @@
  * with the limits a human set on them. Every field is folded from the journal, the same in every process.
  */
 import type { Denial } from '../denials.ts';
-import type { MoneyJson } from './amount.ts';
-import * as M from './amount.ts';
+import type { MoneyJson } from '../amount.ts';
+import * as M from '../amount.ts';
 import type { Slice } from '../slice.ts';
 import { big, eventsOf } from '../slice.ts';
 import type { SpendEvents } from './spend.ts';

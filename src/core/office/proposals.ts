@@ -14,7 +14,7 @@ import { newId } from '../ids.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
 import type { CapabilityGrant, Mandate } from '../model.ts';
-import * as M from '../money/amount.ts';
+import * as M from '../amount.ts';
 import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import type { Dict } from '../util.ts';
 import { toDict } from '../util.ts';

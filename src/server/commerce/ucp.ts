@@ -13,7 +13,7 @@ import * as z from 'zod';
 import type { Cart, CartStatus, CheckoutClient, LineRequest } from '../../core/commerce/checkout.ts';
 import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
 import { HolonError } from '../../core/errors.ts';
-import * as M from '../../core/money/amount.ts';
+import * as M from '../../core/amount.ts';
 import { toDict } from '../../core/util.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { MerchantConfig } from './merchants.ts';

@@ -9,8 +9,8 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import type { Logger } from '../../core/deps.ts';
 import { HolonError } from '../../core/errors.ts';
 import type { AgentRunner, AgentRunResult } from '../../core/market/gateway.ts';
-import type { Money } from '../../core/money/amount.ts';
-import * as M from '../../core/money/amount.ts';
+import type { Money } from '../../core/amount.ts';
+import * as M from '../../core/amount.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { TypedRequest, Wallet } from '../../core/wallet.ts';
 import { knownAsset } from './assets.ts';

@@ -9,7 +9,7 @@ import { CALL_FAILURES } from '../../core/market/gateway.ts';
 import type { ReceiptTree } from '../../core/market/receiptTree.ts';
 import { INTERRUPTED, recordStats } from '../../core/market/receipts.ts';
 import { agentTimeoutMs } from '../../core/market/policy.ts';
-import * as M from '../../core/money/amount.ts';
+import * as M from '../../core/amount.ts';
 import { receiptJson, receiptLines } from '../../core/present.ts';
 import { denialsJson, denialTexts, fmt, pct } from '../../core/words.ts';
 import type { Manifest } from '../../core/model.ts';

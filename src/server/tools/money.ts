@@ -17,7 +17,7 @@ import { meterCall } from '../../core/money/metering.ts';
 import { INTENT_STATUSES } from '../../core/money/slice.ts';
 import { thisProcess } from '../../core/store/owner.ts';
 import { Amount, CurrencyCode, MoneySchema } from '../../core/schemas.ts';
-import { parseUnits } from '../../core/money/amount.ts';
+import { parseUnits } from '../../core/amount.ts';
 import type { Signer } from '../../core/store/store.ts';
 import { asData } from '../../core/foreign.ts';
 import { RefusedLink } from '../net/publicFetch.ts';

@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { CAP } from '../../core/capabilities.ts';
 import { HolonError } from '../../core/errors.ts';
 import { mandateOf } from '../../core/mandates.ts';
-import * as M from '../../core/money/amount.ts';
+import * as M from '../../core/amount.ts';
 import { artifactsOf, publishArtifact } from '../../core/office/artifacts.ts';
 import { capabilityNamesNow, colleagueOf, colleagues } from '../../core/office/colleagues.ts';
 import type { Forge } from '../../core/office/forge.ts';

@@ -9,7 +9,7 @@ import { denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
 import { asData } from '../../core/foreign.ts';
 import { mandateDenials, mandateOf } from '../../core/mandates.ts';
-import type { Money } from '../../core/money/amount.ts';
+import type { Money } from '../../core/amount.ts';
 import type { PaymentAsk } from '../../core/money/pay.ts';
 import { payeeDenial, payWithin } from '../../core/money/pay.ts';
 import { denialText } from '../../core/words.ts';

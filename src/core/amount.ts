@@ -1,8 +1,12 @@
-import { HolonError } from '../errors.ts';
-import { currencyCode } from '../ids.ts';
-import type { Currency, MoneyJson } from './json.ts';
+/**
+ * Amounts: exact, in millionths, always with their currency (never a float). The money room (money/)
+ * builds on them, and so does every module that names a price, a limit or a cost.
+ */
+import { HolonError } from './errors.ts';
+import { currencyCode } from './ids.ts';
+import type { Currency, MoneyJson } from './amountJson.ts';
 
-export type { Currency, MoneyJson } from './json.ts';
+export type { Currency, MoneyJson } from './amountJson.ts';
 
 /** Digits kept after the decimal point, everywhere. Prices are quoted to at most this precision. */
 export const SCALE = 6;
