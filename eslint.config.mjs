@@ -1,4 +1,5 @@
 // The house rules of DESIGN.md §3, enforced per folder. The bundles enforce them a second time.
+import stylistic from '@stylistic/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 const sdk = { group: ['@modelcontextprotocol/*'], message: 'Only src/server and src/cli speak MCP.' };
@@ -39,6 +40,9 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
     },
   },
+  // Lines a person can read: prettier wraps code at 140 (npm run format); strings and comments it cannot
+  // wrap are held to the same width here.
+  { files: ['src/**/*.ts'], plugins: { '@stylistic': stylistic }, rules: { '@stylistic/max-len': ['error', { code: 140, tabWidth: 2 }] } },
   {
     files: ['src/core/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly] }] },

@@ -54,7 +54,8 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
  */
 export function resolveStateDir(flag: string | undefined): string {
   const dir = path.resolve(flag ?? process.env['HOLON_STATE'] ?? '.holon');
-  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new HolonError('invalid_input', `the state ${dir} is a file, not a folder`);
+  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory())
+    throw new HolonError('invalid_input', `the state ${dir} is a file, not a folder`);
   refuseArtifactState(dir);
   return dir;
 }
@@ -80,7 +81,8 @@ export function resolveStore(flag: string | undefined): { url: string | undefine
 /** Parses a command's arguments strictly; unknown options and wrong counts are usage errors. */
 export function parseCommand(cmd: Command, argv: string[]): { args: string[]; opts: Record<string, string | boolean | undefined> } {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
-  for (const [k, v] of Object.entries({ ...GLOBAL_OPTIONS, ...cmd.options })) options[k] = v.short ? { type: v.type, short: v.short } : { type: v.type };
+  for (const [k, v] of Object.entries({ ...GLOBAL_OPTIONS, ...cmd.options }))
+    options[k] = v.short ? { type: v.type, short: v.short } : { type: v.type };
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });

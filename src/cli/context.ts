@@ -54,7 +54,8 @@ function noticeRefusals(stateDir: string, store: EventStore<HolonState>): void {
 /** Reads a state that must already exist; a read never creates one. */
 export function openExisting(ctx: CommandContext): Promise<EventStore<HolonState>> {
   if (ctx.store !== undefined) return open(ctx);
-  if (!hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir} (use --state DIR, or fund an account first)`);
+  if (!hasState(ctx.stateDir))
+    throw new HolonError('not_found', `no Holon state in ${ctx.stateDir} (use --state DIR, or fund an account first)`);
   return open(ctx);
 }
 
@@ -62,7 +63,11 @@ export function openExisting(ctx: CommandContext): Promise<EventStore<HolonState
  * Runs a command on a store and closes it. Every transaction it appended is sealed as it was written; a
  * read, a command that failed, or one the human declined leaves the journal exactly as it was.
  */
-export async function withStore<T>(opening: EventStore<HolonState> | Promise<EventStore<HolonState>>, fn: (s: EventStore<HolonState>) => Promise<T>, write = false): Promise<T> {
+export async function withStore<T>(
+  opening: EventStore<HolonState> | Promise<EventStore<HolonState>>,
+  fn: (s: EventStore<HolonState>) => Promise<T>,
+  write = false,
+): Promise<T> {
   const store = await opening;
   try {
     // A write first gives back what a process that died mid-spend still holds.

@@ -15,9 +15,11 @@ export function mandateText(m: Mandate, s: HolonState, now: number): string {
   return [
     `${m.id} (${m.status}) for ${m.grantee.name}, ${m.grantee.role}${m.grantee.manager ? `, reports to ${m.grantee.manager}` : ''}`,
     `  budget ${M.format(b.total)}, spent ${M.format(b.spent)}, held ${M.format(b.held)}, remaining ${M.format(b.remaining)}`,
-    `  per day ${b.per_day ? M.format(b.per_day) : '-'}, per call ${b.per_call ? M.format(b.per_call) : '-'}, approval above ${M.format(b.threshold)}`,
+    `  per day ${b.per_day ? M.format(b.per_day) : '-'}, per call ` +
+      `${b.per_call ? M.format(b.per_call) : '-'}, approval above ${M.format(b.threshold)}`,
     `  toolsets ${m.toolsets.join(', ')}; capabilities ${caps || 'none'}`,
-    `  data: regions ${m.data.regions?.join(', ') ?? 'any'}, retention ${m.data.retention_days ?? 'any'} days, training ${m.data.training ? 'allowed' : 'forbidden'}`,
+    `  data: regions ${m.data.regions?.join(', ') ?? 'any'}, retention ${m.data.retention_days ?? 'any'} ` +
+      `days, training ${m.data.training ? 'allowed' : 'forbidden'}`,
     `  expires ${m.expires_at ?? 'never'}`,
   ].join('\n');
 }
@@ -41,5 +43,10 @@ export function budgetJson(b: BudgetView): Record<string, unknown> {
 /** One line per approval: id, status now, kind, mandate, what it is for and how much. */
 export function approvalLine(a: Approval, now: number): string {
   const v = approvalView(a);
-  return `${a.id} ${approvalStatus(a, now).padEnd(8)} ${APPROVAL_KIND_LABELS[a.kind].toLowerCase().padEnd(17)} ${a.mandate} ${v.title}${v.amount ? ` — ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}${a.origin ? ` · from ${a.origin.machine}` : ''}`;
+  return (
+    `${a.id} ${approvalStatus(a, now).padEnd(8)} ` +
+    `${APPROVAL_KIND_LABELS[a.kind].toLowerCase().padEnd(17)} ${a.mandate} ${v.title}` +
+    `${v.amount ? ` — ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}` +
+    `${a.origin ? ` · from ${a.origin.machine}` : ''}`
+  );
 }

@@ -12,13 +12,11 @@ export type { Currency, MoneyJson } from './amountJson.ts';
 export const SCALE = 6;
 const UNIT = 10n ** BigInt(SCALE);
 
-
 /** An exact amount of one currency, in millionths. Never a float. */
 export interface Money {
   readonly units: bigint;
   readonly currency: Currency;
 }
-
 
 const DECIMAL = /^(-)?(\d{1,15})(?:\.(\d{1,6}))?$/;
 

@@ -26,7 +26,14 @@ import type { TeamFields, TeamRole } from './team.ts';
 import { hasRole, WHOLE_STORE } from './team.ts';
 
 /** The slices the rule reads: who is who, and what earlier events made. */
-type AuthorityFields = TeamFields & MandatesFields & ApprovalsFields & SpendFields & MoneyFields & OfficeFields & ReceiptsFields & RunTokensFields;
+type AuthorityFields = TeamFields &
+  MandatesFields &
+  ApprovalsFields &
+  SpendFields &
+  MoneyFields &
+  OfficeFields &
+  ReceiptsFields &
+  RunTokensFields;
 
 /** What writing one event takes. */
 type Need =
@@ -90,16 +97,22 @@ function decision(x: Scope, id: unknown, decision: 'approved' | 'rejected'): App
   return d?.decision === decision ? d.a : undefined;
 }
 
-const notDecided = (what: string): Refusal => refuse('not_decided', `${what} is what a human's decision does, and no decision its signer may make is beside it`);
+const notDecided = (what: string): Refusal =>
+  refuse('not_decided', `${what} is what a human's decision does, and no decision its signer may make is beside it`);
 
-/** The mandate a decided proposal in this transaction merges into `m`'s place, as the merge computes it at `m`'s time; undefined if none does. */
+/**
+ * The mandate a decided proposal in this transaction merges into `m`'s place, as the merge computes it at
+ * `m`'s time; undefined if none does.
+ */
 function mergedAs(x: Scope, m: Mandate): boolean {
   for (const { a, decision } of x.decided.values()) {
     if (decision !== 'approved' || a.subject.kind !== 'proposal') continue;
     const p = x.s.office.proposals[a.subject.proposal];
     if (!p || p.target !== m.id || p.status !== 'open') continue;
     try {
-      const expected = mergeEvents(x.s, p, Date.parse(m.updated_at)).find((e) => e.type === 'mandate.created' || e.type === 'mandate.updated');
+      const expected = mergeEvents(x.s, p, Date.parse(m.updated_at)).find(
+        (e) => e.type === 'mandate.created' || e.type === 'mandate.updated',
+      );
       if (expected && same((expected.data as { mandate: Mandate }).mandate, m)) return true;
     } catch {
       // The merge would be refused (the file changed since): nothing it implies can be beside it.
@@ -114,16 +127,22 @@ const rule = <D>(fn: (d: D, x: Scope, e: JournalEvent) => Need): Rule => fn as R
 /** What every kind of event takes to write. A kind not here decides nothing this build folds. */
 const RULES: Record<string, Rule> = {
   // Money in and the catalog, rates and settings everyone decides by: owners.
-  'account.funded': rule<{ account: unknown }>((d) => (typeof d.account === 'string' && ACCOUNT_ID.test(d.account) ? owner(d.account) : refuse('malformed', 'it funds no account'))),
+  'account.funded': rule<{ account: unknown }>((d) =>
+    typeof d.account === 'string' && ACCOUNT_ID.test(d.account) ? owner(d.account) : refuse('malformed', 'it funds no account'),
+  ),
   'fx.set': rule(() => owner(WHOLE_STORE)),
   'agent.added': rule(() => owner(WHOLE_STORE)),
   'settings.updated': rule(() => owner(WHOLE_STORE)),
   'meter.limits.set': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, owner)),
   'team.member.set': rule<{ account: unknown; by: unknown }>((d, x) => {
     if (d.by !== x.signer) return refuse('mismatch', 'it names another installation than the one that sealed it as its author');
-    return typeof d.account === 'string' && (d.account === WHOLE_STORE || ACCOUNT_ID.test(d.account)) ? owner(d.account) : refuse('malformed', 'it names no account');
+    return typeof d.account === 'string' && (d.account === WHOLE_STORE || ACCOUNT_ID.test(d.account))
+      ? owner(d.account)
+      : refuse('malformed', 'it names no account');
   }),
-  'installation.registered': rule<{ key: unknown }>((d) => (typeof d.key === 'string' ? { self: d.key } : refuse('malformed', 'it names no key'))),
+  'installation.registered': rule<{ key: unknown }>((d) =>
+    typeof d.key === 'string' ? { self: d.key } : refuse('malformed', 'it names no key'),
+  ),
   // A mandate: its account's owners, or a merged proposal exactly as the merge writes it.
   'mandate.created': rule<{ mandate: Mandate }>((d, x) => mandateChange(d, x)),
   'mandate.updated': rule<{ mandate: Mandate }>((d, x) => mandateChange(d, x)),
@@ -132,81 +151,131 @@ const RULES: Record<string, Rule> = {
   'approval.requested': rule<{ approval: Approval }>((d) => {
     const a = d.approval as Partial<Approval> | undefined;
     if (!a || typeof a.id !== 'string') return refuse('malformed', 'it requests no approval');
-    if (a.status !== 'pending' || a.decided_at !== undefined || a.channel !== undefined || a.decided_by !== undefined || a.used_by !== undefined || a.released !== undefined) {
-      return refuse('arrived_decided', `approval ${a.id} arrives already ${String(a.status)}: a request is only ever pending, and only a decision decides it`);
+    if (
+      a.status !== 'pending' ||
+      a.decided_at !== undefined ||
+      a.channel !== undefined ||
+      a.decided_by !== undefined ||
+      a.used_by !== undefined ||
+      a.released !== undefined
+    ) {
+      return refuse(
+        'arrived_decided',
+        `approval ${a.id} arrives already ${String(a.status)}: a request is only ever ` + `pending, and only a decision decides it`,
+      );
     }
     return onMandate(a.mandate, member);
   }),
-  'approval.released': rule<{ id: unknown }>((d, x) => onRef(x, 'approval', d.id, (id) => accountOfMandate(x.s.approvals[id]?.mandate) || undefined, member)),
-  'approval.used': rule<{ id: unknown }>((d, x) => onRef(x, 'approval', d.id, (id) => accountOfMandate(x.s.approvals[id]?.mandate) || undefined, member)),
-  'hold.placed': rule<{ account: unknown; mandate: unknown }>((d) => (d.account === accountOfMandate(d.mandate) && d.account !== '' ? member(d.account as string) : refuse('inconsistent', 'it holds money of one account for a mandate of another'))),
+  'approval.released': rule<{ id: unknown }>((d, x) =>
+    onRef(x, 'approval', d.id, (id) => accountOfMandate(x.s.approvals[id]?.mandate) || undefined, member),
+  ),
+  'approval.used': rule<{ id: unknown }>((d, x) =>
+    onRef(x, 'approval', d.id, (id) => accountOfMandate(x.s.approvals[id]?.mandate) || undefined, member),
+  ),
+  'hold.placed': rule<{ account: unknown; mandate: unknown }>((d) =>
+    d.account === accountOfMandate(d.mandate) && d.account !== ''
+      ? member(d.account as string)
+      : refuse('inconsistent', 'it holds money of one account for a mandate of another'),
+  ),
   'hold.settled': rule<{ hold: unknown }>((d, x) => onRef(x, 'hold', d.hold, (id) => x.s.holds[id]?.account, member)),
   'hold.released': rule<{ hold: unknown }>((d, x) => onRef(x, 'hold', d.hold, (id) => x.s.holds[id]?.account, member)),
   'call.denied': rule<{ receipt: { mandate?: unknown } }>((d) => onMandate(d.receipt?.mandate, member)),
   'call.pending': rule<{ receipt: { mandate?: unknown } }>((d) => onMandate(d.receipt?.mandate, member)),
   'call.started': rule<{ receipt: { mandate?: unknown } }>((d) => onMandate(d.receipt?.mandate, member)),
-  'call.finished': rule<{ receipt: unknown }>((d, x) => onRef(x, 'receipt', d.receipt, (id) => accountOfMandate(x.s.open_receipts[id]?.mandate) || undefined, member)),
-  'call.settled': rule<{ receipt: unknown }>((d, x) => onRef(x, 'receipt', d.receipt, (id) => accountOfMandate(x.s.open_receipts[id]?.mandate) || undefined, member)),
+  'call.finished': rule<{ receipt: unknown }>((d, x) =>
+    onRef(x, 'receipt', d.receipt, (id) => accountOfMandate(x.s.open_receipts[id]?.mandate) || undefined, member),
+  ),
+  'call.settled': rule<{ receipt: unknown }>((d, x) =>
+    onRef(x, 'receipt', d.receipt, (id) => accountOfMandate(x.s.open_receipts[id]?.mandate) || undefined, member),
+  ),
   'tool.called': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'tool.denied': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'usage.metered': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'memory.remembered': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'token.created': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
-  'token.ended': rule<{ id: unknown }>((d, x) => onRef(x, 'token', d.id, (id) => accountOfMandate(x.s.run_tokens[id]?.mandate) || undefined, member)),
+  'token.ended': rule<{ id: unknown }>((d, x) =>
+    onRef(x, 'token', d.id, (id) => accountOfMandate(x.s.run_tokens[id]?.mandate) || undefined, member),
+  ),
   'purchase.started': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'purchase.completed': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'purchase.failed': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'intent.submitted': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'intent.settled': rule<{ intent: unknown; credit?: { account?: unknown; amount?: unknown } }>((d, x) => intentSettled(d, x)),
   ...Object.fromEntries(
-    ['intent.retried', 'intent.authorized', 'intent.denied', 'intent.parked', 'intent.failed', 'intent.rejected', 'intent.expired'].map((t) => [
-      t,
-      rule<{ intent: unknown }>((d, x) => onRef(x, 'intent', d.intent, (id) => accountOfMandate(x.s.intents[id]?.mandate) || undefined, member)),
-    ]),
+    ['intent.retried', 'intent.authorized', 'intent.denied', 'intent.parked', 'intent.failed', 'intent.rejected', 'intent.expired'].map(
+      (t) => [
+        t,
+        rule<{ intent: unknown }>((d, x) =>
+          onRef(x, 'intent', d.intent, (id) => accountOfMandate(x.s.intents[id]?.mandate) || undefined, member),
+        ),
+      ],
+    ),
   ),
   'mail.sent': rule<{ thread: { office?: unknown; from_mandate?: unknown } }>((d) => {
     const office = d.thread?.office;
     if (typeof office !== 'string' || !ACCOUNT_ID.test(office)) return refuse('malformed', 'it sends mail in no office');
-    if (d.thread.from_mandate !== null && accountOfMandate(d.thread.from_mandate) !== office) return refuse('inconsistent', 'it sends mail from a mandate of another office');
+    if (d.thread.from_mandate !== null && accountOfMandate(d.thread.from_mandate) !== office)
+      return refuse('inconsistent', 'it sends mail from a mandate of another office');
     return member(office);
   }),
   ...Object.fromEntries(
-    ['mail.opened', 'mail.replied', 'mail.closed', 'mail.loop_guard'].map((t) => [t, rule<{ thread: unknown }>((d, x) => onRef(x, 'thread', d.thread, (id) => x.s.office.threads[id]?.office, member))]),
+    ['mail.opened', 'mail.replied', 'mail.closed', 'mail.loop_guard'].map((t) => [
+      t,
+      rule<{ thread: unknown }>((d, x) => onRef(x, 'thread', d.thread, (id) => x.s.office.threads[id]?.office, member)),
+    ]),
   ),
   'artifact.published': rule<{ artifact: { mandate?: unknown } }>((d) => onMandate(d.artifact?.mandate, member)),
   'forge.pr.opened': rule<{ pr: { mandate?: unknown } }>((d) => onMandate(d.pr?.mandate, member)),
   'policy.proposed': rule<{ proposal: { proposer?: { mandate?: unknown }; target?: unknown } }>((d) => {
     const account = accountOfMandate(d.proposal?.proposer?.mandate);
-    if (!account || accountOfMandate(d.proposal.target) !== account) return refuse('inconsistent', 'it proposes a personnel file in another office than its proposer\'s');
+    if (!account || accountOfMandate(d.proposal.target) !== account)
+      return refuse('inconsistent', "it proposes a personnel file in another office than its proposer's");
     return member(account);
   }),
 
   // Deciding, and what a decision does: approvers, beside the decision.
   'approval.decided': rule<{ id: unknown; by?: unknown }>((d, x) => {
-    if (d.by !== undefined && d.by !== x.signer) return refuse('mismatch', 'it names another installation than the one that sealed it as the decider');
+    if (d.by !== undefined && d.by !== x.signer)
+      return refuse('mismatch', 'it names another installation than the one that sealed it as the decider');
     return onRef(x, 'approval', d.id, (id) => accountOfMandate(x.s.approvals[id]?.mandate) || undefined, approver);
   }),
-  'capability.window.closed': rule<{ approval: unknown }>((d, x) => onRef(x, 'window', d.approval, (id) => accountOfMandate(x.s.office.windows.find((w) => w.approval === id)?.mandate) || undefined, approver)),
-  'capability.window.opened': rule<{ approval: unknown; mandate: unknown; capability: unknown; opens_at: unknown; closes_at: unknown }>((d, x) => {
-    const a = decision(x, d.approval, 'approved');
-    if (!a || a.subject.kind !== 'capability_window') return notDecided('opening a capability window');
-    const span = Date.parse(String(d.closes_at)) - Date.parse(String(d.opens_at));
-    if (d.mandate !== a.mandate || !same(d.capability, a.subject.capability) || span !== Math.round(a.subject.hours * 3600_000)) return refuse('inconsistent', `it opens another window than approval ${a.id} allowed`);
-    return onMandate(a.mandate, approver);
-  }),
+  'capability.window.closed': rule<{ approval: unknown }>((d, x) =>
+    onRef(
+      x,
+      'window',
+      d.approval,
+      (id) => accountOfMandate(x.s.office.windows.find((w) => w.approval === id)?.mandate) || undefined,
+      approver,
+    ),
+  ),
+  'capability.window.opened': rule<{ approval: unknown; mandate: unknown; capability: unknown; opens_at: unknown; closes_at: unknown }>(
+    (d, x) => {
+      const a = decision(x, d.approval, 'approved');
+      if (!a || a.subject.kind !== 'capability_window') return notDecided('opening a capability window');
+      const span = Date.parse(String(d.closes_at)) - Date.parse(String(d.opens_at));
+      if (d.mandate !== a.mandate || !same(d.capability, a.subject.capability) || span !== Math.round(a.subject.hours * 3600_000))
+        return refuse('inconsistent', `it opens another window than approval ${a.id} allowed`);
+      return onMandate(a.mandate, approver);
+    },
+  ),
   'budget.override.granted': rule<{ approval: unknown; mandate: unknown; amount: unknown; currency: unknown }>((d, x) => {
     const a = decision(x, d.approval, 'approved');
-    if (!a || a.subject.kind !== 'budget_override') return notDecided('raising the day\'s limit');
-    if (d.mandate !== a.mandate || d.amount !== a.subject.amount.amount || d.currency !== a.subject.amount.currency) return refuse('inconsistent', `it raises the limit by another amount than approval ${a.id} allowed`);
+    if (!a || a.subject.kind !== 'budget_override') return notDecided("raising the day's limit");
+    if (d.mandate !== a.mandate || d.amount !== a.subject.amount.amount || d.currency !== a.subject.amount.currency)
+      return refuse('inconsistent', `it raises the limit by another amount than approval ${a.id} allowed`);
     return onMandate(a.mandate, approver);
   }),
   'policy.merged': rule<{ id: unknown; mandate: unknown }>((d, x) => {
-    const a = [...x.decided.values()].find((v) => v.decision === 'approved' && v.a.subject.kind === 'proposal' && v.a.subject.proposal === d.id)?.a;
+    const a = [...x.decided.values()].find(
+      (v) => v.decision === 'approved' && v.a.subject.kind === 'proposal' && v.a.subject.proposal === d.id,
+    )?.a;
     if (!a || x.s.office.proposals[String(d.id)]?.target !== d.mandate) return notDecided('merging a proposal');
     return onMandate(a.mandate, approver);
   }),
   'policy.rejected': rule<{ id: unknown }>((d, x) => {
-    const a = [...x.decided.values()].find((v) => v.decision === 'rejected' && v.a.subject.kind === 'proposal' && v.a.subject.proposal === d.id)?.a;
+    const a = [...x.decided.values()].find(
+      (v) => v.decision === 'rejected' && v.a.subject.kind === 'proposal' && v.a.subject.proposal === d.id,
+    )?.a;
     return a ? onMandate(a.mandate, approver) : notDecided('rejecting a proposal');
   }),
 
@@ -227,9 +296,12 @@ function mandateChange(d: { mandate: Mandate }, x: Scope): Need {
 
 function intentSettled(d: { intent: unknown; credit?: { account?: unknown; amount?: unknown } }, x: Scope): Need {
   const id = typeof d.intent === 'string' ? d.intent : '';
-  const r = (x.s.intents[id] as { mandate: string; payee: string; amount: unknown; status: string } | undefined) ?? (x.made.get(`intent:${id}`)?.data as { mandate: string; payee: string; amount: unknown; status?: string } | undefined);
+  const r =
+    (x.s.intents[id] as { mandate: string; payee: string; amount: unknown; status: string } | undefined) ??
+    (x.made.get(`intent:${id}`)?.data as { mandate: string; payee: string; amount: unknown; status?: string } | undefined);
   if (!r) return refuse('unknown', `it settles intent ${JSON.stringify(d.intent)}, which does not exist`);
-  if (r.status === 'settled' || x.settled.has(id)) return refuse('inconsistent', `intent ${id} is settled already: a payment is credited once`);
+  if (r.status === 'settled' || x.settled.has(id))
+    return refuse('inconsistent', `intent ${id} is settled already: a payment is credited once`);
   if (d.credit?.account !== (r.payee.startsWith('acct:') ? r.payee.slice(5) : undefined) || !same(d.credit?.amount, r.amount)) {
     return refuse('inconsistent', `it credits another account or amount than intent ${id} pays`);
   }
@@ -274,7 +346,10 @@ function made(e: JournalEvent): [string, { account: string; data: unknown }] | u
 function lacking(need: { role: TeamRole; account: string }, signer: string): Refusal {
   const where = need.account === WHOLE_STORE ? 'the whole store' : `account ${need.account}`;
   const what = need.role === 'owner' ? 'an owner' : need.role === 'approver' ? 'an approver' : 'a member';
-  return refuse(`not_${need.role === 'owner' ? 'an_owner' : need.role === 'approver' ? 'an_approver' : 'a_member'}`, `it needs ${what} of ${where}, and ${signer} is not one`);
+  return refuse(
+    `not_${need.role === 'owner' ? 'an_owner' : need.role === 'approver' ? 'an_approver' : 'a_member'}`,
+    `it needs ${what} of ${where}, and ${signer} is not one`,
+  );
 }
 
 /**
@@ -296,13 +371,15 @@ export function admitTransaction(s: AuthorityFields, events: readonly JournalEve
     let problem: Refusal | undefined;
     if (need === 'anyone') problem = undefined;
     else if ('code' in need) problem = need;
-    else if ('self' in need) problem = need.self === signer ? undefined : refuse('mismatch', `it registers ${need.self}, which did not seal it`);
+    else if ('self' in need)
+      problem = need.self === signer ? undefined : refuse('mismatch', `it registers ${need.self}, which did not seal it`);
     else if (!hasRole(s, need.account, signer, need.role, x.root)) problem = lacking(need, signer);
     if (problem) return { code: problem.code, message: `event ${e.seq} (${e.type}): ${problem.message}` };
     if (e.type === 'approval.decided') {
       const d = e.data as { id: string; decision: 'approved' | 'rejected' };
       const a = s.approvals[d.id];
-      if (a && a.status === 'pending' && (d.decision === 'approved' || d.decision === 'rejected')) x.decided.set(d.id, { a, decision: d.decision });
+      if (a && a.status === 'pending' && (d.decision === 'approved' || d.decision === 'rejected'))
+        x.decided.set(d.id, { a, decision: d.decision });
     }
     const m = made(e);
     if (m) x.made.set(m[0], m[1]);

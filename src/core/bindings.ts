@@ -37,7 +37,8 @@ export interface Binding {
 }
 
 /** Why a binding file is refused (`details.problem` of the `conflict` error). */
-export type BindingProblem = 'not_a_folder' | 'not_a_file' | 'not_owned' | 'writable_by_others' | 'unreadable' | 'malformed' | 'other_workspace';
+export type BindingProblem =
+  'not_a_folder' | 'not_a_file' | 'not_owned' | 'writable_by_others' | 'unreadable' | 'malformed' | 'other_workspace';
 
 /** A binding file is a few hundred bytes; anything much larger is not one. */
 const MAX_BINDING_BYTES = 64 * 1024;
@@ -99,10 +100,17 @@ export function bindingPath(workspace: string): string {
 }
 
 function refused(file: string, problem: BindingProblem, why: string): HolonError {
-  return new HolonError('conflict', `the workspace binding ${file} ${why}, so Holon does not use it (nor treat its workspace as unbound): bind the workspace again (holon mandate bind ACCOUNT/NAME at a terminal, or Holon: Connect Claude Code), or remove the binding with holon mandate unbind`, {
-    problem,
-    file,
-  });
+  return new HolonError(
+    'conflict',
+    `the workspace binding ${file} ${why}, so Holon does not use it (nor treat its ` +
+      `workspace as unbound): bind the workspace again (holon mandate bind ACCOUNT/NAME ` +
+      `at a terminal, or Holon: Connect Claude Code), or remove the binding with holon ` +
+      `mandate unbind`,
+    {
+      problem,
+      file,
+    },
+  );
 }
 
 /** Refuses a folder or file that is not the user's own, or that another user may write. */
@@ -111,7 +119,8 @@ function checkPrivate(file: string, st: fs.Stats): void {
   const uid = process.getuid?.();
   if (uid === undefined) return;
   if (st.uid !== uid) throw refused(file, 'not_owned', `belongs to the user with id ${st.uid}, not to you (${uid})`);
-  if ((st.mode & 0o022) !== 0) throw refused(file, 'writable_by_others', `may be written by other users (mode ${(st.mode & 0o777).toString(8)})`);
+  if ((st.mode & 0o022) !== 0)
+    throw refused(file, 'writable_by_others', `may be written by other users (mode ${(st.mode & 0o777).toString(8)})`);
 }
 
 /** The bindings folder's status: absent (nothing is bound), or a private folder of this user. */
@@ -162,7 +171,8 @@ function parseBinding(file: string, text: string, workspace: string): Binding {
   const { workspace: w, state, store, mandate, bound_at } = o;
   if (typeof w !== 'string' || !path.isAbsolute(w)) throw malformed('workspace');
   if (typeof state !== 'string' || !path.isAbsolute(state)) throw malformed('state');
-  if (store !== null && (typeof store !== 'string' || !isPostgresUrl(store) || storeWithoutPassword(store) !== store)) throw malformed('store');
+  if (store !== null && (typeof store !== 'string' || !isPostgresUrl(store) || storeWithoutPassword(store) !== store))
+    throw malformed('store');
   if (typeof mandate !== 'string' || !MANDATE_ID.test(mandate)) throw malformed('mandate');
   if (typeof bound_at !== 'string' || Number.isNaN(Date.parse(bound_at))) throw malformed('bound_at');
   if (w !== workspace) throw refused(file, 'other_workspace', `names the workspace ${w}, not ${workspace}`);
@@ -244,10 +254,17 @@ export interface BindRequest {
  */
 export function bindingFor(r: BindRequest, clock: Clock): Binding {
   const workspace = realFolder(r.workspace, 'workspace');
-  if (path.dirname(workspace) === workspace) throw new HolonError('invalid_input', `${workspace} is the root of the file system: binding it would bind every folder`);
+  if (path.dirname(workspace) === workspace)
+    throw new HolonError('invalid_input', `${workspace} is the root of the file system: binding it would bind every folder`);
   const state = realFolder(r.state, 'state folder');
   refuseArtifactState(state);
-  return { workspace, state, store: r.store === null ? null : storeWithoutPassword(r.store), mandate: mandateId(r.mandate), bound_at: new Date(clock.now()).toISOString() };
+  return {
+    workspace,
+    state,
+    store: r.store === null ? null : storeWithoutPassword(r.store),
+    mandate: mandateId(r.mandate),
+    bound_at: new Date(clock.now()).toISOString(),
+  };
 }
 
 /**
@@ -267,7 +284,11 @@ export function writeBinding(b: Binding): Binding {
   const fd = fs.openSync(tmp, 'wx', 0o600);
   try {
     try {
-      fs.writeSync(fd, JSON.stringify({ workspace: b.workspace, state: b.state, store: b.store, mandate: b.mandate, bound_at: b.bound_at }, null, 2) + '\n');
+      fs.writeSync(
+        fd,
+        JSON.stringify({ workspace: b.workspace, state: b.state, store: b.store, mandate: b.mandate, bound_at: b.bound_at }, null, 2) +
+          '\n',
+      );
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
@@ -352,11 +373,15 @@ export function serveBound(b: Binding, named: NamedServer): BoundServer {
     // The same store: opened with the password it was handed, if any.
     else store = named.store;
   }
-  if (named.workspace !== undefined && comparable(named.workspace) !== b.workspace) refusedNames.push(`the workspace ${path.resolve(named.workspace)}`);
+  if (named.workspace !== undefined && comparable(named.workspace) !== b.workspace)
+    refusedNames.push(`the workspace ${path.resolve(named.workspace)}`);
   if (refusedNames.length > 0) {
     throw new HolonError(
       'denied',
-      `${b.workspace} is bound to the mandate ${b.mandate} on ${bindingWhere(b)}, so a server started in it serves only that: it refuses ${refusedNames.join(' and ')}. To change the binding, run holon mandate bind ACCOUNT/NAME --workspace ${b.workspace} at a terminal, or Holon: Connect Claude Code in the editor`,
+      `${b.workspace} is bound to the mandate ${b.mandate} on ${bindingWhere(b)}, so a ` +
+        `server started in it serves only that: it refuses ${refusedNames.join(' and ')}. ` +
+        `To change the binding, run holon mandate bind ACCOUNT/NAME --workspace ${b.workspace} ` +
+        `at a terminal, or Holon: Connect Claude Code in the editor`,
       { problem: 'binding_mismatch', workspace: b.workspace, mandate: b.mandate, refused: refusedNames },
     );
   }

@@ -16,7 +16,10 @@ import { verifyJournal } from './verify.ts';
 export type JournalJob = { job: 'snapshot'; dir: string; at: Position } | { job: 'verify'; dir: string };
 
 const job = workerData as JournalJob;
-const run = async (): Promise<unknown> => (job.job === 'verify' ? verifyJournal(job.dir) : buildSnapshot(job.dir, path.join(job.dir, JOURNAL_FILE), holonReducer, job.at, loadOrCreateSigner(job.dir)));
+const run = async (): Promise<unknown> =>
+  job.job === 'verify'
+    ? verifyJournal(job.dir)
+    : buildSnapshot(job.dir, path.join(job.dir, JOURNAL_FILE), holonReducer, job.at, loadOrCreateSigner(job.dir));
 run().then(
   (result) => parentPort?.postMessage({ ok: true, result }),
   (err: unknown) => parentPort?.postMessage({ ok: false, error: (err as Error).message }),

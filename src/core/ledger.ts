@@ -13,7 +13,15 @@ export interface LedgerEvents {
   /** The seed's `mcp.agent.<tool>`: `actor` is the grantee's slug (absent in journals written before). */
   'tool.called': { mandate: string; toolset: string; tool: string; actor?: string | null; summary: Record<string, unknown> };
   /** The seed's `run.denied (via: mcp)`: why, as denial codes. */
-  'tool.denied': { mandate: string; toolset: string; tool: string; actor?: string | null; via?: 'mcp'; summary: Record<string, unknown>; denials: Denial[] };
+  'tool.denied': {
+    mandate: string;
+    toolset: string;
+    tool: string;
+    actor?: string | null;
+    via?: 'mcp';
+    summary: Record<string, unknown>;
+    denials: Denial[];
+  };
 }
 
 const ledgerEvent = eventsOf<LedgerEvents>();
@@ -27,7 +35,12 @@ export async function ledgerToolCall(store: EventStore<object>, entry: LedgerEve
  * Records a refused call with its denials. `withCall`: the call itself goes first, in the same
  * transaction — for a toolset that ledgers every call, when the refusal came before the call was recorded.
  */
-export async function ledgerRefusal(store: EventStore<object>, entry: LedgerEvents['tool.called'], denials: Denial[], withCall: boolean): Promise<void> {
+export async function ledgerRefusal(
+  store: EventStore<object>,
+  entry: LedgerEvents['tool.called'],
+  denials: Denial[],
+  withCall: boolean,
+): Promise<void> {
   await store.transact(() => ({
     events: [...(withCall ? [ledgerEvent('tool.called', entry)] : []), ledgerEvent('tool.denied', { ...entry, via: 'mcp', denials })],
     result: undefined,

@@ -61,7 +61,10 @@ export function upcast(s: MandatesFields, e: JournalEvent): JournalEvent[] {
         duration_ms: d.duration_ms,
       };
       const cost = M.parseUnits(d.cost.amount);
-      const end = cost > 0n ? as('hold.settled', { hold: d.receipt, cost: d.cost.amount } satisfies SpendEvents['hold.settled']) : as('hold.released', { hold: d.receipt, reason: d.status } satisfies SpendEvents['hold.released']);
+      const end =
+        cost > 0n
+          ? as('hold.settled', { hold: d.receipt, cost: d.cost.amount } satisfies SpendEvents['hold.settled'])
+          : as('hold.released', { hold: d.receipt, reason: d.status } satisfies SpendEvents['hold.released']);
       return [as('call.finished', finished), end];
     }
     default:

@@ -57,7 +57,8 @@ export function mandateOf(s: MandatesFields, id: string): Mandate {
 export function mandateDenials(mandate: Mandate, now: number): Denial[] {
   const out: Denial[] = [];
   if (mandate.status !== 'active') out.push(denial('mandate_inactive', { mandate: mandate.id, status: mandate.status }));
-  if (mandate.expires_at && Date.parse(mandate.expires_at) <= now) out.push(denial('mandate_expired', { mandate: mandate.id, expires_at: mandate.expires_at }));
+  if (mandate.expires_at && Date.parse(mandate.expires_at) <= now)
+    out.push(denial('mandate_expired', { mandate: mandate.id, expires_at: mandate.expires_at }));
   return out;
 }
 
@@ -148,7 +149,12 @@ interface SpentSoFar {
 }
 
 /** Changes a mandate by a patch; what the patch does not name stays as it was. */
-export async function patchMandate(store: EventStore<MandatesFields & SpentSoFar>, clock: Clock, id: string, patch: unknown): Promise<Mandate> {
+export async function patchMandate(
+  store: EventStore<MandatesFields & SpentSoFar>,
+  clock: Clock,
+  id: string,
+  patch: unknown,
+): Promise<Mandate> {
   const { firstIssue, MandatePatchSchema } = await import('./schemas.ts');
   const parsed = MandatePatchSchema.safeParse(patch);
   if (!parsed.success) throw new HolonError('invalid_input', `mandate: ${firstIssue(parsed.error)}`);
@@ -157,7 +163,9 @@ export async function patchMandate(store: EventStore<MandatesFields & SpentSoFar
     const m = checkedMandate(applyMandatePatch(old, parsed.data, new Date(clock.now()).toISOString()));
     const sp = s.spend[id];
     if (m.currency !== old.currency && sp && sp.spent + sp.held > 0n) {
-      throw new HolonError('conflict', `mandate ${id} has already spent in ${old.currency}; its currency cannot change`, { currency: old.currency });
+      throw new HolonError('conflict', `mandate ${id} has already spent in ${old.currency}; its currency cannot change`, {
+        currency: old.currency,
+      });
     }
     return { events: [mandateEvent('mandate.updated', { mandate: m })], result: m };
   });

@@ -87,11 +87,19 @@ export async function createRunToken(
   const { mandate, ttlMs, label } = input;
   if (typeof mandate !== 'string' || mandate.length === 0) throw new HolonError('invalid_input', 'a run token needs a mandate');
   if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0 || ttlMs > MAX_RUN_TOKEN_TTL_MS) {
-    throw new HolonError('invalid_input', 'a run token lives between 1 millisecond and 7 days', { ttl_ms: ttlMs, max_ms: MAX_RUN_TOKEN_TTL_MS });
+    throw new HolonError('invalid_input', 'a run token lives between 1 millisecond and 7 days', {
+      ttl_ms: ttlMs,
+      max_ms: MAX_RUN_TOKEN_TTL_MS,
+    });
   }
   if (label !== undefined) {
     // A label is shown in a terminal: no control characters, so no escape sequences.
-    if (typeof label !== 'string' || label.trim().length === 0 || label.length > MAX_RUN_TOKEN_LABEL || /[\u0000-\u001f\u007f]/.test(label)) {
+    if (
+      typeof label !== 'string' ||
+      label.trim().length === 0 ||
+      label.length > MAX_RUN_TOKEN_LABEL ||
+      /[\u0000-\u001f\u007f]/.test(label)
+    ) {
       throw new HolonError('invalid_input', `a token's label is 1 to ${MAX_RUN_TOKEN_LABEL} printable characters`);
     }
   }

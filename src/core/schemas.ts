@@ -28,7 +28,6 @@ export const MandateId = z.string().regex(MANDATE_ID, ID_RULES.mandate);
 /** An agent id `publisher/name`. */
 export const AgentId = z.string().regex(AGENT_ID, ID_RULES.agent);
 
-
 const JsonObject = z.record(z.string(), z.unknown());
 
 /** The longest an agent may take for one call when its manifest says nothing, and the most it may ask for. */
@@ -65,7 +64,13 @@ export const ManifestSchema = z.object({
 });
 
 export const EndpointSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('stdio'), command: z.string().min(1), args: z.array(z.string()), cwd: z.string().optional(), tool: z.string().min(1) }),
+  z.object({
+    type: z.literal('stdio'),
+    command: z.string().min(1),
+    args: z.array(z.string()),
+    cwd: z.string().optional(),
+    tool: z.string().min(1),
+  }),
   z.object({ type: z.literal('http'), url: z.string().url(), tool: z.string().min(1) }),
   z.object({ type: z.literal('x402'), url: z.string().url() }),
 ]);
@@ -83,7 +88,9 @@ const CapabilityName = z
 export const CapabilityGrantSchema = z.object({ name: CapabilityName, params: z.record(z.string(), z.unknown()).optional() }).strict();
 
 /** Grants, each capability named once. */
-const Grants = z.array(CapabilityGrantSchema).refine((gs) => new Set(gs.map((g) => g.name)).size === gs.length, 'a capability is named twice');
+const Grants = z
+  .array(CapabilityGrantSchema)
+  .refine((gs) => new Set(gs.map((g) => g.name)).size === gs.length, 'a capability is named twice');
 
 const GranteeSchema = z.object({
   slug: Slug,
@@ -94,7 +101,11 @@ const GranteeSchema = z.object({
   model: z.string().max(200).nullable().optional(),
 });
 const BudgetSchema = z.object({ total: Amount, per_day: Amount.nullable(), per_call: Amount.nullable() });
-const DataSchema = z.object({ regions: z.array(z.string().min(1)).nullable(), retention_days: z.number().int().min(0).nullable(), training: z.boolean() });
+const DataSchema = z.object({
+  regions: z.array(z.string().min(1)).nullable(),
+  retention_days: z.number().int().min(0).nullable(),
+  training: z.boolean(),
+});
 const StatusSchema = z.enum(['active', 'suspended', 'revoked']);
 
 /** What a human gives to create a mandate; everything but the id has a default. */

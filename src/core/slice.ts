@@ -10,7 +10,10 @@ export interface Slice<F extends object, E extends object> {
   /** The slice's fields in an empty state. */
   initial(): F;
   /** Event type → how it changes this slice's fields. A slice may also react to another module's event. */
-  on: { [K in keyof E]?: (state: F, data: E[K], event: JournalEvent) => void } & Record<string, ((state: F, data: never, event: JournalEvent) => void) | undefined>;
+  on: { [K in keyof E]?: (state: F, data: E[K], event: JournalEvent) => void } & Record<
+    string,
+    ((state: F, data: never, event: JournalEvent) => void) | undefined
+  >;
   /** Turns the fields as a snapshot's JSON.parse gave them back into live values (bigints, maps without a prototype). */
   revive(fields: F): void;
   /** The keys an event is filed under, to be read back on demand (see Reducer.keys). */

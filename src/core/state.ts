@@ -32,12 +32,47 @@ import type { TeamEvents, TeamFields } from './team.ts';
 import { teamSlice } from './team.ts';
 
 /** Everything the journal folds into: the same in every process that reads it. */
-export type HolonState = MandatesFields & FxFields & SpendFields & ApprovalsFields & CatalogFields & ReceiptsFields & RunTokensFields & OfficeFields & MoneyFields & MemoryFields & PurchasesFields & TeamFields;
+export type HolonState = MandatesFields &
+  FxFields &
+  SpendFields &
+  ApprovalsFields &
+  CatalogFields &
+  ReceiptsFields &
+  RunTokensFields &
+  OfficeFields &
+  MoneyFields &
+  MemoryFields &
+  PurchasesFields &
+  TeamFields;
 
 /** Every event type the slices fold, with its payload. */
-export type EventMap = MandateEvents & FxEvents & SpendEvents & ApprovalEvents & CatalogEvents & ReceiptEvents & RunTokenEvents & OfficeEvents & MoneyEvents & MemoryEvents & PurchaseEvents & TeamEvents;
+export type EventMap = MandateEvents &
+  FxEvents &
+  SpendEvents &
+  ApprovalEvents &
+  CatalogEvents &
+  ReceiptEvents &
+  RunTokenEvents &
+  OfficeEvents &
+  MoneyEvents &
+  MemoryEvents &
+  PurchaseEvents &
+  TeamEvents;
 
-const combined = combineSlices<HolonState>([mandatesSlice, fxSlice, spendSlice, approvalsSlice, catalogSlice, receiptsSlice, runTokensSlice, officeSlice, moneySlice, memorySlice, purchasesSlice, teamSlice]);
+const combined = combineSlices<HolonState>([
+  mandatesSlice,
+  fxSlice,
+  spendSlice,
+  approvalsSlice,
+  catalogSlice,
+  receiptsSlice,
+  runTokensSlice,
+  officeSlice,
+  moneySlice,
+  memorySlice,
+  purchasesSlice,
+  teamSlice,
+]);
 
 /**
  * The reducer every process folds the journal with; old event shapes are read as today's, and a
@@ -53,7 +88,8 @@ export const holonReducer: Reducer<HolonState> = {
   // Keys are computed on today's shapes, and filed under the offset of the event that was written.
   keys: (state: HolonState, event: JournalEvent) => {
     const out = new Map<string, FiledKey>();
-    for (const e of upcast(state, event)) for (const k of combined.keys!(state, e)) out.set(k.key, { ...k, first: Boolean(k.first || out.get(k.key)?.first) });
+    for (const e of upcast(state, event))
+      for (const k of combined.keys!(state, e)) out.set(k.key, { ...k, first: Boolean(k.first || out.get(k.key)?.first) });
     return [...out.values()];
   },
 };

@@ -49,9 +49,14 @@ export function refuseArtifactState(dir: string): void {
   const abs = path.resolve(dir);
   const inside = underArtifacts(abs) || underArtifacts(realOf(abs));
   if (inside || fs.existsSync(path.join(abs, ARTIFACT_META))) {
-    throw new HolonError('invalid_input', `${abs} is an office artifact folder (or inside one), which an agent writes: it is never opened as a state. Name the state folder you chose with --state DIR`, {
-      problem: 'artifact_state',
-      state: abs,
-    });
+    throw new HolonError(
+      'invalid_input',
+      `${abs} is an office artifact folder (or inside one), which an agent writes: it ` +
+        `is never opened as a state. Name the state folder you chose with --state DIR`,
+      {
+        problem: 'artifact_state',
+        state: abs,
+      },
+    );
   }
 }

@@ -88,7 +88,10 @@ export function installationMessage(key: string, machine: string): string {
 
 /** The message an approver signs to change a team. */
 export function memberMessage(d: Omit<TeamEvents['team.member.set'], 'sig'>): string {
-  return `holon-team-member:v1:${canonicalize({ account: d.account, key: d.key, name: d.name, role: d.role, version: d.version, by: d.by })}`;
+  return (
+    `holon-team-member:v1:` +
+    `${canonicalize({ account: d.account, key: d.key, name: d.name, role: d.role, version: d.version, by: d.by })}`
+  );
 }
 
 /**
@@ -114,7 +117,8 @@ export function hasRole(s: TeamFields, account: string, key: string, role: TeamR
 export function approversOf(s: TeamFields, account: string): string[] {
   const keys = new Set<string>();
   if (s.team.root) keys.add(s.team.root);
-  for (const team of [s.team.accounts[account], s.team.accounts[WHOLE_STORE]]) for (const m of Object.values(team?.members ?? {})) if (RANK[m.role] >= RANK.approver) keys.add(m.key);
+  for (const team of [s.team.accounts[account], s.team.accounts[WHOLE_STORE]])
+    for (const m of Object.values(team?.members ?? {})) if (RANK[m.role] >= RANK.approver) keys.add(m.key);
   return [...keys];
 }
 
@@ -134,9 +138,14 @@ export function machineOf(s: TeamFields, key: string): string | undefined {
 }
 
 /** Why a change to a team cannot be made by `by`, or nothing when it can: only an owner of the account (or of the whole store) may. */
-function changeProblem(s: TeamFields, d: Omit<TeamEvents['team.member.set'], 'sig'>, root: string | null = s.team.root): { reason: string; message: string } | undefined {
+function changeProblem(
+  s: TeamFields,
+  d: Omit<TeamEvents['team.member.set'], 'sig'>,
+  root: string | null = s.team.root,
+): { reason: string; message: string } | undefined {
   const where = d.account === WHOLE_STORE ? 'the whole store' : `account ${d.account}`;
-  if (!hasRole(s, d.account, d.by, 'owner', root)) return { reason: 'not_an_owner', message: `only an owner of ${where} may change who is who in it` };
+  if (!hasRole(s, d.account, d.by, 'owner', root))
+    return { reason: 'not_an_owner', message: `only an owner of ${where} may change who is who in it` };
   if (d.key === root) return { reason: 'root', message: `${d.key} set this store up and owns all of it; its role cannot change` };
   return undefined;
 }
@@ -150,7 +159,14 @@ export const teamSlice: Slice<TeamFields, TeamEvents> = {
       s.team.installations[d.key] = { key: d.key, machine: d.machine, registered_at: s.team.installations[d.key]?.registered_at ?? e.time };
     },
     'team.member.set': (s, d, e) => {
-      if (typeof d.by !== 'string' || typeof d.sig !== 'string' || typeof d.account !== 'string' || typeof d.key !== 'string' || typeof d.name !== 'string') return;
+      if (
+        typeof d.by !== 'string' ||
+        typeof d.sig !== 'string' ||
+        typeof d.account !== 'string' ||
+        typeof d.key !== 'string' ||
+        typeof d.name !== 'string'
+      )
+        return;
       if (d.role !== 'member' && d.role !== 'approver' && d.role !== 'owner' && d.role !== 'removed') return;
       const team = s.team.accounts[d.account];
       // A change made against another version of the team is a replay, or lost a race: never folded.
@@ -164,7 +180,11 @@ export const teamSlice: Slice<TeamFields, TeamEvents> = {
     },
   },
   revive: (s) => {
-    s.team = { installations: toDict(s.team?.installations), accounts: toDict(s.team?.accounts, (t) => ({ version: t.version, members: toDict(t.members) })), root: s.team?.root ?? null };
+    s.team = {
+      installations: toDict(s.team?.installations),
+      accounts: toDict(s.team?.accounts, (t) => ({ version: t.version, members: toDict(t.members) })),
+      root: s.team?.root ?? null,
+    };
   },
 };
 
@@ -182,9 +202,14 @@ export function registration(s: TeamFields, signer: Signer, machine: string): Ne
 }
 
 /** Registers this installation now (see `registration`); a team store also does it before its first own event. */
-export async function registerInstallation(store: EventStore<TeamFields>, signer: Signer, machine: string): Promise<Installation | undefined> {
+export async function registerInstallation(
+  store: EventStore<TeamFields>,
+  signer: Signer,
+  machine: string,
+): Promise<Installation | undefined> {
   // Registered already (as it stays), it costs no transaction.
-  if (registration(store.state, signer, machine).length > 0) await store.transact((s) => ({ events: registration(s, signer, machine), result: undefined }));
+  if (registration(store.state, signer, machine).length > 0)
+    await store.transact((s) => ({ events: registration(s, signer, machine), result: undefined }));
   return store.state.team.installations[signer.publicKey];
 }
 
@@ -202,7 +227,12 @@ const KEY_BYTES = 32;
 /** The key, if it is a raw Ed25519 public key in base64; otherwise an invalid_input error. */
 export function checkedKey(key: string): string {
   const raw = /^[A-Za-z0-9+/]{43}=$/.test(key) ? Buffer.from(key, 'base64') : undefined;
-  if (!raw || raw.length !== KEY_BYTES) throw new HolonError('invalid_input', `"${key}" is not an installation key (44 characters of base64, as holon team whoami prints)`, { key });
+  if (!raw || raw.length !== KEY_BYTES)
+    throw new HolonError(
+      'invalid_input',
+      `"${key}" is not an installation key (44 characters of base64, as holon team ` + `whoami prints)`,
+      { key },
+    );
   return key;
 }
 
@@ -217,24 +247,33 @@ interface FundedAccounts {
  * (invalid_input), a signer who is not an owner there (denied), removing someone who is not a member
  * (not_found), changing the root's role (conflict).
  */
-export async function setTeamMember(store: EventStore<TeamFields & MandatesFields & FundedAccounts>, signer: Signer, change: MemberChange): Promise<TeamMember | null> {
+export async function setTeamMember(
+  store: EventStore<TeamFields & MandatesFields & FundedAccounts>,
+  signer: Signer,
+  change: MemberChange,
+): Promise<TeamMember | null> {
   const account = change.account === WHOLE_STORE ? WHOLE_STORE : accountId(change.account);
   const key = checkedKey(change.key);
-  if (change.role !== 'member' && change.role !== 'approver' && change.role !== 'owner' && change.role !== 'removed') throw new HolonError('invalid_input', 'a role is member, approver, owner or removed');
+  if (change.role !== 'member' && change.role !== 'approver' && change.role !== 'owner' && change.role !== 'removed')
+    throw new HolonError('invalid_input', 'a role is member, approver, owner or removed');
   const given = change.name?.trim();
-  if (given !== undefined && (given.length === 0 || given.length > 80)) throw new HolonError('invalid_input', 'a name is 1 to 80 characters');
+  if (given !== undefined && (given.length === 0 || given.length > 80))
+    throw new HolonError('invalid_input', 'a name is 1 to 80 characters');
   const by = signer.publicKey;
   await store.transact((s) => {
-    if (account !== WHOLE_STORE && !s.accounts[account] && !Object.values(s.mandates).some((m) => m.account === account)) throw new HolonError('not_found', `no account "${account}"`, { account });
+    if (account !== WHOLE_STORE && !s.accounts[account] && !Object.values(s.mandates).some((m) => m.account === account))
+      throw new HolonError('not_found', `no account "${account}"`, { account });
     const team = s.team.accounts[account];
     const old = team?.members[key];
-    if (change.role === 'removed' && !old) throw new HolonError('not_found', `${key} is not in the team of account ${account}`, { account, key });
+    if (change.role === 'removed' && !old)
+      throw new HolonError('not_found', `${key} is not in the team of account ${account}`, { account, key });
     const name = given ?? old?.name;
     if (name === undefined) throw new HolonError('invalid_input', 'a new member needs a name (--name)');
     const d = { account, key, name, role: change.role, version: team?.version ?? 0, by };
     // Before any transaction the signer is about to become the root.
     const problem = changeProblem(s, d, s.team.root ?? by);
-    if (problem) throw new HolonError(problem.reason === 'root' ? 'conflict' : 'denied', problem.message, { reason: problem.reason, account });
+    if (problem)
+      throw new HolonError(problem.reason === 'root' ? 'conflict' : 'denied', problem.message, { reason: problem.reason, account });
     if (old && old.role === change.role && old.name === name) return { events: [], result: undefined };
     return { events: [teamEvent('team.member.set', { ...d, sig: signer.sign(memberMessage(d)) })], result: undefined };
   });

@@ -19,7 +19,10 @@ const holonStore: StoreDomain<HolonState> = {
 };
 
 /** `holon store init`: the table, its guards, the member role, and `root` as the store's root when it is empty. */
-export function initTeamStore(url: string, options: { member?: string | undefined; root?: { signer: Signer; machine: string; logger: Logger } } = {}): Promise<InitReport> {
+export function initTeamStore(
+  url: string,
+  options: { member?: string | undefined; root?: { signer: Signer; machine: string; logger: Logger } } = {},
+): Promise<InitReport> {
   const { root, ...rest } = options;
   return initStore(url, { ...rest, ...(root ? { root: { ...root, domain: holonStore } } : {}) });
 }

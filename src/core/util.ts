@@ -48,11 +48,17 @@ export function checkJsonLimits(value: unknown, what: string, limits: { depth: n
   while (stack.length > 0) {
     const [v, d] = stack.pop() as [unknown, number];
     if (v === null || typeof v !== 'object') continue;
-    if (d > limits.depth) throw new HolonError('invalid_input', `${what} is nested deeper than ${limits.depth} levels`, { limit: 'depth', max: limits.depth });
+    if (d > limits.depth)
+      throw new HolonError('invalid_input', `${what} is nested deeper than ${limits.depth} levels`, { limit: 'depth', max: limits.depth });
     for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, d + 1]);
   }
   const size = Buffer.byteLength(JSON.stringify(value) ?? '');
-  if (size > limits.bytes) throw new HolonError('invalid_input', `${what} is ${size} bytes of JSON; at most ${limits.bytes} are accepted`, { limit: 'bytes', max: limits.bytes, bytes: size });
+  if (size > limits.bytes)
+    throw new HolonError('invalid_input', `${what} is ${size} bytes of JSON; at most ${limits.bytes} are accepted`, {
+      limit: 'bytes',
+      max: limits.bytes,
+      bytes: size,
+    });
 }
 
 /** A short, safe description of a value for the ledger: its JSON, cut short. */

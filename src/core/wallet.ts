@@ -84,7 +84,8 @@ export function saveWallet(dir: string, key: string): `0x${string}` {
   try {
     fs.writeFileSync(file, `${key.trim()}\n`, { mode: 0o600, flag: 'wx' });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new HolonError('conflict', `this state already has a wallet (${file}); Holon never replaces one`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new HolonError('conflict', `this state already has a wallet (${file}); Holon never replaces one`);
     throw err;
   }
   return privateKeyToAccount(key.trim() as `0x${string}`).address;

@@ -89,7 +89,9 @@ export function denialText(d: Denial): string {
         return `approval ${d.params.approval} expired at ${d.params.expires_at}`;
       case 'approval_mismatch':
         return `approval ${d.params.approval} was given for something else: ${d.params.mismatches
-          .map((m) => (m.field.endsWith('sha256') ? `a different ${m.field.replace(/_sha256$/, '')}` : `${m.field} ${m.approved}, not ${m.requested}`))
+          .map((m) =>
+            m.field.endsWith('sha256') ? `a different ${m.field.replace(/_sha256$/, '')}` : `${m.field} ${m.approved}, not ${m.requested}`,
+          )
           .join('; ')}`;
       case 'approval_amount_raised':
         return `the worst case is now ${fmt(d.params.amount)}, above the ${fmt(d.params.approved)} that was approved`;
@@ -112,13 +114,20 @@ export function denialText(d: Denial): string {
       case 'chosen_unverified':
         return 'The chosen payment is not one this server process returned, unchanged. Pass back chosen exactly as returned.';
       case 'opening_unverified':
-        return 'The opening is not one this server process returned, unchanged. Pass back the opening, its landed receipt and its mac exactly as returned.';
+        return (
+          'The opening is not one this server process returned, unchanged. Pass back the ' +
+          'opening, its landed receipt and its mac exactly as returned.'
+        );
       case 'hold_unverified':
         return 'The hold is not one this server process returned, unchanged. Pass back the latest hold exactly as returned.';
       case 'agreement_failed':
         return `The agreement's receipt does not confirm this ATR (${d.params.reason}).`;
       case 'approval_pending':
-        return `approval ${d.params.approval} waits for the human: ask them to approve it (the Holon panel, or \`holon approve ${d.params.approval}\` at their terminal), then make the same call again. You cannot approve it yourself`;
+        return (
+          `approval ${d.params.approval} waits for the human: ask them to approve it (the ` +
+          `Holon panel, or \`holon approve ${d.params.approval}\` at their terminal), then ` +
+          `make the same call again. You cannot approve it yourself`
+        );
       case 'no_rail':
         return d.params.why === 'own_account'
           ? `${d.params.payee} is the paying account itself`
@@ -126,15 +135,28 @@ export function denialText(d: Denial): string {
             ? `no Holon account ${d.params.payee.replace(/^acct:/, '')} to transfer to`
             : `pay moves money between Holon accounts; ${d.params.payee} is paid only through a seller's x402 terms (atr_transact)`;
       case 'spend_unconvertible':
-        return `a prior spend is in ${d.params.currencies.join(', ')} and no rate converts it to ${d.params.to} (holon fx), so what is left is unknown`;
+        return (
+          `a prior spend is in ${d.params.currencies.join(', ')} and no rate converts it to ${d.params.to} ` +
+          `(holon fx), so what is left is unknown`
+        );
       case 'rate_limited':
         return `more than ${d.params.limit} calls per ${d.params.per}: retry in ${d.params.retry_after_seconds} s`;
       case 'quota_exceeded':
-        return `the quota of ${d.params.limit} calls per ${d.params.per} is used up until ${d.params.resets_at}; a human can raise it (holon limits)`;
+        return (
+          `the quota of ${d.params.limit} calls per ${d.params.per} is used up until ${d.params.resets_at}; a human ` +
+          `can raise it (holon limits)`
+        );
       case 'purchase_over_threshold':
-        return `the purchase total ${fmt(d.params.amount)} is above the approval threshold ${fmt(d.params.threshold)}, and a merchant's checkout cannot wait for a human's approval: a human must raise the threshold, or buy less`;
+        return (
+          `the purchase total ${fmt(d.params.amount)} is above the approval threshold ${fmt(d.params.threshold)}, and a ` +
+          `merchant's checkout cannot wait for a human's approval: a human must raise the ` +
+          `threshold, or buy less`
+        );
       case 'agreement_pending':
-        return 'The agreement payment was sent and may settle yet: call again without approved to collect its receipt; never send approved again for this agreement.';
+        return (
+          'The agreement payment was sent and may settle yet: call again without approved ' +
+          'to collect its receipt; never send approved again for this agreement.'
+        );
       case 'invalid_arguments':
         return `the arguments do not fit the tool's input schema (${d.params.fields.join(', ') || 'the arguments as a whole'})`;
       case 'call_failed':
@@ -151,9 +173,12 @@ export function denialTexts(denials: readonly Denial[]): string[] {
 
 /** Denials as JSON: a stable code, its parameters, and the agent it concerns. */
 export function denialsJson(denials: readonly Denial[]): { code: string; params: Record<string, JsonValue>; agent?: string }[] {
-  return denials.map((d) => ({ code: d.code, params: d.params as unknown as Record<string, JsonValue>, ...(d.agent ? { agent: d.agent } : {}) }));
+  return denials.map((d) => ({
+    code: d.code,
+    params: d.params as unknown as Record<string, JsonValue>,
+    ...(d.agent ? { agent: d.agent } : {}),
+  }));
 }
 
 /** A JSON value. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-

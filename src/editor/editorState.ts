@@ -196,7 +196,11 @@ export class EditorState implements vscode.Disposable {
     const message = (err as Error).message;
     // Say which store failed; a refused setting's own message already names holon.store.
     const hint = this.passwordKept ? '' : ' (no password is kept for it: Holon: Set Team Store Password)';
-    this.failure = problem ? message : where.kind === 'team' ? `the team store ${where.label} cannot be used: ${message}${hint}` : `the journal in ${this.dir} cannot be used: ${message}`;
+    this.failure = problem
+      ? message
+      : where.kind === 'team'
+        ? `the team store ${where.label} cannot be used: ${message}${hint}`
+        : `the journal in ${this.dir} cannot be used: ${message}`;
     this.logger.error(this.failure);
     this.changed.fire();
     this.failed.fire(this.failure);

@@ -43,7 +43,15 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   /** The state the view shows now. */
   current(): HolonViewState {
     const s = this.state;
-    return holonViewState(s.state, s.selected ?? null, s.clock.now(), channelAccepted(s.state, 'panel'), this.wallet.address ?? null, s.signer, storeInfo(s.storeInUse, s.storeFailure));
+    return holonViewState(
+      s.state,
+      s.selected ?? null,
+      s.clock.now(),
+      channelAccepted(s.state, 'panel'),
+      this.wallet.address ?? null,
+      s.signer,
+      storeInfo(s.storeInUse, s.storeFailure),
+    );
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {

@@ -22,7 +22,11 @@ export class MandateEditorPanels implements vscode.Disposable {
   open(mode: 'create' | 'edit', id?: string): void {
     const mandate = id ? this.state.state.mandates[id] : undefined;
     let view: MandateEditorState = { mode, values: formValues(mandate), errors: {}, saved: false };
-    const panel = vscode.window.createWebviewPanel('holon.mandateEditor', mode === 'create' ? 'New Mandate' : `Mandate ${id}`, vscode.ViewColumn.Active);
+    const panel = vscode.window.createWebviewPanel(
+      'holon.mandateEditor',
+      mode === 'create' ? 'New Mandate' : `Mandate ${id}`,
+      vscode.ViewColumn.Active,
+    );
     this.open_.add(panel);
     const save = async (values: MandateFormValues): Promise<void> => {
       const target = view.mode === 'edit' && id ? id : values.id;
@@ -32,7 +36,10 @@ export class MandateEditorPanels implements vscode.Disposable {
         return;
       }
       try {
-        const saved = view.mode === 'create' ? await createMandate(await this.state.store(), this.state.clock, target, input) : await patchMandate(await this.state.store(), this.state.clock, target, input);
+        const saved =
+          view.mode === 'create'
+            ? await createMandate(await this.state.store(), this.state.clock, target, input)
+            : await patchMandate(await this.state.store(), this.state.clock, target, input);
         if (view.mode === 'create' && !this.state.selected) await this.state.select(saved.id);
         view = { mode: 'edit', values: formValues(saved), errors: {}, saved: true };
         panel.title = `Mandate ${saved.id}`;

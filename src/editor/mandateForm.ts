@@ -57,7 +57,11 @@ export function formValues(m: Mandate | undefined): MandateFormValues {
  * editing gives a patch of only the fields the human changed, so what the form does not show (other
  * grants, the grantee's role and manager) stays as it was.
  */
-export function formToInput(v: MandateFormValues, mode: 'create' | 'edit', old?: Mandate): { input: Record<string, unknown>; errors: Errors } {
+export function formToInput(
+  v: MandateFormValues,
+  mode: 'create' | 'edit',
+  old?: Mandate,
+): { input: Record<string, unknown>; errors: Errors } {
   const errors: Errors = {};
   const amount = (key: keyof MandateFormValues, text: string, optional: boolean): string | null => {
     if (text.trim() === '') {
@@ -83,7 +87,8 @@ export function formToInput(v: MandateFormValues, mode: 'create' | 'edit', old?:
     retention = Number(v.retentionDays);
     if (!Number.isInteger(retention) || retention < 0) errors.retentionDays = 'A whole number of days';
   }
-  if (v.expiresAt.trim() !== '' && Number.isNaN(Date.parse(v.expiresAt))) errors.expiresAt = 'A date and time, ISO 8601 (2026-12-31T23:59:00Z)';
+  if (v.expiresAt.trim() !== '' && Number.isNaN(Date.parse(v.expiresAt)))
+    errors.expiresAt = 'A date and time, ISO 8601 (2026-12-31T23:59:00Z)';
   const caps = list(v.capabilities);
   const marketCall = { name: CAP.marketCall, params: { capabilities: caps.length > 0 ? caps : ['*'] } };
   const regions = list(v.regions).length > 0 ? list(v.regions) : null;

@@ -36,7 +36,11 @@ export class ProposalPanels implements vscode.Disposable {
       return;
     }
     const p = this.state.state.office.proposals[proposal];
-    const panel = vscode.window.createWebviewPanel(PROPOSAL_VIEW_TYPE, p ? `Proposal: ${p.slug}` : 'Holon Proposal', vscode.ViewColumn.Active);
+    const panel = vscode.window.createWebviewPanel(
+      PROPOSAL_VIEW_TYPE,
+      p ? `Proposal: ${p.slug}` : 'Holon Proposal',
+      vscode.ViewColumn.Active,
+    );
     const host = new WebviewHost<ProposalState, ProposalCommand>({
       ...this.webviews,
       owner: panel,

@@ -34,7 +34,19 @@ function fingerprint(state: EditorState, mandate: string, wallet: boolean): stri
   // The store's URL (never its password) and how many times it was opened: a new store or password restarts the server.
   const store = state.storeInUse;
   return createHash('sha256')
-    .update(JSON.stringify([mandate, m?.toolsets ?? [], cfg.channels.includes('elicitation'), cfg.waitSeconds, wallet, allowPrivateSellers(), githubOwner(), store.kind === 'team' ? store.url : '', state.storeGeneration]))
+    .update(
+      JSON.stringify([
+        mandate,
+        m?.toolsets ?? [],
+        cfg.channels.includes('elicitation'),
+        cfg.waitSeconds,
+        wallet,
+        allowPrivateSellers(),
+        githubOwner(),
+        store.kind === 'team' ? store.url : '',
+        state.storeGeneration,
+      ]),
+    )
     .digest('hex')
     .slice(0, 12);
 }
@@ -43,7 +55,14 @@ function fingerprint(state: EditorState, mandate: string, wallet: boolean): stri
  * One MCP server, "Holon · <mandate>", for the selected mandate: `holon mcp` run by VS Code's own Node
  * (`process.execPath` with ELECTRON_RUN_AS_NODE), on the workspace-storage state.
  */
-export function serverDefinition(state: EditorState, holonJs: string, mandate: string | undefined, walletKey?: string, githubKey?: string, storeUrl?: string): vscode.McpStdioServerDefinition {
+export function serverDefinition(
+  state: EditorState,
+  holonJs: string,
+  mandate: string | undefined,
+  walletKey?: string,
+  githubKey?: string,
+  storeUrl?: string,
+): vscode.McpStdioServerDefinition {
   const cfg = state.approvalConfig();
   const args = [holonJs, 'mcp', '--state', state.dir, '--approval-wait', String(cfg.waitSeconds)];
   if (!cfg.channels.includes('elicitation')) args.push('--no-elicitation');
@@ -51,7 +70,11 @@ export function serverDefinition(state: EditorState, holonJs: string, mandate: s
   // The wallet's key and the team store's URL (with its password) go to the server in its environment,
   // never its arguments (which `ps` shows); it drops both at once (core/wallet.ts, cli/args.ts). Like the
   // key, the URL is then part of the definition VS Code holds for this server.
-  const env: Record<string, string> = { ELECTRON_RUN_AS_NODE: '1', ...(walletKey ? { [WALLET_ENV]: walletKey } : {}), ...serverStoreEnv(storeUrl) };
+  const env: Record<string, string> = {
+    ELECTRON_RUN_AS_NODE: '1',
+    ...(walletKey ? { [WALLET_ENV]: walletKey } : {}),
+    ...serverStoreEnv(storeUrl),
+  };
   if (allowPrivateSellers()) args.push('--allow-private-sellers');
   // The office publishes artifacts into the open folder, and its git is the office's forge.
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -61,7 +84,13 @@ export function serverDefinition(state: EditorState, holonJs: string, mandate: s
     args.push('--github-owner', owner);
     env[GITHUB_TOKEN_ENV] = githubKey;
   }
-  const definition = new vscode.McpStdioServerDefinition(mandate ? `Holon · ${mandate}` : 'Holon', process.execPath, args, env, mandate ? fingerprint(state, mandate, walletKey !== undefined) : '0');
+  const definition = new vscode.McpStdioServerDefinition(
+    mandate ? `Holon · ${mandate}` : 'Holon',
+    process.execPath,
+    args,
+    env,
+    mandate ? fingerprint(state, mandate, walletKey !== undefined) : '0',
+  );
   // A server started in a bound workspace serves only its binding (core/bindings.ts), which guards
   // against a config file an agent edited. This one is started by VS Code from this definition, not from
   // a file, and names everything itself: it runs in the root of the file system, which is never bound,
@@ -103,12 +132,23 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
         const b = budgetOf(state.state, m, state.clock.now());
         if (b.account.available.units <= 0n) {
           const fund = 'Fund Account';
-          const answer = await vscode.window.showWarningMessage(`Holon: account ${m.account} has no ${m.currency} to spend (${M.format(b.account.available)}).`, fund, 'Start Anyway');
+          const answer = await vscode.window.showWarningMessage(
+            `Holon: account ${m.account} has no ${m.currency} to spend (${M.format(b.account.available)}).`,
+            fund,
+            'Start Anyway',
+          );
           if (answer === fund) await vscode.commands.executeCommand(COMMANDS.fundAccount, m.account);
           if (answer === undefined) return undefined;
         }
       }
-      const resolved = serverDefinition(state, holonJs, mandateId, await wallet.key(), await githubToken(true), await state.storeForServer());
+      const resolved = serverDefinition(
+        state,
+        holonJs,
+        mandateId,
+        await wallet.key(),
+        await githubToken(true),
+        await state.storeForServer(),
+      );
       return resolved;
     },
   };

@@ -65,7 +65,8 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
     registerTeamStore(state, context.secrets, log),
     registerTerminals(context, state, holonJs),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('holon.approvals')) state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
+      if (e.affectsConfiguration('holon.approvals'))
+        state.syncChannels().catch((err: unknown) => log.error(`could not record approval channels: ${String(err)}`));
     }),
   );
   log.info(`Holon activated in ${Date.now() - started} ms; state in ${state.dir}`);

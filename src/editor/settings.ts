@@ -34,7 +34,9 @@ export interface ApprovalConfig {
 /** Which channels the human accepts answers from, and how long a server waits for one. */
 export function approvalConfig(): ApprovalConfig {
   const raw = read<unknown>('approvals.channels', ['panel', 'elicitation']);
-  const channels = (Array.isArray(raw) ? raw : []).filter((x): x is ApprovalChannel => (APPROVAL_CHANNELS as readonly unknown[]).includes(x));
+  const channels = (Array.isArray(raw) ? raw : []).filter((x): x is ApprovalChannel =>
+    (APPROVAL_CHANNELS as readonly unknown[]).includes(x),
+  );
   const wait = read<unknown>('approvals.waitSeconds', 300);
   return { channels, waitSeconds: typeof wait === 'number' && Number.isFinite(wait) ? Math.min(Math.max(wait, 0), 3600) : 300 };
 }

@@ -40,7 +40,9 @@ export function registerStatusBar(state: EditorState): vscode.Disposable {
     item.text = waiting.length > 0 ? `${base}  $(bell-dot) ${waiting.length}` : base;
     item.tooltip = `${
       budget
-        ? `Holon — ${budget.mandate}: spent ${budget.spent}, held ${budget.held}, remaining ${budget.remaining}; approval above ${budget.threshold}${waiting.length > 0 ? `\n${waiting.length} approval(s) waiting` : ''}`
+        ? `Holon — ${budget.mandate}: spent ${budget.spent}, held ${budget.held}, ` +
+          `remaining ${budget.remaining}; approval above ${budget.threshold}` +
+          `${waiting.length > 0 ? `\n${waiting.length} approval(s) waiting` : ''}`
         : 'Holon: no mandate selected'
     }\n${ledger}`;
     item.command = budget ? COMMANDS.showPanel : COMMANDS.selectMandate;
@@ -50,7 +52,12 @@ export function registerStatusBar(state: EditorState): vscode.Disposable {
       if (notified.has(a.id)) continue;
       notified.add(a.id);
       const v = approvalView(a);
-      notify(state, a.id, `Holon: ${a.mandate} asks you to approve: ${v.title}${v.amount ? ` — up to ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}.`).catch((err: unknown) => state.logger.error(`approval notification for ${a.id}: ${String(err)}`));
+      notify(
+        state,
+        a.id,
+        `Holon: ${a.mandate} asks you to approve: ${v.title}` +
+          `${v.amount ? ` — up to ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : ''}.`,
+      ).catch((err: unknown) => state.logger.error(`approval notification for ${a.id}: ${String(err)}`));
     }
   };
   update();

@@ -50,9 +50,15 @@ export function teamStoreFromSetting(raw: unknown): TeamStore | undefined {
   } catch {
     throw refuse('not_a_url', 'holon.store is not a URL: write postgres://user@host:port/database');
   }
-  if (!isPostgresUrl(u.href)) throw refuse('not_postgres', `holon.store must be a postgres:// (or postgresql://) URL, not ${u.protocol}//…`);
+  if (!isPostgresUrl(u.href))
+    throw refuse('not_postgres', `holon.store must be a postgres:// (or postgresql://) URL, not ${u.protocol}//…`);
   if (u.password !== '' || [...u.searchParams.keys()].some((k) => SECRET_PARAM.test(k))) {
-    throw refuse('password_in_url', 'holon.store holds a password, so Holon does not use it: settings are synced and readable by every extension. Remove the password from the URL and run Holon: Set Team Store Password.');
+    throw refuse(
+      'password_in_url',
+      'holon.store holds a password, so Holon does not use it: settings are synced and ' +
+        'readable by every extension. Remove the password from the URL and run Holon: Set ' +
+        'Team Store Password.',
+    );
   }
   // Host names are case-insensitive; PostgreSQL's URL is not a "special" scheme, so URL keeps their case.
   u.hostname = u.hostname.toLowerCase();

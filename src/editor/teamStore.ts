@@ -37,7 +37,9 @@ export function registerTeamStore(state: EditorState, secrets: vscode.SecretStor
       const password = 'Set Team Store Password';
       const retry = 'Retry';
       const settings = 'Open Settings';
-      const text = team ? `Holon: ${message}. Holon does not fall back to this workspace's journal: the team's ledger would be split in two.` : `Holon: ${message}.`;
+      const text = team
+        ? `Holon: ${message}. Holon does not fall back to this workspace's journal: the ` + `team's ledger would be split in two.`
+        : `Holon: ${message}.`;
       void vscode.window.showErrorMessage(text, ...(team ? [password, retry, settings] : [retry])).then(async (answer) => {
         if (answer === password) await vscode.commands.executeCommand(COMMANDS.setStorePassword);
         if (answer === retry) reopen();

@@ -19,7 +19,7 @@ export function registerTerminals(context: vscode.ExtensionContext, state: Edito
   const file = path.join(bin, 'holon');
   if (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== script) fs.writeFileSync(file, script, { mode: 0o755 });
   const env = context.environmentVariableCollection;
-  env.description = 'Holon: the `holon` command and this workspace\'s state';
+  env.description = "Holon: the `holon` command and this workspace's state";
   env.replace('HOLON_STATE', stateDir);
   env.prepend('PATH', bin + path.delimiter);
   const followStore = (): void => {

@@ -90,15 +90,26 @@ export function holonViewState(
 
 /** Where the ledger is, as the view shows it: the team store's `host/database`, never its URL. */
 export function storeInfo(where: StoreInUse, failure?: string): StoreInfo {
-  return where.kind === 'team' ? { kind: 'team', label: where.label, error: failure ?? null } : { kind: 'journal', label: "this workspace's journal", error: failure ?? null };
+  return where.kind === 'team'
+    ? { kind: 'team', label: where.label, error: failure ?? null }
+    : { kind: 'journal', label: "this workspace's journal", error: failure ?? null };
 }
 
 /** The office's mail waiting to be read (what woke someone) and its newest artifacts. */
 export function officeRows(s: HolonState, limit = 20): Pick<HolonViewState, 'mail' | 'artifacts'> {
-  const newest = <T extends { at: string }>(rows: T[]): T[] => rows.sort((a, b) => (a.at > b.at ? -1 : a.at < b.at ? 1 : 0)).slice(0, limit);
+  const newest = <T extends { at: string }>(rows: T[]): T[] =>
+    rows.sort((a, b) => (a.at > b.at ? -1 : a.at < b.at ? 1 : 0)).slice(0, limit);
   return {
-    mail: newest(Object.values(s.office.threads).filter((t) => t.state === 'new').map((t) => ({ id: t.id, to: t.to, from: t.from, subject: t.subject, woke: t.woke, at: t.created_at }))),
-    artifacts: newest(Object.values(s.office.artifacts).reverse().map((a) => ({ id: a.id, title: a.title, kind: a.kind, author: a.slug, at: a.created_at }))),
+    mail: newest(
+      Object.values(s.office.threads)
+        .filter((t) => t.state === 'new')
+        .map((t) => ({ id: t.id, to: t.to, from: t.from, subject: t.subject, woke: t.woke, at: t.created_at })),
+    ),
+    artifacts: newest(
+      Object.values(s.office.artifacts)
+        .reverse()
+        .map((a) => ({ id: a.id, title: a.title, kind: a.kind, author: a.slug, at: a.created_at })),
+    ),
   };
 }
 
@@ -124,16 +135,34 @@ function node(s: HolonState, t: ReceiptTree): ReceiptNode {
 }
 
 /** The receipts panel's state: the newest root calls (of every mandate), filtered, and one tree, read back from the journal. */
-export async function receiptsState(store: ReceiptSource & { state: HolonState }, filter: ReceiptsState['filter'], selected: string | null, limit = 50): Promise<ReceiptsState> {
+export async function receiptsState(
+  store: ReceiptSource & { state: HolonState },
+  filter: ReceiptsState['filter'],
+  selected: string | null,
+  limit = 50,
+): Promise<ReceiptsState> {
   const roots = await recentRootReceipts(store, { status: filter === 'all' ? undefined : filter, limit });
   const recent: ReceiptRow[] = await Promise.all(
     roots.map(async (r) => {
       const t = await treeOf(store, r);
-      return { id: r.id, mandate: r.mandate, agent: r.agent, status: r.status, totalCost: fmt(t.total_cost), startedAt: r.started_at, delegatedCalls: t.descendants };
+      return {
+        id: r.id,
+        mandate: r.mandate,
+        agent: r.agent,
+        status: r.status,
+        totalCost: fmt(t.total_cost),
+        startedAt: r.started_at,
+        delegatedCalls: t.descendants,
+      };
     }),
   );
   const chosen = (selected ? await readReceipt(store, selected) : undefined) ?? roots[0];
-  return { filter, recent, selected: chosen ? node(store.state, await treeOf(store, chosen)) : null, purchases: purchaseRows(store.state, limit) };
+  return {
+    filter,
+    recent,
+    selected: chosen ? node(store.state, await treeOf(store, chosen)) : null,
+    purchases: purchaseRows(store.state, limit),
+  };
 }
 
 /** The newest completed purchases, with their orders and lines. */
@@ -145,7 +174,13 @@ export function purchaseRows(s: HolonState, limit = 50): PurchaseRow[] {
       mandate: p.mandate,
       merchant: p.merchant,
       order: p.order?.id ?? '',
-      lines: (p.order?.lines ?? []).map((l) => ({ product: l.product, title: l.title, quantity: l.quantity, unitPrice: fmt(l.unit_price) ?? '', total: fmt(l.total) ?? '' })),
+      lines: (p.order?.lines ?? []).map((l) => ({
+        product: l.product,
+        title: l.title,
+        quantity: l.quantity,
+        unitPrice: fmt(l.unit_price) ?? '',
+        total: fmt(l.total) ?? '',
+      })),
       total: fmt(p.order?.total ?? p.total) ?? '',
       charged: fmt(p.charged),
       at: p.updated_at,
@@ -163,7 +198,22 @@ export async function proposalState(s: HolonState, id: string, now: number, pane
   // The YAML and diff libraries load when a proposal is first shown, never to activate the extension.
   const { personnelYaml, sideBySide } = await import('../core/office/personnelDiff.ts');
   const p = s.office.proposals[id];
-  if (!p) return { id: null, approval: null, kind: 'change', title: id, slug: '', proposer: '', reason: '', status: 'missing', removals: [], gains: [], changes: [], rows: [], decidable: false };
+  if (!p)
+    return {
+      id: null,
+      approval: null,
+      kind: 'change',
+      title: id,
+      slug: '',
+      proposer: '',
+      reason: '',
+      status: 'missing',
+      removals: [],
+      gains: [],
+      changes: [],
+      rows: [],
+      decidable: false,
+    };
   const a = s.approvals[p.approval];
   const expired = p.status === 'open' && (!a || approvalStatus(a, now) === 'expired');
   const status = expired ? 'expired' : p.status;

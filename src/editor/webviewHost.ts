@@ -104,7 +104,9 @@ export class WebviewHost<S, C extends { type: string }> implements vscode.Dispos
     if (this.disposed || n <= this.posted) return;
     this.posted = n;
     const message: StateNotification<S> = { type: 'state', state };
-    this.options.owner.webview.postMessage(message).then(undefined, (err: unknown) => this.options.report.log.warn(`${this.options.name}: the state was not delivered: ${String(err)}`));
+    this.options.owner.webview
+      .postMessage(message)
+      .then(undefined, (err: unknown) => this.options.report.log.warn(`${this.options.name}: the state was not delivered: ${String(err)}`));
   }
 
   private async receive(message: unknown): Promise<void> {
@@ -122,7 +124,9 @@ export class WebviewHost<S, C extends { type: string }> implements vscode.Dispos
         await this.options.handle(command as Exclude<C, ReadyCommand>);
       } catch (err) {
         report.log.error(`${name}: ${command.type} failed: ${details(err)}`);
-        const reason = HolonError.is(err) ? err.message : `${err instanceof Error ? err.message : String(err)} (details in the Holon output)`;
+        const reason = HolonError.is(err)
+          ? err.message
+          : `${err instanceof Error ? err.message : String(err)} (details in the Holon output)`;
         report.showError(`Holon: could not ${command.type} in the ${name}: ${reason}`);
       }
     }

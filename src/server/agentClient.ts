@@ -36,13 +36,18 @@ export class McpAgentRunner implements AgentRunner {
     let result: Awaited<ReturnType<Client['callTool']>>;
     try {
       // The agent's own timeout, however it reports progress: a hung agent's hold is released in time.
-      result = await client.callTool({ name: endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: request.meta }, undefined, {
-        timeout: request.timeoutMs,
-        maxTotalTimeout: request.timeoutMs,
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
+      result = await client.callTool(
+        { name: endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: request.meta },
+        undefined,
+        {
+          timeout: request.timeoutMs,
+          maxTotalTimeout: request.timeoutMs,
+          ...(request.signal ? { signal: request.signal } : {}),
+        },
+      );
     } catch (err) {
-      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return { isError: true, structured: null, text: '', units: 0, errorCode: 'timeout' };
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
+        return { isError: true, structured: null, text: '', units: 0, errorCode: 'timeout' };
       throw err;
     }
     const text = Array.isArray(result.content)

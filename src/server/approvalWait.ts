@@ -13,7 +13,12 @@ import type { ServerDeps } from './serverDeps.ts';
 export const APPROVAL_FORM_SCHEMA = {
   type: 'object',
   properties: {
-    decision: { type: 'string', title: 'Decision', description: 'Approve allows exactly this, once; Reject refuses it.', enum: ['Approve', 'Reject'] },
+    decision: {
+      type: 'string',
+      title: 'Decision',
+      description: 'Approve allows exactly this, once; Reject refuses it.',
+      enum: ['Approve', 'Reject'],
+    },
   },
   required: ['decision'],
 } as const;
@@ -29,7 +34,11 @@ const pinged = new WeakSet<Server>();
  * A form the human dismisses (cancel) ends the wait at once: the agent gets the pending approval and can
  * tell the human where else to answer it.
  */
-export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): ApprovalWaiter {
+export function createApprovalWaiter(
+  deps: ServerDeps,
+  server: Server,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): ApprovalWaiter {
   return async (approval, signal) => {
     const caps = server.getClientCapabilities()?.elicitation;
     // An empty elicitation capability means form mode (the spec before URL mode existed). On a team's
@@ -75,7 +84,10 @@ export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: Re
             await server.ping().catch(() => {});
           }
           if (withdrawForm.signal.aborted) return;
-          const answer = await server.elicitInput({ mode: 'form', message: approvalMessage(approval), requestedSchema: APPROVAL_FORM_SCHEMA as never }, { signal: withdrawForm.signal, timeout: waitMs });
+          const answer = await server.elicitInput(
+            { mode: 'form', message: approvalMessage(approval), requestedSchema: APPROVAL_FORM_SCHEMA as never },
+            { signal: withdrawForm.signal, timeout: waitMs },
+          );
           formOpen = false;
           if (answer.action === 'cancel') {
             stopWaiting.abort();
@@ -87,7 +99,8 @@ export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: Re
         } catch (err) {
           formOpen = false;
           // Withdrawn because another channel decided first, timed out, or already decided: all expected.
-          if (!withdrawForm.signal.aborted && !HolonError.is(err, 'conflict')) deps.logger.warn(`elicitation for ${approval.id}: ${(err as Error).message}`);
+          if (!withdrawForm.signal.aborted && !HolonError.is(err, 'conflict'))
+            deps.logger.warn(`elicitation for ${approval.id}: ${(err as Error).message}`);
         }
       })();
     }

@@ -38,13 +38,35 @@ export const HEADLESS_APPROVALS: ApprovalSettings = { waitMs: 0, elicitation: tr
  */
 export function openRuntime(
   stateDir: string,
-  options: { clock: Clock; logger: Logger; approvals?: ApprovalSettings; durable?: boolean; store?: EventStore<HolonState>; fetch?: FetchLike; allowPrivateSellers?: boolean; wallet?: Wallet; workspace?: string; forge?: Forge; merchants?: readonly MerchantConfig[] },
+  options: {
+    clock: Clock;
+    logger: Logger;
+    approvals?: ApprovalSettings;
+    durable?: boolean;
+    store?: EventStore<HolonState>;
+    fetch?: FetchLike;
+    allowPrivateSellers?: boolean;
+    wallet?: Wallet;
+    workspace?: string;
+    forge?: Forge;
+    merchants?: readonly MerchantConfig[];
+  },
 ): Runtime {
-  const store = options.store ?? openState(stateDir, { clock: options.clock, logger: options.logger, ...(options.durable !== undefined ? { durable: options.durable } : {}) });
+  const store =
+    options.store ??
+    openState(stateDir, {
+      clock: options.clock,
+      logger: options.logger,
+      ...(options.durable !== undefined ? { durable: options.durable } : {}),
+    });
   const wallet = options.wallet ?? loadWallet(stateDir);
-  if (options.allowPrivateSellers) options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a seller you run yourself');
+  if (options.allowPrivateSellers)
+    options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a ' + 'seller you run yourself');
   const fetch = options.fetch ?? publicFetch({ allowPrivate: options.allowPrivateSellers === true });
-  const runner = new McpAgentRunner(options.logger, new X402AgentRunner({ fetch, wallet, now: () => options.clock.now(), logger: options.logger }));
+  const runner = new McpAgentRunner(
+    options.logger,
+    new X402AgentRunner({ fetch, wallet, now: () => options.clock.now(), logger: options.logger }),
+  );
   // The delegation endpoint needs the deps that the gateway it serves is part of.
   const holder: { deps?: ServerDeps } = {};
   const delegation = new LoopbackDelegationHost(() => {
@@ -62,7 +84,19 @@ export function openRuntime(
     filesRoot: filesRoot(stateDir),
     validate: createSchemaValidator(),
   });
-  const deps: ServerDeps = { store, signer, gateway, clock: options.clock, logger: options.logger, approvals: options.approvals ?? HEADLESS_APPROVALS, fetch, ...(wallet ? { wallet } : {}), ...(options.workspace ? { workspace: options.workspace } : {}), ...(options.forge ? { forge: options.forge } : {}), ...(options.merchants?.length ? { merchants: merchantsOf(options.merchants) } : {}) };
+  const deps: ServerDeps = {
+    store,
+    signer,
+    gateway,
+    clock: options.clock,
+    logger: options.logger,
+    approvals: options.approvals ?? HEADLESS_APPROVALS,
+    fetch,
+    ...(wallet ? { wallet } : {}),
+    ...(options.workspace ? { workspace: options.workspace } : {}),
+    ...(options.forge ? { forge: options.forge } : {}),
+    ...(options.merchants?.length ? { merchants: merchantsOf(options.merchants) } : {}),
+  };
   holder.deps = deps;
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
   const stopRecovery = recoverOrphanedHolds(store, options.logger);

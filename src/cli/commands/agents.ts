@@ -10,7 +10,9 @@ import { clock, logger, open, openExisting, print, withStore } from '../context.
 const agentsCmd: Command = {
   name: 'agents',
   usage: 'agents list | search [QUERY] [--capability C] [--mandate M] | add FILE',
-  summary: 'Lists and searches the catalog; adds agents from a catalog file ({agents:[{manifest, endpoint}]}) or one {manifest, endpoint} file.',
+  summary:
+    'Lists and searches the catalog; adds agents from a catalog file ' +
+    '({agents:[{manifest, endpoint}]}) or one {manifest, endpoint} file.',
   options: {
     capability: { type: 'string', help: 'capability or pattern' },
     mandate: { type: 'string', help: "show the mandate's decision for each agent" },
@@ -27,37 +29,62 @@ const agentsCmd: Command = {
         open(ctx),
         async (store) => {
           for (const e of entries) await addAgent(store, clock, e.manifest, e.endpoint, `file:${arg}`);
-          return print(ctx, entries.map((e) => ({ agent: e.manifest.id, version: e.manifest.version })), entries.map((e) => `Added ${e.manifest.id} ${e.manifest.version}`).join('\n'));
+          return print(
+            ctx,
+            entries.map((e) => ({ agent: e.manifest.id, version: e.manifest.version })),
+            entries.map((e) => `Added ${e.manifest.id} ${e.manifest.version}`).join('\n'),
+          );
         },
         true,
       );
     }
-    if (action !== 'list' && action !== 'search') throw new HolonError('invalid_input', `unknown action "${action}"; use list, search or add`);
+    if (action !== 'list' && action !== 'search')
+      throw new HolonError('invalid_input', `unknown action "${action}"; use list, search or add`);
     const limitText = str(ctx.opts, 'limit') ?? '20';
     const limit = Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new HolonError('invalid_input', '--limit takes a whole number from 1 to 1000');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new HolonError('invalid_input', '--limit takes a whole number from 1 to 1000');
     return withStore(openExisting(ctx), async (store) => {
       const mandateId = str(ctx.opts, 'mandate') ?? Object.keys(store.state.mandates)[0];
       const capability = str(ctx.opts, 'capability');
       if (!mandateId) {
         const all = Object.values(store.state.agents).filter((a) => !capability || offers(a, capability));
-        return print(ctx, all.map((a) => a.manifest), all.map((a) => `${a.manifest.id} ${a.manifest.version} ${a.manifest.capabilities.join(',')} ${a.manifest.price.per_call} ${a.manifest.price.currency}`).join('\n'));
+        return print(
+          ctx,
+          all.map((a) => a.manifest),
+          all
+            .map(
+              (a) =>
+                `${a.manifest.id} ${a.manifest.version} ${a.manifest.capabilities.join(',')} ` +
+                `${a.manifest.price.per_call} ${a.manifest.price.currency}`,
+            )
+            .join('\n'),
+        );
       }
       const runtime = openRuntime(ctx.stateDir, { clock, logger, store });
       const r = runtime.deps.gateway.search(mandateId, { query: action === 'search' ? arg : undefined, capability, limit });
       const row = (v: (typeof r.agents)[number]): string =>
-        `${v.entry.manifest.id.padEnd(28)} ${v.entry.manifest.version.padEnd(7)} ${fmt(v.ranking.expected_cost_per_success).padEnd(13)} per success  worst ${fmt(v.worst_case).padEnd(12)} ${v.decision}`;
+        `${v.entry.manifest.id.padEnd(28)} ${v.entry.manifest.version.padEnd(7)} ${fmt(v.ranking.expected_cost_per_success).padEnd(13)} ` +
+        `per success  worst ${fmt(v.worst_case).padEnd(12)} ${v.decision}`;
       const text = [
         `For mandate ${mandateId} (${r.total.agents} allowed, ${r.total.excluded} excluded):`,
         ...r.agents.map(row),
-        ...(r.excluded.length > 0 ? ['Excluded:', ...r.excluded.map((v) => `${v.entry.manifest.id}: ${denialTexts(v.denials).join('; ')}`)] : []),
+        ...(r.excluded.length > 0
+          ? ['Excluded:', ...r.excluded.map((v) => `${v.entry.manifest.id}: ${denialTexts(v.denials).join('; ')}`)]
+          : []),
       ].join('\n');
       return print(
         ctx,
         {
           mandate: mandateId,
           total: r.total,
-          agents: r.agents.map((v) => ({ agent: v.entry.manifest.id, version: v.entry.manifest.version, worst_case: v.worst_case, decision: v.decision, ranking: { ...v.ranking, key: undefined } })),
+          agents: r.agents.map((v) => ({
+            agent: v.entry.manifest.id,
+            version: v.entry.manifest.version,
+            worst_case: v.worst_case,
+            decision: v.decision,
+            ranking: { ...v.ranking, key: undefined },
+          })),
           excluded: r.excluded.map((v) => ({ agent: v.entry.manifest.id, reasons: denialTexts(v.denials), denials: v.denials })),
         },
         text,

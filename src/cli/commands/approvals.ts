@@ -18,12 +18,19 @@ async function channels(ctx: Parameters<Command['run']>[0], value: string | unde
   if (value === undefined) {
     return withStore(openExisting(ctx), async (store) => {
       const set = store.state.settings.approval_channels;
-      return print(ctx, { channels: set ?? [...APPROVAL_CHANNELS] }, `Approvals are answered through: ${(set ?? APPROVAL_CHANNELS).join(', ') || 'nothing (no approval can be given)'}${set === null ? ' (all: never restricted)' : ''}.`);
+      return print(
+        ctx,
+        { channels: set ?? [...APPROVAL_CHANNELS] },
+        `Approvals are answered through: ` +
+          `${(set ?? APPROVAL_CHANNELS).join(', ') || 'nothing (no approval can be given)'}` +
+          `${set === null ? ' (all: never restricted)' : ''}.`,
+      );
     });
   }
   const wanted = value === 'all' ? [...APPROVAL_CHANNELS] : (list(value) ?? []);
   const unknown = wanted.filter((c) => !(APPROVAL_CHANNELS as readonly string[]).includes(c));
-  if (unknown.length > 0) throw new HolonError('invalid_input', `unknown channel ${unknown.join(', ')}; use ${APPROVAL_CHANNELS.join(', ')} or all`);
+  if (unknown.length > 0)
+    throw new HolonError('invalid_input', `unknown channel ${unknown.join(', ')}; use ${APPROVAL_CHANNELS.join(', ')} or all`);
   // Like approving, choosing who may approve is for a human at a terminal: an agent's shell has none.
   if (!(await confirmAtTerminal(`Answer approvals on this state only through ${wanted.join(', ')}? [y/N] `, 'setting approval channels'))) {
     ctx.out('Not changed.');
@@ -43,7 +50,9 @@ const approvalsCmd: Command = {
   name: 'approvals',
   usage: 'approvals [--all] | approvals channels [panel,elicitation,cli | all]',
   summary:
-    'Lists approvals waiting for you (all of them with --all), of every kind: agent calls, payments, capability windows, proposals… `approvals channels` shows, or (interactively) sets, where approvals may be answered.',
+    'Lists approvals waiting for you (all of them with --all), of every kind: agent ' +
+    'calls, payments, capability windows, proposals… `approvals channels` shows, or ' +
+    '(interactively) sets, where approvals may be answered.',
   options: { all: { type: 'boolean', help: 'include decided, used and expired approvals' } },
   positionals: [0, 2],
   async run(ctx) {
@@ -62,13 +71,22 @@ const approvalsCmd: Command = {
 function decidable(state: HolonState, id: string, decider: Signer): void {
   const a = state.approvals[id];
   if (!a) throw new HolonError('not_found', `no approval "${id}"`);
-  if (!isWaiting(a, clock.now())) throw new HolonError('conflict', `approval ${id} is already ${a.status === 'pending' ? 'expired' : a.status}`);
+  if (!isWaiting(a, clock.now()))
+    throw new HolonError('conflict', `approval ${id} is already ${a.status === 'pending' ? 'expired' : a.status}`);
   if (!channelAccepted(state, 'cli')) {
-    throw new HolonError('denied', 'approvals from the terminal are turned off for this state; approve in the editor (setting holon.approvals.channels)');
+    throw new HolonError(
+      'denied',
+      'approvals from the terminal are turned off for this state; approve in the editor ' + '(setting holon.approvals.channels)',
+    );
   }
   if (!mayDecide(state, a, decider)) {
     const account = accountOfApproval(state, a);
-    throw new HolonError('denied', `only an approver of account ${account} may decide approval ${id}; this installation is not one (holon team list --account ${account})`, { reason: 'not_an_approver' });
+    throw new HolonError(
+      'denied',
+      `only an approver of account ${account} may decide approval ${id}; this ` +
+        `installation is not one (holon team list --account ${account})`,
+      { reason: 'not_an_approver' },
+    );
   }
 }
 
@@ -76,7 +94,10 @@ const approveCmd: Command = {
   name: 'approve',
   usage: 'approve APPROVAL_ID [--no-run]',
   summary:
-    'Approves one waiting approval, after showing it to you. Interactive only. If the server that asked is still waiting, it goes ahead at once; otherwise the agent re-submits with the approval id. Nothing runs in this terminal (approvals keep no copy of the input, only its hash).',
+    'Approves one waiting approval, after showing it to you. Interactive only. If the ' +
+    'server that asked is still waiting, it goes ahead at once; otherwise the agent ' +
+    're-submits with the approval id. Nothing runs in this terminal (approvals keep ' +
+    'no copy of the input, only its hash).',
   options: { 'no-run': { type: 'boolean', help: 'only approve (always the case; kept for seed 000 compatibility)' } },
   positionals: [1, 1],
   async run(ctx) {
@@ -107,7 +128,11 @@ const approveCmd: Command = {
         return print(
           ctx,
           { approval: id, status: 'approved', waiting_server: effect ? false : waiting },
-          effect ? `Approved ${id}. ${effect}` : waiting ? `Approved ${id}. The waiting server goes ahead now.` : `Approved ${id}. The agent can now re-submit with approval: "${id}".`,
+          effect
+            ? `Approved ${id}. ${effect}`
+            : waiting
+              ? `Approved ${id}. The waiting server goes ahead now.`
+              : `Approved ${id}. The agent can now re-submit with approval: "${id}".`,
         );
       },
       true,
@@ -144,7 +169,12 @@ const windowsCmd: Command = {
     if (action === undefined) {
       return withStore(openExisting(ctx), async (store) => {
         const open = openWindows(store.state, clock.now());
-        const lines = open.map((w) => `${w.approval}  ${w.mandate}  ${w.capability.name}${w.capability.params ? ` ${JSON.stringify(w.capability.params)}` : ''}  until ${w.closes_at}`);
+        const lines = open.map(
+          (w) =>
+            `${w.approval}  ${w.mandate}  ${w.capability.name}` +
+            `${w.capability.params ? ` ${JSON.stringify(w.capability.params)}` : ''}  until ` +
+            `${w.closes_at}`,
+        );
         return print(ctx, open, lines.length === 0 ? 'No capability window is open.' : lines.join('\n'));
       });
     }

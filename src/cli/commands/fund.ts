@@ -17,7 +17,11 @@ const fundCmd: Command = {
       async (store) => {
         const m = await fund(store, account, amount, str(ctx.opts, 'currency') ?? 'EUR');
         const total = { units: store.state.accounts[account]?.funded[m.currency] ?? 0n, currency: m.currency };
-        return print(ctx, { account, funded: M.toJson(m), total_funded: M.toJson(total) }, `Funded ${account} with ${M.format(m)} (total funded ${M.format(total)}).`);
+        return print(
+          ctx,
+          { account, funded: M.toJson(m), total_funded: M.toJson(total) },
+          `Funded ${account} with ${M.format(m)} (total funded ${M.format(total)}).`,
+        );
       },
       true,
     );

@@ -24,7 +24,11 @@ const fxCmd: Command = {
     }
     return withStore(openExisting(ctx), async (store) => {
       const rates = Object.entries(store.state.fx).map(([pair, rate]) => ({ pair, rate }));
-      return print(ctx, rates, rates.length === 0 ? 'No rates set.' : rates.map((r) => `1 ${r.pair.replace('/', ' = ' + r.rate + ' ')}`).join('\n'));
+      return print(
+        ctx,
+        rates,
+        rates.length === 0 ? 'No rates set.' : rates.map((r) => `1 ${r.pair.replace('/', ' = ' + r.rate + ' ')}`).join('\n'),
+      );
     });
   },
 };

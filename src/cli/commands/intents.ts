@@ -26,7 +26,11 @@ function limitOpt(opts: Record<string, string | boolean | undefined>, fallback: 
 /** One intent in a line, with what a human needs to release a parked one. */
 function intentLine(mandate: string, v: IntentView): string {
   const head = `${v.intent} ${mandate} ${v.idempotency_key} ${v.status.padEnd(10)} ${fmt(v.amount)} → ${v.payee} "${v.purpose}"`;
-  if (v.pending) return `${head}\n  waits for you: holon approve ${v.pending.approval} (challenge ${v.pending.challenge.slice(0, 16)}…, until ${v.pending.expires_at})`;
+  if (v.pending)
+    return (
+      `${head}\n  waits for you: holon approve ${v.pending.approval} (challenge ` +
+      `${v.pending.challenge.slice(0, 16)}…, until ${v.pending.expires_at})`
+    );
   if (v.reasons.length > 0) return `${head}\n  ${v.reasons.join('; ')}`;
   if (v.error) return `${head}\n  ${v.error}`;
   return head;
@@ -35,7 +39,9 @@ function intentLine(mandate: string, v: IntentView): string {
 const intentsCmd: Command = {
   name: 'intents',
   usage: 'intents [--mandate M] [--status STATUS] [--limit N]',
-  summary: `Lists payment intents, newest first: status (${INTENT_STATUSES.join(', ')}), amount, payee; a parked one says how to release it (holon approve).`,
+  summary:
+    `Lists payment intents, newest first: status (${INTENT_STATUSES.join(', ')}), ` +
+    `amount, payee; a parked one says how to release it (holon approve).`,
   options: {
     mandate: { type: 'string', help: 'only this mandate' },
     status: { type: 'string', help: `only intents in this status (${INTENT_STATUSES.join(', ')})` },
@@ -44,7 +50,8 @@ const intentsCmd: Command = {
   positionals: [0, 0],
   async run(ctx) {
     const status = str(ctx.opts, 'status');
-    if (status !== undefined && !(INTENT_STATUSES as readonly string[]).includes(status)) throw new HolonError('invalid_input', `--status is one of ${INTENT_STATUSES.join(', ')}`);
+    if (status !== undefined && !(INTENT_STATUSES as readonly string[]).includes(status))
+      throw new HolonError('invalid_input', `--status is one of ${INTENT_STATUSES.join(', ')}`);
     const limit = limitOpt(ctx.opts, 50);
     return withStore(openExisting(ctx), async (store) => {
       const s = store.state;
@@ -76,8 +83,14 @@ function chainBreaks(s: HolonState): string[] {
 const auditCmd: Command = {
   name: 'audit',
   usage: 'audit [--mandate M] [--limit N]',
-  summary: "Shows the audit trail of payment intents, newest last: each intent's hash-linked events (submitted, authorized, parked, settled, denied, …), and checks that every intent's events link.",
-  options: { mandate: { type: 'string', help: 'only this mandate' }, limit: { type: 'string', help: 'how many of the latest events (default 100)' } },
+  summary:
+    "Shows the audit trail of payment intents, newest last: each intent's hash-linked " +
+    'events (submitted, authorized, parked, settled, denied, …), and checks that ' +
+    "every intent's events link.",
+  options: {
+    mandate: { type: 'string', help: 'only this mandate' },
+    limit: { type: 'string', help: 'how many of the latest events (default 100)' },
+  },
   positionals: [0, 0],
   async run(ctx) {
     const limit = limitOpt(ctx.opts, 100);
@@ -91,8 +104,12 @@ const auditCmd: Command = {
         .slice(-limit);
       const breaks = chainBreaks(s);
       const lines = entries.map((e) => `${e.at} ${e.intent} ${e.mandate} ${e.idempotency_key} ${e.type}`);
-      lines.push(breaks.length === 0 ? 'Every intent\'s events link.' : `BROKEN: ${breaks.join('; ')}`);
-      print(ctx, { entries, chains_ok: breaks.length === 0, breaks }, entries.length === 0 ? `No intent events. ${lines.at(-1) ?? ''}` : lines.join('\n'));
+      lines.push(breaks.length === 0 ? "Every intent's events link." : `BROKEN: ${breaks.join('; ')}`);
+      print(
+        ctx,
+        { entries, chains_ok: breaks.length === 0, breaks },
+        entries.length === 0 ? `No intent events. ${lines.at(-1) ?? ''}` : lines.join('\n'),
+      );
       return breaks.length === 0 ? 0 : 1;
     });
   },
@@ -104,8 +121,14 @@ const limitsCmd: Command = {
   name: 'limits',
   usage: 'limits MANDATE [--rate N/min|none] [--quota N/day|none]',
   summary:
-    "Shows, or sets, how many calls of the money and records tools a mandate may make: a rate limit (over it, the agent is told to retry as is) and a quota (over it, the agent is told to ask you). Only you set these; with neither flag, shows them and today's usage.",
-  options: { rate: { type: 'string', help: 'calls per minute, e.g. 60/min, or none' }, quota: { type: 'string', help: 'calls per day, e.g. 1000/day, or none' } },
+    'Shows, or sets, how many calls of the money and records tools a mandate may ' +
+    'make: a rate limit (over it, the agent is told to retry as is) and a quota (over ' +
+    'it, the agent is told to ask you). Only you set these; with neither flag, shows ' +
+    "them and today's usage.",
+  options: {
+    rate: { type: 'string', help: 'calls per minute, e.g. 60/min, or none' },
+    quota: { type: 'string', help: 'calls per day, e.g. 1000/day, or none' },
+  },
   positionals: [1, 1],
   async run(ctx) {
     const id = ctx.args[0] ?? '';
@@ -118,14 +141,22 @@ const limitsCmd: Command = {
       return withStore(openExisting(ctx), async (store) => {
         const u = usageOf(store.state, id, '24h', clock.now());
         const m = store.state.meters[id];
-        return print(ctx, { mandate: id, rate: m?.rate ?? null, quota: m?.quota ?? null, usage: u }, `${id}: rate ${showLimit(m?.rate ?? null)}, quota ${showLimit(m?.quota ?? null)}; ${u.calls} call(s) in the last 24 h`);
+        return print(
+          ctx,
+          { mandate: id, rate: m?.rate ?? null, quota: m?.quota ?? null, usage: u },
+          `${id}: rate ${showLimit(m?.rate ?? null)}, quota ${showLimit(m?.quota ?? null)}; ${u.calls} ` + `call(s) in the last 24 h`,
+        );
       });
     }
     return withStore(
       open(ctx),
       async (store) => {
         const set = await setCallLimits(store, id, { rate, quota });
-        return print(ctx, { mandate: id, rate: set.rate, quota: set.quota }, `${id}: rate ${showLimit(set.rate)}, quota ${showLimit(set.quota)}.`);
+        return print(
+          ctx,
+          { mandate: id, rate: set.rate, quota: set.quota },
+          `${id}: rate ${showLimit(set.rate)}, quota ${showLimit(set.quota)}.`,
+        );
       },
       true,
     );

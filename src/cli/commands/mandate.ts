@@ -18,12 +18,21 @@ const MANDATE_OPTIONS = {
   'per-day': { type: 'string', help: 'daily limit ("none" removes it)' },
   'per-call': { type: 'string', help: 'limit for one call ("none" removes it)' },
   threshold: { type: 'string', help: 'calls whose worst case is above this wait for your approval (default 0.50)' },
-  capabilities: { type: 'string', help: 'agent capabilities market.call allows, comma-separated (e.g. extraction.*,pipeline.*); other grants stay' },
-  payees: { type: 'string', help: 'who the pay grant lets the wallet pay: CAIP-10 accounts, comma-separated, or * (any); other grants stay' },
+  capabilities: {
+    type: 'string',
+    help: 'agent capabilities market.call allows, comma-separated (e.g. ' + 'extraction.*,pipeline.*); other grants stay',
+  },
+  payees: {
+    type: 'string',
+    help: 'who the pay grant lets the wallet pay: CAIP-10 accounts, comma-separated, or * ' + '(any); other grants stay',
+  },
   toolsets: { type: 'string', help: 'toolsets the server offers, comma-separated (default market)' },
   grant: {
     type: 'string',
-    help: 'grants to add or replace, by name: names comma-separated (mail.read,office.read), or JSON in personnel.yaml form ({"mail.send": {"to": ["lead"]}} or a list of them); other grants stay',
+    help:
+      'grants to add or replace, by name: names comma-separated ' +
+      '(mail.read,office.read), or JSON in personnel.yaml form ({"mail.send": {"to": ' +
+      '["lead"]}} or a list of them); other grants stay',
   },
   revoke: { type: 'string', help: 'grants to take away, by name, comma-separated' },
   department: { type: 'string', help: "the grantee's department (office)" },
@@ -53,7 +62,8 @@ function patchFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
   const budget: Record<string, string | null> = {};
   const data: Record<string, unknown> = {};
   const grantee: Record<string, string | null> = {};
-  for (const [key, value] of Object.entries({ currency: o('currency'), approval_threshold: o('threshold'), status: o('status') })) if (value) patch[key] = value;
+  for (const [key, value] of Object.entries({ currency: o('currency'), approval_threshold: o('threshold'), status: o('status') }))
+    if (value) patch[key] = value;
   if (o('total')) budget['total'] = o('total') as string;
   if (o('per-day')) budget['per_day'] = orNull(o('per-day') as string, 'none');
   if (o('per-call')) budget['per_call'] = orNull(o('per-call') as string, 'none');
@@ -70,7 +80,8 @@ function patchFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
   const retention = o('retention');
   if (retention) {
     const n = Number(retention);
-    if (retention !== 'any' && (!Number.isInteger(n) || n < 0)) throw new HolonError('invalid_input', '--retention takes a whole number of days, or "any"');
+    if (retention !== 'any' && (!Number.isInteger(n) || n < 0))
+      throw new HolonError('invalid_input', '--retention takes a whole number of days, or "any"');
     data['retention_days'] = retention === 'any' ? null : n;
   }
   const training = o('training');
@@ -120,7 +131,10 @@ const BIND_ACTIONS = ['bind', 'unbind', 'binding'];
 
 /** A binding in words, as `binding` and `bind` print it. */
 function bindingText(b: Binding): string {
-  return `${b.workspace} is bound to ${b.mandate} on ${bindingWhere(b)} (since ${b.bound_at}): a Holon server started in it, or in a folder inside it, serves only that mandate`;
+  return (
+    `${b.workspace} is bound to ${b.mandate} on ${bindingWhere(b)} (since ${b.bound_at}): a Holon ` +
+    `server started in it, or in a folder inside it, serves only that mandate`
+  );
 }
 
 /**
@@ -130,12 +144,17 @@ function bindingText(b: Binding): string {
  */
 async function bindingAction(ctx: CommandContext, action: string, id: string | undefined): Promise<number> {
   const given = Object.keys(MANDATE_OPTIONS).filter((k) => ctx.opts[k] !== undefined);
-  if (given.length > 0) throw new HolonError('invalid_input', `holon mandate ${action} takes only --workspace, --state and --store, not --${given[0]}`);
+  if (given.length > 0)
+    throw new HolonError('invalid_input', `holon mandate ${action} takes only --workspace, --state and --store, not --${given[0]}`);
   const workspace = str(ctx.opts, 'workspace') ?? process.cwd();
   if (action === 'binding') {
     if (id !== undefined) throw new HolonError('invalid_input', 'usage: holon mandate binding [--workspace DIR]');
     const b = findBinding(workspace);
-    return print(ctx, b ?? null, b ? bindingText(b) : `${workspace} is not bound: a Holon server started in it serves the mandate its command line names`);
+    return print(
+      ctx,
+      b ?? null,
+      b ? bindingText(b) : `${workspace} is not bound: a Holon server started in it serves the mandate its ` + `command line names`,
+    );
   }
   if (action === 'unbind') {
     if (id !== undefined) throw new HolonError('invalid_input', 'usage: holon mandate unbind [--workspace DIR]');
@@ -149,7 +168,12 @@ async function bindingAction(ctx: CommandContext, action: string, id: string | u
     }
     if (!current) return print(ctx, null, `${workspace} is not bound; nothing was changed`);
     const what = current === 'damaged' ? `the damaged binding of ${workspace}` : `${current.workspace} from ${current.mandate}`;
-    if (!(await confirmAtTerminal(`Unbind ${what}? A server started in it will then serve the mandate its command line names. [y/N] `, 'unbinding a workspace'))) {
+    if (
+      !(await confirmAtTerminal(
+        `Unbind ${what}? A server started in it will then serve the mandate its command ` + `line names. [y/N] `,
+        'unbinding a workspace',
+      ))
+    ) {
       ctx.out('Not changed.');
       return 1;
     }
@@ -170,7 +194,9 @@ async function bindingAction(ctx: CommandContext, action: string, id: string | u
     if (!HolonError.is(err, 'conflict')) throw err;
     now = ' (its binding now is damaged)';
   }
-  const question = `Bind ${binding.workspace} to ${id} on ${bindingWhere(binding)}${now}? A Holon server started in it will serve only this mandate. [y/N] `;
+  const question =
+    `Bind ${binding.workspace} to ${id} on ${bindingWhere(binding)}${now}? A Holon ` +
+    `server started in it will serve only this mandate. [y/N] `;
   if (!(await confirmAtTerminal(question, 'binding a workspace'))) {
     ctx.out('Not changed.');
     return 1;
@@ -183,7 +209,10 @@ const mandateCmd: Command = {
   name: 'mandate',
   usage: 'mandate create|list|show|edit [ID] [options] | mandate bind ID [--workspace DIR] | mandate unbind|binding [--workspace DIR]',
   summary:
-    'Creates, lists, shows and edits mandates. Only a human at this command (or the editor) changes a mandate; an edit changes only what its flags name. bind makes the workspace (default: the current folder) serve only this mandate, state and store to a Holon server started in it; unbind undoes it (both ask at a terminal); binding shows it.',
+    'Creates, lists, shows and edits mandates. Only a human at this command (or the ' +
+    'editor) changes a mandate; an edit changes only what its flags name. bind makes ' +
+    'the workspace (default: the current folder) serve only this mandate, state and ' +
+    'store to a Holon server started in it; unbind undoes it (both ask at a terminal); binding shows it.',
   options: {
     ...MANDATE_OPTIONS,
     workspace: { type: 'string', help: 'bind, unbind, binding: the workspace folder (default: the current folder)' },
@@ -192,12 +221,19 @@ const mandateCmd: Command = {
   async run(ctx) {
     const [action, id] = ctx.args;
     if (action !== undefined && BIND_ACTIONS.includes(action)) return bindingAction(ctx, action, id);
-    if (ctx.opts['workspace'] !== undefined) throw new HolonError('invalid_input', '--workspace is for holon mandate bind, unbind and binding');
+    if (ctx.opts['workspace'] !== undefined)
+      throw new HolonError('invalid_input', '--workspace is for holon mandate bind, unbind and binding');
     if (action === 'list') {
       if (id !== undefined) throw new HolonError('invalid_input', 'usage: holon mandate list');
       return withStore(openExisting(ctx), async (store) => {
         const all = Object.values(store.state.mandates);
-        return print(ctx, all, all.length === 0 ? 'No mandates yet: holon mandate create ACCOUNT/NAME' : all.map((m) => mandateText(m, store.state, clock.now())).join('\n'));
+        return print(
+          ctx,
+          all,
+          all.length === 0
+            ? 'No mandates yet: holon mandate create ACCOUNT/NAME'
+            : all.map((m) => mandateText(m, store.state, clock.now())).join('\n'),
+        );
       });
     }
     if (!id) throw new HolonError('invalid_input', `usage: holon mandate ${action ?? 'create'} ACCOUNT/NAME`);
@@ -205,23 +241,36 @@ const mandateCmd: Command = {
       return withStore(openExisting(ctx), async (store) => {
         const m = store.state.mandates[id];
         if (!m) throw new HolonError('not_found', `no mandate "${id}"`);
-        return print(ctx, { ...m, budget_view: budgetJson(budgetOf(store.state, m, clock.now())) }, mandateText(m, store.state, clock.now()));
+        return print(
+          ctx,
+          { ...m, budget_view: budgetJson(budgetOf(store.state, m, clock.now())) },
+          mandateText(m, store.state, clock.now()),
+        );
       });
     }
     if (action === 'create') {
       const input = inputFromFlags(ctx.opts);
-      return withStore(open(ctx), async (store) => {
-        const m = await createMandate(store, clock, id, input);
-        return print(ctx, m, `Created ${mandateText(m, store.state, clock.now())}`);
-      }, true);
+      return withStore(
+        open(ctx),
+        async (store) => {
+          const m = await createMandate(store, clock, id, input);
+          return print(ctx, m, `Created ${mandateText(m, store.state, clock.now())}`);
+        },
+        true,
+      );
     }
     if (action === 'edit') {
       const patch = patchFromFlags(ctx.opts);
-      if (Object.keys(patch).length === 0) throw new HolonError('invalid_input', 'holon mandate edit needs at least one change (see --help)');
-      return withStore(openExisting(ctx), async (store) => {
-        const m = await patchMandate(store, clock, id, patch);
-        return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}`);
-      }, true);
+      if (Object.keys(patch).length === 0)
+        throw new HolonError('invalid_input', 'holon mandate edit needs at least one change (see --help)');
+      return withStore(
+        openExisting(ctx),
+        async (store) => {
+          const m = await patchMandate(store, clock, id, patch);
+          return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}`);
+        },
+        true,
+      );
     }
     throw new HolonError('invalid_input', `unknown action "${action}"; use create, list, show, edit, bind, unbind or binding`);
   },

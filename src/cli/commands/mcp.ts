@@ -27,7 +27,10 @@ export const GITHUB_TOKEN_ENV = 'HOLON_GITHUB_TOKEN';
 
 /** The options that make GitHub the forge, shared by `holon mcp` and `holon serve`. */
 export const GITHUB_OPTIONS: Command['options'] = {
-  'github-owner': { type: 'string', help: `open and list pull requests on GitHub, in this org's (or user's) repos; the token is read from $${GITHUB_TOKEN_ENV}` },
+  'github-owner': {
+    type: 'string',
+    help: `open and list pull requests on GitHub, in this org's (or user's) repos; the ` + `token is read from $${GITHUB_TOKEN_ENV}`,
+  },
   'github-api': { type: 'string', help: 'the GitHub API URL, for GitHub Enterprise (default https://api.github.com)' },
 };
 
@@ -40,7 +43,11 @@ export async function githubForge(opts: Record<string, string | boolean | undefi
     return undefined;
   }
   const token = process.env[GITHUB_TOKEN_ENV]?.trim();
-  if (!token) throw new HolonError('invalid_input', `--github-owner needs a GitHub token in $${GITHUB_TOKEN_ENV} (it is never taken from the command line)`);
+  if (!token)
+    throw new HolonError(
+      'invalid_input',
+      `--github-owner needs a GitHub token in $${GITHUB_TOKEN_ENV} (it is never taken ` + `from the command line)`,
+    );
   // Read once: the processes this server starts (agents, git) do not inherit it.
   delete process.env[GITHUB_TOKEN_ENV];
   // Loaded only when asked for: a server whose forge is the workspace's git never evaluates the GitHub client.
@@ -76,18 +83,47 @@ function whatToServe(ctx: CommandContext): { mandate: string; stateDir: string; 
 
 const mcpCmd: Command = {
   name: 'mcp',
-  usage: 'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR] [--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…]',
+  usage:
+    'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait ' +
+    'SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR] ' +
+    '[--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…]',
   summary:
-    'Runs the MCP server for one mandate over stdio (stdout is the protocol; logs go to stderr). Started in a bound workspace (holon mandate bind), it serves the bound mandate, state and store, and refuses a --mandate, --state, --store or --workspace that disagrees.',
+    'Runs the MCP server for one mandate over stdio (stdout is the protocol; logs go ' +
+    'to stderr). Started in a bound workspace (holon mandate bind), it serves the ' +
+    'bound mandate, state and store, and refuses a --mandate, --state, --store or ' +
+    '--workspace that disagrees.',
   options: {
-    mandate: { type: 'string', help: 'the mandate this server acts for (required, unless the current folder is bound: then the bound one, and another is refused)' },
-    'approval-wait': { type: 'string', help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})` },
-    'elicitation-wait': { type: 'string', help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})` },
+    mandate: {
+      type: 'string',
+      help:
+        'the mandate this server acts for (required, unless the current folder is bound: ' + 'then the bound one, and another is refused)',
+    },
+    'approval-wait': {
+      type: 'string',
+      help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})`,
+    },
+    'elicitation-wait': {
+      type: 'string',
+      help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})`,
+    },
     'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
-    'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
-    workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the bound workspace, else the current folder)' },
+    'allow-private-sellers': {
+      type: 'boolean',
+      help: "let sellers' links reach private addresses (loopback, your network): only for a " + 'seller you run yourself',
+    },
+    workspace: {
+      type: 'string',
+      help:
+        'the folder office artifacts are published into, and whose git is the forge ' +
+        '(default: the bound workspace, else the current folder)',
+    },
     ...GITHUB_OPTIONS,
-    merchant: { type: 'string', help: 'merchants the commerce tools buy from: [ID=]acp:URL or [ID=]ucp:URL, comma-separated (your choice of URL, so it may be local)' },
+    merchant: {
+      type: 'string',
+      help:
+        'merchants the commerce tools buy from: [ID=]acp:URL or [ID=]ucp:URL, ' +
+        'comma-separated (your choice of URL, so it may be local)',
+    },
   },
   positionals: [0, 0],
   async run(ctx) {
@@ -102,7 +138,16 @@ const mcpCmd: Command = {
     const merchantFlag = str(ctx.opts, 'merchant');
     const merchants = merchantFlag !== undefined ? parseMerchants(merchantFlag) : [];
     const store = storeUrl !== undefined ? await openStore(stateDir, { clock, logger, store: storeUrl }) : undefined;
-    const runtime = openRuntime(stateDir, { clock, logger, approvals, ...(store ? { store } : {}), allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}), merchants });
+    const runtime = openRuntime(stateDir, {
+      clock,
+      logger,
+      approvals,
+      ...(store ? { store } : {}),
+      allowPrivateSellers: ctx.opts['allow-private-sellers'] === true,
+      workspace,
+      ...(forge ? { forge } : {}),
+      merchants,
+    });
     let server;
     try {
       server = createHolonServer(runtime.deps, mandate);
@@ -119,7 +164,12 @@ const mcpCmd: Command = {
         server
           .close()
           .catch(() => {})
-          .finally(() => runtime.close().catch((err: unknown) => logger.error(`closing: ${String(err)}`)).finally(resolve));
+          .finally(() =>
+            runtime
+              .close()
+              .catch((err: unknown) => logger.error(`closing: ${String(err)}`))
+              .finally(resolve),
+          );
       };
       transport.onclose = stop;
       process.on('SIGINT', stop);

@@ -13,7 +13,9 @@ import { clock, openExisting, print, withStore } from '../context.ts';
 
 /** A memory's text on one terminal line: control characters (escape sequences included) shown, never run. */
 function oneLine(text: string, max = 100): string {
-  const safe = text.replace(/\r?\n/g, ' ⏎ ').replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const safe = text
+    .replace(/\r?\n/g, ' ⏎ ')
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return safe.length <= max ? safe : `${safe.slice(0, max)}… (${text.length} chars)`;
 }
 
@@ -22,7 +24,9 @@ const validRange = (v: MemoryVersion): string => `valid ${v.valid_from} → ${v.
 const memoryCmd: Command = {
   name: 'memory',
   usage: 'memory MANDATE [--as-of T] [--system-as-of T] [--prefix P] [--history] [--limit N]',
-  summary: "Lists what a mandate remembers, as a recall would show it (read-only); --history lists every version, corrections and what they superseded.",
+  summary:
+    'Lists what a mandate remembers, as a recall would show it (read-only); --history ' +
+    'lists every version, corrections and what they superseded.',
   options: {
     'as-of': { type: 'string', help: 'valid time: what was true then (ISO 8601; default now)' },
     'system-as-of': { type: 'string', help: 'system time: as Holon had recorded it then (ISO 8601; default now)' },
@@ -38,7 +42,8 @@ const memoryCmd: Command = {
     const history = ctx.opts['history'] === true;
     const asOf = str(ctx.opts, 'as-of');
     const systemAsOf = str(ctx.opts, 'system-as-of');
-    if (history && (asOf !== undefined || systemAsOf !== undefined)) throw new HolonError('invalid_input', '--history lists every version: it takes no --as-of or --system-as-of');
+    if (history && (asOf !== undefined || systemAsOf !== undefined))
+      throw new HolonError('invalid_input', '--history lists every version: it takes no --as-of or --system-as-of');
     const now = clock.now();
     const validAsOf = asOf !== undefined ? isoInstant(asOf, '--as-of') : new Date(now).toISOString();
     const system = systemAsOf !== undefined ? isoInstant(systemAsOf, '--system-as-of') : new Date(now).toISOString();
@@ -47,7 +52,14 @@ const memoryCmd: Command = {
       if (!store.state.mandates[mandate]) throw new HolonError('not_found', `no mandate "${mandate}"`);
       const all = history
         ? allVersions(store.state, mandate).filter((v) => prefix === null || v.key.startsWith(prefix))
-        : resolveSnapshot(store.state, { mandate, system_seq: store.seq, system_as_of: system, valid_as_of: validAsOf, keys: null, prefix });
+        : resolveSnapshot(store.state, {
+            mandate,
+            system_seq: store.seq,
+            system_as_of: system,
+            valid_as_of: validAsOf,
+            keys: null,
+            prefix,
+          });
       const shown = all.slice(0, limit);
       const contents = await readContents(store, mandate, shown);
       const records = shown.map((v) => ({ ...v, content: contents.get(v.id) ?? '' }));
@@ -55,11 +67,17 @@ const memoryCmd: Command = {
         ? `${mandate}: ${all.length} versions${prefix ? ` of keys starting "${oneLine(prefix)}"` : ''}`
         : `${mandate}: ${all.length} records valid at ${validAsOf}, as recorded by ${system} (journal #${store.seq})`;
       const lines = records.flatMap((r) => [
-        `${oneLine(r.key, 60)}  ${validRange(r)}  recorded ${r.recorded_at}  ${r.bytes} B  ${r.id}${r.supersedes.length > 0 ? `  supersedes ${r.supersedes.join(', ')}` : ''}`,
+        `${oneLine(r.key, 60)}  ${validRange(r)}  recorded ${r.recorded_at}  ${r.bytes} ` +
+          `B  ${r.id}${r.supersedes.length > 0 ? `  supersedes ${r.supersedes.join(', ')}` : ''}`,
         `    ${oneLine(r.content)}`,
       ]);
       const more = all.length > shown.length ? [`… and ${all.length - shown.length} more (--limit, --prefix)`] : [];
-      const json = { mandate, ...(history ? { history: true } : { valid_as_of: validAsOf, system_as_of: system, system_seq: store.seq }), total: all.length, records };
+      const json = {
+        mandate,
+        ...(history ? { history: true } : { valid_as_of: validAsOf, system_as_of: system, system_seq: store.seq }),
+        total: all.length,
+        records,
+      };
       return print(ctx, json, all.length === 0 ? `${head}.` : [`${head}:`, ...lines, ...more].join('\n'));
     });
   },

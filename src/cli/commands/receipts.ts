@@ -17,7 +17,10 @@ const receiptsCmd: Command = {
   name: 'receipts',
   usage: 'receipts [RECEIPT_ID] [--mandate M] [--limit N]',
   summary: 'Shows one receipt as a tree with its delegated calls, or lists recent calls.',
-  options: { mandate: { type: 'string', help: 'only this mandate' }, limit: { type: 'string', help: 'how many recent calls (default 20)' } },
+  options: {
+    mandate: { type: 'string', help: 'only this mandate' },
+    limit: { type: 'string', help: 'how many recent calls (default 20)' },
+  },
   positionals: [0, 1],
   async run(ctx) {
     return withStore(openExisting(ctx), async (store) => {
@@ -62,8 +65,18 @@ const budgetCmd: Command = {
 };
 
 /** A hold as the human sees it: what it is for, how much, and whether the process that placed it still runs. */
-function holdJson(id: string, h: HolonState['holds'][string]): { hold: string; mandate: string; amount: MoneyJson; payee: string; placed_at: string; owner: string } {
-  return { hold: id, mandate: h.mandate, amount: M.toJson({ units: h.units, currency: h.currency }), payee: `${h.payee.kind} ${h.payee.id}`, placed_at: h.placed_at, owner: h.owner ? ownerState(h.owner) : 'unknown' };
+function holdJson(
+  id: string,
+  h: HolonState['holds'][string],
+): { hold: string; mandate: string; amount: MoneyJson; payee: string; placed_at: string; owner: string } {
+  return {
+    hold: id,
+    mandate: h.mandate,
+    amount: M.toJson({ units: h.units, currency: h.currency }),
+    payee: `${h.payee.kind} ${h.payee.id}`,
+    placed_at: h.placed_at,
+    owner: h.owner ? ownerState(h.owner) : 'unknown',
+  };
 }
 
 const HOLD_OWNERS: Record<string, string> = {
@@ -78,7 +91,9 @@ const holdsCmd: Command = {
   name: 'holds',
   usage: 'holds [release HOLD_ID]',
   summary:
-    "Lists the money held for spends in flight, and whether each one's process still runs. `holds release` (interactive only) gives back a hold left from before the machine restarted: its spend is then recorded as interrupted.",
+    "Lists the money held for spends in flight, and whether each one's process still " +
+    'runs. `holds release` (interactive only) gives back a hold left from before the ' +
+    'machine restarted: its spend is then recorded as interrupted.',
   options: {},
   positionals: [0, 2],
   async run(ctx) {
@@ -86,7 +101,18 @@ const holdsCmd: Command = {
     if (sub === undefined) {
       return withStore(openExisting(ctx), async (store) => {
         const rows = Object.entries(store.state.holds).map(([hid, h]) => holdJson(hid, h));
-        return print(ctx, rows, rows.length === 0 ? 'Nothing is held.' : rows.map((r) => `${r.hold}  ${fmt(r.amount)}  ${r.mandate} → ${r.payee}  since ${r.placed_at}  (${HOLD_OWNERS[r.owner] ?? r.owner})`).join('\n'));
+        return print(
+          ctx,
+          rows,
+          rows.length === 0
+            ? 'Nothing is held.'
+            : rows
+                .map(
+                  (r) =>
+                    `${r.hold}  ${fmt(r.amount)}  ${r.mandate} → ${r.payee}  since ${r.placed_at}  (${HOLD_OWNERS[r.owner] ?? r.owner})`,
+                )
+                .join('\n'),
+        );
       });
     }
     if (sub !== 'release' || !id) throw new HolonError('invalid_input', 'usage: holon holds [release HOLD_ID]');
@@ -98,7 +124,13 @@ const holdsCmd: Command = {
         if (h.parent) throw new HolonError('conflict', `hold ${id} draws on ${h.parent}: release that one`);
         const row = holdJson(id, h);
         if (row.owner === 'running') throw new HolonError('conflict', `the process that placed hold ${id} is still running it`);
-        if (!(await confirmAtTerminal(`Release ${fmt(row.amount)} held for ${row.payee} under ${row.mandate} since ${row.placed_at}? Its spend is recorded as interrupted. [y/N] `, 'releasing a hold'))) {
+        if (
+          !(await confirmAtTerminal(
+            `Release ${fmt(row.amount)} held for ${row.payee} under ${row.mandate} since ${row.placed_at}? Its ` +
+              `spend is recorded as interrupted. [y/N] `,
+            'releasing a hold',
+          ))
+        ) {
           ctx.out('Not released.');
           return 1;
         }

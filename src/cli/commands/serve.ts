@@ -23,7 +23,8 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 export function parseDuration(text: string): number {
   const m = /^(\d{1,7})([smhd])$/.exec(text.trim());
   const ms = m ? Number(m[1]) * (UNIT_MS[m[2] ?? ''] ?? 0) : 0;
-  if (!m || ms <= 0 || ms > MAX_RUN_TOKEN_TTL_MS) throw new HolonError('invalid_input', `--ttl takes a duration up to 7d, like 30m, 2h or 1d (got "${text}")`);
+  if (!m || ms <= 0 || ms > MAX_RUN_TOKEN_TTL_MS)
+    throw new HolonError('invalid_input', `--ttl takes a duration up to 7d, like 30m, 2h or 1d (got "${text}")`);
   return ms;
 }
 
@@ -43,29 +44,50 @@ function portFlag(value: string | undefined): number {
 const serveCmd: Command = {
   name: 'serve',
   usage:
-    'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] [--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation] [--elicitation-wait SECONDS] [--allow-private-sellers] [--workspace DIR] [--github-owner ORG [--github-api URL]]',
-  summary: `Serves MCP over Streamable HTTP at http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH} (loopback only unless --public). Each client presents a run token (holon token create) and gets the tools of that token's mandate.`,
+    'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] ' +
+    '[--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation] ' +
+    '[--elicitation-wait SECONDS] [--allow-private-sellers] [--workspace DIR] ' +
+    '[--github-owner ORG [--github-api URL]]',
+  summary:
+    `Serves MCP over Streamable HTTP at http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH} ` +
+    `(loopback only unless --public). Each client presents a run token (holon token ` +
+    `create) and gets the tools of that token's mandate.`,
   options: {
     host: { type: 'string', help: 'the address to listen on (default 127.0.0.1); anything but loopback needs --public' },
     port: { type: 'string', help: `the port (default ${DEFAULT_PORT}; 0 picks a free one)` },
     public: { type: 'boolean', help: 'allow a --host other machines can reach (each client still needs a run token)' },
-    'allowed-hosts': { type: 'string', help: 'Host header values accepted besides this machine\'s loopback names, e.g. myhost.lan:7374' },
+    'allowed-hosts': { type: 'string', help: "Host header values accepted besides this machine's loopback names, e.g. myhost.lan:7374" },
     'allowed-origins': { type: 'string', help: 'browser Origins accepted besides the loopback ones, e.g. http://myhost.lan:7374' },
-    'approval-wait': { type: 'string', help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})` },
-    'elicitation-wait': { type: 'string', help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})` },
+    'approval-wait': {
+      type: 'string',
+      help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})`,
+    },
+    'elicitation-wait': {
+      type: 'string',
+      help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})`,
+    },
     elicitation: {
       type: 'boolean',
-      help: 'also ask by MCP elicitation (off by default: an HTTP client is often started from a shell the agent shares, and the form goes to whoever holds the token)',
+      help:
+        'also ask by MCP elicitation (off by default: an HTTP client is often started ' +
+        'from a shell the agent shares, and the form goes to whoever holds the token)',
     },
-    'allow-private-sellers': { type: 'boolean', help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself" },
-    workspace: { type: 'string', help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)' },
+    'allow-private-sellers': {
+      type: 'boolean',
+      help: "let sellers' links reach private addresses (loopback, your network): only for a " + 'seller you run yourself',
+    },
+    workspace: {
+      type: 'string',
+      help: 'the folder office artifacts are published into, and whose git is the forge ' + '(default: the current folder)',
+    },
     ...GITHUB_OPTIONS,
   },
   positionals: [0, 0],
   async run(ctx) {
     const host = str(ctx.opts, 'host') ?? '127.0.0.1';
     const isPublic = ctx.opts['public'] === true;
-    if (!isLoopback(host) && !isPublic) throw new HolonError('invalid_input', `--host ${host} can be reached from other machines; add --public if that is what you want`);
+    if (!isLoopback(host) && !isPublic)
+      throw new HolonError('invalid_input', `--host ${host} can be reached from other machines; add --public if that is what you want`);
     const port = portFlag(str(ctx.opts, 'port'));
     const allowedHosts = list(str(ctx.opts, 'allowed-hosts'));
     const allowedOrigins = list(str(ctx.opts, 'allowed-origins'));
@@ -80,19 +102,37 @@ const serveCmd: Command = {
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
     const forge = await githubForge(ctx.opts);
     const store = ctx.store !== undefined ? await openStore(ctx.stateDir, { clock, logger, store: ctx.store }) : undefined;
-    const runtime = openRuntime(ctx.stateDir, { clock, logger, approvals, ...(store ? { store } : {}), allowPrivateSellers: ctx.opts['allow-private-sellers'] === true, workspace, ...(forge ? { forge } : {}) });
+    const runtime = openRuntime(ctx.stateDir, {
+      clock,
+      logger,
+      approvals,
+      ...(store ? { store } : {}),
+      allowPrivateSellers: ctx.opts['allow-private-sellers'] === true,
+      workspace,
+      ...(forge ? { forge } : {}),
+    });
     let server: HttpServerHandle;
     try {
-      server = await startHttpServer(runtime.deps, { host, port, ...(allowedHosts ? { allowedHosts } : {}), ...(allowedOrigins ? { allowedOrigins } : {}) });
+      server = await startHttpServer(runtime.deps, {
+        host,
+        port,
+        ...(allowedHosts ? { allowedHosts } : {}),
+        ...(allowedOrigins ? { allowedOrigins } : {}),
+      });
     } catch (err) {
       await runtime.close();
-      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new HolonError('conflict', `port ${port} on ${host} is in use; choose another with --port (0 picks a free one)`);
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
+        throw new HolonError('conflict', `port ${port} on ${host} is in use; choose another with --port (0 picks a free one)`);
       throw err;
     }
     if (!isLoopback(host)) {
-      logger.warn(`listening on ${host}, which other machines may reach: anyone holding a live run token can use its mandate. End tokens you no longer need (holon token end ID).`);
+      logger.warn(
+        `listening on ${host}, which other machines may reach: anyone holding a live run ` +
+          `token can use its mandate. End tokens you no longer need (holon token end ID).`,
+      );
       // A wildcard address is no name a client can use in its Host header: those names must be listed.
-      if ((host === '0.0.0.0' || host === '::') && !allowedHosts) logger.warn('other machines are refused (403) until you name the host:port they use with --allowed-hosts');
+      if ((host === '0.0.0.0' || host === '::') && !allowedHosts)
+        logger.warn('other machines are refused (403) until you name the host:port they use with --allowed-hosts');
     }
     logger.info(`serving MCP on ${server.url} — a client needs a run token (holon token create --mandate M --ttl 2h); Ctrl-C stops`);
     await new Promise<void>((resolve) => {
@@ -105,7 +145,12 @@ const serveCmd: Command = {
         server
           .close()
           .catch((err: unknown) => logger.error(`closing: ${String(err)}`))
-          .finally(() => runtime.close().catch((err: unknown) => logger.error(`closing: ${String(err)}`)).finally(resolve));
+          .finally(() =>
+            runtime
+              .close()
+              .catch((err: unknown) => logger.error(`closing: ${String(err)}`))
+              .finally(resolve),
+          );
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
@@ -124,13 +169,15 @@ function clientConfig(file: string, url: string): string {
     } catch (err) {
       throw new HolonError('invalid_input', `${file} is not JSON (${(err as Error).message}); nothing was changed`);
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new HolonError('invalid_input', `${file} is not a JSON object; nothing was changed`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new HolonError('invalid_input', `${file} is not a JSON object; nothing was changed`);
     existing = parsed as Record<string, unknown>;
   } else if (!fs.existsSync(path.dirname(path.resolve(file)))) {
     throw new HolonError('invalid_input', `the folder of ${file} does not exist; nothing was changed`);
   }
   const servers = existing['mcpServers'] ?? {};
-  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) throw new HolonError('invalid_input', `mcpServers in ${file} is not an object; nothing was changed`);
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers))
+    throw new HolonError('invalid_input', `mcpServers in ${file} is not an object; nothing was changed`);
   // The client expands ${HOLON_RUN_TOKEN} from its environment when it connects: the file holds no secret.
   const holon = { type: 'http', url, headers: { Authorization: `Bearer \${${TOKEN_ENV}}` } };
   return JSON.stringify({ ...existing, mcpServers: { ...servers, holon } }, null, 2) + '\n';
@@ -155,7 +202,8 @@ function checkUrl(text: string): string {
   } catch {
     throw new HolonError('invalid_input', `--url "${text}" is not a URL`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new HolonError('invalid_input', `--url must be http or https (got ${u.protocol})`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new HolonError('invalid_input', `--url must be http or https (got ${u.protocol})`);
   return u.toString();
 }
 
@@ -164,14 +212,17 @@ const CREATE_ONLY = ['mandate', 'ttl', 'label', 'config', 'url'] as const;
 async function createToken(ctx: CommandContext): Promise<number> {
   const mandate = str(ctx.opts, 'mandate');
   const ttl = str(ctx.opts, 'ttl');
-  if (!mandate || !ttl) throw new HolonError('invalid_input', 'usage: holon token create --mandate ACCOUNT/NAME --ttl DURATION (30m, 2h, 1d…)');
+  if (!mandate || !ttl)
+    throw new HolonError('invalid_input', 'usage: holon token create --mandate ACCOUNT/NAME --ttl DURATION (30m, 2h, 1d…)');
   const ttlMs = parseDuration(ttl);
   const label = str(ctx.opts, 'label');
   const config = str(ctx.opts, 'config');
   const urlFlag = str(ctx.opts, 'url');
-  if (urlFlag !== undefined && config === undefined) throw new HolonError('invalid_input', '--url is what --config writes into a client config; give both');
+  if (urlFlag !== undefined && config === undefined)
+    throw new HolonError('invalid_input', '--url is what --config writes into a client config; give both');
   // Everything is checked before the token is made, so a refusal leaves neither a token nor a file.
-  const configText = config === undefined ? undefined : clientConfig(config, checkUrl(urlFlag ?? `http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH}`));
+  const configText =
+    config === undefined ? undefined : clientConfig(config, checkUrl(urlFlag ?? `http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH}`));
   return withStore(
     openExisting(ctx),
     async (store) => {
@@ -191,7 +242,9 @@ async function createToken(ctx: CommandContext): Promise<number> {
           `Run token ${t.id} for ${mandate}, live until ${t.expires_at}${label ? ` (${label})` : ''}.`,
           'It is shown only this once and Holon keeps only its hash. Give it to your MCP client through its environment:',
           `  export ${TOKEN_ENV}=<the token printed above>`,
-          ...(config !== undefined ? [`${config} points the client at the server and reads the token from ${TOKEN_ENV}; it holds no secret.`] : []),
+          ...(config !== undefined
+            ? [`${config} points the client at the server and reads the token from ${TOKEN_ENV}; it holds ` + `no secret.`]
+            : []),
           `End it early with: holon token end ${t.id}`,
         ].join('\n') + '\n',
       );
@@ -204,7 +257,11 @@ async function createToken(ctx: CommandContext): Promise<number> {
 const tokenCmd: Command = {
   name: 'token',
   usage: 'token create --mandate ACCOUNT/NAME --ttl DURATION [--label L] [--config FILE [--url URL]] | token list | token end ID',
-  summary: `Run tokens for holon serve: each lets one MCP client act for one mandate until it expires (at most 7 days) or you end it. The token is printed once; Holon keeps only its hash. --config writes a client config (Claude Code's .mcp.json shape) that reads the token from $${TOKEN_ENV}.`,
+  summary:
+    `Run tokens for holon serve: each lets one MCP client act for one mandate until ` +
+    `it expires (at most 7 days) or you end it. The token is printed once; Holon ` +
+    `keeps only its hash. --config writes a client config (Claude Code's .mcp.json ` +
+    `shape) that reads the token from $${TOKEN_ENV}.`,
   options: {
     mandate: { type: 'string', help: 'create: the mandate the token acts for' },
     ttl: { type: 'string', help: 'create: how long it lives, e.g. 30m, 2h, 1d (at most 7d)' },
@@ -232,7 +289,13 @@ const tokenCmd: Command = {
           ended_at: t.ended_at ?? null,
           status: runTokenStatus(t, now),
         }));
-        const text = rows.map((r) => `${r.id}  ${r.status.padEnd(7)}  ${r.mandate}  until ${r.expires_at}${r.ended_at ? `, ended ${r.ended_at}` : ''}${r.label ? `  ${r.label}` : ''}`).join('\n');
+        const text = rows
+          .map(
+            (r) =>
+              `${r.id}  ${r.status.padEnd(7)}  ${r.mandate}  until ${r.expires_at}` +
+              `${r.ended_at ? `, ended ${r.ended_at}` : ''}${r.label ? `  ${r.label}` : ''}`,
+          )
+          .join('\n');
         return print(ctx, rows, rows.length === 0 ? 'No run tokens.' : text);
       });
     }
@@ -241,7 +304,11 @@ const tokenCmd: Command = {
       openExisting(ctx),
       async (store) => {
         const t = await endRunToken(store, clock, id);
-        return print(ctx, { id: t.id, mandate: t.mandate, ended_at: t.ended_at ?? null }, `Ended ${t.id} (${t.mandate}): servers refuse it from their next request.`);
+        return print(
+          ctx,
+          { id: t.id, mandate: t.mandate, ended_at: t.ended_at ?? null },
+          `Ended ${t.id} (${t.mandate}): servers refuse it from their next request.`,
+        );
       },
       true,
     );

@@ -11,9 +11,13 @@ const storeCmd: Command = {
   name: 'store',
   usage: 'store init --url ADMIN_URL [--member ROLE]',
   summary:
-    "Sets up a PostgreSQL team store, connected as the database's owner: the events table, triggers that refuse to update, delete or truncate it and keep every row linked to the one before, and with --member a role that may only read and append events. On an empty store, this installation becomes its root: the owner of every account. Safe to run again; it brings a table of an earlier version up to date.",
+    "Sets up a PostgreSQL team store, connected as the database's owner: the events " +
+    'table, triggers that refuse to update, delete or truncate it and keep every row ' +
+    'linked to the one before, and with --member a role that may only read and append ' +
+    'events. On an empty store, this installation becomes its root: the owner of ' +
+    'every account. Safe to run again; it brings a table of an earlier version up to date.',
   options: {
-    url: { type: 'string', help: "the database, as its owner: postgres://owner:password@host:port/database" },
+    url: { type: 'string', help: 'the database, as its owner: postgres://owner:password@host:port/database' },
     member: { type: 'string', help: 'a role for the team to use: created if missing, left only SELECT and INSERT on the events' },
   },
   positionals: [1, 1],
@@ -23,10 +27,14 @@ const storeCmd: Command = {
     const signer = lazySigner(ctx.stateDir);
     const r = await initTeamStore(url, { member: str(ctx.opts, 'member'), root: { signer, machine: thisProcess().host, logger } });
     const lines = [
-      `${r.created ? 'Created' : 'Found'} ${r.table}. The trigger ${r.guard} refuses UPDATE, DELETE and TRUNCATE on it for every role (its owner can still drop the trigger), and every row must follow the one before it.`,
+      `${r.created ? 'Created' : 'Found'} ${r.table}. The trigger ${r.guard} refuses ` +
+        `UPDATE, DELETE and TRUNCATE on it for every role (its owner can still drop the ` +
+        `trigger), and every row must follow the one before it.`,
       r.root === signer.publicKey
-        ? `This installation (${r.root}, ${thisProcess().host}) owns the store: it alone funds accounts, sets mandates, rates and agents, and says who else may (holon team add).`
-        : `The store is owned by ${r.root ?? 'nobody yet'}; only it, and whoever it makes an owner, may fund accounts, set mandates, rates and agents.`,
+        ? `This installation (${r.root}, ${thisProcess().host}) owns the store: it alone ` +
+          `funds accounts, sets mandates, rates and agents, and says who else may (holon team add).`
+        : `The store is owned by ${r.root ?? 'nobody yet'}; only it, and whoever it makes ` +
+          `an owner, may fund accounts, set mandates, rates and agents.`,
     ];
     if (r.member) {
       lines.push(
@@ -43,7 +51,9 @@ const migrateCmd: Command = {
   name: 'migrate',
   usage: 'migrate --to URL [--state DIR]',
   summary:
-    "Copies the state folder's journal, verified first, into an empty PostgreSQL team store, all or nothing, and checks that the database folds to the same state. The journal is left as it was.",
+    "Copies the state folder's journal, verified first, into an empty PostgreSQL team " +
+    'store, all or nothing, and checks that the database folds to the same state. The ' +
+    'journal is left as it was.',
   options: { to: { type: 'string', help: 'the empty database: postgres://user:password@host:port/database' } },
   positionals: [0, 0],
   async run(ctx) {
@@ -54,8 +64,10 @@ const migrateCmd: Command = {
       ctx,
       r,
       [
-        `Copied ${r.events} events (head ${r.head.slice(0, 16)}…, signed through event ${r.signed_through}); the database folds to the same state.`,
-        `The journal in ${ctx.stateDir} is left as it was and is no longer the store: from now on use --store ${redactUrl(url)} (or HOLON_STORE).`,
+        `Copied ${r.events} events (head ${r.head.slice(0, 16)}…, signed through event ${r.signed_through}); the ` +
+          `database folds to the same state.`,
+        `The journal in ${ctx.stateDir} is left as it was and is no longer the store: ` +
+          `from now on use --store ${redactUrl(url)} (or HOLON_STORE).`,
       ].join('\n'),
     );
   },

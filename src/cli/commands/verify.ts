@@ -7,7 +7,9 @@ import { hasState, print } from '../context.ts';
 const verifyCmd: Command = {
   name: 'verify',
   usage: 'verify',
-  summary: 'Checks the journal offline (or, with --store, the team store): the hash chain, the signatures of its checkpoints, and the snapshot against the fold. Names the first bad event.',
+  summary:
+    'Checks the journal offline (or, with --store, the team store): the hash chain, ' +
+    'the signatures of its checkpoints, and the snapshot against the fold. Names the first bad event.',
   options: {},
   positionals: [0, 0],
   async run(ctx) {

@@ -21,19 +21,34 @@ const walletCmd: Command = {
   name: 'wallet',
   usage: 'wallet [create | import]',
   summary:
-    "Shows the address of the wallet that signs this state's payments, creates one, or imports one (its private key read from standard input, never from the command line). The key stays in <state>/keys/wallet.key (mode 0600); Holon never prints it.",
+    "Shows the address of the wallet that signs this state's payments, creates one, " +
+    'or imports one (its private key read from standard input, never from the command ' +
+    'line). The key stays in <state>/keys/wallet.key (mode 0600); Holon never prints it.',
   options: {},
   positionals: [0, 1],
   async run(ctx) {
     const sub = ctx.args[0];
     if (sub === undefined) {
       const w = loadWallet(ctx.stateDir);
-      return print(ctx, { address: w?.address ?? null }, w ? `Wallet ${w.address}` : 'No wallet: `holon wallet create` makes one, `holon wallet import` takes yours.');
+      return print(
+        ctx,
+        { address: w?.address ?? null },
+        w ? `Wallet ${w.address}` : 'No wallet: `holon wallet create` makes one, `holon wallet import` takes yours.',
+      );
     }
     if (sub !== 'create' && sub !== 'import') throw new HolonError('invalid_input', 'usage: holon wallet [create | import]');
-    if (fs.existsSync(path.join(ctx.stateDir, WALLET_FILE))) throw new HolonError('conflict', `this state already has a wallet (${path.join(ctx.stateDir, WALLET_FILE)}); Holon never replaces one`);
+    if (fs.existsSync(path.join(ctx.stateDir, WALLET_FILE)))
+      throw new HolonError(
+        'conflict',
+        `this state already has a wallet (${path.join(ctx.stateDir, WALLET_FILE)}); ` + `Holon never replaces one`,
+      );
     const address = sub === 'create' ? createWallet(ctx.stateDir) : saveWallet(ctx.stateDir, await keyFromStdin());
-    return print(ctx, { address }, `Wallet ${address} (${sub === 'create' ? 'created' : 'imported'}); its key is in ${path.join(ctx.stateDir, WALLET_FILE)}, readable by you only.`);
+    return print(
+      ctx,
+      { address },
+      `Wallet ${address} (${sub === 'create' ? 'created' : 'imported'}); its key is in ${path.join(ctx.stateDir, WALLET_FILE)}, readable ` +
+        `by you only.`,
+    );
   },
 };
 

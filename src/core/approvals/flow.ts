@@ -212,4 +212,3 @@ export function pendingApprovals(s: ApprovalsFields, now: number): Approval[] {
     .filter((a) => isWaiting(a, now))
     .sort((a, b) => (a.requested_at < b.requested_at ? -1 : a.requested_at > b.requested_at ? 1 : 0));
 }
-

@@ -64,7 +64,9 @@ export function merchantDenial(s: HolonState, mandate: Mandate, merchant: string
   const grants = grantsNow(s, mandate, CAP.commerceBuy, now);
   if (grants.length === 0) return denial('capability_missing', { capability: CAP.commerceBuy });
   if (!grantsAllow(grants, 'merchants', merchant)) {
-    const allowed = grants.flatMap((g) => (Array.isArray(g.params?.['merchants']) ? (g.params['merchants'] as unknown[]).filter((x): x is string => typeof x === 'string') : []));
+    const allowed = grants.flatMap((g) =>
+      Array.isArray(g.params?.['merchants']) ? (g.params['merchants'] as unknown[]).filter((x): x is string => typeof x === 'string') : [],
+    );
     return denial('capability_scope', { capability: CAP.commerceBuy, target: merchant, allowed });
   }
   return undefined;
@@ -73,12 +75,17 @@ export function merchantDenial(s: HolonState, mandate: Mandate, merchant: string
 /** A cart that cannot be bought as it is, said with what the merchant reported. */
 export function notReady(cart: Cart): HolonError {
   const codes = cart.messages.map((m) => m.code).filter((c): c is string => c !== null);
-  return new HolonError('conflict', `the cart is ${cart.status.replace('_', ' ')} (${cart.merchant_status}${codes.length > 0 ? `: ${codes.join(', ')}` : ''}); only a ready cart can be bought — change the lines and quote again`, {
-    cart: cart.id,
-    status: cart.status,
-    merchant_status: cart.merchant_status,
-    codes,
-  });
+  return new HolonError(
+    'conflict',
+    `the cart is ${cart.status.replace('_', ' ')} (${cart.merchant_status}${codes.length > 0 ? `: ${codes.join(', ')}` : ''}); only a ` +
+      `ready cart can be bought — change the lines and quote again`,
+    {
+      cart: cart.id,
+      status: cart.status,
+      merchant_status: cart.merchant_status,
+      codes,
+    },
+  );
 }
 
 function completed(p: Purchase | undefined): BuyOutcome['purchase'] | undefined {
@@ -90,10 +97,19 @@ function existing(s: HolonState, r: BuyRequest): Purchase | undefined {
   const p = s.purchases[purchaseKey(r.mandate, r.replayKey)];
   if (!p) return undefined;
   if (p.merchant !== r.merchant.merchant || !sameLines(p.lines, r.lines)) {
-    throw new HolonError('conflict', `replay key "${r.replayKey}" was used for another purchase (${p.merchant}, other lines); use a new key for a new purchase`, { replay_key: r.replayKey, purchase: p.id });
+    throw new HolonError(
+      'conflict',
+      `replay key "${r.replayKey}" was used for another purchase (${p.merchant}, other ` + `lines); use a new key for a new purchase`,
+      { replay_key: r.replayKey, purchase: p.id },
+    );
   }
   // A lock-timeout is the `busy` problem: retry as is, once the running attempt ends.
-  if (p.status === 'pending' && s.holds[p.hold]) throw new HolonError('lock_timeout', `the purchase under replay key "${r.replayKey}" is still running; call again with the same key`, { replay_key: r.replayKey, purchase: p.id });
+  if (p.status === 'pending' && s.holds[p.hold])
+    throw new HolonError(
+      'lock_timeout',
+      `the purchase under replay key "${r.replayKey}" is still running; call again ` + `with the same key`,
+      { replay_key: r.replayKey, purchase: p.id },
+    );
   return p;
 }
 
@@ -135,7 +151,12 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
       const again = existing(s, r);
       // Another call under this key finished meanwhile: its order is the answer.
       if (completed(again)) return { events: [], result: null };
-      if (again && again.id !== purchase) throw new HolonError('lock_timeout', `another call under replay key "${r.replayKey}" got there first; call again with the same key`, { replay_key: r.replayKey });
+      if (again && again.id !== purchase)
+        throw new HolonError(
+          'lock_timeout',
+          `another call under replay key "${r.replayKey}" got there first; call again with ` + `the same key`,
+          { replay_key: r.replayKey },
+        );
       const mandate = mandateOf(s, r.mandate);
       const scope = merchantDenial(s, mandate, client.merchant, now);
       if (scope) throw refused([scope]);
@@ -148,7 +169,15 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
         terms_hash: null,
         purpose: `order at ${client.merchant}: ${r.lines.map((l) => `${l.quantity} × ${l.product}`).join(', ')}`,
       };
-      const gate = gateSpend(s, { id: hold, mandate, payee: { kind: 'merchant', id: client.merchant }, amount: converted, subject, now, owner: r.owner ?? thisProcess() });
+      const gate = gateSpend(s, {
+        id: hold,
+        mandate,
+        payee: { kind: 'merchant', id: client.merchant },
+        amount: converted,
+        subject,
+        now,
+        owner: r.owner ?? thisProcess(),
+      });
       switch (gate.kind) {
         case 'denied':
           throw refused(gate.denials);
@@ -156,7 +185,12 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
         case 'pending':
         case 'rejected':
           // No parked path: the approval the gate would ask for is never requested.
-          throw refused([denial('purchase_over_threshold', { amount: M.toJson(converted), threshold: { amount: mandate.approval_threshold, currency: mandate.currency } })]);
+          throw refused([
+            denial('purchase_over_threshold', {
+              amount: M.toJson(converted),
+              threshold: { amount: mandate.approval_threshold, currency: mandate.currency },
+            }),
+          ]);
         case 'held':
           return {
             events: [
@@ -184,12 +218,16 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
     if (!before && store.state.purchases[purchaseKey(r.mandate, r.replayKey)]?.checkout !== cart.id) await letGo(client, cart);
     throw err;
   }
-  if (amount === null) return { purchase: completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]) as BuyOutcome['purchase'], replayed: true };
+  if (amount === null)
+    return { purchase: completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]) as BuyOutcome['purchase'], replayed: true };
   const held = amount;
 
   const fail = async (reason: string): Promise<void> => {
     await store.transact((s) => ({
-      events: [...endHold(s, hold, null, reason).events, purchaseEvent('purchase.failed', { purchase, mandate: r.mandate, replay_key: r.replayKey, reason })],
+      events: [
+        ...endHold(s, hold, null, reason).events,
+        purchaseEvent('purchase.failed', { purchase, mandate: r.mandate, replay_key: r.replayKey, reason }),
+      ],
       result: undefined,
     }));
   };
@@ -199,19 +237,41 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   } catch (err) {
     await fail(HolonError.is(err) ? err.reason : 'merchant_error');
     if (HolonError.is(err)) throw err;
-    throw new HolonError('agent_failed', `the merchant ${client.merchant} could not complete the checkout; the hold was released — call again with the same replay key`);
+    throw new HolonError(
+      'agent_failed',
+      `the merchant ${client.merchant} could not complete the checkout; the hold was ` + `released — call again with the same replay key`,
+    );
   }
   if (placed.status !== 'completed' || !placed.order) {
     await fail('not_completed');
     throw notReady(placed);
   }
-  const order: Order = { id: placed.order.id, status: 'completed', permalink_url: placed.order.permalink_url, lines: placed.lines, total: placed.total ?? cart.total };
+  const order: Order = {
+    id: placed.order.id,
+    status: 'completed',
+    permalink_url: placed.order.permalink_url,
+    lines: placed.lines,
+    total: placed.total ?? cart.total,
+  };
   await store.transact((s) => {
     // The order's total, converted as the hold was; never more than was held (endHold clamps it).
     const cost = convertTo(s, M.fromJson(order.total), held.currency) ?? held;
     const end = endHold(s, hold, cost, 'completed');
     const charged = M.toJson({ units: end.charged, currency: held.currency });
-    return { events: [...end.events, purchaseEvent('purchase.completed', { purchase, mandate: r.mandate, replay_key: r.replayKey, merchant: client.merchant, order, charged })], result: undefined };
+    return {
+      events: [
+        ...end.events,
+        purchaseEvent('purchase.completed', {
+          purchase,
+          mandate: r.mandate,
+          replay_key: r.replayKey,
+          merchant: client.merchant,
+          order,
+          charged,
+        }),
+      ],
+      result: undefined,
+    };
   });
   const recorded = completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]);
   if (!recorded) throw new Error(`purchase ${purchase} completed but is not recorded`);

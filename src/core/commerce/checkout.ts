@@ -95,9 +95,32 @@ export interface CheckoutClient {
  * units; every other currency is read with 2 decimals.
  */
 const EXPONENTS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  CLF: 4, UYW: 4,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
 };
 
 /** The currency code a merchant sent ("eur" in ACP, "EUR" in UCP), upper-cased and checked. */
@@ -109,7 +132,8 @@ export function merchantCurrency(code: unknown): string {
 
 /** An integer amount in a currency's minor units ("1080" cents) as Money ("10.80 EUR"); never a float. */
 export function fromMinor(minor: unknown, currency: string): Money {
-  if (typeof minor !== 'number' || !Number.isSafeInteger(minor) || minor < 0) throw new HolonError('agent_failed', 'the merchant sent an amount that is not a whole number of minor units');
+  if (typeof minor !== 'number' || !Number.isSafeInteger(minor) || minor < 0)
+    throw new HolonError('agent_failed', 'the merchant sent an amount that is not a whole number of minor units');
   const exp = EXPONENTS[currency] ?? 2;
   return { units: BigInt(minor) * 10n ** BigInt(M.SCALE - exp), currency };
 }

@@ -40,10 +40,7 @@ const EFFECTS: { readonly [K in ApprovalKind]?: DecisionEffect<K> } = {
     const closes = now + Math.round(a.subject.hours * 3600_000);
     const window = { approval: a.id, mandate: a.mandate, capability: a.subject.capability };
     const open = { opens_at: new Date(now).toISOString(), closes_at: new Date(closes).toISOString() };
-    return [
-      officeEvent('capability.window.opened', { ...window, ...open }),
-      useApproval(a.id, `window:${a.id}`),
-    ];
+    return [officeEvent('capability.window.opened', { ...window, ...open }), useApproval(a.id, `window:${a.id}`)];
   },
   // Approved, today's limit is raised by the amount.
   budget_override: (_s, a, decision, now) => {

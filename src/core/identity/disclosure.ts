@@ -37,8 +37,15 @@ export interface SignedDisclosure {
 }
 
 /** This mandate's disclosure, signed now, valid for `ttlSeconds` (never past the mandate's own expiry). */
-export function discloseMandate(s: HolonState, mandateId: string, signer: Signer, now: number, ttlSeconds: number = DISCLOSURE_TTL.default_seconds): SignedDisclosure {
-  if (!(ttlSeconds >= 1 && ttlSeconds <= DISCLOSURE_TTL.max_seconds)) throw new HolonError('invalid_input', `a disclosure is valid for 1 to ${DISCLOSURE_TTL.max_seconds} seconds`);
+export function discloseMandate(
+  s: HolonState,
+  mandateId: string,
+  signer: Signer,
+  now: number,
+  ttlSeconds: number = DISCLOSURE_TTL.default_seconds,
+): SignedDisclosure {
+  if (!(ttlSeconds >= 1 && ttlSeconds <= DISCLOSURE_TTL.max_seconds))
+    throw new HolonError('invalid_input', `a disclosure is valid for 1 to ${DISCLOSURE_TTL.max_seconds} seconds`);
   const m = mandateOf(s, mandateId);
   const until = now + ttlSeconds * 1000;
   const mandateEnd = m.expires_at ? Date.parse(m.expires_at) : Infinity;
@@ -47,7 +54,13 @@ export function discloseMandate(s: HolonState, mandateId: string, signer: Signer
     who: { slug: m.grantee.slug, name: m.grantee.name, role: m.grantee.role, account: m.account },
     mandate: m.id,
     capabilities: structuredClone(m.capabilities),
-    limits: { currency: m.currency, total: m.budget.total, per_day: m.budget.per_day, per_call: m.budget.per_call, approval_threshold: m.approval_threshold },
+    limits: {
+      currency: m.currency,
+      total: m.budget.total,
+      per_day: m.budget.per_day,
+      per_call: m.budget.per_call,
+      approval_threshold: m.approval_threshold,
+    },
     issued_at: new Date(now).toISOString(),
     expires_at: new Date(Math.min(until, mandateEnd)).toISOString(),
     public_key: signer.publicKey,
@@ -96,7 +109,13 @@ export function looksLikeDisclosure(value: unknown): boolean {
 export function verifyDisclosure(value: unknown, policy: DisclosurePolicy, now: number, ownKey: string | undefined): Decision {
   const parsed = DisclosureShape.safeParse(value);
   const none = { signature_valid: false, in_time: false, key_trusted: null, own_installation: false };
-  if (!parsed.success) return { decision: 'deny', reasons: ['not a signed Holon disclosure (holon.disclosure.v1 with an Ed25519 signature)'], subject: null, signals: none };
+  if (!parsed.success)
+    return {
+      decision: 'deny',
+      reasons: ['not a signed Holon disclosure (holon.disclosure.v1 with an Ed25519 signature)'],
+      subject: null,
+      signals: none,
+    };
   const { disclosure: d, signature: sig } = parsed.data;
   const reasons: string[] = [];
   // The signature is checked over the disclosure exactly as received, every member included.
@@ -116,7 +135,19 @@ export function verifyDisclosure(value: unknown, policy: DisclosurePolicy, now: 
   return {
     decision: reasons.length === 0 ? 'allow' : 'deny',
     reasons,
-    subject: valid ? { who: { slug: d.who.slug, name: d.who.name, role: d.who.role, account: d.who.account }, mandate: d.mandate, expires_at: d.expires_at, public_key: d.public_key } : null,
-    signals: { signature_valid: valid, in_time: inTime, key_trusted: trusted, own_installation: valid && ownKey !== undefined && d.public_key === ownKey },
+    subject: valid
+      ? {
+          who: { slug: d.who.slug, name: d.who.name, role: d.who.role, account: d.who.account },
+          mandate: d.mandate,
+          expires_at: d.expires_at,
+          public_key: d.public_key,
+        }
+      : null,
+    signals: {
+      signature_valid: valid,
+      in_time: inTime,
+      key_trusted: trusted,
+      own_installation: valid && ownKey !== undefined && d.public_key === ownKey,
+    },
   };
 }

@@ -43,7 +43,11 @@ export function agentCardUrl(ref: string): URL {
   return url.pathname === AGENT_CARD_PATH ? url : new URL(AGENT_CARD_PATH, url.origin);
 }
 
-const Interface = z.looseObject({ url: z.string().max(2000), protocolBinding: z.string().max(100), protocolVersion: z.string().max(40).optional() });
+const Interface = z.looseObject({
+  url: z.string().max(2000),
+  protocolBinding: z.string().max(100),
+  protocolVersion: z.string().max(40).optional(),
+});
 const Card = z.looseObject({
   name: z.string().min(1).max(500),
   description: z.string().max(10_000).optional(),
@@ -52,8 +56,18 @@ const Card = z.looseObject({
   /** Cards before v1.0 named one endpoint here. */
   url: z.string().max(2000).optional(),
   provider: z.looseObject({ organization: z.string().max(500), url: z.string().max(2000).optional() }).optional(),
-  capabilities: z.looseObject({ extensions: z.array(z.looseObject({ uri: z.string().max(2000) })).max(50).optional() }).optional(),
-  skills: z.array(z.looseObject({ id: z.string().max(200) })).max(500).optional(),
+  capabilities: z
+    .looseObject({
+      extensions: z
+        .array(z.looseObject({ uri: z.string().max(2000) }))
+        .max(50)
+        .optional(),
+    })
+    .optional(),
+  skills: z
+    .array(z.looseObject({ id: z.string().max(200) }))
+    .max(500)
+    .optional(),
   signatures: z.array(z.unknown()).max(20).optional(),
 });
 
@@ -65,9 +79,17 @@ export function looksLikeAgentCard(value: unknown): boolean {
 /** An A2A agent card, as one identity. `fetchedFrom` is where the server fetched it, or null when given inline. */
 export function resolveAgentCard(value: unknown, fetchedFrom: URL | null): Identity {
   const parsed = Card.safeParse(value);
-  if (!parsed.success) throw new HolonError('invalid_input', `not an A2A agent card: ${parsed.error.issues[0]?.path.join('.') || 'name'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success)
+    throw new HolonError(
+      'invalid_input',
+      `not an A2A agent card: ${parsed.error.issues[0]?.path.join('.') || 'name'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+    );
   const c = parsed.data;
-  const interfaces = (c.supportedInterfaces ?? []).map((i) => ({ url: i.url, protocol_binding: i.protocolBinding, protocol_version: i.protocolVersion ?? null }));
+  const interfaces = (c.supportedInterfaces ?? []).map((i) => ({
+    url: i.url,
+    protocol_binding: i.protocolBinding,
+    protocol_version: i.protocolVersion ?? null,
+  }));
   if (interfaces.length === 0 && c.url) interfaces.push({ url: c.url, protocol_binding: 'JSONRPC', protocol_version: null });
   const origins = interfaces.map((i) => {
     try {
@@ -103,7 +125,14 @@ export function resolveAccountRef(s: HolonState, ref: string): Identity {
   const p = parsePayee(ref);
   if (p.kind === 'account') {
     const known = s.accounts[p.account] !== undefined;
-    return { id: p.ref, kind: 'holon_account', name: p.account, rails: known ? ['journal'] : [], trust: { known_account: known, same_installation: true }, interfaces: [] };
+    return {
+      id: p.ref,
+      kind: 'holon_account',
+      name: p.account,
+      rails: known ? ['journal'] : [],
+      trust: { known_account: known, same_installation: true },
+      interfaces: [],
+    };
   }
   const evm = p.chain.startsWith('eip155:');
   return {
@@ -117,7 +146,13 @@ export function resolveAccountRef(s: HolonState, ref: string): Identity {
 }
 
 /** A signed disclosure as one identity: who it says it is, once its signature and time hold. */
-export function resolveDisclosure(s: HolonState, value: unknown, now: number, ownKey: string | undefined, policy: DisclosurePolicy = {}): Identity {
+export function resolveDisclosure(
+  s: HolonState,
+  value: unknown,
+  now: number,
+  ownKey: string | undefined,
+  policy: DisclosurePolicy = {},
+): Identity {
   const d = verifyDisclosure(value, policy, now, ownKey);
   if (!d.subject) throw new HolonError('invalid_input', `the disclosure cannot be resolved: ${d.reasons.join('; ')}`);
   const account = d.signals.own_installation && s.accounts[d.subject.who.account] ? d.subject.who.account : null;

@@ -41,14 +41,25 @@ export const catalogSlice: Slice<CatalogFields, CatalogEvents> = {
 };
 
 /** Adds (or replaces) an agent in the catalog. */
-export async function addAgent(store: EventStore<CatalogFields>, clock: Clock, manifest: unknown, endpoint: unknown, source: string): Promise<AgentEntry> {
+export async function addAgent(
+  store: EventStore<CatalogFields>,
+  clock: Clock,
+  manifest: unknown,
+  endpoint: unknown,
+  source: string,
+): Promise<AgentEntry> {
   // The schemas (zod) are loaded on the first write that needs them, never to fold or read a state.
   const { EndpointSchema, firstIssue, ManifestSchema } = await import('../schemas.ts');
   const m = ManifestSchema.safeParse(manifest);
   if (!m.success) throw new HolonError('invalid_input', `manifest: ${firstIssue(m.error)}`);
   const e = EndpointSchema.safeParse(endpoint);
   if (!e.success) throw new HolonError('invalid_input', `endpoint: ${firstIssue(e.error)}`);
-  const entry: AgentEntry = { manifest: m.data as Manifest, endpoint: e.data as Endpoint, source, added_at: new Date(clock.now()).toISOString() };
+  const entry: AgentEntry = {
+    manifest: m.data as Manifest,
+    endpoint: e.data as Endpoint,
+    source,
+    added_at: new Date(clock.now()).toISOString(),
+  };
   await store.transact(() => ({ events: [catalogEvent('agent.added', { entry })], result: undefined }));
   return entry;
 }

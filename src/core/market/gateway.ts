@@ -44,7 +44,8 @@ export const CALL_FAILURES = {
   invalid_output: "the agent's output does not match its declared output schema",
   output_too_large: 'the agent answered with more than Holon accepts',
   undeclared_error: 'the agent failed with an error its manifest does not declare',
-  payment_refused: "the agent asked to be paid in a way Holon does not sign: terms that do not confirm, an amount above the hold, or no wallet",
+  payment_refused:
+    'the agent asked to be paid in a way Holon does not sign: terms that do not ' + 'confirm, an amount above the hold, or no wallet',
 } as const;
 
 /** The most output (JSON or text, in bytes) a call may return; more is a failure, not charged. */
@@ -75,7 +76,14 @@ export interface PayLimit {
 
 /** Reaches an agent's endpoint (a real MCP client; it lives outside the core). */
 export interface AgentRunner {
-  run(request: { endpoint: Endpoint; input: unknown; meta: Record<string, unknown>; timeoutMs: number; signal?: AbortSignal; pay?: PayLimit }): Promise<AgentRunResult>;
+  run(request: {
+    endpoint: Endpoint;
+    input: unknown;
+    meta: Record<string, unknown>;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    pay?: PayLimit;
+  }): Promise<AgentRunResult>;
 }
 
 /** Serves the loopback MCP endpoint that delegated calls come back through. */
@@ -229,7 +237,8 @@ function earlyDenials(d: Deciding): Denial[] {
   const grant = d.grant;
   if (!grant) return [];
   const capability = d.p.request.capability;
-  if (!capability || !grant.capabilities.some((c) => capabilityMatches(c, capability))) return [denial('delegation_capability', { allowed: grant.capabilities })];
+  if (!capability || !grant.capabilities.some((c) => capabilityMatches(c, capability)))
+    return [denial('delegation_capability', { allowed: grant.capabilities })];
   if (grant.used >= grant.max_calls) return [denial('delegation_count', { max: grant.max_calls })];
   return [];
 }
@@ -314,10 +323,17 @@ export class Gateway {
   }
 
   /** An agent-call approval of this mandate, with expiry applied. */
-  approvalStatus(mandateId: string, id: string): { approval: Approval & { subject: Extract<ApprovalSubject, { kind: 'agent_call' }> }; status: ReturnType<typeof approvalStatus> } {
+  approvalStatus(
+    mandateId: string,
+    id: string,
+  ): { approval: Approval & { subject: Extract<ApprovalSubject, { kind: 'agent_call' }> }; status: ReturnType<typeof approvalStatus> } {
     const a = this.state.approvals[id];
-    if (!a || a.mandate !== mandateId || a.subject.kind !== 'agent_call') throw new HolonError('not_found', `no approval "${id}" under mandate ${mandateId}`, { approval: id });
-    return { approval: a as Approval & { subject: Extract<ApprovalSubject, { kind: 'agent_call' }> }, status: approvalStatus(a, this.deps.clock.now()) };
+    if (!a || a.mandate !== mandateId || a.subject.kind !== 'agent_call')
+      throw new HolonError('not_found', `no approval "${id}" under mandate ${mandateId}`, { approval: id });
+    return {
+      approval: a as Approval & { subject: Extract<ApprovalSubject, { kind: 'agent_call' }> },
+      status: approvalStatus(a, this.deps.clock.now()),
+    };
   }
 
   /** A receipt of this mandate with its delegated calls, recursively. */
@@ -364,7 +380,8 @@ export class Gateway {
     else if (request.agent !== undefined) idx.worstCase(this.state.agents[request.agent] as AgentEntry);
     const maxCost = request.max_cost ? M.fromJson(request.max_cost) : undefined;
     if (maxCost && maxCost.units <= 0n) throw new HolonError('invalid_input', 'max_cost must be positive');
-    if (maxCost && maxCost.currency !== mandate.currency) throw new HolonError('invalid_input', `max_cost must be in the mandate's currency, ${mandate.currency}`);
+    if (maxCost && maxCost.currency !== mandate.currency)
+      throw new HolonError('invalid_input', `max_cost must be in the mandate's currency, ${mandate.currency}`);
     return {
       mandateId,
       request,
@@ -460,7 +477,8 @@ export class Gateway {
     const capability = p.request.capability ?? '';
     const candidates = idx.rankedFor(capability).filter((a) => !chain.includes(a.id));
     // The agent the human approved comes first, so a re-submission runs what was approved.
-    const preferred = approval && approval.mandate === mandate.id && approval.subject.kind === 'agent_call' ? idx.get(approval.subject.agent) : undefined;
+    const preferred =
+      approval && approval.mandate === mandate.id && approval.subject.kind === 'agent_call' ? idx.get(approval.subject.agent) : undefined;
     if (preferred && offers(preferred.entry, capability)) candidates.unshift(preferred);
     if (candidates.length === 0) return { denials: [denial('no_agent', { capability })] };
     const refused: Denial[] = [];
@@ -490,7 +508,13 @@ export class Gateway {
     const { s, p, mandate, grant } = d;
     const entry = chosen.entry;
     const m = entry.manifest;
-    const receipt: Receipt = { ...d.receipt, agent: m.id, version: m.version, capability: p.request.capability ?? m.capabilities[0] ?? null, worst_case: M.toJson(worst) };
+    const receipt: Receipt = {
+      ...d.receipt,
+      agent: m.id,
+      version: m.version,
+      capability: p.request.capability ?? m.capabilities[0] ?? null,
+      worst_case: M.toJson(worst),
+    };
     const gate = gateSpend(s, {
       id: receipt.id,
       mandate,
@@ -523,13 +547,25 @@ export class Gateway {
         return { events: [], result: { kind: gate.kind, receipt: waited, approval: gate.approval } };
       }
       case 'ask': {
-        const r: Receipt = { ...receipt, status: 'pending_approval', approval: gate.approval.id, ended_at: null, denials: [thresholdDenial(worst, mandate)] };
-        return { events: [...gate.events, receiptEvent('call.pending', { receipt: r })], result: { kind: 'pending', receipt: r, approval: gate.approval } };
+        const r: Receipt = {
+          ...receipt,
+          status: 'pending_approval',
+          approval: gate.approval.id,
+          ended_at: null,
+          denials: [thresholdDenial(worst, mandate)],
+        };
+        return {
+          events: [...gate.events, receiptEvent('call.pending', { receipt: r })],
+          result: { kind: 'pending', receipt: r, approval: gate.approval },
+        };
       }
       case 'held': {
         if (grant) grant.used += 1;
         const r: Receipt = { ...receipt, status: 'running', ended_at: null, denials: [] };
-        return { events: [...gate.events, receiptEvent('call.started', { receipt: r })], result: { kind: 'started', receipt: r, entry, hold: worst } };
+        return {
+          events: [...gate.events, receiptEvent('call.started', { receipt: r })],
+          result: { kind: 'started', receipt: r, entry, hold: worst },
+        };
       }
     }
   }
@@ -549,7 +585,12 @@ export class Gateway {
           max_calls: entry.manifest.delegated_calls.reduce((n, d) => n + d.max_count, 0),
           chain: [...(options.grant?.chain ?? []), entry.manifest.id],
         });
-        meta['holon/grant'] = { url: await this.deps.delegation.url(), token: grant.token, capabilities: grant.capabilities, max_calls: grant.max_calls };
+        meta['holon/grant'] = {
+          url: await this.deps.delegation.url(),
+          token: grant.token,
+          capabilities: grant.capabilities,
+          max_calls: grant.max_calls,
+        };
       }
       result = await this.deps.runner.run({
         endpoint: entry.endpoint,
@@ -571,7 +612,11 @@ export class Gateway {
     const settled = await this.deps.store.transact(
       (s) => {
         // What an agent was paid through the terms pairings is what it cost; otherwise its price.
-        const priceCost = !judged.charged ? M.zero(entry.manifest.price.currency) : result.paid ? M.fromJson(result.paid.amount) : costOf(entry, judged.units);
+        const priceCost = !judged.charged
+          ? M.zero(entry.manifest.price.currency)
+          : result.paid
+            ? M.fromJson(result.paid.amount)
+            : costOf(entry, judged.units);
         const currency = s.mandates[receipt.mandate]?.currency ?? hold.currency;
         // Never charge more than was held for this call (what its children did not use).
         const cost = convertTo(s, priceCost, currency) ?? M.zero(currency);
@@ -606,7 +651,10 @@ export class Gateway {
    * the agent's record. The agent's own words never reach the receipt: only a code and a description
    * Holon or the manifest wrote.
    */
-  private judge(entry: AgentEntry, r: AgentRunResult): { result: AgentRunResult | null; error: Receipt['error']; charged: boolean; units: number } {
+  private judge(
+    entry: AgentEntry,
+    r: AgentRunResult,
+  ): { result: AgentRunResult | null; error: Receipt['error']; charged: boolean; units: number } {
     const fail = (code: keyof typeof CALL_FAILURES): { result: null; error: Receipt['error']; charged: false; units: 0 } => ({
       result: null,
       error: { code, message: CALL_FAILURES[code], charged: false },
@@ -615,7 +663,13 @@ export class Gateway {
     });
     if (r.isError) {
       const declared = entry.manifest.errors.find((e) => e.code === r.errorCode);
-      if (declared) return { result: r, error: { code: declared.code, message: declared.description, charged: declared.charged }, charged: declared.charged, units: r.units };
+      if (declared)
+        return {
+          result: r,
+          error: { code: declared.code, message: declared.description, charged: declared.charged },
+          charged: declared.charged,
+          units: r.units,
+        };
       if (r.errorCode === 'timeout' || r.errorCode === 'unreachable' || r.errorCode === 'payment_refused') return fail(r.errorCode);
       return { ...fail('undeclared_error'), result: r };
     }

@@ -61,7 +61,13 @@ export class MandateIndex {
     this.agents = this.lastOrder = Object.values(s.agents)
       .map((entry) => {
         const m = entry.manifest;
-        return { id: m.id, entry, caps: [...m.capabilities], text: [m.id, m.name, m.description, ...m.capabilities].join('\n').toLowerCase(), denials: staticDenials(s, mandate, entry) };
+        return {
+          id: m.id,
+          entry,
+          caps: [...m.capabilities],
+          text: [m.id, m.name, m.description, ...m.capabilities].join('\n').toLowerCase(),
+          denials: staticDenials(s, mandate, entry),
+        };
       })
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const a of this.agents) {
@@ -102,7 +108,8 @@ export class MandateIndex {
 
   /** The agent's worst case for a root call (from an empty chain: remembered), or from `chain` (computed). */
   worstCase(entry: AgentEntry, chain: string[] = []): WorstCase {
-    const compute = (e: AgentEntry, c: string[]): WorstCase => worstCase(this.s, this.mandate, e, c, (cap) => this.allowedFor(cap), compute);
+    const compute = (e: AgentEntry, c: string[]): WorstCase =>
+      worstCase(this.s, this.mandate, e, c, (cap) => this.allowedFor(cap), compute);
     if (chain.length > 0) return compute(entry, chain);
     let w = this.worst.get(entry.manifest.id);
     if (!w) {

@@ -57,7 +57,8 @@ export function staticDenials(s: FxFields, mandate: Mandate, entry: AgentEntry):
   if (rules.retention_days !== null && m.data_policy.retention_days > rules.retention_days) {
     out.push(denial('data_retention', { days: m.data_policy.retention_days, max: rules.retention_days }));
   }
-  if (!convertTo(s, M.zero(m.price.currency), mandate.currency)) out.push(denial('no_rate', { from: m.price.currency, to: mandate.currency }));
+  if (!convertTo(s, M.zero(m.price.currency), mandate.currency))
+    out.push(denial('no_rate', { from: m.price.currency, to: mandate.currency }));
   return out;
 }
 
@@ -149,7 +150,10 @@ export function rankingOf(s: FxFields & Pick<ReceiptsFields, 'records'>, mandate
 }
 
 /** Orders agents by expected cost per successful run (unknown last), then by id. */
-export function compareRankings(a: { id: string; ranking: Pick<Ranking, 'key'> }, b: { id: string; ranking: Pick<Ranking, 'key'> }): number {
+export function compareRankings(
+  a: { id: string; ranking: Pick<Ranking, 'key'> },
+  b: { id: string; ranking: Pick<Ranking, 'key'> },
+): number {
   const x = a.ranking.key;
   const y = b.ranking.key;
   if (x !== null && y !== null) {

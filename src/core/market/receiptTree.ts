@@ -65,7 +65,10 @@ export async function mandateReceiptTree(store: ReceiptSource, mandate: string, 
 }
 
 /** The newest root calls (delegated calls stay under their parents), optionally of one mandate or status. */
-export async function recentRootReceipts(store: ReceiptSource, filter: { mandate?: string | undefined; status?: Receipt['status'] | undefined; limit: number }): Promise<Receipt[]> {
+export async function recentRootReceipts(
+  store: ReceiptSource,
+  filter: { mandate?: string | undefined; status?: Receipt['status'] | undefined; limit: number },
+): Promise<Receipt[]> {
   const out: Receipt[] = [];
   // Newest first, in growing batches, until enough match (a filter may skip many).
   let want = filter.limit;

@@ -56,7 +56,9 @@ export const receiptEvent = eventsOf<ReceiptEvents>();
 /** What an interrupted call's receipt says: the money came back, and what the agent did is unknown. */
 export const INTERRUPTED: NonNullable<Receipt['error']> = {
   code: INTERRUPTED_REASON,
-  message: 'the process running this call stopped before it settled: its hold was released and nothing was charged; what the agent did (its side effects) is unknown',
+  message:
+    'the process running this call stopped before it settled: its hold was released ' +
+    'and nothing was charged; what the agent did (its side effects) is unknown',
   charged: false,
 };
 
@@ -79,14 +81,29 @@ export function applyToReceipt(r: Receipt | undefined, e: ReceiptEvent, time: st
       return { ...structuredClone(e.data.receipt), children: r?.children ?? [] };
     case 'call.finished':
       if (!r) return r;
-      return { ...r, status: e.data.status, cost: { ...e.data.cost }, error: e.data.error ? { ...e.data.error } : null, output_summary: e.data.output_summary, ended_at: e.data.ended_at ?? time, ...(e.data.terms_hash ? { terms_hash: e.data.terms_hash } : {}), duration_ms: e.data.duration_ms };
+      return {
+        ...r,
+        status: e.data.status,
+        cost: { ...e.data.cost },
+        error: e.data.error ? { ...e.data.error } : null,
+        output_summary: e.data.output_summary,
+        ended_at: e.data.ended_at ?? time,
+        ...(e.data.terms_hash ? { terms_hash: e.data.terms_hash } : {}),
+        duration_ms: e.data.duration_ms,
+      };
     case 'approval.decided':
       // A call that waited for a human and was rejected ends rejected, whoever was (or was not) waiting.
       if (!r || r.status !== 'pending_approval' || e.data.decision !== 'rejected') return r;
       return { ...r, status: 'rejected', ended_at: time, denials: [denial('rejected', { approval: e.data.id })] };
     case 'hold.released':
       if (!r || r.status !== 'running' || e.data.reason !== INTERRUPTED.code) return r;
-      return { ...r, status: 'interrupted', ended_at: time, cost: { amount: '0.00', currency: r.worst_case?.currency ?? 'EUR' }, error: { ...INTERRUPTED } };
+      return {
+        ...r,
+        status: 'interrupted',
+        ended_at: time,
+        cost: { amount: '0.00', currency: r.worst_case?.currency ?? 'EUR' },
+        error: { ...INTERRUPTED },
+      };
   }
 }
 

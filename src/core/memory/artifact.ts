@@ -70,13 +70,26 @@ const unescapeContent = (v: string): string => v.replace(/&(lt|amp);/g, (_m, n: 
 
 /** One record's block in a context. */
 export function renderBlock(r: Pick<MemoryRef, 'id' | 'key' | 'valid_from' | 'valid_to' | 'recorded_at'>, content: string): string {
-  return `<memory key="${attr(r.key)}" id="${attr(r.id)}" valid_from="${attr(r.valid_from)}" valid_to="${attr(r.valid_to ?? '')}" recorded_at="${attr(r.recorded_at)}">\n${escapeContent(content)}\n</memory>`;
+  return (
+    `<memory key="${attr(r.key)}" id="${attr(r.id)}" valid_from="` +
+    `${attr(r.valid_from)}" valid_to="${attr(r.valid_to ?? '')}" recorded_at="` +
+    `${attr(r.recorded_at)}">\n${escapeContent(content)}\n</memory>`
+  );
 }
 
 const SEPARATOR = '\n';
 const BLOCK = /<memory [^\n]*>\n([^<]*)\n<\/memory>/g;
 
-const refOf = (v: MemoryVersion): MemoryRef => ({ id: v.id, key: v.key, valid_from: v.valid_from, valid_to: v.valid_to, recorded_at: v.recorded_at, system_seq: v.system_seq, bytes: v.bytes, sha256: v.sha256 });
+const refOf = (v: MemoryVersion): MemoryRef => ({
+  id: v.id,
+  key: v.key,
+  valid_from: v.valid_from,
+  valid_to: v.valid_to,
+  recorded_at: v.recorded_at,
+  system_seq: v.system_seq,
+  bytes: v.bytes,
+  sha256: v.sha256,
+});
 
 /** The message an artifact's signature is over: the RFC 8785 form of everything but the signature. */
 export function artifactMessage(a: Omit<MemoryArtifact, 'signature'> & { signature?: unknown }): string {
@@ -95,7 +108,13 @@ export interface Assembly {
  * Fits the records of a snapshot into `budget`, in the snapshot's order (the keys' order when it names
  * keys), skipping any that would not fit whole — a record is never cut — and signs the result.
  */
-export async function assembleContext(store: MemoryStoreView, signer: Signer, q: SnapshotQuery, budget: { unit: BudgetUnit; limit: number }, now: number): Promise<Assembly> {
+export async function assembleContext(
+  store: MemoryStoreView,
+  signer: Signer,
+  q: SnapshotQuery,
+  budget: { unit: BudgetUnit; limit: number },
+  now: number,
+): Promise<Assembly> {
   const limitBytes = budget.unit === 'bytes' ? budget.limit : budget.limit * 4;
   const blocks: string[] = [];
   const included: MemoryRef[] = [];
@@ -172,28 +191,35 @@ export function verifyArtifact(input: unknown): ArtifactCheck {
   }
   const parsed = MemoryArtifactSchema.safeParse(value);
   if (!parsed.success) {
-    const reasons = parsed.error.issues.slice(0, 10).map((i) => `malformed: ${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`);
+    const reasons = parsed.error.issues
+      .slice(0, 10)
+      .map((i) => `malformed: ${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`);
     return { valid: false, reasons, mandate: null, public_key: null, records: null };
   }
   const a = parsed.data;
   const reasons: string[] = [];
   if (!strictBase64(a.public_key, 32)) reasons.push('public_key is not a base64 Ed25519 public key (32 bytes)');
   if (!strictBase64(a.signature, 64)) reasons.push('signature is not a base64 Ed25519 signature (64 bytes)');
-  if (reasons.length === 0 && !verifySignature(a.public_key, artifactMessage(a), a.signature)) reasons.push('the signature does not match the artifact (it was changed after signing, or signed by another key)');
+  if (reasons.length === 0 && !verifySignature(a.public_key, artifactMessage(a), a.signature))
+    reasons.push('the signature does not match the artifact (it was changed after signing, or signed by another key)');
   const bytes = Buffer.byteLength(a.context, 'utf8');
   if (a.used_bytes !== bytes) reasons.push(`used_bytes says ${a.used_bytes}; the context is ${bytes} bytes`);
-  if (a.budget.estimate !== BUDGET_ESTIMATES[a.budget.unit]) reasons.push(`budget.estimate must be "${BUDGET_ESTIMATES[a.budget.unit]}" for ${a.budget.unit}`);
+  if (a.budget.estimate !== BUDGET_ESTIMATES[a.budget.unit])
+    reasons.push(`budget.estimate must be "${BUDGET_ESTIMATES[a.budget.unit]}" for ${a.budget.unit}`);
   const used = a.budget.unit === 'bytes' ? bytes : tokensOf(bytes);
   if (a.used !== used) reasons.push(`used says ${a.used} ${a.budget.unit}; the context is ${used}`);
   if (used > a.budget.limit) reasons.push(`the context (${used} ${a.budget.unit}) is over its budget (${a.budget.limit})`);
   const contents = [...a.context.matchAll(BLOCK)].map((m) => unescapeContent(m[1] ?? ''));
-  if (contents.length !== a.records.length) reasons.push(`the context has ${contents.length} record blocks; the artifact names ${a.records.length} records`);
+  if (contents.length !== a.records.length)
+    reasons.push(`the context has ${contents.length} record blocks; the artifact names ${a.records.length} records`);
   else {
     a.records.forEach((r, i) => {
       const c = contents[i] ?? '';
-      if (contentHash(c) !== r.sha256 || Buffer.byteLength(c, 'utf8') !== r.bytes) reasons.push(`record ${r.id}: the context's content does not hash to the recorded ${r.sha256}`);
+      if (contentHash(c) !== r.sha256 || Buffer.byteLength(c, 'utf8') !== r.bytes)
+        reasons.push(`record ${r.id}: the context's content does not hash to the recorded ${r.sha256}`);
     });
-    if (a.records.map((r, i) => renderBlock(r, contents[i] ?? '')).join(SEPARATOR) !== a.context) reasons.push('the context is not exactly the blocks of the records it names');
+    if (a.records.map((r, i) => renderBlock(r, contents[i] ?? '')).join(SEPARATOR) !== a.context)
+      reasons.push('the context is not exactly the blocks of the records it names');
   }
   return { valid: reasons.length === 0, reasons, mandate: a.mandate, public_key: a.public_key, records: a.records.length };
 }

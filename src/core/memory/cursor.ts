@@ -35,7 +35,8 @@ export function encodeCursor(payload: Omit<CursorPayload, 'type'>, signer: Signe
   return `${b64url(Buffer.from(text, 'utf8'))}.${b64url(sig)}`;
 }
 
-const refused = (why: string): HolonError => new HolonError('invalid_input', `cursor refused: ${why}; use a cursor exactly as memory_recall returned it`, { field: 'cursor' });
+const refused = (why: string): HolonError =>
+  new HolonError('invalid_input', `cursor refused: ${why}; use a cursor exactly as memory_recall returned it`, { field: 'cursor' });
 
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
@@ -57,8 +58,17 @@ export function decodeCursor(cursor: string, publicKey: string, mandate: string)
     throw refused('it is not a cursor this server issued');
   }
   const ok =
-    typeof p === 'object' && p !== null && p['type'] === CURSOR_TYPE && typeof p['mandate'] === 'string' && Number.isSafeInteger(p['system_seq']) && typeof p['system_as_of'] === 'string' &&
-    typeof p['valid_as_of'] === 'string' && (p['keys'] === null || isStringList(p['keys'])) && (p['prefix'] === null || typeof p['prefix'] === 'string') && Number.isSafeInteger(p['offset']) && (p['offset'] as number) >= 0;
+    typeof p === 'object' &&
+    p !== null &&
+    p['type'] === CURSOR_TYPE &&
+    typeof p['mandate'] === 'string' &&
+    Number.isSafeInteger(p['system_seq']) &&
+    typeof p['system_as_of'] === 'string' &&
+    typeof p['valid_as_of'] === 'string' &&
+    (p['keys'] === null || isStringList(p['keys'])) &&
+    (p['prefix'] === null || typeof p['prefix'] === 'string') &&
+    Number.isSafeInteger(p['offset']) &&
+    (p['offset'] as number) >= 0;
   if (!ok) throw refused('it is not a cursor this server issued');
   // A cursor is never another mandate's way in.
   if (p['mandate'] !== mandate) throw refused('it was issued to another mandate');

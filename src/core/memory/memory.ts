@@ -77,7 +77,11 @@ export function checkMandateActive(state: MandatesFields, mandate: string, now: 
 /** Checks a key against the limits, as invalid_input. */
 export function checkKey(key: string, what = 'key'): void {
   if (key.length < 1 || key.length > MEMORY_LIMITS.keyChars || !MEMORY_KEY.test(key)) {
-    throw new HolonError('invalid_input', `${what} must be 1 to ${MEMORY_LIMITS.keyChars} characters on one line, without control characters`, { field: what });
+    throw new HolonError(
+      'invalid_input',
+      `${what} must be 1 to ${MEMORY_LIMITS.keyChars} characters on one line, without ` + `control characters`,
+      { field: what },
+    );
   }
 }
 
@@ -89,7 +93,11 @@ export async function remember(store: MemoryStoreView, mandate: string, input: R
   checkKey(input.key);
   const bytes = Buffer.byteLength(input.content, 'utf8');
   if (bytes > MEMORY_LIMITS.contentBytes) {
-    throw new HolonError('invalid_input', `content is ${bytes} bytes; a record holds at most ${MEMORY_LIMITS.contentBytes}`, { field: 'content', bytes, max: MEMORY_LIMITS.contentBytes });
+    throw new HolonError('invalid_input', `content is ${bytes} bytes; a record holds at most ${MEMORY_LIMITS.contentBytes}`, {
+      field: 'content',
+      bytes,
+      max: MEMORY_LIMITS.contentBytes,
+    });
   }
   const valid_from = input.valid_from ? isoInstant(input.valid_from, 'valid_from') : new Date(now).toISOString();
   const valid_to = input.valid_to ? isoInstant(input.valid_to, 'valid_to') : null;
@@ -101,7 +109,16 @@ export async function remember(store: MemoryStoreView, mandate: string, input: R
     checkMandateActive(s, mandate, now);
     const older = s.memory[mandate]?.[input.key] ?? [];
     const supersedes = older.filter((v) => overlaps(v, { valid_from, valid_to })).map((v) => v.id);
-    const data: MemoryEvents['memory.remembered'] = { id, mandate, key: input.key, content: input.content, valid_from, valid_to, sha256: contentHash(input.content), supersedes };
+    const data: MemoryEvents['memory.remembered'] = {
+      id,
+      mandate,
+      key: input.key,
+      content: input.content,
+      valid_from,
+      valid_to,
+      sha256: contentHash(input.content),
+      supersedes,
+    };
     return { events: [memoryEvent('memory.remembered', data)], result: undefined };
   });
   const v = store.state.memory[mandate]?.[input.key]?.find((x) => x.id === id);
@@ -158,13 +175,19 @@ export function allVersions(state: MemoryFields, mandate: string): MemoryVersion
  * The contents of `versions`, read back from the journal (each event checked by the store), and each
  * checked against the index: the mandate, and the hash it was remembered with.
  */
-export async function readContents(store: Pick<MemoryStoreView, 'readKey'>, mandate: string, versions: readonly MemoryVersion[]): Promise<Map<string, string>> {
+export async function readContents(
+  store: Pick<MemoryStoreView, 'readKey'>,
+  mandate: string,
+  versions: readonly MemoryVersion[],
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const v of versions) {
     const [e] = await store.readKey(memoryKey(v.id));
     const d = e?.data as MemoryEvents['memory.remembered'] | undefined;
     if (!e || e.type !== 'memory.remembered' || !d || d.id !== v.id || d.mandate !== mandate || contentHash(d.content) !== v.sha256) {
-      throw new HolonError('corrupt_journal', `memory record ${v.id} could not be read back as it was recorded; run \`holon verify\``, { record: v.id });
+      throw new HolonError('corrupt_journal', `memory record ${v.id} could not be read back as it was recorded; run \`holon verify\``, {
+        record: v.id,
+      });
     }
     out.set(v.id, d.content);
   }

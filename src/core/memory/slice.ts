@@ -79,7 +79,8 @@ export const memorySlice: Slice<MemoryFields, MemoryEvents> = {
       (byKey[d.key] ??= []).push(versionOf(d, e));
     },
   },
-  keys: (_s, e): FiledKey[] => (e.type === 'memory.remembered' ? [{ key: memoryKey((e.data as MemoryEvents['memory.remembered']).id), first: true }] : []),
+  keys: (_s, e): FiledKey[] =>
+    e.type === 'memory.remembered' ? [{ key: memoryKey((e.data as MemoryEvents['memory.remembered']).id), first: true }] : [],
   revive: (s) => {
     s.memory = toDict(s.memory, (byKey) => toDict(byKey));
   },

@@ -72,7 +72,11 @@ export function intentBody(ask: IntentAsk): { body: IntentBody; payee: PayeeRef;
   const payee = parsePayee(ask.payee);
   const amount = M.money(ask.amount, ask.currency);
   if (amount.units <= 0n) throw new HolonError('invalid_input', 'the amount must be positive');
-  return { body: { payee: ask.payee, amount: M.formatUnits(amount.units), currency: amount.currency, purpose: ask.purpose }, payee, amount };
+  return {
+    body: { payee: ask.payee, amount: M.formatUnits(amount.units), currency: amount.currency, purpose: ask.purpose },
+    payee,
+    amount,
+  };
 }
 
 /** What the installation signs for an intent it submits. */
@@ -173,7 +177,10 @@ export function intentView(s: HolonState, r: IntentRecord, now: number): IntentV
     held: status === 'authorized' || status === 'pending' ? r.held : null,
     charged: r.receipt ? { ...r.receipt.charged } : null,
     reasons: denialTexts(r.denials),
-    pending: status === 'pending' && r.approval && r.challenge && a ? { approval: r.approval, challenge: r.challenge, expires_at: a.expires_at } : null,
+    pending:
+      status === 'pending' && r.approval && r.challenge && a
+        ? { approval: r.approval, challenge: r.challenge, expires_at: a.expires_at }
+        : null,
     receipt: r.receipt ? structuredClone(r.receipt) : null,
     error: r.error,
     attempts: r.attempts,
@@ -206,7 +213,10 @@ function settleEvents(s: HolonState, r: IntentRecord, reference: string, approva
     approval,
     settled_at: new Date(now).toISOString(),
   };
-  return [spendEvent('hold.settled', { hold: r.id, cost: charged.amount }), moneyEvent('intent.settled', { intent: r.id, credit: { account: payee.account, amount: { ...r.amount } }, receipt })];
+  return [
+    spendEvent('hold.settled', { hold: r.id, cost: charged.amount }),
+    moneyEvent('intent.settled', { intent: r.id, credit: { account: payee.account, amount: { ...r.amount } }, receipt }),
+  ];
 }
 
 /** Parked intents of a mandate whose approval lapsed: their holds go back. */
@@ -230,10 +240,18 @@ export function intentDecisionEvents(s: object, a: Approval, decision: 'approved
   const st = s as HolonState;
   const r = st.intents[a.subject.intent];
   if (!r || r.status !== 'pending' || r.approval !== a.id || !st.holds[r.id]) return [];
-  if (decision === 'rejected') return [spendEvent('hold.released', { hold: r.id, reason: 'rejected' }), moneyEvent('intent.rejected', { intent: r.id, approval: a.id })];
+  if (decision === 'rejected')
+    return [
+      spendEvent('hold.released', { hold: r.id, reason: 'rejected' }),
+      moneyEvent('intent.rejected', { intent: r.id, approval: a.id }),
+    ];
   const m = st.mandates[r.mandate];
   const inactive = m ? mandateDenials(m, now) : [];
-  if (!m || inactive.length > 0) return [spendEvent('hold.released', { hold: r.id, reason: 'mandate_inactive' }), moneyEvent('intent.denied', { intent: r.id, denials: inactive })];
+  if (!m || inactive.length > 0)
+    return [
+      spendEvent('hold.released', { hold: r.id, reason: 'mandate_inactive' }),
+      moneyEvent('intent.denied', { intent: r.id, denials: inactive }),
+    ];
   return [useApproval(a.id, r.id), ...settleEvents(st, r, `journal:${r.id}`, a.id, now)];
 }
 
@@ -287,26 +305,48 @@ type Gated =
 function notSettled(s: HolonState, r: IntentRecord, first: boolean, now: number): HolonError {
   const status = statusNow(s, r, now);
   const key = r.idempotency_key;
-  if (status === 'denied') return new HolonError('denied', `the gate denied intent ${key}: ${denialTexts(r.denials).join('; ')}`, { idempotency_key: key }, r.denials);
+  if (status === 'denied')
+    return new HolonError(
+      'denied',
+      `the gate denied intent ${key}: ${denialTexts(r.denials).join('; ')}`,
+      { idempotency_key: key },
+      r.denials,
+    );
   const a = r.approval ? s.approvals[r.approval] : undefined;
-  if (status === 'rejected' && r.approval) return new HolonError('denied', `the human rejected intent ${key}`, { idempotency_key: key }, [denial('rejected', { approval: r.approval })]);
-  if (status === 'expired' && r.approval) {
-    return new HolonError('denied', `the approval of intent ${key} expired before a human decided; submit a new intent with a new key`, { idempotency_key: key }, [
-      denial('approval_expired', { approval: r.approval, expires_at: a?.expires_at ?? r.updated_at }),
+  if (status === 'rejected' && r.approval)
+    return new HolonError('denied', `the human rejected intent ${key}`, { idempotency_key: key }, [
+      denial('rejected', { approval: r.approval }),
     ]);
+  if (status === 'expired' && r.approval) {
+    return new HolonError(
+      'denied',
+      `the approval of intent ${key} expired before a human decided; submit a new ` + `intent with a new key`,
+      { idempotency_key: key },
+      [denial('approval_expired', { approval: r.approval, expires_at: a?.expires_at ?? r.updated_at })],
+    );
   }
   if (status === 'pending' && r.approval && a) {
     // The intent id is said once, in the response that parked it; list_intents {status: "pending"} finds it again.
     const over = thresholdDenial(M.fromJson(r.held ?? r.amount), mandateOf(s, r.mandate));
-    return new HolonError('denied', `intent ${key} waits for a human: ${denialTexts([over]).join('')}; approval ${r.approval} (challenge ${r.challenge ?? ''}) is theirs to release`, {
-      idempotency_key: key,
-      ...(first ? { intent: r.id } : {}),
-      approval: r.approval,
-      challenge: r.challenge,
-      expires_at: a.expires_at,
-    }, [over, denial('approval_pending', { approval: r.approval })]);
+    return new HolonError(
+      'denied',
+      `intent ${key} waits for a human: ${denialTexts([over]).join('')}; approval ${r.approval} ` +
+        `(challenge ${r.challenge ?? ''}) is theirs to release`,
+      {
+        idempotency_key: key,
+        ...(first ? { intent: r.id } : {}),
+        approval: r.approval,
+        challenge: r.challenge,
+        expires_at: a.expires_at,
+      },
+      [over, denial('approval_pending', { approval: r.approval })],
+    );
   }
-  return new HolonError('agent_failed', `intent ${key} did not settle (${status}${r.error ? `: ${r.error}` : ''}); send it again with the same key`, { idempotency_key: key });
+  return new HolonError(
+    'agent_failed',
+    `intent ${key} did not settle (${status}${r.error ? `: ${r.error}` : ''}); send ` + `it again with the same key`,
+    { idempotency_key: key },
+  );
 }
 
 /**
@@ -329,7 +369,8 @@ export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk
     if (existing) {
       const expiring = events.some((e) => (e.data as { intent?: string }).intent === existing.id);
       if (existing.status === 'authorized' && s.holds[existing.id]) return { events, result: { kind: 'busy' } };
-      if (expiring || !['authorized', 'failed'].includes(existing.status)) return { events, result: { kind: 'done', intent: existing.id, first: false } };
+      if (expiring || !['authorized', 'failed'].includes(existing.status))
+        return { events, result: { kind: 'done', intent: existing.id, first: false } };
       // Failed on the rail, or its process died mid-transfer (its hold was given back): try again.
       if (existing.status === 'authorized') events.push(moneyEvent('intent.failed', { intent: existing.id, error: 'interrupted' }));
       events.push(moneyEvent('intent.retried', { intent: existing.id, signature }));
@@ -337,7 +378,16 @@ export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk
     const id = existing?.id ?? newId('int');
     if (!existing) {
       events.push(
-        moneyEvent('intent.submitted', { intent: id, mandate: mandateId, idempotency_key: key, body_sha256: bodySha, payee: body.payee, amount: { amount: body.amount, currency: body.currency }, purpose: body.purpose, signature }),
+        moneyEvent('intent.submitted', {
+          intent: id,
+          mandate: mandateId,
+          idempotency_key: key,
+          body_sha256: bodySha,
+          payee: body.payee,
+          amount: { amount: body.amount, currency: body.currency },
+          purpose: body.purpose,
+          signature,
+        }),
       );
     }
     const decided = decideIntent(s, mandateId, payee, amount, now);
@@ -346,19 +396,60 @@ export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk
       return { events, result: { kind: 'done', intent: id, first: true } };
     }
     const mandate = mandateOf(s, mandateId);
-    const subject: ApprovalSubject = { kind: 'payment_intent', intent: id, payee: payee.ref, amount: M.toJson(amount), purpose: body.purpose };
-    const gate = gateSpend(s, { id, mandate, payee: { kind: 'payee', id: payee.ref }, amount: decided.amount, subject, now, owner: deps.owner, installation: deps.signer });
+    const subject: ApprovalSubject = {
+      kind: 'payment_intent',
+      intent: id,
+      payee: payee.ref,
+      amount: M.toJson(amount),
+      purpose: body.purpose,
+    };
+    const gate = gateSpend(s, {
+      id,
+      mandate,
+      payee: { kind: 'payee', id: payee.ref },
+      amount: decided.amount,
+      subject,
+      now,
+      owner: deps.owner,
+      installation: deps.signer,
+    });
     const held = M.toJson(decided.amount);
     switch (gate.kind) {
       case 'held':
         events.push(...gate.events, moneyEvent('intent.authorized', { intent: id, held }));
-        return { events, result: { kind: 'move', intent: id, order: { intent: id, from: mandate.account, to: payee.kind === 'account' ? payee.account : payee.ref, amount: M.toJson(amount) } } };
+        return {
+          events,
+          result: {
+            kind: 'move',
+            intent: id,
+            order: {
+              intent: id,
+              from: mandate.account,
+              to: payee.kind === 'account' ? payee.account : payee.ref,
+              amount: M.toJson(amount),
+            },
+          },
+        };
       case 'ask':
         // Parked: the money is held with no process owning it, so it waits for the human across restarts.
         events.push(
           ...gate.events,
-          spendEvent('hold.placed', { hold: id, mandate: mandate.id, account: mandate.account, currency: mandate.currency, amount: held.amount, parent: null, payee: { kind: 'payee', id: payee.ref } }),
-          moneyEvent('intent.parked', { intent: id, held, approval: gate.approval.id, challenge: gate.approval.binding, expires_at: gate.approval.expires_at }),
+          spendEvent('hold.placed', {
+            hold: id,
+            mandate: mandate.id,
+            account: mandate.account,
+            currency: mandate.currency,
+            amount: held.amount,
+            parent: null,
+            payee: { kind: 'payee', id: payee.ref },
+          }),
+          moneyEvent('intent.parked', {
+            intent: id,
+            held,
+            approval: gate.approval.id,
+            challenge: gate.approval.binding,
+            expires_at: gate.approval.expires_at,
+          }),
           // No process waits for it: the human's decision itself settles or releases the intent.
           approvalEvent('approval.released', { id: gate.approval.id }),
         );
@@ -373,12 +464,19 @@ export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk
   const s = deps.store.state;
   switch (gated.kind) {
     case 'conflict':
-      throw new HolonError('conflict', `idempotency key "${key}" was already used for another intent (another payee, amount, currency or purpose); use a new key`, { idempotency_key: key });
+      throw new HolonError(
+        'conflict',
+        `idempotency key "${key}" was already used for another intent (another payee, ` + `amount, currency or purpose); use a new key`,
+        { idempotency_key: key },
+      );
     case 'busy':
-      throw new HolonError('lock_timeout', `intent ${key} is being paid right now; ask again in a moment with the same key`, { idempotency_key: key });
+      throw new HolonError('lock_timeout', `intent ${key} is being paid right now; ask again in a moment with the same key`, {
+        idempotency_key: key,
+      });
     case 'done': {
       const r = s.intents[gated.intent] as IntentRecord;
-      if (r.status === 'settled' && r.receipt) return { intent: intentView(s, r, deps.clock.now()), receipt: structuredClone(r.receipt), replayed: true };
+      if (r.status === 'settled' && r.receipt)
+        return { intent: intentView(s, r, deps.clock.now()), receipt: structuredClone(r.receipt), replayed: true };
       throw notSettled(s, r, gated.first, deps.clock.now());
     }
     case 'move':
@@ -394,17 +492,30 @@ async function move(deps: PayDeps, id: string, order: TransferOrder): Promise<Pa
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     await deps.store.transact((s) => ({
-      events: s.intents[id]?.status === 'authorized' ? [...(s.holds[id] ? [spendEvent('hold.released', { hold: id, reason: 'rail_failed' })] : []), moneyEvent('intent.failed', { intent: id, error: why })] : [],
+      events:
+        s.intents[id]?.status === 'authorized'
+          ? [
+              ...(s.holds[id] ? [spendEvent('hold.released', { hold: id, reason: 'rail_failed' })] : []),
+              moneyEvent('intent.failed', { intent: id, error: why }),
+            ]
+          : [],
       result: undefined,
     }));
     const key = deps.store.state.intents[id]?.idempotency_key ?? '';
-    throw new HolonError('agent_failed', `the transfer rail failed (${why}); nothing moved — send the same intent again with the same idempotency key`, { idempotency_key: key });
+    throw new HolonError(
+      'agent_failed',
+      `the transfer rail failed (${why}); nothing moved — send the same intent again ` + `with the same idempotency key`,
+      { idempotency_key: key },
+    );
   }
   const settled = await deps.store.transact((s) => {
     const r = s.intents[id];
     if (!r || r.status !== 'authorized') return { events: [], result: false };
     const events = settleEvents(s, r, reference, null, deps.clock.now());
-    return { events: events.length > 0 ? events : [moneyEvent('intent.failed', { intent: id, error: 'hold_lost' })], result: events.length > 0 };
+    return {
+      events: events.length > 0 ? events : [moneyEvent('intent.failed', { intent: id, error: 'hold_lost' })],
+      result: events.length > 0,
+    };
   });
   const s = deps.store.state;
   const r = s.intents[id] as IntentRecord;
@@ -427,8 +538,16 @@ export interface Simulation {
 export function simulateIntent(s: HolonState, mandateId: string, ask: IntentAsk, now: number): Simulation {
   const { payee, amount } = intentBody(ask);
   const d = decideIntent(s, mandateId, payee, amount, now);
-  const reasons = d.verdict === 'confirm' && d.amount ? denialTexts([thresholdDenial(d.amount, mandateOf(s, mandateId))]) : denialTexts(d.denials);
-  return { decision: d.verdict, authorizes: false, reasons, amount: M.toJson(amount), in_mandate_currency: d.amount ? M.toJson(d.amount) : null, threshold: M.toJson(d.threshold) };
+  const reasons =
+    d.verdict === 'confirm' && d.amount ? denialTexts([thresholdDenial(d.amount, mandateOf(s, mandateId))]) : denialTexts(d.denials);
+  return {
+    decision: d.verdict,
+    authorizes: false,
+    reasons,
+    amount: M.toJson(amount),
+    in_mandate_currency: d.amount ? M.toJson(d.amount) : null,
+    threshold: M.toJson(d.threshold),
+  };
 }
 
 /** The statement that signs an intent's job events: their count and the hash of the last. */

@@ -66,7 +66,8 @@ export function mandateAuthority(s: HolonState, mandateId: string, now: number):
   const drawn = s.drawn[m.id];
   // Held money is counted in the currency of each hold; a delegated hold draws on its parent's.
   const heldBy: Dict<bigint> = {};
-  for (const h of Object.values(s.holds)) if (h.mandate === m.id && h.parent === null) heldBy[h.currency] = (heldBy[h.currency] ?? 0n) + h.units;
+  for (const h of Object.values(s.holds))
+    if (h.mandate === m.id && h.parent === null) heldBy[h.currency] = (heldBy[h.currency] ?? 0n) + h.units;
   const unconvertible = unconvertibleCurrencies(s, m);
   const spent = unconvertible.length === 0 ? sumIn(s, drawn?.total, cur) : undefined;
   const spentToday = unconvertible.length === 0 ? sumIn(s, drawn?.days[today], cur) : undefined;
@@ -74,10 +75,20 @@ export function mandateAuthority(s: HolonState, mandateId: string, now: number):
   const j = M.toJson;
   const caps: CapView[] = [];
   const remainingTotal = spent ? pos(M.min(M.sub(M.sub(budget.total, spent), held), budget.account.available)) : undefined;
-  caps.push({ cap: 'total', limit: j(budget.total), ...(spent && remainingTotal ? { drawn: j(spent), remaining: j(remainingTotal) } : {}), resets_at: null });
+  caps.push({
+    cap: 'total',
+    limit: j(budget.total),
+    ...(spent && remainingTotal ? { drawn: j(spent), remaining: j(remainingTotal) } : {}),
+    resets_at: null,
+  });
   if (budget.per_day) {
     const left = spentToday ? pos(M.sub(M.sub(budget.per_day, spentToday), held)) : undefined;
-    caps.push({ cap: 'per_day', limit: j(budget.per_day), ...(spentToday && left ? { drawn: j(spentToday), remaining: j(left) } : {}), resets_at: tomorrow });
+    caps.push({
+      cap: 'per_day',
+      limit: j(budget.per_day),
+      ...(spentToday && left ? { drawn: j(spentToday), remaining: j(left) } : {}),
+      resets_at: tomorrow,
+    });
   }
   if (budget.per_call) caps.push({ cap: 'per_call', limit: j(budget.per_call), resets_at: null });
   return {

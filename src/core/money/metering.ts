@@ -53,7 +53,10 @@ export async function meterCall(store: EventStore<HolonState>, clock: Clock, man
     const m = s.meters[mandate];
     const refused = limitDenial(m, m?.quota ?? null, 'quota', now) ?? limitDenial(m, m?.rate ?? null, 'rate', now);
     if (refused) {
-      const retry = refused.code === 'rate_limited' ? { retry_after_seconds: refused.params.retry_after_seconds } : { resets_at: refused.params.resets_at };
+      const retry =
+        refused.code === 'rate_limited'
+          ? { retry_after_seconds: refused.params.retry_after_seconds }
+          : { resets_at: refused.params.resets_at };
       throw new HolonError('denied', denialTexts([refused]).join(''), retry, [refused]);
     }
     return { events: [moneyEvent('usage.metered', { mandate, tool })], result: undefined };
@@ -70,13 +73,20 @@ export function parseCallLimit(text: string): CallLimit | null {
 }
 
 /** Sets a mandate's rate limit and quota (a human's act; undefined leaves one as it is, null clears it). */
-export async function setCallLimits(store: EventStore<HolonState>, mandate: string, limits: { rate?: CallLimit | null | undefined; quota?: CallLimit | null | undefined }): Promise<MeterRecord> {
+export async function setCallLimits(
+  store: EventStore<HolonState>,
+  mandate: string,
+  limits: { rate?: CallLimit | null | undefined; quota?: CallLimit | null | undefined },
+): Promise<MeterRecord> {
   return store.transact((s) => {
     mandateOf(s, mandate);
     const m = s.meters[mandate];
     const rate = limits.rate === undefined ? (m?.rate ?? null) : limits.rate;
     const quota = limits.quota === undefined ? (m?.quota ?? null) : limits.quota;
-    return { events: [moneyEvent('meter.limits.set', { mandate, rate, quota })], result: { rate, quota, minutes: {}, hours: {}, days: {} } as MeterRecord };
+    return {
+      events: [moneyEvent('meter.limits.set', { mandate, rate, quota })],
+      result: { rate, quota, minutes: {}, hours: {}, days: {} } as MeterRecord,
+    };
   });
 }
 
@@ -115,8 +125,10 @@ export function usageOf(s: HolonState, mandate: string, window: UsageWindow, now
   const first = Math.floor((now - span) / size) * size + size;
   const from = new Date(first).toISOString().slice(0, cut);
   const by: Record<string, number> = {};
-  for (const [k, b] of Object.entries(buckets ?? {})) if (k >= from) for (const [tool, n] of Object.entries(b)) by[tool] = (by[tool] ?? 0) + n;
-  const limitUsage = (l: CallLimit | null): LimitUsage | null => (l ? { limit: l.count, per: l.per, used: usedIn(m, l.per, now), resets_at: new Date(period(now, l.per).resets_at).toISOString() } : null);
+  for (const [k, b] of Object.entries(buckets ?? {}))
+    if (k >= from) for (const [tool, n] of Object.entries(b)) by[tool] = (by[tool] ?? 0) + n;
+  const limitUsage = (l: CallLimit | null): LimitUsage | null =>
+    l ? { limit: l.count, per: l.per, used: usedIn(m, l.per, now), resets_at: new Date(period(now, l.per).resets_at).toISOString() } : null;
   return {
     mandate,
     window,

@@ -38,14 +38,16 @@ export interface PaymentAsk {
 }
 
 /** How a payment went. */
-export type PaymentOutcome<T> = { kind: 'paid'; result: T; spend: string; charged: Money } | { kind: 'pending' | 'rejected'; approval: Approval };
+export type PaymentOutcome<T> =
+  { kind: 'paid'; result: T; spend: string; charged: Money } | { kind: 'pending' | 'rejected'; approval: Approval };
 
 /** Why the mandate does not let this payee be paid, or nothing when it does. */
 export function payeeDenial(s: HolonState, mandateId: string, payee: string): Denial | undefined {
   const grant = grantOf(mandateOf(s, mandateId), CAP.pay);
   if (!grant) return denial('capability_missing', { capability: CAP.pay });
   const payees = listParam(grant, 'payees');
-  if (payees && !payees.includes('*') && !payees.includes(payee)) return denial('capability_scope', { capability: CAP.pay, target: payee, allowed: payees });
+  if (payees && !payees.includes('*') && !payees.includes(payee))
+    return denial('capability_scope', { capability: CAP.pay, target: payee, allowed: payees });
   return undefined;
 }
 
@@ -82,7 +84,13 @@ export async function payWithin<T>(
   options: { wait?: ApprovalWaiter | undefined; signal?: AbortSignal | undefined } = {},
 ): Promise<PaymentOutcome<T>> {
   const spend = newId('pay');
-  const subject: ApprovalSubject = { kind: 'payment', payee: ask.payee, amount: M.toJson(ask.amount), terms_hash: ask.termsHash, purpose: ask.purpose };
+  const subject: ApprovalSubject = {
+    kind: 'payment',
+    payee: ask.payee,
+    amount: M.toJson(ask.amount),
+    terms_hash: ask.termsHash,
+    purpose: ask.purpose,
+  };
   type Decided = { kind: 'held'; charged: Money } | { kind: 'pending' | 'rejected'; approval: Approval };
   const { decision, status } = await untilDecided<Decided>(
     store,

@@ -124,7 +124,16 @@ export interface MoneyFields {
 
 /** The money toolsets' events. */
 export interface MoneyEvents {
-  'intent.submitted': { intent: string; mandate: string; idempotency_key: string; body_sha256: string; payee: string; amount: MoneyJson; purpose: string; signature: Ed25519Signature };
+  'intent.submitted': {
+    intent: string;
+    mandate: string;
+    idempotency_key: string;
+    body_sha256: string;
+    payee: string;
+    amount: MoneyJson;
+    purpose: string;
+    signature: Ed25519Signature;
+  };
   /** A failed intent submitted again with the same key and body. */
   'intent.retried': { intent: string; signature: Ed25519Signature };
   /** The gate allowed it: `held` is held while the rail moves the money. */
@@ -307,6 +316,11 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
     s.intent_keys = toDict(s.intent_keys);
     s.drawn = toDict(s.drawn, (d) => ({ total: toDict(d.total, big), days: toDict(d.days, (day) => toDict(day, big)) }));
     s.drawn_holds = toDict(s.drawn_holds);
-    s.meters = toDict(s.meters, (m) => ({ ...m, minutes: toDict(m.minutes, (b) => toDict(b)), hours: toDict(m.hours, (b) => toDict(b)), days: toDict(m.days, (b) => toDict(b)) }));
+    s.meters = toDict(s.meters, (m) => ({
+      ...m,
+      minutes: toDict(m.minutes, (b) => toDict(b)),
+      hours: toDict(m.hours, (b) => toDict(b)),
+      days: toDict(m.days, (b) => toDict(b)),
+    }));
   },
 };

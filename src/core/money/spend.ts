@@ -74,7 +74,16 @@ export interface SpendFields {
 /** The spends' events. Amounts are decimal strings in the hold's currency. */
 export interface SpendEvents {
   'account.funded': { account: string; amount: string; currency: string };
-  'hold.placed': { hold: string; mandate: string; account: string; currency: string; amount: string; parent: string | null; payee: Payee; owner?: ProcessRef };
+  'hold.placed': {
+    hold: string;
+    mandate: string;
+    account: string;
+    currency: string;
+    amount: string;
+    parent: string | null;
+    payee: Payee;
+    owner?: ProcessRef;
+  };
   /** The spend happened: `cost` leaves the hold as spent, the rest is released (back to the parent, if any). */
   'hold.settled': { hold: string; cost: string };
   /** The spend did not happen (failed, refused after the hold, interrupted): all of the hold is released. */
@@ -115,7 +124,16 @@ export const spendSlice: Slice<SpendFields, SpendEvents> = {
         spendOf(s, d.mandate).held += units;
         bump(accountOf(s, d.account).held, d.currency, units);
       }
-      s.holds[d.hold] = { mandate: d.mandate, account: d.account, currency: d.currency, units, parent: parent ? (d.parent ?? null) : null, payee: { ...d.payee }, placed_at: e.time, ...(d.owner ? { owner: { ...d.owner } } : {}) };
+      s.holds[d.hold] = {
+        mandate: d.mandate,
+        account: d.account,
+        currency: d.currency,
+        units,
+        parent: parent ? (d.parent ?? null) : null,
+        payee: { ...d.payee },
+        placed_at: e.time,
+        ...(d.owner ? { owner: { ...d.owner } } : {}),
+      };
     },
     'hold.settled': (s, d, e) => {
       const h = s.holds[d.hold];
@@ -154,7 +172,11 @@ export const spendSlice: Slice<SpendFields, SpendEvents> = {
     },
   },
   revive: (s) => {
-    const totals = (a: AccountTotals): AccountTotals => ({ funded: toDict(a.funded, big), spent: toDict(a.spent, big), held: toDict(a.held, big) });
+    const totals = (a: AccountTotals): AccountTotals => ({
+      funded: toDict(a.funded, big),
+      spent: toDict(a.spent, big),
+      held: toDict(a.held, big),
+    });
     s.accounts = toDict(s.accounts, totals);
     s.spend = toDict(s.spend, (sp) => ({
       spent: big(sp.spent),
@@ -171,7 +193,10 @@ export async function fund(store: EventStore<SpendFields>, account: string, amou
   accountId(account);
   const m = M.money(amount, currency);
   if (m.units <= 0n) throw new HolonError('invalid_input', 'the amount must be positive');
-  await store.transact(() => ({ events: [spendEvent('account.funded', { account, amount: M.formatUnits(m.units), currency: m.currency })], result: undefined }));
+  await store.transact(() => ({
+    events: [spendEvent('account.funded', { account, amount: M.formatUnits(m.units), currency: m.currency })],
+    result: undefined,
+  }));
   return m;
 }
 
@@ -228,22 +253,38 @@ export function budgetOf(s: SpendFields, mandate: Mandate, now: number): BudgetV
 }
 
 /** Why an amount does not fit the limits: per spend, the caller's cap, the budget, the day. */
-export function limitDenials(budget: Pick<BudgetView, 'per_call' | 'remaining' | 'remaining_today'>, amount: Money, maxCost: Money | undefined): Denial[] {
+export function limitDenials(
+  budget: Pick<BudgetView, 'per_call' | 'remaining' | 'remaining_today'>,
+  amount: Money,
+  maxCost: Money | undefined,
+): Denial[] {
   const out: Denial[] = [];
   const j = M.toJson;
-  if (budget.per_call && M.compare(amount, budget.per_call) > 0) out.push(denial('over_per_call', { amount: j(amount), limit: j(budget.per_call) }));
-  if (maxCost && (maxCost.currency !== amount.currency || M.compare(amount, maxCost) > 0)) out.push(denial('over_max_cost', { amount: j(amount), limit: j(maxCost) }));
+  if (budget.per_call && M.compare(amount, budget.per_call) > 0)
+    out.push(denial('over_per_call', { amount: j(amount), limit: j(budget.per_call) }));
+  if (maxCost && (maxCost.currency !== amount.currency || M.compare(amount, maxCost) > 0))
+    out.push(denial('over_max_cost', { amount: j(amount), limit: j(maxCost) }));
   if (M.compare(amount, budget.remaining) > 0) out.push(denial('over_budget', { amount: j(amount), remaining: j(budget.remaining) }));
-  if (budget.remaining_today && M.compare(amount, budget.remaining_today) > 0) out.push(denial('over_daily', { amount: j(amount), remaining: j(budget.remaining_today) }));
+  if (budget.remaining_today && M.compare(amount, budget.remaining_today) > 0)
+    out.push(denial('over_daily', { amount: j(amount), remaining: j(budget.remaining_today) }));
   return out;
 }
 
 /** What a spend of `amount` may draw on: the mandate's budget, or (for a delegated spend) its parent's hold, today's limit included. */
-export function roomFor(s: SpendFields, mandate: Mandate, parent: string | null, now: number): Pick<BudgetView, 'per_call' | 'remaining' | 'remaining_today'> {
+export function roomFor(
+  s: SpendFields,
+  mandate: Mandate,
+  parent: string | null,
+  now: number,
+): Pick<BudgetView, 'per_call' | 'remaining' | 'remaining_today'> {
   const budget = budgetOf(s, mandate, now);
   if (!parent) return budget;
   // The parent's hold is already counted against the budget and the day: it is the child's whole room.
-  return { per_call: budget.per_call, remaining: { units: s.holds[parent]?.units ?? 0n, currency: mandate.currency }, remaining_today: null };
+  return {
+    per_call: budget.per_call,
+    remaining: { units: s.holds[parent]?.units ?? 0n, currency: mandate.currency },
+    remaining_today: null,
+  };
 }
 
 /** One spend as a toolset asks for it, decided under the journal lock. */
@@ -319,7 +360,10 @@ export function gateSpend(s: SpendFields & ApprovalsFields & MandatesFields, r: 
 
 /** The denial a spend over the threshold carries while it waits for a human. */
 export function thresholdDenial(amount: Money, mandate: Mandate): Denial {
-  return denial('over_threshold', { amount: M.toJson(amount), threshold: { amount: mandate.approval_threshold, currency: mandate.currency } });
+  return denial('over_threshold', {
+    amount: M.toJson(amount),
+    threshold: { amount: mandate.approval_threshold, currency: mandate.currency },
+  });
 }
 
 /**
@@ -344,8 +388,10 @@ export const INTERRUPTED_REASON = 'interrupted';
  */
 export async function releaseOrphanedHolds(store: EventStore<SpendFields>, gone: (owner: ProcessRef) => boolean): Promise<string[]> {
   // On a team store, only a member of a hold's account may give it back: another account's holds are left for its own.
-  const mine = (id: string): boolean => store.mayWrite([spendEvent('hold.released', { hold: id, reason: INTERRUPTED_REASON })]) === undefined;
-  const orphaned = (s: SpendFields): string[] => Object.keys(s.holds).filter((id) => s.holds[id]?.owner && gone(s.holds[id].owner) && mine(id));
+  const mine = (id: string): boolean =>
+    store.mayWrite([spendEvent('hold.released', { hold: id, reason: INTERRUPTED_REASON })]) === undefined;
+  const orphaned = (s: SpendFields): string[] =>
+    Object.keys(s.holds).filter((id) => s.holds[id]?.owner && gone(s.holds[id].owner) && mine(id));
   // Most of the time there is nothing to do, and no transaction is needed to see it.
   if (orphaned(store.state).length === 0) return [];
   return store.transact((s) => {

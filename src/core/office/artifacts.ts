@@ -24,9 +24,24 @@ export const MAX_BINARY_BYTES = 10 * 1024 * 1024;
 
 // Looked up by the extension an agent chose: without a prototype, "notes.constructor" is just a file.
 const KINDS = toDict<string>({
-  md: 'markdown', markdown: 'markdown', txt: 'text', html: 'page', htm: 'page',
-  png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', svg: 'image', webp: 'image',
-  pdf: 'pdf', csv: 'data', tsv: 'data', json: 'data', xlsx: 'data', yaml: 'data', yml: 'data',
+  md: 'markdown',
+  markdown: 'markdown',
+  txt: 'text',
+  html: 'page',
+  htm: 'page',
+  png: 'image',
+  jpg: 'image',
+  jpeg: 'image',
+  gif: 'image',
+  svg: 'image',
+  webp: 'image',
+  pdf: 'pdf',
+  csv: 'data',
+  tsv: 'data',
+  json: 'data',
+  xlsx: 'data',
+  yaml: 'data',
+  yml: 'data',
 });
 
 /**
@@ -34,11 +49,13 @@ const KINDS = toDict<string>({
  * a dot and `artifact.json` are refused; any other unusual character becomes `-`.
  */
 export function artifactFileName(name: string): string {
-  if (/[/\\]/.test(name) || name === '..' || name === '.') throw new HolonError('invalid_input', 'filename is a bare file name, not a path');
+  if (/[/\\]/.test(name) || name === '..' || name === '.')
+    throw new HolonError('invalid_input', 'filename is a bare file name, not a path');
   if (name.startsWith('.')) throw new HolonError('invalid_input', 'filename may not start with a dot');
   const clean = name.replace(/[^A-Za-z0-9._-]/g, '-');
   if (clean.toLowerCase() === ARTIFACT_META) throw new HolonError('invalid_input', `${ARTIFACT_META} is the office's own file`);
-  if (!/\.[A-Za-z0-9]+$/.test(clean) || clean.length > 200) throw new HolonError('invalid_input', 'filename needs an extension (report.md, chart.png), and at most 200 characters');
+  if (!/\.[A-Za-z0-9]+$/.test(clean) || clean.length > 200)
+    throw new HolonError('invalid_input', 'filename needs an extension (report.md, chart.png), and at most 200 characters');
   return clean;
 }
 
@@ -49,7 +66,8 @@ export function artifactKind(filename: string): string {
 
 /** The bytes of exactly one of `content` (UTF-8, ≤ 2 MB) and `content_base64` (≤ 10 MB decoded, a data: prefix allowed). */
 export function artifactBytes(content: string | undefined, contentBase64: string | undefined): Buffer {
-  if ((content === undefined) === (contentBase64 === undefined)) throw new HolonError('invalid_input', 'pass exactly one of content and content_base64');
+  if ((content === undefined) === (contentBase64 === undefined))
+    throw new HolonError('invalid_input', 'pass exactly one of content and content_base64');
   if (content !== undefined) {
     const bytes = Buffer.from(content, 'utf8');
     if (bytes.length > MAX_TEXT_BYTES) throw new HolonError('invalid_input', `content is ${bytes.length} bytes; at most ${MAX_TEXT_BYTES}`);
@@ -57,9 +75,11 @@ export function artifactBytes(content: string | undefined, contentBase64: string
   }
   const b64 = (contentBase64 as string).replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) throw new HolonError('invalid_input', 'content_base64 is not base64');
-  if ((b64.length / 4) * 3 > MAX_BINARY_BYTES + 3) throw new HolonError('invalid_input', `content_base64 decodes to more than ${MAX_BINARY_BYTES} bytes`);
+  if ((b64.length / 4) * 3 > MAX_BINARY_BYTES + 3)
+    throw new HolonError('invalid_input', `content_base64 decodes to more than ${MAX_BINARY_BYTES} bytes`);
   const bytes = Buffer.from(b64, 'base64');
-  if (bytes.length > MAX_BINARY_BYTES) throw new HolonError('invalid_input', `content_base64 decodes to ${bytes.length} bytes; at most ${MAX_BINARY_BYTES}`);
+  if (bytes.length > MAX_BINARY_BYTES)
+    throw new HolonError('invalid_input', `content_base64 decodes to ${bytes.length} bytes; at most ${MAX_BINARY_BYTES}`);
   return bytes;
 }
 
@@ -72,7 +92,8 @@ function artifactsRoot(workspace: string): string {
   for (const part of ARTIFACTS_DIR.split(path.sep)) {
     dir = path.join(dir, part);
     try {
-      if (!fs.lstatSync(dir).isDirectory()) throw new HolonError('conflict', `${dir} is not a plain folder; the office will not write through it`, { path: dir });
+      if (!fs.lstatSync(dir).isDirectory())
+        throw new HolonError('conflict', `${dir} is not a plain folder; the office will not write through it`, { path: dir });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       fs.mkdirSync(dir);
@@ -82,7 +103,12 @@ function artifactsRoot(workspace: string): string {
 }
 
 function folderName(title: string): string {
-  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'artifact';
+  const slug =
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 48) || 'artifact';
   return `${slug}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -97,19 +123,36 @@ export interface PublishRequest {
 }
 
 /** Writes, commits and records one new artifact. */
-export async function publishArtifact(store: EventStore<MandatesFields & OfficeFields>, clock: Clock, r: PublishRequest, logger?: Logger): Promise<Artifact> {
+export async function publishArtifact(
+  store: EventStore<MandatesFields & OfficeFields>,
+  clock: Clock,
+  r: PublishRequest,
+  logger?: Logger,
+): Promise<Artifact> {
   const m = mandateOf(store.state, r.mandate);
   const filename = artifactFileName(r.filename);
   const bytes = artifactBytes(r.content, r.content_base64);
   const root = artifactsRoot(r.workspace);
   const id = folderName(r.title);
   const created_at = new Date(clock.now()).toISOString();
-  const meta = { id, title: r.title, summary: r.summary ?? null, filename, kind: artifactKind(filename), author: m.grantee.slug, mandate: m.id, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), created_at };
+  const meta = {
+    id,
+    title: r.title,
+    summary: r.summary ?? null,
+    filename,
+    kind: artifactKind(filename),
+    author: m.grantee.slug,
+    mandate: m.id,
+    bytes: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    created_at,
+  };
   // Both files appear at once: the folder is complete before it gets its name.
   const staging = fs.mkdtempSync(path.join(root, '.staging-'));
   // The folder could have been swapped for a link since it was checked: the writes go only where it still is.
   const stillInside = (): void => {
-    if (path.dirname(fs.realpathSync(staging)) !== root) throw new HolonError('conflict', `${root} changed while publishing; the office will not write through it`, { path: root });
+    if (path.dirname(fs.realpathSync(staging)) !== root)
+      throw new HolonError('conflict', `${root} changed while publishing; the office will not write through it`, { path: root });
   };
   try {
     stillInside();
@@ -127,16 +170,35 @@ export async function publishArtifact(store: EventStore<MandatesFields & OfficeF
   let commit: string | null = null;
   const repo = await repoRoot(workspaceReal);
   if (repo) {
-    const files = [path.join(folder, filename), path.join(folder, ARTIFACT_META)].map((abs) => ({ abs, path: path.relative(repo, abs).split(path.sep).join('/') }));
+    const files = [path.join(folder, filename), path.join(folder, ARTIFACT_META)].map((abs) => ({
+      abs,
+      path: path.relative(repo, abs).split(path.sep).join('/'),
+    }));
     try {
-      commit = await commitToArtifactsRef(repo, files, `Publish artifact: ${r.title.replace(/\s+/g, ' ').slice(0, 200)}`, { name: m.grantee.name, email: `${m.grantee.slug}@agents.holon.invalid` });
+      commit = await commitToArtifactsRef(repo, files, `Publish artifact: ${r.title.replace(/\s+/g, ' ').slice(0, 200)}`, {
+        name: m.grantee.name,
+        email: `${m.grantee.slug}@agents.holon.invalid`,
+      });
     } catch (err) {
       // The files are published either way; a repository git cannot write to leaves them uncommitted.
       logger?.warn(`artifact ${id}: not committed: ${String((err as Error).message).split('\n')[0]}`);
       commit = null;
     }
   }
-  const artifact: Artifact = { id, mandate: m.id, slug: m.grantee.slug, title: r.title, summary: r.summary ?? null, filename, kind: meta.kind, path: rel, bytes: bytes.length, sha256: meta.sha256, commit, created_at };
+  const artifact: Artifact = {
+    id,
+    mandate: m.id,
+    slug: m.grantee.slug,
+    title: r.title,
+    summary: r.summary ?? null,
+    filename,
+    kind: meta.kind,
+    path: rel,
+    bytes: bytes.length,
+    sha256: meta.sha256,
+    commit,
+    created_at,
+  };
   await store.transact(() => ({ events: [officeEvent('artifact.published', { artifact })], result: undefined }));
   return artifact;
 }

@@ -37,7 +37,13 @@ export function colleagueOf(s: MandatesFields, slug: string, office: string): Ma
 
 /** Every colleague of an office (one per slug), by slug. */
 export function colleagues(s: MandatesFields, office: string): { slug: string; mandate: Mandate; status: PersonnelStatus }[] {
-  const slugs = [...new Set(Object.values(s.mandates).filter((m) => inOffice(m, office)).map((m) => m.grantee.slug))].sort();
+  const slugs = [
+    ...new Set(
+      Object.values(s.mandates)
+        .filter((m) => inOffice(m, office))
+        .map((m) => m.grantee.slug),
+    ),
+  ].sort();
   return slugs.map((slug) => {
     const mandate = colleagueMandate(s, slug, office) as Mandate;
     return { slug, mandate, status: personnelStatus(mandate) };
@@ -52,7 +58,9 @@ export function windowOpen(w: { opens_at: string; closes_at: string }, now: numb
 /** Every grant of `name` the mandate has now: its own, and those of windows open right now. */
 export function grantsNow(s: MandatesFields & OfficeFields, mandate: Mandate, name: string, now: number): CapabilityGrant[] {
   const own = mandate.capabilities.filter((c) => c.name === name);
-  const lent = s.office.windows.filter((w) => w.mandate === mandate.id && w.capability.name === name && windowOpen(w, now)).map((w) => w.capability);
+  const lent = s.office.windows
+    .filter((w) => w.mandate === mandate.id && w.capability.name === name && windowOpen(w, now))
+    .map((w) => w.capability);
   return [...own, ...lent];
 }
 
@@ -77,7 +85,13 @@ export function grantsAllow(grants: CapabilityGrant[], key: string, target: stri
 
 /** What the grants' lists allow, for a refusal to name. */
 export function allowedTargets(grants: CapabilityGrant[], key: string): string[] {
-  return [...new Set(grants.flatMap((g) => (Array.isArray(g.params?.[key]) ? (g.params[key] as unknown[]).filter((x): x is string => typeof x === 'string') : ['*'])))];
+  return [
+    ...new Set(
+      grants.flatMap((g) =>
+        Array.isArray(g.params?.[key]) ? (g.params[key] as unknown[]).filter((x): x is string => typeof x === 'string') : ['*'],
+      ),
+    ),
+  ];
 }
 
 /** The windows open now, of one mandate or of all. */

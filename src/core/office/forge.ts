@@ -58,7 +58,8 @@ export class GitForge implements Forge {
   ) {}
 
   private check(repo: string): void {
-    if (repo !== this.repoName) throw new HolonError('not_found', `this workspace's forge has one repository, "${this.repoName}"`, { repo });
+    if (repo !== this.repoName)
+      throw new HolonError('not_found', `this workspace's forge has one repository, "${this.repoName}"`, { repo });
   }
 
   private url(n: number): string {
@@ -79,12 +80,17 @@ export class GitForge implements Forge {
     this.check(r.repo);
     await checkBranchName(this.root, r.head);
     await checkBranchName(this.root, r.base);
-    if ((await branchCommit(this.root, r.head)) === null) throw new HolonError('conflict', `the forge refused: branch "${r.head}" does not exist; commit and create it first`, { head: r.head });
-    if ((await branchCommit(this.root, r.base)) === null) throw new HolonError('conflict', `the forge refused: base branch "${r.base}" does not exist`, { base: r.base });
+    if ((await branchCommit(this.root, r.head)) === null)
+      throw new HolonError('conflict', `the forge refused: branch "${r.head}" does not exist; commit and create it first`, {
+        head: r.head,
+      });
+    if ((await branchCommit(this.root, r.base)) === null)
+      throw new HolonError('conflict', `the forge refused: base branch "${r.base}" does not exist`, { base: r.base });
     const open = await this.listOpen(r.repo, known);
     const same = open.find((p) => p.head === r.head && p.base === r.base);
     if (same) return { ...same, existing: true };
-    if (await isMerged(this.root, r.head, r.base)) throw new HolonError('conflict', `the forge refused: "${r.head}" has nothing that is not already in "${r.base}"`, { head: r.head });
+    if (await isMerged(this.root, r.head, r.base))
+      throw new HolonError('conflict', `the forge refused: "${r.head}" has nothing that is not already in "${r.base}"`, { head: r.head });
     const number = known.filter((p) => p.forge === this.name && p.repo === r.repo).reduce((n, p) => Math.max(n, p.number), 0) + 1;
     return { number, title: r.title, head: r.head, base: r.base, author: r.author, url: this.url(number), existing: false };
   }
@@ -104,7 +110,13 @@ function known(s: OfficeFields): PullRequest[] {
 }
 
 /** Open pull requests on a repo the agent may read or write. */
-export async function listPrs(store: EventStore<MandatesFields & OfficeFields>, clock: Clock, forge: Forge, mandate: string, repo: string): Promise<ForgePr[]> {
+export async function listPrs(
+  store: EventStore<MandatesFields & OfficeFields>,
+  clock: Clock,
+  forge: Forge,
+  mandate: string,
+  repo: string,
+): Promise<ForgePr[]> {
   checkRepo(store.state, mandate, repo, [CAP.forgeRead, CAP.forgeWrite], clock.now());
   return forge.listOpen(repo, known(store.state));
 }
@@ -119,13 +131,29 @@ export async function openPr(
   checkRepo(store.state, r.mandate, r.repo, [CAP.forgeWrite], clock.now());
   if (r.head === r.base) throw new HolonError('invalid_input', 'head and base are the same branch');
   const m = mandateOf(store.state, r.mandate);
-  const opened = await forge.open({ repo: r.repo, head: r.head, base: r.base, title: r.title, body: r.body, author: m.grantee.slug }, known(store.state));
+  const opened = await forge.open(
+    { repo: r.repo, head: r.head, base: r.base, title: r.title, body: r.body, author: m.grantee.slug },
+    known(store.state),
+  );
   const { existing, ...pr } = opened;
   if (!existing) {
-    const record: PullRequest = { id: `${forge.name}:${r.repo}#${pr.number}`, forge: forge.name, repo: r.repo, number: pr.number, title: pr.title, head: pr.head, base: pr.base, author: pr.author, mandate: m.id, url: pr.url, created_at: new Date(clock.now()).toISOString() };
+    const record: PullRequest = {
+      id: `${forge.name}:${r.repo}#${pr.number}`,
+      forge: forge.name,
+      repo: r.repo,
+      number: pr.number,
+      title: pr.title,
+      head: pr.head,
+      base: pr.base,
+      author: pr.author,
+      mandate: m.id,
+      url: pr.url,
+      created_at: new Date(clock.now()).toISOString(),
+    };
     await store.transact((s) => {
       // Two calls racing for the same number: the second is told to try again rather than overwrite.
-      if (s.office.prs[record.id]) throw new HolonError('conflict', `pull request ${record.id} was opened meanwhile; list and try again`, { pr: record.id });
+      if (s.office.prs[record.id])
+        throw new HolonError('conflict', `pull request ${record.id} was opened meanwhile; list and try again`, { pr: record.id });
       return { events: [officeEvent('forge.pr.opened', { pr: record })], result: undefined };
     });
   }

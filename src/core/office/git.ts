@@ -24,7 +24,11 @@ export const ARTIFACTS_REF = 'refs/holon/artifacts';
 
 /** Runs git in `cwd`; stdout trimmed. */
 export async function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
-  const { stdout } = await run('git', [...SAFE, ...args], { cwd, env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' }, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run('git', [...SAFE, ...args], {
+    cwd,
+    env: { ...process.env, ...env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return stdout.trim();
 }
 
@@ -72,7 +76,12 @@ export async function isMerged(cwd: string, ancestor: string, branch: string): P
  * a private index: the human's branch, index and working tree are never touched, no hook or filter runs,
  * and two publishes racing retry on the ref's compare-and-swap instead of fighting over index.lock.
  */
-export async function commitToArtifactsRef(root: string, files: { path: string; abs: string }[], message: string, author: { name: string; email: string }): Promise<string> {
+export async function commitToArtifactsRef(
+  root: string,
+  files: { path: string; abs: string }[],
+  message: string,
+  author: { name: string; email: string },
+): Promise<string> {
   const index = path.join(os.tmpdir(), `holon-index-${randomBytes(8).toString('hex')}`);
   // Angle brackets would let a name carry an address of its own into the author line.
   const clean = (t: string): string => t.replace(/[<>\n]/g, '').trim() || 'agent';

@@ -20,14 +20,22 @@ export const MAX_WAKING_HOPS = 3;
 
 type Office = MandatesFields & OfficeFields;
 
-function newThread(s: OfficeFields, fields: Omit<MailThread, 'id' | 'number' | 'state' | 'comments' | 'created_at' | 'updated_at'>, at: string): MailThread {
+function newThread(
+  s: OfficeFields,
+  fields: Omit<MailThread, 'id' | 'number' | 'state' | 'comments' | 'created_at' | 'updated_at'>,
+  at: string,
+): MailThread {
   const inbox = `${fields.office}/${fields.to}`;
   const number = (s.office.numbers[inbox] ?? 0) + 1;
   return { ...fields, id: `${inbox}#${number}`, number, state: 'new', comments: [], created_at: at, updated_at: at };
 }
 
 /** Starts a thread in a colleague's inbox. The recipient must be hired and inside `mail.send`'s `to`. */
-export function sendMail(store: EventStore<Office>, clock: Clock, r: { mandate: string; to: string; subject: string; body: string }): Promise<MailThread> {
+export function sendMail(
+  store: EventStore<Office>,
+  clock: Clock,
+  r: { mandate: string; to: string; subject: string; body: string },
+): Promise<MailThread> {
   return store.transact((s) => {
     const sender = mandateOf(s, r.mandate);
     const now = clock.now();
@@ -39,7 +47,21 @@ export function sendMail(store: EventStore<Office>, clock: Clock, r: { mandate: 
     const recipient = colleagueMandate(s, r.to, sender.account);
     if (!recipient || recipient.status !== 'active') throw new HolonError('not_found', `"${r.to}" is not a hired colleague`, { to: r.to });
     if (r.to === sender.grantee.slug) throw new HolonError('invalid_input', 'mail goes to a colleague, not to yourself');
-    const thread = newThread(s, { office: sender.account, to: r.to, from: sender.grantee.slug, from_mandate: sender.id, subject: r.subject, body: r.body, hops: 0, notifies: null, woke: true }, new Date(now).toISOString());
+    const thread = newThread(
+      s,
+      {
+        office: sender.account,
+        to: r.to,
+        from: sender.grantee.slug,
+        from_mandate: sender.id,
+        subject: r.subject,
+        body: r.body,
+        hops: 0,
+        notifies: null,
+        woke: true,
+      },
+      new Date(now).toISOString(),
+    );
     return { events: [officeEvent('mail.sent', { thread })], result: thread };
   });
 }
@@ -73,7 +95,11 @@ export function readMail(store: EventStore<Office>, mandate: string, number: num
  * Replies on a thread of the caller's inbox. When another agent wrote it, the reply also goes to that
  * agent's inbox as new mail, one hop further; past MAX_WAKING_HOPS it does not wake them.
  */
-export function replyMail(store: EventStore<Office>, clock: Clock, r: { mandate: string; number: number; body: string }): Promise<{ thread: MailThread; delivered: MailThread | null }> {
+export function replyMail(
+  store: EventStore<Office>,
+  clock: Clock,
+  r: { mandate: string; number: number; body: string },
+): Promise<{ thread: MailThread; delivered: MailThread | null }> {
   return store.transact((s) => {
     const t = threadIn(s, r.mandate, r.number);
     if (t.state === 'closed') throw new HolonError('conflict', `mail #${r.number} is closed`, { number: r.number });
@@ -87,7 +113,17 @@ export function replyMail(store: EventStore<Office>, clock: Clock, r: { mandate:
       const hops = t.hops + 1 + t.comments.filter((c) => c.from === me.grantee.slug).length;
       delivered = newThread(
         s,
-        { office: me.account, to: t.from, from: me.grantee.slug, from_mandate: me.id, subject: t.subject.startsWith('Re: ') ? t.subject : `Re: ${t.subject}`.slice(0, 200), body: r.body, hops, notifies: t.id, woke: hops <= MAX_WAKING_HOPS },
+        {
+          office: me.account,
+          to: t.from,
+          from: me.grantee.slug,
+          from_mandate: me.id,
+          subject: t.subject.startsWith('Re: ') ? t.subject : `Re: ${t.subject}`.slice(0, 200),
+          body: r.body,
+          hops,
+          notifies: t.id,
+          woke: hops <= MAX_WAKING_HOPS,
+        },
         at,
       );
       events.push(officeEvent('mail.sent', { thread: delivered }));
@@ -95,7 +131,10 @@ export function replyMail(store: EventStore<Office>, clock: Clock, r: { mandate:
     }
     const comment = { from: me.grantee.slug, body: r.body, at };
     events.unshift(officeEvent('mail.replied', { thread: t.id, comment, delivered: delivered?.id ?? null }));
-    return { events, result: { thread: { ...structuredClone(t), state: 'replied' as const, comments: [...t.comments, comment] }, delivered } };
+    return {
+      events,
+      result: { thread: { ...structuredClone(t), state: 'replied' as const, comments: [...t.comments, comment] }, delivered },
+    };
   });
 }
 
@@ -103,6 +142,9 @@ export function replyMail(store: EventStore<Office>, clock: Clock, r: { mandate:
 export function closeMail(store: EventStore<Office>, r: { mandate: string; number: number }): Promise<MailThread> {
   return store.transact((s) => {
     const t = threadIn(s, r.mandate, r.number);
-    return { events: t.state === 'closed' ? [] : [officeEvent('mail.closed', { thread: t.id })], result: { ...structuredClone(t), state: 'closed' as const } };
+    return {
+      events: t.state === 'closed' ? [] : [officeEvent('mail.closed', { thread: t.id })],
+      result: { ...structuredClone(t), state: 'closed' as const },
+    };
   });
 }

@@ -18,11 +18,23 @@ import { officeEvent } from './slice.ts';
  */
 export function mergeEvents(s: MandatesFields & OfficeFields, p: Proposal, now: number): NewEvent[] {
   const at = new Date(now).toISOString();
-  const grantee = (base: Mandate['grantee']): Mandate['grantee'] => ({ ...base, name: p.after.name, role: p.after.role, department: p.after.department, manager: p.after.manager, model: p.after.run.model });
+  const grantee = (base: Mandate['grantee']): Mandate['grantee'] => ({
+    ...base,
+    name: p.after.name,
+    role: p.after.role,
+    department: p.after.department,
+    manager: p.after.manager,
+    model: p.after.run.model,
+  });
   if (p.kind === 'change') {
     const old = s.mandates[p.target];
     if (!old) throw new HolonError('conflict', `${p.target} no longer exists; reject this proposal`, { proposal: p.id });
-    if (canonicalHash(personnelOf(old)) !== canonicalHash(p.before)) throw new HolonError('conflict', `${p.slug}'s personnel file changed after this proposal was made; reject it and ask for a new one`, { proposal: p.id });
+    if (canonicalHash(personnelOf(old)) !== canonicalHash(p.before))
+      throw new HolonError(
+        'conflict',
+        `${p.slug}'s personnel file changed after this proposal was made; reject it and ` + `ask for a new one`,
+        { proposal: p.id },
+      );
     const m = checkedMandate({
       ...old,
       grantee: grantee(old.grantee),

@@ -77,7 +77,8 @@ function checkedParams(name: string, params: Record<string, unknown>): Capabilit
   const allowed = LIST_PARAMS[name];
   if (allowed) {
     for (const [key, value] of Object.entries(params)) {
-      if (!allowed.includes(key)) throw new HolonError('invalid_input', `capability "${name}" takes only ${allowed.map((k) => `"${k}"`).join(', ')}, not "${key}"`);
+      if (!allowed.includes(key))
+        throw new HolonError('invalid_input', `capability "${name}" takes only ${allowed.map((k) => `"${k}"`).join(', ')}, not "${key}"`);
       if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 200) || value.length > 200) {
         throw new HolonError('invalid_input', `capability "${name}": "${key}" is a list of names`);
       }
@@ -94,7 +95,8 @@ export function grantOfEntry(entry: PersonnelCapability): CapabilityGrant {
   }
   const keys = Object.keys(entry);
   const name = keys[0];
-  if (keys.length !== 1 || name === undefined) throw new HolonError('invalid_input', 'a capability is a name, or an object with exactly one name and its parameters');
+  if (keys.length !== 1 || name === undefined)
+    throw new HolonError('invalid_input', 'a capability is a name, or an object with exactly one name and its parameters');
   if (!isCapabilityName(name)) throw new HolonError('invalid_input', `capability "${name}" is not a capability name`);
   const value = entry[name];
   if (value === null || value === undefined || value === true) return { name };
@@ -162,11 +164,13 @@ export function personnelChange(before: Personnel | null, after: Personnel): Per
   const changes: string[] = [];
   for (const g of now) {
     const o = old.find((c) => c.name === g.name);
-    if (o && canonicalHash(o.params ?? {}) !== canonicalHash(g.params ?? {})) changes.push(`changes: ${g.name} (${paramsText(o)} → ${paramsText(g)})`);
+    if (o && canonicalHash(o.params ?? {}) !== canonicalHash(g.params ?? {}))
+      changes.push(`changes: ${g.name} (${paramsText(o)} → ${paramsText(g)})`);
   }
   // A hire is measured against an empty file, so every field it sets is in the words the human reads.
   const field = (label: string, a: unknown, b: unknown): void => {
-    if (canonicalHash(a ?? null) !== canonicalHash(b ?? null)) changes.push(`changes: ${label} (${String(a ?? 'none')} → ${String(b ?? 'none')})`);
+    if (canonicalHash(a ?? null) !== canonicalHash(b ?? null))
+      changes.push(`changes: ${label} (${String(a ?? 'none')} → ${String(b ?? 'none')})`);
   };
   field('name', before?.name, after.name);
   field('role', before?.role, after.role);
@@ -176,6 +180,10 @@ export function personnelChange(before: Personnel | null, after: Personnel): Per
   field('model', before?.run.model, after.run.model);
   field('toolsets', before?.run.toolsets.join(', '), after.run.toolsets.join(', '));
   field('budget total', before && `${before.budget.total} ${before.budget.currency}`, `${after.budget.total} ${after.budget.currency}`);
-  field('budget per day', before?.budget.per_day && `${before.budget.per_day} ${before.budget.currency}`, after.budget.per_day && `${after.budget.per_day} ${after.budget.currency}`);
+  field(
+    'budget per day',
+    before?.budget.per_day && `${before.budget.per_day} ${before.budget.currency}`,
+    after.budget.per_day && `${after.budget.per_day} ${after.budget.currency}`,
+  );
   return { gains, losses, changes };
 }

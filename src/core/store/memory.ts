@@ -95,7 +95,13 @@ export class MemoryStore<S> extends ListenedStore implements EventStore<S> {
     const time = new Date(this.clock.now()).toISOString();
     const out: JournalEvent[] = [];
     for (const e of events) {
-      const base = { seq: this.events.length + out.length + 1, time, type: e.type, data: asStored(e.data), prev: out.at(-1)?.hash ?? this.events.at(-1)?.hash ?? '' };
+      const base = {
+        seq: this.events.length + out.length + 1,
+        time,
+        type: e.type,
+        data: asStored(e.data),
+        prev: out.at(-1)?.hash ?? this.events.at(-1)?.hash ?? '',
+      };
       out.push({ ...base, hash: eventHash(base) });
     }
     return out;

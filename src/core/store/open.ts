@@ -51,7 +51,11 @@ export function openJournalAt<S extends object>(dir: string, fold: StoreFold<S>,
 }
 
 /** The store `url` names, or the state folder's journal when there is none. */
-export async function openStoreAt<S extends object>(dir: string, fold: StoreFold<S>, options: OpenOptions & { store?: string | undefined }): Promise<EventStore<S>> {
+export async function openStoreAt<S extends object>(
+  dir: string,
+  fold: StoreFold<S>,
+  options: OpenOptions & { store?: string | undefined },
+): Promise<EventStore<S>> {
   if (options.store === undefined) return openJournalAt(dir, fold, options);
   if (!isPostgresUrl(options.store)) throw new HolonError('invalid_input', 'a store is a postgres:// (or postgresql://) URL');
   const signer = lazySigner(path.resolve(dir));

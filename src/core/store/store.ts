@@ -87,7 +87,16 @@ export function checkpointMessage(upTo: number, head: string): string {
 export function parseEventLine(line: string): JournalEvent | undefined {
   try {
     const e = JSON.parse(line) as JournalEvent;
-    if (typeof e !== 'object' || e === null || typeof e.seq !== 'number' || typeof e.type !== 'string' || typeof e.hash !== 'string' || typeof e.prev !== 'string' || typeof e.time !== 'string') return undefined;
+    if (
+      typeof e !== 'object' ||
+      e === null ||
+      typeof e.seq !== 'number' ||
+      typeof e.type !== 'string' ||
+      typeof e.hash !== 'string' ||
+      typeof e.prev !== 'string' ||
+      typeof e.time !== 'string'
+    )
+      return undefined;
     if (e.tx !== undefined && !isSeal(e.tx)) return undefined;
     return e;
   } catch {
@@ -98,14 +107,25 @@ export function parseEventLine(line: string): JournalEvent | undefined {
 /** True when `v` has a seal's shape (whether it verifies is another question). */
 export function isSeal(v: unknown): v is TxSeal {
   const t = v as TxSeal;
-  return typeof t === 'object' && t !== null && Number.isSafeInteger(t.from) && t.from > 0 && typeof t.key === 'string' && typeof t.sig === 'string';
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    Number.isSafeInteger(t.from) &&
+    t.from > 0 &&
+    typeof t.key === 'string' &&
+    typeof t.sig === 'string'
+  );
 }
 
 /** What `reducer` would say of `events` sealed by `signer` after `seq` on `state` (see EventStore.mayWrite). */
 export function wouldAdmit<S>(reducer: Reducer<S>, state: S, seq: number, signer: string, events: NewEvent[]): Refusal | undefined {
   if (!reducer.admit || events.length === 0) return undefined;
   const time = new Date().toISOString();
-  return reducer.admit(state, events.map((n, i) => ({ seq: seq + i + 1, time, type: n.type, data: n.data, prev: '', hash: '' })), signer);
+  return reducer.admit(
+    state,
+    events.map((n, i) => ({ seq: seq + i + 1, time, type: n.type, data: n.data, prev: '', hash: '' })),
+    signer,
+  );
 }
 
 /** Why an event read back cannot be trusted, or nothing when it follows `prev` at `seq` and is what its hash says. */
@@ -364,7 +384,10 @@ export function refusalNotice(unseen: readonly RefusedTx[], verify: string): str
   const first = unseen[0];
   if (!first) return '';
   const more = unseen.length > 1 ? ` (and ${unseen.length - 1} more)` : '';
-  return `the team store holds rows that were not folded: ${describeRefusal(first)}${more}. Nothing they say counts; run \`${verify}\` for each, and ask the store's owner who wrote them`;
+  return (
+    `the team store holds rows that were not folded: ${describeRefusal(first)}${more}. Nothing ` +
+    `they say counts; run \`${verify}\` for each, and ask the store's owner who wrote them`
+  );
 }
 
 /** A refused transaction in a sentence: where it is, who sealed it, and why it was not folded. */

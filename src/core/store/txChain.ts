@@ -88,7 +88,11 @@ export class TxChain<T extends { e: JournalEvent }> {
     if (e.prev !== this.prev) {
       // The event before was not what its hash said (kept only when tolerant): that is where the fault is.
       const before = this.altered.has(this.seq) ? this.open.find((x) => x.e.seq === this.seq) : undefined;
-      if (before) return { broken: `its content does not match its hash (the event was altered), and event ${e.seq} does not link to it`, at: before };
+      if (before)
+        return {
+          broken: `its content does not match its hash (the event was altered), and event ${e.seq} ` + `does not link to it`,
+          at: before,
+        };
       return { broken: 'does not link to the previous event (prev hash differs)' };
     }
     if (eventHash(e) !== e.hash) {
@@ -104,7 +108,8 @@ export class TxChain<T extends { e: JournalEvent }> {
     }
     if (this.legacy && e.type === 'checkpoint') {
       const d = e.data as { up_to?: unknown; head?: unknown; key?: unknown; sig?: unknown };
-      if (d.up_to !== e.seq - 1 || d.head !== e.prev || typeof d.key !== 'string' || typeof d.sig !== 'string') return { broken: 'checkpoint does not name the event before it' };
+      if (d.up_to !== e.seq - 1 || d.head !== e.prev || typeof d.key !== 'string' || typeof d.sig !== 'string')
+        return { broken: 'checkpoint does not name the event before it' };
       const key = d.key;
       const sig = d.sig;
       return { done: this.close(this.open[0]?.e.seq ?? e.seq, key, () => verifySignature(key, checkpointMessage(e.seq - 1, e.prev), sig)) };
@@ -124,10 +129,12 @@ export class TxChain<T extends { e: JournalEvent }> {
       items,
       refused: { from: items[0]?.e.seq ?? from, to: items.at(-1)?.e.seq ?? from, signer: by, code, message },
     });
-    if (from < first || from > last) return [refusal(run, 'bad_seal', `its seal says it begins at event ${from}, which is not one of its events`, signer)];
+    if (from < first || from > last)
+      return [refusal(run, 'bad_seal', `its seal says it begins at event ${from}, which is not one of its events`, signer)];
     const out: (SealedTx<T> | RefusedRun<T>)[] = [];
     const orphans = run.filter((x) => x.e.seq < from);
-    if (orphans.length > 0) out.push(refusal(orphans, 'unsealed', 'no seal covers these events: they were not written as any installation\'s transaction', null));
+    if (orphans.length > 0)
+      out.push(refusal(orphans, 'unsealed', "no seal covers these events: they were not written as any installation's transaction", null));
     const items = run.filter((x) => x.e.seq >= from);
     const bad = items.find((x) => altered.has(x.e.seq));
     if (bad) out.push(refusal(items, 'altered', `the content of event ${bad.e.seq} does not match its hash`, signer));

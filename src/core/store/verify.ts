@@ -111,7 +111,9 @@ export class LogCheck<S> {
     }
     const step = this.chain.push({ e, at });
     if ('broken' in step) {
-      this.bad = step.at ? { line: step.at.at, seq: step.at.e.seq, problem: step.broken } : { line: at, seq: this.chain.seq + 1, problem: step.broken };
+      this.bad = step.at
+        ? { line: step.at.at, seq: step.at.e.seq, problem: step.broken }
+        : { line: at, seq: this.chain.seq + 1, problem: step.broken };
       return false;
     }
     for (const done of step.done) this.take(done);
@@ -130,7 +132,11 @@ export class LogCheck<S> {
     const from = events[0]?.seq ?? 0;
     const to = events.at(-1)?.seq ?? 0;
     const keyProblem = this.sealKey(tx.signer);
-    const refusal = keyProblem ? { code: 'foreign_key', message: keyProblem } : !tx.verify() ? { code: 'bad_seal', message: `its seal is not ${tx.signer}'s signature of it` } : this.reducer.admit?.(this.state, events, tx.signer);
+    const refusal = keyProblem
+      ? { code: 'foreign_key', message: keyProblem }
+      : !tx.verify()
+        ? { code: 'bad_seal', message: `its seal is not ${tx.signer}'s signature of it` }
+        : this.reducer.admit?.(this.state, events, tx.signer);
     if (refusal) return this.refuse({ ...refusal, from, to, signer: tx.signer });
     for (const x of tx.items) this.beforeFold?.(x.e, x.at, this.state);
     try {
@@ -181,14 +187,21 @@ export function checkJournal<S extends object>(stateDir: string, reducer: Reduce
   const offsets = new Map<number, number>();
   const check = new LogCheck(
     reducer,
-    (k) => (!expectedKey ? `sealed by ${k}, but this state folder holds no installation key to check it with` : k !== expectedKey ? `sealed by a key that is not this installation's (${k})` : undefined),
+    (k) =>
+      !expectedKey
+        ? `sealed by ${k}, but this state folder holds no installation key to check it with`
+        : k !== expectedKey
+          ? `sealed by a key that is not this installation's (${k})`
+          : undefined,
     // Filed as the fold files it: under the keys of the state before the event.
     (e, _line, state) => {
       const offset = offsets.get(e.seq) ?? 0;
-      if (header && offset < (header.index?.end ?? 0)) for (const k of reducer.keys?.(state, e) ?? []) index.update(indexLine(offset, e, k.key));
+      if (header && offset < (header.index?.end ?? 0))
+        for (const k of reducer.keys?.(state, e) ?? []) index.update(indexLine(offset, e, k.key));
     },
     (seq) => {
-      if (header && seq === header.seq) snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', reducer.serialize(check.state), index.copy().digest('hex'));
+      if (header && seq === header.seq)
+        snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', reducer.serialize(check.state), index.copy().digest('hex'));
     },
   );
   let line = 0;
@@ -203,14 +216,26 @@ export function checkJournal<S extends object>(stateDir: string, reducer: Reduce
   if (!report.first_bad && (open.length > 0 || tail.length > 0)) {
     if (!crashCouldLeave(check.afterCheckpoint, open)) {
       report.ok = false;
-      report.refused.push({ from: open[0]?.seq ?? 0, to: open.at(-1)?.seq ?? 0, signer: null, code: 'unsealed', message: 'no seal covers these events, and they are not one transaction a crash could have cut short: the journal was rewritten' });
+      report.refused.push({
+        from: open[0]?.seq ?? 0,
+        to: open.at(-1)?.seq ?? 0,
+        signer: null,
+        code: 'unsealed',
+        message:
+          'no seal covers these events, and they are not one transaction a crash could have ' + 'cut short: the journal was rewritten',
+      });
       report.refused_count += 1;
     } else {
       const last = tail.length > 0 ? parseEventLine(tail.toString('utf8')) : undefined;
-      report.torn_tail = { bytes: tail.length, events: open.length, whole_event: last !== undefined && last.tx !== undefined && eventProblem(last, check.seq + 1, check.prev) === undefined };
+      report.torn_tail = {
+        bytes: tail.length,
+        events: open.length,
+        whole_event: last !== undefined && last.tx !== undefined && eventProblem(last, check.seq + 1, check.prev) === undefined,
+      };
     }
   }
-  if (header && !snapshot) snapshot = { seq: header.seq, ok: false, problem: `the journal has no transaction ending at event ${header.seq} to compare it with` };
+  if (header && !snapshot)
+    snapshot = { seq: header.seq, ok: false, problem: `the journal has no transaction ending at event ${header.seq} to compare it with` };
   if (snapshot) {
     report.snapshot = snapshot;
     if (!snapshot.ok) report.ok = false;
@@ -221,7 +246,13 @@ export function checkJournal<S extends object>(stateDir: string, reducer: Reduce
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
 /** Whether the snapshot's body and index are what the journal folds to at its position. */
-function compareSnapshot(stateDir: string, h: SnapshotHeader, body: string, folded: string, filedSha: string): NonNullable<VerifyReport['snapshot']> {
+function compareSnapshot(
+  stateDir: string,
+  h: SnapshotHeader,
+  body: string,
+  folded: string,
+  filedSha: string,
+): NonNullable<VerifyReport['snapshot']> {
   const same = (a: string, b: string): boolean => {
     try {
       return canonicalize(JSON.parse(a)) === canonicalize(JSON.parse(b));
@@ -238,10 +269,19 @@ function compareSnapshot(stateDir: string, h: SnapshotHeader, body: string, fold
     } catch {
       return { seq: h.seq, ok: false, problem: `${INDEX_FILE} is missing` };
     }
-    if (onDisk.length !== cover.bytes || chainOver('', onDisk) !== cover.sha256) return { seq: h.seq, ok: false, problem: `${INDEX_FILE} is not the index the snapshot signed` };
+    if (onDisk.length !== cover.bytes || chainOver('', onDisk) !== cover.sha256)
+      return { seq: h.seq, ok: false, problem: `${INDEX_FILE} is not the index the snapshot signed` };
     // Signed, and also what the journal files: the same lines, in the same order (segment ends aside).
-    const lines = onDisk.toString('utf8').split('\n').filter((l) => l.length > 0 && l !== '#');
-    if (createHash('sha256').update(lines.map((l) => `${l}\n`).join('')).digest('hex') !== filedSha) return { seq: h.seq, ok: false, problem: 'its index is not what the journal files' };
+    const lines = onDisk
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.length > 0 && l !== '#');
+    if (
+      createHash('sha256')
+        .update(lines.map((l) => `${l}\n`).join(''))
+        .digest('hex') !== filedSha
+    )
+      return { seq: h.seq, ok: false, problem: 'its index is not what the journal files' };
   } else if (filedSha !== EMPTY_SHA256) return { seq: h.seq, ok: false, problem: 'its index is not what the journal files' };
   return { seq: h.seq, ok: true };
 }
@@ -249,16 +289,25 @@ function compareSnapshot(stateDir: string, h: SnapshotHeader, body: string, fold
 /** The report in a sentence or two, for a human (and every refused transaction on a line of its own). */
 export function verifyText(r: VerifyReport, place: 'line' | 'row' = 'line'): string {
   const parts: string[] = [];
-  if (r.first_bad) parts.push(`FAILED at event ${r.first_bad.seq} (${place} ${r.first_bad.line}): ${r.first_bad.problem}. ${r.events} events before it are intact.`);
+  if (r.first_bad)
+    parts.push(
+      `FAILED at event ${r.first_bad.seq} (${place} ${r.first_bad.line}): ${r.first_bad.problem}. ${r.events} ` +
+        `events before it are intact.`,
+    );
   else {
     const refused = r.refused_count > 0 ? `; ${r.refused_count} transaction(s) refused, not folded` : '';
-    parts.push(`${r.ok ? 'OK' : 'FAILED'}: ${r.events} events, hash chain intact, ${r.transactions} sealed transaction(s) through event ${r.signed_through}${refused}.`);
+    parts.push(
+      `${r.ok ? 'OK' : 'FAILED'}: ${r.events} events, hash chain intact, ${r.transactions} ` +
+        `sealed transaction(s) through event ${r.signed_through}${refused}.`,
+    );
   }
   if (r.torn_tail) {
     parts.push(
       r.torn_tail.whole_event
         ? 'The last event lost its newline in a crash; the next process that writes completes its transaction.'
-        : `The last ${r.torn_tail.events} event(s) and ${r.torn_tail.bytes} byte(s) are a transaction a crash cut short (not tampering): never folded, and removed by the next process that writes.`,
+        : `The last ${r.torn_tail.events} event(s) and ${r.torn_tail.bytes} byte(s) are a ` +
+            `transaction a crash cut short (not tampering): never folded, and removed by the ` +
+            `next process that writes.`,
     );
   }
   if (r.snapshot) {
@@ -266,8 +315,9 @@ export function verifyText(r: VerifyReport, place: 'line' | 'row' = 'line'): str
       r.snapshot.ok && r.snapshot.problem
         ? `The snapshot is not used: ${r.snapshot.problem}; the journal is folded from its start until a new one is written.`
         : r.snapshot.ok
-        ? `The snapshot at event ${r.snapshot.seq} is what the journal folds to.`
-        : `The snapshot is not to be trusted: ${r.snapshot.problem}. Delete ${SNAPSHOT_FILE} and ${INDEX_FILE} to have them rebuilt from the journal.`,
+          ? `The snapshot at event ${r.snapshot.seq} is what the journal folds to.`
+          : `The snapshot is not to be trusted: ${r.snapshot.problem}. Delete ${SNAPSHOT_FILE} and ${INDEX_FILE} ` +
+            `to have them rebuilt from the journal.`,
     );
   }
   const lines = r.refused.map((t) => `  refused: ${describeRefusal(t)}${t.signer ? ` (sealed by ${t.signer})` : ''}`);

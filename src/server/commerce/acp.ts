@@ -60,8 +60,17 @@ function cartOf(merchant: string, s: Session): Cart {
     currency,
     lines: s.line_items.map((l) => {
       // The unit price is the merchant's when it says it; otherwise its base amount per unit.
-      const unit = l.unit_amount !== undefined ? fromMinor(l.unit_amount, currency) : { units: fromMinor(l.base_amount, currency).units / BigInt(l.item.quantity), currency };
-      return { product: l.item.id, title: l.name ? clip(l.name, 200) : null, quantity: l.item.quantity, unit_price: M.toJson(unit), total: minorJson(l.total, currency) };
+      const unit =
+        l.unit_amount !== undefined
+          ? fromMinor(l.unit_amount, currency)
+          : { units: fromMinor(l.base_amount, currency).units / BigInt(l.item.quantity), currency };
+      return {
+        product: l.item.id,
+        title: l.name ? clip(l.name, 200) : null,
+        quantity: l.item.quantity,
+        unit_price: M.toJson(unit),
+        total: minorJson(l.total, currency),
+      };
     }),
     totals: s.totals.map((t) => ({ type: t.type, amount: minorJson(t.amount, currency) })),
     total: total ? minorJson(total.amount, currency) : null,
@@ -93,7 +102,14 @@ export class AcpCheckout implements CheckoutClient {
   }
 
   create(lines: LineRequest[], key?: string): Promise<Cart> {
-    return this.call('POST', '/checkout_sessions', 'checkout', [200, 201], { items: lines.map((l) => ({ id: l.product, quantity: l.quantity })) }, key);
+    return this.call(
+      'POST',
+      '/checkout_sessions',
+      'checkout',
+      [200, 201],
+      { items: lines.map((l) => ({ id: l.product, quantity: l.quantity })) },
+      key,
+    );
   }
 
   retrieve(id: string): Promise<Cart> {
@@ -102,7 +118,14 @@ export class AcpCheckout implements CheckoutClient {
 
   complete(id: string, key: string, payment: { token: string }): Promise<Cart> {
     // Holon is the payment instrument: its token names the purchase the mandate authorized.
-    return this.call('POST', `/checkout_sessions/${encodeURIComponent(id)}/complete`, 'order', [200, 201], { payment_data: { provider: 'holon', token: payment.token } }, key);
+    return this.call(
+      'POST',
+      `/checkout_sessions/${encodeURIComponent(id)}/complete`,
+      'order',
+      [200, 201],
+      { payment_data: { provider: 'holon', token: payment.token } },
+      key,
+    );
   }
 
   cancel(id: string): Promise<Cart> {

@@ -36,22 +36,31 @@ const MERCHANT_ID = /^[a-z0-9][a-z0-9_.:-]{0,62}$/;
  */
 export function parseMerchants(text: string): MerchantConfig[] {
   const out: MerchantConfig[] = [];
-  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p.length > 0)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0)) {
     const named = /^([^=:/]+)=(.*)$/.exec(part);
     const spec = named ? (named[2] ?? '') : part;
     const colon = spec.indexOf(':');
     const protocol = spec.slice(0, colon);
-    if (colon < 0 || !(CHECKOUT_PROTOCOLS as readonly string[]).includes(protocol)) throw new HolonError('invalid_input', `--merchant takes [ID=]PROTOCOL:URL with PROTOCOL ${CHECKOUT_PROTOCOLS.join(' or ')}: "${part}"`);
+    if (colon < 0 || !(CHECKOUT_PROTOCOLS as readonly string[]).includes(protocol))
+      throw new HolonError(
+        'invalid_input',
+        `--merchant takes [ID=]PROTOCOL:URL with PROTOCOL ${CHECKOUT_PROTOCOLS.join(' or ')}: "${part}"`,
+      );
     let url: URL;
     try {
       url = new URL(spec.slice(colon + 1));
     } catch {
       throw new HolonError('invalid_input', `--merchant: "${spec.slice(colon + 1)}" is not a URL`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new HolonError('invalid_input', '--merchant: only http and https merchants');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new HolonError('invalid_input', '--merchant: only http and https merchants');
     if (url.username || url.password) throw new HolonError('invalid_input', '--merchant: no credentials in the URL');
     const id = (named?.[1] ?? url.host).toLowerCase();
-    if (!MERCHANT_ID.test(id)) throw new HolonError('invalid_input', `--merchant: "${id}" is not a merchant id (lower-case letters, digits, ., :, - and _)`);
+    if (!MERCHANT_ID.test(id))
+      throw new HolonError('invalid_input', `--merchant: "${id}" is not a merchant id (lower-case letters, digits, ., :, - and _)`);
     if (out.some((m) => m.id === id)) throw new HolonError('invalid_input', `--merchant: "${id}" is named twice`);
     out.push({ id, protocol: protocol as CheckoutProtocol, url: url.href.replace(/\/+$/, '') });
   }
@@ -70,12 +79,28 @@ export interface MerchantReply {
 }
 
 /** One request to a merchant. Any failure to exchange (network, timeout, too large) is `agent_failed`. */
-export async function exchange(fetch: FetchLike, merchant: string, method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string>, body?: unknown): Promise<MerchantReply> {
+export async function exchange(
+  fetch: FetchLike,
+  merchant: string,
+  method: 'GET' | 'POST' | 'PUT',
+  url: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<MerchantReply> {
   let res: Response;
   try {
-    res = await fetch(url, { method, headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    res = await fetch(url, {
+      method,
+      headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
   } catch {
-    throw new HolonError('agent_failed', `the merchant ${merchant} could not be reached, or its answer was lost; call again (a buy with the same replay key never buys twice)`, { merchant });
+    throw new HolonError(
+      'agent_failed',
+      `the merchant ${merchant} could not be reached, or its answer was lost; call ` +
+        `again (a buy with the same replay key never buys twice)`,
+      { merchant },
+    );
   }
   const text = await res.text().catch(() => '');
   let parsed: unknown;
@@ -98,16 +123,29 @@ export function codeOf(v: unknown): string | null {
  */
 export function merchantFailure(merchant: string, reply: MerchantReply, what: string, code: string | null): HolonError {
   const said = code ? ` (${code})` : '';
-  if (reply.status === 404) return new HolonError('not_found', `the merchant ${merchant} has no such ${what}${said}`, { merchant, status: reply.status, code });
+  if (reply.status === 404)
+    return new HolonError('not_found', `the merchant ${merchant} has no such ${what}${said}`, { merchant, status: reply.status, code });
   if (reply.status >= 400 && reply.status < 500 && reply.status !== 408 && reply.status !== 429) {
-    return new HolonError('conflict', `the merchant ${merchant} refused the ${what}: HTTP ${reply.status}${said}`, { merchant, status: reply.status, code });
+    return new HolonError('conflict', `the merchant ${merchant} refused the ${what}: HTTP ${reply.status}${said}`, {
+      merchant,
+      status: reply.status,
+      code,
+    });
   }
-  return new HolonError('agent_failed', `the merchant ${merchant} failed on the ${what}: HTTP ${reply.status}${said}; call again with the same replay key`, { merchant, status: reply.status, code });
+  return new HolonError(
+    'agent_failed',
+    `the merchant ${merchant} failed on the ${what}: HTTP ${reply.status}${said}; ` + `call again with the same replay key`,
+    { merchant, status: reply.status, code },
+  );
 }
 
 /** A body read through its schema, or `agent_failed`: a merchant that answers what cannot be read has failed. */
 export function readBody<T>(schema: z.ZodType<T>, merchant: string, reply: MerchantReply, what: string): T {
   const parsed = schema.safeParse(reply.body);
-  if (!parsed.success) throw new HolonError('agent_failed', `the merchant ${merchant} answered a ${what} that cannot be read`, { merchant, status: reply.status });
+  if (!parsed.success)
+    throw new HolonError('agent_failed', `the merchant ${merchant} answered a ${what} that cannot be read`, {
+      merchant,
+      status: reply.status,
+    });
   return parsed.data;
 }

@@ -49,7 +49,13 @@ const Outcome = z.object({ code: z.string().optional(), messages: z.array(Messag
 /** The part of a business profile that names the shopping service's REST endpoint (array or keyed form). */
 const Profile = z.object({
   ucp: z.object({
-    services: z.record(z.string(), z.union([z.array(z.object({ transport: z.string().optional(), endpoint: z.string().optional() })), z.object({ rest: z.object({ endpoint: z.string() }).optional() })])),
+    services: z.record(
+      z.string(),
+      z.union([
+        z.array(z.object({ transport: z.string().optional(), endpoint: z.string().optional() })),
+        z.object({ rest: z.object({ endpoint: z.string() }).optional() }),
+      ]),
+    ),
   }),
 });
 
@@ -108,14 +114,17 @@ export class UcpCheckout implements CheckoutClient {
       const reply = await exchange(this.fetch, this.merchant, 'GET', `${this.config.url}/.well-known/ucp`, { 'ucp-agent': UCP_AGENT });
       if (reply.status !== 200) throw merchantFailure(this.merchant, reply, 'profile', null);
       const service = readBody(Profile, this.merchant, reply, 'profile').ucp.services['dev.ucp.shopping'];
-      const raw = Array.isArray(service) ? service.find((s) => s.transport === undefined || s.transport === 'rest')?.endpoint : service?.rest?.endpoint;
+      const raw = Array.isArray(service)
+        ? service.find((s) => s.transport === undefined || s.transport === 'rest')?.endpoint
+        : service?.rest?.endpoint;
       let url: URL;
       try {
         url = new URL(raw ?? '', `${this.config.url}/`);
       } catch {
         throw new HolonError('agent_failed', `the merchant ${this.merchant}'s profile names no REST endpoint for dev.ucp.shopping`);
       }
-      if (raw === undefined || url.origin !== new URL(this.config.url).origin) throw new HolonError('agent_failed', `the merchant ${this.merchant}'s profile names no REST endpoint on its own origin`);
+      if (raw === undefined || url.origin !== new URL(this.config.url).origin)
+        throw new HolonError('agent_failed', `the merchant ${this.merchant}'s profile names no REST endpoint on its own origin`);
       return url.href.replace(/\/+$/, '');
     })();
     // A failed discovery is tried again on the next call.
@@ -125,19 +134,39 @@ export class UcpCheckout implements CheckoutClient {
 
   private async call(method: 'GET' | 'POST', path: string, what: string, ok: number[], body?: unknown, key?: string): Promise<Cart> {
     const base = await this.endpointOf();
-    const reply = await exchange(this.fetch, this.merchant, method, `${base}${path}`, { 'ucp-agent': UCP_AGENT, ...(key ? { 'idempotency-key': key } : {}) }, body);
+    const reply = await exchange(
+      this.fetch,
+      this.merchant,
+      method,
+      `${base}${path}`,
+      { 'ucp-agent': UCP_AGENT, ...(key ? { 'idempotency-key': key } : {}) },
+      body,
+    );
     const outcome = Outcome.safeParse(reply.body);
-    const codes = outcome.success ? [outcome.data.code, ...(outcome.data.messages ?? []).map((m) => m.code)].map(codeOf).filter((c): c is string => c !== null) : [];
+    const codes = outcome.success
+      ? [outcome.data.code, ...(outcome.data.messages ?? []).map((m) => m.code)].map(codeOf).filter((c): c is string => c !== null)
+      : [];
     if (!ok.includes(reply.status)) throw merchantFailure(this.merchant, reply, what, codes[0] ?? null);
     // A business outcome with no checkout (every item unavailable, say): the merchant refused the cart.
     if (reply.body && typeof reply.body === 'object' && !('id' in reply.body)) {
-      throw new HolonError('conflict', `the merchant ${this.merchant} refused the ${what}${codes.length > 0 ? ` (${codes.join(', ')})` : ''}`, { merchant: this.merchant, codes });
+      throw new HolonError(
+        'conflict',
+        `the merchant ${this.merchant} refused the ${what}${codes.length > 0 ? ` (${codes.join(', ')})` : ''}`,
+        { merchant: this.merchant, codes },
+      );
     }
     return cartOf(this.merchant, readBody(Checkout, this.merchant, reply, what));
   }
 
   create(lines: LineRequest[], key?: string): Promise<Cart> {
-    return this.call('POST', '/checkout-sessions', 'checkout', [200, 201], { line_items: lines.map((l) => ({ item: { id: l.product }, quantity: l.quantity })) }, key);
+    return this.call(
+      'POST',
+      '/checkout-sessions',
+      'checkout',
+      [200, 201],
+      { line_items: lines.map((l) => ({ item: { id: l.product }, quantity: l.quantity })) },
+      key,
+    );
   }
 
   retrieve(id: string): Promise<Cart> {
@@ -146,8 +175,21 @@ export class UcpCheckout implements CheckoutClient {
 
   complete(id: string, key: string, payment: { token: string }): Promise<Cart> {
     // Holon is the payment handler: its credential names the purchase the mandate authorized.
-    const instrument = { id: 'holon', handler_id: 'holon', type: 'holon_mandate', selected: true, credential: { type: 'holon', token: payment.token } };
-    return this.call('POST', `/checkout-sessions/${encodeURIComponent(id)}/complete`, 'order', [200, 201], { payment: { instruments: [instrument] } }, key);
+    const instrument = {
+      id: 'holon',
+      handler_id: 'holon',
+      type: 'holon_mandate',
+      selected: true,
+      credential: { type: 'holon', token: payment.token },
+    };
+    return this.call(
+      'POST',
+      `/checkout-sessions/${encodeURIComponent(id)}/complete`,
+      'order',
+      [200, 201],
+      { payment: { instruments: [instrument] } },
+      key,
+    );
   }
 
   cancel(id: string): Promise<Cart> {

@@ -53,8 +53,13 @@ function checkBaseUrl(text: string): string {
   }
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
   const loopback = host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback)) throw new HolonError('invalid_input', `the GitHub API URL must be https (got ${u.protocol}//${u.host}): the token is never sent in clear`);
-  if (u.username || u.password || u.search || u.hash) throw new HolonError('invalid_input', 'the GitHub API URL takes no credentials, query or fragment');
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback))
+    throw new HolonError(
+      'invalid_input',
+      `the GitHub API URL must be https (got ${u.protocol}//${u.host}): the token is ` + `never sent in clear`,
+    );
+  if (u.username || u.password || u.search || u.hash)
+    throw new HolonError('invalid_input', 'the GitHub API URL takes no credentials, query or fragment');
   return u.toString().replace(/\/+$/, '');
 }
 
@@ -75,7 +80,8 @@ function githubReason(body: GitHubErrorBody | undefined, fallback: string, branc
         if (typeof e !== 'object' || e === null) return [];
         const { message, field, code } = e as { message?: unknown; field?: unknown; code?: unknown };
         if (typeof message === 'string' && message) return [message];
-        if ((field === 'head' || field === 'base') && code === 'invalid' && branches[field] !== undefined) return [`${field} branch "${branches[field]}" is not on GitHub; push it first`];
+        if ((field === 'head' || field === 'base') && code === 'invalid' && branches[field] !== undefined)
+          return [`${field} branch "${branches[field]}" is not on GitHub; push it first`];
         if (typeof field === 'string' && typeof code === 'string') return [`${field} ${code}`];
         return [];
       })
@@ -101,7 +107,8 @@ export class GitHubForge implements Forge {
 
   constructor(options: GitHubForgeOptions) {
     // GitHub's rule for a user or org name: letters, digits and single hyphens, at most 39.
-    if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(options.owner)) throw new HolonError('invalid_input', `"${options.owner}" is not a GitHub user or organization name`);
+    if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(options.owner))
+      throw new HolonError('invalid_input', `"${options.owner}" is not a GitHub user or organization name`);
     if (!options.token.trim()) throw new HolonError('invalid_input', 'the GitHub token is empty');
     this.owner = options.owner;
     this.baseUrl = checkBaseUrl(options.baseUrl ?? GITHUB_API);
@@ -140,9 +147,16 @@ export class GitHubForge implements Forge {
       const when = Number.isFinite(reset) && reset > 0 ? ` after ${new Date(reset * 1000).toISOString()}` : ' later';
       return new HolonError('conflict', `GitHub's rate limit for this token is used up; try again${when}`, details);
     }
-    if (status === 401) return new HolonError('denied', `GitHub refused the token (${said}): a human must check HOLON_GITHUB_TOKEN`, details);
-    if (status === 403) return new HolonError('denied', `GitHub refused access to ${where} (${said}): the token lacks the permission, or the org restricts it`, details);
-    if (status === 404) return new HolonError('not_found', `repository ${where} was not found on GitHub, or the token cannot see it`, details);
+    if (status === 401)
+      return new HolonError('denied', `GitHub refused the token (${said}): a human must check HOLON_GITHUB_TOKEN`, details);
+    if (status === 403)
+      return new HolonError(
+        'denied',
+        `GitHub refused access to ${where} (${said}): the token lacks the permission, or ` + `the org restricts it`,
+        details,
+      );
+    if (status === 404)
+      return new HolonError('not_found', `repository ${where} was not found on GitHub, or the token cannot see it`, details);
     if (status === 422) return new HolonError('conflict', `the forge refused: ${said}`, details);
     if (status >= 500) return new HolonError('conflict', `GitHub failed (${status}: ${said}); try again later`, details);
     return new HolonError('conflict', `${refusal} (${status}: ${said})`, details);
@@ -155,7 +169,13 @@ export class GitHubForge implements Forge {
   async listOpen(repo: string): Promise<ForgePr[]> {
     try {
       const out: ForgePr[] = [];
-      const pages = this.#octokit.paginate.iterator(this.#octokit.rest.pulls.list, { owner: this.owner, repo, state: 'open', per_page: PER_PAGE, ...this.#signal() });
+      const pages = this.#octokit.paginate.iterator(this.#octokit.rest.pulls.list, {
+        owner: this.owner,
+        repo,
+        state: 'open',
+        per_page: PER_PAGE,
+        ...this.#signal(),
+      });
       for await (const page of pages) {
         for (const p of page.data) out.push(toForgePr(p));
         if (out.length >= MAX_LISTED) break;
@@ -168,19 +188,39 @@ export class GitHubForge implements Forge {
 
   /** The open pull request from `head` (a branch of this owner's repo) into `base`, if there is one. */
   async #openFor(repo: string, head: string, base: string): Promise<ForgePr | undefined> {
-    const { data } = await this.#octokit.rest.pulls.list({ owner: this.owner, repo, state: 'open', head: `${this.owner}:${head}`, base, per_page: 1, ...this.#signal() });
+    const { data } = await this.#octokit.rest.pulls.list({
+      owner: this.owner,
+      repo,
+      state: 'open',
+      head: `${this.owner}:${head}`,
+      base,
+      per_page: 1,
+      ...this.#signal(),
+    });
     const first = data[0];
     return first ? toForgePr(first) : undefined;
   }
 
   async open(r: OpenPrRequest): Promise<ForgePr & { existing: boolean }> {
     // "user:branch" would name a fork's branch; the agent opens pull requests from the repo's own branches.
-    if (r.head.includes(':') || r.base.includes(':')) throw new HolonError('invalid_input', `head and base are branches of ${this.owner}/${r.repo}, without an owner`, { head: r.head, base: r.base });
+    if (r.head.includes(':') || r.base.includes(':'))
+      throw new HolonError('invalid_input', `head and base are branches of ${this.owner}/${r.repo}, without an owner`, {
+        head: r.head,
+        base: r.base,
+      });
     try {
       const same = await this.#openFor(r.repo, r.head, r.base);
       if (same) return { ...same, existing: true };
       try {
-        const { data } = await this.#octokit.rest.pulls.create({ owner: this.owner, repo: r.repo, head: r.head, base: r.base, title: r.title, body: r.body, ...this.#signal() });
+        const { data } = await this.#octokit.rest.pulls.create({
+          owner: this.owner,
+          repo: r.repo,
+          head: r.head,
+          base: r.base,
+          title: r.title,
+          body: r.body,
+          ...this.#signal(),
+        });
         return { ...toForgePr(data), existing: false };
       } catch (err) {
         // Another call opened the same one meanwhile: GitHub refuses the second, and the first is the answer.

@@ -103,7 +103,10 @@ export interface PublicFetchOptions {
 }
 
 /** A WHATWG-shaped fetch; the only one the terms tools and HTTP agents use. */
-export type FetchLike = (input: string | URL, init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<Response>;
+export type FetchLike = (
+  input: string | URL,
+  init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
+) => Promise<Response>;
 
 /** A `fetch` that connects only to public addresses (see the module's comment). */
 export function publicFetch(options: PublicFetchOptions = {}): FetchLike {
@@ -133,7 +136,8 @@ export function publicFetch(options: PublicFetchOptions = {}): FetchLike {
     }
     // The socket connects to the address checked above, never to a second resolution of the host.
     const lookup: LookupFunction = (_hostname, opts, callback) => {
-      if ((opts as { all?: boolean }).all) (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, [address]);
+      if ((opts as { all?: boolean }).all)
+        (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, [address]);
       else callback(null, address.address, address.family);
     };
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
@@ -169,7 +173,9 @@ export function publicFetch(options: PublicFetchOptions = {}): FetchLike {
             const status = res.statusCode ?? 0;
             const body = status === 204 || status === 304 || (status >= 100 && status < 200) ? null : Buffer.concat(chunks);
             try {
-              resolvePromise(new Response(body, { status: status < 200 || status > 599 ? 502 : status, statusText: res.statusMessage ?? '', headers }));
+              resolvePromise(
+                new Response(body, { status: status < 200 || status > 599 ? 502 : status, statusText: res.statusMessage ?? '', headers }),
+              );
             } catch {
               reject(new RefusedLink('network'));
             }

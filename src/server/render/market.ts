@@ -11,7 +11,12 @@ import { denialsJson, denialTexts } from '../../core/words.ts';
 /** A failure of a market tool. */
 export function marketFailure(err: HolonError): CallToolResult {
   const problem = {
-    error: { reason: err.reason, message: err.message, ...err.details, ...(err.denials.length > 0 ? { reasons: denialTexts(err.denials), denials: denialsJson(err.denials) } : {}) },
+    error: {
+      reason: err.reason,
+      message: err.message,
+      ...err.details,
+      ...(err.denials.length > 0 ? { reasons: denialTexts(err.denials), denials: denialsJson(err.denials) } : {}),
+    },
   };
   return { isError: true, content: [{ type: 'text', text: `${err.reason}: ${err.message}\n${JSON.stringify(problem)}` }] };
 }

@@ -47,7 +47,10 @@ export interface Problem {
   code: ProblemCode;
   message: string;
   action: ErrorAction;
-  data: { type: string; status: number; action: ErrorAction; nextStep: string; retryable: boolean; reasons: string[] } & Record<string, unknown>;
+  data: { type: string; status: number; action: ErrorAction; nextStep: string; retryable: boolean; reasons: string[] } & Record<
+    string,
+    unknown
+  >;
 }
 
 /** The action class of a problem code. */
@@ -72,7 +75,15 @@ export function problem(code: ProblemCode, message: string, extra: { reasons?: s
     code,
     message,
     action,
-    data: { ...extra, type: `urn:holon:problem:${code}`, status, action, nextStep: NEXT_STEP[action], retryable: action === 'retry-as-is', reasons: extra.reasons ?? [] },
+    data: {
+      ...extra,
+      type: `urn:holon:problem:${code}`,
+      status,
+      action,
+      nextStep: NEXT_STEP[action],
+      retryable: action === 'retry-as-is',
+      reasons: extra.reasons ?? [],
+    },
   };
 }
 
@@ -83,7 +94,12 @@ function problemCodeOf(denials: readonly Denial[]): ProblemCode {
   if (codes.has('rate_limited')) return 'rate_limited';
   if (codes.has('rejected')) return 'approval.rejected';
   if (codes.has('over_threshold')) return 'approval.pending';
-  if (['approval_not_found', 'approval_used', 'approval_expired', 'approval_mismatch', 'approval_amount_raised'].some((c) => codes.has(c as Denial['code']))) return 'approval.invalid';
+  if (
+    ['approval_not_found', 'approval_used', 'approval_expired', 'approval_mismatch', 'approval_amount_raised'].some((c) =>
+      codes.has(c as Denial['code']),
+    )
+  )
+    return 'approval.invalid';
   if (codes.size > 0 && [...codes].every((c) => c === 'over_max_cost')) return 'cost.above_cap';
   if (codes.size > 0 && [...codes].every((c) => c === 'no_rate' || c === 'spend_unconvertible')) return 'amount.unknown';
   return 'intent.denied';
@@ -123,12 +139,25 @@ export function orProblem<T extends z.ZodRawShape>(shape: T) {
       code: z.string().optional(),
       message: z.string().optional(),
       action: z.enum(ERROR_ACTIONS).optional(),
-      data: z.looseObject({ type: z.string(), status: z.number().int(), action: z.enum(ERROR_ACTIONS), nextStep: z.string(), retryable: z.boolean(), reasons: z.array(z.string()) }).optional(),
+      data: z
+        .looseObject({
+          type: z.string(),
+          status: z.number().int(),
+          action: z.enum(ERROR_ACTIONS),
+          nextStep: z.string(),
+          retryable: z.boolean(),
+          reasons: z.array(z.string()),
+        })
+        .optional(),
     });
 }
 
 /** A failure of a seed-003 tool: the problem on `structuredContent` and, as JSON, in its text. */
 export function problemFailure(err: HolonError): CallToolResult {
   const p = problemOf(err);
-  return { isError: true, structuredContent: p as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(p) }] };
+  return {
+    isError: true,
+    structuredContent: p as unknown as Record<string, unknown>,
+    content: [{ type: 'text', text: JSON.stringify(p) }],
+  };
 }

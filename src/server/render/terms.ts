@@ -26,5 +26,9 @@ export function termsFailure(err: HolonError): CallToolResult {
   // Where a payment was sent before the decline (an agreement that may settle yet), the agent is told what moved.
   const moved = (err.details as { moved?: unknown }).moved;
   const d = { ...declineOf(err), ...(moved ? { moved } : {}) };
-  return { isError: true, structuredContent: d as unknown as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(d) }] };
+  return {
+    isError: true,
+    structuredContent: d as unknown as Record<string, unknown>,
+    content: [{ type: 'text', text: JSON.stringify(d) }],
+  };
 }

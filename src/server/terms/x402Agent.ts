@@ -27,16 +27,19 @@ export function fromAtomic(amount: string, decimals: number, currency: string): 
 }
 
 export class X402AgentRunner implements AgentRunner {
-  constructor(
-    private readonly deps: { fetch: FetchLike; wallet?: Wallet | undefined; now: () => number; logger: Logger },
-  ) {}
+  constructor(private readonly deps: { fetch: FetchLike; wallet?: Wallet | undefined; now: () => number; logger: Logger }) {}
 
   async run(request: Parameters<AgentRunner['run']>[0]): Promise<AgentRunResult> {
     const endpoint = request.endpoint;
     if (endpoint.type !== 'x402') return failed('unreachable');
     const body = JSON.stringify(request.input ?? {});
     const post = (headers: Record<string, string> = {}): Promise<Response> =>
-      this.deps.fetch(endpoint.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body, ...(request.signal ? { signal: request.signal } : {}) });
+      this.deps.fetch(endpoint.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+        body,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
     let res: Response;
     try {
       res = await post();
@@ -66,7 +69,10 @@ export class X402AgentRunner implements AgentRunner {
   }
 
   /** The payment for a 402, or nothing when Holon will not sign it. */
-  private async pay(res: Response, limit: Parameters<AgentRunner['run']>[0]['pay']): Promise<{ header: string; paid: NonNullable<AgentRunResult['paid']> } | undefined> {
+  private async pay(
+    res: Response,
+    limit: Parameters<AgentRunner['run']>[0]['pay'],
+  ): Promise<{ header: string; paid: NonNullable<AgentRunResult['paid']> } | undefined> {
     const wallet = this.deps.wallet;
     const header = res.headers.get('payment-required');
     if (!wallet || !limit || !header) return undefined;

@@ -26,7 +26,6 @@ import { confirmedAtr, payerOf, readDocument, refuse, requestFor, signedPayment,
 
 export const AGREEMENT = 'x402/agreement/eip155';
 
-
 /** The receipt of a recorded agreement, as the agreement URL states it. */
 export interface AgreementReceipt {
   atrHash: string;
@@ -34,12 +33,18 @@ export interface AgreementReceipt {
   network: string;
   transaction: string;
 }
-const Receipt = z.object({ atrHash: z.string().regex(HASH_PATTERN), agreed: z.literal(true), network: z.string().min(1).max(100), transaction: z.string().min(1).max(200) });
+const Receipt = z.object({
+  atrHash: z.string().regex(HASH_PATTERN),
+  agreed: z.literal(true),
+  network: z.string().min(1).max(100),
+  transaction: z.string().min(1).max(200),
+});
 
 /** A receipt's form, for this H; otherwise why not. */
 export function receiptFor(receipt: unknown, h: string): AgreementReceipt {
   const r = Receipt.safeParse(receipt);
-  if (!r.success) throw refuse(denial('agreement_failed', { reason: 'not an agreement receipt: {atrHash, agreed: true, network, transaction}' }));
+  if (!r.success)
+    throw refuse(denial('agreement_failed', { reason: 'not an agreement receipt: {atrHash, agreed: true, network, transaction}' }));
   if (r.data.atrHash.toLowerCase() !== h) throw refuse(denial('agreement_failed', { reason: 'the receipt names another ATR hash' }));
   return r.data as AgreementReceipt;
 }
@@ -67,7 +72,9 @@ export async function confirmAgreement(
 ): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; chosen: AgreementChosen; request: SignRequest | null }> {
   const payer = payerOf(account);
   const read = readDocument(document);
-  const agreement = z.object({ url: z.string().url().max(2048) }).safeParse((document as { extensions?: Record<string, unknown> }).extensions?.['agreement']);
+  const agreement = z
+    .object({ url: z.string().url().max(2048) })
+    .safeParse((document as { extensions?: Record<string, unknown> }).extensions?.['agreement']);
   if (!agreement.success) throw unreadable('x402/no-agreement');
   const { option, bytes, served } = await confirmedAtr(deps.fetch, read, payer.network);
   const unsigned = {
@@ -90,7 +97,11 @@ export async function confirmAgreement(
 }
 
 /** `atr_finish` for an agreement pairing: the resource's payment, rebuilt and checked; the proof is the agreement. */
-export async function finishAgreement(bytes: Uint8Array, chosen: unknown, signature: unknown): Promise<{ atrHash: string; signed: PaymentPayload }> {
+export async function finishAgreement(
+  bytes: Uint8Array,
+  chosen: unknown,
+  signature: unknown,
+): Promise<{ atrHash: string; signed: PaymentPayload }> {
   const nonce = (chosen as { nonce?: unknown } | null)?.nonce;
   if (typeof nonce !== 'string' || !HASH_PATTERN.test(nonce)) throw unreadable('x402/chosen-unreadable');
   return { atrHash: atrHash(bytes), signed: await signedPayment(chosen, signature, nonce) };
@@ -104,7 +115,11 @@ export interface Approve {
 }
 
 /** The agreement URL, asked unpaid: the receipt, 202, or the payment it asks for. */
-export async function askAgreement(fetch: FetchLike, url: string, h: string): Promise<{ receipt: AgreementReceipt } | { pending: true } | { required: PaymentRequired }> {
+export async function askAgreement(
+  fetch: FetchLike,
+  url: string,
+  h: string,
+): Promise<{ receipt: AgreementReceipt } | { pending: true } | { required: PaymentRequired }> {
   let res: Response;
   try {
     res = await fetch(url, { headers: { accept: 'application/json' } });
@@ -148,7 +163,9 @@ export function checkApproved(approved: unknown, chosen: AgreementChosen): { opt
   }
   if (read.hash !== chosen.atrHash) throw unreadable('x402/agreement-required-other-hash');
   const accepts = Array.isArray(a.required.accepts) ? a.required.accepts : [];
-  const option = read.options.find((o) => canonicalize({ amount: o.amount, asset: o.asset, payTo: o.payTo, network: o.network }) === canonicalize(a.option));
+  const option = read.options.find(
+    (o) => canonicalize({ amount: o.amount, asset: o.asset, payTo: o.payTo, network: o.network }) === canonicalize(a.option),
+  );
   if (accepts.length > 32 || !option) throw unreadable('x402/option-not-in-document');
   return { option, required: a.required };
 }
@@ -162,7 +179,12 @@ export function verifiedChosen(chosen: unknown): AgreementChosen {
 }
 
 /** Sends the signed agreement payment: the receipt, or pending, or why it failed. */
-export async function payAgreement(fetch: FetchLike, url: string, signed: PaymentPayload, h: string): Promise<{ receipt: AgreementReceipt } | { pending: true }> {
+export async function payAgreement(
+  fetch: FetchLike,
+  url: string,
+  signed: PaymentPayload,
+  h: string,
+): Promise<{ receipt: AgreementReceipt } | { pending: true }> {
   let res: Response;
   try {
     res = await fetch(url, { headers: { 'payment-signature': encodePaymentSignatureHeader(signed), accept: 'application/json' } });

@@ -36,9 +36,17 @@ const ChannelOption = z.object({
   asset: z.string().refine((a) => isAddress(a)),
   amount: Amount,
   payTo: z.string().refine((a) => isAddress(a)),
-  maxTimeoutSeconds: z.number().int().min(1).max(86_400 * 30),
+  maxTimeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(86_400 * 30),
   extra: z
-    .object({ name: z.string(), version: z.string(), channel: z.object({ escrow: z.string().refine((a) => isAddress(a)), deposit: Amount }).passthrough() })
+    .object({
+      name: z.string(),
+      version: z.string(),
+      channel: z.object({ escrow: z.string().refine((a) => isAddress(a)), deposit: Amount }).passthrough(),
+    })
     .passthrough(),
 });
 type ChannelOption = z.infer<typeof ChannelOption>;
@@ -84,20 +92,49 @@ export interface ChannelChosen {
 export function openingRequest(c: Omit<ChannelChosen, 'mac'>, h: string): TypedRequest & { message: { nonce: string } } {
   const o = c.option;
   return {
-    domain: { name: o.extra.name, version: o.extra.version, chainId: o.network.slice('eip155:'.length), verifyingContract: getAddress(o.asset) },
+    domain: {
+      name: o.extra.name,
+      version: o.extra.version,
+      chainId: o.network.slice('eip155:'.length),
+      verifyingContract: getAddress(o.asset),
+    },
     types: TRANSFER_TYPES,
     primaryType: 'TransferWithAuthorization',
-    message: { from: c.from, to: getAddress(o.extra.channel.escrow), value: o.extra.channel.deposit, validAfter: '0', validBefore: c.validBefore, nonce: h },
+    message: {
+      from: c.from,
+      to: getAddress(o.extra.channel.escrow),
+      value: o.extra.channel.deposit,
+      validAfter: '0',
+      validBefore: c.validBefore,
+      nonce: h,
+    },
   };
 }
 
 /** `atr_confirm` for a channel. */
-export async function confirmChannel(deps: { fetch: FetchLike; now: () => number }, document: unknown, account: string): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; chosen: ChannelChosen; request: TypedRequest }> {
+export async function confirmChannel(
+  deps: { fetch: FetchLike; now: () => number },
+  document: unknown,
+  account: string,
+): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; chosen: ChannelChosen; request: TypedRequest }> {
   const payer = payerOf(account);
   const read = readChannelDocument(document);
   const { option, bytes, served } = await confirmedAtr(deps.fetch, read, payer.network);
-  const unsigned = { pairing: CHANNEL, atrHash: served, resource: read.required.resource, option, from: payer.address, validBefore: String(Math.floor(deps.now() / 1000) + option.maxTimeoutSeconds) } as const;
-  return { atrHash: served, atr: atrView(bytes), bytes, chosen: withMac(unsigned) as ChannelChosen, request: openingRequest(unsigned, served) };
+  const unsigned = {
+    pairing: CHANNEL,
+    atrHash: served,
+    resource: read.required.resource,
+    option,
+    from: payer.address,
+    validBefore: String(Math.floor(deps.now() / 1000) + option.maxTimeoutSeconds),
+  } as const;
+  return {
+    atrHash: served,
+    atr: atrView(bytes),
+    bytes,
+    chosen: withMac(unsigned) as ChannelChosen,
+    request: openingRequest(unsigned, served),
+  };
 }
 
 /** A signed opening: the x402 payload the seller takes, and the channel it opens. */
@@ -112,23 +149,42 @@ const typed = (r: TypedRequest, signature: `0x${string}`, address: `0x${string}`
   const fields = r.types[r.primaryType] ?? [];
   const message: Record<string, unknown> = {};
   for (const f of fields) message[f.name] = f.type.startsWith('uint') ? BigInt(r.message[f.name] ?? '0') : r.message[f.name];
-  return verifyTypedData({ address, domain: { ...r.domain, chainId: Number(r.domain.chainId) }, types: r.types, primaryType: r.primaryType, message, signature } as never).catch(() => false);
+  return verifyTypedData({
+    address,
+    domain: { ...r.domain, chainId: Number(r.domain.chainId) },
+    types: r.types,
+    primaryType: r.primaryType,
+    message,
+    signature,
+  } as never).catch(() => false);
 };
 
-const channelIdOf = (signature: string): string => `0x${createHash('sha256').update(Buffer.from(signature.slice(2), 'hex')).digest('hex')}`;
+const channelIdOf = (signature: string): string =>
+  `0x${createHash('sha256')
+    .update(Buffer.from(signature.slice(2), 'hex'))
+    .digest('hex')}`;
 
 /**
  * `atr_finish` for a channel: `chosen` only with its MAC, the opening rebuilt from it and the ATR's bytes,
  * the wallet's signature checked; returns the opening with a MAC over it, for atr_channel_open.
  */
-export async function finishChannel(bytes: Uint8Array, chosen: unknown, signature: unknown): Promise<{ atrHash: string; signed: Opening; mac: string }> {
+export async function finishChannel(
+  bytes: Uint8Array,
+  chosen: unknown,
+  signature: unknown,
+): Promise<{ atrHash: string; signed: Opening; mac: string }> {
   if (!macVerifies(chosen)) throw refuse(denial('chosen_unverified', {}));
   const c = chosen as unknown as ChannelChosen;
   const h = atrHash(bytes);
   if (typeof signature !== 'string' || !/^0x[0-9a-fA-F]{130}$/.test(signature)) throw refuse(denial('signature_invalid', {}));
   const request = openingRequest(c, h);
   if (!(await typed(request, signature as `0x${string}`, getAddress(c.from)))) throw refuse(denial('signature_invalid', {}));
-  const signed: Opening = { x402Version: 2, resource: c.resource, accepted: c.option as unknown as PaymentRequirements, payload: { signature: signature as `0x${string}`, authorization: request.message } };
+  const signed: Opening = {
+    x402Version: 2,
+    resource: c.resource,
+    accepted: c.option as unknown as PaymentRequirements,
+    payload: { signature: signature as `0x${string}`, authorization: request.message },
+  };
   return { atrHash: h, signed, mac: openingMac(signed, null) };
 }
 
@@ -161,10 +217,12 @@ export interface Hold {
 
 /** `atr_channel_open`: keeps a channel opened by an opening this process returned, with its MAC. */
 export function openChannel(bytes: Uint8Array, signed: unknown, landed: unknown, mac: unknown): { atrHash: string; hold: Hold } {
-  if (typeof mac !== 'string' || !macVerifies({ pairing: CHANNEL, signed, landed: landed ?? null, mac })) throw refuse(denial('opening_unverified', {}));
+  if (typeof mac !== 'string' || !macVerifies({ pairing: CHANNEL, signed, landed: landed ?? null, mac }))
+    throw refuse(denial('opening_unverified', {}));
   const o = signed as Opening;
   const h = atrHash(bytes);
-  if ((o.payload.authorization['nonce'] ?? '').toLowerCase() !== h) throw refuse(denial('hash_mismatch', { advertised: String(o.payload.authorization['nonce']), served: h }));
+  if ((o.payload.authorization['nonce'] ?? '').toLowerCase() !== h)
+    throw refuse(denial('hash_mismatch', { advertised: String(o.payload.authorization['nonce']), served: h }));
   const extra = (o.accepted.extra as ChannelOption['extra']).channel;
   const hold = withMac({
     pairing: CHANNEL,
@@ -195,8 +253,10 @@ export function verifiedHold(hold: unknown): Hold {
 /** `atr_channel_record_charge`: the seller's cumulative charge, never less than before nor above the deposit. */
 export function recordCharge(hold: unknown, charged: string): { atrHash: string; hold: Hold } {
   const h = verifiedHold(hold);
-  if (!/^[0-9]{1,78}$/.test(charged)) throw new HolonError('invalid_input', 'charged is a whole number of the token\'s smallest units, in decimal');
-  if (BigInt(charged) < BigInt(h.charged) || BigInt(charged) > BigInt(h.deposit)) throw new HolonError('invalid_input', `charged must be between ${h.charged} (recorded) and ${h.deposit} (the deposit)`);
+  if (!/^[0-9]{1,78}$/.test(charged))
+    throw new HolonError('invalid_input', "charged is a whole number of the token's smallest units, in decimal");
+  if (BigInt(charged) < BigInt(h.charged) || BigInt(charged) > BigInt(h.deposit))
+    throw new HolonError('invalid_input', `charged must be between ${h.charged} (recorded) and ${h.deposit} (the deposit)`);
   const { mac: _m, ...rest } = h;
   return { atrHash: h.atrHash, hold: withMac({ ...rest, charged }) as Hold };
 }
@@ -215,7 +275,11 @@ export function voucherRequest(h: Hold, cumulative: string, close: boolean): Typ
  * What `atr_channel_within` signs: the next voucher for the new document's price (the document must
  * advertise the held H and name the held channel), or the close. Never above the deposit.
  */
-export function nextPayment(hold: unknown, document: unknown, refund: { amount?: string | null | undefined } | null | undefined): { h: Hold; cumulative: string; close: boolean; request: TypedRequest } {
+export function nextPayment(
+  hold: unknown,
+  document: unknown,
+  refund: { amount?: string | null | undefined } | null | undefined,
+): { h: Hold; cumulative: string; close: boolean; request: TypedRequest } {
   const h = verifiedHold(hold);
   if (h.closed) throw new HolonError('conflict', 'the channel is closed');
   if (refund) {
@@ -223,13 +287,23 @@ export function nextPayment(hold: unknown, document: unknown, refund: { amount?:
     // `refund.amount` of it when the seller asked for less back.
     const owed = BigInt(h.signed) > BigInt(h.charged) ? BigInt(h.signed) : BigInt(h.charged);
     const back = refund.amount ?? (BigInt(h.deposit) - owed).toString();
-    if (!/^[0-9]{1,78}$/.test(back) || BigInt(back) > BigInt(h.deposit) - owed) throw new HolonError('invalid_input', `refund.amount is what comes back, at most ${(BigInt(h.deposit) - owed).toString()} (the deposit less what was signed and charged)`);
+    if (!/^[0-9]{1,78}$/.test(back) || BigInt(back) > BigInt(h.deposit) - owed)
+      throw new HolonError(
+        'invalid_input',
+        `refund.amount is what comes back, at most ${(BigInt(h.deposit) - owed).toString()} ` +
+          `(the deposit less what was signed and charged)`,
+      );
     const keep = (BigInt(h.deposit) - BigInt(back)).toString();
     return { h, cumulative: keep, close: true, request: voucherRequest(h, keep, true) };
   }
   const read = readChannelDocument(document);
   if (read.hash !== h.atrHash) throw refuse(denial('hash_mismatch', { advertised: read.hash, served: h.atrHash }));
-  const option = read.options.find((o) => o.network === h.network && getAddress(o.payTo) === getAddress(h.payTo) && (o.extra.channel['id'] === undefined || o.extra.channel['id'] === h.channel));
+  const option = read.options.find(
+    (o) =>
+      o.network === h.network &&
+      getAddress(o.payTo) === getAddress(h.payTo) &&
+      (o.extra.channel['id'] === undefined || o.extra.channel['id'] === h.channel),
+  );
   if (!option || option.extra.channel['id'] !== h.channel) throw unreadable('x402/channel-not-named');
   const cumulative = (BigInt(h.signed) + BigInt(option.amount)).toString();
   if (BigInt(cumulative) > BigInt(h.deposit)) throw unreadable('x402/channel-exhausted');
@@ -244,7 +318,11 @@ export function heldAfter(h: Hold, cumulative: string, close: boolean): Hold {
 
 /** A signed voucher or close, as the seller takes it (`PAYMENT-SIGNATURE`). */
 export function voucherPayload(h: Hold, request: TypedRequest, signature: `0x${string}`, close: boolean): Record<string, unknown> {
-  return { x402Version: 2, accepted: { scheme: 'channel', network: h.network, asset: h.asset, payTo: h.payTo }, payload: { signature, voucher: request.message, close } };
+  return {
+    x402Version: 2,
+    accepted: { scheme: 'channel', network: h.network, asset: h.asset, payTo: h.payTo },
+    payload: { signature, voucher: request.message, close },
+  };
 }
 
 /** Whether `signature` is the channel's payer's over `request`. */

@@ -82,7 +82,11 @@ export function readDocument(document: unknown): ReadDocument {
 }
 
 /** The option on the payer's chain, and the ATR's bytes fetched and checked against the advertised H. */
-export async function confirmedAtr<O extends { network: string }>(fetch: FetchLike, read: { hash: string; url: string; options: O[] }, network: string): Promise<{ option: O; bytes: Uint8Array; served: string }> {
+export async function confirmedAtr<O extends { network: string }>(
+  fetch: FetchLike,
+  read: { hash: string; url: string; options: O[] },
+  network: string,
+): Promise<{ option: O; bytes: Uint8Array; served: string }> {
   const option = read.options.find((o) => o.network === network);
   if (!option) throw unreadable('x402/no-option-on-payer-network');
   const bytes = await fetchAtr(fetch, read.url);
@@ -144,7 +148,12 @@ export interface SignRequest {
 export function requestFor(chosen: Omit<Chosen, 'mac'>, h: string): SignRequest {
   const o = chosen.option;
   return {
-    domain: { name: String(o.extra['name']), version: String(o.extra['version']), chainId: o.network.slice('eip155:'.length), verifyingContract: getAddress(o.asset) },
+    domain: {
+      name: String(o.extra['name']),
+      version: String(o.extra['version']),
+      chainId: o.network.slice('eip155:'.length),
+      verifyingContract: getAddress(o.asset),
+    },
     types: TRANSFER_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: { from: chosen.from, to: getAddress(o.payTo), value: o.amount, validAfter: '0', validBefore: chosen.validBefore, nonce: h },
@@ -199,11 +208,22 @@ export async function signedPayment(chosen: unknown, signature: unknown, nonce: 
     domain: { ...request.domain, chainId: Number(request.domain.chainId) },
     types: request.types,
     primaryType: request.primaryType,
-    message: { ...request.message, value: BigInt(request.message.value), validAfter: 0n, validBefore: BigInt(request.message.validBefore), nonce: nonce as `0x${string}` },
+    message: {
+      ...request.message,
+      value: BigInt(request.message.value),
+      validAfter: 0n,
+      validBefore: BigInt(request.message.validBefore),
+      nonce: nonce as `0x${string}`,
+    },
     signature: sig.data as `0x${string}`,
   }).catch(() => false);
   if (!ok) throw refuse(denial('signature_invalid', {}));
-  return { x402Version: 2, resource: base.resource, accepted: base.option, payload: { signature: sig.data, authorization: request.message } };
+  return {
+    x402Version: 2,
+    resource: base.resource,
+    accepted: base.option,
+    payload: { signature: sig.data, authorization: request.message },
+  };
 }
 
 /**

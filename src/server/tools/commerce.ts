@@ -83,7 +83,7 @@ const orderShape = {
   checkout: z.string(),
   lines: z.array(LineOut),
   total: MoneyOut.describe("The order's total, as the merchant computed it"),
-  charged: MoneyOut.describe("What the mandate paid, in its currency (never more than was held)"),
+  charged: MoneyOut.describe('What the mandate paid, in its currency (never more than was held)'),
   permalink_url: z.string().nullable(),
   replay_key: z.string(),
   replayed: z.boolean().describe('True when this replay key had already bought it: nothing was bought again'),
@@ -139,9 +139,9 @@ const quote = defineTool({
   name: 'quote',
   title: 'Price a cart',
   description:
-    "Prices a cart against a merchant the human configured, over its checkout protocol (acp or ucp). Commits nothing and moves no " +
+    'Prices a cart against a merchant the human configured, over its checkout protocol (acp or ucp). Commits nothing and moves no ' +
     "money: the checkout it priced on is canceled at once. Returns the merchant's server-authoritative cart: its lines with unit " +
-    "prices, totals, currency, and status — only a ready cart can be bought. " +
+    'prices, totals, currency, and status — only a ready cart can be bought. ' +
     DATA,
   toolset: 'commerce',
   capability: null,
@@ -165,7 +165,7 @@ const buy = defineTool({
   title: 'Buy a cart',
   description:
     "Buys the lines from the merchant at the merchant's price: prices them, and completes the checkout only if the merchant's cart is " +
-    "ready, authorized through the same gate as every spend (commerce.buy, the budget and its limits). Takes no amount: the total is " +
+    'ready, authorized through the same gate as every spend (commerce.buy, the budget and its limits). Takes no amount: the total is ' +
     "the merchant's. Returns the order (id, lines, total, what the mandate paid). " +
     'The replay key makes a retry safe: the same key never buys twice. A purchase above the approval threshold is refused ' +
     '(intent.denied), never parked: a checkout cannot wait for a human. ' +
@@ -186,8 +186,8 @@ const buy = defineTool({
 
 /** What the server tells every client about commerce, once. */
 export const COMMERCE_INSTRUCTIONS = [
-  "Commerce: quote prices a cart at a merchant the human configured and commits nothing; buy takes the same lines and a replay key — " +
-  "never an amount — and completes the order at the merchant's price, within this mandate.",
+  'Commerce: quote prices a cart at a merchant the human configured and commits nothing; buy takes the same lines and a replay key — ' +
+    "never an amount — and completes the order at the merchant's price, within this mandate.",
   `Reuse the replay key to retry a buy that failed with rail.failed; it never buys twice. ${DATA}`,
 ].join('\n');
 

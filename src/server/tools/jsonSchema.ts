@@ -17,7 +17,8 @@ const CHILD_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
 const CHILD_ONE = ['items', 'additionalProperties', 'not', 'contains', 'propertyNames'];
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isNullable = (s: Json): boolean => s['type'] === 'null' || (Array.isArray(s['anyOf']) && s['anyOf'].some((b) => isObject(b) && b['type'] === 'null'));
+const isNullable = (s: Json): boolean =>
+  s['type'] === 'null' || (Array.isArray(s['anyOf']) && s['anyOf'].some((b) => isObject(b) && b['type'] === 'null'));
 
 /** Any JSON value, spelled so that every client reads it as a constraint. */
 function anyJson(annotations: Json): Json {
@@ -29,7 +30,8 @@ function portable(node: Json, input: boolean): Json {
   delete s['$schema'];
   for (const k of CHILD_MAPS) {
     const m = s[k];
-    if (isObject(m)) s[k] = Object.fromEntries(Object.entries(m).map(([name, child]) => [name, isObject(child) ? portable(child, input) : child]));
+    if (isObject(m))
+      s[k] = Object.fromEntries(Object.entries(m).map(([name, child]) => [name, isObject(child) ? portable(child, input) : child]));
   }
   for (const k of CHILD_LISTS) {
     const l = s[k];

@@ -149,7 +149,7 @@ const recallTool = defineTool({
   title: 'Recall a snapshot',
   description:
     "Reads this mandate's memory as a sealed point-in-time snapshot: for each key, the version valid at `valid_as_of` among those " +
-    "recorded by `system_as_of` (both default now), in key order (or the order of `keys`). " +
+    'recorded by `system_as_of` (both default now), in key order (or the order of `keys`). ' +
     'The snapshot is sealed at the journal position of the first call: pass `next_cursor` to read the next page of the SAME snapshot ' +
     'while writes go on. A cursor carries its query; pass it alone (with `limit` if you like). ' +
     MEMORY_REMINDER,

@@ -172,9 +172,11 @@ export function runTool(
   call: Pick<ToolCall, 'tool' | 'toolset' | 'ctx'> & { args: unknown },
   chain: Middleware[] = TOOL_PIPELINE,
 ): Promise<CallToolResult> {
-  const step = (i: number) => (c: ToolCall): Promise<CallToolResult> => {
-    const mw = chain[i];
-    return mw ? mw(c, step(i + 1)) : runHandler(c);
-  };
+  const step =
+    (i: number) =>
+    (c: ToolCall): Promise<CallToolResult> => {
+      const mw = chain[i];
+      return mw ? mw(c, step(i + 1)) : runHandler(c);
+    };
   return step(0)({ ...call, sent: call.args, args: {}, record: { called: false } });
 }

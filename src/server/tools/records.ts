@@ -46,7 +46,7 @@ const getJob = defineTool({
   name: 'get_job',
   title: 'Get an intent',
   description:
-    "The lifecycle of one of your intents by its idempotency key: status (authorized, pending, settled, denied, rejected, failed, " +
+    'The lifecycle of one of your intents by its idempotency key: status (authorized, pending, settled, denied, rejected, failed, ' +
     "expired), the gate's verdict and reasons, what is held or was charged, the receipt, and — while it waits for a human — " +
     "pending.challenge, the hash the human's approval binds to.",
   toolset: 'records',
@@ -78,7 +78,7 @@ const getJobEvents = defineTool({
   description:
     "One intent's audit events, oldest first, hash-linked: each event's hash is the SHA-256 of the RFC 8785 form of {intent, n, type, " +
     "at, data, prev}, and prev is the previous event's hash. signature is this installation's Ed25519 signature over {type: " +
-    "\"holon.job.v1\", intent, count, head} (RFC 8785), head being the last event's hash.",
+    '"holon.job.v1", intent, count, head} (RFC 8785), head being the last event\'s hash.',
   toolset: 'records',
   capability: null,
   input: z.object({ idempotency_key: IdempotencyKey }),
@@ -175,11 +175,11 @@ const getMandate = defineTool({
   name: 'get_mandate',
   title: 'Get my spend authority',
   description:
-    "The live spend authority covering you: status, expiry, capabilities, the approval threshold, each cap (total, per day, per call) " +
-    "with what it has drawn and what is left, and when the daily period resets. Call it BEFORE committing to anything metered or " +
-    "long-running rather than discovering a ceiling by being refused. WARNING: spent and remaining are ABSENT together when a prior " +
-    "spend is in a currency no human-set rate converts (unconvertible lists them) — the same state in which the gate refuses to " +
-    "authorize anything. Absent means unknown, never zero.",
+    'The live spend authority covering you: status, expiry, capabilities, the approval threshold, each cap (total, per day, per call) ' +
+    'with what it has drawn and what is left, and when the daily period resets. Call it BEFORE committing to anything metered or ' +
+    'long-running rather than discovering a ceiling by being refused. WARNING: spent and remaining are ABSENT together when a prior ' +
+    'spend is in a currency no human-set rate converts (unconvertible lists them) — the same state in which the gate refuses to ' +
+    'authorize anything. Absent means unknown, never zero.',
   toolset: 'records',
   capability: null,
   input: z.object({}),

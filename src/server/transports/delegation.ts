@@ -16,7 +16,9 @@ function delegatedCall(grant: Grant): Toolset {
   const tool = defineTool({
     name: 'call_agent',
     title: 'Delegated call',
-    description: `Call an agent for one of the capabilities your parent call declared (${grant.capabilities.join(', ')}). Paid from the parent call's hold; at most ${grant.max_calls} calls.`,
+    description:
+      `Call an agent for one of the capabilities your parent call declared (${grant.capabilities.join(', ')}). Paid ` +
+      `from the parent call's hold; at most ${grant.max_calls} calls.`,
     toolset: 'market',
     // The grant is the authority here: it exists only while the parent call the mandate allowed runs.
     capability: null,
@@ -29,7 +31,11 @@ function delegatedCall(grant: Grant): Toolset {
     annotations: { readOnlyHint: false, openWorldHint: true },
     summary: (a) => ({ capability: a.capability, input: summarize(a.input) }),
     handler: async (args, ctx) => {
-      const outcome = await ctx.deps.gateway.call(grant.mandate, { capability: args.capability, input: args.input, max_cost: args.max_cost ?? undefined }, { grant, signal: ctx.extra.signal });
+      const outcome = await ctx.deps.gateway.call(
+        grant.mandate,
+        { capability: args.capability, input: args.input, max_cost: args.max_cost ?? undefined },
+        { grant, signal: ctx.extra.signal },
+      );
       const answer = await callAnswer(ctx, outcome);
       // The delegating agent is a program that needs the child's structured output, beside the wrapped text.
       const data = outcome.kind === 'done' ? ((outcome.result?.structured ?? null) as z.core.util.JSONType | null) : null;

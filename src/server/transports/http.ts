@@ -133,7 +133,8 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
   /** Closes the sessions whose token is no longer live. */
   const closeDead = (): void => {
     const now = deps.clock.now();
-    for (const s of [...sessions.values()]) if (!liveRunToken(deps.store.state, s.tokenId, now)) closeSession(s, 'its token ended or expired');
+    for (const s of [...sessions.values()])
+      if (!liveRunToken(deps.store.state, s.tokenId, now)) closeSession(s, 'its token ended or expired');
   };
 
   const openSession = async (token: RunToken): Promise<StreamableHTTPServerTransport> => {
@@ -142,7 +143,8 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         const mine = [...sessions.values()].filter((s) => s.tokenId === token.id).sort((a, b) => a.used - b.used);
-        for (const old of mine.slice(0, Math.max(0, mine.length - MAX_SESSIONS_PER_TOKEN + 1))) closeSession(old, `token ${token.id} opened more than ${MAX_SESSIONS_PER_TOKEN} sessions`);
+        for (const old of mine.slice(0, Math.max(0, mine.length - MAX_SESSIONS_PER_TOKEN + 1)))
+          closeSession(old, `token ${token.id} opened more than ${MAX_SESSIONS_PER_TOKEN} sessions`);
         sessions.set(id, { id, tokenId: token.id, mandate: token.mandate, server, transport, used: ++uses });
         logger.info(`http: session ${id} opened with token ${token.id} for ${token.mandate}`);
       },
@@ -187,9 +189,11 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
       );
     }
 
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH) return reply(res, 404, { error: 'not_found', message: `the MCP endpoint is ${MCP_PATH}` });
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH)
+      return reply(res, 404, { error: 'not_found', message: `the MCP endpoint is ${MCP_PATH}` });
     const method = req.method ?? '';
-    if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') return reply(res, 405, { error: 'method_not_allowed' }, { allow: 'GET, POST, DELETE' });
+    if (method !== 'GET' && method !== 'POST' && method !== 'DELETE')
+      return reply(res, 405, { error: 'method_not_allowed' }, { allow: 'GET, POST, DELETE' });
 
     let body: unknown;
     if (method === 'POST') {
@@ -211,7 +215,8 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
       await s.transport.handleRequest(req, res, body);
       return;
     }
-    if (method !== 'POST' || !isInitializeRequest(body)) return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+    if (method !== 'POST' || !isInitializeRequest(body))
+      return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     const transport = await openSession(token);
     await transport.handleRequest(req, res, body);
     // An initialize the transport refused leaves no session behind.

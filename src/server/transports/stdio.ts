@@ -23,7 +23,9 @@ const KEEP = 512;
 
 /** The id of a request whose line was too long, read from where JSON-RPC writers put it (first or last). */
 export function requestIdOf(head: string, tail: string): RequestId | undefined {
-  const value = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,16})/.exec(head)?.[1] ?? /"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,16})\s*\}\s*$/.exec(tail)?.[1];
+  const value =
+    /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,16})/.exec(head)?.[1] ??
+    /"id"\s*:\s*("(?:[^"\\]|\\.){0,200}"|-?\d{1,16})\s*\}\s*$/.exec(tail)?.[1];
   if (value === undefined) return undefined;
   try {
     const id: unknown = JSON.parse(value);

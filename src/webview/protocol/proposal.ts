@@ -7,7 +7,11 @@ import * as z from 'zod/mini';
 import { Id, panelProtocol, ReadyCommand } from './messages.ts';
 
 /** One line of the side-by-side diff. */
-export const DiffRow = z.strictObject({ kind: z.enum(['same', 'removed', 'added', 'changed']), left: z.nullable(z.string()), right: z.nullable(z.string()) });
+export const DiffRow = z.strictObject({
+  kind: z.enum(['same', 'removed', 'added', 'changed']),
+  left: z.nullable(z.string()),
+  right: z.nullable(z.string()),
+});
 /** One line of the side-by-side diff. */
 export type DiffRow = z.infer<typeof DiffRow>;
 

@@ -83,7 +83,9 @@ export const PurchaseRow = z.strictObject({
   mandate: z.string(),
   merchant: z.string(),
   order: z.string(),
-  lines: z.array(z.strictObject({ product: z.string(), title: z.nullable(z.string()), quantity: z.number(), unitPrice: z.string(), total: z.string() })),
+  lines: z.array(
+    z.strictObject({ product: z.string(), title: z.nullable(z.string()), quantity: z.number(), unitPrice: z.string(), total: z.string() }),
+  ),
   total: z.string(),
   charged: z.nullable(z.string()),
   at: z.string(),

@@ -91,7 +91,13 @@ export interface ButtonOptions {
  * A vscode-button that calls `onClick` on a click, unless it is disabled (a custom element still receives
  * clicks when disabled). No autofocus, not a submit button: nothing happens unless the human clicks it.
  */
-export function button(doc: Document, label: string, testId: string, onClick: (ev: Event) => void, options: ButtonOptions = {}): HTMLElement {
+export function button(
+  doc: Document,
+  label: string,
+  testId: string,
+  onClick: (ev: Event) => void,
+  options: ButtonOptions = {},
+): HTMLElement {
   const node = h(doc, 'vscode-button', { 'data-testid': testId, secondary: options.secondary === true, title: options.title }, label);
   node.addEventListener('click', (ev) => {
     if (node.hasAttribute('disabled')) return;

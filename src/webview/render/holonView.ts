@@ -1,6 +1,14 @@
 // The Holon view: the selected mandate and its budget (or what to do when there is none), and the
 // approvals that wait for the human, whatever their kind.
-import type { ApprovalKind, BudgetInfo, HolonViewCommand, HolonViewState, PendingApproval, RunCommand, StoreInfo } from '../protocol/holonView.ts';
+import type {
+  ApprovalKind,
+  BudgetInfo,
+  HolonViewCommand,
+  HolonViewState,
+  PendingApproval,
+  RunCommand,
+  StoreInfo,
+} from '../protocol/holonView.ts';
 import { append, button, clear, h, keepFocus, setDisabled, time } from './dom.ts';
 
 /** Options of `renderHolonView`. */
@@ -26,7 +34,12 @@ const signatures = new WeakMap<Element, string>();
  * Renders the whole view into `root`. Never posts anything itself: approve and reject are posted only
  * from the human's clicks on the buttons it creates.
  */
-export function renderHolonView(root: HTMLElement, state: HolonViewState, post: (command: HolonViewCommand) => void, options: HolonViewOptions = {}): void {
+export function renderHolonView(
+  root: HTMLElement,
+  state: HolonViewState,
+  post: (command: HolonViewCommand) => void,
+  options: HolonViewOptions = {},
+): void {
   const doc = root.ownerDocument;
   let ctx = contexts.get(root);
   if (!ctx) contexts.set(root, (ctx = { post, resendAfterMs: 10_000 }));
@@ -51,7 +64,18 @@ export function renderHolonView(root: HTMLElement, state: HolonViewState, post: 
   clear(wallet);
   wallet.appendChild(
     state.wallet
-      ? h(doc, 'p', { class: 'note', 'data-testid': 'wallet' }, 'Wallet ', h(doc, 'span', { class: 'mono', 'data-testid': 'wallet-address', title: 'Signs the payments Holon makes under terms' }, state.wallet))
+      ? h(
+          doc,
+          'p',
+          { class: 'note', 'data-testid': 'wallet' },
+          'Wallet ',
+          h(
+            doc,
+            'span',
+            { class: 'mono', 'data-testid': 'wallet-address', title: 'Signs the payments Holon makes under terms' },
+            state.wallet,
+          ),
+        )
       : h(doc, 'p', { class: 'note muted', 'data-testid': 'no-wallet' }, 'No wallet: payments to sellers need one (Holon: Create Wallet).'),
   );
 
@@ -71,7 +95,14 @@ export function renderHolonView(root: HTMLElement, state: HolonViewState, post: 
       doc,
       'article',
       { class: 'card', 'data-testid': `mail-${m.id}` },
-      h(doc, 'p', { class: 'card-kind' }, `${m.from} → ${m.to}`, !m.woke && ' ', !m.woke && h(doc, 'span', { class: 'pill', title: 'Past 3 automatic replies: delivered without waking' }, 'loop guard')),
+      h(
+        doc,
+        'p',
+        { class: 'card-kind' },
+        `${m.from} → ${m.to}`,
+        !m.woke && ' ',
+        !m.woke && h(doc, 'span', { class: 'pill', title: 'Past 3 automatic replies: delivered without waking' }, 'loop guard'),
+      ),
       h(doc, 'p', { class: 'card-title' }, m.subject),
       time(doc, m.at),
     ),
@@ -84,7 +115,12 @@ export function renderHolonView(root: HTMLElement, state: HolonViewState, post: 
       { class: 'card', 'data-testid': `artifact-${a.id}` },
       h(doc, 'p', { class: 'card-kind' }, `${a.kind} · ${a.author}`),
       h(doc, 'p', { class: 'card-title' }, a.title),
-      h(doc, 'div', { class: 'actions' }, button(doc, 'Open', `open-artifact-${a.id}`, () => view.post({ type: 'openArtifact', id: a.id }), { secondary: true })),
+      h(
+        doc,
+        'div',
+        { class: 'actions' },
+        button(doc, 'Open', `open-artifact-${a.id}`, () => view.post({ type: 'openArtifact', id: a.id }), { secondary: true }),
+      ),
     ),
   );
 
@@ -111,7 +147,11 @@ function section(root: HTMLElement, name: string): HTMLElement {
   }
   // First render (or after renderLoading): start from an empty root, in a fixed order.
   if (!Array.from(root.children).some((child) => child.hasAttribute('data-section'))) clear(root);
-  const node = h(root.ownerDocument, 'section', { class: `section section-${name}`, 'data-section': name, 'data-testid': `section-${name}` });
+  const node = h(root.ownerDocument, 'section', {
+    class: `section section-${name}`,
+    'data-section': name,
+    'data-testid': `section-${name}`,
+  });
   root.appendChild(node);
   return node;
 }
@@ -124,7 +164,11 @@ function setHeading(sectionNode: HTMLElement, title: string, count: number): voi
     sectionNode.prepend(heading);
   }
   clear(heading);
-  append(heading, [title, ' ', h(doc, 'vscode-badge', { variant: 'counter', 'data-testid': `count-${sectionNode.getAttribute('data-section')}` }, String(count))]);
+  append(heading, [
+    title,
+    ' ',
+    h(doc, 'vscode-badge', { variant: 'counter', 'data-testid': `count-${sectionNode.getAttribute('data-section')}` }, String(count)),
+  ]);
   sectionNode.hidden = count === 0;
 }
 
@@ -174,7 +218,10 @@ function renderStore(doc: Document, store: StoreInfo, view: ViewContext): HTMLEl
   const where = store.kind === 'team' ? 'Team store ' : 'Ledger: ';
   const label = h(doc, 'span', { class: store.kind === 'team' ? 'mono' : undefined, 'data-testid': 'store-label' }, store.label);
   if (store.error === null) {
-    const title = store.kind === 'team' ? "Accounts, mandates and receipts are shared with your team (holon.store)" : 'Accounts, mandates and receipts of this workspace only (holon.store is empty)';
+    const title =
+      store.kind === 'team'
+        ? 'Accounts, mandates and receipts are shared with your team (holon.store)'
+        : 'Accounts, mandates and receipts of this workspace only (holon.store is empty)';
     return h(doc, 'p', { class: 'note muted', 'data-testid': 'store', 'data-kind': store.kind, title }, where, label);
   }
   return h(
@@ -215,7 +262,13 @@ function renderBudget(doc: Document, mandate: string, budget: BudgetInfo | null,
       { class: 'mandate' },
       h(doc, 'span', { class: 'mono', 'data-testid': 'mandate-name' }, mandate),
       budget && ' ',
-      budget && h(doc, 'span', { class: budget.status === 'active' ? 'status muted' : 'status warning', 'data-testid': 'mandate-status' }, budget.status),
+      budget &&
+        h(
+          doc,
+          'span',
+          { class: budget.status === 'active' ? 'status muted' : 'status warning', 'data-testid': 'mandate-status' },
+          budget.status,
+        ),
     ),
   );
   if (budget) {
@@ -228,13 +281,28 @@ function renderBudget(doc: Document, mandate: string, budget: BudgetInfo | null,
         ...row(doc, 'Spent', budget.spent, 'budget-spent'),
         ...row(doc, 'Held', budget.held, 'budget-held', undefined, 'Reserved for calls that are running'),
         ...row(doc, 'Total', budget.total, 'budget-total'),
-        ...row(doc, 'Per day', budget.perDay === null ? 'no daily limit' : `${budget.spentToday} of ${budget.perDay} today`, 'budget-per-day', budget.perDay === null ? 'muted' : undefined),
+        ...row(
+          doc,
+          'Per day',
+          budget.perDay === null ? 'no daily limit' : `${budget.spentToday} of ${budget.perDay} today`,
+          'budget-per-day',
+          budget.perDay === null ? 'muted' : undefined,
+        ),
         ...row(doc, 'Per call', budget.perCall ?? 'no per-call limit', 'budget-per-call', budget.perCall === null ? 'muted' : undefined),
-        ...row(doc, 'Ask above', budget.threshold, 'budget-threshold', undefined, 'Calls whose worst case is above this wait for your approval'),
+        ...row(
+          doc,
+          'Ask above',
+          budget.threshold,
+          'budget-threshold',
+          undefined,
+          'Calls whose worst case is above this wait for your approval',
+        ),
       ),
     );
   } else {
-    node.appendChild(h(doc, 'p', { class: 'note warning', 'data-testid': 'budget-unknown' }, 'The budget is unknown (an amount could not be converted).'));
+    node.appendChild(
+      h(doc, 'p', { class: 'note warning', 'data-testid': 'budget-unknown' }, 'The budget is unknown (an amount could not be converted).'),
+    );
   }
   node.appendChild(
     h(
@@ -260,7 +328,11 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
   const card = h(
     doc,
     'article',
-    { class: removes > 0 ? 'card approval-card removes' : 'card approval-card', 'data-testid': `approval-${id}`, 'data-kind': approval.kind },
+    {
+      class: removes > 0 ? 'card approval-card removes' : 'card approval-card',
+      'data-testid': `approval-${id}`,
+      'data-kind': approval.kind,
+    },
     h(
       doc,
       'p',
@@ -286,7 +358,10 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
           approval.threshold !== null && ' above ',
           approval.threshold !== null && h(doc, 'span', { 'data-testid': `approval-threshold-${id}` }, approval.threshold),
         ),
-      ...approval.facts.flatMap((fact, i) => [h(doc, 'dt', {}, fact.label), h(doc, 'dd', { 'data-testid': `approval-fact-${id}-${i}` }, fact.value)]),
+      ...approval.facts.flatMap((fact, i) => [
+        h(doc, 'dt', {}, fact.label),
+        h(doc, 'dd', { 'data-testid': `approval-fact-${id}-${i}` }, fact.value),
+      ]),
       h(doc, 'dt', {}, 'Mandate'),
       h(doc, 'dd', { class: 'mono', 'data-testid': `approval-mandate-${id}` }, approval.mandate),
       h(doc, 'dt', {}, 'Asked by'),
@@ -307,7 +382,12 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
   // What would be lost is never folded away.
   if (removes > 0) {
     card.appendChild(
-      h(doc, 'ul', { class: 'removals', 'data-testid': `approval-removals-${id}`, 'aria-label': `Removes ${removes}` }, ...approval.removals.map((line) => h(doc, 'li', {}, line))),
+      h(
+        doc,
+        'ul',
+        { class: 'removals', 'data-testid': `approval-removals-${id}`, 'aria-label': `Removes ${removes}` },
+        ...approval.removals.map((line) => h(doc, 'li', {}, line)),
+      ),
     );
   }
   if (approval.detail !== null) {
@@ -323,13 +403,23 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
 
   // A proposal is decided after reading its diff; the panel shows it side by side, removals first.
   if (approval.kind === 'proposal') {
-    card.appendChild(h(doc, 'div', { class: 'actions' }, button(doc, 'Show Diff', `diff-${id}`, () => view.post({ type: 'openProposal', id }), { secondary: true })));
+    card.appendChild(
+      h(
+        doc,
+        'div',
+        { class: 'actions' },
+        button(doc, 'Show Diff', `diff-${id}`, () => view.post({ type: 'openProposal', id }), { secondary: true }),
+      ),
+    );
   }
   if (!approval.mayDecide) {
-    card.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': `approval-not-yours-${id}` }, approval.decider ?? 'Waiting for an approver.'));
+    card.appendChild(
+      h(doc, 'p', { class: 'note muted', 'data-testid': `approval-not-yours-${id}` }, approval.decider ?? 'Waiting for an approver.'),
+    );
     return card;
   }
-  if (approval.decider !== null) card.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': `approval-decider-${id}` }, approval.decider));
+  if (approval.decider !== null)
+    card.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': `approval-decider-${id}` }, approval.decider));
   if (!answerable) {
     card.appendChild(
       h(
@@ -357,7 +447,9 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
     }, view.resendAfterMs);
   };
   buttons.push(
-    button(doc, 'Approve', `approve-${id}`, () => decide('approve'), { title: approval.amount === null ? approval.title : `${approval.title}, up to ${approval.amount}` }),
+    button(doc, 'Approve', `approve-${id}`, () => decide('approve'), {
+      title: approval.amount === null ? approval.title : `${approval.title}, up to ${approval.amount}`,
+    }),
     button(doc, 'Reject', `reject-${id}`, () => decide('reject'), { secondary: true }),
   );
   card.appendChild(h(doc, 'div', { class: 'actions' }, ...buttons));

@@ -30,7 +30,12 @@ const GROUPS: { title: string; fields: TextFieldSpec[] }[] = [
       { name: 'total', label: 'Total', placeholder: '5.00' },
       { name: 'perDay', label: 'Per day', help: 'Empty: no daily limit.' },
       { name: 'perCall', label: 'Per call', help: 'Empty: no per-call limit.' },
-      { name: 'threshold', label: 'Ask above', help: 'A call whose worst case is above this waits for your approval.', placeholder: '0.50' },
+      {
+        name: 'threshold',
+        label: 'Ask above',
+        help: 'A call whose worst case is above this waits for your approval.',
+        placeholder: '0.50',
+      },
     ],
   },
   {
@@ -43,7 +48,6 @@ const GROUPS: { title: string; fields: TextFieldSpec[] }[] = [
     ],
   },
 ];
-
 
 /**
  * Renders the form into `root` from `state`. `onEdit` is told the values after each change (the view
@@ -62,7 +66,12 @@ export function renderMandateEditor(
     const controls = new Map<TextField, HTMLElement>();
     const toolsetBoxes = new Map<string, HTMLElement>();
     let statusSelect: HTMLElement | null = null;
-    const training = h(doc, 'vscode-checkbox', { name: 'training', 'data-testid': 'field-training' }, 'Sellers may train models on the data');
+    const training = h(
+      doc,
+      'vscode-checkbox',
+      { name: 'training', 'data-testid': 'field-training' },
+      'Sellers may train models on the data',
+    );
 
     // Exactly the form's keys, whatever else the state carried: the host's schema is strict.
     const read = (): MandateFormValues => {
@@ -95,14 +104,24 @@ export function renderMandateEditor(
     };
 
     const form = h(doc, 'div', { class: 'mandate-form', 'data-mode': state.mode, 'data-testid': 'mandate-form' });
-    form.appendChild(h(doc, 'h1', { class: 'form-title' }, edit ? 'Edit mandate ' : 'New mandate', edit && h(doc, 'span', { class: 'mono' }, state.values.id)));
+    form.appendChild(
+      h(
+        doc,
+        'h1',
+        { class: 'form-title' },
+        edit ? 'Edit mandate ' : 'New mandate',
+        edit && h(doc, 'span', { class: 'mono' }, state.values.id),
+      ),
+    );
     // Problems of the whole form, and of a field this mode does not show (status, when creating).
     const general = Object.entries(state.errors).flatMap(([key, message]) =>
       message === undefined || key === 'form' || (key === 'status' && edit) || isShownField(key) ? [] : [`${key}: ${message}`],
     );
     if (state.errors.form !== undefined) general.unshift(state.errors.form);
     if (general.length > 0) {
-      form.appendChild(h(doc, 'div', { class: 'error', role: 'alert', 'data-testid': 'error-form' }, ...general.map((line) => h(doc, 'p', {}, line))));
+      form.appendChild(
+        h(doc, 'div', { class: 'error', role: 'alert', 'data-testid': 'error-form' }, ...general.map((line) => h(doc, 'p', {}, line))),
+      );
     }
 
     for (const group of GROUPS) {
@@ -149,7 +168,8 @@ export function renderMandateEditor(
 
     if (edit) {
       const select = h(doc, 'vscode-single-select', { id: 'mandate-status', name: 'status', 'data-testid': 'field-status' });
-      for (const status of MANDATE_STATUSES) select.appendChild(h(doc, 'vscode-option', { value: status, selected: status === state.values.status }, status));
+      for (const status of MANDATE_STATUSES)
+        select.appendChild(h(doc, 'vscode-option', { value: status, selected: status === state.values.status }, status));
       setValue(select, state.values.status);
       select.addEventListener('change', changed);
       statusSelect = select;
@@ -172,7 +192,14 @@ function isShownField(key: string): boolean {
   return key === 'toolsets' || key === 'training' || GROUPS.some((group) => group.fields.some((spec) => spec.name === key));
 }
 
-function field(doc: Document, name: string, label: string, control: HTMLElement, help: string | undefined, error: string | undefined): HTMLElement {
+function field(
+  doc: Document,
+  name: string,
+  label: string,
+  control: HTMLElement,
+  help: string | undefined,
+  error: string | undefined,
+): HTMLElement {
   const node = h(doc, 'div', { class: 'field', 'data-field': name }, h(doc, 'vscode-label', { for: control.id }, label), control);
   if (help) node.appendChild(h(doc, 'p', { class: 'field-help' }, help));
   if (error !== undefined) node.appendChild(errorNode(doc, name, error));

@@ -22,9 +22,24 @@ export function renderProposal(root: HTMLElement, state: ProposalState, post: (c
         doc,
         'header',
         { class: removes > 0 ? 'proposal-head removes' : 'proposal-head' },
-        h(doc, 'p', { class: 'card-kind' }, state.kind === 'hire' ? 'Proposed hire' : 'Proposed personnel change', removes > 0 && ' ', removes > 0 && h(doc, 'span', { class: 'pill danger', 'data-testid': 'proposal-removes' }, `Removes ${removes}`)),
+        h(
+          doc,
+          'p',
+          { class: 'card-kind' },
+          state.kind === 'hire' ? 'Proposed hire' : 'Proposed personnel change',
+          removes > 0 && ' ',
+          removes > 0 && h(doc, 'span', { class: 'pill danger', 'data-testid': 'proposal-removes' }, `Removes ${removes}`),
+        ),
         h(doc, 'h1', { class: 'proposal-title', 'data-testid': 'proposal-title' }, state.title),
-        h(doc, 'p', { class: 'muted' }, 'For ', h(doc, 'span', { class: 'mono', 'data-testid': 'proposal-slug' }, state.slug), ', proposed by ', h(doc, 'span', { class: 'mono' }, state.proposer)),
+        h(
+          doc,
+          'p',
+          { class: 'muted' },
+          'For ',
+          h(doc, 'span', { class: 'mono', 'data-testid': 'proposal-slug' }, state.slug),
+          ', proposed by ',
+          h(doc, 'span', { class: 'mono' }, state.proposer),
+        ),
       ),
     );
     // What would be taken away comes before anything else, and is never folded away.
@@ -35,16 +50,40 @@ export function renderProposal(root: HTMLElement, state: ProposalState, post: (c
           'section',
           { class: 'section removals-block', 'data-testid': 'proposal-removals-block' },
           h(doc, 'h2', { class: 'section-title danger' }, `⚠ This removes ${removes} capabilit${removes === 1 ? 'y' : 'ies'}`),
-          h(doc, 'ul', { class: 'removals', 'data-testid': 'proposal-removals' }, ...state.removals.map((r) => h(doc, 'li', {}, `loses: ${r}`))),
+          h(
+            doc,
+            'ul',
+            { class: 'removals', 'data-testid': 'proposal-removals' },
+            ...state.removals.map((r) => h(doc, 'li', {}, `loses: ${r}`)),
+          ),
         ),
       );
     }
     if (state.gains.length + state.changes.length > 0) {
       root.appendChild(
-        h(doc, 'section', { class: 'section' }, h(doc, 'h2', { class: 'section-title' }, 'Also'), h(doc, 'ul', { class: 'changes', 'data-testid': 'proposal-changes' }, ...[...state.gains, ...state.changes].map((c) => h(doc, 'li', {}, c)))),
+        h(
+          doc,
+          'section',
+          { class: 'section' },
+          h(doc, 'h2', { class: 'section-title' }, 'Also'),
+          h(
+            doc,
+            'ul',
+            { class: 'changes', 'data-testid': 'proposal-changes' },
+            ...[...state.gains, ...state.changes].map((c) => h(doc, 'li', {}, c)),
+          ),
+        ),
       );
     }
-    root.appendChild(h(doc, 'section', { class: 'section' }, h(doc, 'h2', { class: 'section-title' }, 'Reason'), h(doc, 'p', { class: 'reason', 'data-testid': 'proposal-reason' }, state.reason)));
+    root.appendChild(
+      h(
+        doc,
+        'section',
+        { class: 'section' },
+        h(doc, 'h2', { class: 'section-title' }, 'Reason'),
+        h(doc, 'p', { class: 'reason', 'data-testid': 'proposal-reason' }, state.reason),
+      ),
+    );
     root.appendChild(renderDiff(doc, state.rows));
     const status = h(doc, 'p', { class: 'card-status', role: 'status', 'data-testid': 'proposal-status' }, STATUS_TEXT[state.status]);
     root.appendChild(status);
@@ -57,7 +96,9 @@ export function renderProposal(root: HTMLElement, state: ProposalState, post: (c
       status.textContent = type === 'merge' ? 'Merging…' : 'Rejecting…';
     };
     buttons.push(
-      button(doc, 'Merge', 'proposal-merge', () => decide('merge'), { title: removes > 0 ? `Merge, removing ${state.removals.join(', ')}` : 'Merge this change' }),
+      button(doc, 'Merge', 'proposal-merge', () => decide('merge'), {
+        title: removes > 0 ? `Merge, removing ${state.removals.join(', ')}` : 'Merge this change',
+      }),
       button(doc, 'Reject', 'proposal-reject', () => decide('reject'), { secondary: true }),
     );
     root.appendChild(h(doc, 'div', { class: 'actions' }, ...buttons));
@@ -73,13 +114,27 @@ function renderDiff(doc: Document, rows: DiffRow[]): HTMLElement {
   for (const r of rows) {
     const left = r.kind === 'removed' || r.kind === 'changed' ? 'del' : '';
     const right = r.kind === 'added' || r.kind === 'changed' ? 'ins' : '';
-    body.appendChild(h(doc, 'tr', { class: `diff-${r.kind}`, 'data-kind': r.kind }, cell(doc, r.left, `diff-left ${left}`), cell(doc, r.right, `diff-right ${right}`)));
+    body.appendChild(
+      h(
+        doc,
+        'tr',
+        { class: `diff-${r.kind}`, 'data-kind': r.kind },
+        cell(doc, r.left, `diff-left ${left}`),
+        cell(doc, r.right, `diff-right ${right}`),
+      ),
+    );
   }
   return h(
     doc,
     'section',
     { class: 'section' },
     h(doc, 'h2', { class: 'section-title' }, 'personnel.yaml'),
-    h(doc, 'table', { class: 'diff mono', 'data-testid': 'proposal-diff' }, h(doc, 'thead', {}, h(doc, 'tr', {}, h(doc, 'th', {}, 'Now'), h(doc, 'th', {}, 'Proposed'))), body),
+    h(
+      doc,
+      'table',
+      { class: 'diff mono', 'data-testid': 'proposal-diff' },
+      h(doc, 'thead', {}, h(doc, 'tr', {}, h(doc, 'th', {}, 'Now'), h(doc, 'th', {}, 'Proposed'))),
+      body,
+    ),
   );
 }

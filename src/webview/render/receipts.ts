@@ -53,10 +53,20 @@ function renderFilter(doc: Document, state: ReceiptsState, post: (command: Recei
 }
 
 function renderRecent(doc: Document, state: ReceiptsState, post: (command: ReceiptsCommand) => void): HTMLElement {
-  const section = h(doc, 'section', { class: 'section', 'data-testid': 'receipts-recent' }, h(doc, 'h2', { class: 'section-title' }, 'Recent calls'));
+  const section = h(
+    doc,
+    'section',
+    { class: 'section', 'data-testid': 'receipts-recent' },
+    h(doc, 'h2', { class: 'section-title' }, 'Recent calls'),
+  );
   if (state.recent.length === 0) {
     section.appendChild(
-      h(doc, 'p', { class: 'note muted', 'data-testid': 'receipts-empty' }, state.filter === 'all' ? 'No calls yet.' : `No ${statusLabel(state.filter)} calls.`),
+      h(
+        doc,
+        'p',
+        { class: 'note muted', 'data-testid': 'receipts-empty' },
+        state.filter === 'all' ? 'No calls yet.' : `No ${statusLabel(state.filter)} calls.`,
+      ),
     );
     return section;
   }
@@ -70,7 +80,13 @@ function renderRow(doc: Document, row: ReceiptRow, selected: boolean, post: (com
   const node = h(
     doc,
     'li',
-    { class: selected ? 'row selected' : 'row', role: 'option', tabindex: 0, 'aria-selected': String(selected), 'data-testid': `receipt-row-${row.id}` },
+    {
+      class: selected ? 'row selected' : 'row',
+      role: 'option',
+      tabindex: 0,
+      'aria-selected': String(selected),
+      'data-testid': `receipt-row-${row.id}`,
+    },
     h(doc, 'span', { class: 'row-agent mono' }, row.agent ?? '(no agent)'),
     h(doc, 'span', { class: `status status-${row.status}` }, statusLabel(row.status)),
     h(doc, 'span', { class: 'row-cost' }, row.totalCost ?? '—'),
@@ -96,7 +112,13 @@ function renderNode(doc: Document, node: ReceiptNode): HTMLElement {
   const item = h(
     doc,
     'li',
-    { class: `node status-${node.status}`, role: 'treeitem', 'aria-expanded': node.children.length > 0 ? 'true' : null, 'data-testid': 'receipt-node', 'data-id': node.id },
+    {
+      class: `node status-${node.status}`,
+      role: 'treeitem',
+      'aria-expanded': node.children.length > 0 ? 'true' : null,
+      'data-testid': 'receipt-node',
+      'data-id': node.id,
+    },
     h(
       doc,
       'div',
@@ -112,12 +134,20 @@ function renderNode(doc: Document, node: ReceiptNode): HTMLElement {
       cost,
       node.durationMs !== null && h(doc, 'span', { 'data-testid': 'node-duration' }, formatDuration(node.durationMs)),
       node.approval !== null &&
-        h(doc, 'span', { 'data-testid': 'node-approval' }, `approval ${node.approval}`, node.approvalChannel !== null && ` via ${node.approvalChannel}`),
+        h(
+          doc,
+          'span',
+          { 'data-testid': 'node-approval' },
+          `approval ${node.approval}`,
+          node.approvalChannel !== null && ` via ${node.approvalChannel}`,
+        ),
       h(doc, 'span', { class: 'muted' }, time(doc, node.startedAt)),
     ),
   );
   if (node.reasons.length > 0) {
-    item.appendChild(h(doc, 'ul', { class: 'reasons', 'data-testid': 'node-reasons' }, ...node.reasons.map((reason) => h(doc, 'li', {}, reason))));
+    item.appendChild(
+      h(doc, 'ul', { class: 'reasons', 'data-testid': 'node-reasons' }, ...node.reasons.map((reason) => h(doc, 'li', {}, reason))),
+    );
   }
   if (node.error !== null) item.appendChild(h(doc, 'p', { class: 'error', 'data-testid': 'node-error' }, node.error));
   if (node.children.length > 0) {
@@ -137,14 +167,43 @@ function renderPurchases(doc: Document, purchases: PurchaseRow[]): HTMLElement {
         doc,
         'article',
         { class: 'card', 'data-testid': `purchase-${p.id}` },
-        h(doc, 'p', { class: 'card-kind' }, `${p.merchant} · order `, h(doc, 'span', { class: 'mono', 'data-testid': `purchase-order-${p.id}` }, p.order), ` · ${p.mandate}`),
+        h(
+          doc,
+          'p',
+          { class: 'card-kind' },
+          `${p.merchant} · order `,
+          h(doc, 'span', { class: 'mono', 'data-testid': `purchase-order-${p.id}` }, p.order),
+          ` · ${p.mandate}`,
+        ),
         h(
           doc,
           'table',
           { class: 'lines' },
-          h(doc, 'tbody', {}, ...p.lines.map((l) => h(doc, 'tr', {}, h(doc, 'td', {}, l.title ?? l.product), h(doc, 'td', {}, `${l.quantity} × ${l.unitPrice}`), h(doc, 'td', {}, l.total)))),
+          h(
+            doc,
+            'tbody',
+            {},
+            ...p.lines.map((l) =>
+              h(
+                doc,
+                'tr',
+                {},
+                h(doc, 'td', {}, l.title ?? l.product),
+                h(doc, 'td', {}, `${l.quantity} × ${l.unitPrice}`),
+                h(doc, 'td', {}, l.total),
+              ),
+            ),
+          ),
         ),
-        h(doc, 'p', {}, h(doc, 'strong', { 'data-testid': `purchase-total-${p.id}` }, p.total), p.charged && p.charged !== p.total ? ` (charged ${p.charged})` : '', ' · ', time(doc, p.at)),
+        h(
+          doc,
+          'p',
+          {},
+          h(doc, 'strong', { 'data-testid': `purchase-total-${p.id}` }, p.total),
+          p.charged && p.charged !== p.total ? ` (charged ${p.charged})` : '',
+          ' · ',
+          time(doc, p.at),
+        ),
       ),
     ),
   );

@@ -43,7 +43,10 @@ function approveFromTerminal(holonBin: string, stateDir: string, id: string): Pr
     child.on('error', reject);
     child.on('close', (code) => {
       child.stdin.end();
-      const clean = output.replace(/\r/g, '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').trimEnd();
+      const clean = output
+        .replace(/\r/g, '')
+        .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+        .trimEnd();
       if (code === 0) resolve(clean);
       else reject(new Error(`holon approve exited ${code}:\n${clean}`));
     });

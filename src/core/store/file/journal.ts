@@ -40,7 +40,9 @@ export function runWorker<T>(spec: WorkerSpec, job: { job: string; dir: string; 
     const data = { workerData: job };
     const worker = 'file' in spec ? new Worker(spec.file, data) : new Worker(spec.eval, { ...data, eval: true });
     worker.unref();
-    worker.once('message', (m: { ok: true; result: T } | { ok: false; error: string }) => (m.ok ? resolve(m.result) : reject(new Error(m.error))));
+    worker.once('message', (m: { ok: true; result: T } | { ok: false; error: string }) =>
+      m.ok ? resolve(m.result) : reject(new Error(m.error)),
+    );
     worker.once('error', reject);
     worker.once('exit', () => reject(new Error(`the journal worker stopped before its ${job.job} was done`)));
   });
@@ -194,7 +196,10 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
         if (nl >= 0) {
           const e = parseEventLine(buf.toString('utf8', 0, nl));
           if (!e || eventHash(e) !== e.hash || !matches(entry, e)) {
-            throw this.breakWith(`journal ${this.file}: the event at byte ${entry.offset} is not the one filed there (altered); run \`holon verify\``, { offset: entry.offset });
+            throw this.breakWith(
+              `journal ${this.file}: the event at byte ${entry.offset} is not the one filed ` + `there (altered); run \`holon verify\``,
+              { offset: entry.offset },
+            );
           }
           return e;
         }
@@ -266,17 +271,35 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
       for (const x of open) chain.push(x);
       const step = chain.push({ e: candidate, offset: tailAt });
       const tx = 'done' in step && step.done.length === 1 ? step.done[0] : undefined;
-      if (tx && !isRefused(tx) && tx.signer === this.sealKey() && tx.verify() && !this.opts.reducer.admit?.(this.current, tx.items.map((x) => x.e), tx.signer)) {
+      if (
+        tx &&
+        !isRefused(tx) &&
+        tx.signer === this.sealKey() &&
+        tx.verify() &&
+        !this.opts.reducer.admit?.(
+          this.current,
+          tx.items.map((x) => x.e),
+          tx.signer,
+        )
+      ) {
         fs.appendFileSync(this.file, '\n');
         this.fold([tx], tailAt + tail.length + 1);
-        this.opts.logger.warn(`journal: completed the last transaction (through seq ${candidate.seq}), whose last event had lost its newline`);
+        this.opts.logger.warn(
+          `journal: completed the last transaction (through seq ${candidate.seq}), whose ` + `last event had lost its newline`,
+        );
         return tx.items;
       }
     }
     const removed = fs.statSync(this.file).size - this.pos.offset;
     fs.truncateSync(this.file, this.pos.offset);
-    this.opts.logger.warn(`journal: removed ${removed} bytes of a transaction a crash cut short after seq ${this.pos.seq} (${open.length} whole event(s) of it, none folded)`);
-    return this.appendLocked([{ type: 'journal.repaired', data: { after_seq: this.pos.seq, removed_bytes: removed, removed_events: open.length } }], true);
+    this.opts.logger.warn(
+      `journal: removed ${removed} bytes of a transaction a crash cut short after seq ${this.pos.seq} (${open.length} ` +
+        `whole event(s) of it, none folded)`,
+    );
+    return this.appendLocked(
+      [{ type: 'journal.repaired', data: { after_seq: this.pos.seq, removed_bytes: removed, removed_events: open.length } }],
+      true,
+    );
   }
 
   /**
@@ -298,9 +321,16 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
     }
     if (out.length === 0) return out;
     const signer = this.opts.signer.publicKey;
-    const refused = this.opts.reducer.admit?.(this.current, out.map((x) => x.e), signer);
+    const refused = this.opts.reducer.admit?.(
+      this.current,
+      out.map((x) => x.e),
+      signer,
+    );
     if (refused) throw new HolonError('denied', `not written: ${refused.message}`, { reason: refused.code });
-    seal(out.map((x) => x.e), this.opts.signer);
+    seal(
+      out.map((x) => x.e),
+      this.opts.signer,
+    );
     let offset = this.pos.offset;
     const lines: string[] = [];
     for (const x of out) {
@@ -315,7 +345,9 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
     }
     // The file must end where this process last read: otherwise someone appended without the lock.
     if (fs.fstatSync(this.fd).size !== this.pos.offset) {
-      throw this.breakWith(`journal ${this.file}: it changed outside the lock (its end is not where the last event was read)`, { offset: this.pos.offset });
+      throw this.breakWith(`journal ${this.file}: it changed outside the lock (its end is not where the ` + `last event was read)`, {
+        offset: this.pos.offset,
+      });
     }
     fs.writeSync(this.fd, lines.join('\n') + '\n');
     if (durable && this.opts.durable) this.syncNow(true);
@@ -346,9 +378,19 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   private foldRead(txs: SealedTx<Located>[], end: number): Located[] {
     const out: Located[] = [];
     txs.forEach((tx, i) => {
-      const refused = this.opts.reducer.admit?.(this.current, tx.items.map((x) => x.e), tx.signer);
+      const refused = this.opts.reducer.admit?.(
+        this.current,
+        tx.items.map((x) => x.e),
+        tx.signer,
+      );
       const first = tx.items[0]?.e.seq ?? this.pos.seq + 1;
-      if (refused) throw this.breakWith(`journal ${this.file}, line ${first}: ${describeRefusal({ ...refused, from: first, to: tx.items.at(-1)?.e.seq ?? first, signer: tx.signer })}; run \`holon verify\``, { after_seq: first - 1, line: first });
+      if (refused)
+        throw this.breakWith(
+          `journal ${this.file}, line ${first}: ` +
+            `${describeRefusal({ ...refused, from: first, to: tx.items.at(-1)?.e.seq ?? first, signer: tx.signer })}; run ` +
+            `\`holon verify\``,
+          { after_seq: first - 1, line: first },
+        );
       const next = txs[i + 1]?.items[0]?.offset ?? end;
       this.fold([tx], next);
       out.push(...tx.items);
@@ -423,7 +465,8 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
     const txs: SealedTx<Located>[] = [];
     let end = offset;
     let start = 0;
-    const fail = (line: number, problem: string): HolonError => this.breakWith(`journal ${this.file}, line ${line}: ${problem}; run \`holon verify\``, { after_seq: line - 1, line });
+    const fail = (line: number, problem: string): HolonError =>
+      this.breakWith(`journal ${this.file}, line ${line}: ${problem}; run \`holon verify\``, { after_seq: line - 1, line });
     while (start <= lastNl) {
       const nl = data.indexOf(10, start);
       const at = offset + start;
@@ -435,25 +478,41 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
       for (const done of step.done) {
         if (isRefused(done)) throw fail(done.refused.from, describeRefusal(done.refused));
         const key = this.sealKey();
-        if (done.signer !== key) throw fail(e.seq, key ? `sealed by a key that is not this installation's (${done.signer})` : `sealed by ${done.signer}, but this state folder holds no installation key to check it with`);
+        if (done.signer !== key)
+          throw fail(
+            e.seq,
+            key
+              ? `sealed by a key that is not this installation's (${done.signer})`
+              : `sealed by ${done.signer}, but this state folder holds no installation key to ` + `check it with`,
+          );
         txs.push(done);
         end = offset + start;
       }
     }
     // A crash cuts short one transaction; more than that after the last seal is a journal rewritten
     // (edited and re-hashed, its seals dropped), never a torn append.
-    if (!crashCouldLeave(chain.afterCheckpoint, chain.open.map((x) => x.e))) throw fail(chain.open[0]!.e.seq, 'no seal covers the events from here on, and they are not what a crash could have left (the journal was rewritten)');
+    if (
+      !crashCouldLeave(
+        chain.afterCheckpoint,
+        chain.open.map((x) => x.e),
+      )
+    )
+      throw fail(
+        chain.open[0]!.e.seq,
+        'no seal covers the events from here on, and they are not what a crash could have ' + 'left (the journal was rewritten)',
+      );
     // One signature covers them all: each seal signs the hash its transaction ends on, which the chain
     // links to everything before it; the seal of the last one checked vouches for every event up to it.
     const last = txs.at(-1);
-    if (last && !last.verify()) throw fail(last.items.at(-1)!.e.seq, 'its seal\'s signature does not verify (the journal was rewritten)');
+    if (last && !last.verify()) throw fail(last.items.at(-1)!.e.seq, "its seal's signature does not verify (the journal was rewritten)");
     return { txs, end, open: chain.open, tail: data.subarray(lastNl + 1), tailAt };
   }
 
   private loadSnapshot(): void {
     const snap = readSnapshot(this.dir, this.file, stateFields(this.opts.reducer.initial() as object));
     if (!snap.ok) {
-      if (snap.problem !== 'there is none') this.opts.logger.warn(`journal: the snapshot is not used (${snap.problem}); folding from the start`);
+      if (snap.problem !== 'there is none')
+        this.opts.logger.warn(`journal: the snapshot is not used (${snap.problem}); folding from the start`);
       return;
     }
     try {
@@ -475,22 +534,36 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
 
   /** Asks for a snapshot once enough events were folded since the last; never on the caller's path. */
   private maybeSnapshot(): void {
-    if (this.opts.snapshotEvery <= 0 || this.foldedSinceSnapshot < this.opts.snapshotEvery || this.snapshotting || this.closed || this.broken) return;
+    if (
+      this.opts.snapshotEvery <= 0 ||
+      this.foldedSinceSnapshot < this.opts.snapshotEvery ||
+      this.snapshotting ||
+      this.closed ||
+      this.broken
+    )
+      return;
     const at = { ...this.pos };
-    this.snapshotting = this.writeSnapshot(at).then(
-      (written) => {
-        this.foldedSinceSnapshot = Math.max(0, this.pos.seq - at.seq);
-        if (written && !this.closed) this.adoptIndex(written);
-      },
-      (err: unknown) => this.opts.logger.warn(`journal: could not write a snapshot: ${(err as Error).message}`),
-    ).finally(() => (this.snapshotting = undefined));
+    this.snapshotting = this.writeSnapshot(at)
+      .then(
+        (written) => {
+          this.foldedSinceSnapshot = Math.max(0, this.pos.seq - at.seq);
+          if (written && !this.closed) this.adoptIndex(written);
+        },
+        (err: unknown) => this.opts.logger.warn(`journal: could not write a snapshot: ${(err as Error).message}`),
+      )
+      .finally(() => (this.snapshotting = undefined));
   }
 
-  /** Folds and signs a snapshot at `at` in the worker (or here, after the caller's turn, without one). Returns the index it covers, if it wrote. */
+  /**
+   * Folds and signs a snapshot at `at` in the worker (or here, after the caller's turn, without one).
+   * Returns the index it covers, if it wrote.
+   */
   private writeSnapshot(at: Position): Promise<IndexCover | null | undefined> {
     const spec = this.opts.worker;
     if (!spec) {
-      return new Promise((resolve) => setImmediate(resolve)).then(() => (this.closed ? undefined : buildSnapshot(this.dir, this.file, this.opts.reducer, at, this.opts.signer)));
+      return new Promise((resolve) => setImmediate(resolve)).then(() =>
+        this.closed ? undefined : buildSnapshot(this.dir, this.file, this.opts.reducer, at, this.opts.signer),
+      );
     }
     return runWorker<IndexCover | null | undefined>(spec, { job: 'snapshot', dir: this.dir, at });
   }

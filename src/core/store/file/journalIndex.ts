@@ -85,7 +85,8 @@ export class IndexFile {
         read += n;
       }
       const chain = read === buf.length ? chainOver(this.chain, buf) : undefined;
-      if (chain !== cover.sha256) throw new HolonError('corrupt_journal', `${file} is not the index the snapshot signed; run \`holon verify\``, { file });
+      if (chain !== cover.sha256)
+        throw new HolonError('corrupt_journal', `${file} is not the index the snapshot signed; run \`holon verify\``, { file });
     } finally {
       fs.closeSync(fd);
     }
@@ -95,7 +96,10 @@ export class IndexFile {
   }
 }
 
-/** Two 32-bit hashes of the bytes of a key (FNV-1a, and a multiplicative mix), as one 64-bit identity; left in KEY_A and KEY_B (no allocation per line). */
+/**
+ * Two 32-bit hashes of the bytes of a key (FNV-1a, and a multiplicative mix), as one 64-bit identity;
+ * left in KEY_A and KEY_B (no allocation per line).
+ */
 let KEY_A = 0;
 let KEY_B = 0;
 function keyHashes(bytes: Uint8Array, from: number, to: number): void {
@@ -237,7 +241,13 @@ export function entryOf(offset: number, e: JournalEvent): Entry {
  * is doing the same, or has already written one at or after `at`. Returns the index the new snapshot
  * covers, or undefined when it wrote none.
  */
-export async function buildSnapshot<S>(dir: string, journalFile: string, reducer: Reducer<S>, at: Position, signer: Signer): Promise<IndexCover | undefined> {
+export async function buildSnapshot<S>(
+  dir: string,
+  journalFile: string,
+  reducer: Reducer<S>,
+  at: Position,
+  signer: Signer,
+): Promise<IndexCover | undefined> {
   let release: () => void;
   try {
     release = await acquireFileLock(path.join(dir, 'snapshot.lock'), 0);
@@ -261,8 +271,13 @@ export async function buildSnapshot<S>(dir: string, journalFile: string, reducer
     }
     const lines: string[] = [];
     foldRange(journalFile, from, at, signer.publicKey, (tx) => {
-      const refused = reducer.admit?.(state, tx.items.map((x) => x.e), tx.signer);
-      if (refused) throw new Error(describeRefusal({ ...refused, from: tx.items[0]?.e.seq ?? 0, to: tx.items.at(-1)?.e.seq ?? 0, signer: tx.signer }));
+      const refused = reducer.admit?.(
+        state,
+        tx.items.map((x) => x.e),
+        tx.signer,
+      );
+      if (refused)
+        throw new Error(describeRefusal({ ...refused, from: tx.items[0]?.e.seq ?? 0, to: tx.items.at(-1)?.e.seq ?? 0, signer: tx.signer }));
       reducer.sealed?.(state, tx.signer);
       for (const { e, offset } of tx.items) {
         for (const k of reducer.keys?.(state, e) ?? []) lines.push(indexLine(offset, e, k.key));
@@ -282,8 +297,19 @@ export async function buildSnapshot<S>(dir: string, journalFile: string, reducer
     } finally {
       fs.closeSync(fd);
     }
-    const next: IndexCover = { end: at.offset, bytes: cover.bytes + segment.length, sha256: segment.length > 0 ? chainNext(cover.sha256, segment) : cover.sha256 };
-    writeSnapshot(dir, { offset: at.offset, seq: from.seq, hash: from.hash, legacy: from.legacy }, reducer.serialize(state), signer, next, fields);
+    const next: IndexCover = {
+      end: at.offset,
+      bytes: cover.bytes + segment.length,
+      sha256: segment.length > 0 ? chainNext(cover.sha256, segment) : cover.sha256,
+    };
+    writeSnapshot(
+      dir,
+      { offset: at.offset, seq: from.seq, hash: from.hash, legacy: from.legacy },
+      reducer.serialize(state),
+      signer,
+      next,
+      fields,
+    );
     return next;
   } finally {
     release();
@@ -314,7 +340,7 @@ export function chainNext(previous: string, segment: Buffer): string {
 export function chainOver(previous: string, buf: Buffer): string | undefined {
   let chain = previous;
   let start = 0;
-  for (let i = 0; i < buf.length; ) {
+  for (let i = 0; i < buf.length;) {
     const nl = buf.indexOf(10, i);
     if (nl < 0) return undefined;
     if (buf[i] === 35 && nl === i + 1) {
@@ -331,7 +357,13 @@ export function chainOver(previous: string, buf: Buffer): string | undefined {
  * transaction), one at a time, as the journal itself does: every seal by `key`, the last one's signature
  * checked (the chain makes it cover the ones before).
  */
-function foldRange(journalFile: string, from: Position, to: Position, key: string, each: (tx: SealedTx<{ e: JournalEvent; offset: number }>) => void): void {
+function foldRange(
+  journalFile: string,
+  from: Position,
+  to: Position,
+  key: string,
+  each: (tx: SealedTx<{ e: JournalEvent; offset: number }>) => void,
+): void {
   const chain = new TxChain<{ e: JournalEvent; offset: number }>({ seq: from.seq, hash: from.hash, legacy: from.legacy });
   let last: SealedTx<{ e: JournalEvent; offset: number }> | undefined;
   const { end } = scanLines(journalFile, from.offset, to.offset, (line, offset) => {
@@ -346,8 +378,9 @@ function foldRange(journalFile: string, from: Position, to: Position, key: strin
     }
     return true;
   });
-  if (last && !last.verify()) throw new Error('a seal\'s signature does not verify (the journal was rewritten)');
-  if (end !== to.offset || chain.seq !== to.seq || chain.prev !== to.hash || chain.open.length > 0) throw new Error(`the journal at byte ${to.offset} is not the end of event ${to.seq}'s transaction`);
+  if (last && !last.verify()) throw new Error("a seal's signature does not verify (the journal was rewritten)");
+  if (end !== to.offset || chain.seq !== to.seq || chain.prev !== to.hash || chain.open.length > 0)
+    throw new Error(`the journal at byte ${to.offset} is not the end of event ${to.seq}'s transaction`);
 }
 
 /**
@@ -355,7 +388,12 @@ function foldRange(journalFile: string, from: Position, to: Position, key: strin
  * reading a chunk at a time; stops early when `each` returns false. Returns where the last whole line
  * read ends, and the bytes after the file's last newline (a torn append) when it read to the end.
  */
-export function scanLines(file: string, from: number, to: number | undefined, each: (line: string, offset: number) => boolean): { end: number; tail: Buffer } {
+export function scanLines(
+  file: string,
+  from: number,
+  to: number | undefined,
+  each: (line: string, offset: number) => boolean,
+): { end: number; tail: Buffer } {
   const fd = fs.openSync(file, 'r');
   try {
     const limit = to ?? fs.fstatSync(fd).size;

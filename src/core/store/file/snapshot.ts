@@ -50,7 +50,8 @@ export interface SnapshotHeader extends Position {
 }
 
 function message(h: Omit<SnapshotHeader, 'sig'>): string {
-  return `holon-snapshot:v${h.version}:${canonicalize({ seq: h.seq, hash: h.hash, offset: h.offset, legacy: h.legacy, body_sha256: h.body_sha256, index: h.index, key: h.key, fields: h.fields })}`;
+  const { seq, hash, offset, legacy, body_sha256, index, key, fields } = h;
+  return `holon-snapshot:v${h.version}:${canonicalize({ seq, hash, offset, legacy, body_sha256, index, key, fields })}`;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -114,14 +115,16 @@ export function readSnapshot(dir: string, journalFile: string, fields: string): 
   } catch {
     return { ok: false, problem: 'its header is unreadable' };
   }
-  if (!header || typeof header !== 'object' || header.version !== SNAPSHOT_VERSION) return { ok: false, problem: 'it is not a signed snapshot of this version' };
+  if (!header || typeof header !== 'object' || header.version !== SNAPSHOT_VERSION)
+    return { ok: false, problem: 'it is not a signed snapshot of this version' };
   const key = installationPublicKey(dir);
   if (!key || header.key !== key) return { ok: false, problem: "it is not signed by this installation's key" };
   const { sig, ...unsigned } = header;
   if (typeof sig !== 'string' || !verifySignature(key, message(unsigned), sig)) return { ok: false, problem: 'its signature is invalid' };
   const body = text.slice(nl + 1);
   if (sha256(body) !== header.body_sha256) return { ok: false, problem: 'its body is not the one it signed' };
-  if (!journalHasAt(journalFile, header.offset, header.seq, header.hash)) return { ok: false, problem: 'the journal no longer holds the event it was taken at' };
+  if (!journalHasAt(journalFile, header.offset, header.seq, header.hash))
+    return { ok: false, problem: 'the journal no longer holds the event it was taken at' };
   if (header.fields !== fields) return { ok: false, problem: 'it was written by a build that folds fewer kinds of events', stale: true };
   return { ok: true, header, body };
 }

@@ -16,7 +16,18 @@ import { scanLines } from '../file/journalIndex.ts';
 import { JournalLock } from '../file/lock.ts';
 import { installationPublicKey, lazySigner } from '../keys.ts';
 import type { EventRow } from './store.ts';
-import { APPEND_LOCK, CONNECT_TIMEOUT_MS, EVENT_COLUMNS, eventOfRow, GUARD_TRIGGER, isPostgresUrl, PostgresStore, rowOfEvent, schemaStatements, TABLE } from './store.ts';
+import {
+  APPEND_LOCK,
+  CONNECT_TIMEOUT_MS,
+  EVENT_COLUMNS,
+  eventOfRow,
+  GUARD_TRIGGER,
+  isPostgresUrl,
+  PostgresStore,
+  rowOfEvent,
+  schemaStatements,
+  TABLE,
+} from './store.ts';
 import { redactUrl } from '../url.ts';
 import { thisProcess } from '../owner.ts';
 import type { EventStore, JournalEvent, Reducer, Signer } from '../store.ts';
@@ -149,7 +160,10 @@ export async function initStore<S>(
   requirePostgresUrl(url);
   const member = options.member;
   if (member !== undefined && !ROLE_NAME.test(member)) {
-    throw new HolonError('invalid_input', `"${member}" is not a role name holon creates: lower-case letters, digits and _, starting with a letter or _`);
+    throw new HolonError(
+      'invalid_input',
+      `"${member}" is not a role name holon creates: lower-case letters, digits and _, ` + `starting with a letter or _`,
+    );
   }
   const report = await inTransaction(url, async (client) => {
     const { rows: there } = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [TABLE]);
@@ -168,11 +182,17 @@ export async function initStore<S>(
     const existing = found[0];
     if (existing?.is_me) throw new HolonError('conflict', `${member} is the role this command connected as; a member role is another one`);
     if (existing?.rolsuper) throw new HolonError('conflict', `${member} is a superuser, which no grant can limit; choose another role`);
-    if (existing?.owns) throw new HolonError('conflict', `${member} owns ${TABLE} (or belongs to the role that does), so it may rewrite it; choose another role, or give the table to another owner first`);
+    if (existing?.owns)
+      throw new HolonError(
+        'conflict',
+        `${member} owns ${TABLE} (or belongs to the role that does), so it may rewrite ` +
+          `it; choose another role, or give the table to another owner first`,
+      );
     if (!existing) await client.query(`CREATE ROLE ${member} LOGIN`);
 
     const { rows: where } = await client.query<{ schema: string; db: string }>(
-      'SELECT n.nspname AS schema, current_database() AS db FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)',
+      'SELECT n.nspname AS schema, current_database() AS db FROM pg_class c JOIN ' +
+        'pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass($1)',
       [TABLE],
     );
     const { schema, db } = where[0] ?? { schema: 'public', db: '' };
@@ -190,7 +210,12 @@ export async function initStore<S>(
     const privileges = held[0] ?? { select: false, insert: false, update: false, delete: false, truncate: false };
     const extra = (['update', 'delete', 'truncate'] as const).filter((p) => privileges[p]);
     if (extra.length > 0) {
-      throw new HolonError('conflict', `${member} may still ${extra.map((p) => p.toUpperCase()).join(', ')} ${TABLE} through a role it belongs to; revoke that membership first`, { privileges });
+      throw new HolonError(
+        'conflict',
+        `${member} may still ${extra.map((p) => p.toUpperCase()).join(', ')} ${TABLE} ` +
+          `through a role it belongs to; revoke that membership first`,
+        { privileges },
+      );
     }
     report.member = { role: member, created: !existing, privileges, url: memberUrl(url, member) };
     return report;
@@ -204,7 +229,10 @@ export async function initStore<S>(
  * registration) is the store's first, so the installation that set the store up owns it, and nobody who
  * reaches the empty table later can claim it. Returns the root's key, whoever it is.
  */
-async function claimRoot<S>(url: string, root: { signer: Signer; machine: string; logger: Logger; domain: StoreDomain<S> }): Promise<string | null> {
+async function claimRoot<S>(
+  url: string,
+  root: { signer: Signer; machine: string; logger: Logger; domain: StoreDomain<S> },
+): Promise<string | null> {
   const { reducer, register, rootOf } = root.domain;
   const store = await PostgresStore.open({ url, reducer, clock: systemClock, logger: root.logger, signer: root.signer, watch: false });
   try {
@@ -225,7 +253,11 @@ async function claimRoot<S>(url: string, root: { signer: Signer; machine: string
  * batch per statement; then the database is opened with PostgresStore and must fold to the same state.
  * The journal is left as it was.
  */
-export async function migrateJournal<S extends object>(stateDir: string, url: string, deps: { logger: Logger; domain: StoreDomain<S> }): Promise<MigrateReport> {
+export async function migrateJournal<S extends object>(
+  stateDir: string,
+  url: string,
+  deps: { logger: Logger; domain: StoreDomain<S> },
+): Promise<MigrateReport> {
   const { reducer, register } = deps.domain;
   requirePostgresUrl(url);
   const dir = path.resolve(stateDir);
@@ -236,8 +268,14 @@ export async function migrateJournal<S extends object>(stateDir: string, url: st
   const release = await lock.acquire();
   try {
     const checked = checkJournal(dir, reducer);
-    if (!checked.ok) throw new HolonError('corrupt_journal', `the journal does not verify, so nothing was copied: ${verifyText(checked)}`, { verify: checked });
-    if (checked.torn_tail) throw new HolonError('corrupt_journal', `the journal ends in a torn append, so nothing was copied: ${verifyText(checked)}`, { verify: checked });
+    if (!checked.ok)
+      throw new HolonError('corrupt_journal', `the journal does not verify, so nothing was copied: ${verifyText(checked)}`, {
+        verify: checked,
+      });
+    if (checked.torn_tail)
+      throw new HolonError('corrupt_journal', `the journal ends in a torn append, so nothing was copied: ${verifyText(checked)}`, {
+        verify: checked,
+      });
     if (checked.events === 0) throw new HolonError('not_found', `the journal in ${dir} holds no events`);
 
     // Folded again as it is copied, since the copy reads the file anew: the same check as verify's.
@@ -247,7 +285,12 @@ export async function migrateJournal<S extends object>(stateDir: string, url: st
       await PostgresStore.ensureSchema(client);
       const { rows } = await client.query<{ last: string | null }>(`SELECT max(seq) AS last FROM ${TABLE}`);
       const last = rows[0]?.last;
-      if (last !== null && last !== undefined) throw new HolonError('conflict', `the database already holds events (through seq ${last}); holon migrate fills only an empty one`, { seq: Number(last) });
+      if (last !== null && last !== undefined)
+        throw new HolonError(
+          'conflict',
+          `the database already holds events (through seq ${last}); holon migrate fills ` + `only an empty one`,
+          { seq: Number(last) },
+        );
 
       let offset = 0;
       while (copy.seq < checked.events) {
@@ -265,38 +308,69 @@ export async function migrateJournal<S extends object>(stateDir: string, url: st
         });
         const r = copy.report();
         if (!readable || !r.ok || batch.length === 0) {
-          throw new HolonError('corrupt_journal', `the journal changed while it was copied (${r.first_bad?.problem ?? r.refused[0]?.message ?? `event ${copy.seq + 1} is missing`}); nothing was copied`, { seq: copy.seq + 1 });
+          throw new HolonError(
+            'corrupt_journal',
+            `the journal changed while it was copied (` +
+              `${r.first_bad?.problem ?? r.refused[0]?.message ?? `event ${copy.seq + 1} is missing`}); nothing ` +
+              `was copied`,
+            { seq: copy.seq + 1 },
+          );
         }
         offset = end;
         const rowsOf = batch.map(rowOfEvent);
         await client.query(
-          `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
+          `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) SELECT * FROM unnest($1::bigint[], ` +
+            `$2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
           [0, 1, 2, 3, 4, 5, 6].map((i) => rowsOf.map((row) => row[i])),
         );
       }
-      const { rows: after } = await client.query<{ n: string; head: string | null }>(`SELECT count(*) AS n, (SELECT hash FROM ${TABLE} ORDER BY seq DESC LIMIT 1) AS head FROM ${TABLE}`);
+      const { rows: after } = await client.query<{ n: string; head: string | null }>(
+        `SELECT count(*) AS n, (SELECT hash FROM ${TABLE} ORDER BY seq DESC LIMIT 1) AS head FROM ${TABLE}`,
+      );
       if (Number(after[0]?.n) !== checked.events || after[0]?.head !== checked.head) {
-        throw new Error(`the database holds ${after[0]?.n} events ending in ${after[0]?.head} after the copy, not ${checked.events} ending in ${checked.head}`);
+        throw new Error(
+          `the database holds ${after[0]?.n} events ending in ${after[0]?.head} after the copy, not ${checked.events} ` +
+            `ending in ${checked.head}`,
+        );
       }
     });
     const state = copy.state;
 
     const expected = createHash('sha256').update(reducer.serialize(state)).digest('hex');
-    const store = await PostgresStore.open({ url, reducer, clock: systemClock, logger: deps.logger, signer: lazySigner(dir), watch: false });
+    const store = await PostgresStore.open({
+      url,
+      reducer,
+      clock: systemClock,
+      logger: deps.logger,
+      signer: lazySigner(dir),
+      watch: false,
+    });
     try {
       const folded = createHash('sha256').update(reducer.serialize(store.state)).digest('hex');
       if (store.seq !== checked.events || folded !== expected) {
-        throw new HolonError('corrupt_journal', `the events were copied, but the database folds to another state than the journal (seq ${store.seq}, state ${folded} where ${checked.events}, ${expected} was expected); do not use it`, {
-          seq: store.seq,
-          state_sha256: folded,
-        });
+        throw new HolonError(
+          'corrupt_journal',
+          `the events were copied, but the database folds to another state than the ` +
+            `journal (seq ${store.seq}, state ${folded} where ${checked.events}, ${expected} ` +
+            `was expected); do not use it`,
+          {
+            seq: store.seq,
+            state_sha256: folded,
+          },
+        );
       }
       // The copied transactions are sealed with this installation's key, the store's root: the store learns its machine.
       await register(store, lazySigner(dir), thisProcess().host);
     } finally {
       store.close();
     }
-    return { events: checked.events, head: checked.head, transactions: checked.transactions, signed_through: checked.signed_through, state_sha256: expected };
+    return {
+      events: checked.events,
+      head: checked.head,
+      transactions: checked.transactions,
+      signed_through: checked.signed_through,
+      state_sha256: expected,
+    };
   } finally {
     release();
     lock.close();
@@ -320,7 +394,10 @@ export async function verifyStore<S>(url: string, reducer: Reducer<S>): Promise<
     if (!table[0]?.t) throw new HolonError('not_found', `${redactUrl(url)} holds no Holon events (run \`holon store init\` first)`);
     const check = new LogCheck(reducer);
     for (;;) {
-      const { rows } = await client.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`, [check.seq]);
+      const { rows } = await client.query<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq LIMIT ${VERIFY_BATCH}`,
+        [check.seq],
+      );
       for (const r of rows) if (!check.next(eventOfRow(r), Number(r.seq))) return check.report();
       if (rows.length < VERIFY_BATCH) break;
     }
@@ -329,7 +406,13 @@ export async function verifyStore<S>(url: string, reducer: Reducer<S>): Promise<
     const open = check.open;
     if (open.length > 0) {
       report.ok = false;
-      report.refused.push({ from: open[0]?.seq ?? 0, to: open.at(-1)?.seq ?? 0, signer: null, code: 'unsealed', message: 'no seal covers these rows: they were not written as any installation\'s transaction' });
+      report.refused.push({
+        from: open[0]?.seq ?? 0,
+        to: open.at(-1)?.seq ?? 0,
+        signer: null,
+        code: 'unsealed',
+        message: "no seal covers these rows: they were not written as any installation's transaction",
+      });
       report.refused_count += 1;
     }
     return report;

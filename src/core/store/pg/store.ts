@@ -82,7 +82,9 @@ export const GUARD_TRIGGER = 'holon_events_append_only';
  */
 export function schemaStatements(): string[] {
   return [
-    `CREATE TABLE IF NOT EXISTS ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, hash text NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), ` +
+      `time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, ` +
+      `hash text NOT NULL)`,
     `ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS tx text`,
     `CREATE OR REPLACE FUNCTION ${GUARD_TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -90,7 +92,8 @@ BEGIN
 END $$`,
     `DROP TRIGGER IF EXISTS ${GUARD_TRIGGER} ON ${TABLE}`,
     // Statement-level, so even an UPDATE or DELETE that matches no row is refused, and TRUNCATE with them.
-    `CREATE TRIGGER ${GUARD_TRIGGER} BEFORE UPDATE OR DELETE OR TRUNCATE ON ${TABLE} FOR EACH STATEMENT EXECUTE FUNCTION ${GUARD_TRIGGER}()`,
+    `CREATE TRIGGER ${GUARD_TRIGGER} BEFORE UPDATE OR DELETE OR TRUNCATE ON ${TABLE} ` +
+      `FOR EACH STATEMENT EXECUTE FUNCTION ${GUARD_TRIGGER}()`,
     `CREATE OR REPLACE FUNCTION ${LINK_TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   last_seq bigint;
@@ -251,7 +254,9 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       // The first contact: a store that cannot be reached is said so, naming it (never its password).
       await store.createSchema().catch((err: unknown) => {
         if (!connectionLost(err)) throw err;
-        throw new HolonError('not_found', `could not reach the team store at ${redactUrl(options.url)} (${(err as Error).message})`, { store: redactUrl(options.url) });
+        throw new HolonError('not_found', `could not reach the team store at ${redactUrl(options.url)} (${(err as Error).message})`, {
+          store: redactUrl(options.url),
+        });
       });
       await store.catchUp();
       store.refresh();
@@ -308,14 +313,21 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     const all = this.keyed.get(key) ?? [];
     const wanted = options.newest === undefined ? all : all.slice(Math.max(0, all.length - options.newest));
     if (wanted.length === 0) return [];
-    const { rows } = await this.pool.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq = ANY($1::bigint[]) ORDER BY seq`, [wanted.map((x) => x.seq)]);
+    const { rows } = await this.pool.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq = ANY($1::bigint[]) ORDER BY seq`, [
+      wanted.map((x) => x.seq),
+    ]);
     const bySeq = new Map(rows.map((r) => [Number(r.seq), r]));
     return wanted.map((w) => {
       const row = bySeq.get(w.seq);
       const e = row ? eventOfRow(row) : undefined;
       // A row rewritten after it was folded (only the table's owner can, past its guard): this read fails;
       // the store goes on, since one bad row must not stop the team.
-      if (!e || e.hash !== w.hash || eventHash(e) !== e.hash) throw new HolonError('corrupt_journal', `store: the event with seq ${w.seq} is not the one folded (altered or removed); run \`holon verify --store\``, { seq: w.seq });
+      if (!e || e.hash !== w.hash || eventHash(e) !== e.hash)
+        throw new HolonError(
+          'corrupt_journal',
+          `store: the event with seq ${w.seq} is not the one folded (altered or removed); ` + `run \`holon verify --store\``,
+          { seq: w.seq },
+        );
       return e;
     });
   }
@@ -329,7 +341,13 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     this.listener = undefined;
     // Its socket was unref'd so that it never keeps a process alive; while it closes, whoever awaits `ended` must be.
     streamOf(listener)?.ref?.();
-    this.ended = Promise.allSettled([listener?.end(), this.queue.then(() => this.pool.end(), () => this.pool.end())]).then(() => undefined);
+    this.ended = Promise.allSettled([
+      listener?.end(),
+      this.queue.then(
+        () => this.pool.end(),
+        () => this.pool.end(),
+      ),
+    ]).then(() => undefined);
     this.listening.clear();
   }
 
@@ -354,7 +372,10 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     let outcome: { result: T } | undefined;
     try {
       // One round trip to begin, lock and read (numbers of our own, no input, in the text).
-      const opened = (await client.query<EventRow>(`BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > ${Math.trunc(this.chain.seq)} ORDER BY seq`)) as unknown as PG.QueryResult<EventRow>[];
+      const opened = (await client.query<EventRow>(
+        `BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT ${EVENT_COLUMNS} FROM ${TABLE} ` +
+          `WHERE seq > ${Math.trunc(this.chain.seq)} ORDER BY seq`,
+      )) as unknown as PG.QueryResult<EventRow>[];
       fresh = this.absorb((opened.at(-1)?.rows ?? []).map(eventOfRow));
       const { events: own, result } = fn(this.current);
       outcome = { result };
@@ -364,8 +385,18 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
         // The rows, their announcement (it leaves at COMMIT) and the commit in one round trip: a simple
         // query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers).
         const lit = (v: string | null): string => (v === null ? 'NULL' : client.escapeLiteral(v));
-        const values = appended.map((e) => `(${rowOfEvent(e).map((v, i) => (i === 0 ? String(v) : lit(v as string | null))).join(', ')})`).join(', ');
-        await client.query(`INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${appended.at(-1)?.seq ?? 0}'); COMMIT`);
+        const values = appended
+          .map(
+            (e) =>
+              `(${rowOfEvent(e)
+                .map((v, i) => (i === 0 ? String(v) : lit(v as string | null)))
+                .join(', ')})`,
+          )
+          .join(', ');
+        await client.query(
+          `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('` +
+            `${CHANNEL}', '${appended.at(-1)?.seq ?? 0}'); COMMIT`,
+        );
       } else {
         await client.query('COMMIT');
       }
@@ -395,18 +426,39 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   private async lockHeld(): Promise<HolonError> {
     const waited = `${LOCK_WAIT_MS / 1000} s`;
     try {
-      const { rows } = await this.pool.query<{ pid: number; usename: string | null; application_name: string | null; held_s: string | null }>(
-        `SELECT a.pid, a.usename, a.application_name, round(extract(epoch FROM now() - coalesce(a.xact_start, a.backend_start)))::text AS held_s
-           FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-          WHERE l.locktype = 'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1
-            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      const { rows } = await this.pool.query<{
+        pid: number;
+        usename: string | null;
+        application_name: string | null;
+        held_s: string | null;
+      }>(
+        `SELECT a.pid, a.usename, a.application_name, round(extract(epoch FROM now() - ` +
+          `coalesce(a.xact_start, a.backend_start)))::text AS held_s
+           FROM ` +
+          `pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = ` +
+          `'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1
+  ` +
+          `          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         [APPEND_LOCK],
       );
       const h = rows[0];
-      const who = h ? `session ${h.pid}${h.usename ? ` (role ${h.usename}${h.application_name ? `, "${h.application_name}"` : ''})` : ''}${h.held_s ? `, for ${h.held_s} s` : ''}` : 'another session';
-      return new HolonError('lock_timeout', `the team store's append lock is held by ${who}; waited ${waited} and wrote nothing. If it does not let go, the store's owner can end it: SELECT pg_terminate_backend(${h?.pid ?? 'PID'})`, { store: redactUrl(this.opts.url), ...(h ? { pid: h.pid, role: h.usename } : {}) });
+      const who = h
+        ? `session ${h.pid}${h.usename ? ` (role ${h.usename}${h.application_name ? `, "${h.application_name}"` : ''})` : ''}` +
+          `${h.held_s ? `, for ${h.held_s} s` : ''}`
+        : 'another session';
+      return new HolonError(
+        'lock_timeout',
+        `the team store's append lock is held by ${who}; waited ${waited} and wrote ` +
+          `nothing. If it does not let go, the store's owner can end it: SELECT pg_terminate_backend(${h?.pid ?? 'PID'})`,
+        { store: redactUrl(this.opts.url), ...(h ? { pid: h.pid, role: h.usename } : {}) },
+      );
     } catch {
-      return new HolonError('lock_timeout', `the team store's append lock is held by another session; waited ${waited} and wrote nothing`, { store: redactUrl(this.opts.url) });
+      return new HolonError(
+        'lock_timeout',
+        `the team store's append lock is held by another session; waited ${waited} and ` + `wrote nothing`,
+        { store: redactUrl(this.opts.url) },
+      );
     }
   }
 
@@ -482,7 +534,8 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     for (const e of events) {
       if (e.seq <= this.chain.seq) continue;
       const step = this.chain.push({ e });
-      if ('broken' in step) throw this.breakWith(`store: event ${e.seq}: ${step.broken}; run \`holon verify --store\``, { after_seq: this.chain.seq });
+      if ('broken' in step)
+        throw this.breakWith(`store: event ${e.seq}: ${step.broken}; run \`holon verify --store\``, { after_seq: this.chain.seq });
       for (const done of step.done) {
         if (isRefused(done)) {
           this.listening.refuse(done.refused);
@@ -490,7 +543,11 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
         }
         const events = done.items.map((x) => x.e);
         const from = events[0]?.seq ?? e.seq;
-        const refusal = own ? undefined : !done.verify() ? { code: 'bad_seal', message: `its seal is not ${done.signer}'s signature of it` } : this.opts.reducer.admit?.(this.current, events, done.signer);
+        const refusal = own
+          ? undefined
+          : !done.verify()
+            ? { code: 'bad_seal', message: `its seal is not ${done.signer}'s signature of it` }
+            : this.opts.reducer.admit?.(this.current, events, done.signer);
         if (refusal) {
           this.listening.refuse({ ...refusal, from, to: e.seq, signer: done.signer });
           continue;
@@ -556,14 +613,23 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     );
     const found = rows[0];
     if (found?.found) {
-      if (!found.sealed || !found.linked) throw new HolonError('conflict', `the team store's ${TABLE} table was set up by an earlier version of Holon; its owner runs \`holon store init --url ADMIN_URL\` once to bring it up to date`);
+      if (!found.sealed || !found.linked)
+        throw new HolonError(
+          'conflict',
+          `the team store's ${TABLE} table was set up by an earlier version of Holon; its ` +
+            `owner runs \`holon store init --url ADMIN_URL\` once to bring it up to date`,
+        );
       return false;
     }
     try {
       for (const statement of schemaStatements()) await client.query(statement);
     } catch (err) {
       if ((err as { code?: string }).code !== '42501') throw err;
-      throw new HolonError('denied', `the database has no ${TABLE} table and this role may not create one; its owner runs \`holon store init --url ADMIN_URL\` first`);
+      throw new HolonError(
+        'denied',
+        `the database has no ${TABLE} table and this role may not create one; its owner ` +
+          `runs \`holon store init --url ADMIN_URL\` first`,
+      );
     }
     return true;
   }
