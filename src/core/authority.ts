@@ -161,7 +161,7 @@ const RULES: Record<string, Rule> = {
     ) {
       return refuse(
         'arrived_decided',
-        `approval ${a.id} arrives already ${String(a.status)}: a request is only ever ` + `pending, and only a decision decides it`,
+        `approval ${a.id} arrives already ${String(a.status)}: a request is only ever pending, and only a decision decides it`,
       );
     }
     return onMandate(a.mandate, member);

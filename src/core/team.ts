@@ -228,11 +228,9 @@ const KEY_BYTES = 32;
 export function checkedKey(key: string): string {
   const raw = /^[A-Za-z0-9+/]{43}=$/.test(key) ? Buffer.from(key, 'base64') : undefined;
   if (!raw || raw.length !== KEY_BYTES)
-    throw new HolonError(
-      'invalid_input',
-      `"${key}" is not an installation key (44 characters of base64, as holon team ` + `whoami prints)`,
-      { key },
-    );
+    throw new HolonError('invalid_input', `"${key}" is not an installation key (44 characters of base64, as holon team whoami prints)`, {
+      key,
+    });
   return key;
 }
 

@@ -38,7 +38,7 @@ export function registerTeamStore(state: EditorState, secrets: vscode.SecretStor
       const retry = 'Retry';
       const settings = 'Open Settings';
       const text = team
-        ? `Holon: ${message}. Holon does not fall back to this workspace's journal: the ` + `team's ledger would be split in two.`
+        ? `Holon: ${message}. Holon does not fall back to this workspace's journal: the team's ledger would be split in two.`
         : `Holon: ${message}.`;
       void vscode.window.showErrorMessage(text, ...(team ? [password, retry, settings] : [retry])).then(async (answer) => {
         if (answer === password) await vscode.commands.executeCommand(COMMANDS.setStorePassword);

@@ -61,7 +61,7 @@ export function openRuntime(
     });
   const wallet = options.wallet ?? loadWallet(stateDir);
   if (options.allowPrivateSellers)
-    options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a ' + 'seller you run yourself');
+    options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a seller you run yourself');
   const fetch = options.fetch ?? publicFetch({ allowPrivate: options.allowPrivateSellers === true });
   const runner = new McpAgentRunner(
     options.logger,

@@ -76,7 +76,7 @@ function decidable(state: HolonState, id: string, decider: Signer): void {
   if (!channelAccepted(state, 'cli')) {
     throw new HolonError(
       'denied',
-      'approvals from the terminal are turned off for this state; approve in the editor ' + '(setting holon.approvals.channels)',
+      'approvals from the terminal are turned off for this state; approve in the editor (setting holon.approvals.channels)',
     );
   }
   if (!mayDecide(state, a, decider)) {

@@ -144,7 +144,7 @@ const limitsCmd: Command = {
         return print(
           ctx,
           { mandate: id, rate: m?.rate ?? null, quota: m?.quota ?? null, usage: u },
-          `${id}: rate ${showLimit(m?.rate ?? null)}, quota ${showLimit(m?.quota ?? null)}; ${u.calls} ` + `call(s) in the last 24 h`,
+          `${id}: rate ${showLimit(m?.rate ?? null)}, quota ${showLimit(m?.quota ?? null)}; ${u.calls} call(s) in the last 24 h`,
         );
       });
     }

@@ -20,11 +20,11 @@ const MANDATE_OPTIONS = {
   threshold: { type: 'string', help: 'calls whose worst case is above this wait for your approval (default 0.50)' },
   capabilities: {
     type: 'string',
-    help: 'agent capabilities market.call allows, comma-separated (e.g. ' + 'extraction.*,pipeline.*); other grants stay',
+    help: 'agent capabilities market.call allows, comma-separated (e.g. extraction.*,pipeline.*); other grants stay',
   },
   payees: {
     type: 'string',
-    help: 'who the pay grant lets the wallet pay: CAIP-10 accounts, comma-separated, or * ' + '(any); other grants stay',
+    help: 'who the pay grant lets the wallet pay: CAIP-10 accounts, comma-separated, or * (any); other grants stay',
   },
   toolsets: { type: 'string', help: 'toolsets the server offers, comma-separated (default market)' },
   grant: {
@@ -153,7 +153,7 @@ async function bindingAction(ctx: CommandContext, action: string, id: string | u
     return print(
       ctx,
       b ?? null,
-      b ? bindingText(b) : `${workspace} is not bound: a Holon server started in it serves the mandate its ` + `command line names`,
+      b ? bindingText(b) : `${workspace} is not bound: a Holon server started in it serves the mandate its command line names`,
     );
   }
   if (action === 'unbind') {
@@ -170,7 +170,7 @@ async function bindingAction(ctx: CommandContext, action: string, id: string | u
     const what = current === 'damaged' ? `the damaged binding of ${workspace}` : `${current.workspace} from ${current.mandate}`;
     if (
       !(await confirmAtTerminal(
-        `Unbind ${what}? A server started in it will then serve the mandate its command ` + `line names. [y/N] `,
+        `Unbind ${what}? A server started in it will then serve the mandate its command line names. [y/N] `,
         'unbinding a workspace',
       ))
     ) {

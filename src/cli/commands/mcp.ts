@@ -22,6 +22,26 @@ export function secondsFlag(value: string | undefined, name: string, fallbackSec
 /** How long a server waits by default: at once headless, two minutes when it asked by a form. */
 export const DEFAULT_WAIT_SECONDS = { approval: 0, elicitation: 120 } as const;
 
+/** How long a server waits for a human, shared by `holon mcp` and `holon serve`. */
+export const WAIT_OPTIONS: Command['options'] = {
+  'approval-wait': {
+    type: 'string',
+    help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})`,
+  },
+  'elicitation-wait': {
+    type: 'string',
+    help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})`,
+  },
+};
+
+/** The waits a server was given: for a decision, and for a form when it asks by elicitation. */
+export function waitsOf(opts: Record<string, string | boolean | undefined>): { waitMs: number; elicitationWaitMs: number } {
+  return {
+    waitMs: secondsFlag(str(opts, 'approval-wait'), 'approval-wait', DEFAULT_WAIT_SECONDS.approval),
+    elicitationWaitMs: secondsFlag(str(opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
+  };
+}
+
 /** The environment variable the GitHub token is read from: never a flag, which shell history and `ps` would show. */
 export const GITHUB_TOKEN_ENV = 'HOLON_GITHUB_TOKEN';
 
@@ -29,7 +49,7 @@ export const GITHUB_TOKEN_ENV = 'HOLON_GITHUB_TOKEN';
 export const GITHUB_OPTIONS: Command['options'] = {
   'github-owner': {
     type: 'string',
-    help: `open and list pull requests on GitHub, in this org's (or user's) repos; the ` + `token is read from $${GITHUB_TOKEN_ENV}`,
+    help: `open and list pull requests on GitHub, in this org's (or user's) repos; the token is read from $${GITHUB_TOKEN_ENV}`,
   },
   'github-api': { type: 'string', help: 'the GitHub API URL, for GitHub Enterprise (default https://api.github.com)' },
 };
@@ -46,7 +66,7 @@ export async function githubForge(opts: Record<string, string | boolean | undefi
   if (!token)
     throw new HolonError(
       'invalid_input',
-      `--github-owner needs a GitHub token in $${GITHUB_TOKEN_ENV} (it is never taken ` + `from the command line)`,
+      `--github-owner needs a GitHub token in $${GITHUB_TOKEN_ENV} (it is never taken from the command line)`,
     );
   // Read once: the processes this server starts (agents, git) do not inherit it.
   delete process.env[GITHUB_TOKEN_ENV];
@@ -95,17 +115,9 @@ const mcpCmd: Command = {
   options: {
     mandate: {
       type: 'string',
-      help:
-        'the mandate this server acts for (required, unless the current folder is bound: ' + 'then the bound one, and another is refused)',
+      help: 'the mandate this server acts for (required, unless the current folder is bound: then the bound one, and another is refused)',
     },
-    'approval-wait': {
-      type: 'string',
-      help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})`,
-    },
-    'elicitation-wait': {
-      type: 'string',
-      help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})`,
-    },
+    ...WAIT_OPTIONS,
     'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
     'allow-private-sellers': {
       type: 'boolean',
@@ -129,11 +141,7 @@ const mcpCmd: Command = {
   async run(ctx) {
     const { mandate, stateDir, store: storeUrl, workspace } = whatToServe(ctx);
     if (storeUrl === undefined && !hasState(stateDir)) throw new HolonError('not_found', `no Holon state in ${stateDir}`);
-    const approvals = {
-      waitMs: secondsFlag(str(ctx.opts, 'approval-wait'), 'approval-wait', DEFAULT_WAIT_SECONDS.approval),
-      elicitation: !ctx.opts['no-elicitation'],
-      elicitationWaitMs: secondsFlag(str(ctx.opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
-    };
+    const approvals = { ...waitsOf(ctx.opts), elicitation: !ctx.opts['no-elicitation'] };
     const forge = await githubForge(ctx.opts);
     const merchantFlag = str(ctx.opts, 'merchant');
     const merchants = merchantFlag !== undefined ? parseMerchants(merchantFlag) : [];

@@ -9,7 +9,7 @@ import { MCP_PATH, startHttpServer } from '../../server/transports/http.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, hasState, list, logger, openExisting, print, withStore } from '../context.ts';
-import { DEFAULT_WAIT_SECONDS, GITHUB_OPTIONS, githubForge, secondsFlag } from './mcp.ts';
+import { GITHUB_OPTIONS, githubForge, WAIT_OPTIONS, waitsOf } from './mcp.ts';
 
 /** The port `holon serve` listens on unless told otherwise; a client config written without --url points here. */
 export const DEFAULT_PORT = 7374;
@@ -58,14 +58,7 @@ const serveCmd: Command = {
     public: { type: 'boolean', help: 'allow a --host other machines can reach (each client still needs a run token)' },
     'allowed-hosts': { type: 'string', help: "Host header values accepted besides this machine's loopback names, e.g. myhost.lan:7374" },
     'allowed-origins': { type: 'string', help: 'browser Origins accepted besides the loopback ones, e.g. http://myhost.lan:7374' },
-    'approval-wait': {
-      type: 'string',
-      help: `how long a call over the threshold waits for your decision (default ${DEFAULT_WAIT_SECONDS.approval})`,
-    },
-    'elicitation-wait': {
-      type: 'string',
-      help: `how long it waits when it asked by elicitation (default ${DEFAULT_WAIT_SECONDS.elicitation})`,
-    },
+    ...WAIT_OPTIONS,
     elicitation: {
       type: 'boolean',
       help:
@@ -78,7 +71,7 @@ const serveCmd: Command = {
     },
     workspace: {
       type: 'string',
-      help: 'the folder office artifacts are published into, and whose git is the forge ' + '(default: the current folder)',
+      help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)',
     },
     ...GITHUB_OPTIONS,
   },
@@ -93,11 +86,10 @@ const serveCmd: Command = {
     const allowedOrigins = list(str(ctx.opts, 'allowed-origins'));
     if (ctx.store === undefined && !hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir}`);
     const approvals = {
-      waitMs: secondsFlag(str(ctx.opts, 'approval-wait'), 'approval-wait', DEFAULT_WAIT_SECONDS.approval),
+      ...waitsOf(ctx.opts),
       // Over HTTP the form reaches whatever holds the run token, which can be the agent itself: the human
       // answers in the Holon view or at a terminal unless they chose otherwise.
       elicitation: ctx.opts['elicitation'] === true,
-      elicitationWaitMs: secondsFlag(str(ctx.opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
     };
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
     const forge = await githubForge(ctx.opts);
@@ -243,7 +235,7 @@ async function createToken(ctx: CommandContext): Promise<number> {
           'It is shown only this once and Holon keeps only its hash. Give it to your MCP client through its environment:',
           `  export ${TOKEN_ENV}=<the token printed above>`,
           ...(config !== undefined
-            ? [`${config} points the client at the server and reads the token from ${TOKEN_ENV}; it holds ` + `no secret.`]
+            ? [`${config} points the client at the server and reads the token from ${TOKEN_ENV}; it holds no secret.`]
             : []),
           `End it early with: holon token end ${t.id}`,
         ].join('\n') + '\n',

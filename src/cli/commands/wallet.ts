@@ -40,7 +40,7 @@ const walletCmd: Command = {
     if (fs.existsSync(path.join(ctx.stateDir, WALLET_FILE)))
       throw new HolonError(
         'conflict',
-        `this state already has a wallet (${path.join(ctx.stateDir, WALLET_FILE)}); ` + `Holon never replaces one`,
+        `this state already has a wallet (${path.join(ctx.stateDir, WALLET_FILE)}); Holon never replaces one`,
       );
     const address = sub === 'create' ? createWallet(ctx.stateDir) : saveWallet(ctx.stateDir, await keyFromStdin());
     return print(

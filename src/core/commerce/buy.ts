@@ -99,17 +99,16 @@ function existing(s: HolonState, r: BuyRequest): Purchase | undefined {
   if (p.merchant !== r.merchant.merchant || !sameLines(p.lines, r.lines)) {
     throw new HolonError(
       'conflict',
-      `replay key "${r.replayKey}" was used for another purchase (${p.merchant}, other ` + `lines); use a new key for a new purchase`,
+      `replay key "${r.replayKey}" was used for another purchase (${p.merchant}, other lines); use a new key for a new purchase`,
       { replay_key: r.replayKey, purchase: p.id },
     );
   }
   // A lock-timeout is the `busy` problem: retry as is, once the running attempt ends.
   if (p.status === 'pending' && s.holds[p.hold])
-    throw new HolonError(
-      'lock_timeout',
-      `the purchase under replay key "${r.replayKey}" is still running; call again ` + `with the same key`,
-      { replay_key: r.replayKey, purchase: p.id },
-    );
+    throw new HolonError('lock_timeout', `the purchase under replay key "${r.replayKey}" is still running; call again with the same key`, {
+      replay_key: r.replayKey,
+      purchase: p.id,
+    });
   return p;
 }
 
@@ -154,7 +153,7 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
       if (again && again.id !== purchase)
         throw new HolonError(
           'lock_timeout',
-          `another call under replay key "${r.replayKey}" got there first; call again with ` + `the same key`,
+          `another call under replay key "${r.replayKey}" got there first; call again with the same key`,
           { replay_key: r.replayKey },
         );
       const mandate = mandateOf(s, r.mandate);
@@ -239,7 +238,7 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
     if (HolonError.is(err)) throw err;
     throw new HolonError(
       'agent_failed',
-      `the merchant ${client.merchant} could not complete the checkout; the hold was ` + `released — call again with the same replay key`,
+      `the merchant ${client.merchant} could not complete the checkout; the hold was released — call again with the same replay key`,
     );
   }
   if (placed.status !== 'completed' || !placed.order) {

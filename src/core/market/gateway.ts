@@ -45,7 +45,7 @@ export const CALL_FAILURES = {
   output_too_large: 'the agent answered with more than Holon accepts',
   undeclared_error: 'the agent failed with an error its manifest does not declare',
   payment_refused:
-    'the agent asked to be paid in a way Holon does not sign: terms that do not ' + 'confirm, an amount above the hold, or no wallet',
+    'the agent asked to be paid in a way Holon does not sign: terms that do not confirm, an amount above the hold, or no wallet',
 } as const;
 
 /** The most output (JSON or text, in bytes) a call may return; more is a failure, not charged. */

@@ -79,7 +79,7 @@ export function checkKey(key: string, what = 'key'): void {
   if (key.length < 1 || key.length > MEMORY_LIMITS.keyChars || !MEMORY_KEY.test(key)) {
     throw new HolonError(
       'invalid_input',
-      `${what} must be 1 to ${MEMORY_LIMITS.keyChars} characters on one line, without ` + `control characters`,
+      `${what} must be 1 to ${MEMORY_LIMITS.keyChars} characters on one line, without control characters`,
       { field: what },
     );
   }

@@ -320,7 +320,7 @@ function notSettled(s: HolonState, r: IntentRecord, first: boolean, now: number)
   if (status === 'expired' && r.approval) {
     return new HolonError(
       'denied',
-      `the approval of intent ${key} expired before a human decided; submit a new ` + `intent with a new key`,
+      `the approval of intent ${key} expired before a human decided; submit a new intent with a new key`,
       { idempotency_key: key },
       [denial('approval_expired', { approval: r.approval, expires_at: a?.expires_at ?? r.updated_at })],
     );
@@ -344,7 +344,7 @@ function notSettled(s: HolonState, r: IntentRecord, first: boolean, now: number)
   }
   return new HolonError(
     'agent_failed',
-    `intent ${key} did not settle (${status}${r.error ? `: ${r.error}` : ''}); send ` + `it again with the same key`,
+    `intent ${key} did not settle (${status}${r.error ? `: ${r.error}` : ''}); send it again with the same key`,
     { idempotency_key: key },
   );
 }
@@ -466,7 +466,7 @@ export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk
     case 'conflict':
       throw new HolonError(
         'conflict',
-        `idempotency key "${key}" was already used for another intent (another payee, ` + `amount, currency or purpose); use a new key`,
+        `idempotency key "${key}" was already used for another intent (another payee, amount, currency or purpose); use a new key`,
         { idempotency_key: key },
       );
     case 'busy':
@@ -504,7 +504,7 @@ async function move(deps: PayDeps, id: string, order: TransferOrder): Promise<Pa
     const key = deps.store.state.intents[id]?.idempotency_key ?? '';
     throw new HolonError(
       'agent_failed',
-      `the transfer rail failed (${why}); nothing moved — send the same intent again ` + `with the same idempotency key`,
+      `the transfer rail failed (${why}); nothing moved — send the same intent again with the same idempotency key`,
       { idempotency_key: key },
     );
   }

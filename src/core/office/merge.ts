@@ -30,11 +30,9 @@ export function mergeEvents(s: MandatesFields & OfficeFields, p: Proposal, now: 
     const old = s.mandates[p.target];
     if (!old) throw new HolonError('conflict', `${p.target} no longer exists; reject this proposal`, { proposal: p.id });
     if (canonicalHash(personnelOf(old)) !== canonicalHash(p.before))
-      throw new HolonError(
-        'conflict',
-        `${p.slug}'s personnel file changed after this proposal was made; reject it and ` + `ask for a new one`,
-        { proposal: p.id },
-      );
+      throw new HolonError('conflict', `${p.slug}'s personnel file changed after this proposal was made; reject it and ask for a new one`, {
+        proposal: p.id,
+      });
     const m = checkedMandate({
       ...old,
       grantee: grantee(old.grantee),

@@ -73,7 +73,7 @@ function perDayOf(s: FxFields, usd: string, currency: string): string {
   if (!converted)
     throw new HolonError(
       'invalid_input',
-      `the budget is in ${currency} and no USD→${currency} rate is set (a human sets ` + `one with \`holon fx USD ${currency} RATE\`)`,
+      `the budget is in ${currency} and no USD→${currency} rate is set (a human sets one with \`holon fx USD ${currency} RATE\`)`,
     );
   return M.formatUnits(converted.units);
 }
@@ -245,7 +245,7 @@ export function proposeChange(
     if (given.length === 0)
       throw new HolonError(
         'invalid_input',
-        'name at least one change: add_capabilities, remove_capabilities, capabilities, ' + 'status, manager, budget_usd_per_day or model',
+        'name at least one change: add_capabilities, remove_capabilities, capabilities, status, manager, budget_usd_per_day or model',
       );
     const target = colleagueMandate(s, i.slug, me.account);
     if (!target) throw new HolonError('not_found', `no colleague "${i.slug}" in this office`, { slug: i.slug });

@@ -90,7 +90,7 @@ export class TxChain<T extends { e: JournalEvent }> {
       const before = this.altered.has(this.seq) ? this.open.find((x) => x.e.seq === this.seq) : undefined;
       if (before)
         return {
-          broken: `its content does not match its hash (the event was altered), and event ${e.seq} ` + `does not link to it`,
+          broken: `its content does not match its hash (the event was altered), and event ${e.seq} does not link to it`,
           at: before,
         };
       return { broken: 'does not link to the previous event (prev hash differs)' };

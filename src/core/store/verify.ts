@@ -169,6 +169,13 @@ export class LogCheck<S> {
   }
 }
 
+/** Fails a report for events no seal covers (`open`, in order), saying why they cannot be a crash's. */
+export function refuseUnsealed(report: VerifyReport, open: readonly JournalEvent[], message: string): void {
+  report.ok = false;
+  report.refused.push({ from: open[0]?.seq ?? 0, to: open.at(-1)?.seq ?? 0, signer: null, code: 'unsealed', message });
+  report.refused_count += 1;
+}
+
 /**
  * Checks the whole journal offline: every line parses and follows the one before; every transaction is
  * sealed by this installation's key, its seal verifies and the fold admits it; then that the snapshot and
@@ -215,16 +222,11 @@ export function checkJournal<S extends object>(stateDir: string, reducer: Reduce
   const open = check.open;
   if (!report.first_bad && (open.length > 0 || tail.length > 0)) {
     if (!crashCouldLeave(check.afterCheckpoint, open)) {
-      report.ok = false;
-      report.refused.push({
-        from: open[0]?.seq ?? 0,
-        to: open.at(-1)?.seq ?? 0,
-        signer: null,
-        code: 'unsealed',
-        message:
-          'no seal covers these events, and they are not one transaction a crash could have ' + 'cut short: the journal was rewritten',
-      });
-      report.refused_count += 1;
+      refuseUnsealed(
+        report,
+        open,
+        'no seal covers these events, and they are not one transaction a crash could have cut short: the journal was rewritten',
+      );
     } else {
       const last = tail.length > 0 ? parseEventLine(tail.toString('utf8')) : undefined;
       report.torn_tail = {

@@ -134,7 +134,7 @@ export function merchantFailure(merchant: string, reply: MerchantReply, what: st
   }
   return new HolonError(
     'agent_failed',
-    `the merchant ${merchant} failed on the ${what}: HTTP ${reply.status}${said}; ` + `call again with the same replay key`,
+    `the merchant ${merchant} failed on the ${what}: HTTP ${reply.status}${said}; call again with the same replay key`,
     { merchant, status: reply.status, code },
   );
 }

@@ -56,7 +56,7 @@ function checkBaseUrl(text: string): string {
   if (u.protocol !== 'https:' && !(u.protocol === 'http:' && loopback))
     throw new HolonError(
       'invalid_input',
-      `the GitHub API URL must be https (got ${u.protocol}//${u.host}): the token is ` + `never sent in clear`,
+      `the GitHub API URL must be https (got ${u.protocol}//${u.host}): the token is never sent in clear`,
     );
   if (u.username || u.password || u.search || u.hash)
     throw new HolonError('invalid_input', 'the GitHub API URL takes no credentials, query or fragment');
@@ -152,7 +152,7 @@ export class GitHubForge implements Forge {
     if (status === 403)
       return new HolonError(
         'denied',
-        `GitHub refused access to ${where} (${said}): the token lacks the permission, or ` + `the org restricts it`,
+        `GitHub refused access to ${where} (${said}): the token lacks the permission, or the org restricts it`,
         details,
       );
     if (status === 404)

@@ -24,7 +24,7 @@ import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { macVerifies, withMac } from '../../core/terms/mac.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { TypedRequest } from '../../core/wallet.ts';
-import { confirmedAtr, payerOf, readAdvertised, refuse, TRANSFER_TYPES, unreadable } from './x402Exact.ts';
+import { confirmedChoice, readAdvertised, refuse, TRANSFER_TYPES, unreadable } from './x402Exact.ts';
 
 export const CHANNEL = 'x402/channel/eip155';
 
@@ -117,17 +117,7 @@ export async function confirmChannel(
   document: unknown,
   account: string,
 ): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; chosen: ChannelChosen; request: TypedRequest }> {
-  const payer = payerOf(account);
-  const read = readChannelDocument(document);
-  const { option, bytes, served } = await confirmedAtr(deps.fetch, read, payer.network);
-  const unsigned = {
-    pairing: CHANNEL,
-    atrHash: served,
-    resource: read.required.resource,
-    option,
-    from: payer.address,
-    validBefore: String(Math.floor(deps.now() / 1000) + option.maxTimeoutSeconds),
-  } as const;
+  const { unsigned, bytes, served } = await confirmedChoice(deps, readChannelDocument(document), account, CHANNEL);
   return {
     atrHash: served,
     atr: atrView(bytes),

@@ -95,6 +95,29 @@ export async function confirmedAtr<O extends { network: string }>(
   return { option, bytes, served };
 }
 
+/**
+ * What `atr_confirm` chooses, before its MAC, for any x402 pairing: the ATR fetched and checked against
+ * the advertised H, the option on the payer's network, the payer, and how long the signature may wait.
+ */
+export async function confirmedChoice<P extends string, O extends { network: string; maxTimeoutSeconds: number }, R>(
+  deps: { fetch: FetchLike; now: () => number },
+  read: { hash: string; url: string; options: O[]; required: { resource: R } },
+  account: string,
+  pairing: P,
+) {
+  const payer = payerOf(account);
+  const { option, bytes, served } = await confirmedAtr(deps.fetch, read, payer.network);
+  const unsigned = {
+    pairing,
+    atrHash: served,
+    resource: read.required.resource,
+    option,
+    from: payer.address,
+    validBefore: String(Math.floor(deps.now() / 1000) + option.maxTimeoutSeconds),
+  } as const;
+  return { unsigned, bytes, served };
+}
+
 /** The ATR's bytes from its link, through the server's fetch; only a 200 with a body under the limit counts. */
 export async function fetchAtr(fetch: FetchLike, url: string): Promise<Uint8Array> {
   try {
@@ -166,17 +189,7 @@ export async function confirm(
   document: unknown,
   account: string,
 ): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; chosen: Chosen; request: SignRequest }> {
-  const payer = payerOf(account);
-  const read = readDocument(document);
-  const { option, bytes, served } = await confirmedAtr(deps.fetch, read, payer.network);
-  const unsigned = {
-    pairing: EXACT,
-    atrHash: served,
-    resource: read.required.resource,
-    option,
-    from: payer.address,
-    validBefore: String(Math.floor(deps.now() / 1000) + option.maxTimeoutSeconds),
-  } as const;
+  const { unsigned, bytes, served } = await confirmedChoice(deps, readDocument(document), account, EXACT);
   const chosen = withMac(unsigned) as Chosen;
   return { atrHash: served, atr: atrView(bytes), bytes, chosen, request: requestFor(unsigned, served) };
 }

@@ -197,7 +197,7 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
           const e = parseEventLine(buf.toString('utf8', 0, nl));
           if (!e || eventHash(e) !== e.hash || !matches(entry, e)) {
             throw this.breakWith(
-              `journal ${this.file}: the event at byte ${entry.offset} is not the one filed ` + `there (altered); run \`holon verify\``,
+              `journal ${this.file}: the event at byte ${entry.offset} is not the one filed there (altered); run \`holon verify\``,
               { offset: entry.offset },
             );
           }
@@ -285,7 +285,7 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
         fs.appendFileSync(this.file, '\n');
         this.fold([tx], tailAt + tail.length + 1);
         this.opts.logger.warn(
-          `journal: completed the last transaction (through seq ${candidate.seq}), whose ` + `last event had lost its newline`,
+          `journal: completed the last transaction (through seq ${candidate.seq}), whose last event had lost its newline`,
         );
         return tx.items;
       }
@@ -345,7 +345,7 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
     }
     // The file must end where this process last read: otherwise someone appended without the lock.
     if (fs.fstatSync(this.fd).size !== this.pos.offset) {
-      throw this.breakWith(`journal ${this.file}: it changed outside the lock (its end is not where the ` + `last event was read)`, {
+      throw this.breakWith(`journal ${this.file}: it changed outside the lock (its end is not where the last event was read)`, {
         offset: this.pos.offset,
       });
     }
@@ -483,7 +483,7 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
             e.seq,
             key
               ? `sealed by a key that is not this installation's (${done.signer})`
-              : `sealed by ${done.signer}, but this state folder holds no installation key to ` + `check it with`,
+              : `sealed by ${done.signer}, but this state folder holds no installation key to check it with`,
           );
         txs.push(done);
         end = offset + start;
@@ -499,7 +499,7 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
     )
       throw fail(
         chain.open[0]!.e.seq,
-        'no seal covers the events from here on, and they are not what a crash could have ' + 'left (the journal was rewritten)',
+        'no seal covers the events from here on, and they are not what a crash could have left (the journal was rewritten)',
       );
     // One signature covers them all: each seal signs the hash its transaction ends on, which the chain
     // links to everything before it; the seal of the last one checked vouches for every event up to it.

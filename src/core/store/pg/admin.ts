@@ -33,7 +33,7 @@ import { thisProcess } from '../owner.ts';
 import type { EventStore, JournalEvent, Reducer, Signer } from '../store.ts';
 import { parseEventLine } from '../store.ts';
 import type { VerifyReport } from '../verify.ts';
-import { checkJournal, LogCheck, verifyText } from '../verify.ts';
+import { checkJournal, LogCheck, refuseUnsealed, verifyText } from '../verify.ts';
 
 /** PostgreSQL's SQLSTATE for "permission denied" (insufficient_privilege). */
 export const PERMISSION_DENIED = '42501';
@@ -162,7 +162,7 @@ export async function initStore<S>(
   if (member !== undefined && !ROLE_NAME.test(member)) {
     throw new HolonError(
       'invalid_input',
-      `"${member}" is not a role name holon creates: lower-case letters, digits and _, ` + `starting with a letter or _`,
+      `"${member}" is not a role name holon creates: lower-case letters, digits and _, starting with a letter or _`,
     );
   }
   const report = await inTransaction(url, async (client) => {
@@ -286,11 +286,9 @@ export async function migrateJournal<S extends object>(
       const { rows } = await client.query<{ last: string | null }>(`SELECT max(seq) AS last FROM ${TABLE}`);
       const last = rows[0]?.last;
       if (last !== null && last !== undefined)
-        throw new HolonError(
-          'conflict',
-          `the database already holds events (through seq ${last}); holon migrate fills ` + `only an empty one`,
-          { seq: Number(last) },
-        );
+        throw new HolonError('conflict', `the database already holds events (through seq ${last}); holon migrate fills only an empty one`, {
+          seq: Number(last),
+        });
 
       let offset = 0;
       while (copy.seq < checked.events) {
@@ -404,17 +402,7 @@ export async function verifyStore<S>(url: string, reducer: Reducer<S>): Promise<
     const report = check.report();
     // A database commits a transaction whole: rows after the last seal were written by hand, not cut by a crash.
     const open = check.open;
-    if (open.length > 0) {
-      report.ok = false;
-      report.refused.push({
-        from: open[0]?.seq ?? 0,
-        to: open.at(-1)?.seq ?? 0,
-        signer: null,
-        code: 'unsealed',
-        message: "no seal covers these rows: they were not written as any installation's transaction",
-      });
-      report.refused_count += 1;
-    }
+    if (open.length > 0) refuseUnsealed(report, open, "no seal covers these rows: they were not written as any installation's transaction");
     return report;
   } finally {
     await client.end().catch(() => undefined);

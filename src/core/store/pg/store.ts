@@ -325,7 +325,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       if (!e || e.hash !== w.hash || eventHash(e) !== e.hash)
         throw new HolonError(
           'corrupt_journal',
-          `store: the event with seq ${w.seq} is not the one folded (altered or removed); ` + `run \`holon verify --store\``,
+          `store: the event with seq ${w.seq} is not the one folded (altered or removed); run \`holon verify --store\``,
           { seq: w.seq },
         );
       return e;
@@ -454,11 +454,9 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
         { store: redactUrl(this.opts.url), ...(h ? { pid: h.pid, role: h.usename } : {}) },
       );
     } catch {
-      return new HolonError(
-        'lock_timeout',
-        `the team store's append lock is held by another session; waited ${waited} and ` + `wrote nothing`,
-        { store: redactUrl(this.opts.url) },
-      );
+      return new HolonError('lock_timeout', `the team store's append lock is held by another session; waited ${waited} and wrote nothing`, {
+        store: redactUrl(this.opts.url),
+      });
     }
   }
 
