@@ -20,12 +20,7 @@ import { copyExampleFiles as copyDemoFiles } from '../src/core/demoFiles.ts';
 import type { Clock } from '../src/core/deps.ts';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
 import { openState } from '../src/core/holon.ts';
-import { lazySigner } from '../src/core/store/keys.ts';
-import type { EventRow } from '../src/core/store/pg/store.ts';
-import { EVENT_COLUMNS, eventOfRow, PostgresStore, TABLE } from '../src/core/store/pg/store.ts';
-import { holonReducer } from '../src/core/state.ts';
-import { createDatabaseAt, sqlAt } from './pg/harness.ts';
-import type { EventStore, JournalEvent } from '../src/core/store/store.ts';
+import type { EventStore } from '../src/core/store/store.ts';
 import type { HolonState } from '../src/core/state.ts';
 import type { Runtime } from '../src/server/runtime.ts';
 import { openRuntime } from '../src/server/runtime.ts';
@@ -96,40 +91,9 @@ export async function servedState(): Promise<{ dir: string; cleanup: () => void 
   return t;
 }
 
-/**
- * The suites that run on the file journal run again on PostgreSQL: test/pg/suites.test.ts starts a
- * throwaway cluster and runs them with HOLON_TEST_PG set to it; each state then gets its own database.
- */
-export const TEST_PG = process.env['HOLON_TEST_PG'] ?? '';
-export const ON_POSTGRES = TEST_PG !== '';
-const databases = new Map<string, string>();
-let databaseCount = 0;
-
-/** A new store for the state in `dir`: a new database on PostgreSQL (see ON_POSTGRES), else undefined (the file journal). */
-async function newTestStore(dir: string, clock: Clock): Promise<EventStore<HolonState> | undefined> {
-  if (!ON_POSTGRES) return undefined;
-  const url = await createDatabaseAt(TEST_PG, `s${process.pid}_${++databaseCount}`);
-  databases.set(dir, url);
-  return PostgresStore.open({ url, reducer: holonReducer, clock, logger: silentLogger, signer: lazySigner(dir) });
-}
-
-/** The database of the state in `dir` when the suites run on PostgreSQL. */
-export function databaseOf(dir: string): string | undefined {
-  return databases.get(dir);
-}
-
-/** The events after `seq` as the database holds them, read with a connection of its own. */
-export async function rowsAfter(url: string, seq: number): Promise<JournalEvent[]> {
-  const rows = await sqlAt<EventRow>(url, `SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [seq]);
-  return rows.map(eventOfRow);
-}
-
 /** Another store on the state in `dir`, as a second process (the editor's panel, say) would open it. */
 export async function openAgain(dir: string, clock: Clock, options: { watch?: boolean } = {}): Promise<EventStore<HolonState>> {
-  const url = databases.get(dir);
-  const watch = options.watch ?? false;
-  if (url) return PostgresStore.open({ url, reducer: holonReducer, clock, logger: silentLogger, signer: lazySigner(dir), watch });
-  return openState(dir, { clock, logger: silentLogger, durable: false, watch });
+  return openState(dir, { clock, logger: silentLogger, durable: false, watch: options.watch ?? false });
 }
 
 /** A runtime on a fresh temporary state seeded with the demo world. */
@@ -138,10 +102,8 @@ export async function demoRuntime(
 ): Promise<{ runtime: Runtime; clock: TestClock; dir: string; cleanup: () => Promise<void> }> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new TestClock();
-  const store = await newTestStore(dir, clock);
   const runtime = openRuntime(dir, {
     clock,
-    ...(store ? { store } : {}),
     logger: silentLogger,
     durable: false,
     approvals: { waitMs: 0, elicitation: true, elicitationWaitMs: 5_000, ...options.approvals },

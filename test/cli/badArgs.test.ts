@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import type { Run } from './cliHarness.ts';
-import { EXAMPLES, ensureBuilt, HANG_MS, holon, holonIn, ledgerBytes, mcpSession, ON_POSTGRES, pool, readEvents, seededState, structured, tempDir } from './cliHarness.ts';
+import { EXAMPLES, ensureBuilt, HANG_MS, holonIn, ledgerBytes, mcpSession, pool, seededState, structured, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -45,23 +45,15 @@ async function refusedAll(state: string, cases: string[][]): Promise<void> {
 }
 
 /**
- * Runs every case on its own missing state folder under `root`; none may create it. On a team store a
- * read needs no state folder (the ledger is the database): what the journal refuses for want of a state
- * must answer there, and write nothing.
+ * Runs every case on its own missing state folder under `root`; none may create it. (On a team store a
+ * read needs no state folder: test/pg/cli.test.ts.)
  */
 async function refusedOnMissing(root: string, cases: string[][]): Promise<void> {
   await pool(cases, 3, async (args, i) => {
     const state = path.join(root, `missing-${i}`);
     const r = await holonIn(state, args);
     const what = `holon ${args.join(' ')}`;
-    if (ON_POSTGRES && r.code === 0) {
-      const onJournal = await holon([...args, '--state', state], { env: { HOLON_STORE: '' } });
-      assertRefusal(onJournal, args);
-      assert.match(onJournal.stderr, /no Holon state|no journal/, `${what}: on the journal, refused only for want of a state`);
-      assert.deepEqual(await readEvents(state), [], `${what}: a read writes nothing`);
-    } else {
-      assertRefusal(r, args);
-    }
+    assertRefusal(r, args);
     assert.equal(fs.existsSync(state), false, `${what} created ${state}`);
   });
 }

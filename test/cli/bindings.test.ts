@@ -17,7 +17,7 @@ import { before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bindingPath } from '../../src/core/bindings.ts';
-import { cleanEnv, ensureBuilt, HOLON_BIN, holon, inTerminal, journalFile, ledgerBytes, mcpSession, ok, seededState, storeEnv, structured, tempDir } from './cliHarness.ts';
+import { cleanEnv, ensureBuilt, HOLON_BIN, holon, inTerminal, journalFile, ledgerBytes, mcpSession, ok, seededState, structured, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -63,9 +63,8 @@ interface Entry {
 
 /** Writes `<ws>/.mcp.json` as Connect Claude Code does (src/editor/commands.ts); returns the server's name. */
 async function writeMcpJson(ws: string, state: string, mandate: string): Promise<string> {
-  const store = (await storeEnv(state))['HOLON_STORE'];
   const name = `holon-${mandate.replace('/', '-')}`;
-  const args = [HOLON_BIN, 'mcp', '--mandate', mandate, '--state', state, ...(store ? ['--store', store] : []), '--workspace', ws];
+  const args = [HOLON_BIN, 'mcp', '--mandate', mandate, '--state', state, '--workspace', ws];
   fs.writeFileSync(path.join(ws, '.mcp.json'), JSON.stringify({ mcpServers: { [name]: { command: 'node', args } } }, null, 2) + '\n');
   return name;
 }
@@ -365,8 +364,8 @@ test('bind, unbind and binding: bad input and no terminal change nothing; a huma
   assert.equal(shown['workspace'], ws);
   assert.equal(shown['mandate'], NARROW);
   assert.equal(shown['state'], fs.realpathSync(state));
-  // The store, on a team store, is kept without a password.
-  assert.ok(shown['store'] === null || !new URL(shown['store'] as string).password);
+  // Bound to the state's own journal (no store named); a store's password is never kept (test/core/bindings.test.ts).
+  assert.equal(shown['store'], null);
   const st = fs.statSync(bindingPath(ws));
   assert.equal(st.mode & 0o777, 0o600);
   assert.equal(fs.statSync(path.dirname(bindingPath(ws))).mode & 0o777, 0o700);

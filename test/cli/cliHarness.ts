@@ -14,13 +14,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openStore } from '../../src/core/holon.ts';
-import { KEY_FILE } from '../../src/core/store/keys.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import type { EventStore } from '../../src/core/store/store.ts';
-import { copyExampleFiles, EXAMPLES, HANG_MS, HOLON_BIN, ON_POSTGRES, PatientClient, ROOT, rowsAfter, tempDir, TEST_PG, until } from '../helpers.ts';
-import { createDatabaseAt } from '../pg/harness.ts';
+import { copyExampleFiles, EXAMPLES, HANG_MS, HOLON_BIN, PatientClient, ROOT, tempDir, until } from '../helpers.ts';
 
-export { EXAMPLES, HANG_MS, HOLON_BIN, ON_POSTGRES, PatientClient, ROOT, tempDir, until };
+export { EXAMPLES, HANG_MS, HOLON_BIN, PatientClient, ROOT, tempDir, until };
 
 export const FIXTURES = path.join(__dirname, 'fixtures');
 export const SLOW_CATALOG = path.join(FIXTURES, 'slowCatalog.json');
@@ -65,73 +63,13 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return env;
 }
 
-/**
- * On PostgreSQL (HOLON_TEST_PG; test/pg/suites.test.ts runs these suites so) every state folder the CLI
- * is pointed at gets a database of its own, handed to each process in HOLON_STORE as a team member's
- * shell would. What the tests read back (readEvents, ledgerBytes) is then the database's rows. A state
- * the demo made stays on its journal: the demo never writes into a team store. '' stands for the journal.
- */
-const stores = new Map<string, Promise<string>>();
-let storeCount = 0;
-let copying: Promise<unknown> = Promise.resolve();
-
-/** The database of a state folder (made empty on first use), or '' for its journal. */
-function storeOf(state: string): Promise<string> {
-  const key = path.resolve(state);
-  let url = stores.get(key);
-  if (!url) {
-    url = ON_POSTGRES ? createDatabaseAt(TEST_PG, `c${process.pid}_${++storeCount}`) : Promise.resolve('');
-    stores.set(key, url);
-  }
-  return url;
-}
-
-/** `state` gets a copy of `from`'s database (a state folder copied with its ledger). */
-function copyStore(from: string, state: string): void {
-  if (!ON_POSTGRES) return;
-  const copy = (async () => {
-    const source = new URL(await storeOf(from)).pathname.slice(1);
-    // One copy at a time: a database being copied may have nobody else connected.
-    const made = copying.then(() => createDatabaseAt(TEST_PG, `c${process.pid}_${++storeCount}`, source));
-    copying = made.catch(() => undefined);
-    return made;
-  })();
-  stores.set(path.resolve(state), copy);
-}
-
-/** What a process working on `state` needs in its environment: HOLON_STORE when the state's ledger is a database. */
-export async function storeEnv(state: string): Promise<Record<string, string>> {
-  const url = await storeOf(state);
-  return url ? { HOLON_STORE: url } : {};
-}
-
-/** The state folder a command line works on, as the CLI resolves it. */
-function stateOfArgs(args: string[], env: Record<string, string> | undefined, cwd: string): string {
-  const i = args.indexOf('--state');
-  return i >= 0 && args[i + 1] !== undefined ? path.resolve(cwd, args[i + 1] as string) : path.resolve(cwd, env?.['HOLON_STATE'] ?? '.holon');
-}
-
-/** The environment for `holon ARGS…`, with the state's store unless the caller chose one. */
-async function envFor(args: string[], env: Record<string, string> | undefined, cwd: string): Promise<Record<string, string>> {
-  if (!ON_POSTGRES || (env && 'HOLON_STORE' in env)) return env ?? {};
-  const state = stateOfArgs(args, env, cwd);
-  if (args[0] === 'demo') {
-    // The demo makes its own state on its journal, whatever store a member's shell names (here, the
-    // cluster's own database); a state it made stays on that journal.
-    if (!stores.has(state)) stores.set(state, Promise.resolve(''));
-    return { HOLON_STORE: TEST_PG, ...env };
-  }
-  return { ...(await storeEnv(state)), ...env };
-}
-
 /** Runs `holon ARGS…` (stdin is not a terminal) and collects its output. */
 export async function holon(args: string[], options: { env?: Record<string, string>; cwd?: string; input?: string } = {}): Promise<Run> {
   const cwd = options.cwd ?? os.tmpdir();
-  const env = await envFor(args, options.env, cwd);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [HOLON_BIN, ...args], {
       cwd,
-      env: cleanEnv(env),
+      env: cleanEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
       // A safety net against a hung child, never an assertion on time.
       timeout: HANG_MS,
@@ -217,12 +155,11 @@ function seededTemplate(): Promise<string> {
   return template;
 }
 
-/** A copy of the state in `src` (its folder, and its database on PostgreSQL) in a new temporary folder. */
+/** A copy of the state in `src` in a new temporary folder. */
 export function copyState(src: string): { dir: string; root: string; cleanup: () => void } {
   const { dir: root, cleanup } = tempDir('holon-cli-');
   const dir = path.join(root, 'state');
   fs.cpSync(src, dir, { recursive: true });
-  copyStore(src, dir);
   return { dir, root, cleanup };
 }
 
@@ -233,25 +170,20 @@ export async function seededState(): Promise<{ dir: string; root: string; cleanu
 
 /** Opens a state's ledger in this process, as another process on the same state (the human's CLI) would. */
 export async function openLedger(state: string): Promise<EventStore<HolonState>> {
-  const url = await storeOf(state);
-  return openStore(state, { clock: systemClock, logger: silentLogger, durable: false, watch: false, ...(url ? { store: url } : {}) });
+  return openStore(state, { clock: systemClock, logger: silentLogger, durable: false, watch: false });
 }
 
-/**
- * Whether a command made the state in `state`: its journal, or on a team store the installation key its
- * first write registered (the folder is then only the key's home).
- */
+/** Whether a command made the state in `state`: its journal. */
 export function stateMade(state: string): boolean {
-  return fs.existsSync(ON_POSTGRES ? path.join(state, KEY_FILE) : journalFile(state));
+  return fs.existsSync(journalFile(state));
 }
 
 /** The journal file of a state. */
 export const journalFile = (state: string): string => path.join(state, 'journal.jsonl');
 
-/** The ledger's bytes, to compare before and after: the journal file's, or on PostgreSQL its rows'. */
+/** The ledger's bytes, to compare before and after: the journal file's. */
 export async function ledgerBytes(state: string): Promise<Buffer> {
-  const url = await storeOf(state);
-  return url ? Buffer.from(JSON.stringify(await rowsAfter(url, 0))) : fs.readFileSync(journalFile(state));
+  return fs.readFileSync(journalFile(state));
 }
 
 /** One journal event, as the file holds it. */
@@ -268,8 +200,6 @@ export interface Event {
 
 /** Every whole event of a state's ledger (a journal line another process is still writing is left out). */
 export async function readEvents(state: string): Promise<Event[]> {
-  const url = await storeOf(state);
-  if (url) return (await rowsAfter(url, 0)) as Event[];
   const lines = fs.readFileSync(journalFile(state), 'utf8').split('\n');
   lines.pop(); // what follows the last newline: nothing, or a line being appended right now
   return lines.filter((l) => l.length > 0).map((l) => JSON.parse(l) as Event);
@@ -303,13 +233,12 @@ export interface McpSession {
 
 /** Starts `node dist/holon.js mcp` as an MCP client would, and connects to it. */
 export async function mcpSession(state: string, mandate: string, extra: string[] = [], env?: Record<string, string>): Promise<McpSession> {
-  const store = await storeEnv(state);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [HOLON_BIN, 'mcp', '--mandate', mandate, '--state', state, ...extra],
     stderr: 'pipe',
     // Without `env` the SDK gives the server its default environment only, as an MCP client does.
-    env: env ? (cleanEnv({ ...store, ...env }) as Record<string, string>) : { ...getDefaultEnvironment(), ...store },
+    env: env ? (cleanEnv(env) as Record<string, string>) : getDefaultEnvironment(),
   });
   let log = '';
   transport.stderr?.on('data', (d: Buffer) => (log += d.toString()));
@@ -335,7 +264,7 @@ export interface Served {
 export async function serveIn(state: string, extra: string[] = []): Promise<Served> {
   const child = spawn(process.execPath, [HOLON_BIN, 'serve', '--port', '0', '--state', state, ...extra], {
     cwd: os.tmpdir(),
-    env: cleanEnv(await storeEnv(state)),
+    env: cleanEnv(),
     stdio: ['pipe', 'pipe', 'pipe'],
     // A safety net against a hung child, never an assertion on time.
     timeout: HANG_MS,
@@ -381,11 +310,10 @@ export const clean = (s: string): string => s.replace(/\r/g, '').replace(/\x1b\[
 export async function inTerminal(args: string[], options: { answer?: string; shellSuffix?: string; cwd?: string } = {}): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, HOLON_BIN, ...args].map(shq).join(' ') + (options.shellSuffix ? ` ${options.shellSuffix}` : '');
   const cwd = options.cwd ?? os.tmpdir();
-  const env = await envFor(args, { TERM: 'dumb' }, cwd);
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       cwd,
-      env: cleanEnv(env),
+      env: cleanEnv({ TERM: 'dumb' }),
       stdio: ['pipe', 'pipe', 'pipe'],
       // A safety net against a hung child, never an assertion on time.
       timeout: HANG_MS,

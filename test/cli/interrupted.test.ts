@@ -11,7 +11,7 @@ import { pidAlive } from '../../src/core/store/file/lock.ts';
 import * as M from '../../src/core/amount.ts';
 import { gateSpend } from '../../src/core/money/spend.ts';
 import type { McpSession } from './cliHarness.ts';
-import { ensureBuilt, HANG_MS, holonIn, inTerminal, json, mcpSession, ok, ON_POSTGRES, openLedger, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';
+import { ensureBuilt, HANG_MS, holonIn, inTerminal, json, mcpSession, ok, openLedger, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -100,8 +100,8 @@ async function holdFromBeforeRestart(state: string): Promise<string> {
 }
 
 // On a team store what a process wrote is in the database, not lost with its machine, and its presence
-// tells whether it runs: the next write gives the hold back (the test after this one).
-test('a hold left from before the machine restarted stays held until a human at a terminal releases it', { timeout: HANG_MS, skip: ON_POSTGRES && 'a team store knows the process is gone' }, async () => {
+// tells whether it runs: the next write gives the hold back (test/pg/interrupted.test.ts).
+test('a hold left from before the machine restarted stays held until a human at a terminal releases it', { timeout: HANG_MS }, async () => {
   const { dir: state, cleanup } = await seededState();
   try {
     // Its settlement may have been lost with the machine, so nothing releases it by itself.
@@ -120,19 +120,6 @@ test('a hold left from before the machine restarted stays held until a human at 
 
     const yes = await inTerminal(['holds', 'release', id, '--state', state], { answer: 'y' });
     assert.equal(yes.code, 0, yes.output);
-    assert.deepEqual(await json<unknown[]>(state, ['holds']), []);
-    const released = (await readEvents(state)).filter((e) => e.type === 'hold.released');
-    assert.deepEqual(released.map((e) => e.data), [{ hold: id, reason: 'interrupted' }]);
-  } finally {
-    cleanup();
-  }
-});
-
-test('on a team store, the next write gives back a hold from before the machine restarted', { timeout: HANG_MS, skip: !ON_POSTGRES && 'the team store only' }, async () => {
-  const { dir: state, cleanup } = await seededState();
-  try {
-    const id = await holdFromBeforeRestart(state);
-    await ok(state, ['fund', 'demo', '1']);
     assert.deepEqual(await json<unknown[]>(state, ['holds']), []);
     const released = (await readEvents(state)).filter((e) => e.type === 'hold.released');
     assert.deepEqual(released.map((e) => e.data), [{ hold: id, reason: 'interrupted' }]);

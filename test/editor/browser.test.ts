@@ -30,7 +30,6 @@ import {
   RESULTS,
   screenshot,
   since,
-  storeSettings,
   until,
   VSIX_ALLOWED,
 } from './harness.ts';
@@ -91,7 +90,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   assert.deepEqual(carrying('Client does not support'), ['dist/sdk.js'], 'the MCP client SDK is in dist/sdk.js only');
   process.stderr.write(`[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB, ${files.length} files\n`);
 
-  const dirs: RunDirs = newRun('browser', await storeSettings('browser'));
+  const dirs: RunDirs = newRun('browser');
   const editor: Started = {};
   let client: Client | undefined;
   let passed = false;

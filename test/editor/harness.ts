@@ -16,8 +16,6 @@ import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { aptInstall } from '../apt.ts';
 import { withLockFolder } from '../lockFolder.ts';
-import { ON_POSTGRES, TEST_PG } from '../helpers.ts';
-import { createDatabaseAt } from '../pg/harness.ts';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 /**
@@ -27,11 +25,8 @@ export const ROOT = path.resolve(__dirname, '..', '..');
 export const EXTENSION_ROOT = path.resolve(process.env['HOLON_EDITOR_EXTENSION'] ?? ROOT);
 /** Tools, reused between runs (`HOLON_EDITOR_CACHE` moves it, e.g. to measure a first install). */
 export const CACHE = path.resolve(process.env['HOLON_EDITOR_CACHE'] ?? path.join(ROOT, '.cache'));
-/**
- * Screenshots for the human, and the logs of a failed run. Ignored by git. The run on PostgreSQL keeps
- * its own, as both runs take the same pictures at the same time.
- */
-export const RESULTS = path.join(ROOT, 'test-results', 'editor', ...(ON_POSTGRES ? ['on-postgres'] : []));
+/** Screenshots for the human, and the logs of a failed run. Ignored by git. */
+export const RESULTS = path.join(ROOT, 'test-results', 'editor');
 /**
  * The compiled in-host suites (under the repository, so that `require('mocha')` finds node_modules), a
  * folder per test process: another may be compiling its own while this one's extension host loads them.
@@ -338,14 +333,6 @@ export interface RunDirs {
 export const PLANTED_REGISTRY = '/tmp/holon-planted-catalog.json';
 /** The team store the workspace settings of every run name: a database the agent would control. */
 export const PLANTED_STORE = 'postgres://agent@127.0.0.1:1/planted';
-
-/**
- * The user settings that put a run on the team store when the suites run on PostgreSQL (HOLON_TEST_PG,
- * test/pg/suites.test.ts): a new database of that cluster; none on the file journal.
- */
-export async function storeSettings(name: string): Promise<Record<string, string>> {
-  return ON_POSTGRES ? { 'holon.store': await createDatabaseAt(TEST_PG, `editor_${name}_${process.pid}`) } : {};
-}
 
 /** A fresh run folder with a user settings file: no welcome page, tools run without VS Code's modal. */
 export function newRun(name: string, settings: Record<string, unknown> = {}): RunDirs {

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { CodeServer, SuiteExit } from './harness.ts';
-import { buildSuites, captureFailure, ensureBuilt, ensureTools, EXTENSION_ROOT, finishRun, launchBrowser, newRun, openWorkbench, RESULTS, since, startCodeServer, storeSettings, workbenchUrl } from './harness.ts';
+import { buildSuites, captureFailure, ensureBuilt, ensureTools, EXTENSION_ROOT, finishRun, launchBrowser, newRun, openWorkbench, RESULTS, since, startCodeServer, workbenchUrl } from './harness.ts';
 
 /** How long the suite may run once the workbench is open. */
 const SUITE_TIMEOUT_MS = 240_000;
@@ -24,7 +24,7 @@ test('the in-host suite passes inside code-server', { timeout: 600_000 }, async 
   await ensureBuilt();
   const { runSuite } = await buildSuites();
 
-  const dirs = newRun('inhost', await storeSettings('inhost'));
+  const dirs = newRun('inhost');
   let server: CodeServer | undefined;
   let browser: Browser | undefined;
   let page: Page | undefined;

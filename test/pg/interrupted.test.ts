@@ -2,16 +2,22 @@
  * kill -9 on the team store: a server on one machine dies mid-call, and another machine gives its hold
  * back, because PostgreSQL dropped the dead server's presence with its connection. A server still
  * running on a third machine keeps its hold. The machines are named with HOLON_MACHINE, so that no
- * process here can tell the dead one's fate from its pid: only the store's presence tells.
+ * process here can tell the dead one's fate from its pid: only the store's presence tells. A hold from
+ * before this machine restarted is given back by the next write, as the store knows its process is gone.
  */
 import assert from 'node:assert/strict';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { openStore } from '../../src/core/holon.ts';
 import { pidAlive } from '../../src/core/store/file/lock.ts';
+import * as M from '../../src/core/amount.ts';
+import { gateSpend } from '../../src/core/money/spend.ts';
 import type { McpSession, Run } from '../cli/cliHarness.ts';
 import { ensureBuilt, HANG_MS, holon, joinTeam, mcpSession, SEED_COMMANDS, SLOW_AGENT, SLOW_CATALOG, tempDir, units, until } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';
-import { startPostgres } from './harness.ts';
+import { sqlAt, startPostgres } from './harness.ts';
 
 let pg: TestPostgres;
 let startedAt = 0;
@@ -77,5 +83,43 @@ test('a server killed with -9 on one machine: another machine releases its hold;
   } finally {
     for (const s of sessions) await s.close().catch(() => {});
     for (const f of folders) f.cleanup();
+  }
+});
+
+// On the file journal such a hold stays held until a human releases it (test/cli/interrupted.test.ts): its
+// settlement may have been lost with the machine. On a team store what a process wrote is in the database,
+// not lost with its machine, and its presence tells whether it runs.
+test('on a team store, the next write gives back a hold from before the machine restarted', { timeout: HANG_MS }, async () => {
+  const url = await pg.createDatabase('restarted');
+  const { dir: state, cleanup } = tempDir();
+  const run = async (args: string[]): Promise<Run> => {
+    const r = await holon([...args, '--state', state], { env: { HOLON_STORE: url } });
+    assert.equal(r.code, 0, `holon ${args.join(' ')}: ${r.stderr}`);
+    return r;
+  };
+  try {
+    for (const cmd of SEED_COMMANDS) await run(cmd);
+    // A hold as a server writes it, by a process of an earlier run of this machine.
+    const id = 'rcpt_before_restart';
+    const store = await openStore(state, { clock: systemClock, logger: silentLogger, watch: false, store: url });
+    try {
+      await store.transact((s) => {
+        const m = s.mandates['demo/sandbox'];
+        assert.ok(m);
+        const g = gateSpend(s, { id, mandate: m, payee: { kind: 'agent', id: 'acme/table-extract' }, amount: M.money('0.30', 'EUR'), subject: { kind: 'payment', payee: 'x', amount: { amount: '0.30', currency: 'EUR' }, terms_hash: 'ab'.repeat(32), purpose: 'test' }, now: Date.now(), owner: { host: os.hostname(), boot: 'an-earlier-boot', pid: 1, start: '1' } });
+        return { events: g.kind === 'held' ? g.events : [], result: g.kind };
+      });
+    } finally {
+      store.close();
+    }
+    // Right after the database starts nobody's absence counts (everyone is reconnecting): wait that out.
+    const young = 11_000 - (Date.now() - startedAt);
+    if (young > 0) await new Promise((r) => setTimeout(r, young));
+    await run(['fund', 'demo', '1']);
+    assert.deepEqual(JSON.parse((await run(['holds', '--json'])).stdout), []);
+    const rows = await sqlAt<{ data: string }>(url, "SELECT data FROM holon_events WHERE type = 'hold.released' ORDER BY seq");
+    assert.deepEqual(rows.map((r) => JSON.parse(r.data) as unknown), [{ hold: id, reason: 'interrupted' }]);
+  } finally {
+    cleanup();
   }
 });

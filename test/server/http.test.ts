@@ -19,7 +19,7 @@ import type { Runtime } from '../../src/server/runtime.ts';
 import type { HttpServerHandle } from '../../src/server/transports/http.ts';
 import { MAX_BODY_BYTES, startHttpServer } from '../../src/server/transports/http.ts';
 import type { TestClock } from '../helpers.ts';
-import { databaseOf, demoRuntime, INVOICES, MANDATE, rowsAfter, until } from '../helpers.ts';
+import { demoRuntime, INVOICES, MANDATE, until } from '../helpers.ts';
 import { callAgent, callTool, structured } from './support.ts';
 
 const HOUR = 3_600_000;
@@ -226,8 +226,7 @@ test('the token is written nowhere in the state and never logged; its id is', as
     await callTool(client, 'get_budget');
     await raw(port, { headers: { ...bearer(token.token), host: `evil.example:${port}` } });
     await client.close();
-    const url = databaseOf(dir);
-    const journal = url ? JSON.stringify(await rowsAfter(url, 0)) : fs.readFileSync(path.join(dir, 'journal.jsonl'), 'utf8');
+    const journal = fs.readFileSync(path.join(dir, 'journal.jsonl'), 'utf8');
     assert.ok(journal.includes(token.id), 'the journal records the token by id');
     assert.ok(!journal.includes(token.token));
     const files = fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());

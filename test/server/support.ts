@@ -12,7 +12,7 @@ import * as M from '../../src/core/amount.ts';
 import { budgetOf } from '../../src/core/money/spend.ts';
 import type { Manifest } from '../../src/core/model.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
-import { databaseOf, MANDATE, rowsAfter } from '../helpers.ts';
+import { MANDATE } from '../helpers.ts';
 
 export type Money = { amount: string; currency: string };
 
@@ -84,13 +84,8 @@ export function plus(a: string, ...more: string[]): string {
   return M.formatUnits(more.reduce((n, b) => n + M.parseUnits(b), M.parseUnits(a)));
 }
 
-/**
- * Events appended to the state after `seq`, read from where they are kept (the journal file, or the
- * test's PostgreSQL database), not from the store that wrote them.
- */
+/** Events appended to the state after `seq`, read from the journal file, not from the store that wrote them. */
 export async function eventsAfter(runtime: Runtime, seq: number): Promise<JournalEvent[]> {
-  const url = databaseOf(runtime.stateDir);
-  if (url) return rowsAfter(url, seq);
   const text = fs.readFileSync(path.join(runtime.stateDir, JOURNAL_FILE), 'utf8');
   return text
     .split('\n')

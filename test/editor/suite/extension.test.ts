@@ -69,7 +69,7 @@ describe('Holon in a real VS Code', function () {
     const recorded = JSON.parse(await holonCli(holon, ['approvals', 'channels', '--json'])) as { channels: string[] };
     assert.deepEqual(recorded.channels, ['elicitation', 'panel'], 'what the journal holds is the user\'s choice, not the workspace\'s');
     // The workspace also names a team store (a ledger the agent would control): the editor stays on the
-    // user's choice, this workspace's journal or the team store of the user's settings (when the suites run on PostgreSQL).
+    // user's choice, this workspace's journal or the team store of the user's settings (when a run names one).
     const store = vscode.workspace.getConfiguration('holon').inspect<string>('store');
     assert.ok(store?.workspaceValue === undefined || /planted/.test(store.workspaceValue), 'the workspace file names a store');
     const users = store?.globalValue;
