@@ -5,12 +5,14 @@
  * PostgreSQL requires.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { QueryResultRow } from 'pg';
 import { aptInstall } from '../apt.ts';
+import { withLockFolder } from '../lockFolder.ts';
 
 /** A running cluster. */
 export interface TestPostgres {
@@ -70,6 +72,45 @@ export async function createDatabaseAt(adminUrl: string, name: string, template?
   return u.toString();
 }
 
+const INITDB_ARGS = ['-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'];
+
+/** Runs a server binary of PostgreSQL, as the `postgres` user when this process is root (PostgreSQL refuses root). */
+function asServer(cmd: string, args: string[]): void {
+  const [file, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
+  const r = spawnSync(file, argv, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${path.basename(cmd)} failed: ${r.stderr || r.stdout}`);
+}
+
+/** A new folder under the OS temp dir that the server's user owns. */
+function serverFolder(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (process.getuid?.() === 0) execFileSync('chown', ['postgres', dir]);
+  return dir;
+}
+
+/**
+ * A data folder that initdb made once on this machine (for this PostgreSQL and these options), never
+ * started: every cluster begins as a copy of it. initdb takes seconds on a busy machine, and every test
+ * file that needs PostgreSQL starts a cluster of its own; a copy takes a fraction of a second.
+ */
+async function templateData(bin: string): Promise<string> {
+  const tag = createHash('sha256').update(`${bin} ${process.getuid?.() ?? ''} ${INITDB_ARGS.join(' ')}`).digest('hex').slice(0, 12);
+  const home = path.join(os.tmpdir(), `holon-pg-template-${tag}`);
+  const data = path.join(home, 'data');
+  const ready = path.join(home, 'ready');
+  if (fs.existsSync(ready)) return data;
+  await withLockFolder(`${home}.lock`, () => {
+    if (fs.existsSync(ready)) return;
+    // Made aside and renamed into place whole: a copy never starts from half a data folder.
+    const made = serverFolder('holon-pg-template-');
+    asServer(path.join(bin, 'initdb'), ['-D', path.join(made, 'data'), ...INITDB_ARGS]);
+    fs.writeFileSync(path.join(made, 'ready'), '');
+    fs.rmSync(home, { recursive: true, force: true });
+    fs.renameSync(made, home);
+  });
+  return data;
+}
+
 /**
  * Starts a new cluster. Throws when PostgreSQL is not installed. Tests run it without fsync (nothing
  * they check depends on surviving a power cut); `durable` keeps PostgreSQL's defaults, for the bench.
@@ -78,16 +119,11 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   await aptInstall(() => (postgresBin() ? [] : ['postgresql']), "the team store's tests need PostgreSQL's server binaries (/usr/lib/postgresql/*/bin)", (line) => process.stderr.write(`[pg] ${line}\n`));
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
-  const root = process.getuid?.() === 0;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'holon-pg-'));
+  const template = await templateData(bin);
+  const dir = serverFolder('holon-pg-');
   const data = path.join(dir, 'data');
-  const asServer = (cmd: string, args: string[]): void => {
-    const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] : [cmd, args];
-    const r = spawnSync(file, argv, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${path.basename(cmd)} failed: ${r.stderr || r.stdout}`);
-  };
-  if (root) execFileSync('chown', ['postgres', dir]);
-  asServer(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  // cp -a keeps the owner (the server's user) and the folder's 0700, which PostgreSQL requires.
+  execFileSync('cp', ['-a', template, data]);
   const port = await freePort();
   const fast = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
   const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast} -c max_connections=200`;
