@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -17,6 +18,7 @@ import { openStore } from '../../src/core/holon.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import type { EventStore } from '../../src/core/store/store.ts';
 import { copyExampleFiles, EXAMPLES, HANG_MS, HOLON_BIN, PatientClient, ROOT, tempDir, until } from '../helpers.ts';
+import { withLockFolder } from '../lockFolder.ts';
 
 export { EXAMPLES, HANG_MS, HOLON_BIN, PatientClient, ROOT, tempDir, until };
 
@@ -143,14 +145,43 @@ export const SEED_COMMANDS: string[][] = [
 
 let template: Promise<string> | undefined;
 
-/** A state made once per test file by the CLI itself (SEED_COMMANDS) plus the example invoices. */
+/**
+ * What the seeded state is made of: the CLI that made it, what it typed, the catalog and files it added;
+ * and the day, so that no test runs on a ledger written on another day than its own.
+ */
+function seedInputs(): string {
+  const h = createHash('sha256').update(ROOT).update(fs.readFileSync(HOLON_BIN)).update(JSON.stringify(SEED_COMMANDS)).update(new Date().toISOString().slice(0, 10));
+  h.update(fs.readFileSync(path.join(EXAMPLES, 'catalog.json')));
+  const files = path.join(EXAMPLES, 'files');
+  for (const f of fs.readdirSync(files).sort()) h.update(f).update(fs.readFileSync(path.join(files, f)));
+  return h.digest('hex').slice(0, 16);
+}
+
+/**
+ * A state made by the CLI itself (SEED_COMMANDS) plus the example invoices, once for this build of the
+ * CLI and these examples (under `.cache/`), and never changed after: every test file copies it
+ * (`seededState`) instead of typing the same commands again, each a process.
+ */
 function seededTemplate(): Promise<string> {
   template ??= (async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'holon-cli-template-'));
-    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-    for (const cmd of SEED_COMMANDS) await ok(dir, cmd);
-    copyExampleFiles(dir);
-    return dir;
+    const cache = path.join(ROOT, '.cache', 'cli-seeded');
+    const key = seedInputs();
+    const done = path.join(cache, key);
+    const state = path.join(done, 'state');
+    if (fs.existsSync(path.join(done, 'ready'))) return state;
+    fs.mkdirSync(cache, { recursive: true });
+    await withLockFolder(path.join(cache, 'making.lock'), async () => {
+      if (fs.existsSync(path.join(done, 'ready'))) return;
+      // Made aside and renamed into place whole, once it is complete.
+      const made = fs.mkdtempSync(path.join(cache, 'making-'));
+      for (const cmd of SEED_COMMANDS) await ok(path.join(made, 'state'), cmd);
+      copyExampleFiles(path.join(made, 'state'));
+      fs.writeFileSync(path.join(made, 'ready'), '');
+      // What earlier builds seeded is of no more use.
+      for (const old of fs.readdirSync(cache)) if (old !== 'making.lock' && path.join(cache, old) !== made) fs.rmSync(path.join(cache, old), { recursive: true, force: true });
+      fs.renameSync(made, done);
+    });
+    return state;
   })();
   return template;
 }
