@@ -103,7 +103,7 @@ interface StoreKind {
   skips: Partial<Record<'crash' | 'verify', string>>;
 }
 
-/** `events` linked after `last` with the time `at`, and sealed by `by` as one transaction. */
+/** `events` linked after `last`, stamped with one time as a writer stamps a transaction, and sealed by `by`. */
 function linked(last: { seq: number; hash: string }, events: NewEvent[], by: Signer): JournalEvent[] {
   const time = new Date(clock.now()).toISOString();
   let seq = last.seq;
