@@ -12,7 +12,7 @@ import type { AgentRunner, AgentRunResult } from '../../src/core/market/gateway.
 import { Gateway } from '../../src/core/market/gateway.ts';
 import type { EventStore } from '../../src/core/store/store.ts';
 import { MemoryStore } from '../../src/core/store/memory.ts';
-import type { Manifest } from '../../src/core/model.ts';
+import type { Manifest, Receipt } from '../../src/core/model.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { holonReducer } from '../../src/core/state.ts';
 import { seedDemo, tempDir, TestClock } from '../helpers.ts';
@@ -169,4 +169,28 @@ export async function withWorld(fn: (w: World) => Promise<unknown>, options: Par
   } finally {
     w.cleanup();
   }
+}
+
+/** A running receipt of the demo's table extractor under demo/sandbox, started at `at` (ms). */
+export function runningReceipt(id: string, at: number, parent: string | null = null): Receipt {
+  return {
+    id,
+    parent,
+    mandate: 'demo/sandbox',
+    agent: 'acme/table-extract',
+    version: '1.0.0',
+    capability: 'extraction.table',
+    status: 'running',
+    worst_case: { amount: '0.10', currency: 'EUR' },
+    cost: null,
+    denials: [],
+    error: null,
+    approval: null,
+    input_summary: '{}',
+    output_summary: null,
+    started_at: new Date(at).toISOString(),
+    ended_at: null,
+    duration_ms: null,
+    children: [],
+  };
 }

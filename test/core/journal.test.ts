@@ -25,7 +25,7 @@ import { holonReducer } from '../../src/core/state.ts';
 import { verifyJournal } from '../../src/core/verify.ts';
 import { verifyText } from '../../src/core/store/verify.ts';
 import { HANG_MS, ROOT, tempDir, TestClock, until } from '../helpers.ts';
-import { stateText } from './fixtures.ts';
+import { runningReceipt, stateText } from './fixtures.ts';
 
 const clock = new TestClock();
 const cleanups: (() => void)[] = [];
@@ -738,26 +738,7 @@ describe('FileJournal: the lock', () => {
 });
 
 describe('receipts read back from the journal, through the index', () => {
-  const receipt = (id: string, parent: string | null = null): Receipt => ({
-    id,
-    parent,
-    mandate: 'demo/sandbox',
-    agent: 'acme/table-extract',
-    version: '1.0.0',
-    capability: 'extraction.table',
-    status: 'running',
-    worst_case: { amount: '0.10', currency: 'EUR' },
-    cost: null,
-    denials: [],
-    error: null,
-    approval: null,
-    input_summary: '{}',
-    output_summary: null,
-    started_at: new Date(clock.now()).toISOString(),
-    ended_at: null,
-    duration_ms: null,
-    children: [],
-  });
+  const receipt = (id: string, parent: string | null = null): Receipt => runningReceipt(id, clock.now(), parent);
   /** A call as the gateway writes it: started, then finished; a child started and finished inside it. */
   async function call(j: FileJournal<HolonState>, id: string, withChild: boolean): Promise<void> {
     await j.transact(() => ({ events: [{ type: 'call.started', data: { receipt: receipt(id) } }], result: undefined }));

@@ -26,6 +26,7 @@ import { readReceipt } from '../../src/core/market/receiptTree.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { MemoryStore } from '../../src/core/store/memory.ts';
 import type { Receipt } from '../../src/core/model.ts';
+import { runningReceipt } from '../core/fixtures.ts';
 import { money } from '../../src/core/amount.ts';
 import { verifyTeamStore } from '../../src/core/teamAdmin.ts';
 import type { EventRow } from '../../src/core/store/pg/store.ts';
@@ -275,26 +276,7 @@ function spend(id: string, amount: string): (s: HolonState) => { events: NewEven
   };
 }
 
-const receipt = (id: string): Receipt => ({
-  id,
-  parent: null,
-  mandate: 'demo/sandbox',
-  agent: 'acme/table-extract',
-  version: '1.0.0',
-  capability: 'extraction.table',
-  status: 'running',
-  worst_case: { amount: '0.10', currency: 'EUR' },
-  cost: null,
-  denials: [],
-  error: null,
-  approval: null,
-  input_summary: '{}',
-  output_summary: null,
-  started_at: new Date(clock.now()).toISOString(),
-  ended_at: null,
-  duration_ms: null,
-  children: [],
-});
+const receipt = (id: string): Receipt => runningReceipt(id, clock.now());
 
 /** A call as the gateway writes it: started, then finished, each its own transaction. */
 async function call(store: EventStore<HolonState>, id: string): Promise<void> {
