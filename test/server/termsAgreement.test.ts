@@ -1,7 +1,8 @@
 /**
  * The agreement pairing through a real SDK Client: the agreement paid once (its payment carries H) with
  * what the agent approved, within the mandate, then the resource paid; 202 while it settles, never a
- * second payment for one agreement without `approved`; a receipt for another H refused.
+ * second payment for one agreement without `approved`; a receipt for another H refused; a client's
+ * cancellation ends the agreement exchange at once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -18,10 +19,11 @@ import { walletFromKey } from '../../src/core/wallet.ts';
 import type { AgreementSeller } from '../fixtures/sellers/agreementSeller.ts';
 import { startAgreementSeller } from '../fixtures/sellers/agreementSeller.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
-import { connect, demoRuntime, TestClock } from '../helpers.ts';
-import { callTool } from './support.ts';
+import { connect, demoRuntime, HANG_MS, TestClock, until } from '../helpers.ts';
+import { callTool, eventsAfter } from './support.ts';
 
 const AGREEMENT = 'x402/agreement/eip155';
+const EXACT = 'x402/exact/eip155';
 const BUYER = 'demo/agreements';
 const wallet = walletFromKey(generatePrivateKey());
 const account = `${TEST_NETWORK}:${wallet.address}`;
@@ -32,7 +34,9 @@ let cleanup: () => Promise<void>;
 const sellers: AgreementSeller[] = [];
 
 before(async () => {
-  const world = await demoRuntime({ clock: new TestClock(Date.now()), fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }), wallet });
+  // The fetch's own time limit is far beyond any wait here: only a cancellation can end a held request in time.
+  const fetch = publicFetch({ allowPrivate: true, maxBytes: 64 * 1024, timeoutMs: HANG_MS });
+  const world = await demoRuntime({ clock: new TestClock(Date.now()), fetch, wallet });
   ({ runtime, cleanup } = world);
   await setFx(runtime.store, 'USDC', 'EUR', '0.92');
   await createMandate(runtime.store, world.clock, BUYER, {
@@ -57,9 +61,10 @@ const ok = <T>(r: CallToolResult): T => {
   assert.notEqual(r.isError, true, JSON.stringify(r.structuredContent));
   return r.structuredContent as T;
 };
-const declined = (r: CallToolResult): { decline: { code: string }; moved?: { atrHash: string } } => {
+type Declined = { decline: { code: string }; moved?: { atrHash: string; atr: { base64: string; utf8: string | null } } };
+const declined = (r: CallToolResult): Declined => {
   assert.equal(r.isError, true, JSON.stringify(r.structuredContent));
-  return r.structuredContent as { decline: { code: string }; moved?: { atrHash: string } };
+  return r.structuredContent as Declined;
 };
 const spent = (): bigint => runtime.store.state.spend[BUYER]?.spent ?? 0n;
 
@@ -91,6 +96,8 @@ describe('x402/agreement/eip155', () => {
     const pending = declined(await callTool(client, 'atr_agree', { atr: c.atr.base64, chosen: c.chosen, approved: approve }));
     assert.equal(pending.decline.code, 'agreement-pending');
     assert.equal(pending.moved?.atrHash, s.hash);
+    // What moved names the ATR as every result does: its bytes, and its text (valid UTF-8) marked as data.
+    assert.deepEqual(pending.moved?.atr, { base64: s.atr.toString('base64'), utf8: `<data from="seller">${s.atr.toString('utf8')}</data>` });
     assert.equal(s.agreementPayments, 1);
     assert.equal(declined(await callTool(client, 'atr_agree', { atr: c.atr.base64, chosen: c.chosen })).decline.code, 'agreement-pending', 'it still settles');
     const got = ok<{ receipt: { atrHash: string; agreed: boolean; network: string; transaction: string } }>(await callTool(client, 'atr_agree', { atr: c.atr.base64, chosen: c.chosen }));
@@ -117,5 +124,84 @@ describe('x402/agreement/eip155', () => {
     const failed = declined(await callTool(client, 'atr_agree', { atr: l.atr.base64, chosen: l.chosen, approved: la }));
     assert.equal(failed.decline.code, 'agreement-failed');
     assert.equal(failed.moved?.atrHash, lying.hash, 'the payment that was sent is reported');
+  });
+
+  test('atr_agree with a verified chosen that names no agreement (an exact pairing\'s) is offer-unreadable; nothing is asked', async () => {
+    const s = await seller();
+    // The agreement seller's document is also an exact payment request: atr_confirm returns a verified chosen without agreement.
+    const c = ok<{ atr: { base64: string }; chosen: Record<string, unknown> }>(await callTool(client, 'atr_confirm', { pairing: EXACT, document: s.document, account }));
+    assert.equal(c.chosen['agreement'], undefined);
+    const r = await callTool(client, 'atr_agree', { atr: c.atr.base64, chosen: c.chosen });
+    assert.equal(declined(r).decline.code, 'offer-unreadable');
+    assert.match((r.structuredContent as { decline: { detail: string } }).decline.detail, /x402\/no-agreement/);
+    const approve = { option: { amount: '100000', asset: s.agreementRequired.accepts[0]?.asset, payTo: SELLER, network: TEST_NETWORK }, url: `${s.url}/agree`, required: s.agreementRequired };
+    assert.equal(declined(await callTool(client, 'atr_agree', { atr: c.atr.base64, chosen: c.chosen, approved: approve })).decline.code, 'offer-unreadable');
+    // One whose mac does not verify stays chosen-unverified.
+    assert.equal(declined(await callTool(client, 'atr_agree', { atr: c.atr.base64, chosen: { ...c.chosen, agreement: `${s.url}/agree` } })).decline.code, 'chosen-unverified');
+    assert.equal(s.agreementAsks, 0, 'the agreement URL was never asked');
+    assert.equal(s.agreementPayments, 0);
+  });
+
+  test('atr_check: the resource payment carries no H (signed-not-bound); the agreement payment carries it', async () => {
+    const s = await seller();
+    const first = ok<{ atr: { base64: string }; approve: Record<string, unknown> }>(await callTool(client, 'atr_transact', { pairing: AGREEMENT, document: s.document }));
+    const paid = ok<{ signed: unknown }>(await callTool(client, 'atr_transact', { pairing: AGREEMENT, document: s.document, approved: first.approve }));
+    const atr = first.atr.base64;
+    const resource = await callTool(client, 'atr_check', { pairing: AGREEMENT, atr, presented: paid.signed });
+    assert.equal(declined(resource).decline.code, 'signed-not-bound', 'its nonce is its own, not H');
+    const agreementPayment = s.agreementSigned[0];
+    assert.ok(agreementPayment);
+    assert.deepEqual(ok(await callTool(client, 'atr_check', { pairing: AGREEMENT, atr, presented: agreementPayment })), { atrHash: s.hash });
+    // Other bytes: the agreement payment's nonce is not their H, and this pairing cannot tell it from a resource payment's own nonce.
+    const other = Buffer.from('other terms').toString('base64');
+    assert.equal(declined(await callTool(client, 'atr_check', { pairing: AGREEMENT, atr: other, presented: agreementPayment })).decline.code, 'signed-not-bound');
+    assert.equal(declined(await callTool(client, 'atr_check', { pairing: AGREEMENT, atr, presented: { payload: {} } })).decline.code, 'signed-not-bound');
+  });
+});
+
+/**
+ * Calls `name` and cancels it (notifications/cancelled, as the SDK sends it for an aborted signal) once
+ * `held` says the seller holds the request; returns the seq before the call, to find its ledger entries.
+ */
+async function cancelledWhileHeld(name: string, args: Record<string, unknown>, s: AgreementSeller): Promise<number> {
+  const seq = runtime.store.seq;
+  const heldBefore = s.held;
+  const abort = new AbortController();
+  const call = client.callTool({ name, arguments: args }, undefined, { signal: abort.signal });
+  await until(() => s.held > heldBefore, 'the seller to hold the agreement request');
+  abort.abort('the person stopped it');
+  await assert.rejects(call, 'the client gets no result for a cancelled call');
+  // The held request ends on cancellation, not at the fetch's time limit.
+  await until(() => s.dropped > heldBefore, "the server to close the held request");
+  // The server's handler has ended: its refusal is on the record.
+  await until(async () => (await eventsAfter(runtime, seq)).some((e) => e.type === 'tool.denied' && (e.data as { tool: string }).tool === name), `${name}'s end on the record`);
+  return seq;
+}
+
+describe('a client\'s cancellation ends the agreement exchange', () => {
+  test('atr_transact asking the agreement URL: the held request is closed; nothing is signed', async () => {
+    const s = await seller('hold');
+    const before = spent();
+    await cancelledWhileHeld('atr_transact', { pairing: AGREEMENT, document: s.document }, s);
+    assert.equal(s.agreementPayments, 0);
+    assert.equal(spent(), before, 'nothing signed');
+  });
+
+  test('atr_transact paying the agreement: the held payment is closed; the resource is never signed after', async () => {
+    const s = await seller('hold-paid');
+    const approve = { option: { amount: '100000', asset: s.agreementRequired.accepts[0]?.asset, payTo: SELLER, network: TEST_NETWORK }, url: `${s.url}/agree`, required: s.agreementRequired };
+    const before = spent();
+    await cancelledWhileHeld('atr_transact', { pairing: AGREEMENT, document: s.document, approved: approve }, s);
+    assert.equal(s.agreementPayments, 1, 'the agreement payment was sent before the cancellation');
+    assert.equal(spent() - before, 92_000n, 'the agreement (0.10 USDC at 0.92) only: the resource (0.25 USDC) was not signed');
+    assert.equal(s.served, 0);
+  });
+
+  test('atr_agree with approved: the held payment is closed', async () => {
+    const s = await seller('hold-paid');
+    const c = ok<{ atr: { base64: string }; chosen: Record<string, unknown> }>(await callTool(client, 'atr_confirm', { pairing: AGREEMENT, document: s.document, account }));
+    const approve = { option: { amount: '100000', asset: s.agreementRequired.accepts[0]?.asset, payTo: SELLER, network: TEST_NETWORK }, url: `${s.url}/agree`, required: s.agreementRequired };
+    await cancelledWhileHeld('atr_agree', { atr: c.atr.base64, chosen: c.chosen, approved: approve }, s);
+    assert.equal(s.agreementPayments, 1);
   });
 });

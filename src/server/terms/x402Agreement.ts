@@ -22,7 +22,7 @@ import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { macVerifies, withMac } from '../../core/terms/mac.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { SignRequest } from './x402Exact.ts';
-import { confirmedAtr, payerOf, readDocument, refuse, requestFor, signedPayment, unreadable } from './x402Exact.ts';
+import { confirmedAtr, payerOf, readDocument, readH, refuse, requestFor, signedPayment, unreadable } from './x402Exact.ts';
 
 export const AGREEMENT = 'x402/agreement/eip155';
 
@@ -107,6 +107,19 @@ export async function finishAgreement(
   return { atrHash: atrHash(bytes), signed: await signedPayment(chosen, signature, nonce) };
 }
 
+/**
+ * `atr_check` for an agreement pairing: the pairing reads H only from the agreement payment, whose nonce
+ * is H. A resource payment's nonce is its own random 32 bytes, which nothing tells apart from the hash of
+ * other terms, so a nonce that is not the H of the bytes given is read as no H: `signed-not-bound` (seed
+ * 002: "a payment from which the pairing reads no H"), never `hash-mismatch`, which would claim the
+ * payment names other terms.
+ */
+export function checkAgreement(bytes: Uint8Array, presented: unknown): { atrHash: string } {
+  const h = atrHash(bytes);
+  if (readH(presented) !== h) throw refuse(denial('signed_not_bound', {}));
+  return { atrHash: h };
+}
+
 /** What the agent approves to pay an agreement: the option, the agreement URL and its payment request. */
 export interface Approve {
   option: Pick<PaymentRequirements, 'amount' | 'asset' | 'payTo' | 'network'>;
@@ -170,11 +183,14 @@ export function checkApproved(approved: unknown, chosen: AgreementChosen): { opt
   return { option, required: a.required };
 }
 
-/** A verified agreement `chosen`, or `chosen-unverified`. */
+/**
+ * An agreement `chosen`: `chosen-unverified` unless its MAC verifies; a verified one that names no
+ * agreement (another pairing's, say an exact `chosen`) is `offer-unreadable`, as seed 002 says.
+ */
 export function verifiedChosen(chosen: unknown): AgreementChosen {
-  if (!macVerifies(chosen) || (chosen as { pairing?: unknown }).pairing !== AGREEMENT) throw refuse(denial('chosen_unverified', {}));
+  if (!macVerifies(chosen)) throw refuse(denial('chosen_unverified', {}));
   const c = chosen as unknown as AgreementChosen;
-  if (typeof c.agreement !== 'string') throw unreadable('x402/no-agreement');
+  if (c.pairing !== AGREEMENT || typeof c.agreement !== 'string') throw unreadable('x402/no-agreement');
   return c;
 }
 

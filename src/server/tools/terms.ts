@@ -13,7 +13,7 @@ import type { Money } from '../../core/amount.ts';
 import type { PaymentAsk } from '../../core/money/pay.ts';
 import { payeeDenial, payWithin } from '../../core/money/pay.ts';
 import { denialText } from '../../core/words.ts';
-import { atrBytes, atrHash as hashOf, isCanonicalBase64 } from '../../core/terms/atr.ts';
+import { atrBytes, atrHash as hashOf, atrView, isCanonicalBase64 } from '../../core/terms/atr.ts';
 import type { TypedRequest, Wallet } from '../../core/wallet.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import { termsFailure } from '../render/terms.ts';
@@ -25,6 +25,7 @@ import {
   AGREEMENT,
   approveFrom,
   askAgreement,
+  checkAgreement,
   checkApproved,
   confirmAgreement,
   finishAgreement,
@@ -196,7 +197,8 @@ const atrCheck = defineTool({
   annotations: READ,
   summary: (a) => ({ pairing: a.pairing }),
   handler: async (args) => {
-    if (args.pairing !== CHANNEL) return jsonLine(check(atrBytes(args.atr), args.presented));
+    if (args.pairing === EXACT) return jsonLine(check(atrBytes(args.atr), args.presented));
+    if (args.pairing === AGREEMENT) return jsonLine(checkAgreement(atrBytes(args.atr), args.presented));
     const read = readChannelH(args.presented);
     if (!read) throw declined(denial('signed_not_bound', {}));
     const h = hashOf(atrBytes(args.atr));
@@ -358,7 +360,7 @@ const atrAgree = defineTool({
     if (args.approved) {
       const asset = knownAsset(c.option.network, c.option.asset);
       if (!asset) throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
-      const receipt = await agreeWithin(ctx, wallet, c, { base64: args.atr, utf8: null }, args.approved, asset);
+      const receipt = await agreeWithin(ctx, wallet, c, atrView(bytes), args.approved, asset);
       return jsonLine({ atrHash: h, receipt });
     }
     const status = await askAgreement(ctx.deps.fetch, c.agreement, h);
