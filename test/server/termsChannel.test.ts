@@ -126,6 +126,40 @@ describe('x402/channel/eip155', () => {
     assert.equal((await callTool(client, 'atr_channel_record_charge', { hold: reordered, charged: '0' })).isError, undefined);
   });
 
+  test('only the latest hold is taken back: an older one (after a voucher or a recorded charge) is declined, and nothing is signed', async () => {
+    const s = await seller();
+    const t = json<{ atr: { base64: string }; signed: unknown; mac: string }>(await callTool(client, 'atr_transact', { pairing: CHANNEL, document: s.document() }));
+    assert.equal((await send(s, t.signed)).status, 200, s.refused.join());
+    const opening = { pairing: CHANNEL, atr: t.atr.base64, signed: t.signed, mac: t.mac };
+    const h0 = json<{ hold: Hold }>(await callTool(client, 'atr_channel_open', opening)).hold;
+    const w1 = json<{ signed: unknown; hold: Hold }>(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold: h0, document: s.document() }));
+    const res = await send(s, w1.signed);
+    assert.equal(res.status, 200, s.refused.join());
+    const older = (r: CallToolResult): string => {
+      assert.equal((r.structuredContent as { signed?: unknown }).signed, undefined, 'nothing signed');
+      return declineOf(r);
+    };
+    // h0 is older than w1.hold: neither a voucher, nor a close, nor a charge is taken with it.
+    assert.equal(older(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold: h0, document: s.document() })), 'hold-unverified');
+    assert.equal(older(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold: h0, refund: {} })), 'hold-unverified');
+    assert.equal(older(await callTool(client, 'atr_channel_record_charge', { hold: h0, charged: '50000' })), 'hold-unverified');
+    // A recorded charge returns a new hold too: after it, only its result is the latest.
+    const h2 = json<{ hold: Hold }>(await callTool(client, 'atr_channel_record_charge', { hold: w1.hold, charged: ((await res.json()) as { charged: string }).charged })).hold;
+    assert.equal(older(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold: w1.hold, document: s.document() })), 'hold-unverified');
+    assert.equal(older(await callTool(client, 'atr_channel_record_charge', { hold: w1.hold, charged: '50000' })), 'hold-unverified');
+    // A declined call leaves the latest as it was; opening the channel again gives it back, never a fresh one.
+    assert.deepEqual(json<{ hold: Hold }>(await callTool(client, 'atr_channel_open', opening)).hold, h2);
+    // Two calls with the same latest hold: one signs, the other is declined, never both.
+    const both = await Promise.all([1, 2].map(() => callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold: h2, document: s.document() })));
+    assert.deepEqual(both.map((r) => r.isError === true).sort(), [false, true]);
+    assert.equal(declineOf(both.find((r) => r.isError) as CallToolResult), 'hold-unverified');
+    const w3 = json<{ signed: unknown; hold: Hold }>(both.find((r) => !r.isError) as CallToolResult);
+    assert.equal((await send(s, w3.signed)).status, 200, s.refused.join());
+    assert.equal(s.channel?.cumulative, 100_000n, 'the seller took two vouchers, one per page');
+    const closed = json<{ signed: unknown }>(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold: w3.hold, refund: {} }));
+    assert.equal((await send(s, closed.signed)).status, 200, s.refused.join());
+  });
+
   test('an opening or a chosen not returned by this process is declined before anything is signed', async () => {
     const s = await seller();
     const account = `${TEST_NETWORK}:${wallet.address}`;

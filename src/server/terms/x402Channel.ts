@@ -205,6 +205,20 @@ export interface Hold {
   mac: string;
 }
 
+/**
+ * The latest hold this process returned, per channel: only it is taken back (docs/terms-pairings.md). A
+ * MAC tells a hold this process made from any other, never an older one from the latest, so the process
+ * remembers, as it keeps its MAC key: in memory, for its life (a restart refuses every hold anyway). A
+ * hold a signing call is using is marked `inUse` until that call ends, so two calls cannot sign from it.
+ */
+const latestHolds = new Map<string, { hold: Hold; inUse: boolean }>();
+
+/** `hold`, returned by this process, and from now on the latest of its channel. */
+function issued(hold: Hold): Hold {
+  latestHolds.set(hold.channel, { hold, inUse: false });
+  return hold;
+}
+
 /** `atr_channel_open`: keeps a channel opened by an opening this process returned, with its MAC. */
 export function openChannel(bytes: Uint8Array, signed: unknown, landed: unknown, mac: unknown): { atrHash: string; hold: Hold } {
   if (typeof mac !== 'string' || !macVerifies({ pairing: CHANNEL, signed, landed: landed ?? null, mac }))
@@ -213,6 +227,9 @@ export function openChannel(bytes: Uint8Array, signed: unknown, landed: unknown,
   const h = atrHash(bytes);
   if ((o.payload.authorization['nonce'] ?? '').toLowerCase() !== h)
     throw refuse(denial('hash_mismatch', { advertised: String(o.payload.authorization['nonce']), served: h }));
+  // A channel already kept gives back its latest hold: a fresh one would forget what was signed and charged.
+  const kept = latestHolds.get(channelIdOf(o.payload.signature));
+  if (kept) return { atrHash: h, hold: kept.hold };
   const extra = (o.accepted.extra as ChannelOption['extra']).channel;
   const hold = withMac({
     pairing: CHANNEL,
@@ -231,13 +248,19 @@ export function openChannel(bytes: Uint8Array, signed: unknown, landed: unknown,
     signed: '0',
     closed: false,
   }) as Hold;
-  return { atrHash: h, hold };
+  return { atrHash: h, hold: issued(hold) };
 }
 
-/** A hold, only when its MAC verifies. */
+/**
+ * A hold, only when its MAC verifies and it is its channel's latest, not in use by a signing call: an
+ * older one is `hold-unverified` too, whose words already ask for the latest hold exactly as returned.
+ */
 export function verifiedHold(hold: unknown): Hold {
   if (!macVerifies(hold) || (hold as { pairing?: unknown }).pairing !== CHANNEL) throw refuse(denial('hold_unverified', {}));
-  return hold as unknown as Hold;
+  const h = hold as unknown as Hold;
+  const latest = latestHolds.get(h.channel);
+  if (!latest || latest.inUse || latest.hold.mac !== h.mac) throw refuse(denial('hold_unverified', {}));
+  return h;
 }
 
 /** `atr_channel_record_charge`: the seller's cumulative charge, never less than before nor above the deposit. */
@@ -248,7 +271,7 @@ export function recordCharge(hold: unknown, charged: string): { atrHash: string;
   if (BigInt(charged) < BigInt(h.charged) || BigInt(charged) > BigInt(h.deposit))
     throw new HolonError('invalid_input', `charged must be between ${h.charged} (recorded) and ${h.deposit} (the deposit)`);
   const { mac: _m, ...rest } = h;
-  return { atrHash: h.atrHash, hold: withMac({ ...rest, charged }) as Hold };
+  return { atrHash: h.atrHash, hold: issued(withMac({ ...rest, charged }) as Hold) };
 }
 
 /** The voucher (or the close) the wallet signs next in a held channel. */
@@ -300,10 +323,27 @@ export function nextPayment(
   return { h, cumulative, close: false, request: voucherRequest(h, cumulative, false) };
 }
 
-/** The hold after a voucher (or the close) was signed. */
-export function heldAfter(h: Hold, cumulative: string, close: boolean): Hold {
+/**
+ * Signs `next` with `sign` and returns what it signed with the hold after it, from then on the latest.
+ * The hold is taken while `sign` runs, so a second call with it is declined rather than signing beside
+ * this one; when `sign` fails, the hold it was given stays the latest.
+ */
+export async function signInChannel<T>(
+  next: { h: Hold; cumulative: string; close: boolean; request: TypedRequest },
+  sign: (request: TypedRequest) => Promise<T>,
+): Promise<{ signed: T; hold: Hold }> {
+  const h = verifiedHold(next.h);
+  const taken = { hold: h, inUse: true };
+  latestHolds.set(h.channel, taken);
+  let signed: T;
+  try {
+    signed = await sign(next.request);
+  } catch (err) {
+    if (latestHolds.get(h.channel) === taken) latestHolds.set(h.channel, { hold: h, inUse: false });
+    throw err;
+  }
   const { mac: _m, ...rest } = h;
-  return withMac({ ...rest, signed: cumulative, closed: close }) as Hold;
+  return { signed, hold: issued(withMac({ ...rest, signed: next.cumulative, closed: next.close }) as Hold) };
 }
 
 /** A signed voucher or close, as the seller takes it (`PAYMENT-SIGNATURE`). */

@@ -18,6 +18,7 @@ import type { TypedRequest, Wallet } from '../../core/wallet.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import { termsFailure } from '../render/terms.ts';
 import type { ServerDeps } from '../serverDeps.ts';
+import type { FetchLike } from '../net/publicFetch.ts';
 import type { KnownAsset } from '../terms/assets.ts';
 import { knownAsset } from '../terms/assets.ts';
 import type { AgreementChosen, AgreementReceipt } from '../terms/x402Agreement.ts';
@@ -37,13 +38,13 @@ import {
   CHANNEL,
   confirmChannel,
   finishChannel,
-  heldAfter,
   nextPayment,
   openChannel,
   readChannelDocument,
   readChannelH,
   recordCharge,
   signedByPayer,
+  signInChannel,
   voucherPayload,
 } from '../terms/x402Channel.ts';
 import { check, confirm, EXACT, finish, readDocument, requestFor, signedPayment } from '../terms/x402Exact.ts';
@@ -108,13 +109,36 @@ function walletOf(ctx: ToolContext): Wallet {
   return wallet;
 }
 
+/** A call the client cancelled (`notifications/cancelled`): nothing more is fetched, signed or sent for it. */
+function cancelled(): HolonError {
+  return new HolonError('conflict', 'the client cancelled the call: nothing more was fetched, signed or sent');
+}
+
+/**
+ * The network a call's tool uses: the server's fetch (its whole network policy), ended at once by the
+ * client's cancellation of this call, as the library's `signal` ends its exchange (seed 002). Without
+ * it, a request the seller holds open would end only at the fetch's own time limit; after cancellation
+ * no fetch starts at all.
+ */
+function netOf(ctx: ToolContext): { fetch: FetchLike; now: () => number } {
+  const signal = ctx.extra.signal;
+  const fetch: FetchLike = (input, init = {}) => {
+    if (signal.aborted) return Promise.reject(cancelled());
+    return ctx.deps.fetch(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal });
+  };
+  return { fetch, now: () => ctx.deps.clock.now() };
+}
+
 /**
  * Pays within the mandate, waiting for the human where one must decide (in the panel, `holon approve`, or
  * the client's own form), and returns what the wallet signed; a payment not allowed (yet) is declined.
+ * A call the client cancelled signs nothing (the hold is released).
  */
 async function signWithin<T>(ctx: ToolContext, ask: PaymentAsk, sign: () => Promise<T>): Promise<T> {
   const wait = ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {};
-  const paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask, sign, { signal: ctx.extra.signal, ...wait });
+  const signal = ctx.extra.signal;
+  const unlessCancelled = (): Promise<T> => (signal.aborted ? Promise.reject(cancelled()) : sign());
+  const paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask, unlessCancelled, { signal, ...wait });
   if (paid.kind !== 'paid') throw waiting(paid.kind, paid.approval.id);
   return paid.result;
 }
@@ -140,7 +164,7 @@ const atrConfirm = defineTool({
   annotations: { ...READ, openWorldHint: true },
   summary: (a) => ({ pairing: a.pairing, account: a.account }),
   handler: async (args, ctx) => {
-    const deps = { fetch: ctx.deps.fetch, now: () => ctx.deps.clock.now() };
+    const deps = netOf(ctx);
     const c =
       args.pairing === CHANNEL
         ? await confirmChannel(deps, args.document, args.account)
@@ -241,7 +265,7 @@ const atrTransact = defineTool({
   offered: withWallet,
   handler: async (args, ctx) => {
     const wallet = walletOf(ctx);
-    const deps = { fetch: ctx.deps.fetch, now: () => ctx.deps.clock.now() };
+    const deps = netOf(ctx);
     // The option paid is one in a token Holon can count; the payer is the wallet on its chain.
     const options = args.pairing === CHANNEL ? readChannelDocument(args.document).options : readDocument(args.document).options;
     const option = options.find((o) => knownAsset(o.network, o.asset));
@@ -265,7 +289,7 @@ const atrTransact = defineTool({
     if (args.pairing === AGREEMENT) {
       // The agreement first (recorded already, or paid now with what the agent approved), then the resource.
       const c = await confirmAgreement(deps, args.document, account, null);
-      const status = await askAgreement(ctx.deps.fetch, c.chosen.agreement, c.atrHash);
+      const status = await askAgreement(deps.fetch, c.chosen.agreement, c.atrHash);
       if ('pending' in status) throw declined(denial('agreement_pending', {}));
       let receipt: AgreementReceipt;
       if ('receipt' in status) receipt = status.receipt;
@@ -315,9 +339,11 @@ async function agreeWithin(
   const ask = { mandate: ctx.mandate, payee: `${option.network}:${option.payTo}`, amount, termsHash: h, purpose };
   const signed = await signWithin(ctx, ask, async () => signedPayment(payment, await wallet.signTypedData(request), h));
   const moved = { signed, atr: atrOut(atr), atrHash: h };
+  // Signed but cancelled before it left: it is not sent (the hold it settled stays spent: the signature existed).
+  if (ctx.extra.signal.aborted) throw cancelled();
   let sent;
   try {
-    sent = await payAgreement(ctx.deps.fetch, chosen.agreement, signed, h);
+    sent = await payAgreement(netOf(ctx).fetch, chosen.agreement, signed, h);
   } catch (err) {
     if (HolonError.is(err)) throw new HolonError(err.reason, err.message, { ...err.details, moved }, err.denials);
     throw err;
@@ -363,7 +389,7 @@ const atrAgree = defineTool({
       const receipt = await agreeWithin(ctx, wallet, c, atrView(bytes), args.approved, asset);
       return jsonLine({ atrHash: h, receipt });
     }
-    const status = await askAgreement(ctx.deps.fetch, c.agreement, h);
+    const status = await askAgreement(netOf(ctx).fetch, c.agreement, h);
     if ('pending' in status) throw declined(denial('agreement_pending', {}));
     if ('receipt' in status) return jsonLine({ atrHash: h, receipt: status.receipt });
     return jsonLine({ atrHash: h, approve: approveFrom(c.agreement, status.required, h, c.option.network) });
@@ -450,10 +476,12 @@ const atrChannelWithin = defineTool({
     if (wallet.address.toLowerCase() !== next.h.payer.toLowerCase()) {
       throw new HolonError('conflict', "the channel was opened by another wallet than this state's");
     }
-    const signature = await wallet.signTypedData(next.request);
-    if (!(await signedByPayer(next.h, next.request, signature))) throw declined(denial('signature_invalid', {}));
-    const hold = heldAfter(next.h, next.cumulative, next.close);
-    return jsonLine({ atrHash: next.h.atrHash, signed: voucherPayload(next.h, next.request, signature, next.close), hold });
+    const { signed, hold } = await signInChannel(next, async (request) => {
+      const signature = await wallet.signTypedData(request);
+      if (!(await signedByPayer(next.h, request, signature))) throw declined(denial('signature_invalid', {}));
+      return voucherPayload(next.h, request, signature, next.close);
+    });
+    return jsonLine({ atrHash: next.h.atrHash, signed, hold });
   },
 });
 
