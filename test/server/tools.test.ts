@@ -11,10 +11,19 @@ import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { generatePrivateKey } from 'viem/accounts';
+import type { z } from 'zod';
 import { DATA_RULE } from '../../src/core/foreign.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { walletFromKey } from '../../src/core/wallet.ts';
+import { commerceToolset } from '../../src/server/tools/commerce.ts';
+import { marketToolset } from '../../src/server/tools/market.ts';
+import { memoryToolset } from '../../src/server/tools/memory.ts';
+import { moneyToolset } from '../../src/server/tools/money.ts';
+import { officeToolset } from '../../src/server/tools/office.ts';
+import { recordsToolset } from '../../src/server/tools/records.ts';
+import { termsToolset } from '../../src/server/tools/terms.ts';
 import { connect, demoRuntime } from '../helpers.ts';
+import { callTool } from './support.ts';
 
 const SNAPSHOT = path.join(__dirname, '__snapshots__', 'tools.json');
 const MARKET = ['search_agents', 'get_agent', 'call_agent', 'check_approval', 'get_budget', 'get_receipt'];
@@ -184,3 +193,82 @@ test('an optional argument given as null is read as not given', async () => {
   const s = r.structuredContent as { agents: { agent: string }[] };
   assert.deepEqual(s.agents.map((a) => a.agent), ['acme/table-extract', 'lena/table-extract-fr']);
 });
+
+test('an optional argument left out is read as not given', async () => {
+  const r = await client.callTool({ name: 'search_agents', arguments: { capability: 'extraction.table' } });
+  assert.notEqual(r.isError, true, JSON.stringify(r.content));
+  assert.deepEqual((r.structuredContent as { agents: { agent: string }[] }).agents.map((a) => a.agent), ['acme/table-extract', 'lena/table-extract-fr']);
+  const all = await connect(env.runtime, { mandate: 'demo/everything' });
+  try {
+    // atr_check without landed: the arguments parse, and the payment is judged (it carries no H).
+    const check = await callTool(all, 'atr_check', { pairing: 'x402/exact/eip155', atr: 'QUJD', presented: { payload: {} } });
+    assert.equal((check.structuredContent as { decline: { code: string } }).decline.code, 'signed-not-bound');
+  } finally {
+    await all.close();
+  }
+});
+
+/** What an input property's description says when the tool may go without it (strict clients see it as required). */
+const MAY_LEAVE_OUT = 'optional: pass null or leave it out';
+
+/** The zod schema inside optional, nullable and default wrappers. */
+function inner(schema: z.ZodType): z.ZodType {
+  let s = schema as z.ZodType & { _zod: { def: { innerType?: z.ZodType } } };
+  while (s._zod.def.innerType) s = s._zod.def.innerType as typeof s;
+  return s;
+}
+
+/** The JSON Schema object with properties in `json` (itself, or a branch of its anyOf), if any. */
+function objectIn(json: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (json['properties']) return json;
+  return (json['anyOf'] as Record<string, unknown>[] | undefined)?.find((b) => b['properties']);
+}
+
+/**
+ * Every property of `schema` (a zod object) against its listing: the description says it may be left out
+ * exactly when zod takes it absent; nested objects (and arrays of them) too. Returns the properties that
+ * are wrong, and counts what it checked.
+ */
+function optionalityProblems(schema: z.ZodType, json: Record<string, unknown>, where: string, seen: { optional: number; required: number }): string[] {
+  const zod = inner(schema) as z.ZodType & { _zod: { def: { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType } } };
+  if (zod._zod.def.type === 'array' && zod._zod.def.element) {
+    const items = (objectIn(json) ?? json)['items'] ?? (json['anyOf'] as Record<string, unknown>[] | undefined)?.find((b) => b['items'])?.['items'];
+    return items ? optionalityProblems(zod._zod.def.element, items as Record<string, unknown>, `${where}[]`, seen) : [];
+  }
+  const shape = zod._zod.def.shape;
+  const object = objectIn(json);
+  if (!shape || !object) return [];
+  const props = object['properties'] as Record<string, Record<string, unknown>>;
+  const out: string[] = [];
+  for (const [name, child] of Object.entries(shape)) {
+    const listed = props[name];
+    if (!listed) {
+      out.push(`${where}.${name}: not listed`);
+      continue;
+    }
+    const optional = child.safeParse(undefined).success;
+    const says = typeof listed['description'] === 'string' && listed['description'].includes(MAY_LEAVE_OUT);
+    seen[optional ? 'optional' : 'required'] += 1;
+    if (optional && !says) out.push(`${where}.${name}: optional, but its description does not say so`);
+    if (!optional && says) out.push(`${where}.${name}: required, but its description says it may be left out`);
+    out.push(...optionalityProblems(child, listed, `${where}.${name}`, seen));
+  }
+  return out;
+}
+
+test('every argument a tool may go without says so in its description, and no other does; all stay in required', () => {
+  const defs = new Map([marketToolset, termsToolset, officeToolset, memoryToolset, commerceToolset, moneyToolset, recordsToolset].flatMap((ts) => ts.tools).map((t) => [t.name, t]));
+  const seen = { optional: 0, required: 0 };
+  const problems = everyTool.flatMap((t) => {
+    const def = defs.get(t.name);
+    assert.ok(def, `${t.name} is a tool of a toolset`);
+    // Strict clients still see every property as required.
+    assert.deepEqual([...(t.inputSchema.required ?? [])].sort(), Object.keys(t.inputSchema.properties ?? {}).sort(), t.name);
+    return optionalityProblems(def.input, t.inputSchema as Record<string, unknown>, t.name, seen);
+  });
+  assert.deepEqual(problems, []);
+  assert.ok(seen.optional > 30 && seen.required > 30, `checked ${JSON.stringify(seen)}`);
+  const search = everyTool.find((t) => t.name === 'search_agents')?.inputSchema.properties as Record<string, { description: string }>;
+  assert.equal(search['limit']?.description, `How many allowed (and excluded) agents to return at most; default 20 (${MAY_LEAVE_OUT})`);
+});
+

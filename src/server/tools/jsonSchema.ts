@@ -1,13 +1,20 @@
 /**
  * A tool's zod schemas as the JSON Schema its clients read, written the most portable way: what strict
  * function-calling consumers accept for inputs (no `$schema`, `additionalProperties: false` on objects with
- * known properties, every property required, optional ones nullable), nullable values as `anyOf` rather
- * than `type` arrays, and no empty `{}` schemas — so the MCP Inspector's portability report finds nothing.
+ * known properties, every property required, the optional ones nullable and described as optional, since
+ * the server takes them absent as well as null), nullable values as `anyOf` rather than `type` arrays, and
+ * no empty `{}` schemas — so the MCP Inspector's portability report finds nothing.
  * Free-form objects (an agent's own input, a manifest's schemas) stay free-form: `{type: "object"}`.
  */
 import { z } from 'zod';
 
 type Json = Record<string, unknown>;
+
+/**
+ * What the description of an input property the tool does not need says: strict clients read every
+ * property as required, so this is how the others learn they may leave it out.
+ */
+export const OPTIONAL = 'optional: pass null or leave it out';
 
 /** Keywords that only annotate: a schema with nothing else accepts any value. */
 const ANNOTATIONS = new Set(['description', 'title', 'default', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
@@ -72,9 +79,11 @@ function portable(node: Json, input: boolean): Json {
     const props = s['properties'];
     const required = new Set(Array.isArray(s['required']) ? (s['required'] as string[]) : []);
     for (const [name, child] of Object.entries(props)) {
-      if (required.has(name) || !isObject(child) || isNullable(child)) continue;
+      if (required.has(name) || !isObject(child)) continue;
+      // Listed as required below, for strict clients: its words tell every other client it may be left out.
       const { description, ...rest } = child;
-      props[name] = { ...(description !== undefined ? { description } : {}), anyOf: [rest, { type: 'null' }] };
+      const said = typeof description === 'string' && description.length > 0 ? `${description} (${OPTIONAL})` : OPTIONAL;
+      props[name] = { description: said, ...(isNullable(child) ? rest : { anyOf: [rest, { type: 'null' }] }) };
     }
     s['required'] = Object.keys(props);
     if (s['additionalProperties'] === undefined) s['additionalProperties'] = false;

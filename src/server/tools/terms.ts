@@ -371,7 +371,7 @@ const atrAgree = defineTool({
     atr: Atr,
     chosen: z.record(z.string(), Json).describe('chosen from atr_confirm, exactly as returned, mac included'),
     approved: Approved,
-    inputs: z.record(z.string(), Json).nullish(),
+    inputs: z.record(z.string(), Json).nullish().describe("The buyer's own values the agreement payment's build needs"),
   }),
   output: outcome({ atrHash: Hash, approve: jsonObject(Json), receipt: anyJson(Json) }),
   annotations: { ...WRITE, openWorldHint: true },
@@ -456,10 +456,19 @@ const atrChannelWithin = defineTool({
     hold: HoldArg,
     document: Json.nullish().describe("The seller's new payment request"),
     refund: z
-      .object({ amount: z.string().max(80).nullish(), paymentResponse: Json.nullish() })
+      .object({
+        amount: z
+          .string()
+          .max(80)
+          .nullish()
+          .describe("What comes back, in the token's smallest units; by default all the deposit left beyond what was signed and charged"),
+        paymentResponse: Json.nullish().describe(
+          'The decoded PAYMENT-RESPONSE the seller answered a refund with; this pairing does not read it',
+        ),
+      })
       .nullish()
       .describe('Sign a refund instead of a voucher: {} closes the channel'),
-    inputs: z.record(z.string(), Json).nullish(),
+    inputs: z.record(z.string(), Json).nullish().describe("The buyer's own values a refund's build needs"),
   }),
   output: outcome({ atrHash: Hash, signed: anyJson(Json), hold: HoldOut }),
   annotations: { ...WRITE, openWorldHint: true },
