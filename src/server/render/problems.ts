@@ -48,6 +48,19 @@ const NEXT_STEP: Record<ErrorAction, string> = {
   'escalate-to-human': 'Stop. A human must decide; no retry helps.',
 };
 
+/**
+ * Where each problem type is published: one page per code, docs/problems/<code>.md in Holon's repository,
+ * as GitHub renders it. A problem's `type` is this base and the page's name, so an agent or a person who
+ * has the problem can open what it means (RFC 9457 §3.1.1). test/server/problemDocs.test.ts keeps the pages
+ * and PROBLEMS in step.
+ */
+export const PROBLEM_TYPE_BASE = 'https://github.com/holon/holon/blob/main/docs/problems/';
+
+/** The URL of a problem code's page: its RFC 9457 `type`. */
+export function problemType(code: ProblemCode): string {
+  return `${PROBLEM_TYPE_BASE}${code}.md`;
+}
+
 /** A problem as seed 003 returns it: code, message, action, and the RFC 9457 members in `data`. */
 export interface Problem {
   code: ProblemCode;
@@ -83,7 +96,7 @@ export function problem(code: ProblemCode, message: string, extra: { reasons?: s
     action,
     data: {
       ...extra,
-      type: `urn:holon:problem:${code}`,
+      type: problemType(code),
       status,
       action,
       nextStep: NEXT_STEP[action],
