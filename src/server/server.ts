@@ -36,7 +36,7 @@ const TOOLSETS: { [N in ToolsetName]: Toolset<N> } = {
  * registers quote and buy on every server ("a tool list whose shape depends on the stack is one a model
  * cannot plan against"). Where the mandate does not offer the tier, its tools answer not_found.
  */
-const LISTED_WITH: Partial<Record<ToolsetName, ToolsetName>> = { commerce: 'money' };
+const LISTED_WITH: readonly { tier: ToolsetName; group: ToolsetName }[] = [{ tier: 'commerce', group: 'money' }];
 
 // A tool's JSON Schemas are the same for every server and client: written once.
 const listed = new WeakMap<ToolDef, Tool>();
@@ -109,9 +109,9 @@ export function createHolonServer(deps: ServerDeps, mandateId: string): Server {
   const sets: Toolset[] = mandate.toolsets.filter(known).map((t) => TOOLSETS[t]);
   const unknown = mandate.toolsets.filter((t) => !known(t));
   if (unknown.length > 0) deps.logger.warn(`toolsets not available in this version: ${unknown.join(', ')}`);
-  const listedOnly = (Object.keys(LISTED_WITH) as ToolsetName[])
-    .filter((t) => !mandate.toolsets.includes(t) && mandate.toolsets.includes(LISTED_WITH[t] as ToolsetName))
-    .map((t) => TOOLSETS[t]);
+  const listedOnly = LISTED_WITH.filter(({ tier, group }) => !mandate.toolsets.includes(tier) && mandate.toolsets.includes(group)).map(
+    ({ tier }) => TOOLSETS[tier],
+  );
   const absent = listedOnly.map(
     (t) => `This mandate does not offer ${t.name}: ${t.tools.map((x) => x.name).join(' and ')} answer not_found.`,
   );
