@@ -74,7 +74,7 @@ function linesOf(shop: Shop, items: unknown, taxBasisPoints: number): PricedLine
   return lines;
 }
 
-function handler(taxBasisPoints: number) {
+function handler(taxBasisPoints: number, endpoint: string | undefined) {
   let next = 0;
   return (shop: Shop, req: Request): Reply => {
     if (req.path === '/.well-known/ucp' && req.method === 'GET') {
@@ -83,7 +83,7 @@ function handler(taxBasisPoints: number) {
         body: {
           ucp: {
             ...(envelope() as object),
-            services: { 'dev.ucp.shopping': [{ version: UCP_VERSION, spec: 'https://ucp.dev/specification/overview', transport: 'rest', endpoint: `${shop.url}${ENDPOINT}` }] },
+            services: { 'dev.ucp.shopping': [{ version: UCP_VERSION, spec: 'https://ucp.dev/specification/overview', transport: 'rest', endpoint: endpoint ?? `${shop.url}${ENDPOINT}` }] },
           },
         },
       };
@@ -128,7 +128,11 @@ function handler(taxBasisPoints: number) {
   };
 }
 
-/** Starts the UCP business on a free loopback port: a hardware shop in USD with 8 % sales tax by default. */
-export function startUcpMerchant(options: ShopOptions & { faults?: Fault[] } = {}): Promise<Shop> {
-  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800));
+/**
+ * Starts the UCP business on a free loopback port: a hardware shop in USD with 8 % sales tax by default.
+ * `endpoint`: the REST endpoint its profile names instead of its own (one on another origin, say, which a
+ * platform must not follow).
+ */
+export function startUcpMerchant(options: ShopOptions & { faults?: Fault[]; endpoint?: string } = {}): Promise<Shop> {
+  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800, options.endpoint));
 }

@@ -4,17 +4,24 @@ import { approvalStatus } from '../core/approvals/model.ts';
 import type { Mandate } from '../core/model.ts';
 import * as M from '../core/amount.ts';
 import { APPROVAL_KIND_LABELS, approvalView } from '../core/present.ts';
-import type { BudgetView } from '../core/money/spend.ts';
-import { budgetOf } from '../core/money/spend.ts';
+import { mandateDrawn } from '../core/money/mandateView.ts';
 import type { HolonState } from '../core/state.ts';
+
+/** An amount, or "unknown" where a spend no rate converts leaves it unknown (never zero). */
+const known = (x: M.Money | undefined): string => (x ? M.format(x) : 'unknown');
 
 /** A mandate in a few lines: budget, limits, scope, data rules, expiry. */
 export function mandateText(m: Mandate, s: HolonState, now: number): string {
-  const b = budgetOf(s, m, now);
+  const d = mandateDrawn(s, m, now);
+  const b = d.budget;
   const caps = m.capabilities.map((c) => `${c.name}${c.params ? ' ' + JSON.stringify(c.params) : ''}`).join(', ');
+  const [first] = d.unconvertible;
+  const why = first
+    ? ` (spent in ${d.unconvertible.join(', ')}, which no rate converts to ${m.currency}: holon fx ${first} ${m.currency} RATE)`
+    : '';
   return [
     `${m.id} (${m.status}) for ${m.grantee.name}, ${m.grantee.role}${m.grantee.manager ? `, reports to ${m.grantee.manager}` : ''}`,
-    `  budget ${M.format(b.total)}, spent ${M.format(b.spent)}, held ${M.format(b.held)}, remaining ${M.format(b.remaining)}`,
+    `  budget ${M.format(b.total)}, spent ${known(d.spent)}, held ${M.format(d.held)}, remaining ${known(d.remaining)}${why}`,
     `  per day ${b.per_day ? M.format(b.per_day) : '-'}, per call ` +
       `${b.per_call ? M.format(b.per_call) : '-'}, approval above ${M.format(b.threshold)}`,
     `  toolsets ${m.toolsets.join(', ')}; capabilities ${caps || 'none'}`,
@@ -24,19 +31,26 @@ export function mandateText(m: Mandate, s: HolonState, now: number): string {
   ].join('\n');
 }
 
-/** A budget as JSON. */
-export function budgetJson(b: BudgetView): Record<string, unknown> {
+/**
+ * A mandate's budget as JSON. As in `get_mandate`, `spent`, `remaining` and `spent_today` are absent
+ * together when a spend no rate converts makes them unknown (`unconvertible` names its currencies).
+ */
+export function budgetJson(m: Mandate, s: HolonState, now: number): Record<string, unknown> {
+  const d = mandateDrawn(s, m, now);
+  const b = d.budget;
   const j = (x: M.Money | null): M.MoneyJson | null => (x ? M.toJson(x) : null);
+  const drawn = d.spent && d.remaining && d.spent_today;
   return {
     total: j(b.total),
-    spent: j(b.spent),
-    held: j(b.held),
-    remaining: j(b.remaining),
+    ...(drawn ? { spent: j(d.spent ?? null) } : {}),
+    held: j(d.held),
+    ...(drawn ? { remaining: j(d.remaining ?? null) } : {}),
     per_day: j(b.per_day),
-    spent_today: j(b.spent_today),
+    ...(drawn ? { spent_today: j(d.spent_today ?? null) } : {}),
     per_call: j(b.per_call),
     threshold: j(b.threshold),
     account: { id: b.account.id, funded: j(b.account.funded), available: j(b.account.available) },
+    unconvertible: d.unconvertible,
   };
 }
 

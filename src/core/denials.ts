@@ -116,6 +116,13 @@ export interface DenialParams {
   rate_limited: { limit: number; per: 'minute' | 'day'; retry_after_seconds: number };
   /** The human's call quota for the period is spent; only they can raise it. */
   quota_exceeded: { limit: number; per: 'minute' | 'day'; resets_at: string };
+  /** The tool is listed with its group, but this mandate does not offer its toolset (seed 003: commerce with money). */
+  toolset_not_offered: { toolset: string };
+  /**
+   * A configured merchant cannot be used as it describes itself: its UCP profile names no checkout endpoint, or one
+   * on another origin than the one the human configured (`configured`), where Holon sends nothing.
+   */
+  merchant_unusable: { merchant: string; configured: string; why: 'no_endpoint' | 'endpoint_elsewhere' };
   /** A tool's arguments do not fit its input schema: which fields (their paths), never what was sent in them. */
   invalid_arguments: { fields: string[] };
   /** A tool call that failed with an expected error other than a refusal with its own code, by the error's reason. */
@@ -172,6 +179,8 @@ export const DENIAL_CODES = [
   'spend_unconvertible',
   'rate_limited',
   'quota_exceeded',
+  'toolset_not_offered',
+  'merchant_unusable',
   'invalid_arguments',
   'call_failed',
 ] as const satisfies readonly DenialCode[];

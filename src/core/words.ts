@@ -157,6 +157,14 @@ export function denialText(d: Denial): string {
           'The agreement payment was sent and may settle yet: call again without approved ' +
           'to collect its receipt; never send approved again for this agreement.'
         );
+      case 'toolset_not_offered':
+        return `this mandate does not offer the ${d.params.toolset} toolset; a human adds it to the mandate`;
+      case 'merchant_unusable':
+        return d.params.why === 'endpoint_elsewhere'
+          ? `the merchant ${d.params.merchant}'s profile names its checkout endpoint on another origin than ` +
+              `${d.params.configured}, where it was configured; Holon sends nothing there, and asking again cannot change it`
+          : `the merchant ${d.params.merchant}'s profile names no checkout endpoint (dev.ucp.shopping over REST); asking again ` +
+              'cannot change it';
       case 'invalid_arguments':
         return `the arguments do not fit the tool's input schema (${d.params.fields.join(', ') || 'the arguments as a whole'})`;
       case 'call_failed':

@@ -31,6 +31,13 @@ const TOOLSETS: { [N in ToolsetName]: Toolset<N> } = {
   records: recordsToolset,
 };
 
+/**
+ * A tier listed on every server that offers its group, whether the mandate offers the tier or not: seed 003
+ * registers quote and buy on every server ("a tool list whose shape depends on the stack is one a model
+ * cannot plan against"). Where the mandate does not offer the tier, its tools answer not_found.
+ */
+const LISTED_WITH: readonly { tier: ToolsetName; group: ToolsetName }[] = [{ tier: 'commerce', group: 'money' }];
+
 // A tool's JSON Schemas are the same for every server and client: written once.
 const listed = new WeakMap<ToolDef, Tool>();
 function toolListing(t: ToolDef): Tool {
@@ -44,22 +51,28 @@ function toolListing(t: ToolDef): Tool {
 }
 
 /**
- * An MCP server offering `toolsets` for one mandate, every call going through the one tool pipeline. The
- * tool list never changes while a server runs (a model plans against a stable list), and says so.
+ * An MCP server offering `toolsets` for one mandate, every call going through the one tool pipeline; it
+ * also lists the tools of `listedOnly`, which answer not_found. The tool list never changes while a
+ * server runs (a model plans against a stable list), and says so.
  */
 export function createToolServer(
   deps: ServerDeps,
   mandate: string,
   toolsets: Toolset[],
   info: { name: string; title: string; instructions?: string },
+  listedOnly: Toolset[] = [],
 ): Server {
   const server = new Server(
     { name: info.name, title: info.title, version: HOLON_VERSION },
     { capabilities: { tools: { listChanged: false } }, ...(info.instructions ? { instructions: info.instructions } : {}) },
   );
-  const byName = new Map<string, { tool: ToolDef; toolset: Toolset }>();
-  for (const toolset of toolsets) {
-    for (const tool of toolset.tools) if (tool.offered?.(deps) ?? true) byName.set(tool.name, { tool, toolset });
+  const byName = new Map<string, { tool: ToolDef; toolset: Toolset; offered: boolean }>();
+  for (const [sets, offered] of [
+    [toolsets, true],
+    [listedOnly, false],
+  ] as const) {
+    for (const toolset of sets)
+      for (const tool of toolset.tools) if (tool.offered?.(deps) ?? true) byName.set(tool.name, { tool, toolset, offered });
   }
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...byName.values()].map(({ tool }) => toolListing(tool)) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
@@ -96,10 +109,22 @@ export function createHolonServer(deps: ServerDeps, mandateId: string): Server {
   const sets: Toolset[] = mandate.toolsets.filter(known).map((t) => TOOLSETS[t]);
   const unknown = mandate.toolsets.filter((t) => !known(t));
   if (unknown.length > 0) deps.logger.warn(`toolsets not available in this version: ${unknown.join(', ')}`);
-  return createToolServer(deps, mandateId, sets, {
-    name: 'holon',
-    title: `Holon · ${mandateId}`,
-    // The rule for every envelope, said once; each toolset's own instructions say what it marks.
-    instructions: [`This server acts for mandate ${mandateId}.`, DATA_RULE, ...sets.map((s) => s.instructions)].join('\n'),
-  });
+  const listedOnly = LISTED_WITH.filter(({ tier, group }) => !mandate.toolsets.includes(tier) && mandate.toolsets.includes(group)).map(
+    ({ tier }) => TOOLSETS[tier],
+  );
+  const absent = listedOnly.map(
+    (t) => `This mandate does not offer ${t.name}: ${t.tools.map((x) => x.name).join(' and ')} answer not_found.`,
+  );
+  return createToolServer(
+    deps,
+    mandateId,
+    sets,
+    {
+      name: 'holon',
+      title: `Holon · ${mandateId}`,
+      // The rule for every envelope, said once; each toolset's own instructions say what it marks.
+      instructions: [`This server acts for mandate ${mandateId}.`, DATA_RULE, ...sets.map((s) => s.instructions), ...absent].join('\n'),
+    },
+    listedOnly,
+  );
 }

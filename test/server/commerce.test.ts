@@ -69,7 +69,7 @@ interface World {
  * the two merchants running, and (unless told otherwise) configured for the server.
  */
 async function withWorld(
-  o: { acp?: ShopOptions; ucp?: ShopOptions; configured?: boolean; mandate?: Record<string, unknown> },
+  o: { acp?: ShopOptions; ucp?: ShopOptions & { endpoint?: string }; configured?: boolean; mandate?: Record<string, unknown> },
   body: (w: World) => Promise<void>,
 ): Promise<void> {
   const acp = await startAcpMerchant(o.acp);
@@ -157,6 +157,34 @@ describe('the tools', () => {
       assert.equal(q.action, 'never-retry');
       problem(await call('buy', { lines: NOTEBOOKS, replay_key: 'k1' }), 'not_found');
       assert.deepEqual(await spendEvents(runtime, seq), []);
+      await assertRefusalsOnly(runtime, seq, ['call_failed', 'call_failed'], 'each refusal is on the record');
+    });
+  });
+
+  test('a mandate that offers money but not commerce lists quote and buy too; they answer not_found, on the record', async () => {
+    // The merchants are configured and the mandate even grants commerce.buy: without the toolset, the tier is not there.
+    await withWorld({ mandate: { toolsets: ['money', 'records', 'memory'] } }, async ({ runtime, client, call, acp }) => {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.equal(names.length, 17);
+      assert.deepEqual(names.slice(-2), ['quote', 'buy']);
+      assert.match(client.getInstructions() ?? '', /does not offer commerce: quote and buy answer not_found/);
+      const seq = runtime.store.seq;
+      for (const [tool, args] of [['quote', { merchant: 'stationery', lines: NOTEBOOKS }], ['buy', { merchant: 'stationery', lines: NOTEBOOKS, replay_key: 'k1' }], ['buy', { amount: '0.01' }]] as const) {
+        const p = problem(await call(tool, args), 'not_found');
+        assert.deepEqual([p.action, p.data.status, p.data.retryable], ['never-retry', 404, false]);
+        assert.match(p.message, /does not offer the commerce toolset/);
+        assert.deepEqual(p.data.denials?.map((d) => d.code), ['toolset_not_offered']);
+      }
+      const events = await assertRefusalsOnly(runtime, seq, ['toolset_not_offered', 'toolset_not_offered', 'toolset_not_offered']);
+      assert.deepEqual(events.filter((e) => e.type === 'tool.denied').map((e) => (e.data as { toolset: string; tool: string }).tool), ['quote', 'buy', 'buy']);
+      assert.equal(acp.sessions.size, 0, 'the merchant never heard of it');
+    });
+  });
+
+  test('a mandate without money lists no commerce tool it does not offer', async () => {
+    await withWorld({ mandate: { toolsets: ['records', 'memory'] } }, async ({ client }) => {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(!names.includes('quote') && !names.includes('buy'), names.join());
     });
   });
 
@@ -254,17 +282,32 @@ describe('ACP', () => {
     });
   });
 
-  test('over budget: intent.denied with its reasons, and no order', async () => {
+  test('over budget: buy less — cost.above_cap with what remains, its reasons, and no order; less then buys', async () => {
     await withWorld({ mandate: { budget: { total: '5.00', per_day: null, per_call: null } } }, async ({ runtime, call, acp }) => {
       const seq = runtime.store.seq;
-      const p = problem(await call('buy', { merchant: 'stationery', lines: NOTEBOOKS, replay_key: 'big' }), 'intent.denied');
-      assert.equal(p.action, 'escalate-to-human');
+      const p = problem(await call('buy', { merchant: 'stationery', lines: NOTEBOOKS, replay_key: 'big' }), 'cost.above_cap');
+      assert.deepEqual([p.action, p.data.status, p.data.retryable], ['retry-after-renegotiation', 422, false]);
+      assert.deepEqual(p.data['remaining'], eur('5.00'), 'the most a purchase could be now');
       assert.deepEqual(p.data.denials?.map((d) => d.code), ['over_budget']);
       assert.match(p.data.reasons.join('\n'), /10\.80 EUR is above the remaining budget 5\.00 EUR/);
       assert.deepEqual(await spendEvents(runtime, seq), []);
       assert.equal(acp.orders.length, 0);
       assert.ok([...acp.sessions.values()].every((s) => s.state === 'canceled'));
       assert.equal(money(runtime, SHOPPER).spent, '0.00');
+      // Renegotiated: fewer lines, under a new key, fit.
+      const order = ok<OrderOut>(await call('buy', { merchant: 'stationery', lines: [{ product: 'notebook-a5', quantity: 1 }], replay_key: 'less' }));
+      assert.deepEqual(order.charged, eur('4.68'));
+    });
+  });
+
+  test('over budget with nothing left: intent.denied, a human must decide', async () => {
+    await withWorld({ mandate: { budget: { total: '4.68', per_day: null, per_call: null } } }, async ({ call, acp }) => {
+      ok<OrderOut>(await call('buy', { merchant: 'stationery', lines: [{ product: 'notebook-a5', quantity: 1 }], replay_key: 'all' }));
+      const p = problem(await call('buy', { merchant: 'stationery', lines: [{ product: 'pen-black', quantity: 1 }], replay_key: 'more' }), 'intent.denied');
+      assert.equal(p.action, 'escalate-to-human');
+      assert.equal(p.data['remaining'], undefined);
+      assert.match(p.data.reasons.join('\n'), /above the remaining budget 0\.00 EUR/);
+      assert.equal(acp.orders.length, 1);
     });
   });
 
@@ -407,6 +450,27 @@ describe('UCP', () => {
       assert.equal(money(runtime, SHOPPER).spent, '20.3504');
       assert.equal(money(runtime, SHOPPER).held, '0.00');
     });
+  });
+
+  test("a profile that names an endpoint on another origin: merchant.misconfigured, never-retry, and nothing is sent there", async () => {
+    const elsewhere = await startUcpMerchant();
+    try {
+      await withWorld({ ucp: { endpoint: `${elsewhere.url}/ucp/v1` } }, async ({ runtime, call, ucp }) => {
+        const seq = runtime.store.seq;
+        for (const [tool, args] of [['quote', { merchant: 'hardware', lines: CABLES }], ['buy', { merchant: 'hardware', lines: CABLES, replay_key: 'away' }]] as const) {
+          const p = problem(await call(tool, args), 'merchant.misconfigured');
+          assert.deepEqual([p.action, p.data.retryable, p.data.status], ['never-retry', false, 502], tool);
+          assert.match(p.message, new RegExp(`profile names its checkout endpoint on another origin than ${ucp.url.replace(/[.]/g, '\\.')}`));
+          assert.match(p.data.reasons[0] ?? '', /asking again cannot change it/);
+          assert.deepEqual(p.data.denials?.map((d) => d.code), ['merchant_unusable']);
+        }
+        await assertRefusalsOnly(runtime, seq, ['merchant_unusable', 'merchant_unusable']);
+        assert.equal(elsewhere.sessions.size + ucp.sessions.size, 0, 'no checkout anywhere');
+        assert.equal(money(runtime, SHOPPER).held, '0.00');
+      });
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   test('a total no rate converts is amount.unknown, never zero', async () => {

@@ -13,6 +13,7 @@ import { createMandate, patchMandate } from '../../src/core/mandates.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
 import { assertRefusalsOnly, callTool, eventsAfter } from './support.ts';
+import { PROBLEM_TYPE_BASE } from '../../src/server/render/problems.ts';
 
 const A = 'demo/mem';
 const B = 'demo/other';
@@ -56,7 +57,7 @@ const problem = (r: CallToolResult, code: string): Problem => {
   assert.equal(r.isError, true, `expected the ${code} problem, got ${JSON.stringify(r.structuredContent)}`);
   const p = r.structuredContent as unknown as Problem;
   assert.equal(p.code, code, p.message);
-  assert.equal(p.data.type, `urn:holon:problem:${code}`);
+  assert.equal(p.data.type, `${PROBLEM_TYPE_BASE}${code}.md`, 'the URL of its page');
   assert.equal(p.action, p.data.action);
   assert.ok(['never-retry', 'retry-as-is', 'retry-after-renegotiation', 'escalate-to-human'].includes(p.action));
   assert.deepEqual(JSON.parse((r.content[0] as { text: string }).text), p, 'the text is the same problem');

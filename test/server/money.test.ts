@@ -119,12 +119,14 @@ type PayOut = { intent: { intent: string; status: string; attempts: number }; re
 type IntentRow = { intent: string; idempotency_key: string; status: string; pending: { approval: string; challenge: string; expires_at: string } | null; receipt: Receipt | null; reasons: string[]; attempts: number };
 
 describe('the toolsets as a client sees them', () => {
-  test('a mandate offering money and records lists exactly their eleven tools, and none that approves, settles or grants', async () => {
+  test('a mandate offering money and records lists their eleven tools and the commerce two, and none that approves, settles or grants', async () => {
     const { tools } = await payer.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['resolve', 'pay', 'simulate', 'verify', 'disclose', 'get_job', 'get_job_events', 'get_audit', 'list_intents', 'get_mandate', 'get_usage'],
+      ['resolve', 'pay', 'simulate', 'verify', 'disclose', 'get_job', 'get_job_events', 'get_audit', 'list_intents', 'get_mandate', 'get_usage', 'quote', 'buy'],
     );
+    // Without the commerce tier (seed 003): listed, and not_found when called.
+    assert.equal(problem(await callTool(payer, 'quote', { lines: [{ product: 'p', quantity: 1 }] }), 'not_found').action, 'never-retry');
     for (const t of tools) assert.equal(t.outputSchema?.type, 'object', t.name);
     const readOnly = tools.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name);
     assert.ok(!readOnly.includes('pay') && !readOnly.includes('disclose'), 'what spends or signs is never read-only');
@@ -203,9 +205,29 @@ describe('pay and simulate', () => {
     assert.deepEqual([usd.receipt.amount, usd.receipt.charged], [{ amount: '0.50', currency: 'USD' }, { amount: '0.46', currency: 'EUR' }]);
   });
 
-  test('over the limits: intent.denied; without the pay capability: intent.denied before anything is counted', async () => {
-    const p = problem(await callTool(payer, 'pay', intent({ amount: '3.60', idempotency_key: 'k-big' })), 'intent.denied');
+  test('over a cap with room left: cost.above_cap with the most that passes, and simulate says the same; where less cannot help, intent.denied', async () => {
+    type Sim = { decision: string; problem: { code: string; action: string; remaining?: { amount: string; currency: string } } | null };
+    // The most a payment could be now is the per-call limit (today's and the total's room are larger), in the mandate's currency.
+    const most = { amount: '3.50', currency: 'EUR' };
+    const sim = ok<Sim>(await callTool(payer, 'simulate', intent({ amount: '3.60', idempotency_key: 'k-big' })));
+    assert.deepEqual([sim.decision, sim.problem], ['deny', { code: 'cost.above_cap', action: 'retry-after-renegotiation', remaining: most }]);
+    const p = problem(await callTool(payer, 'pay', intent({ amount: '3.60', idempotency_key: 'k-big' })), 'cost.above_cap');
+    assert.deepEqual([p.action, p.data.status, p.data.retryable, p.data['remaining']], ['retry-after-renegotiation', 422, false, most]);
     assert.match(p.data.reasons.join(), /per-call limit/);
+    assert.match(p.data.nextStep, /new idempotency key/);
+    // 4.00 USD is 3.68 EUR at the human's rate: what remains is said in EUR.
+    const usd = problem(await callTool(payer, 'pay', intent({ amount: '4.00', currency: 'USD', idempotency_key: 'k-big-usd' })), 'cost.above_cap');
+    assert.deepEqual(usd.data['remaining'], most);
+    // A payee the mandate does not allow: no amount helps.
+    const scope = problem(await callTool(payer, 'pay', intent({ payee: 'acct:other', amount: '3.60', idempotency_key: 'k-big-other' })), 'intent.denied');
+    assert.deepEqual([scope.action, scope.data['remaining']], ['escalate-to-human', undefined]);
+    const simScope = ok<Sim>(await callTool(payer, 'simulate', intent({ payee: 'acct:other', amount: '3.60', idempotency_key: 'k-big-other' })));
+    assert.deepEqual(simScope.problem, { code: 'intent.denied', action: 'escalate-to-human' });
+    assert.equal(ok<Sim>(await callTool(payer, 'simulate', intent({ amount: '1.00', idempotency_key: 'k-sim' }))).problem?.code, 'approval.pending');
+    assert.equal(ok<Sim>(await callTool(payer, 'simulate', intent({ amount: '0.10', idempotency_key: 'k-sim' }))).problem, null);
+  });
+
+  test('without the pay capability: intent.denied before anything is counted', async () => {
     const nopay = await clientFor(NOPAY);
     clients.push(nopay);
     const refused = problem(await callTool(nopay, 'pay', intent({ idempotency_key: 'k-nopay' })), 'intent.denied');
@@ -336,7 +358,7 @@ describe('records', () => {
     assert.deepEqual([...all.map((e) => e.seq)].sort((a, b) => a - b), all.map((e) => e.seq));
     assert.ok(all.some((e) => e.idempotency_key === 'k-1') && all.some((e) => e.idempotency_key === 'k-deny'));
     const listed = ok<{ intents: IntentRow[] }>(await callTool(payer, 'list_intents', {}));
-    assert.deepEqual(listed.intents.map((r) => r.idempotency_key), ['k-rail', 'k-lapse', 'k-reject', 'k-park', 'k-big', 'k-deny', 'k-1']);
+    assert.deepEqual(listed.intents.map((r) => r.idempotency_key), ['k-rail', 'k-lapse', 'k-reject', 'k-park', 'k-big-other', 'k-big-usd', 'k-big', 'k-deny', 'k-1']);
     const seq = runtime.store.seq;
     problem(await callTool(payer, 'get_audit', { cursor: 'bm90LWEtY3Vyc29y' }), 'validation');
     await assertRefusalsOnly(runtime, seq, ['call_failed']);

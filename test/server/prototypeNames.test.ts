@@ -26,6 +26,7 @@ import { openRuntime } from '../../src/server/runtime.ts';
 import { knownAsset, TEST_NETWORK } from '../../src/server/terms/assets.ts';
 import { connect, seedDemo, tempDir, TestClock } from '../helpers.ts';
 import { callTool, textOf } from './support.ts';
+import { PROBLEM_TYPE_BASE } from '../../src/server/render/problems.ts';
 
 const NAMES = ['constructor', '__proto__', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
 /** A name no object carries, to compare with: what it gets, each of the names above must get. */
@@ -126,7 +127,7 @@ function problemCode(r: CallToolResult, what: string): string {
   assert.equal(r.isError, true, `${what}: expected a problem, got ${textOf(r)}`);
   const p = r.structuredContent as { code?: string; data?: { type?: string } } | undefined;
   assert.ok(p?.code, `${what}: a problem with a code`);
-  assert.equal(p.data?.type, `urn:holon:problem:${p.code}`, what);
+  assert.equal(p.data?.type, `${PROBLEM_TYPE_BASE}${p.code}.md`, what);
   return p.code;
 }
 

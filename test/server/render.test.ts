@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Denial, DenialParams } from '../../src/core/denials.ts';
-import { DENIAL_CODES } from '../../src/core/denials.ts';
+import { denial, DENIAL_CODES } from '../../src/core/denials.ts';
 import type { HolonErrorReason } from '../../src/core/errors.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { denialText } from '../../src/core/words.ts';
@@ -63,6 +63,8 @@ const SAMPLES: { [C in keyof DenialParams]: DenialParams[C] } = {
   spend_unconvertible: { currencies: ['GBP'], to: 'EUR' },
   rate_limited: { limit: 60, per: 'minute', retry_after_seconds: 12 },
   quota_exceeded: { limit: 1000, per: 'day', resets_at: '2026-11-30T00:00:00.000Z' },
+  toolset_not_offered: { toolset: 'commerce' },
+  merchant_unusable: { merchant: 'hardware', configured: 'http://127.0.0.1:8802', why: 'endpoint_elsewhere' },
   invalid_arguments: { fields: ['subject', 'lines.0.price'] },
   call_failed: { reason: 'not_found' },
 };
@@ -105,11 +107,26 @@ describe('every denial code renders in every seed\'s vocabulary', () => {
 });
 
 describe('the money problems: the strongest denial decides the code, the code its action', () => {
-  test('a refusal by the mandate escalates; a caller cap is renegotiated; a wait is an approval; a bad approval is never retried', () => {
-    assert.equal(problemOf(refusal(denialOf('over_budget'), denialOf('over_daily'))).code, 'intent.denied');
-    assert.equal(problemOf(refusal(denialOf('over_budget'))).action, 'escalate-to-human');
-    assert.deepEqual([problemOf(refusal(denialOf('over_max_cost'))).code, problemOf(refusal(denialOf('over_max_cost'))).action], ['cost.above_cap', 'retry-after-renegotiation']);
-    assert.equal(problemOf(refusal(denialOf('over_max_cost'), denialOf('over_budget'))).code, 'intent.denied', 'a cap and the budget: only a human helps');
+  test('over a cap with room left is renegotiated, with the most that passes; a refusal no smaller amount helps escalates', () => {
+    const over = (...ds: Denial[]) => {
+      const p = problemOf(refusal(...ds));
+      return [p.code, p.action, p.data['remaining']];
+    };
+    const renegotiate = (most: string) => ['cost.above_cap', 'retry-after-renegotiation', eur(most)];
+    assert.deepEqual(over(denialOf('over_budget')), renegotiate('1.90'));
+    assert.deepEqual(over(denialOf('over_per_call')), renegotiate('1.00'));
+    assert.deepEqual(over(denialOf('over_budget'), denialOf('over_daily')), renegotiate('0.90'), 'the smallest limit it was over');
+    assert.deepEqual(over(denialOf('over_max_cost'), denialOf('over_budget')), renegotiate('0.10'), 'the caller\'s cap and the budget');
+    assert.deepEqual(over(denialOf('over_max_cost')), renegotiate('0.10'));
+    const escalate = ['intent.denied', 'escalate-to-human', undefined];
+    assert.deepEqual(over(denial('over_budget', { amount: eur('0.20'), remaining: eur('0.00') })), escalate, 'nothing remaining');
+    assert.deepEqual(over(denialOf('over_budget'), denialOf('capability_scope')), escalate, 'a payee not allowed');
+    assert.deepEqual(over(denialOf('over_per_call'), denialOf('mandate_expired')), escalate, 'an expired mandate');
+    assert.deepEqual(over(denialOf('over_budget'), denialOf('spend_unconvertible')), escalate, 'what is left is unknown');
+    assert.deepEqual(over(denialOf('over_budget'), denial('over_daily', { amount: { amount: '3.10', currency: 'USD' }, remaining: { amount: '1.00', currency: 'USD' } })), escalate, 'limits in two currencies');
+  });
+
+  test('a wait is an approval; a bad approval is never retried', () => {
     assert.deepEqual([problemOf(refusal(denialOf('over_threshold'))).code, problemOf(refusal(denialOf('over_threshold'))).data.status], ['approval.pending', 202]);
     assert.equal(problemOf(refusal(denialOf('approval_used'))).action, 'never-retry');
     assert.equal(problemOf(refusal(denialOf('rejected'))).code, 'approval.rejected');
@@ -134,6 +151,9 @@ describe('the money problems: the strongest denial decides the code, the code it
     }
     assert.equal(problemOf(new HolonError('invalid_input', 'x')).code, 'validation');
     assert.equal(problemOf(new HolonError('not_found', 'x')).code, 'not_found');
+    const absent = problemOf(new HolonError('not_found', 'no commerce', {}, [denialOf('toolset_not_offered')]));
+    assert.deepEqual([absent.code, absent.data.reasons], ['not_found', [denialText(denialOf('toolset_not_offered'))]], "a failure's denials are its reasons");
+    assert.deepEqual([problemOf(refusal(denialOf('merchant_unusable'))).code, problemOf(refusal(denialOf('merchant_unusable'))).action], ['merchant.misconfigured', 'never-retry']);
   });
 });
 

@@ -6,7 +6,6 @@ import { grantOfEntry } from '../../core/office/personnel.ts';
 import { HolonError } from '../../core/errors.ts';
 import { mandateId } from '../../core/ids.ts';
 import { createMandate, patchMandate } from '../../core/mandates.ts';
-import { budgetOf } from '../../core/money/spend.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';
@@ -241,11 +240,7 @@ const mandateCmd: Command = {
       return withStore(openExisting(ctx), async (store) => {
         const m = store.state.mandates[id];
         if (!m) throw new HolonError('not_found', `no mandate "${id}"`);
-        return print(
-          ctx,
-          { ...m, budget_view: budgetJson(budgetOf(store.state, m, clock.now())) },
-          mandateText(m, store.state, clock.now()),
-        );
+        return print(ctx, { ...m, budget_view: budgetJson(m, store.state, clock.now()) }, mandateText(m, store.state, clock.now()));
       });
     }
     if (action === 'create') {

@@ -6,7 +6,7 @@ import { fmt } from '../../core/words.ts';
 import type { MoneyJson } from '../../core/amount.ts';
 import * as M from '../../core/amount.ts';
 import { ownerState } from '../../core/store/owner.ts';
-import { budgetOf, holdTree, INTERRUPTED_REASON, releaseAll } from '../../core/money/spend.ts';
+import { holdTree, INTERRUPTED_REASON, releaseAll } from '../../core/money/spend.ts';
 import type { HolonState } from '../../core/state.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
@@ -57,7 +57,7 @@ const budgetCmd: Command = {
       const now = clock.now();
       return print(
         ctx,
-        found.map((m) => ({ mandate: m.id, ...budgetJson(budgetOf(store.state, m, now)) })),
+        found.map((m) => ({ mandate: m.id, ...budgetJson(m, store.state, now) })),
         found.map((m) => mandateText(m, store.state, now)).join('\n'),
       );
     });

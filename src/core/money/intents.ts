@@ -532,18 +532,20 @@ export interface Simulation {
   /** The amount in the mandate's currency; null when no rate converts it. */
   in_mandate_currency: MoneyJson | null;
   threshold: MoneyJson;
+  /** Why it would not pay at once, as codes (for confirm, the threshold): what `pay` would refuse with. */
+  denials: Denial[];
 }
 
 /** What the gate would decide now. Settles nothing, appends nothing, and leaves the key unused. */
 export function simulateIntent(s: HolonState, mandateId: string, ask: IntentAsk, now: number): Simulation {
   const { payee, amount } = intentBody(ask);
   const d = decideIntent(s, mandateId, payee, amount, now);
-  const reasons =
-    d.verdict === 'confirm' && d.amount ? denialTexts([thresholdDenial(d.amount, mandateOf(s, mandateId))]) : denialTexts(d.denials);
+  const denials = d.verdict === 'confirm' && d.amount ? [thresholdDenial(d.amount, mandateOf(s, mandateId))] : d.denials;
   return {
     decision: d.verdict,
     authorizes: false,
-    reasons,
+    reasons: denialTexts(denials),
+    denials,
     amount: M.toJson(amount),
     in_mandate_currency: d.amount ? M.toJson(d.amount) : null,
     threshold: M.toJson(d.threshold),

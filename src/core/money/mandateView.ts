@@ -6,9 +6,10 @@
  */
 import { convertTo } from './fx.ts';
 import { mandateOf } from '../mandates.ts';
-import type { CapabilityGrant } from '../model.ts';
+import type { CapabilityGrant, Mandate } from '../model.ts';
 import type { Money, MoneyJson } from '../amount.ts';
 import * as M from '../amount.ts';
+import type { BudgetView } from './spend.ts';
 import { budgetOf } from './spend.ts';
 import type { HolonState } from '../state.ts';
 import type { Dict } from '../util.ts';
@@ -56,25 +57,63 @@ function sumIn(s: HolonState, amounts: Dict<bigint> | undefined, to: string): Mo
 
 const pos = (m: Money): Money => (m.units > 0n ? m : { units: 0n, currency: m.currency });
 
-/** The spend authority of `mandateId` at `now`. */
-export function mandateAuthority(s: HolonState, mandateId: string, now: number): MandateAuthority {
-  const m = mandateOf(s, mandateId);
+/**
+ * What a mandate has drawn and has left, in its currency, counted from the currency each spend was made
+ * in. `spent`, `remaining` and the day's two are there together or not at all: absent when a prior spend
+ * cannot be converted (`unconvertible` names its currencies) — unknown, never zero.
+ */
+export interface MandateDrawn {
+  budget: BudgetView;
+  held: Money;
+  spent?: Money;
+  remaining?: Money;
+  spent_today?: Money;
+  /** What is left of today's limit; absent without one, or when unknown. */
+  remaining_today?: Money;
+  unconvertible: string[];
+}
+
+/**
+ * What `mandate` has drawn and has left at `now`: the one computation behind `get_mandate` and `holon
+ * budget`, so that the tool and the terminal never disagree on what is known.
+ */
+export function mandateDrawn(s: HolonState, m: Mandate, now: number): MandateDrawn {
   const cur = m.currency;
   const budget = budgetOf(s, m, now);
   const today = new Date(now).toISOString().slice(0, 10);
-  const tomorrow = new Date(Date.parse(today) + 86400_000).toISOString();
   const drawn = s.drawn[m.id];
   // Held money is counted in the currency of each hold; a delegated hold draws on its parent's.
   const heldBy: Dict<bigint> = {};
   for (const h of Object.values(s.holds))
     if (h.mandate === m.id && h.parent === null) heldBy[h.currency] = (heldBy[h.currency] ?? 0n) + h.units;
   const unconvertible = unconvertibleCurrencies(s, m);
+  const held = sumIn(s, heldBy, cur) ?? { units: 0n, currency: cur };
   const spent = unconvertible.length === 0 ? sumIn(s, drawn?.total, cur) : undefined;
   const spentToday = unconvertible.length === 0 ? sumIn(s, drawn?.days[today], cur) : undefined;
-  const held = sumIn(s, heldBy, cur) ?? { units: 0n, currency: cur };
+  if (!spent || !spentToday) return { budget, held, unconvertible };
+  const remaining = pos(M.min(M.sub(M.sub(budget.total, spent), held), budget.account.available));
+  const remainingToday = budget.per_day ? pos(M.sub(M.sub(budget.per_day, spentToday), held)) : undefined;
+  return {
+    budget,
+    held,
+    spent,
+    remaining,
+    spent_today: spentToday,
+    ...(remainingToday ? { remaining_today: remainingToday } : {}),
+    unconvertible,
+  };
+}
+
+/** The spend authority of `mandateId` at `now`. */
+export function mandateAuthority(s: HolonState, mandateId: string, now: number): MandateAuthority {
+  const m = mandateOf(s, mandateId);
+  const cur = m.currency;
+  const today = new Date(now).toISOString().slice(0, 10);
+  const tomorrow = new Date(Date.parse(today) + 86400_000).toISOString();
+  const drawn = mandateDrawn(s, m, now);
+  const { budget, held, spent, remaining: remainingTotal, spent_today: spentToday, remaining_today: left, unconvertible } = drawn;
   const j = M.toJson;
   const caps: CapView[] = [];
-  const remainingTotal = spent ? pos(M.min(M.sub(M.sub(budget.total, spent), held), budget.account.available)) : undefined;
   caps.push({
     cap: 'total',
     limit: j(budget.total),
@@ -82,7 +121,6 @@ export function mandateAuthority(s: HolonState, mandateId: string, now: number):
     resets_at: null,
   });
   if (budget.per_day) {
-    const left = spentToday ? pos(M.sub(M.sub(budget.per_day, spentToday), held)) : undefined;
     caps.push({
       cap: 'per_day',
       limit: j(budget.per_day),

@@ -270,6 +270,36 @@ export function limitDenials(
   return out;
 }
 
+/**
+ * The most a spend could be now, read from why it was refused: the smallest of the limits it was over —
+ * when every denial is a limit (per call, the budget, the day, the caller's own cap) and that leaves more
+ * than nothing. A smaller amount then passes every limit (each one not exceeded is at least the amount
+ * refused). Otherwise undefined: no smaller amount helps (a payee not allowed, an expired mandate,
+ * nothing left, an unknown amount, limits in two currencies).
+ */
+export function roomLeft(denials: readonly Denial[]): Money | undefined {
+  let least: Money | undefined;
+  for (const d of denials) {
+    let limit: MoneyJson;
+    switch (d.code) {
+      case 'over_per_call':
+      case 'over_max_cost':
+        limit = d.params.limit;
+        break;
+      case 'over_budget':
+      case 'over_daily':
+        limit = d.params.remaining;
+        break;
+      default:
+        return undefined;
+    }
+    const m = M.fromJson(limit);
+    if (least && least.currency !== m.currency) return undefined;
+    least = least ? M.min(least, m) : m;
+  }
+  return least && least.units > 0n ? least : undefined;
+}
+
 /** What a spend of `amount` may draw on: the mandate's budget, or (for a delegated spend) its parent's hold, today's limit included. */
 export function roomFor(
   s: SpendFields,

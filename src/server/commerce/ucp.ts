@@ -12,9 +12,11 @@
 import * as z from 'zod';
 import type { Cart, CartStatus, CheckoutClient, LineRequest } from '../../core/commerce/checkout.ts';
 import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
+import { denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
 import * as M from '../../core/amount.ts';
 import { toDict } from '../../core/util.ts';
+import { denialText } from '../../core/words.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { MerchantConfig } from './merchants.ts';
 import { codeOf, exchange, merchantFailure, readBody } from './merchants.ts';
@@ -117,14 +119,20 @@ export class UcpCheckout implements CheckoutClient {
       const raw = Array.isArray(service)
         ? service.find((s) => s.transport === undefined || s.transport === 'rest')?.endpoint
         : service?.rest?.endpoint;
+      // Either is how the business describes itself, not a passing failure: asking again cannot help (never-retry).
+      const configured = new URL(this.config.url).origin;
+      const unusable = (why: 'no_endpoint' | 'endpoint_elsewhere'): HolonError => {
+        const d = denial('merchant_unusable', { merchant: this.merchant, configured, why });
+        return new HolonError('denied', denialText(d), { merchant: this.merchant }, [d]);
+      };
       let url: URL;
       try {
         url = new URL(raw ?? '', `${this.config.url}/`);
       } catch {
-        throw new HolonError('agent_failed', `the merchant ${this.merchant}'s profile names no REST endpoint for dev.ucp.shopping`);
+        throw unusable('no_endpoint');
       }
-      if (raw === undefined || url.origin !== new URL(this.config.url).origin)
-        throw new HolonError('agent_failed', `the merchant ${this.merchant}'s profile names no REST endpoint on its own origin`);
+      if (raw === undefined) throw unusable('no_endpoint');
+      if (url.origin !== configured) throw unusable('endpoint_elsewhere');
       return url.href.replace(/\/+$/, '');
     })();
     // A failed discovery is tried again on the next call.

@@ -7,6 +7,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { Denial } from '../../core/denials.ts';
 import type { HolonError } from '../../core/errors.ts';
+import type { MoneyJson } from '../../core/amount.ts';
+import * as M from '../../core/amount.ts';
+import { roomLeft } from '../../core/money/spend.ts';
 import { denialTexts } from '../../core/words.ts';
 
 /** What an agent should do about a problem: the four classes, closed. */
@@ -27,6 +30,7 @@ export const PROBLEMS = {
   rate_limited: { status: 429, action: 'retry-as-is' },
   quota_exceeded: { status: 429, action: 'escalate-to-human' },
   'rail.failed': { status: 502, action: 'retry-as-is' },
+  'merchant.misconfigured': { status: 502, action: 'never-retry' },
   busy: { status: 503, action: 'retry-as-is' },
   internal: { status: 500, action: 'escalate-to-human' },
 } as const satisfies Record<string, { status: number; action: ErrorAction }>;
@@ -38,9 +42,24 @@ export const ALL_PROBLEM_CODES = Object.keys(PROBLEMS) as ProblemCode[];
 const NEXT_STEP: Record<ErrorAction, string> = {
   'never-retry': 'Do not retry this request as it is; change what it asks for, or stop.',
   'retry-as-is': 'Retry the same request (with the same idempotency key) after a short wait.',
-  'retry-after-renegotiation': 'Change the terms (a higher cap, a cheaper option) and try again.',
+  'retry-after-renegotiation':
+    'Ask for less (data.remaining, when given, is the most that passes now) or change the terms, and send it as a new ' +
+    'request with a new idempotency key.',
   'escalate-to-human': 'Stop. A human must decide; no retry helps.',
 };
+
+/**
+ * Where each problem type is published: one page per code, docs/problems/<code>.md in Holon's repository,
+ * as GitHub renders it. A problem's `type` is this base and the page's name, so an agent or a person who
+ * has the problem can open what it means (RFC 9457 §3.1.1). test/server/problemDocs.test.ts keeps the pages
+ * and PROBLEMS in step.
+ */
+export const PROBLEM_TYPE_BASE = 'https://github.com/holon/holon/blob/main/docs/problems/';
+
+/** The URL of a problem code's page: its RFC 9457 `type`. */
+export function problemType(code: ProblemCode): string {
+  return `${PROBLEM_TYPE_BASE}${code}.md`;
+}
 
 /** A problem as seed 003 returns it: code, message, action, and the RFC 9457 members in `data`. */
 export interface Problem {
@@ -77,7 +96,7 @@ export function problem(code: ProblemCode, message: string, extra: { reasons?: s
     action,
     data: {
       ...extra,
-      type: `urn:holon:problem:${code}`,
+      type: problemType(code),
       status,
       action,
       nextStep: NEXT_STEP[action],
@@ -87,7 +106,12 @@ export function problem(code: ProblemCode, message: string, extra: { reasons?: s
   };
 }
 
-/** The problem a set of denials amounts to: the strongest of them decides the code. */
+/**
+ * The problem a set of denials amounts to: the strongest of them decides the code. Over a limit with room
+ * left (a smaller amount would pass) is `cost.above_cap`, renegotiated by asking for less, whatever the cap —
+ * the caller's own or one of the mandate's (get_mandate calls total, per day and per call its caps); only
+ * where no smaller amount helps does it need a human (`intent.denied`).
+ */
 function problemCodeOf(denials: readonly Denial[]): ProblemCode {
   const codes = new Set(denials.map((d) => d.code));
   if (codes.has('quota_exceeded')) return 'quota_exceeded';
@@ -100,7 +124,8 @@ function problemCodeOf(denials: readonly Denial[]): ProblemCode {
     )
   )
     return 'approval.invalid';
-  if (codes.size > 0 && [...codes].every((c) => c === 'over_max_cost')) return 'cost.above_cap';
+  if (codes.has('merchant_unusable')) return 'merchant.misconfigured';
+  if (codes.size > 0 && ([...codes].every((c) => c === 'over_max_cost') || roomLeft(denials))) return 'cost.above_cap';
   if (codes.size > 0 && [...codes].every((c) => c === 'no_rate' || c === 'spend_unconvertible')) return 'amount.unknown';
   return 'intent.denied';
 }
@@ -117,12 +142,30 @@ const BY_REASON: Record<HolonError['reason'], ProblemCode> = {
   not_interactive: 'validation',
 };
 
-/** Any expected failure as a problem. */
+/** What a refusal with these denials answers: its code, its action, and (over a cap) the most that passes now. */
+export interface Refusal {
+  code: ProblemCode;
+  action: ErrorAction;
+  /** For `cost.above_cap`: the most a request could be now, in the mandate's currency. */
+  remaining?: MoneyJson;
+}
+
+/** The refusal `denials` amount to: what `pay` answers with them, and what `simulate` says it would. */
+export function refusalOf(denials: readonly Denial[]): Refusal {
+  const code = problemCodeOf(denials);
+  const room = code === 'cost.above_cap' ? roomLeft(denials) : undefined;
+  return { code, action: actionFor(code), ...(room ? { remaining: M.toJson(room) } : {}) };
+}
+
+/**
+ * Any expected failure as a problem. A refusal's denials decide its code; any failure's denials (a tool
+ * the mandate does not offer, say) go along as its reasons.
+ */
 export function problemOf(err: HolonError): Problem {
-  if (err.reason === 'denied' && err.denials.length > 0) {
-    return problem(problemCodeOf(err.denials), err.message, { ...err.details, reasons: denialTexts(err.denials), denials: err.denials });
-  }
-  return problem(BY_REASON[err.reason], err.message, err.details);
+  if (err.denials.length === 0) return problem(BY_REASON[err.reason], err.message, err.details);
+  const { code, remaining }: Omit<Refusal, 'action'> = err.reason === 'denied' ? refusalOf(err.denials) : { code: BY_REASON[err.reason] };
+  const room = remaining ? { remaining } : {};
+  return problem(code, err.message, { ...err.details, ...room, reasons: denialTexts(err.denials), denials: err.denials });
 }
 
 /**

@@ -21,7 +21,7 @@ import { parseUnits } from '../../core/amount.ts';
 import type { Signer } from '../../core/store/store.ts';
 import { asData } from '../../core/foreign.ts';
 import { RefusedLink } from '../net/publicFetch.ts';
-import { orProblem, problemFailure } from '../render/problems.ts';
+import { ERROR_ACTIONS, orProblem, problemFailure, refusalOf } from '../render/problems.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { ToolContext, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
@@ -149,7 +149,8 @@ const simulate = defineTool({
   description:
     'What the gate would decide for this intent now — allow, deny or confirm (a human must approve) — with the reasons and the ' +
     "amount in the mandate's currency. Settles nothing, writes no audit entry and does not use the idempotency key, so you can pay " +
-    'with the same key afterwards. authorizes is always false: an allow here is an answer, not a grant.',
+    'with the same key afterwards. authorizes is always false: an allow here is an answer, not a grant. problem is what pay would ' +
+    'answer instead of paying at once (its code and action, and over a cap the most that passes now), null when it would pay.',
   toolset: 'money',
   capability: null,
   input: z.object({ intent: IntentInput }),
@@ -160,12 +161,22 @@ const simulate = defineTool({
     amount: MoneySchema,
     in_mandate_currency: MoneySchema.nullable(),
     threshold: MoneySchema,
+    problem: z
+      .object({
+        code: z.string(),
+        action: z.enum(ERROR_ACTIONS),
+        remaining: MoneySchema.optional().describe("For cost.above_cap: the most a payment could be now, in the mandate's currency"),
+      })
+      .nullable()
+      .describe('What pay would answer instead of paying at once; null when it would pay'),
   }),
   annotations: READ,
   summary: (a) => ({ payee: a.intent.payee, amount: a.intent.amount, currency: a.intent.currency }),
   handler: async (args, ctx) => {
     await metered(ctx, 'simulate');
-    return json(simulateIntent(ctx.deps.store.state, ctx.mandate, ask(args.intent), ctx.deps.clock.now()));
+    const { denials, ...sim } = simulateIntent(ctx.deps.store.state, ctx.mandate, ask(args.intent), ctx.deps.clock.now());
+    // The same rendering pay's refusal gets: simulate and pay can never disagree on what to do next.
+    return json({ ...sim, problem: sim.decision === 'allow' ? null : refusalOf(denials) });
   },
 });
 

@@ -1,7 +1,8 @@
 /**
  * The one middleware chain every tool call goes through, whatever its toolset:
- * render a failure in the toolset's seed's words → ledger any refusal or expected failure → check the
- * capability → parse the input → ledger the call (the toolsets that ledger every call) → run the handler.
+ * render a failure in the toolset's seed's words → ledger any refusal or expected failure → refuse a
+ * tool listed but not offered → check the capability → parse the input → ledger the call (the toolsets
+ * that ledger every call) → run the handler.
  * The capability comes before the arguments, so a call without it is refused as missing it (seed 004)
  * whatever it sent, and every call, allowed or not, leaves its line in the ledger. Handlers stay thin:
  * they never check, ledger or word a failure themselves.
@@ -27,6 +28,11 @@ export interface ToolCall {
   /** The arguments as the input schema parsed them (parseInput sets them; before it, none). */
   args: Args;
   ctx: ToolContext;
+  /**
+   * False for a tool the server lists but the mandate does not offer (seed 003: quote and buy on every money
+   * server): it answers not_found.
+   */
+  offered: boolean;
   /** What of this call is on the record so far: one object, shared by every step. */
   record: { called: boolean };
 }
@@ -119,6 +125,16 @@ export const ledgerRefusals: Middleware = async (call, next) => {
 };
 
 /**
+ * A tool the server lists only so that the tool list has one shape, whose toolset the mandate does not
+ * offer, is not there: `not_found` (seed 003), whatever it was sent, and on the record like any refusal.
+ */
+export const checkOffered: Middleware = async (call, next) => {
+  if (call.offered) return next(call);
+  const refused = denial('toolset_not_offered', { toolset: call.toolset.name });
+  throw new HolonError('not_found', denialTexts([refused]).join('; '), { toolset: call.toolset.name }, [refused]);
+};
+
+/**
  * A tool whose capability the mandate does not grant — itself, or through a window a human opened and
  * that is open right now — is refused, before its arguments are looked at.
  */
@@ -165,11 +181,11 @@ async function runHandler(call: ToolCall): Promise<CallToolResult> {
 }
 
 /** The chain, in order. */
-export const TOOL_PIPELINE: Middleware[] = [renderFailures, ledgerRefusals, checkCapability, parseInput, ledgerCall];
+export const TOOL_PIPELINE: Middleware[] = [renderFailures, ledgerRefusals, checkOffered, checkCapability, parseInput, ledgerCall];
 
 /** Runs one call, with the arguments as the client sent them, through the chain. */
 export function runTool(
-  call: Pick<ToolCall, 'tool' | 'toolset' | 'ctx'> & { args: unknown },
+  call: Pick<ToolCall, 'tool' | 'toolset' | 'ctx'> & { args: unknown; offered?: boolean },
   chain: Middleware[] = TOOL_PIPELINE,
 ): Promise<CallToolResult> {
   const step =
@@ -178,5 +194,5 @@ export function runTool(
       const mw = chain[i];
       return mw ? mw(c, step(i + 1)) : runHandler(c);
     };
-  return step(0)({ ...call, sent: call.args, args: {}, record: { called: false } });
+  return step(0)({ ...call, sent: call.args, args: {}, offered: call.offered ?? true, record: { called: false } });
 }
