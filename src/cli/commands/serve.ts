@@ -9,7 +9,7 @@ import { MCP_PATH, startHttpServer } from '../../server/transports/http.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, hasState, list, logger, openExisting, print, withStore } from '../context.ts';
-import { GITHUB_OPTIONS, githubForge, WAIT_OPTIONS, waitsOf } from './mcp.ts';
+import { GITHUB_OPTIONS, githubForge, SELLER_OPTIONS, sellersOf, WAIT_OPTIONS, waitsOf } from './mcp.ts';
 
 /** The port `holon serve` listens on unless told otherwise; a client config written without --url points here. */
 export const DEFAULT_PORT = 7374;
@@ -47,7 +47,7 @@ const serveCmd: Command = {
     'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] ' +
     '[--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation] ' +
     '[--elicitation-wait SECONDS] [--allow-private-sellers] [--workspace DIR] ' +
-    '[--github-owner ORG [--github-api URL]]',
+    '[--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…]',
   summary:
     `Serves MCP over Streamable HTTP at http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH} ` +
     `(loopback only unless --public). Each client presents a run token (holon token ` +
@@ -65,10 +65,7 @@ const serveCmd: Command = {
         'also ask by MCP elicitation (off by default: an HTTP client is often started ' +
         'from a shell the agent shares, and the form goes to whoever holds the token)',
     },
-    'allow-private-sellers': {
-      type: 'boolean',
-      help: "let sellers' links reach private addresses (loopback, your network): only for a " + 'seller you run yourself',
-    },
+    ...SELLER_OPTIONS,
     workspace: {
       type: 'string',
       help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)',
@@ -92,6 +89,7 @@ const serveCmd: Command = {
       elicitation: ctx.opts['elicitation'] === true,
     };
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
+    const sellers = sellersOf(ctx.opts);
     const forge = await githubForge(ctx.opts);
     const store = ctx.store !== undefined ? await openStore(ctx.stateDir, { clock, logger, store: ctx.store }) : undefined;
     const runtime = openRuntime(ctx.stateDir, {
@@ -99,7 +97,7 @@ const serveCmd: Command = {
       logger,
       approvals,
       ...(store ? { store } : {}),
-      allowPrivateSellers: ctx.opts['allow-private-sellers'] === true,
+      ...sellers,
       workspace,
       ...(forge ? { forge } : {}),
     });
