@@ -136,7 +136,6 @@ test('holon serve --merchant: an HTTP client quotes at the local merchants; a ba
     } finally {
       setup.close();
     }
-    // The merchants' own prices, tax included (ACP 20 % VAT, UCP 8 %).
     const bad = await holonIn(dir, ['serve', '--port', '0', '--merchant', 'ftp:ftp://example.com']);
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, /--merchant/);
@@ -147,6 +146,7 @@ test('holon serve --merchant: an HTTP client quotes at the local merchants; a ba
     await client.connect(new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { Authorization: `Bearer ${made.token}` } } }));
     try {
       assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['quote', 'buy']);
+      // The merchants' own prices, tax included (ACP 20 % VAT, UCP 8 %).
       for (const [merchant, product, total] of [['stationery', 'desk-lamp', '50.40'], ['hardware', 'sticker-pack', '0.54']] as const) {
         const r = (await client.callTool({ name: 'quote', arguments: { merchant, lines: [{ product, quantity: 1 }] } })) as CallToolResult;
         assert.notEqual(r.isError, true, `${JSON.stringify(r.structuredContent)}\n${served.log()}`);
