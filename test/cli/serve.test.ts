@@ -117,6 +117,9 @@ test('a config written without --url points at the default port; bad serve flags
     assert.equal(publicHost.code, 2);
     assert.match(publicHost.stderr, /--public/);
     assert.equal((await holonIn(dir, ['serve', '--port', '70000'])).code, 2);
+    const formless = await holonIn(dir, ['serve', '--port', '0', '--stateless', '--elicitation']);
+    assert.equal(formless.code, 2);
+    assert.match(formless.stderr, /--elicitation needs a session/);
     assert.equal((await holonIn(dir, ['token', 'list', '--ttl', '2h'])).code, 2, 'create-only flags are refused elsewhere');
     assert.equal((await holonIn(dir, ['token', 'end', 'tok_nope'])).code, 1);
   } finally {
@@ -161,6 +164,34 @@ test('holon serve --merchant: an HTTP client quotes at the local merchants; a ba
     if (served) await served.exited;
     await acp.close();
     await ucp.close();
+    cleanup();
+  }
+});
+
+test('holon serve --stateless: seed 004\'s endpoint at /mcp/agent, JSON answers, no session', { timeout: HANG_MS }, async () => {
+  const { dir, cleanup } = await seededState();
+  let served: Served | undefined;
+  try {
+    served = await serveIn(dir, ['--stateless']);
+    assert.match(served.log(), /\(stateless, JSON responses\)/);
+    const made = await json<{ token: string }>(dir, ['token', 'create', '--mandate', 'demo/sandbox', '--ttl', '1h']);
+    const url = new URL(served.url.replace(/\/mcp$/, '/mcp/agent'));
+    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${made.token}` } } });
+    const client = new Client({ name: 'stateless-agent', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      assert.equal(transport.sessionId, undefined);
+      assert.equal(structured<{ mandate: string }>(await client.callTool({ name: 'get_budget', arguments: {} })).mandate, 'demo/sandbox');
+    } finally {
+      await client.close();
+    }
+    const get = await fetch(url, { headers: { authorization: `Bearer ${made.token}`, accept: 'text/event-stream' } });
+    assert.equal(get.status, 405);
+    served.child.kill('SIGTERM');
+    assert.equal(await served.exited, 0, 'SIGTERM stops it cleanly');
+    served = undefined;
+  } finally {
+    if (served && served.child.exitCode === null) served.child.kill('SIGKILL');
     cleanup();
   }
 });
