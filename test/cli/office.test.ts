@@ -16,7 +16,7 @@ import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { systemClock } from '../../src/core/deps.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { Event, Served } from './cliHarness.ts';
-import { ensureBuilt, HANG_MS, json, mcpSession, openLedger, PatientClient, readEvents, seededState, serveIn, tempDir } from './cliHarness.ts';
+import { ensureBuilt, HANG_MS, json, mcpSession, ok, openLedger, PatientClient, readEvents, seededState, serveIn, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -242,4 +242,25 @@ describe('the office through the built CLI', { concurrency: true }, () => {
       cleanup();
     }
   });
+});
+
+test('one money format: whoami and the personnel file show a daily limit typed as "2" as "2.00"', { timeout: HANG_MS }, async () => {
+  const { state, workspace, cleanup } = await officeState();
+  try {
+    // The human types the limits as people do.
+    await ok(state, ['mandate', 'edit', DEMO_OFFICE.lead, '--per-day', '2', '--total', '5']);
+    const lead = await mcpSession(state, DEMO_OFFICE.lead, ['--workspace', workspace]);
+    try {
+      const me = out<{ budget: { currency: string; per_day: string | null } }>((await lead.client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult);
+      const file = out<{ budget: { currency: string; total: string; per_day: string | null; per_call: string | null } }>(
+        (await lead.client.callTool({ name: 'hr_agent_personnel', arguments: { slug: 'lead' } })) as CallToolResult,
+      );
+      assert.equal(me.budget.per_day, '2.00');
+      assert.deepEqual(file.budget, { currency: 'EUR', total: '5.00', per_day: me.budget.per_day, per_call: null });
+    } finally {
+      await lead.close();
+    }
+  } finally {
+    cleanup();
+  }
 });
