@@ -264,3 +264,51 @@ test('one money format: whoami and the personnel file show a daily limit typed a
     cleanup();
   }
 });
+
+test('artifact_publish in a git workspace leaves the human\'s git status as it was, in a worktree too, through no link', { timeout: HANG_MS }, async () => {
+  const { state, workspace, cleanup } = await officeState();
+  const { dir: elsewhere, cleanup: dropElsewhere } = tempDir('holon-cli-office-wt-');
+  const git = (cwd: string, args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' });
+  const publish = async (ws: string, title: string): Promise<{ path: string; commit: string | null }> => {
+    const ada = await mcpSession(state, DEMO_OFFICE.ada, ['--workspace', ws]);
+    try {
+      return out((await ada.client.callTool({ name: 'artifact_publish', arguments: { title, filename: 'report.md', content: `# ${title}\n` } })) as CallToolResult);
+    } finally {
+      await ada.close();
+    }
+  };
+  try {
+    const exclude = path.join(workspace, '.git', 'info', 'exclude');
+    const excluded = (): number => (fs.existsSync(exclude) ? fs.readFileSync(exclude, 'utf8').split('\n').filter((l) => l === '/.holon/').length : 0);
+    assert.equal(git(workspace, ['status', '--porcelain']), '', 'a clean tree to start with');
+    assert.equal(excluded(), 0);
+
+    // A worktree first: its .git is a file, and git finds the repository's exclude file with --git-path, as the office does.
+    const tree = path.join(elsewhere, 'wt');
+    git(workspace, ['worktree', 'add', '--quiet', '-b', 'side', tree]);
+    await publish(tree, 'From the worktree');
+    assert.equal(git(tree, ['status', '--porcelain']), '');
+    assert.equal(excluded(), 1, 'the line went to the repository\'s own exclude file');
+
+    for (const title of ['Q4 report', 'Q4 report, again']) {
+      const a = await publish(workspace, title);
+      assert.ok(fs.existsSync(path.join(workspace, a.path)), 'the file is in the working tree for the human');
+      assert.ok(a.commit, 'and committed on the office\'s ref');
+      assert.equal(git(workspace, ['status', '--porcelain']), '', `nothing new in git status after "${title}"`);
+    }
+    assert.equal(excluded(), 1, 'the folder is excluded once');
+    assert.ok(!fs.existsSync(path.join(workspace, '.gitignore')) && !fs.existsSync(path.join(tree, '.gitignore')), '.gitignore is never touched');
+
+    // An exclude file that is a link (an agent can write the workspace) is never written through.
+    const outside = path.join(elsewhere, 'not-yours.txt');
+    fs.writeFileSync(outside, 'a file of the human\'s\n');
+    fs.rmSync(exclude);
+    fs.symlinkSync(outside, exclude);
+    const a = await publish(workspace, 'Through a link');
+    assert.ok(fs.existsSync(path.join(workspace, a.path)), 'published all the same');
+    assert.equal(fs.readFileSync(outside, 'utf8'), 'a file of the human\'s\n');
+  } finally {
+    dropElsewhere();
+    cleanup();
+  }
+});
