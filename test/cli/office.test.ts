@@ -16,7 +16,8 @@ import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { systemClock } from '../../src/core/deps.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { Event, Served } from './cliHarness.ts';
-import { ensureBuilt, HANG_MS, json, mcpSession, ok, openLedger, PatientClient, readEvents, seededState, serveIn, tempDir } from './cliHarness.ts';
+import { ensureBuilt, HANG_MS, json, mcpSession, ok, openLedger, PatientClient, readEvents, seededState, serveIn, tempDir, until } from './cliHarness.ts';
+import { pidAlive } from '../../src/core/store/file/lock.ts';
 
 before(ensureBuilt);
 
@@ -309,6 +310,48 @@ test('artifact_publish in a git workspace leaves the human\'s git status as it w
     assert.equal(fs.readFileSync(outside, 'utf8'), 'a file of the human\'s\n');
   } finally {
     dropElsewhere();
+    cleanup();
+  }
+});
+
+test('office_overview: a stdio server of a mandate is running while it runs, not after it exits, nor after kill -9', { timeout: HANG_MS }, async () => {
+  const { state, workspace, cleanup } = await officeState();
+  const lead = await mcpSession(state, DEMO_OFFICE.lead, ['--workspace', workspace]);
+  try {
+    const running = async (): Promise<Record<string, boolean>> => {
+      const o = out<{ agents: { slug: string; running: boolean }[] }>((await lead.client.callTool({ name: 'office_overview', arguments: {} })) as CallToolResult);
+      return Object.fromEntries(o.agents.map((a) => [a.slug, a.running]));
+    };
+    assert.deepEqual(await running(), { lead: true, ada: false, bob: false }, 'the caller\'s own server runs; nobody else\'s');
+
+    const ada = await mcpSession(state, DEMO_OFFICE.ada, ['--workspace', workspace]);
+    const bob = await mcpSession(state, DEMO_OFFICE.bob, ['--workspace', workspace]);
+    assert.deepEqual(await running(), { lead: true, ada: true, bob: true });
+
+    // bob's server exits as a client stops it: it says so on its way out.
+    await bob.close();
+    await until(() => bob.pid !== null && !pidAlive(bob.pid), 'bob\'s server to exit');
+    assert.deepEqual(await running(), { lead: true, ada: true, bob: false });
+
+    // ada's is killed and says nothing: its process is gone, and that is what counts.
+    assert.ok(ada.pid !== null);
+    process.kill(ada.pid, 'SIGKILL');
+    await eventually(async () => (await running()).ada === false, 'ada to stop counting as running');
+    assert.deepEqual(await running(), { lead: true, ada: false, bob: false });
+    await ada.close().catch(() => {});
+
+    // The next server started on this machine drops the dead one's record; a clean exit left none behind.
+    const again = await mcpSession(state, DEMO_OFFICE.bob, ['--workspace', workspace]);
+    await again.close();
+    const events = await readEvents(state);
+    const started = events.filter((e) => e.type === 'server.started').map((e) => e.data as { id: string; mandate: string; owner: { pid: number } });
+    const stopped = events.filter((e) => e.type === 'server.stopped').map((e) => e.data as { id: string; reason?: string });
+    assert.deepEqual(started.map((s) => s.mandate), [DEMO_OFFICE.lead, DEMO_OFFICE.ada, DEMO_OFFICE.bob, DEMO_OFFICE.bob]);
+    const adaRecord = started[1]?.id;
+    assert.deepEqual(stopped.filter((s) => s.id === adaRecord).map((s) => s.reason), ['gone'], 'the killed server\'s record was dropped as gone');
+    assert.ok(stopped.some((s) => s.id === started[2]?.id && s.reason === undefined), 'bob\'s server recorded its own stop');
+  } finally {
+    await lead.close();
     cleanup();
   }
 });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { findBinding, serveBound } from '../../core/bindings.ts';
 import { HolonError } from '../../core/errors.ts';
 import type { Forge } from '../../core/office/forge.ts';
+import { recordServer } from '../../core/presence.ts';
 import { refuseArtifactState } from '../../core/stateFolder.ts';
 import type { MerchantConfig } from '../../server/commerce/merchants.ts';
 import { parseMerchants } from '../../server/commerce/merchants.ts';
@@ -175,6 +176,13 @@ const mcpCmd: Command = {
       await runtime.close();
       throw err;
     }
+    // Its presence, for office_overview's `running`: a server killed without a word is judged by its process.
+    let leave: (() => Promise<void>) | undefined;
+    try {
+      leave = await recordServer(runtime.store, clock, mandate);
+    } catch (err) {
+      logger.warn(`could not record that this server runs (office_overview will not show it): ${(err as Error).message}`);
+    }
     const transport = new StdioServerTransport(logger);
     await new Promise<void>((resolve) => {
       let done = false;
@@ -184,6 +192,8 @@ const mcpCmd: Command = {
         server
           .close()
           .catch(() => {})
+          .then(() => leave?.())
+          .catch((err: unknown) => logger.warn(`could not record that this server stopped: ${String(err)}`))
           .finally(() =>
             runtime
               .close()
