@@ -20,6 +20,7 @@ import type { MandatesFields } from './mandates.ts';
 import type { MoneyFields } from './money/slice.ts';
 import type { SpendFields } from './money/spend.ts';
 import type { OfficeFields } from './office/slice.ts';
+import type { PresenceFields } from './presence.ts';
 import type { RunTokensFields } from './runTokens.ts';
 import type { JournalEvent, Refusal } from './store/store.ts';
 import type { TeamFields, TeamRole } from './team.ts';
@@ -33,7 +34,8 @@ type AuthorityFields = TeamFields &
   MoneyFields &
   OfficeFields &
   ReceiptsFields &
-  RunTokensFields;
+  RunTokensFields &
+  PresenceFields;
 
 /** What writing one event takes. */
 type Need =
@@ -195,6 +197,10 @@ const RULES: Record<string, Rule> = {
   'token.created': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'token.ended': rule<{ id: unknown }>((d, x) =>
     onRef(x, 'token', d.id, (id) => accountOfMandate(x.s.run_tokens[id]?.mandate) || undefined, member),
+  ),
+  'server.started': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
+  'server.stopped': rule<{ id: unknown }>((d, x) =>
+    onRef(x, 'server', d.id, (id) => accountOfMandate(x.s.servers[id]?.mandate) || undefined, member),
   ),
   'purchase.started': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'purchase.completed': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),

@@ -17,6 +17,8 @@ import type { CatalogEvents, CatalogFields } from './market/catalog.ts';
 import { catalogSlice } from './market/catalog.ts';
 import type { ReceiptEvents, ReceiptsFields } from './market/receipts.ts';
 import { receiptsSlice } from './market/receipts.ts';
+import type { PresenceEvents, PresenceFields } from './presence.ts';
+import { presenceSlice } from './presence.ts';
 import type { RunTokenEvents, RunTokensFields } from './runTokens.ts';
 import { runTokensSlice } from './runTokens.ts';
 import { combineSlices } from './slice.ts';
@@ -39,6 +41,7 @@ export type HolonState = MandatesFields &
   CatalogFields &
   ReceiptsFields &
   RunTokensFields &
+  PresenceFields &
   OfficeFields &
   MoneyFields &
   MemoryFields &
@@ -53,6 +56,7 @@ export type EventMap = MandateEvents &
   CatalogEvents &
   ReceiptEvents &
   RunTokenEvents &
+  PresenceEvents &
   OfficeEvents &
   MoneyEvents &
   MemoryEvents &
@@ -67,6 +71,7 @@ const combined = combineSlices<HolonState>([
   catalogSlice,
   receiptsSlice,
   runTokensSlice,
+  presenceSlice,
   officeSlice,
   moneySlice,
   memorySlice,

@@ -1,6 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalWaiter } from '../core/approvals/flow.ts';
 import { decideApproval, mayDecide } from '../core/decisions/decide.ts';
 import { channelAccepted, waitForDecision } from '../core/approvals/flow.ts';
@@ -25,8 +26,20 @@ export const APPROVAL_FORM_SCHEMA = {
 
 // MCP SDK clients ignore a cancellation of request id 0 (`Protocol._oncancel` tests the id for
 // truthiness), so a form withdrawn as a connection's very first request would stay open on the human's
-// screen. A ping spends id 0 before the first form.
+// screen. A ping spends id 0 before the first form. Only its id matters, not its answer: the form is sent
+// right after it, never after it returns, because a client that does not answer pings would otherwise hold
+// the form back for the ping's whole timeout (the SDK's default is a minute) while the human waits.
 const pinged = new WeakSet<Server>();
+
+/** How long the id-spending ping stays open for an answer nobody waits for (then it is dropped). */
+const PING_TIMEOUT_MS = 2_000;
+
+/** Spends the connection's request id 0 on a ping, once per server; returns at once (the id is taken when the ping is sent). */
+function spendRequestIdZero(server: Server): void {
+  if (pinged.has(server)) return;
+  pinged.add(server);
+  server.request({ method: 'ping' }, EmptyResultSchema, { timeout: PING_TIMEOUT_MS }).catch(() => {});
+}
 
 /**
  * Waits for the human on every accepted channel at once: the journal (the panel, `holon approve`) and,
@@ -79,11 +92,7 @@ export function createApprovalWaiter(
       formOpen = true;
       void (async () => {
         try {
-          if (!pinged.has(server)) {
-            pinged.add(server);
-            await server.ping().catch(() => {});
-          }
-          if (withdrawForm.signal.aborted) return;
+          spendRequestIdZero(server);
           const answer = await server.elicitInput(
             { mode: 'form', message: approvalMessage(approval), requestedSchema: APPROVAL_FORM_SCHEMA as never },
             { signal: withdrawForm.signal, timeout: waitMs },

@@ -16,7 +16,8 @@ import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { systemClock } from '../../src/core/deps.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { Event, Served } from './cliHarness.ts';
-import { ensureBuilt, HANG_MS, json, mcpSession, openLedger, PatientClient, readEvents, seededState, serveIn, tempDir } from './cliHarness.ts';
+import { ensureBuilt, HANG_MS, json, mcpSession, ok, openLedger, PatientClient, readEvents, seededState, serveIn, tempDir, until } from './cliHarness.ts';
+import { pidAlive } from '../../src/core/store/file/lock.ts';
 
 before(ensureBuilt);
 
@@ -242,4 +243,115 @@ describe('the office through the built CLI', { concurrency: true }, () => {
       cleanup();
     }
   });
+});
+
+test('one money format: whoami and the personnel file show a daily limit typed as "2" as "2.00"', { timeout: HANG_MS }, async () => {
+  const { state, workspace, cleanup } = await officeState();
+  try {
+    // The human types the limits as people do.
+    await ok(state, ['mandate', 'edit', DEMO_OFFICE.lead, '--per-day', '2', '--total', '5']);
+    const lead = await mcpSession(state, DEMO_OFFICE.lead, ['--workspace', workspace]);
+    try {
+      const me = out<{ budget: { currency: string; per_day: string | null } }>((await lead.client.callTool({ name: 'whoami', arguments: {} })) as CallToolResult);
+      const file = out<{ budget: { currency: string; total: string; per_day: string | null; per_call: string | null } }>(
+        (await lead.client.callTool({ name: 'hr_agent_personnel', arguments: { slug: 'lead' } })) as CallToolResult,
+      );
+      assert.equal(me.budget.per_day, '2.00');
+      assert.deepEqual(file.budget, { currency: 'EUR', total: '5.00', per_day: me.budget.per_day, per_call: null });
+    } finally {
+      await lead.close();
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+test('artifact_publish in a git workspace leaves the human\'s git status as it was, in a worktree too, through no link', { timeout: HANG_MS }, async () => {
+  const { state, workspace, cleanup } = await officeState();
+  const { dir: elsewhere, cleanup: dropElsewhere } = tempDir('holon-cli-office-wt-');
+  const git = (cwd: string, args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' });
+  const publish = async (ws: string, title: string): Promise<{ path: string; commit: string | null }> => {
+    const ada = await mcpSession(state, DEMO_OFFICE.ada, ['--workspace', ws]);
+    try {
+      return out((await ada.client.callTool({ name: 'artifact_publish', arguments: { title, filename: 'report.md', content: `# ${title}\n` } })) as CallToolResult);
+    } finally {
+      await ada.close();
+    }
+  };
+  try {
+    const exclude = path.join(workspace, '.git', 'info', 'exclude');
+    const excluded = (): number => (fs.existsSync(exclude) ? fs.readFileSync(exclude, 'utf8').split('\n').filter((l) => l === '/.holon/').length : 0);
+    assert.equal(git(workspace, ['status', '--porcelain']), '', 'a clean tree to start with');
+    assert.equal(excluded(), 0);
+
+    // A worktree first: its .git is a file, and git finds the repository's exclude file with --git-path, as the office does.
+    const tree = path.join(elsewhere, 'wt');
+    git(workspace, ['worktree', 'add', '--quiet', '-b', 'side', tree]);
+    await publish(tree, 'From the worktree');
+    assert.equal(git(tree, ['status', '--porcelain']), '');
+    assert.equal(excluded(), 1, 'the line went to the repository\'s own exclude file');
+
+    for (const title of ['Q4 report', 'Q4 report, again']) {
+      const a = await publish(workspace, title);
+      assert.ok(fs.existsSync(path.join(workspace, a.path)), 'the file is in the working tree for the human');
+      assert.ok(a.commit, 'and committed on the office\'s ref');
+      assert.equal(git(workspace, ['status', '--porcelain']), '', `nothing new in git status after "${title}"`);
+    }
+    assert.equal(excluded(), 1, 'the folder is excluded once');
+    assert.ok(!fs.existsSync(path.join(workspace, '.gitignore')) && !fs.existsSync(path.join(tree, '.gitignore')), '.gitignore is never touched');
+
+    // An exclude file that is a link (an agent can write the workspace) is never written through.
+    const outside = path.join(elsewhere, 'not-yours.txt');
+    fs.writeFileSync(outside, 'a file of the human\'s\n');
+    fs.rmSync(exclude);
+    fs.symlinkSync(outside, exclude);
+    const a = await publish(workspace, 'Through a link');
+    assert.ok(fs.existsSync(path.join(workspace, a.path)), 'published all the same');
+    assert.equal(fs.readFileSync(outside, 'utf8'), 'a file of the human\'s\n');
+  } finally {
+    dropElsewhere();
+    cleanup();
+  }
+});
+
+test('office_overview: a stdio server of a mandate is running while it runs, not after it exits, nor after kill -9', { timeout: HANG_MS }, async () => {
+  const { state, workspace, cleanup } = await officeState();
+  const lead = await mcpSession(state, DEMO_OFFICE.lead, ['--workspace', workspace]);
+  try {
+    const running = async (): Promise<Record<string, boolean>> => {
+      const o = out<{ agents: { slug: string; running: boolean }[] }>((await lead.client.callTool({ name: 'office_overview', arguments: {} })) as CallToolResult);
+      return Object.fromEntries(o.agents.map((a) => [a.slug, a.running]));
+    };
+    assert.deepEqual(await running(), { lead: true, ada: false, bob: false }, 'the caller\'s own server runs; nobody else\'s');
+
+    const ada = await mcpSession(state, DEMO_OFFICE.ada, ['--workspace', workspace]);
+    const bob = await mcpSession(state, DEMO_OFFICE.bob, ['--workspace', workspace]);
+    assert.deepEqual(await running(), { lead: true, ada: true, bob: true });
+
+    // bob's server exits as a client stops it: it says so on its way out.
+    await bob.close();
+    await until(() => bob.pid !== null && !pidAlive(bob.pid), 'bob\'s server to exit');
+    assert.deepEqual(await running(), { lead: true, ada: true, bob: false });
+
+    // ada's is killed and says nothing: its process is gone, and that is what counts.
+    assert.ok(ada.pid !== null);
+    process.kill(ada.pid, 'SIGKILL');
+    await eventually(async () => (await running()).ada === false, 'ada to stop counting as running');
+    assert.deepEqual(await running(), { lead: true, ada: false, bob: false });
+    await ada.close().catch(() => {});
+
+    // The next server started on this machine drops the dead one's record; a clean exit left none behind.
+    const again = await mcpSession(state, DEMO_OFFICE.bob, ['--workspace', workspace]);
+    await again.close();
+    const events = await readEvents(state);
+    const started = events.filter((e) => e.type === 'server.started').map((e) => e.data as { id: string; mandate: string; owner: { pid: number } });
+    const stopped = events.filter((e) => e.type === 'server.stopped').map((e) => e.data as { id: string; reason?: string });
+    assert.deepEqual(started.map((s) => s.mandate), [DEMO_OFFICE.lead, DEMO_OFFICE.ada, DEMO_OFFICE.bob, DEMO_OFFICE.bob]);
+    const adaRecord = started[1]?.id;
+    assert.deepEqual(stopped.filter((s) => s.id === adaRecord).map((s) => s.reason), ['gone'], 'the killed server\'s record was dropped as gone');
+    assert.ok(stopped.some((s) => s.id === started[2]?.id && s.reason === undefined), 'bob\'s server recorded its own stop');
+  } finally {
+    await lead.close();
+    cleanup();
+  }
 });

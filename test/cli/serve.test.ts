@@ -9,8 +9,13 @@ import * as path from 'node:path';
 import { before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startAcpMerchant } from '../../examples/merchants/acpMerchant.ts';
+import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
+import { systemClock } from '../../src/core/deps.ts';
+import { createMandate } from '../../src/core/mandates.ts';
 import type { Served } from './cliHarness.ts';
-import { ensureBuilt, HANG_MS, holonIn, ledgerBytes, json, readEvents, seededState, serveIn, structured } from './cliHarness.ts';
+import { ensureBuilt, HANG_MS, holonIn, ledgerBytes, json, openLedger, readEvents, seededState, serveIn, structured } from './cliHarness.ts';
 
 before(ensureBuilt);
 
@@ -112,9 +117,79 @@ test('a config written without --url points at the default port; bad serve flags
     assert.equal(publicHost.code, 2);
     assert.match(publicHost.stderr, /--public/);
     assert.equal((await holonIn(dir, ['serve', '--port', '70000'])).code, 2);
+    const formless = await holonIn(dir, ['serve', '--port', '0', '--stateless', '--elicitation']);
+    assert.equal(formless.code, 2);
+    assert.match(formless.stderr, /--elicitation needs a session/);
     assert.equal((await holonIn(dir, ['token', 'list', '--ttl', '2h'])).code, 2, 'create-only flags are refused elsewhere');
     assert.equal((await holonIn(dir, ['token', 'end', 'tok_nope'])).code, 1);
   } finally {
+    cleanup();
+  }
+});
+
+test('holon serve --merchant: an HTTP client quotes at the local merchants; a bad --merchant is refused before anything starts', { timeout: HANG_MS }, async () => {
+  const { dir, cleanup } = await seededState();
+  const acp = await startAcpMerchant();
+  const ucp = await startUcpMerchant();
+  let served: Served | undefined;
+  try {
+    const setup = await openLedger(dir);
+    try {
+      await createMandate(setup, systemClock, 'demo/shopper', { toolsets: ['commerce'], approval_threshold: '30.00', budget: { total: '60.00', per_day: null, per_call: null }, capabilities: [{ name: 'commerce.buy' }] });
+    } finally {
+      setup.close();
+    }
+    const bad = await holonIn(dir, ['serve', '--port', '0', '--merchant', 'ftp:ftp://example.com']);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--merchant/);
+
+    served = await serveIn(dir, ['--merchant', `stationery=acp:${acp.url},hardware=ucp:${ucp.url}`]);
+    const made = await json<{ token: string }>(dir, ['token', 'create', '--mandate', 'demo/shopper', '--ttl', '1h']);
+    const client = new Client({ name: 'http-shopper', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url), { requestInit: { headers: { Authorization: `Bearer ${made.token}` } } }));
+    try {
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['quote', 'buy']);
+      // The merchants' own prices, tax included (ACP 20 % VAT, UCP 8 %).
+      for (const [merchant, product, total] of [['stationery', 'desk-lamp', '50.40'], ['hardware', 'sticker-pack', '0.54']] as const) {
+        const r = (await client.callTool({ name: 'quote', arguments: { merchant, lines: [{ product, quantity: 1 }] } })) as CallToolResult;
+        assert.notEqual(r.isError, true, `${JSON.stringify(r.structuredContent)}\n${served.log()}`);
+        const cart = structured<{ status: string; total: { amount: string } }>(r);
+        assert.deepEqual([cart.status, cart.total.amount], ['ready', total], merchant);
+      }
+    } finally {
+      await client.close();
+    }
+  } finally {
+    if (served && served.child.exitCode === null) served.child.kill('SIGTERM');
+    if (served) await served.exited;
+    await acp.close();
+    await ucp.close();
+    cleanup();
+  }
+});
+
+test('holon serve --stateless: seed 004\'s endpoint at /mcp/agent, JSON answers, no session', { timeout: HANG_MS }, async () => {
+  const { dir, cleanup } = await seededState();
+  let served: Served | undefined;
+  try {
+    served = await serveIn(dir, ['--stateless']);
+    assert.match(served.log(), /\(stateless, JSON responses\)/);
+    const made = await json<{ token: string }>(dir, ['token', 'create', '--mandate', 'demo/sandbox', '--ttl', '1h']);
+    const url = new URL(served.url.replace(/\/mcp$/, '/mcp/agent'));
+    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${made.token}` } } });
+    const client = new Client({ name: 'stateless-agent', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      assert.equal(transport.sessionId, undefined);
+      assert.equal(structured<{ mandate: string }>(await client.callTool({ name: 'get_budget', arguments: {} })).mandate, 'demo/sandbox');
+    } finally {
+      await client.close();
+    }
+    const get = await fetch(url, { headers: { authorization: `Bearer ${made.token}`, accept: 'text/event-stream' } });
+    assert.equal(get.status, 405);
+  } finally {
+    if (served && served.child.exitCode === null) served.child.kill('SIGTERM');
+    if (served) await served.exited;
     cleanup();
   }
 });

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { grantOfEntry, personnelChange, personnelOf } from '../../src/core/office/personnel.ts';
 import { sideBySide } from '../../src/core/office/personnelDiff.ts';
+import { mergeEvents } from '../../src/core/office/merge.ts';
+import type { Proposal } from '../../src/core/office/slice.ts';
 import { harnessPermissions, OFFICE_TOOL_CAPABILITIES } from '../../src/core/office/tools.ts';
 import type { Mandate } from '../../src/core/model.ts';
 
@@ -44,6 +46,20 @@ describe('personnel.yaml form', () => {
       losses: ['hr.propose'],
       changes: ['changes: forge.write ({"repos":["a"]} → {"repos":["a","b"]})', 'changes: status (hired → suspended)', 'changes: budget per day (2.00 EUR → 3.00 EUR)'],
     });
+  });
+
+  test('a limit typed as "2" is written "2.00"; a proposal whose file was kept as "2" still merges, a changed file does not', () => {
+    const typed: Mandate = { ...mandate([{ name: 'mail.read' }]), budget: { total: '5', per_day: '2', per_call: '0.5' } };
+    const file = personnelOf(typed);
+    assert.deepEqual(file.budget, { currency: 'EUR', total: '5.00', per_day: '2.00', per_call: '0.50' });
+    // What an earlier build kept as a proposal's `before`: the limits as typed.
+    const kept = { ...file, budget: { ...file.budget, total: '5', per_day: '2', per_call: '0.5' } };
+    const state = { mandates: { [typed.id]: typed }, office: { proposals: {} } } as unknown as Parameters<typeof mergeEvents>[0];
+    const proposal = { id: 'prop_1', kind: 'change', slug: 'ada', target: typed.id, before: kept, after: { ...file, status: 'suspended' } } as unknown as Proposal;
+    const merged = mergeEvents(state, proposal, Date.parse('2026-12-02T00:00:00Z'));
+    assert.deepEqual(merged.map((e) => e.type), ['mandate.updated', 'policy.merged']);
+    const changed = { ...proposal, before: { ...kept, budget: { ...kept.budget, per_day: '3' } } };
+    assert.throws(() => mergeEvents(state, changed, Date.parse('2026-12-02T00:00:00Z')), /changed after this proposal was made/);
   });
 
   test('a hire names every field it sets, not only its capabilities', () => {

@@ -12,8 +12,10 @@ import { after, before, test } from 'node:test';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openStore } from '../../src/core/holon.ts';
 import { pidAlive } from '../../src/core/store/file/lock.ts';
+import { thisProcess } from '../../src/core/store/owner.ts';
 import * as M from '../../src/core/amount.ts';
 import { gateSpend } from '../../src/core/money/spend.ts';
+import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { McpSession, Run } from '../cli/cliHarness.ts';
 import { ensureBuilt, HANG_MS, holon, joinTeam, mcpSession, SEED_COMMANDS, SLOW_AGENT, SLOW_CATALOG, tempDir, units, until } from '../cli/cliHarness.ts';
 import type { TestPostgres } from './harness.ts';
@@ -120,6 +122,48 @@ test('on a team store, the next write gives back a hold from before the machine 
     const rows = await sqlAt<{ data: string }>(url, "SELECT data FROM holon_events WHERE type = 'hold.released' ORDER BY seq");
     assert.deepEqual(rows.map((r) => JSON.parse(r.data) as unknown), [{ hold: id, reason: 'interrupted' }]);
   } finally {
+    cleanup();
+  }
+});
+
+test('office_overview on a team store: a server on another machine runs while PostgreSQL holds its presence, not after kill -9', { timeout: HANG_MS }, async () => {
+  const url = await pg.createDatabase('presence');
+  const { dir: state, cleanup } = tempDir();
+  const as = (machine: string): Record<string, string> => ({ HOLON_STORE: url, HOLON_MACHINE: machine });
+  const sessions: McpSession[] = [];
+  try {
+    for (const cmd of SEED_COMMANDS) {
+      const r = await holon([...cmd, '--state', state], { env: as('lead-box') });
+      assert.equal(r.code, 0, `holon ${cmd.join(' ')}: ${r.stderr}`);
+    }
+    const store = await openStore(state, { clock: systemClock, logger: silentLogger, watch: false, store: url });
+    try {
+      await seedOffice(store, systemClock);
+      // Right after the database starts nobody's absence counts: wait until the store can tell, so that what
+      // follows reads the presence itself.
+      await until(async () => (await store.ownersAbsent?.([thisProcess()])) != null, 'the store to tell who is connected');
+    } finally {
+      store.close();
+    }
+    // ada's server runs on another machine: no pid here can say whether it lives, only the store's presence.
+    const ada = await mcpSession(state, DEMO_OFFICE.ada, ['--no-elicitation'], as('dev-box'));
+    sessions.push(ada);
+    const lead = await mcpSession(state, DEMO_OFFICE.lead, ['--no-elicitation'], as('lead-box'));
+    sessions.push(lead);
+    const running = async (): Promise<Record<string, boolean>> => {
+      const r = await lead.client.callTool({ name: 'office_overview', arguments: {} });
+      assert.notEqual(r.isError, true, JSON.stringify(r.content));
+      const o = r.structuredContent as { agents: { slug: string; running: boolean }[] };
+      return Object.fromEntries(o.agents.map((a) => [a.slug, a.running]));
+    };
+    assert.deepEqual(await until(async () => { const r = await running(); return r.ada && r; }, 'ada\'s server to be seen running'), { lead: true, ada: true, bob: false });
+
+    process.kill(ada.pid as number, 'SIGKILL');
+    await until(() => !pidAlive(ada.pid as number), 'the server to die');
+    // PostgreSQL drops its presence with its connection.
+    assert.deepEqual(await until(async () => { const r = await running(); return !r.ada && r; }, 'ada to stop counting as running'), { lead: true, ada: false, bob: false });
+  } finally {
+    for (const s of sessions) await s.close().catch(() => {});
     cleanup();
   }
 });

@@ -16,6 +16,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../src/core/deps.ts';
 import { createRunToken, endRunToken } from '../../src/core/runTokens.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
+import type { ApprovalSettings } from '../../src/server/serverDeps.ts';
 import type { HttpServerHandle } from '../../src/server/transports/http.ts';
 import { MAX_BODY_BYTES, startHttpServer } from '../../src/server/transports/http.ts';
 import type { TestClock } from '../helpers.ts';
@@ -40,10 +41,10 @@ interface World {
   port: number;
 }
 
-async function withServer(fn: (w: World) => Promise<void>): Promise<void> {
-  const { runtime, clock, dir, cleanup } = await demoRuntime();
+async function withServer(fn: (w: World) => Promise<void>, options: { stateless?: boolean; approvals?: Partial<ApprovalSettings> } = {}): Promise<void> {
+  const { runtime, clock, dir, cleanup } = await demoRuntime(options.approvals ? { approvals: options.approvals } : {});
   const log = recordingLogger();
-  const server = await startHttpServer({ ...runtime.deps, logger: log }, { port: 0 });
+  const server = await startHttpServer({ ...runtime.deps, logger: log }, { port: 0, stateless: options.stateless === true });
   try {
     const token = await createRunToken(runtime.store, clock, { mandate: MANDATE, ttlMs: HOUR, label: 'test agent' });
     await fn({ runtime, clock, dir, server, log, token, port: Number(new URL(server.url).port) });
@@ -233,5 +234,146 @@ test('the token is written nowhere in the state and never logged; its id is', as
     for (const f of files) assert.ok(!fs.readFileSync(path.join(f.parentPath, f.name), 'latin1').includes(token.token), `${f.name} holds the token`);
     assert.ok(log.text().includes(token.id), 'the operator reads the token id');
     assert.ok(!log.text().includes(token.token));
+  });
+});
+
+// --- Stateless (seed 004's form: JSON responses, no session), and /mcp/agent --------------------------------
+
+/** A POST as a raw client sends it, through fetch. */
+function post(url: string, token: string, message: unknown): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+    body: JSON.stringify(message),
+  });
+}
+
+const agentUrl = (url: string): string => url.replace(/\/mcp$/, '/mcp/agent');
+
+test('stateless: an SDK client calls tools at /mcp and at /mcp/agent, and no session is ever opened', async () => {
+  await withServer(
+    async ({ server, token, log }) => {
+      for (const url of [server.url, agentUrl(server.url)]) {
+        const { client, transport } = await httpClient(url, token.token);
+        assert.equal(transport.sessionId, undefined, `${url}: no session id was issued`);
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        assert.ok(names.includes('call_agent'), url);
+        const found = structured<{ agents: { agent: string }[] }>(await callTool(client, 'search_agents', { capability: 'extraction.table' }));
+        assert.ok(found.agents.length > 0, url);
+        assert.equal(structured<{ mandate: string }>(await callTool(client, 'get_budget')).mandate, MANDATE);
+        assert.equal(server.sessionCount(), 0);
+        await client.close();
+      }
+      assert.doesNotMatch(log.text(), /session .* opened/);
+    },
+    { stateless: true },
+  );
+});
+
+test('stateless: every answer is JSON without Mcp-Session-Id; GET and DELETE are 405', async () => {
+  await withServer(
+    async ({ server, token }) => {
+      for (const url of [server.url, agentUrl(server.url)]) {
+        const init = await post(url, token.token, JSON.parse(INITIALIZE));
+        assert.equal(init.status, 200, url);
+        assert.match(init.headers.get('content-type') ?? '', /^application\/json/, url);
+        assert.equal(init.headers.get('mcp-session-id'), null, url);
+        assert.equal(((await init.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name.length > 0, true);
+
+        // The next request needs no session: it is served on its own.
+        const list = await post(url, token.token, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+        assert.equal(list.status, 200);
+        assert.match(list.headers.get('content-type') ?? '', /^application\/json/);
+        assert.equal(list.headers.get('mcp-session-id'), null);
+        assert.ok(((await list.json()) as { result: { tools: { name: string }[] } }).result.tools.some((t) => t.name === 'get_budget'));
+
+        for (const method of ['GET', 'DELETE']) {
+          const r = await fetch(url, { method, headers: { accept: 'application/json, text/event-stream', authorization: `Bearer ${token.token}` } });
+          assert.equal(r.status, 405, `${method} ${url}`);
+          assert.equal(r.headers.get('allow'), 'POST');
+          assert.deepEqual(await r.json(), { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+        }
+      }
+      assert.equal((await post(server.url.replace(/\/mcp$/, '/other'), token.token, JSON.parse(INITIALIZE))).status, 404);
+      assert.equal(server.sessionCount(), 0);
+    },
+    { stateless: true },
+  );
+});
+
+test('stateless: Host, Origin, the run token and the body limit are checked on every request', async () => {
+  await withServer(
+    async ({ runtime, clock, token, port }) => {
+      const before = runtime.store.seq;
+      for (const path of ['/mcp', '/mcp/agent']) {
+        assert.equal((await raw(port, { path, headers: bearer(token.token) })).status, 200, path);
+        assert.equal((await raw(port, { path })).status, 401, `${path}: no token`);
+        assert.equal((await raw(port, { path, headers: bearer('x'.repeat(43)) })).status, 401, `${path}: a wrong token`);
+        assert.equal((await raw(port, { path, headers: { ...bearer(token.token), host: `evil.example:${port}` } })).status, 403);
+        assert.equal((await raw(port, { path, headers: { ...bearer(token.token), origin: `http://evil.example:${port}` } })).status, 403);
+        assert.equal((await raw(port, { path, headers: bearer(token.token), body: Buffer.alloc(MAX_BODY_BYTES + 1, 0x20) })).status, 413);
+        // A GET without a token is refused for the token, before the method is looked at.
+        assert.equal((await raw(port, { path, method: 'GET', body: '' })).status, 401);
+      }
+      assert.equal(runtime.store.seq, before, 'nothing refused was appended');
+
+      const short = await createRunToken(runtime.store, clock, { mandate: MANDATE, ttlMs: 60_000 });
+      assert.equal((await raw(port, { path: '/mcp/agent', headers: bearer(short.token) })).status, 200);
+      clock.advance(60_000);
+      assert.equal((await raw(port, { path: '/mcp/agent', headers: bearer(short.token) })).status, 401, 'expired');
+      await endRunToken(runtime.store, clock, token.id);
+      assert.equal((await raw(port, { path: '/mcp/agent', headers: bearer(token.token) })).status, 401, 'ended');
+    },
+    { stateless: true },
+  );
+});
+
+test('stateless: a token ended while its request waits for a human ends that request with 401', async () => {
+  await withServer(
+    async ({ runtime, clock, server, token }) => {
+      const call = post(agentUrl(server.url), token.token, {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICES } } },
+      });
+      const pending = await until(
+        () => Object.values(runtime.store.state.approvals).find((a) => a.mandate === MANDATE && a.status === 'pending'),
+        'the call to wait for an approval',
+      );
+      await endRunToken(runtime.store, clock, token.id);
+      const r = await call;
+      assert.equal(r.status, 401);
+      assert.equal(((await r.json()) as { error: string }).error, 'unauthorized');
+      assert.equal(runtime.store.state.approvals[pending.id]?.status, 'pending', 'nothing was decided for the human');
+    },
+    { stateless: true, approvals: { waitMs: HOUR } },
+  );
+});
+
+test('stateless: a client that offers elicitation is never asked; the call waits in the view and returns pending', async () => {
+  await withServer(
+    async ({ server, token }) => {
+      const asked: ElicitRequest[] = [];
+      const { client } = await httpClient(agentUrl(server.url), token.token, (req) => {
+        asked.push(req);
+        return { action: 'accept', content: { decision: 'Approve' } };
+      });
+      const r = await callAgent(client, { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICES } });
+      assert.equal(r.status, 'pending_approval', JSON.stringify(r));
+      assert.equal(asked.length, 0, 'no form without a session');
+      await client.close();
+    },
+    { stateless: true },
+  );
+});
+
+test('stateful: /mcp/agent is the same endpoint as /mcp, with sessions', async () => {
+  await withServer(async ({ server, token }) => {
+    const { client, transport } = await httpClient(agentUrl(server.url), token.token);
+    assert.ok(transport.sessionId, 'a session was opened');
+    assert.equal(structured<{ mandate: string }>(await callTool(client, 'get_budget')).mandate, MANDATE);
+    assert.equal(server.sessionCount(), 1);
+    await client.close();
   });
 });

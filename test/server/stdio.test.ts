@@ -1,11 +1,13 @@
 /** The built server, as an MCP client starts it: `node dist/holon.js mcp --mandate demo/sandbox --state DIR`. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as readline from 'node:readline';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openState } from '../../src/core/holon.ts';
-import { FACTURE, HOLON_BIN, MANDATE, servedState, until } from '../helpers.ts';
+import { FACTURE, HOLON_BIN, INVOICES, MANDATE, servedState, until } from '../helpers.ts';
 import { callAgent, callTool, structured } from './support.ts';
 import { pidAlive as alive } from '../../src/core/store/file/lock.ts';
 import { recentRootReceipts } from '../../src/core/market/receiptTree.ts';
@@ -36,7 +38,9 @@ test('the built holon mcp serves the market tools over stdio: list, search, one 
       tools.map((t) => t.name),
       ['search_agents', 'get_agent', 'call_agent', 'check_approval', 'get_budget', 'get_receipt'],
     );
-    const search = structured<{ agents: { agent: string }[]; excluded: { agent: string }[] }>(await callTool(client, 'search_agents', { capability: 'extraction.table' }));
+    const search = structured<{ agents: { agent: string }[]; excluded: { agent: string }[] }>(
+      await callTool(client, 'search_agents', { capability: 'extraction.table' }),
+    );
     assert.deepEqual(
       search.agents.map((a) => a.agent),
       ['acme/table-extract', 'lena/table-extract-fr'],
@@ -65,5 +69,53 @@ test('the built holon mcp serves the market tools over stdio: list, search, one 
     );
   } finally {
     store.close();
+  }
+});
+
+/** One JSON-RPC message as a raw client reads it off the server's stdout. */
+type Message = { id?: number | string; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+
+test('a client that never answers pings gets the approval form while the ping is still unanswered', async () => {
+  // A raw JSON-RPC client, as some MCP clients are: it declares form elicitation and answers no ping.
+  const child = spawn(process.execPath, [HOLON_BIN, 'mcp', '--mandate', MANDATE, '--state', state.dir], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const seen: Message[] = [];
+  readline.createInterface({ input: child.stdout }).on('line', (line) => seen.push(JSON.parse(line) as Message));
+  const send = (m: Record<string, unknown>): boolean => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+  const next = (what: string, match: (m: Message) => boolean): Promise<Message> => until(() => seen.find(match), `${what}\n${stderr}`);
+  try {
+    send({
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'no-ping', version: '1' } },
+    });
+    await next('the initialize result', (m) => m.id === 'init');
+    send({ method: 'notifications/initialized' });
+    send({
+      id: 'call',
+      method: 'tools/call',
+      params: { name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICES } } },
+    });
+
+    const form = await next('the approval form', (m) => m.method === 'elicitation/create');
+    const before = seen.slice(0, seen.indexOf(form));
+    const ping = before.find((m) => m.method === 'ping');
+    assert.ok(ping, 'the server pinged first, spending request id 0');
+    assert.equal(ping.id, 0);
+    assert.notEqual(form.id, 0, 'the form is never request 0, which SDK clients cannot cancel');
+    // Had the server waited for the ping's answer, the ping would have timed out and been cancelled first.
+    assert.ok(!before.some((m) => m.method === 'notifications/cancelled'), 'the form came while the ping was still unanswered');
+    assert.ok(!before.some((m) => m.id === 'call'), 'the call is still waiting for the human');
+
+    send({ id: form.id, result: { action: 'accept', content: { decision: 'Reject' } } });
+    const result = await next('the call result', (m) => m.id === 'call');
+    const r = (result.result as { structuredContent?: { status?: string } }).structuredContent;
+    assert.equal(r?.status, 'rejected', JSON.stringify(result));
+  } finally {
+    child.stdin.end();
+    await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
   }
 });

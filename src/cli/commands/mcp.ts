@@ -2,7 +2,9 @@ import path from 'node:path';
 import { findBinding, serveBound } from '../../core/bindings.ts';
 import { HolonError } from '../../core/errors.ts';
 import type { Forge } from '../../core/office/forge.ts';
+import { recordServer } from '../../core/presence.ts';
 import { refuseArtifactState } from '../../core/stateFolder.ts';
+import type { MerchantConfig } from '../../server/commerce/merchants.ts';
 import { parseMerchants } from '../../server/commerce/merchants.ts';
 import { openRuntime } from '../../server/runtime.ts';
 import { openStore } from '../../core/holon.ts';
@@ -40,6 +42,28 @@ export function waitsOf(opts: Record<string, string | boolean | undefined>): { w
     waitMs: secondsFlag(str(opts, 'approval-wait'), 'approval-wait', DEFAULT_WAIT_SECONDS.approval),
     elicitationWaitMs: secondsFlag(str(opts, 'elicitation-wait'), 'elicitation-wait', DEFAULT_WAIT_SECONDS.elicitation),
   };
+}
+
+/** Who the terms and commerce tools may reach, shared by `holon mcp` and `holon serve`. */
+export const SELLER_OPTIONS: Command['options'] = {
+  'allow-private-sellers': {
+    type: 'boolean',
+    help: "let sellers' links reach private addresses (loopback, your network): only for a seller you run yourself",
+  },
+  merchant: {
+    type: 'string',
+    help:
+      'merchants the commerce tools buy from: [ID=]acp:URL or [ID=]ucp:URL, ' + 'comma-separated (your choice of URL, so it may be local)',
+  },
+};
+
+/** The sellers a server was given: whether sellers' links may reach private addresses, and the merchants. */
+export function sellersOf(opts: Record<string, string | boolean | undefined>): {
+  allowPrivateSellers: boolean;
+  merchants: MerchantConfig[];
+} {
+  const merchant = str(opts, 'merchant');
+  return { allowPrivateSellers: opts['allow-private-sellers'] === true, merchants: merchant !== undefined ? parseMerchants(merchant) : [] };
 }
 
 /** The environment variable the GitHub token is read from: never a flag, which shell history and `ps` would show. */
@@ -119,10 +143,7 @@ const mcpCmd: Command = {
     },
     ...WAIT_OPTIONS,
     'no-elicitation': { type: 'boolean', help: 'never ask by MCP elicitation' },
-    'allow-private-sellers': {
-      type: 'boolean',
-      help: "let sellers' links reach private addresses (loopback, your network): only for a " + 'seller you run yourself',
-    },
+    ...SELLER_OPTIONS,
     workspace: {
       type: 'string',
       help:
@@ -130,31 +151,23 @@ const mcpCmd: Command = {
         '(default: the bound workspace, else the current folder)',
     },
     ...GITHUB_OPTIONS,
-    merchant: {
-      type: 'string',
-      help:
-        'merchants the commerce tools buy from: [ID=]acp:URL or [ID=]ucp:URL, ' +
-        'comma-separated (your choice of URL, so it may be local)',
-    },
   },
   positionals: [0, 0],
   async run(ctx) {
     const { mandate, stateDir, store: storeUrl, workspace } = whatToServe(ctx);
     if (storeUrl === undefined && !hasState(stateDir)) throw new HolonError('not_found', `no Holon state in ${stateDir}`);
     const approvals = { ...waitsOf(ctx.opts), elicitation: !ctx.opts['no-elicitation'] };
+    const sellers = sellersOf(ctx.opts);
     const forge = await githubForge(ctx.opts);
-    const merchantFlag = str(ctx.opts, 'merchant');
-    const merchants = merchantFlag !== undefined ? parseMerchants(merchantFlag) : [];
     const store = storeUrl !== undefined ? await openStore(stateDir, { clock, logger, store: storeUrl }) : undefined;
     const runtime = openRuntime(stateDir, {
       clock,
       logger,
       approvals,
       ...(store ? { store } : {}),
-      allowPrivateSellers: ctx.opts['allow-private-sellers'] === true,
+      ...sellers,
       workspace,
       ...(forge ? { forge } : {}),
-      merchants,
     });
     let server;
     try {
@@ -162,6 +175,13 @@ const mcpCmd: Command = {
     } catch (err) {
       await runtime.close();
       throw err;
+    }
+    // Its presence, for office_overview's `running`: a server killed without a word is judged by its process.
+    let leave: (() => Promise<void>) | undefined;
+    try {
+      leave = await recordServer(runtime.store, clock, mandate);
+    } catch (err) {
+      logger.warn(`could not record that this server runs (office_overview will not show it): ${(err as Error).message}`);
     }
     const transport = new StdioServerTransport(logger);
     await new Promise<void>((resolve) => {
@@ -172,6 +192,8 @@ const mcpCmd: Command = {
         server
           .close()
           .catch(() => {})
+          .then(() => leave?.())
+          .catch((err: unknown) => logger.warn(`could not record that this server stopped: ${String(err)}`))
           .finally(() =>
             runtime
               .close()

@@ -5,11 +5,11 @@ import { createRunToken, endRunToken, MAX_RUN_TOKEN_TTL_MS, runTokenStatus } fro
 import { openRuntime } from '../../server/runtime.ts';
 import { openStore } from '../../core/holon.ts';
 import type { HttpServerHandle } from '../../server/transports/http.ts';
-import { MCP_PATH, startHttpServer } from '../../server/transports/http.ts';
+import { MCP_AGENT_PATH, MCP_PATH, startHttpServer } from '../../server/transports/http.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, hasState, list, logger, openExisting, print, withStore } from '../context.ts';
-import { GITHUB_OPTIONS, githubForge, WAIT_OPTIONS, waitsOf } from './mcp.ts';
+import { GITHUB_OPTIONS, githubForge, SELLER_OPTIONS, sellersOf, WAIT_OPTIONS, waitsOf } from './mcp.ts';
 
 /** The port `holon serve` listens on unless told otherwise; a client config written without --url points here. */
 export const DEFAULT_PORT = 7374;
@@ -44,13 +44,13 @@ function portFlag(value: string | undefined): number {
 const serveCmd: Command = {
   name: 'serve',
   usage:
-    'serve [--host H] [--port N] [--public] [--allowed-hosts H:P,…] ' +
+    'serve [--host H] [--port N] [--public] [--stateless] [--allowed-hosts H:P,…] ' +
     '[--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation] ' +
     '[--elicitation-wait SECONDS] [--allow-private-sellers] [--workspace DIR] ' +
-    '[--github-owner ORG [--github-api URL]]',
+    '[--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…]',
   summary:
     `Serves MCP over Streamable HTTP at http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH} ` +
-    `(loopback only unless --public). Each client presents a run token (holon token ` +
+    `(and ${MCP_AGENT_PATH}; loopback only unless --public). Each client presents a run token (holon token ` +
     `create) and gets the tools of that token's mandate.`,
   options: {
     host: { type: 'string', help: 'the address to listen on (default 127.0.0.1); anything but loopback needs --public' },
@@ -58,6 +58,12 @@ const serveCmd: Command = {
     public: { type: 'boolean', help: 'allow a --host other machines can reach (each client still needs a run token)' },
     'allowed-hosts': { type: 'string', help: "Host header values accepted besides this machine's loopback names, e.g. myhost.lan:7374" },
     'allowed-origins': { type: 'string', help: 'browser Origins accepted besides the loopback ones, e.g. http://myhost.lan:7374' },
+    stateless: {
+      type: 'boolean',
+      help:
+        "answer every request on its own, in JSON, with no session (seed 004's form); approvals wait in the Holon view " +
+        'or for holon approve, never by elicitation',
+    },
     ...WAIT_OPTIONS,
     elicitation: {
       type: 'boolean',
@@ -65,10 +71,7 @@ const serveCmd: Command = {
         'also ask by MCP elicitation (off by default: an HTTP client is often started ' +
         'from a shell the agent shares, and the form goes to whoever holds the token)',
     },
-    'allow-private-sellers': {
-      type: 'boolean',
-      help: "let sellers' links reach private addresses (loopback, your network): only for a " + 'seller you run yourself',
-    },
+    ...SELLER_OPTIONS,
     workspace: {
       type: 'string',
       help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)',
@@ -84,6 +87,9 @@ const serveCmd: Command = {
     const port = portFlag(str(ctx.opts, 'port'));
     const allowedHosts = list(str(ctx.opts, 'allowed-hosts'));
     const allowedOrigins = list(str(ctx.opts, 'allowed-origins'));
+    const stateless = ctx.opts['stateless'] === true;
+    if (stateless && ctx.opts['elicitation'] === true)
+      throw new HolonError('invalid_input', '--elicitation needs a session to send the form on; --stateless has none');
     if (ctx.store === undefined && !hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir}`);
     const approvals = {
       ...waitsOf(ctx.opts),
@@ -92,6 +98,7 @@ const serveCmd: Command = {
       elicitation: ctx.opts['elicitation'] === true,
     };
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
+    const sellers = sellersOf(ctx.opts);
     const forge = await githubForge(ctx.opts);
     const store = ctx.store !== undefined ? await openStore(ctx.stateDir, { clock, logger, store: ctx.store }) : undefined;
     const runtime = openRuntime(ctx.stateDir, {
@@ -99,7 +106,7 @@ const serveCmd: Command = {
       logger,
       approvals,
       ...(store ? { store } : {}),
-      allowPrivateSellers: ctx.opts['allow-private-sellers'] === true,
+      ...sellers,
       workspace,
       ...(forge ? { forge } : {}),
     });
@@ -108,6 +115,7 @@ const serveCmd: Command = {
       server = await startHttpServer(runtime.deps, {
         host,
         port,
+        stateless,
         ...(allowedHosts ? { allowedHosts } : {}),
         ...(allowedOrigins ? { allowedOrigins } : {}),
       });
@@ -126,7 +134,10 @@ const serveCmd: Command = {
       if ((host === '0.0.0.0' || host === '::') && !allowedHosts)
         logger.warn('other machines are refused (403) until you name the host:port they use with --allowed-hosts');
     }
-    logger.info(`serving MCP on ${server.url} — a client needs a run token (holon token create --mandate M --ttl 2h); Ctrl-C stops`);
+    logger.info(
+      `serving MCP on ${server.url}${stateless ? ' (stateless, JSON responses)' : ''} — a client needs a run token ` +
+        `(holon token create --mandate M --ttl 2h); Ctrl-C stops`,
+    );
     await new Promise<void>((resolve) => {
       let done = false;
       const stop = (): void => {

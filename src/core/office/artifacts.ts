@@ -1,8 +1,9 @@
 /**
  * Artifacts (seed 004): a finished deliverable an agent publishes for the humans. The file and its
  * `artifact.json` are written under the workspace's `.holon/artifacts/<id>/` in one step (a folder made
- * aside and renamed into place), committed when the workspace is a git repository, and recorded in the
- * journal. Every call makes a new artifact; nothing is overwritten. The content is never ledgered.
+ * aside and renamed into place), committed when the workspace is a git repository (whose own exclude file
+ * then keeps `.holon/` out of the human's `git status`), and recorded in the journal. Every call makes a
+ * new artifact; nothing is overwritten. The content is never ledgered.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -14,7 +15,7 @@ import type { MandatesFields } from '../mandates.ts';
 import { mandateOf } from '../mandates.ts';
 import type { EventStore } from '../store/store.ts';
 import { toDict } from '../util.ts';
-import { commitToArtifactsRef, repoRoot } from './git.ts';
+import { commitToArtifactsRef, excludeFromStatus, repoRoot } from './git.ts';
 import type { Logger } from '../deps.ts';
 import type { Artifact, OfficeFields } from './slice.ts';
 import { officeEvent } from './slice.ts';
@@ -170,6 +171,14 @@ export async function publishArtifact(
   let commit: string | null = null;
   const repo = await repoRoot(workspaceReal);
   if (repo) {
+    // The files stay in the working tree for the human to open: kept out of their `git status`, not shown as untracked.
+    try {
+      await excludeFromStatus(repo, path.dirname(root));
+    } catch (err) {
+      logger?.warn(
+        `artifact ${id}: could not keep ${path.dirname(root)} out of git status: ${String((err as Error).message).split('\n')[0]}`,
+      );
+    }
     const files = [path.join(folder, filename), path.join(folder, ARTIFACT_META)].map((abs) => ({
       abs,
       path: path.relative(repo, abs).split(path.sep).join('/'),

@@ -119,3 +119,40 @@ export async function commitToArtifactsRef(
     fs.rmSync(index, { force: true });
   }
 }
+
+/** A path as a gitignore pattern matches it literally (git reads `\\`, `*`, `?` and `[` as pattern characters). */
+function literalPattern(relPath: string): string {
+  return relPath.replace(/[\\*?[]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Keeps `folder` (inside the repository at `root`) out of the human's `git status`: a line in the
+ * repository's own exclude file (`info/exclude`, where `git rev-parse --git-path` puts it, so a worktree's
+ * is found too), added once and never again. Never `.gitignore`, which is the project's own and tracked.
+ * Returns whether the line is there. The file is only ever appended to, and never through a link: an agent
+ * that can write the workspace could point it at another file of the human's.
+ */
+export async function excludeFromStatus(root: string, folder: string): Promise<boolean> {
+  const rel = path.relative(root, folder).split(path.sep).join('/');
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return false;
+  const pattern = `/${literalPattern(rel)}/`;
+  const file = path.resolve(root, await git(root, ['rev-parse', '--git-path', 'info/exclude']));
+  const dir = path.dirname(file);
+  try {
+    if (!fs.lstatSync(dir).isDirectory()) return false;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    fs.mkdirSync(dir);
+  }
+  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o644);
+  try {
+    if (!fs.fstatSync(fd).isFile()) return false;
+    const text = fs.readFileSync(fd, 'utf8');
+    if (text.split('\n').some((line) => line.trim() === pattern)) return true;
+    const lead = text.length > 0 && !text.endsWith('\n') ? '\n' : '';
+    fs.writeSync(fd, `${lead}# Holon office artifacts: published on ${ARTIFACTS_REF}, kept out of git status\n${pattern}\n`);
+    return true;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

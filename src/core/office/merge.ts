@@ -7,8 +7,7 @@ import type { MandatesFields } from '../mandates.ts';
 import { checkedMandate, mandateEvent } from '../mandates.ts';
 import type { Mandate } from '../model.ts';
 import type { NewEvent } from '../store/store.ts';
-import { canonicalHash } from '../util.ts';
-import { grantOfEntry, mandateStatus, personnelOf } from './personnel.ts';
+import { grantOfEntry, mandateStatus, personnelOf, samePersonnel } from './personnel.ts';
 import type { OfficeFields, Proposal } from './slice.ts';
 import { officeEvent } from './slice.ts';
 
@@ -29,7 +28,7 @@ export function mergeEvents(s: MandatesFields & OfficeFields, p: Proposal, now: 
   if (p.kind === 'change') {
     const old = s.mandates[p.target];
     if (!old) throw new HolonError('conflict', `${p.target} no longer exists; reject this proposal`, { proposal: p.id });
-    if (canonicalHash(personnelOf(old)) !== canonicalHash(p.before))
+    if (!samePersonnel(personnelOf(old), p.before))
       throw new HolonError('conflict', `${p.slug}'s personnel file changed after this proposal was made; reject it and ask for a new one`, {
         proposal: p.id,
       });

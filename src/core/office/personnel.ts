@@ -3,6 +3,7 @@
  * capabilities in `personnel.yaml` form, run settings and budget — and the plain-English difference
  * between two of them, which is what a human reads before merging a proposal.
  */
+import * as M from '../amount.ts';
 import type { CapabilityGrant, Mandate } from '../model.ts';
 import { CAP, isObjectMemberName } from '../capabilities.ts';
 import { HolonError } from '../errors.ts';
@@ -110,7 +111,34 @@ export function entryOfGrant(g: CapabilityGrant): PersonnelCapability {
   return g.params && Object.keys(g.params).length > 0 ? { [g.name]: structuredClone(g.params) } : g.name;
 }
 
-/** A mandate as its grantee's personnel file. */
+/**
+ * An amount as every office tool writes it, `whoami`'s budget and a budget override's included: the one
+ * format of `formatUnits` ("2.00", "0.0238"). A mandate keeps its limits as a human typed them ("2").
+ */
+function amountText(amount: string): string {
+  try {
+    return M.formatUnits(M.parseUnits(amount));
+  } catch {
+    // A limit no build would have accepted is shown as it is, never hidden.
+    return amount;
+  }
+}
+
+/** A budget with its amounts in the office's one format. */
+function budgetText(b: Personnel['budget']): Personnel['budget'] {
+  const opt = (a: string | null): string | null => (a === null ? null : amountText(a));
+  return { currency: b.currency, total: amountText(b.total), per_day: opt(b.per_day), per_call: opt(b.per_call) };
+}
+
+/**
+ * Whether two personnel files say the same. Their amounts are compared in the one format, so that a file
+ * an earlier build kept as a proposal's `before` ("2") is still the same file as today's ("2.00").
+ */
+export function samePersonnel(a: Personnel, b: Personnel | null): boolean {
+  return b !== null && canonicalHash({ ...a, budget: budgetText(a.budget) }) === canonicalHash({ ...b, budget: budgetText(b.budget) });
+}
+
+/** A mandate as its grantee's personnel file, its amounts in the office's one format. */
 export function personnelOf(m: Mandate): Personnel {
   return {
     slug: m.grantee.slug,
@@ -121,7 +149,7 @@ export function personnelOf(m: Mandate): Personnel {
     status: personnelStatus(m),
     capabilities: m.capabilities.map(entryOfGrant),
     run: { model: m.grantee.model ?? null, toolsets: [...m.toolsets] },
-    budget: { currency: m.currency, total: m.budget.total, per_day: m.budget.per_day, per_call: m.budget.per_call },
+    budget: budgetText({ currency: m.currency, total: m.budget.total, per_day: m.budget.per_day, per_call: m.budget.per_call }),
   };
 }
 

@@ -18,6 +18,7 @@ import { OFFICE_TOOL_CAPABILITIES } from '../../core/office/tools.ts';
 import { repoRoot } from '../../core/office/git.ts';
 import { closeMail, inbox, readMail, replyMail, sendMail } from '../../core/office/mail.ts';
 import { personnelOf } from '../../core/office/personnel.ts';
+import { runningMandates } from '../../core/presence.ts';
 import { proposeChange, proposeHire, ROLE_TEMPLATES } from '../../core/office/proposals.ts';
 import { DEFAULT_WINDOW_HOURS, MAX_WINDOW_HOURS, requestApproval } from '../../core/office/requests.ts';
 import type { MailThread, Proposal } from '../../core/office/slice.ts';
@@ -345,14 +346,15 @@ const officeOverview = defineTool({
   }),
   annotations: READ,
   handler: async (_args, ctx) => {
+    // "Running now": a server another process started or stopped a moment ago counts, whatever the tail has seen.
+    ctx.deps.store.refresh();
     const s = ctx.deps.store.state;
     const now = ctx.deps.clock.now();
     const office = officeName(ctx.deps, ctx.mandate);
     const openMail = (slug: string): number =>
       Object.values(s.office.threads).filter((t) => t.office === office && t.to === slug && t.state !== 'closed').length;
-    // An agent runs now while a run token minted for it is live (an HTTP run the human started).
-    const running = (mandate: string): boolean =>
-      Object.values(s.run_tokens ?? {}).some((t) => t.mandate === mandate && !t.ended_at && Date.parse(t.expires_at) > now);
+    // A live run token (an HTTP run), or a stdio server of the mandate whose process is still there.
+    const running = await runningMandates(ctx.deps.store, now);
     return json({
       office,
       timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
@@ -363,7 +365,7 @@ const officeOverview = defineTool({
           role: asData(c.slug, c.mandate.grantee.role),
           department: asData(c.slug, c.mandate.grantee.department),
           status: c.status,
-          running: running(c.mandate.id),
+          running: running.has(c.mandate.id),
           open_mail: openMail(c.slug),
         })),
     });

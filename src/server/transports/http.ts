@@ -1,12 +1,18 @@
 /**
- * MCP over Streamable HTTP (`holon serve`): stateful sessions, so elicitation and progress reach the
- * client over SSE, each session serving the one mandate of the run token it was opened with.
+ * MCP over Streamable HTTP (`holon serve`), in one of two forms:
+ * - stateful (the default): sessions, so elicitation and progress reach the client over SSE, each session
+ *   serving the one mandate of the run token it was opened with;
+ * - stateless (`--stateless`, seed 004's agent endpoint): every POST is served by a server and transport of
+ *   its own, made for it and closed after it, answering in JSON; no session, so no elicitation (the human
+ *   answers in the Holon view or at a terminal), and GET and DELETE, which only a session has a use for,
+ *   are 405 as the SDK's stateless servers answer them.
+ * Both answer at `/mcp` and at seed 004's `/mcp/agent`.
  *
  * Every request, in this order: the Host header must name this server and an Origin, when sent, must be
  * one of its own (a web page cannot reach it by DNS rebinding); then the bearer must be a live run token
- * (checked again on every request, so a token ended or expired is refused at once, mid-session too); only
- * then is the body read (at most 16 MiB) and a session looked up — a session answers only the token that
- * opened it. The token itself is never logged or kept: only its id.
+ * (checked again on every request, so a token ended or expired is refused at once, mid-session or
+ * mid-request too); only then is the body read (at most 16 MiB) and a session looked up — a session
+ * answers only the token that opened it. The token itself is never logged or kept: only its id.
  */
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
@@ -19,8 +25,13 @@ import type { RunToken } from '../../core/runTokens.ts';
 import { createHolonServer } from '../server.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 
-/** The one path the MCP endpoint answers on. */
+/** The path of the MCP endpoint, as `holon serve` prints it. */
 export const MCP_PATH = '/mcp';
+
+/** The same endpoint where seed 004 puts an office agent's: `<office.url>/mcp/agent`. */
+export const MCP_AGENT_PATH = '/mcp/agent';
+
+const MCP_PATHS: readonly string[] = [MCP_PATH, MCP_AGENT_PATH];
 
 /** The largest request body read, in bytes (as the stdio transport's line limit). */
 /** Room for the largest artifact an office agent may publish (10 MB decoded, about 13.4 MB as base64). */
@@ -48,6 +59,8 @@ export interface HttpServerOptions {
   allowedHosts?: string[];
   /** Origins accepted besides the defaults (http:// with each default host), e.g. "http://myhost.lan:7374". */
   allowedOrigins?: string[];
+  /** Serve every POST on its own, in JSON, with no session (and so never ask by elicitation). */
+  stateless?: boolean;
 }
 
 /** A running HTTP server. */
@@ -70,6 +83,13 @@ interface Session {
   used: number;
 }
 
+/** A stateless request being served: its own server, answering the token that sent it. */
+interface Request {
+  tokenId: string;
+  server: Server;
+  res: http.ServerResponse;
+}
+
 /** A host as it appears in a URL or a Host header: IPv6 in brackets. */
 function hostPart(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
@@ -88,6 +108,16 @@ function reply(res: http.ServerResponse, status: number, body: unknown, headers:
 /** A JSON-RPC error with no id, as the SDK's transport answers protocol-level failures. */
 function rpcError(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   reply(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
+}
+
+/** The answer to a request without a live run token; `invalid` when one was presented. */
+function unauthorized(res: http.ServerResponse, invalid: boolean): void {
+  reply(
+    res,
+    401,
+    { error: 'unauthorized', message: 'a live run token is required (Authorization: Bearer <token>; holon token create makes one)' },
+    { 'www-authenticate': invalid ? 'Bearer realm="holon", error="invalid_token"' : 'Bearer realm="holon"' },
+  );
 }
 
 /** The bearer token of an Authorization header, or undefined. */
@@ -120,6 +150,9 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
   const { logger } = deps;
   const bindHost = options.host ?? '127.0.0.1';
   const sessions = new Map<string, Session>();
+  const requests = new Set<Request>();
+  // No session to answer a form on: a stateless server never asks by elicitation, whatever it was given.
+  const statelessDeps: ServerDeps = { ...deps, approvals: { ...deps.approvals, elicitation: false } };
   let uses = 0;
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
@@ -130,11 +163,37 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
     void s.server.close().catch((err: unknown) => logger.warn(`http: closing session ${s.id}: ${String(err)}`));
   };
 
-  /** Closes the sessions whose token is no longer live. */
+  /** Closes the sessions, and ends the stateless requests, whose token is no longer live. */
   const closeDead = (): void => {
     const now = deps.clock.now();
     for (const s of [...sessions.values()])
       if (!liveRunToken(deps.store.state, s.tokenId, now)) closeSession(s, 'its token ended or expired');
+    for (const r of [...requests]) {
+      if (liveRunToken(deps.store.state, r.tokenId, now)) continue;
+      requests.delete(r);
+      logger.info(`http: a request of token ${r.tokenId} ended (its token ended or expired)`);
+      // The call it was serving stops with its server; the client is told why, as its next request would be.
+      unauthorized(r.res, true);
+      void r.server.close().catch((err: unknown) => logger.warn(`http: closing a request's server: ${String(err)}`));
+    }
+  };
+
+  /**
+   * Serves one POST with a server and transport of its own, in JSON, and closes both when its answer is
+   * sent (or its client goes): nothing outlives the request.
+   */
+  const serveStateless = async (token: RunToken, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> => {
+    const server = createHolonServer(statelessDeps, token.mandate);
+    // No sessionIdGenerator: the SDK's stateless mode (no Mcp-Session-Id is issued or asked for).
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    const r: Request = { tokenId: token.id, server, res };
+    requests.add(r);
+    res.on('close', () => {
+      requests.delete(r);
+      void server.close().catch((err: unknown) => logger.warn(`http: closing a request's server: ${String(err)}`));
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
   };
 
   const openSession = async (token: RunToken): Promise<StreamableHTTPServerTransport> => {
@@ -181,17 +240,13 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
     const token = presented === undefined ? undefined : tokenFor(deps.store.state, presented, deps.clock.now());
     if (!token) {
       closeDead();
-      return reply(
-        res,
-        401,
-        { error: 'unauthorized', message: 'a live run token is required (Authorization: Bearer <token>; holon token create makes one)' },
-        { 'www-authenticate': presented === undefined ? 'Bearer realm="holon"' : 'Bearer realm="holon", error="invalid_token"' },
-      );
+      return unauthorized(res, presented !== undefined);
     }
 
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== MCP_PATH)
-      return reply(res, 404, { error: 'not_found', message: `the MCP endpoint is ${MCP_PATH}` });
+    if (!MCP_PATHS.includes(new URL(req.url ?? '/', 'http://localhost').pathname))
+      return reply(res, 404, { error: 'not_found', message: `the MCP endpoint is ${MCP_PATH} (or ${MCP_AGENT_PATH})` });
     const method = req.method ?? '';
+    if (options.stateless && method !== 'POST') return rpcError(res, 405, -32000, 'Method not allowed.', { allow: 'POST' });
     if (method !== 'GET' && method !== 'POST' && method !== 'DELETE')
       return reply(res, 405, { error: 'method_not_allowed' }, { allow: 'GET, POST, DELETE' });
 
@@ -205,6 +260,8 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
         return rpcError(res, 400, -32700, 'Parse error: Invalid JSON');
       }
     }
+
+    if (options.stateless) return serveStateless(token, req, res, body);
 
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
@@ -264,7 +321,9 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
       unsubscribe();
       const open = [...sessions.values()];
       for (const s of open) closeSession(s, 'the server stopped');
-      await Promise.all(open.map((s) => s.server.close().catch(() => {})));
+      const serving = [...requests];
+      requests.clear();
+      await Promise.all([...open, ...serving].map((s) => s.server.close().catch(() => {})));
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
