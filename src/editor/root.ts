@@ -35,7 +35,9 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
   const holonJs = context.asAbsolutePath(path.join('dist', 'holon.js'));
   const demoCatalog = context.asAbsolutePath(path.join('dist', 'examples', 'catalog.json'));
   const state = new EditorState(context, logger);
-  const wallet = new EditorWallet(context.secrets);
+  const wallet = new EditorWallet(state.dir, context.secrets, context.globalState, (message) => {
+    vscode.window.showInformationMessage(message).then(undefined, () => undefined);
+  });
   // Read after activation returns, like the journal: the view shows the address once it is known.
   wallet.load().catch((err: unknown) => log.error(`could not read the wallet: ${String(err)}`));
   const disposables: vscode.Disposable[] = [log, state, wallet];
