@@ -198,7 +198,7 @@ export function editorState(overrides: Partial<MandateEditorState> = {}): Mandat
       perCall: '',
       threshold: '0.50',
       toolsets: ['market'],
-      capabilities: '',
+      capabilities: '*',
       regions: '',
       retentionDays: '',
       training: false,
