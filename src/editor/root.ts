@@ -1,7 +1,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../core/deps.ts';
+import { registerApprovalNotices } from './approvalNotices.ts';
 import { registerCommands } from './commands.ts';
+import { registerContextKeys } from './contextKeys.ts';
 import { EditorState } from './editorState.ts';
 import { HOLON_VIEW_ID, HolonViewProvider } from './holonView.ts';
 import { MandateEditorPanels } from './mandateEditorPanel.ts';
@@ -64,6 +66,8 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
     registerProvider(state, holonJs, wallet),
     registerCommands({ state, wallet, holonJs, demoCatalog, receipts, mandateEditor, proposals, secrets: context.secrets, log }),
     registerStatusBar(state),
+    registerApprovalNotices(state, wallet),
+    registerContextKeys(state),
     registerTeamStore(state, context.secrets, log),
     registerTerminals(context, state, holonJs),
     vscode.workspace.onDidChangeConfiguration((e) => {
