@@ -341,7 +341,12 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       const requested = (await view.locator(`[data-testid="approval-requested-${id}"]`).innerText()).trim();
       assert.ok(askedBy.startsWith(GRANTEE), askedBy);
       await runCommand(p, 'Holon: Approve…');
-      await pick(p, id);
+      // By keyboard, as a human at the palette would: a row's long detail opens a hover that can sit over
+      // the row where the pointer is.
+      await p.locator('.quick-input-list .monaco-list-row', { hasText: id }).first().waitFor();
+      await p.locator('.quick-input-widget .quick-input-box input').first().fill(id);
+      await p.locator('.quick-input-list .monaco-list-row.focused', { hasText: id }).first().waitFor();
+      await p.keyboard.press('Enter');
       const dialog = p.locator('.monaco-dialog-box');
       await dialog.waitFor();
       const said = await dialog.innerText();
