@@ -68,8 +68,8 @@ export function stateNamed(flag: string | undefined): boolean {
 /**
  * The shared store: --store, else HOLON_STORE (empty: none), else the state folder's journal (undefined);
  * `named` says whether either was given. HOLON_STORE is read once and removed from this process's
- * environment, like the wallet's key: it may carry the database's password, and the processes a server
- * starts (agents, git) must not inherit it.
+ * environment: it may carry the database's password, and the processes a server starts (agents, git)
+ * must not inherit it.
  */
 export function resolveStore(flag: string | undefined): { url: string | undefined; named: boolean } {
   const handed = process.env[STORE_ENV];

@@ -2,6 +2,8 @@
  * The folded state: the slices of every module, side by side. Each slice owns its fields, its events and
  * their fold (see slice.ts); this file only puts them together.
  */
+import type { ActivityFields } from './activity.ts';
+import { activitySlice } from './activity.ts';
 import type { ApprovalEvents, ApprovalsFields } from './approvals/slice.ts';
 import { admitTransaction, sealedBy } from './authority.ts';
 import { approvalsSlice } from './approvals/slice.ts';
@@ -46,7 +48,8 @@ export type HolonState = MandatesFields &
   MoneyFields &
   MemoryFields &
   PurchasesFields &
-  TeamFields;
+  TeamFields &
+  ActivityFields;
 
 /** Every event type the slices fold, with its payload. */
 export type EventMap = MandateEvents &
@@ -77,6 +80,8 @@ const combined = combineSlices<HolonState>([
   memorySlice,
   purchasesSlice,
   teamSlice,
+  // Last: it only reads what the others' events say, for the humans' views.
+  activitySlice,
 ]);
 
 /**

@@ -1,8 +1,11 @@
 /**
- * The human's wallet: the key that signs the payments Holon makes for a mandate. Created or imported by
- * the human — with the CLI (`holon wallet`), kept in `<state>/keys/wallet.key` (mode 0600, in the state
- * folder, never the workspace); in the editor, kept in VS Code's SecretStorage and handed to the server
- * it starts — and never written to the journal, a tool result or a log: only its address leaves here.
+ * The human's wallet: the key that signs the payments Holon makes for a mandate. One state has one
+ * wallet, kept in `<state>/keys/wallet.key` (mode 0600, in the state folder beside the installation's
+ * key, never the workspace): created or imported by the human with the CLI (`holon wallet`) or the
+ * editor's Create / Import Wallet, and read there by every process on the state — the editor's own
+ * server, `holon` in its terminals, another client's `holon mcp` — so every one of them signs with the
+ * same address the editor's view shows. Never written to the journal, a tool result or a log: only its
+ * address leaves here.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -52,20 +55,8 @@ function walletOf(account: PrivateKeyAccount): Wallet {
   };
 }
 
-/**
- * The key the editor hands the server it starts, from VS Code's SecretStorage (the editor keeps its
- * wallet there, not in a file); it is read once and removed from this process's environment.
- */
-export const WALLET_ENV = 'HOLON_WALLET_KEY';
-
 /** The wallet of the state in `dir`, when the human created or imported one (in the editor, or with the CLI). */
 export function loadWallet(dir: string): Wallet | undefined {
-  const handed = process.env[WALLET_ENV];
-  if (handed !== undefined) {
-    delete process.env[WALLET_ENV];
-    if (!KEY.test(handed.trim())) throw new HolonError('invalid_input', `${WALLET_ENV} does not hold a private key`);
-    return walletFromKey(handed.trim() as `0x${string}`);
-  }
   let key: string;
   try {
     key = fs.readFileSync(path.join(dir, WALLET_FILE), 'utf8').trim();
@@ -74,6 +65,11 @@ export function loadWallet(dir: string): Wallet | undefined {
   }
   if (!KEY.test(key)) throw new HolonError('invalid_input', `${path.join(dir, WALLET_FILE)} does not hold a private key`);
   return walletOf(privateKeyToAccount(key as `0x${string}`));
+}
+
+/** The address of the state's wallet in `dir`, or undefined when it has none. */
+export function stateWalletAddress(dir: string): `0x${string}` | undefined {
+  return loadWallet(dir)?.address;
 }
 
 /** Keeps `key` as the state's wallet; refuses to replace one. Returns the address. */

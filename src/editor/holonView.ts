@@ -67,6 +67,8 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
       state: () => this.current(),
       handle: (command) => this.handle(command),
     });
+    // A wallet made at a terminal (`holon wallet create`) shows when the view does, if no watch saw it.
+    this.wallet.refresh().catch(() => undefined);
     view.onDidDispose(() => {
       if (this.view !== view) return;
       this.view = undefined;

@@ -7,19 +7,31 @@ import { formToInput, formValues } from './mandateForm.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
 
+/** The key of the form that creates a mandate (a mandate id always has a slash, this does not). */
+const NEW = 'new';
+
 /**
- * The mandate form, in an editor panel. Only a human at this form (or the CLI) changes a mandate; the
- * values are validated here, on the host, and appended to the journal, never to a workspace file.
+ * The mandate form, in an editor panel: one panel per mandate, and one for a new mandate; asking again
+ * for one that is open reveals it. Only a human at this form (or the CLI) changes a mandate; the values
+ * are validated here, on the host, and appended to the journal, never to a workspace file.
  */
 export class MandateEditorPanels implements vscode.Disposable {
-  private readonly open_ = new Set<vscode.WebviewPanel>();
+  /** Open panels, by the mandate they edit, or NEW. */
+  private readonly open_ = new Map<string, vscode.WebviewPanel>();
 
   constructor(
     private readonly state: EditorState,
     private readonly webviews: WebviewDeps,
   ) {}
 
+  /** Opens the form for a new mandate, or for editing `id`; reveals the one already open for it. */
   open(mode: 'create' | 'edit', id?: string): void {
+    let key = mode === 'create' || !id ? NEW : id;
+    const known = this.open_.get(key);
+    if (known) {
+      known.reveal();
+      return;
+    }
     const mandate = id ? this.state.state.mandates[id] : undefined;
     let view: MandateEditorState = { mode, values: formValues(mandate), errors: {}, saved: false };
     const panel = vscode.window.createWebviewPanel(
@@ -27,7 +39,7 @@ export class MandateEditorPanels implements vscode.Disposable {
       mode === 'create' ? 'New Mandate' : `Mandate ${id}`,
       vscode.ViewColumn.Active,
     );
-    this.open_.add(panel);
+    this.open_.set(key, panel);
     const save = async (values: MandateFormValues): Promise<void> => {
       const target = view.mode === 'edit' && id ? id : values.id;
       const { input, errors } = formToInput({ ...values, id: target }, view.mode, this.state.state.mandates[target]);
@@ -40,10 +52,24 @@ export class MandateEditorPanels implements vscode.Disposable {
           view.mode === 'create'
             ? await createMandate(await this.state.store(), this.state.clock, target, input)
             : await patchMandate(await this.state.store(), this.state.clock, target, input);
-        if (view.mode === 'create' && !this.state.selected) await this.state.select(saved.id);
+        const created = view.mode === 'create';
+        const selected = created && !this.state.selected;
+        if (selected) await this.state.select(saved.id);
         view = { mode: 'edit', values: formValues(saved), errors: {}, saved: true };
         panel.title = `Mandate ${saved.id}`;
         id = saved.id;
+        if (created) {
+          // From now on this panel is the mandate's: Edit Mandate reveals it rather than open a second.
+          this.open_.delete(key);
+          key = saved.id;
+          this.open_.set(key, panel);
+          const caps = formValues(saved).capabilities.split('\n');
+          const hires = caps.includes('*') ? 'any agent' : caps.join(', ');
+          const budget = `${saved.budget.total} ${saved.currency}`;
+          void vscode.window.showInformationMessage(
+            `Holon: mandate ${saved.id} created${selected ? ' and selected' : ''}: it may hire ${hires}, up to ${budget}.`,
+          );
+        }
       } catch (err) {
         // A refusal the human can fix is shown on the form; anything else goes to the host's report.
         if (!HolonError.is(err)) throw err;
@@ -60,10 +86,12 @@ export class MandateEditorPanels implements vscode.Disposable {
       state: () => view,
       handle: (command) => (command.type === 'cancel' ? panel.dispose() : save(command.values)),
     });
-    panel.onDidDispose(() => this.open_.delete(panel));
+    panel.onDidDispose(() => {
+      if (this.open_.get(key) === panel) this.open_.delete(key);
+    });
   }
 
   dispose(): void {
-    for (const p of this.open_) p.dispose();
+    for (const p of [...this.open_.values()]) p.dispose();
   }
 }

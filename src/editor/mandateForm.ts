@@ -3,6 +3,7 @@ import { CAP } from '../core/capabilities.ts';
 import { CURRENCY_CODE, ID_RULES, MANDATE_ID } from '../core/ids.ts';
 import type { Mandate } from '../core/model.ts';
 import { parseUnits } from '../core/amount.ts';
+import { parseCapabilityLines } from '../shared/capabilityLines.ts';
 import type { MandateFormValues } from '../webview/protocol/mandateEditor.ts';
 
 type Errors = Partial<Record<keyof MandateFormValues | 'form', string>>;
@@ -43,7 +44,8 @@ export function formValues(m: Mandate | undefined): MandateFormValues {
     perCall: m.budget.per_call ?? '',
     threshold: m.approval_threshold,
     toolsets: m.toolsets,
-    capabilities: Array.isArray(caps) ? caps.join(', ') : '*',
+    // One per line, as the form reads it back (parseCapabilityLines).
+    capabilities: Array.isArray(caps) ? caps.join('\n') : '*',
     regions: m.data.regions?.join(', ') ?? '',
     retentionDays: m.data.retention_days === null ? '' : String(m.data.retention_days),
     training: m.data.training,
@@ -89,8 +91,10 @@ export function formToInput(
   }
   if (v.expiresAt.trim() !== '' && Number.isNaN(Date.parse(v.expiresAt)))
     errors.expiresAt = 'A date and time, ISO 8601 (2026-12-31T23:59:00Z)';
-  const caps = list(v.capabilities);
-  const marketCall = { name: CAP.marketCall, params: { capabilities: caps.length > 0 ? caps : ['*'] } };
+  // The webview checks the field with the same parser before it sends it; what it sent is checked again here.
+  const caps = parseCapabilityLines(v.capabilities);
+  if (!caps.ok) errors.capabilities = caps.problem;
+  const marketCall = { name: CAP.marketCall, params: { capabilities: caps.ok ? caps.capabilities : [] } };
   const regions = list(v.regions).length > 0 ? list(v.regions) : null;
   const expires = v.expiresAt.trim() === '' || errors.expiresAt ? null : new Date(Date.parse(v.expiresAt)).toISOString();
   const name = v.grantee.trim() || `Agent on ${v.id}`;

@@ -8,8 +8,6 @@ import { serverStoreEnv } from './storeSetting.ts';
 import type { EditorState } from './editorState.ts';
 import type { EditorWallet } from './wallet.ts';
 
-/** Where the server finds the wallet's key (the same name core/wallet.ts reads; the editor may not import it eagerly). */
-const WALLET_ENV = 'HOLON_WALLET_KEY';
 /** Where the server finds the GitHub token of the human's VS Code sign-in (read once, then dropped). */
 const GITHUB_TOKEN_ENV = 'HOLON_GITHUB_TOKEN';
 
@@ -27,8 +25,11 @@ import { COMMANDS } from './commandIds.ts';
 /** The id under which package.json contributes the provider. */
 export const PROVIDER_ID = 'holon.mandate';
 
-/** What a server definition is built from; its `version` changes when any of it does. */
-function fingerprint(state: EditorState, mandate: string, wallet: boolean): string {
+/**
+ * What a server definition is built from; its `version` changes when any of it does. The wallet's address
+ * is in it: a server reads the state's wallet when it starts, so a new wallet restarts it.
+ */
+function fingerprint(state: EditorState, mandate: string, wallet: string | undefined): string {
   const m = state.state.mandates[mandate];
   const cfg = state.approvalConfig();
   // The store's URL (never its password) and how many times it was opened: a new store or password restarts the server.
@@ -40,7 +41,7 @@ function fingerprint(state: EditorState, mandate: string, wallet: boolean): stri
         m?.toolsets ?? [],
         cfg.channels.includes('elicitation'),
         cfg.waitSeconds,
-        wallet,
+        wallet ?? '',
         allowPrivateSellers(),
         githubOwner(),
         store.kind === 'team' ? store.url : '',
@@ -59,7 +60,7 @@ export function serverDefinition(
   state: EditorState,
   holonJs: string,
   mandate: string | undefined,
-  walletKey?: string,
+  wallet: string | undefined,
   githubKey?: string,
   storeUrl?: string,
 ): vscode.McpStdioServerDefinition {
@@ -67,12 +68,11 @@ export function serverDefinition(
   const args = [holonJs, 'mcp', '--state', state.dir, '--approval-wait', String(cfg.waitSeconds)];
   if (!cfg.channels.includes('elicitation')) args.push('--no-elicitation');
   if (mandate) args.push('--mandate', mandate);
-  // The wallet's key and the team store's URL (with its password) go to the server in its environment,
-  // never its arguments (which `ps` shows); it drops both at once (core/wallet.ts, cli/args.ts). Like the
-  // key, the URL is then part of the definition VS Code holds for this server.
+  // The team store's URL (with its password) goes to the server in its environment, never its arguments
+  // (which `ps` shows); it drops it at once (cli/args.ts). The URL is then part of the definition VS Code
+  // holds for this server. The wallet is the state's: the server reads its key from the state folder.
   const env: Record<string, string> = {
     ELECTRON_RUN_AS_NODE: '1',
-    ...(walletKey ? { [WALLET_ENV]: walletKey } : {}),
     ...serverStoreEnv(storeUrl),
   };
   if (allowPrivateSellers()) args.push('--allow-private-sellers');
@@ -89,7 +89,7 @@ export function serverDefinition(
     process.execPath,
     args,
     env,
-    mandate ? fingerprint(state, mandate, walletKey !== undefined) : '0',
+    mandate ? fingerprint(state, mandate, wallet) : '0',
   );
   // A server started in a bound workspace serves only its binding (core/bindings.ts), which guards
   // against a config file an agent edited. This one is started by VS Code from this definition, not from
@@ -104,7 +104,7 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
   const changed = new vscode.EventEmitter<void>();
   let last = '';
   const check = (): void => {
-    const now = state.selected ? `${state.selected}:${fingerprint(state, state.selected, wallet.address !== undefined)}` : '';
+    const now = state.selected ? `${state.selected}:${fingerprint(state, state.selected, wallet.address)}` : '';
     if (now !== last) {
       last = now;
       changed.fire();
@@ -118,7 +118,7 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
       // No server on a store the editor cannot open: it would fail the same way (the view says why).
       const storeUrl = await state.storeForServer().catch(() => null);
       if (storeUrl === null) return [];
-      return [serverDefinition(state, holonJs, state.selected, await wallet.key(), await githubToken(false), storeUrl)];
+      return [serverDefinition(state, holonJs, state.selected, wallet.address, await githubToken(false), storeUrl)];
     },
     resolveMcpServerDefinition: async () => {
       await state.store();
@@ -141,14 +141,7 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
           if (answer === undefined) return undefined;
         }
       }
-      const resolved = serverDefinition(
-        state,
-        holonJs,
-        mandateId,
-        await wallet.key(),
-        await githubToken(true),
-        await state.storeForServer(),
-      );
+      const resolved = serverDefinition(state, holonJs, mandateId, wallet.address, await githubToken(true), await state.storeForServer());
       return resolved;
     },
   };

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ReceiptsCommand, ReceiptsState } from '../webview/protocol/receipts.ts';
 import type { EditorState } from './editorState.ts';
+import type { ReceiptsFilter } from './views.ts';
 import { receiptsState } from './views.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
@@ -9,13 +10,15 @@ import { WebviewHost } from './webviewHost.ts';
 export const RECEIPTS_VIEW_TYPE = 'holon.receipts';
 
 /**
- * The receipts panel: one receipt tree and the recent calls of every client on this state (the editor's
- * servers, Claude Code, the CLI), refreshed on every journal change.
+ * The receipts panel: every spend of the accounts (calls, payments, intents, purchases), one receipt
+ * tree and the recent calls of every client on this state (the editor's servers, Claude Code, the CLI),
+ * of every mandate or of one; refreshed on every journal change.
  */
 export class ReceiptsPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private host: WebviewHost<ReceiptsState, ReceiptsCommand> | undefined;
-  private filter: ReceiptsState['filter'] = 'all';
+  /** Every mandate's spends and calls until the human narrows it; calls of every status. */
+  private filter: ReceiptsFilter = { mandate: null, status: 'all' };
   private selected: string | null = null;
   private readonly subscriptions: vscode.Disposable[] = [];
 
@@ -53,8 +56,19 @@ export class ReceiptsPanel implements vscode.Disposable {
       protocol: async () => (await import('../webview/protocol/receipts.ts')).receiptsProtocol,
       state: () => this.current(),
       handle: (command) => {
-        if (command.type === 'select') this.selected = command.id;
-        else this.filter = command.filter;
+        switch (command.type) {
+          case 'select':
+            this.selected = command.id;
+            return;
+          case 'filter':
+            this.filter = { ...this.filter, status: command.filter };
+            return;
+          case 'mandate':
+            // Only a mandate this state has: anything else the view sent narrows nothing.
+            if (command.mandate === null || this.state.state.mandates[command.mandate])
+              this.filter = { ...this.filter, mandate: command.mandate };
+            return;
+        }
       },
     });
     panel.onDidDispose(() => {

@@ -1,7 +1,9 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../core/deps.ts';
+import { registerApprovalNotices } from './approvalNotices.ts';
 import { registerCommands } from './commands.ts';
+import { registerContextKeys } from './contextKeys.ts';
 import { EditorState } from './editorState.ts';
 import { HOLON_VIEW_ID, HolonViewProvider } from './holonView.ts';
 import { MandateEditorPanels } from './mandateEditorPanel.ts';
@@ -35,7 +37,9 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
   const holonJs = context.asAbsolutePath(path.join('dist', 'holon.js'));
   const demoCatalog = context.asAbsolutePath(path.join('dist', 'examples', 'catalog.json'));
   const state = new EditorState(context, logger);
-  const wallet = new EditorWallet(context.secrets);
+  const wallet = new EditorWallet(state.dir, context.secrets, context.globalState, (message) => {
+    vscode.window.showInformationMessage(message).then(undefined, () => undefined);
+  });
   // Read after activation returns, like the journal: the view shows the address once it is known.
   wallet.load().catch((err: unknown) => log.error(`could not read the wallet: ${String(err)}`));
   const disposables: vscode.Disposable[] = [log, state, wallet];
@@ -62,6 +66,8 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
     registerProvider(state, holonJs, wallet),
     registerCommands({ state, wallet, holonJs, demoCatalog, receipts, mandateEditor, proposals, secrets: context.secrets, log }),
     registerStatusBar(state),
+    registerApprovalNotices(state, wallet),
+    registerContextKeys(state),
     registerTeamStore(state, context.secrets, log),
     registerTerminals(context, state, holonJs),
     vscode.workspace.onDidChangeConfiguration((e) => {

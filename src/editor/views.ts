@@ -3,59 +3,115 @@ import { mayDecide } from '../core/decisions/decide.ts';
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
+import { recentRefusals, recentSpends, spendKind } from '../core/activity.ts';
 import type { ReceiptTree } from '../core/market/receiptTree.ts';
 import type { ReceiptSource } from '../core/market/receiptTree.ts';
 import { readReceipt, recentRootReceipts, treeOf } from '../core/market/receiptTree.ts';
 import * as M from '../core/amount.ts';
 import { APPROVAL_KIND_LABELS, approvalView, deciderText } from '../core/present.ts';
+import { kindSpec } from '../core/approvals/kinds/registry.ts';
 import { denialTexts } from '../core/words.ts';
 import { budgetOf } from '../core/money/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { Signer } from '../core/store/store.ts';
 import { hasTeam } from '../core/team.ts';
-import type { BudgetInfo, HolonViewState, PendingApproval, StoreInfo } from '../webview/protocol/holonView.ts';
+import type { ApprovalFact, BudgetInfo, HolonViewState, PendingApproval, RefusalRow, StoreInfo } from '../webview/protocol/holonView.ts';
+import { approvalRows } from '../webview/protocol/holonView.ts';
 import type { StoreInUse } from './storeSetting.ts';
 import type { ProposalState } from '../webview/protocol/proposal.ts';
-import type { PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsState } from '../webview/protocol/receipts.ts';
+import type { AccountRow, PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsState, SpendRow } from '../webview/protocol/receipts.ts';
 import { purchasesOf } from '../core/commerce/purchases.ts';
 import { approvalStatus } from '../core/approvals/model.ts';
+import { displayJson, displayMoney, displayOrNull } from './amounts.ts';
 
-const fmt = (m: M.MoneyJson | null | undefined): string | null => (m ? M.format(M.fromJson(m)) : null);
+/** How far back the view's refusals go: a refusal is news for a day, then it is the receipts' to keep. */
+export const REFUSALS_SHOWN_MS = 24 * 3600 * 1000;
+/** How many refusals the view shows at most. */
+export const REFUSALS_SHOWN = 5;
 
-/** The selected mandate's budget, formatted. */
+/**
+ * A moment in the editor's local time, the same words wherever the editor shows it (a card, a dialog):
+ * formatted here, on the host, rather than in each webview, whose clock and locale may be the browser's.
+ */
+export function localTime(iso: string): string {
+  const t = new Date(iso);
+  return Number.isNaN(t.getTime()) ? iso : t.toLocaleString();
+}
+
+/** The selected mandate's budget: its own spend beside its account's, at the currency's precision. */
 export function budgetInfo(s: HolonState, mandateId: string, now: number): BudgetInfo | null {
   const m = s.mandates[mandateId];
   if (!m) return null;
   const b = budgetOf(s, m, now);
+  const d = displayMoney;
+  const room = M.sub(M.sub(b.total, b.spent), b.held);
+  const others = M.sub(b.account.spent, b.spent);
   return {
     mandate: m.id,
     status: m.status,
-    total: M.format(b.total),
-    spent: M.format(b.spent),
-    held: M.format(b.held),
-    remaining: M.format(b.remaining),
-    perDay: b.per_day ? M.format(b.per_day) : null,
-    spentToday: M.format(b.spent_today),
-    perCall: b.per_call ? M.format(b.per_call) : null,
-    threshold: M.format(b.threshold),
+    total: d(b.total),
+    spent: d(b.spent),
+    held: d(b.held),
+    remaining: d(b.remaining),
+    perDay: b.per_day ? d(b.per_day) : null,
+    spentToday: d(b.spent_today),
+    perCall: b.per_call ? d(b.per_call) : null,
+    threshold: d(b.threshold),
+    account: {
+      id: b.account.id,
+      funded: d(b.account.funded),
+      spent: d(b.account.spent),
+      held: d(b.account.held),
+      available: d(b.account.available),
+      otherMandatesSpent: d(others.units > 0n ? others : M.zero(b.currency)),
+    },
+    // What is left is the account's when the account has less than the mandate's own room.
+    limitedBy: M.compare(b.account.available, room) < 0 ? 'account' : 'mandate',
   };
 }
 
+/** What an approval's card and dialog need besides the approval: who this installation is, and the state's wallet. */
+export interface ApprovalContext {
+  /** This installation: whether it may decide is shown. */
+  decider?: Pick<Signer, 'publicKey'> | undefined;
+  /** The address of this state's wallet, which signs a payment to a seller; null when there is none. */
+  wallet?: string | null | undefined;
+}
+
+/** A payment the wallet signs (to a seller under terms); a merchant's order is paid at its checkout. */
+function walletSigns(a: Approval): boolean {
+  return a.subject.kind === 'payment' && !a.subject.payee.startsWith('merchant:');
+}
+
 /**
- * A core approval in the view's shape: the shared presentation of every kind, with its id and dates, who
- * asked and from which machine, and whether `decider` (this installation) may decide it.
+ * A core approval in the view's shape: the shared presentation of every kind, with its id and local
+ * times, who asked and from which machine, whether this installation may decide it, and for a payment
+ * the address that will sign it. The view's card and the Approve command's dialog both show this.
  */
-export function pendingApprovalView(s: HolonState, a: Approval, decider?: Pick<Signer, 'publicKey'>): PendingApproval {
+export function pendingApprovalView(s: HolonState, a: Approval, context: ApprovalContext = {}): PendingApproval {
   const account = accountOfApproval(s, a);
-  const may = mayDecide(s, a, decider);
+  const may = mayDecide(s, a, context.decider);
+  const v = approvalView(a);
+  const signs: ApprovalFact[] = walletSigns(a)
+    ? [{ label: 'Signed by', value: context.wallet ?? 'no wallet yet: this payment cannot be signed (Holon: Create Wallet)' }]
+    : [];
   return {
     id: a.id,
     kind: a.kind,
     kindLabel: APPROVAL_KIND_LABELS[a.kind],
     mandate: a.mandate,
-    ...approvalView(a),
+    title: v.title,
+    subject: v.subject,
+    amount: displayOrNull(a.amount),
+    amountLabel: kindSpec(a.kind).amountLabel,
+    threshold: displayOrNull(a.threshold),
+    facts: [...v.facts, ...signs],
+    detail: v.detail,
+    removals: v.removals,
     requestedAt: a.requested_at,
     expiresAt: a.expires_at,
+    requested: localTime(a.requested_at),
+    expires: localTime(a.expires_at),
     askedBy: s.mandates[a.mandate]?.grantee.name ?? a.mandate,
     machine: a.origin?.machine ?? null,
     mayDecide: may,
@@ -64,9 +120,30 @@ export function pendingApprovalView(s: HolonState, a: Approval, decider?: Pick<S
   };
 }
 
+/** The Approve command's dialog: the card's lines, labels and local times, as text. */
+export function approvalPrompt(p: PendingApproval): { message: string; detail: string } {
+  const lines = approvalRows(p).map((r) => `${r.label}: ${r.text}`);
+  if (p.removals.length > 0) lines.push('', `Removes ${p.removals.length}:`, ...p.removals.map((r) => `− ${r}`));
+  if (p.detail !== null) lines.push('', p.detail.length > 1200 ? `${p.detail.slice(0, 1200)}…` : p.detail);
+  if (p.decider !== null) lines.push('', p.decider);
+  return { message: `Approve this ${p.kindLabel.toLowerCase()}? ${p.title}`, detail: lines.join('\n') };
+}
+
+/** The refusals of the last day, newest first, with their reasons in words. */
+export function refusalRows(s: HolonState, now: number, limit = REFUSALS_SHOWN): RefusalRow[] {
+  return recentRefusals(s, { since: new Date(now - REFUSALS_SHOWN_MS).toISOString(), limit }).map((r) => ({
+    id: String(r.seq),
+    at: r.at,
+    when: localTime(r.at),
+    mandate: r.mandate,
+    what: r.agent ? `${r.tool} ${r.agent}` : r.tool,
+    reasons: denialTexts(r.denials),
+  }));
+}
+
 /**
- * The Holon view's state; `decider` is this installation, whose right to decide each approval is shown;
- * `store` is where the ledger is.
+ * The Holon view's state. `wallet` is this state's wallet, `decider` this installation (whose right to
+ * decide each approval is shown), `store` where the ledger is.
  */
 export function holonViewState(
   s: HolonState,
@@ -80,9 +157,10 @@ export function holonViewState(
   return {
     mandate: mandateId,
     budget: mandateId ? budgetInfo(s, mandateId, now) : null,
-    approvals: pendingApprovals(s, now).map((a) => pendingApprovalView(s, a, decider)),
+    approvals: pendingApprovals(s, now).map((a) => pendingApprovalView(s, a, { decider, wallet })),
     panelApprovals,
     wallet,
+    refusals: refusalRows(s, now),
     ...officeRows(s),
     store,
   };
@@ -121,9 +199,9 @@ function node(s: HolonState, t: ReceiptTree): ReceiptNode {
     agent: t.agent,
     version: t.version,
     status: t.status,
-    cost: fmt(t.cost),
-    totalCost: fmt(t.total_cost),
-    worstCase: fmt(t.worst_case),
+    cost: displayOrNull(t.cost),
+    totalCost: displayOrNull(t.total_cost),
+    worstCase: displayOrNull(t.worst_case),
     durationMs: t.duration_ms,
     approval: t.approval,
     approvalChannel: channel,
@@ -134,14 +212,74 @@ function node(s: HolonState, t: ReceiptTree): ReceiptNode {
   };
 }
 
-/** The receipts panel's state: the newest root calls (of every mandate), filtered, and one tree, read back from the journal. */
+/** What the receipts panel is narrowed to: a mandate (or every one), and the calls' status. */
+export interface ReceiptsFilter {
+  mandate: string | null;
+  status: ReceiptsState['filter'];
+}
+
+/** Every spend of the accounts (of one mandate, when narrowed), newest first: calls, payments, intents, purchases. */
+export function spendRows(s: HolonState, mandate: string | null, limit = 200): SpendRow[] {
+  return recentSpends(s, { mandate: mandate ?? undefined, limit }).map((e) => {
+    const kind = spendKind(e, (id) => s.intents[id] !== undefined);
+    // Open: what it holds. Ended: what it cost (a released call may still have paid for its delegated calls).
+    const amount = { amount: e.status === 'held' ? e.held : (e.cost ?? '0'), currency: e.currency };
+    return {
+      id: e.id,
+      kind,
+      mandate: e.mandate,
+      account: e.account,
+      to: e.payee.id,
+      amount: displayJson(amount),
+      status: e.status,
+      reason: e.reason === null ? null : e.reason.replaceAll('_', ' '),
+      at: e.placed_at,
+      receipt: kind === 'call' ? e.id : null,
+    };
+  });
+}
+
+/** The accounts `mandates` spend from (every account when none is named), in each one's currencies. */
+export function accountRows(s: HolonState, mandates: readonly string[] | null): AccountRow[] {
+  const ids = mandates
+    ? [...new Set(mandates.flatMap((m) => (s.mandates[m] ? [s.mandates[m].account] : [])))]
+    : Object.keys(s.accounts).sort();
+  return ids.flatMap((id) => {
+    const a = s.accounts[id];
+    if (!a) return [];
+    const currencies = [...new Set([...Object.keys(a.funded), ...Object.keys(a.spent), ...Object.keys(a.held)])].sort();
+    return currencies.map((currency) => {
+      const u = (units: bigint | undefined): M.Money => ({ units: units ?? 0n, currency });
+      const left = (a.funded[currency] ?? 0n) - (a.spent[currency] ?? 0n) - (a.held[currency] ?? 0n);
+      return {
+        id,
+        funded: displayMoney(u(a.funded[currency])),
+        spent: displayMoney(u(a.spent[currency])),
+        held: displayMoney(u(a.held[currency])),
+        available: displayMoney(u(left > 0n ? left : 0n)),
+      };
+    });
+  });
+}
+
+/**
+ * The receipts panel's state: every spend of the accounts, the newest root calls, one tree read back
+ * from the journal, and the purchases — of one mandate, or of every mandate.
+ */
 export async function receiptsState(
   store: ReceiptSource & { state: HolonState },
-  filter: ReceiptsState['filter'],
+  filter: ReceiptsFilter,
   selected: string | null,
   limit = 50,
 ): Promise<ReceiptsState> {
-  const roots = await recentRootReceipts(store, { status: filter === 'all' ? undefined : filter, limit });
+  const s = store.state;
+  // A mandate that is gone (or was never there) narrows nothing.
+  const mandate = filter.mandate !== null && s.mandates[filter.mandate] ? filter.mandate : null;
+  const roots = await recentRootReceipts(store, {
+    mandate: mandate ?? undefined,
+    status: filter.status === 'all' ? undefined : filter.status,
+    limit,
+  });
   const recent: ReceiptRow[] = await Promise.all(
     roots.map(async (r) => {
       const t = await treeOf(store, r);
@@ -150,7 +288,7 @@ export async function receiptsState(
         mandate: r.mandate,
         agent: r.agent,
         status: r.status,
-        totalCost: fmt(t.total_cost),
+        totalCost: displayOrNull(t.total_cost),
         startedAt: r.started_at,
         delegatedCalls: t.descendants,
       };
@@ -158,16 +296,20 @@ export async function receiptsState(
   );
   const chosen = (selected ? await readReceipt(store, selected) : undefined) ?? roots[0];
   return {
-    filter,
+    mandate,
+    mandates: Object.keys(s.mandates).sort(),
+    accounts: accountRows(s, mandate ? [mandate] : null),
+    spends: spendRows(s, mandate),
+    filter: filter.status,
     recent,
-    selected: chosen ? node(store.state, await treeOf(store, chosen)) : null,
-    purchases: purchaseRows(store.state, limit),
+    selected: chosen ? node(s, await treeOf(store, chosen)) : null,
+    purchases: purchaseRows(s, limit, mandate),
   };
 }
 
-/** The newest completed purchases, with their orders and lines. */
-export function purchaseRows(s: HolonState, limit = 50): PurchaseRow[] {
-  return purchasesOf(s)
+/** The newest completed purchases (of one mandate, when named), with their orders and lines. */
+export function purchaseRows(s: HolonState, limit = 50, mandate: string | null = null): PurchaseRow[] {
+  return purchasesOf(s, mandate ?? undefined)
     .slice(0, limit)
     .map((p) => ({
       id: p.id,
@@ -178,11 +320,11 @@ export function purchaseRows(s: HolonState, limit = 50): PurchaseRow[] {
         product: l.product,
         title: l.title,
         quantity: l.quantity,
-        unitPrice: fmt(l.unit_price) ?? '',
-        total: fmt(l.total) ?? '',
+        unitPrice: displayJson(l.unit_price),
+        total: displayJson(l.total),
       })),
-      total: fmt(p.order?.total ?? p.total) ?? '',
-      charged: fmt(p.charged),
+      total: displayJson(p.order?.total ?? p.total),
+      charged: displayOrNull(p.charged),
       at: p.updated_at,
     }));
 }

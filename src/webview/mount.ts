@@ -10,7 +10,7 @@ import { proposalProtocol } from './protocol/proposal.ts';
 import type { ReceiptsState } from './protocol/receipts.ts';
 import { receiptsProtocol } from './protocol/receipts.ts';
 import { renderLoading } from './render/dom.ts';
-import { renderHolonView } from './render/holonView.ts';
+import { focusFirst, renderHolonView } from './render/holonView.ts';
 import { renderMandateEditor } from './render/mandateEditor.ts';
 import { renderProposal } from './render/proposal.ts';
 import { renderReceipts } from './render/receipts.ts';
@@ -30,13 +30,26 @@ function rootOf(win: Window): HTMLElement {
   return root;
 }
 
-/** Starts the Holon view (activity bar). */
+/**
+ * Starts the Holon view (activity bar). When VS Code gives it the focus (it is shown, or tabbed into),
+ * the focus goes to what waits for the human (focusFirst); if the view's first state has not arrived
+ * yet, as it is being shown, once it has.
+ */
 export function mountHolonView(api: WebviewApi, win: Window, root: HTMLElement = rootOf(win)): ViewSession<HolonViewState> {
+  let focusOwed = false;
+  win.addEventListener('focus', () => {
+    focusOwed = !focusFirst(root) && root.querySelector('[data-section]') === null;
+  });
   return startView({
     api,
     window: win,
     protocol: holonViewProtocol,
-    render: (state, post) => (state ? renderHolonView(root, state, post) : renderLoading(root)),
+    render: (state, post) => {
+      if (!state) return renderLoading(root);
+      renderHolonView(root, state, post);
+      if (focusOwed && win.document.hasFocus()) focusFirst(root);
+      focusOwed = false;
+    },
   });
 }
 

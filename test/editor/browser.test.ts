@@ -20,7 +20,7 @@ import { openStore } from '../../src/core/holon.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { RunDirs } from './harness.ts';
 import type { Bridge, Started } from './workbench.ts';
-import { answerInput, cli, host, installWithDriver, openEditor, pendingInView, pick, runCommand, stopEditor, storeArgs, watchdog, webview } from './workbench.ts';
+import { answerInput, cli, contrastOf, host, installWithDriver, openEditor, paletteOffers, pendingInView, pick, runCommand, stopEditor, storeArgs, tabsTo, watchdog, webview } from './workbench.ts';
 import {
   captureFailure,
   ensureTools,
@@ -35,6 +35,9 @@ import {
 } from './harness.ts';
 
 const MANDATE = 'demo/sandbox';
+/** Who acts under it, as the human names them in the form. */
+const GRANTEE = 'Copilot (sandbox)';
+const FACTURE = 'holon://files/examples/facture.pdf';
 const BUYER = 'demo/buyer';
 const PIPELINE = 'holon-labs/invoice-pipeline';
 const INVOICES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
@@ -90,7 +93,8 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   assert.deepEqual(carrying('Client does not support'), ['dist/sdk.js'], 'the MCP client SDK is in dist/sdk.js only');
   process.stderr.write(`[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB, ${files.length} files\n`);
 
-  const dirs: RunDirs = newRun('browser');
+  // Light Modern: what a new user found pale (orange amounts on white) is checked in it.
+  const dirs: RunDirs = newRun('browser', { 'workbench.colorTheme': 'Light Modern' });
   const editor: Started = {};
   let client: Client | undefined;
   let passed = false;
@@ -113,22 +117,66 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
     const statusBar = p.locator('#workbench\\.parts\\.statusbar');
     const clearNotifications = (): Promise<unknown> => host(bridge, '/command', { id: 'notifications.clearAll' });
 
+    await step("a new user's palette offers only what applies: no Approve with nothing waiting, no team store's password, no empty proposal, nothing to edit", async () => {
+      for (const title of ['Holon: Approve…', 'Holon: Reject…', 'Holon: Set Team Store Password', 'Holon: Clear Team Store Password', 'Holon: Show Personnel Proposal', 'Holon: Edit Mandate']) {
+        assert.equal(await paletteOffers(p, title), false, `the palette offers ${title}, which does not apply`);
+      }
+      assert.equal(await paletteOffers(p, 'Holon: Create Mandate'), true);
+    });
+
     await step('fund the account through the command palette', async () => {
       await runCommand(p, 'Holon: Fund Account');
       await answerInput(p, /Account to fund/, 'demo');
       await answerInput(p, /Amount in EUR/, '20');
       await p.locator('.quick-input-widget').waitFor({ state: 'hidden' });
-      // The mandate is the human's, made at the CLI (the mandate form has its own webview tests); its
-      // budget shows what the palette put into the account.
-      await cli(bridge, [
-        'mandate', 'create', MANDATE, '--threshold', '0.50', '--total', '20', '--per-day', '20', '--per-call', '5',
-        '--capabilities', 'extraction.*,pipeline.*', '--regions', 'EU', '--retention', '30', '--training', 'no',
-      ]);
-      const shown = await cli<{ budget_view: { account: { funded: { amount: string } } } }>(bridge, ['mandate', 'show', MANDATE]);
+    });
+
+    await step('create the mandate in the form: what does not parse is refused in the form; two lines are two capabilities; a confirmation; Edit reveals the same tab', async () => {
+      await runCommand(p, 'Holon: Create Mandate');
+      const form = await webview(p, 'mandate-form');
+      const field = (name: string, inner = 'input'): ReturnType<FrameLocator['locator']> => form.locator(`[data-testid="field-${name}"] ${inner}`);
+      await field('id').fill(MANDATE);
+      await field('grantee').fill(GRANTEE);
+      await field('total').fill('20');
+      await field('perDay').fill('20');
+      await field('perCall').fill('5');
+      await field('threshold').fill('0.50');
+      await field('regions').fill('EU');
+      await field('retentionDays').fill('30');
+      // The help says one per line; a human who writes both on one line is told so in the form, and nothing is saved.
+      assert.match(await form.locator('[data-field="capabilities"] .field-help').innerText(), /One per line/);
+      await field('capabilities', 'textarea').fill('extraction.*, pipeline.*');
+      await form.locator('[data-testid="mandate-save"]').click();
+      await form.locator('[data-testid="error-capabilities"]').waitFor();
+      assert.match(await form.locator('[data-testid="error-capabilities"]').innerText(), /put each on its own line/);
+      await screenshot(p, '02-mandate-form-refused');
+      assert.deepEqual(await cli(bridge, ['mandate', 'list']), [], 'nothing was saved');
+      await field('capabilities', 'textarea').fill('extraction.*\npipeline.*');
+      await form.locator('[data-testid="mandate-save"]').click();
+      await form.locator('[data-testid="mandate-saved"]:not([hidden])').waitFor();
+      const shown = await cli<{ capabilities: { name: string; params?: { capabilities?: string[] } }[]; grantee: { name: string }; budget_view: { account: { funded: { amount: string } } } }>(bridge, ['mandate', 'show', MANDATE]);
+      assert.deepEqual(shown.capabilities.find((c) => c.name === 'market.call')?.params?.capabilities, ['extraction.*', 'pipeline.*']);
+      assert.equal(shown.grantee.name, GRANTEE);
       assert.equal(shown.budget_view.account.funded.amount, '20.00');
+      // The human is told it worked, and what the mandate now allows.
+      await host(bridge, '/command', { id: 'notifications.showList' });
+      await p.locator('.notifications-center .notification-list-item', { hasText: `mandate ${MANDATE} created` }).first().waitFor();
+      await screenshot(p, '02-mandate-created');
+      await host(bridge, '/command', { id: 'notifications.hideList' });
+      // Editing it (twice) shows the one panel it has, never a second tab with the same title.
+      const tabs = p.locator('.tabs-container .tab', { hasText: `Mandate ${MANDATE}` });
+      for (let i = 0; i < 2; i++) {
+        await runCommand(p, 'Holon: Edit Mandate');
+        await pick(p, MANDATE);
+        await p.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+        await webview(p, 'mandate-form');
+        assert.equal(await tabs.count(), 1, 'one tab for the mandate');
+      }
+      await host(bridge, '/command', { id: 'workbench.action.closeAllEditors' });
     });
 
     await step('select the mandate through the command palette', async () => {
+      // Creating the first mandate selected it; the human picks it again from the palette.
       await runCommand(p, 'Holon: Select Mandate');
       await pick(p, MANDATE);
       await statusBar.locator('.statusbar-item', { hasText: `${MANDATE} · 20.00 EUR` }).first().waitFor();
@@ -147,6 +195,20 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       assert.equal(tools.length, 6, tools.join(', '));
     });
 
+    await step("a call the mandate refuses is shown in the Holon view with its reasons, not only to the agent", async () => {
+      const out = await host<ToolOutput>(bridge, '/invoke', { tool: 'call_agent', input: { agent: 'fastcheap/table-extract-us', input: { file: FACTURE } } });
+      assert.equal(out.structured?.['status'], 'denied', out.text);
+      await runCommand(p, 'Holon: Show Panel');
+      const view = await webview(p, 'budget');
+      const card = view.locator('.refusal-card').first();
+      await card.waitFor();
+      assert.match(await card.innerText(), /call_agent fastcheap\/table-extract-us/);
+      assert.match(await card.innerText(), /processes data in US; the mandate allows only EU/);
+      // Nothing waits for the human, and the view says that too.
+      await view.locator('[data-testid="nothing-pending"]').waitFor();
+      await screenshot(p, '03-denied-in-view');
+    });
+
     const seen = new Set<string>();
     const pipelineCall = (files = INVOICES): Promise<ToolOutput> => {
       const call = host<ToolOutput>(bridge, '/invoke', { tool: 'call_agent', input: { agent: PIPELINE, input: { files } } });
@@ -158,25 +220,49 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       return webview(p, 'budget');
     };
 
-    const firstReceipt = await step('a call above the threshold waits in the Holon view; Approve in the webview runs it', async () => {
+    const firstReceipt = await step('a call above the threshold waits in the Holon view, focused when shown and readable in Light Modern; Approve in the webview runs it, and its notification closes', async () => {
       await clearNotifications();
       const call = pipelineCall();
-      const view = await showView();
+      let view = await showView();
       const id = await pendingInView(view, PIPELINE, seen);
       seen.add(id);
       await view.locator(`[data-testid="approval-amount-${id}"]`).waitFor();
       await statusBar.locator('.statusbar-item', { hasText: MANDATE }).first().waitFor();
+      // Something waits now: the palette offers Approve… (it did not while nothing waited).
+      assert.equal(await paletteOffers(p, 'Holon: Approve…'), true);
+      // From the editor, the keyboard reaches the view through Holon: Show Panel: the focus lands on what waits,
+      // and its Approve is two Tabs away (past the folded input).
+      await host(bridge, '/command', { id: 'workbench.action.focusFirstEditorGroup' });
+      await runCommand(p, 'Holon: Show Panel');
+      view = await webview(p, 'budget');
+      await view.locator(`[data-testid="approval-${id}"]:focus`).waitFor();
+      const tabs = await tabsTo(p, view, `[data-testid="approve-${id}"]`);
+      process.stderr.write(`[editor] keyboard: after Holon: Show Panel the focus is in the view, on the waiting approval; ${tabs} Tab press(es) reach its Approve\n`);
+      assert.ok(tabs !== undefined && tabs <= 2, `Approve is ${tabs ?? 'more than 20'} Tab presses away`);
+      // In Light Modern, the amounts are as readable as the text around them (4.5:1 at least).
+      for (const testId of [`approval-amount-${id}`, `approval-threshold-${id}`, 'budget-remaining']) {
+        const { ratio, fg, bg } = await contrastOf(view.locator(`[data-testid="${testId}"]`).first());
+        process.stderr.write(`[editor] contrast of ${testId}: ${ratio.toFixed(2)} (${fg} on ${bg})\n`);
+        assert.ok(ratio >= 4.5, `${testId} is ${fg} on ${bg}: contrast ${ratio.toFixed(2)}, under 4.5`);
+      }
+      // Holon's notification offers it too, until it is decided.
+      await host(bridge, '/command', { id: 'notifications.showList' });
+      const notice = p.locator('.notifications-center .notification-list-item', { hasText: 'asks you to approve' }).filter({ hasText: PIPELINE });
+      await notice.first().waitFor();
       await screenshot(p, '03-holon-view-pending-approval');
       await statusBar.screenshot({ path: path.join(RESULTS, '03-statusbar-waiting.png') });
+      await host(bridge, '/command', { id: 'notifications.hideList' });
       await view.locator(`[data-testid="approve-${id}"]`).click();
       const out = await call;
       assert.equal(out.structured?.['status'], 'succeeded', out.text);
       const a = await approvalOf(bridge, id);
       assert.deepEqual([a.status, a.channel], ['used', 'panel']);
       await view.locator(`[data-testid="approval-${id}"]`).waitFor({ state: 'detached' });
-      // The server withdrew its elicitation, but VS Code 1.139 leaves the notification up: answering it
-      // now (Reject) must change nothing — the first decision won.
+      // Decided in the view, Holon's notification closes: nothing is left whose Approve would answer "already used".
       await host(bridge, '/command', { id: 'notifications.showList' });
+      await notice.first().waitFor({ state: 'detached' });
+      // The server withdrew its elicitation, but VS Code 1.139 leaves its notification up: answering it
+      // now (Reject) must change nothing — the first decision won.
       const stale = p.locator('.notifications-center .notification-list-item', { hasText: `Approval ${id}` }).first();
       await stale.locator('a.monaco-button', { hasText: 'Respond' }).click();
       await pick(p, 'Reject');
@@ -185,6 +271,11 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       const after = await approvalOf(bridge, id);
       assert.deepEqual([after.status, after.channel], ['used', 'panel']);
       await host(bridge, '/command', { id: 'notifications.hideList' });
+      // What it cost, at the currency's precision; the exact amount on hover.
+      const spent = view.locator('[data-testid="budget-spent"] .amount');
+      await until(async () => (await spent.getAttribute('title')) !== '0.00 EUR', 'the spend in the view', 15_000, 250);
+      assert.match(await spent.innerText(), /^\d+\.\d{2} EUR$/);
+      assert.match((await spent.getAttribute('title')) ?? '', /^\d+\.\d{3,6} EUR$/, 'the exact amount has more digits than cents');
       return String(out.structured?.['receipt']);
     });
 
@@ -233,7 +324,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       assert.deepEqual([a.status, a.channel], ['used', 'elicitation']);
     });
 
-    await step('a call from a separate holon mcp client on the same state is approved in the Holon view', async () => {
+    await step('a call from a separate holon mcp client on the same state is approved with Holon: Approve…, whose dialog says what the card says', async () => {
       await clearNotifications();
       const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0] !== 'HOLON_STATE' && e[1] !== undefined));
       const transport = new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', MANDATE, '--state', bridge.stateDir, ...storeArgs(bridge), '--approval-wait', '120'], env, stderr: 'pipe' });
@@ -245,7 +336,25 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       const id = await pendingInView(view, PIPELINE, seen);
       seen.add(id);
       await screenshot(p, '06-other-client-pending');
-      await view.locator(`[data-testid="approve-${id}"]`).click();
+      // The card's words: who asked (the grantee's name, and the machine) and when, in local time.
+      const askedBy = (await view.locator(`[data-testid="approval-asked-by-${id}"]`).innerText()).trim();
+      const requested = (await view.locator(`[data-testid="approval-requested-${id}"]`).innerText()).trim();
+      assert.ok(askedBy.startsWith(GRANTEE), askedBy);
+      await runCommand(p, 'Holon: Approve…');
+      // By keyboard, as a human at the palette would: a row's long detail opens a hover that can sit over
+      // the row where the pointer is.
+      await p.locator('.quick-input-list .monaco-list-row', { hasText: id }).first().waitFor();
+      await p.locator('.quick-input-widget .quick-input-box input').first().fill(id);
+      await p.locator('.quick-input-list .monaco-list-row.focused', { hasText: id }).first().waitFor();
+      await p.keyboard.press('Enter');
+      const dialog = p.locator('.monaco-dialog-box');
+      await dialog.waitFor();
+      const said = await dialog.innerText();
+      await screenshot(p, '06-approve-dialog');
+      assert.ok(said.includes(`Asked by: ${askedBy}`), `the dialog names who asked as the card does (${askedBy}):\n${said}`);
+      assert.ok(said.includes(`Requested: ${requested}`), `the dialog's time is the card's (${requested}):\n${said}`);
+      assert.ok(!said.includes(`Asked by ${MANDATE}`) && !/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(said), `no mandate id for a name, no UTC timestamp:\n${said}`);
+      await dialog.locator('a.monaco-button', { hasText: 'Approve' }).click();
       const out = (await call) as { structuredContent?: Record<string, unknown> };
       assert.equal(out.structuredContent?.['status'], 'succeeded', JSON.stringify(out).slice(0, 2000));
       const a = await approvalOf(bridge, id);
@@ -259,7 +368,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
 
     await step('a payment under terms, above the threshold, is approved in the Holon view; the seller takes it', async () => {
       await clearNotifications();
-      // The human imports their wallet through the palette: the key goes to VS Code's secret storage.
+      // The human imports their wallet through the palette: it becomes this state's one wallet.
       const key = generatePrivateKey();
       const address = privateKeyToAccount(key).address;
       await runCommand(p, 'Holon: Import Wallet');
@@ -268,6 +377,13 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       await host(bridge, '/command', { id: 'holon.showPanel' });
       const view = await webview(p, 'budget');
       await until(async () => (await view.locator('[data-testid="wallet-address"]').textContent())?.trim() === address, 'the wallet in the Holon view', 30_000, 250);
+      // `holon wallet` in the editor's terminal (the same state) names the same wallet: one state, one wallet.
+      assert.deepEqual(await cli(bridge, ['wallet']), { address });
+      // Its key is in the state folder (readable by the user only), never in the ledger.
+      const walletFile = path.join(bridge.stateDir, 'keys', 'wallet.key');
+      assert.equal(fs.statSync(walletFile).mode & 0o077, 0, 'the key file is the user\'s alone');
+      const journal = path.join(bridge.stateDir, 'journal.jsonl');
+      if (fs.existsSync(journal)) assert.equal(fs.readFileSync(journal, 'utf8').includes(key.slice(2)), false, 'the key is not in the journal');
       const seller = await startSeller('honest', { amount: '1000000' });
       try {
         await cli(bridge, ['fx', 'USDC', 'EUR', '0.92']);
@@ -288,6 +404,8 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
           60_000,
           250,
         );
+        // The card names the address that will sign: the wallet the view shows, the terminal's too.
+        assert.match(await view.locator(`[data-testid="approval-${id}"] dl`).innerText(), new RegExp(`Signed by\\s+${address}`));
         await screenshot(p, '08-payment-approval');
         await view.locator(`[data-testid="approve-${id}"]`).click();
         const out = await call;
@@ -302,6 +420,31 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       } finally {
         await seller.close();
       }
+    });
+
+    await step("every spend of the account is in the receipts panel, demo/buyer's payment too, narrowed by mandate; demo/sandbox's view says what the other mandate spent", async () => {
+      await runCommand(p, 'Holon: Show Receipts');
+      const panel = await webview(p, 'spends');
+      const payment = panel.locator('[data-kind="payment"]').filter({ has: panel.locator('[data-testid="spend-mandate"]', { hasText: BUYER }) });
+      await payment.first().waitFor();
+      assert.equal(await payment.locator('[data-testid="spend-amount"]').first().innerText(), '0.92 EUR');
+      assert.ok((await panel.locator('[data-kind="call"]').count()) >= 3, 'the calls of demo/sandbox are spends of the same account');
+      await screenshot(p, '09-receipts-every-spend');
+      // Narrowed to demo/buyer: its payment, and no call of demo/sandbox.
+      await panel.locator('[data-testid="receipts-mandate"]').click();
+      await panel.locator('[data-testid="receipts-mandate"] li', { hasText: BUYER }).first().click();
+      await until(async () => (await panel.locator('[data-kind="call"]').count()) === 0, 'the spends of demo/buyer alone', 15_000, 250);
+      assert.equal(await payment.count(), 1);
+      await screenshot(p, '09-receipts-demo-buyer');
+      await host(bridge, '/command', { id: 'workbench.action.closeAllEditors' });
+      // demo/sandbox spent nothing meanwhile, yet its Remaining fell: its view says the account's other mandate spent it.
+      await host(bridge, '/command', { id: 'holon.selectMandate', args: [MANDATE] });
+      await host(bridge, '/command', { id: 'holon.showPanel' });
+      const view = await webview(p, 'budget');
+      await view.locator('[data-testid="budget-limited-by-account"]').waitFor();
+      assert.equal(await view.locator('[data-testid="account-others-spent"]').innerText(), '0.92 EUR');
+      assert.match(await view.locator('[data-testid="budget-limited-by-account"]').innerText(), /its other mandates spent 0\.92 EUR/);
+      await screenshot(p, '09-account-beside-mandate');
     });
 
     await step('an HR proposal that removes capabilities shows in the diff panel, removals first and in red; Merge changes the mandate and the next call sees it', async () => {

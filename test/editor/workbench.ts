@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import type { CodeServer, RunDirs } from './harness.ts';
 import { DRIVER_EXTENSION_ID, installExtension, launchBrowser, openWorkbench, packageDriver, startCodeServer, until, workbenchUrl } from './harness.ts';
 
@@ -161,4 +161,72 @@ export async function openEditor(dirs: RunDirs, started: Started, consoleLines: 
   );
   if (bridge.error) throw new Error(`the test driver failed in the extension host: ${bridge.error}`);
   return dirs.store ? { ...bridge, store: dirs.store } : bridge;
+}
+
+/**
+ * Whether the command palette offers a command with this title, as the human sees the palette. To know the
+ * list has caught up with the typing, it first shows `control` (a command that is always there and that
+ * `title` does not match), then waits for that row to go before looking for `title`.
+ */
+export async function paletteOffers(page: Page, title: string, control = 'Holon: Fund Account'): Promise<boolean> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget .quick-input-box input').first();
+  await input.waitFor({ state: 'visible' });
+  const rows = page.locator('.quick-input-list .monaco-list-row');
+  await input.fill(`>${control}`);
+  await rows.filter({ hasText: control }).first().waitFor();
+  await input.fill(`>${title}`);
+  await rows.filter({ hasText: control }).first().waitFor({ state: 'detached' });
+  const offered = (await rows.filter({ hasText: title }).count()) > 0;
+  await page.keyboard.press('Escape');
+  return offered;
+}
+
+/** The colours an element's text is drawn in and on: its colour, and the first background behind it that is not transparent. */
+async function colours(target: Locator): Promise<[string, string]> {
+  // The page's DOM types are not this (Node) project's: the element is described by what is used of it.
+  type El = { parentElement: El | null; ownerDocument: { defaultView: unknown } };
+  return target.evaluate((el: El) => {
+    let node: El | null = el;
+    let bg = 'rgba(0, 0, 0, 0)';
+    const view = el.ownerDocument.defaultView as { getComputedStyle(e: El): { color: string; backgroundColor: string } };
+    while (node) {
+      const c = view.getComputedStyle(node).backgroundColor;
+      if (c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') {
+        bg = c;
+        break;
+      }
+      node = node.parentElement;
+    }
+    return [view.getComputedStyle(el).color, bg] as [string, string];
+  });
+}
+
+/** The WCAG contrast ratio of an element's text against what is behind it (4.5 is the floor for body text). */
+export async function contrastOf(target: Locator): Promise<{ ratio: number; fg: string; bg: string }> {
+  const [fg, bg] = await colours(target);
+  const channels = (css: string): number[] => (css.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+  const luminance = (css: string): number => {
+    const [r = 0, g = 0, b = 0] = channels(css).map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [hi, lo] = [luminance(fg), luminance(bg)].sort((x, y) => y - x) as [number, number];
+  return { ratio: (hi + 0.05) / (lo + 0.05), fg, bg };
+}
+
+/**
+ * How many Tab presses, from where the focus is now, until the element of the webview `view` matching
+ * `selector` has the focus; undefined when `max` presses do not reach it.
+ */
+export async function tabsTo(page: Page, view: FrameLocator, selector: string, max = 20): Promise<number | undefined> {
+  const focused = async (): Promise<boolean> => (await view.locator(`${selector}:focus`).count()) > 0;
+  for (let n = 0; n <= max; n++) {
+    if (await focused()) return n;
+    await page.keyboard.press('Tab');
+  }
+  return undefined;
 }

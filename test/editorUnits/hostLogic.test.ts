@@ -10,7 +10,7 @@ import { initialState } from '../../src/core/state.ts';
 import { thisProcess } from '../../src/core/store/owner.ts';
 import { canonicalHash, PREVIEW_LIMIT, previewJson } from '../../src/core/util.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
-import { holonViewState, pendingApprovalView, receiptsState } from '../../src/editor/views.ts';
+import { holonViewState, localTime, pendingApprovalView, receiptsState } from '../../src/editor/views.ts';
 import { HolonViewState, PendingApproval } from '../../src/webview/protocol/holonView.ts';
 import { is } from '../../src/webview/protocol/messages.ts';
 import { connect, demoRuntime, FACTURE, INVOICES, MANDATE } from '../helpers.ts';
@@ -25,8 +25,9 @@ describe('protocol states from the journal', () => {
       const approvalId = (pending.structuredContent as { approval: string }).approval;
       // Seen from this installation's editor: the one that wrote the state, so it decides.
       const s = holonViewState(runtime.store.state, MANDATE, clock.now(), true, null, runtime.deps.signer);
-      assert.equal(s.budget?.spent, '0.0238 EUR');
-      assert.equal(s.budget?.remaining, '4.9762 EUR');
+      // At the currency's precision, the exact amount beside it (the view's hover).
+      assert.deepEqual(s.budget?.spent, { text: '0.02 EUR', exact: '0.0238 EUR' });
+      assert.deepEqual(s.budget?.remaining, { text: '4.98 EUR', exact: '4.9762 EUR' });
       assert.equal(s.approvals.length, 1);
       assert.equal(is(HolonViewState, s), true, 'the state passes the view\'s own guard');
       const a = s.approvals[0]!;
@@ -39,8 +40,9 @@ describe('protocol states from the journal', () => {
           mandate: MANDATE,
           title: 'Call holon-labs/invoice-pipeline 2.1.0',
           subject: 'holon-labs/invoice-pipeline',
-          amount: '3.10 EUR',
-          threshold: '0.50 EUR',
+          amount: { text: '3.10 EUR', exact: '3.10 EUR' },
+          amountLabel: 'Worst case',
+          threshold: { text: '0.50 EUR', exact: '0.50 EUR' },
           facts: [
             { label: 'Version', value: '2.1.0' },
             { label: 'Delegated calls', value: 'up to 4 (extraction.table × 4)' },
@@ -50,6 +52,8 @@ describe('protocol states from the journal', () => {
           removals: [],
           requestedAt: runtime.store.state.approvals[approvalId]?.requested_at,
           expiresAt: runtime.store.state.approvals[approvalId]?.expires_at,
+          requested: localTime(runtime.store.state.approvals[approvalId]?.requested_at ?? ''),
+          expires: localTime(runtime.store.state.approvals[approvalId]?.expires_at ?? ''),
           askedBy: runtime.store.state.mandates[MANDATE]?.grantee.name,
           machine: thisProcess().host,
           mayDecide: true,
@@ -62,13 +66,21 @@ describe('protocol states from the journal', () => {
       const done = await client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICES }, approval: approvalId } });
       const receipt = (done.structuredContent as { receipt: string }).receipt;
       assert.equal(holonViewState(runtime.store.state, MANDATE, clock.now(), true).approvals.length, 0, 'a decided approval leaves the view');
-      const r = await receiptsState(runtime.store, 'all', receipt);
+      const r = await receiptsState(runtime.store, { mandate: null, status: 'all' }, receipt);
       assert.equal(r.selected?.id, receipt);
       assert.equal(r.selected?.children.length, 4);
-      assert.equal(r.selected?.totalCost, '0.1906 EUR');
+      assert.deepEqual(r.selected?.totalCost, { text: '0.19 EUR', exact: '0.1906 EUR' });
+      // As a spend of the account, the call costs what its tree cost: its 4 delegated calls drew on its hold.
+      assert.deepEqual(
+        r.spends.map((sp) => [sp.kind, sp.receipt, sp.amount.exact, sp.status]),
+        [
+          ['call', receipt, '0.1906 EUR', 'settled'],
+          ['call', r.spends[1]?.receipt, '0.0238 EUR', 'settled'],
+        ],
+      );
       assert.equal(r.selected?.approvalChannel, 'panel');
       assert.equal(r.recent.length, 2);
-      assert.equal((await receiptsState(runtime.store, 'failed', null)).recent.length, 0);
+      assert.equal((await receiptsState(runtime.store, { mandate: null, status: 'failed' }, null)).recent.length, 0);
       await client.close();
     } finally {
       await cleanup();
@@ -152,10 +164,17 @@ describe('an approval in the view\'s shape', () => {
     const [call, payment, , window, , proposal] = subjects.map((x) => pendingApprovalView(initialState(), ask(x)));
     assert.deepEqual(call?.facts[0], { label: 'Version', value: '0.9.0' });
     assert.ok(!call?.facts.some((f) => f.label === 'Delegated calls'), 'an agent that delegates nothing has no delegated-calls fact');
+    // A payment to a seller names the wallet that signs it: this state's, or none yet.
     assert.deepEqual(payment?.facts, [
       { label: 'Terms hash', value: 'f'.repeat(64) },
       { label: 'Purpose', value: 'API credits' },
+      { label: 'Signed by', value: 'no wallet yet: this payment cannot be signed (Holon: Create Wallet)' },
     ]);
+    const wallet = '0x00000000000000000000000000000000000000a1';
+    assert.deepEqual(pendingApprovalView(initialState(), ask(subjects[1]!), { wallet }).facts.at(-1), { label: 'Signed by', value: wallet });
+    // A merchant's order is paid at its checkout, not by the wallet: no signer is named.
+    const order = { ...subjects[1]!, payee: 'merchant:acp' } as ApprovalSubject;
+    assert.ok(!pendingApprovalView(initialState(), ask(order), { wallet }).facts.some((f) => f.label === 'Signed by'));
     assert.equal(window?.detail, 'to fetch the report');
     assert.deepEqual(proposal?.removals, ['mail.send', 'hr.propose'], 'what a proposal takes away is never folded into facts');
   });

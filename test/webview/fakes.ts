@@ -5,6 +5,7 @@ import { Window as HappyWindow } from 'happy-dom';
 import type { WebviewApi } from '../../src/webview/host.ts';
 import type { HolonViewState, PendingApproval } from '../../src/webview/protocol/holonView.ts';
 import type { MandateEditorState } from '../../src/webview/protocol/mandateEditor.ts';
+import type { Amount } from '../../src/webview/protocol/messages.ts';
 import type { ReceiptNode, ReceiptsState } from '../../src/webview/protocol/receipts.ts';
 
 /** A page with `<div id="root"></div>`, as the host's HTML shell has. */
@@ -94,6 +95,11 @@ export function get(root: ParentNode, id: string): HTMLElement {
 
 export const HOSTILE = '<img src=x onerror="globalThis.pwned=1">';
 
+/** An amount as the host sends it: its text, and (when it has more digits) the exact amount. */
+export function amt(text: string, exact: string = text): Amount {
+  return { text, exact };
+}
+
 /** An agent call waiting for approval, as the host maps it. */
 export function approval(overrides: Partial<PendingApproval> = {}): PendingApproval {
   return {
@@ -103,8 +109,9 @@ export function approval(overrides: Partial<PendingApproval> = {}): PendingAppro
     mandate: 'demo/sandbox',
     title: 'Call acme/invoice-extractor 1.4.2',
     subject: 'acme/invoice-extractor',
-    amount: '3.10 EUR',
-    threshold: '0.50 EUR',
+    amount: amt('3.10 EUR'),
+    amountLabel: 'Worst case',
+    threshold: amt('0.50 EUR'),
     facts: [
       { label: 'Version', value: '1.4.2' },
       { label: 'Delegated calls', value: 'up to 4 (extraction.pdf × 4)' },
@@ -113,6 +120,8 @@ export function approval(overrides: Partial<PendingApproval> = {}): PendingAppro
     removals: [],
     requestedAt: '2026-03-01T10:00:00.000Z',
     expiresAt: '2026-03-01T10:15:00.000Z',
+    requested: '3/1/2026, 11:00:00 AM',
+    expires: '3/1/2026, 11:15:00 AM',
     askedBy: 'Agent on demo/sandbox',
     machine: 'dev-laptop',
     mayDecide: true,
@@ -127,18 +136,28 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
     budget: {
       mandate: 'demo/sandbox',
       status: 'active',
-      total: '5.00 EUR',
-      spent: '1.20 EUR',
-      held: '0.40 EUR',
-      remaining: '3.40 EUR',
-      perDay: '2.00 EUR',
-      spentToday: '1.20 EUR',
-      perCall: '1.00 EUR',
-      threshold: '0.50 EUR',
+      total: amt('5.00 EUR'),
+      spent: amt('1.20 EUR', '1.1962 EUR'),
+      held: amt('0.40 EUR'),
+      remaining: amt('3.40 EUR', '3.4038 EUR'),
+      perDay: amt('2.00 EUR'),
+      spentToday: amt('1.20 EUR', '1.1962 EUR'),
+      perCall: amt('1.00 EUR'),
+      threshold: amt('0.50 EUR'),
+      account: {
+        id: 'demo',
+        funded: amt('5.00 EUR'),
+        spent: amt('1.20 EUR', '1.1962 EUR'),
+        held: amt('0.40 EUR'),
+        available: amt('3.40 EUR', '3.4038 EUR'),
+        otherMandatesSpent: amt('0.00 EUR'),
+      },
+      limitedBy: 'mandate',
     },
     approvals: [],
     panelApprovals: true,
     wallet: null,
+    refusals: [],
     mail: [],
     artifacts: [],
     store: { kind: 'journal', label: "this workspace's journal", error: null },
@@ -153,9 +172,9 @@ export function receiptNode(overrides: Partial<ReceiptNode> = {}): ReceiptNode {
     agent: 'acme/invoice-extractor',
     version: '1.4.2',
     status: 'succeeded',
-    cost: '0.40 EUR',
-    totalCost: '1.20 EUR',
-    worstCase: '3.10 EUR',
+    cost: amt('0.40 EUR'),
+    totalCost: amt('1.20 EUR'),
+    worstCase: amt('3.10 EUR'),
     durationMs: 1234,
     approval: 'apr_1',
     approvalChannel: 'panel',
@@ -169,15 +188,44 @@ export function receiptNode(overrides: Partial<ReceiptNode> = {}): ReceiptNode {
 
 export function receiptsState(overrides: Partial<ReceiptsState> = {}): ReceiptsState {
   const children = [1, 2].map((n) =>
-    receiptNode({ id: `rcp_1.${n}`, agent: 'ocr/pdf', version: '0.9.0', cost: '0.20 EUR', totalCost: '0.20 EUR', worstCase: '0.50 EUR', durationMs: 340, approval: null, approvalChannel: null }),
+    receiptNode({ id: `rcp_1.${n}`, agent: 'ocr/pdf', version: '0.9.0', cost: amt('0.20 EUR'), totalCost: amt('0.20 EUR'), worstCase: amt('0.50 EUR'), durationMs: 340, approval: null, approvalChannel: null }),
   );
   children.push(
-    receiptNode({ id: 'rcp_1.3', agent: 'ocr/pdf', version: '0.9.0', status: 'failed', cost: null, totalCost: null, worstCase: '0.50 EUR', durationMs: null, approval: null, approvalChannel: null, error: 'timeout after 30 s' }),
+    receiptNode({ id: 'rcp_1.3', agent: 'ocr/pdf', version: '0.9.0', status: 'failed', cost: null, totalCost: null, worstCase: amt('0.50 EUR'), durationMs: null, approval: null, approvalChannel: null, error: 'timeout after 30 s' }),
   );
   return {
+    mandate: null,
+    mandates: ['demo/buyer', 'demo/sandbox'],
+    accounts: [{ id: 'demo', funded: amt('5.00 EUR'), spent: amt('1.21 EUR', '1.2062 EUR'), held: amt('0.00 EUR'), available: amt('3.79 EUR', '3.7938 EUR') }],
+    spends: [
+      {
+        id: 'pay_1',
+        kind: 'payment',
+        mandate: 'demo/buyer',
+        account: 'demo',
+        to: 'eip155:84532:0x00000000000000000000000000000000000000b0',
+        amount: amt('0.92 EUR'),
+        status: 'settled',
+        reason: null,
+        at: '2026-03-01T10:03:00.000Z',
+        receipt: null,
+      },
+      {
+        id: 'rcp_1',
+        kind: 'call',
+        mandate: 'demo/sandbox',
+        account: 'demo',
+        to: 'acme/invoice-extractor',
+        amount: amt('1.20 EUR'),
+        status: 'settled',
+        reason: null,
+        at: '2026-03-01T10:01:00.000Z',
+        receipt: 'rcp_1',
+      },
+    ],
     filter: 'all',
     recent: [
-      { id: 'rcp_1', mandate: 'demo/sandbox', agent: 'acme/invoice-extractor', status: 'succeeded', totalCost: '1.20 EUR', startedAt: '2026-03-01T10:01:00.000Z', delegatedCalls: 3 },
+      { id: 'rcp_1', mandate: 'demo/sandbox', agent: 'acme/invoice-extractor', status: 'succeeded', totalCost: amt('1.20 EUR'), startedAt: '2026-03-01T10:01:00.000Z', delegatedCalls: 3 },
       { id: 'rcp_2', mandate: 'demo/sandbox', agent: null, status: 'denied', totalCost: null, startedAt: '2026-03-01T10:02:00.000Z', delegatedCalls: 0 },
     ],
     selected: receiptNode({ children }),
@@ -198,7 +246,7 @@ export function editorState(overrides: Partial<MandateEditorState> = {}): Mandat
       perCall: '',
       threshold: '0.50',
       toolsets: ['market'],
-      capabilities: '',
+      capabilities: '*',
       regions: '',
       retentionDays: '',
       training: false,

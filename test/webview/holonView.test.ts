@@ -4,9 +4,9 @@ import type { HolonViewCommand } from '../../src/webview/protocol/holonView.ts';
 import { APPROVAL_KINDS } from '../../src/shared/approvalKinds.ts';
 import { HolonViewCommand as HolonViewCommandSchema } from '../../src/webview/protocol/holonView.ts';
 import { is } from '../../src/webview/protocol/messages.ts';
-import { renderHolonView } from '../../src/webview/render/holonView.ts';
+import { focusFirst, renderHolonView } from '../../src/webview/render/holonView.ts';
 import type { Page } from './fakes.ts';
-import { approval, byTestId, click, fire, get, HOSTILE, page, viewState } from './fakes.ts';
+import { amt, approval, byTestId, click, fire, get, HOSTILE, page, viewState } from './fakes.ts';
 
 let p: Page;
 let posted: HolonViewCommand[];
@@ -86,7 +86,7 @@ describe('budget', () => {
     renderHolonView(p.root, { ...state, budget: { ...state.budget!, perDay: null, perCall: null, status: 'suspended' } }, post);
     assert.equal(get(p.root, 'budget-per-day').textContent, 'no daily limit');
     assert.equal(get(p.root, 'budget-per-call').textContent, 'no per-call limit');
-    assert.ok(get(p.root, 'mandate-status').classList.contains('warning'));
+    assert.ok(get(p.root, 'mandate-status').classList.contains('attention'));
 
     renderHolonView(p.root, viewState({ budget: null }), post);
     assert.ok(byTestId(p.root, 'budget-unknown'));
@@ -96,7 +96,7 @@ describe('budget', () => {
   test('a new state replaces the budget; only one head is shown', () => {
     renderHolonView(p.root, viewState(), post);
     const state = viewState();
-    renderHolonView(p.root, { ...state, budget: { ...state.budget!, remaining: '2.00 EUR' } }, post);
+    renderHolonView(p.root, { ...state, budget: { ...state.budget!, remaining: amt('2.00 EUR') } }, post);
     assert.equal(get(p.root, 'budget-remaining').textContent, '2.00 EUR');
     assert.equal(p.root.querySelectorAll('[data-testid="budget"]').length, 1);
     renderHolonView(p.root, viewState({ mandate: null, budget: null }), post);
@@ -123,7 +123,7 @@ describe('approvals', () => {
     assert.equal(get(card, 'approval-threshold-apr_1').textContent, '0.50 EUR');
     assert.deepEqual(facts(card).slice(0, 4), [
       ['About', 'acme/invoice-extractor'],
-      ['At stake', '3.10 EUR above 0.50 EUR'],
+      ['Worst case', '3.10 EUR above 0.50 EUR'],
       ['Version', '1.4.2'],
       ['Delegated calls', 'up to 4 (extraction.pdf × 4)'],
     ]);
@@ -131,6 +131,15 @@ describe('approvals', () => {
     assert.equal(get(card, 'approval-mandate-apr_1').textContent, 'demo/sandbox');
     assert.equal(get(card, 'approval-requested-apr_1').getAttribute('datetime'), '2026-03-01T10:00:00.000Z');
     assert.equal(get(card, 'approval-expires-apr_1').getAttribute('datetime'), '2026-03-01T10:15:00.000Z');
+    // The times are the host's words, the ones the Approve command's dialog shows too.
+    assert.equal(get(card, 'approval-requested-apr_1').textContent, approval().requested);
+    assert.equal(get(card, 'approval-expires-apr_1').textContent, approval().expires);
+    assert.deepEqual(facts(card).slice(4), [
+      ['Mandate', 'demo/sandbox'],
+      ['Asked by', 'Agent on demo/sandbox on dev-laptop'],
+      ['Requested', approval().requested],
+      ['Expires', approval().expires],
+    ]);
     const detail = get(card, 'approval-detail-apr_1');
     assert.equal(detail.tagName.toLowerCase(), 'pre');
     assert.equal(detail.textContent, approval().detail);
@@ -162,7 +171,8 @@ describe('approvals', () => {
       kindLabel: 'Payment',
       title: 'Pay 12.00 EUR to ACME Invoicing',
       subject: 'acme-invoicing',
-      amount: '12.00 EUR',
+      amount: amt('12.00 EUR'),
+      amountLabel: 'Amount',
       threshold: null,
       facts: [
         { label: 'Terms', value: 'sha256:9f2c…' },
@@ -175,7 +185,7 @@ describe('approvals', () => {
     assert.equal(get(card, 'approval-kind-apr_pay').textContent, 'Payment');
     assert.deepEqual(facts(card).slice(0, 4), [
       ['About', 'acme-invoicing'],
-      ['At stake', '12.00 EUR'],
+      ['Amount', '12.00 EUR'],
       ['Terms', 'sha256:9f2c…'],
       ['Reference', 'INV-2026-0042'],
     ]);
@@ -315,8 +325,9 @@ describe('approvals', () => {
       title: HOSTILE,
       subject: HOSTILE,
       mandate: HOSTILE,
-      amount: HOSTILE,
-      threshold: HOSTILE,
+      amount: amt(HOSTILE),
+      amountLabel: HOSTILE,
+      threshold: amt(HOSTILE),
       facts: [{ label: HOSTILE, value: HOSTILE }],
       detail: HOSTILE,
       removals: [HOSTILE],
@@ -343,7 +354,7 @@ describe('state pushes keep what the human is doing', () => {
     const card = get(p.root, 'approval-apr_1');
     get(card, 'approval-detail-toggle-apr_1').setAttribute('open', '');
     const state = viewState({ approvals: [approval()] });
-    renderHolonView(p.root, { ...state, budget: { ...state.budget!, remaining: '1.00 EUR' } }, post);
+    renderHolonView(p.root, { ...state, budget: { ...state.budget!, remaining: amt('1.00 EUR') } }, post);
     assert.equal(get(p.root, 'approval-apr_1'), card);
     assert.equal(get(p.root, 'approval-detail-toggle-apr_1').hasAttribute('open'), true);
     assert.equal(get(p.root, 'budget-remaining').textContent, '1.00 EUR');
@@ -352,7 +363,7 @@ describe('state pushes keep what the human is doing', () => {
   test('an approval that comes back changed is rebuilt', () => {
     renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
     const card = get(p.root, 'approval-apr_1');
-    renderHolonView(p.root, viewState({ approvals: [approval({ amount: '4.00 EUR' })] }), post);
+    renderHolonView(p.root, viewState({ approvals: [approval({ amount: amt('4.00 EUR') })] }), post);
     assert.notEqual(get(p.root, 'approval-apr_1'), card);
     assert.equal(get(p.root, 'approval-amount-apr_1').textContent, '4.00 EUR');
   });
@@ -391,5 +402,100 @@ describe('the office', () => {
     renderHolonView(p.root, viewState(), post);
     assert.equal(get(p.root, 'section-mail').hidden, true);
     assert.equal(get(p.root, 'section-artifacts').hidden, true);
+  });
+});
+
+describe('amounts and the account', () => {
+  test('each amount reads at its currency\'s precision, the exact amount on hover', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval({ amount: amt('3.10 EUR', '3.0975 EUR') })] }), post);
+    const spent = get(p.root, 'budget-spent').querySelector('.amount')!;
+    assert.equal(spent.textContent, '1.20 EUR');
+    assert.equal(spent.getAttribute('title'), '1.1962 EUR');
+    assert.equal(get(p.root, 'approval-amount-apr_1').textContent, '3.10 EUR');
+    assert.equal(get(p.root, 'approval-amount-apr_1').getAttribute('title'), '3.0975 EUR');
+    assert.equal(get(p.root, 'approve-apr_1').getAttribute('title'), 'Call acme/invoice-extractor 1.4.2, up to 3.0975 EUR');
+  });
+
+  test("the account's money is shown beside the mandate's spend; when other mandates made Remaining smaller, it says so", () => {
+    renderHolonView(p.root, viewState(), post);
+    assert.equal(get(p.root, 'budget-account').textContent, '3.40 EUR left of 5.00 EUR; its other mandates spent 0.00 EUR');
+    assert.equal(byTestId(p.root, 'budget-limited-by-account'), null, 'the mandate\'s own budget bounds it: nothing to explain');
+    const state = viewState();
+    const budget = {
+      ...state.budget!,
+      spent: amt('0.19 EUR', '0.1906 EUR'),
+      remaining: amt('4.58 EUR', '4.5824 EUR'),
+      limitedBy: 'account' as const,
+      account: { ...state.budget!.account, available: amt('4.58 EUR', '4.5824 EUR'), otherMandatesSpent: amt('0.23 EUR', '0.227 EUR') },
+    };
+    renderHolonView(p.root, { ...state, budget }, post);
+    assert.equal(get(p.root, 'budget-spent').textContent, '0.19 EUR');
+    assert.equal(get(p.root, 'account-others-spent').textContent, '0.23 EUR');
+    assert.equal(get(p.root, 'account-others-spent').getAttribute('title'), '0.227 EUR');
+    assert.equal(
+      get(p.root, 'budget-limited-by-account').textContent,
+      "Remaining is what account demo has left, less than this mandate's own budget: its other mandates spent 0.23 EUR from it.",
+    );
+  });
+});
+
+describe('refusals', () => {
+  const refusal = {
+    id: '41',
+    at: '2026-03-01T10:05:00.000Z',
+    when: '3/1/2026, 11:05:00 AM',
+    mandate: 'demo/sandbox',
+    what: 'call_agent fastcheap/table-extract-us',
+    reasons: ['fastcheap/table-extract-us processes data in US; the mandate allows EU'],
+  };
+
+  test('a refused call is shown with its reasons in words; nothing waits, and the view still says so', () => {
+    renderHolonView(p.root, viewState({ refusals: [refusal] }), post);
+    assert.equal(get(p.root, 'section-refusals').hidden, false);
+    assert.equal(get(p.root, 'count-refusals').textContent, '1');
+    assert.equal(get(p.root, 'refusal-what-41').textContent, refusal.what);
+    assert.deepEqual(
+      Array.from(get(p.root, 'refusal-reasons-41').querySelectorAll('li')).map((li) => li.textContent),
+      refusal.reasons,
+    );
+    assert.match(get(p.root, 'refusal-41').textContent ?? '', /11:05:00/);
+    assert.ok(byTestId(p.root, 'nothing-pending'));
+    assert.deepEqual(posted, []);
+    click(get(p.root, 'refusal-edit-41'));
+    assert.deepEqual(posted, [{ type: 'run', command: 'editMandate' }]);
+  });
+
+  test('no refusal, no section; their text stays text', () => {
+    renderHolonView(p.root, viewState(), post);
+    assert.equal(get(p.root, 'section-refusals').hidden, true);
+    renderHolonView(p.root, viewState({ refusals: [{ ...refusal, what: HOSTILE, mandate: HOSTILE, reasons: [HOSTILE] }] }), post);
+    assert.equal(p.root.querySelectorAll('img').length, 0);
+  });
+});
+
+describe('the keyboard', () => {
+  test('what waits comes first: the approvals, then refusals, then the budget', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval()] }), post);
+    const order = Array.from(p.root.querySelectorAll('[data-section]')).map((s) => s.getAttribute('data-section'));
+    assert.ok(order.indexOf('approvals') < order.indexOf('head'), order.join());
+    assert.ok(order.indexOf('refusals') < order.indexOf('head'), order.join());
+  });
+
+  test('when the view gets the focus, the first waiting approval\'s card takes it — never a button', () => {
+    renderHolonView(p.root, viewState({ approvals: [approval(), approval({ id: 'apr_2' })] }), post);
+    assert.equal(focusFirst(p.root), true);
+    assert.equal(p.document.activeElement, get(p.root, 'approval-apr_1'));
+    assert.equal(get(p.root, 'approval-apr_1').getAttribute('tabindex'), '-1');
+    assert.match(get(p.root, 'approval-apr_1').getAttribute('aria-label') ?? '', /^Agent call: Call acme/);
+    // Focus the human already put somewhere stays there.
+    get(p.root, 'reject-apr_2').focus();
+    assert.equal(focusFirst(p.root), false);
+    assert.equal(p.document.activeElement, get(p.root, 'reject-apr_2'));
+    assert.deepEqual(posted, []);
+  });
+
+  test('nothing waits: the focus is left where it is', () => {
+    renderHolonView(p.root, viewState(), post);
+    assert.equal(focusFirst(p.root), false);
   });
 });

@@ -24,7 +24,7 @@ const existing: MandateFormValues = {
   perCall: '1.00',
   threshold: '0.50',
   toolsets: ['market', 'money'],
-  capabilities: 'market.call {"capabilities":["extraction.*"]}',
+  capabilities: 'extraction.*\npipeline.*',
   regions: 'EU',
   retentionDays: '30',
   training: false,
@@ -84,6 +84,27 @@ describe('create mode', () => {
     renderMandateEditor(p.root, { ...state, values: { ...state.values, extra: 'x' } as typeof state.values }, post);
     click(get(p.root, 'mandate-save'));
     assert.deepEqual(Object.keys((posted[0] as { values: object }).values).sort(), Object.keys(state.values).sort());
+  });
+
+  test('Capabilities: the help says one per line; lines are posted as typed, and what does not parse is refused in the form, nothing posted', () => {
+    renderMandateEditor(p.root, editorState(), post);
+    const help = get(p.root, 'field-capabilities').closest('[data-field]')?.querySelector('.field-help')?.textContent ?? '';
+    assert.match(help, /One per line/);
+    assert.doesNotMatch(help, /parameters/, 'the field takes no parameters: the help says what is read');
+    type(get(p.root, 'field-id'), 'demo/ci');
+    type(get(p.root, 'field-capabilities'), 'extraction.*, pipeline.*');
+    click(get(p.root, 'mandate-save'));
+    assert.deepEqual(posted, [], 'two capabilities on one line are refused before anything is sent');
+    assert.match(get(p.root, 'error-capabilities').textContent ?? '', /holds more than one capability: put each on its own line/);
+    assert.equal(get(p.root, 'field-capabilities').hasAttribute('invalid'), true);
+    type(get(p.root, 'field-capabilities'), '\n\n');
+    click(get(p.root, 'mandate-save'));
+    assert.deepEqual(posted, [], 'an empty field names no capability: refused, never read as "any"');
+    assert.match(get(p.root, 'error-capabilities').textContent ?? '', /Name at least one capability/);
+    assert.equal(p.root.querySelectorAll('[data-testid="error-capabilities"]').length, 1, 'one error at a time');
+    type(get(p.root, 'field-capabilities'), '  extraction.*\n\npipeline.*  \n');
+    click(get(p.root, 'mandate-save'));
+    assert.deepEqual(posted, [{ type: 'save', values: { ...editorState().values, id: 'demo/ci', capabilities: '  extraction.*\n\npipeline.*  \n' } }]);
   });
 
   test('Cancel posts cancel', () => {

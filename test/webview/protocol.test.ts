@@ -74,6 +74,10 @@ describe('Holon view protocol', () => {
     assert.equal(is(BudgetInfo, { ...budget, perDay: null, perCall: null }), true);
     assert.equal(is(BudgetInfo, withProp(budget, 'remaining', 3.4)), false);
     assert.equal(is(BudgetInfo, withProp(budget, 'perDay', undefined)), false);
+    assert.equal(is(BudgetInfo, withProp(budget, 'remaining', '3.40 EUR')), false, 'an amount is its text and its exact value');
+    assert.equal(is(BudgetInfo, withProp(budget, 'remaining', { text: '3.40 EUR' })), false);
+    assert.equal(is(BudgetInfo, withProp(budget, 'account', undefined)), false);
+    assert.equal(is(BudgetInfo, withProp(budget, 'limitedBy', 'nobody')), false);
   });
 
   test('an approval of every kind passes, with or without money, detail and removals', () => {
@@ -163,6 +167,10 @@ describe('receipts protocol', () => {
     assert.equal(parse(ReceiptsCommand, { type: 'filter', filter: 'gone' }), undefined);
     assert.equal(parse(ReceiptsCommand, { type: 'filter', filter: 'everything' }), undefined);
     assert.equal(parse(ReceiptsCommand, { type: 'select' }), undefined);
+    assert.deepEqual(parse(ReceiptsCommand, { type: 'mandate', mandate: 'demo/buyer' }), { type: 'mandate', mandate: 'demo/buyer' });
+    assert.deepEqual(parse(ReceiptsCommand, { type: 'mandate', mandate: null }), { type: 'mandate', mandate: null });
+    for (const bad of [undefined, '', 'x'.repeat(81), 3, ['demo/buyer']])
+      assert.equal(parse(ReceiptsCommand, { type: 'mandate', mandate: bad }), undefined, String(bad));
   });
 });
 

@@ -5,7 +5,7 @@ import { is } from '../../src/webview/protocol/messages.ts';
 import { RECEIPT_STATUSES, ReceiptsCommand as ReceiptsCommandSchema } from '../../src/webview/protocol/receipts.ts';
 import { formatDuration, renderReceipts } from '../../src/webview/render/receipts.ts';
 import type { Page } from './fakes.ts';
-import { byTestId, click, fire, get, HOSTILE, page, receiptNode, receiptsState, type } from './fakes.ts';
+import { amt, byTestId, click, fire, get, HOSTILE, page, receiptNode, receiptsState, type } from './fakes.ts';
 
 let p: Page;
 let posted: ReceiptsCommand[];
@@ -124,7 +124,7 @@ describe('receipt tree', () => {
       p.root,
       receiptsState({
         purchases: [
-          { id: 'pur_1', mandate: 'demo/shopper', merchant: 'acp', order: HOSTILE, lines: [{ product: 'mug', title: HOSTILE, quantity: 2, unitPrice: '4.50 EUR', total: '9.00 EUR' }], total: '9.00 EUR', charged: '9.00 EUR', at: '2026-12-01T10:00:00.000Z' },
+          { id: 'pur_1', mandate: 'demo/shopper', merchant: 'acp', order: HOSTILE, lines: [{ product: 'mug', title: HOSTILE, quantity: 2, unitPrice: amt('4.50 EUR'), total: amt('9.00 EUR') }], total: amt('9.00 EUR'), charged: amt('9.00 EUR'), at: '2026-12-01T10:00:00.000Z' },
         ],
       }),
       post,
@@ -139,7 +139,7 @@ describe('receipt tree', () => {
 
   test('hostile text in agents, reasons, errors and ids is text', () => {
     const node = receiptNode({ id: HOSTILE, agent: HOSTILE, version: HOSTILE, reasons: [HOSTILE], error: HOSTILE, approval: HOSTILE, approvalChannel: HOSTILE, children: [receiptNode({ agent: HOSTILE })] });
-    renderReceipts(p.root, { filter: 'all', recent: [{ id: HOSTILE, mandate: HOSTILE, agent: HOSTILE, status: 'failed', totalCost: HOSTILE, startedAt: HOSTILE, delegatedCalls: 1 }], selected: node, purchases: [] }, post);
+    renderReceipts(p.root, { ...receiptsState(), filter: 'all', recent: [{ id: HOSTILE, mandate: HOSTILE, agent: HOSTILE, status: 'failed', totalCost: amt(HOSTILE), startedAt: HOSTILE, delegatedCalls: 1 }], selected: node, purchases: [] }, post);
     assert.equal(p.root.querySelectorAll('img').length, 0);
     assert.equal(p.document.querySelectorAll('[onerror]').length, 0);
     assert.equal(part(nodes()[0]!, 'node-error'), HOSTILE);
@@ -153,4 +153,54 @@ test('durations read well', () => {
   assert.equal(formatDuration(999), '999 ms');
   assert.equal(formatDuration(1000), '1.0 s');
   assert.equal(formatDuration(125_000), '2 min 5 s');
+});
+
+describe('spends of the accounts', () => {
+  test('every spend is listed — calls, payments, intents, purchases — with its mandate, payee, amount (exact on hover) and status', () => {
+    renderReceipts(p.root, receiptsState(), post);
+    const payment = get(p.root, 'spend-pay_1');
+    assert.equal(payment.getAttribute('data-kind'), 'payment');
+    assert.equal(get(payment, 'spend-kind').textContent, 'Payment');
+    assert.equal(get(payment, 'spend-mandate').textContent, 'demo/buyer');
+    assert.equal(get(payment, 'spend-to').textContent, 'eip155:84532:0x00000000000000000000000000000000000000b0');
+    assert.equal(get(payment, 'spend-amount').textContent, '0.92 EUR');
+    assert.match(get(payment, 'spend-status').textContent ?? '', /settled/);
+    assert.equal(get(p.root, 'spend-rcp_1').getAttribute('data-kind'), 'call');
+    assert.match(get(p.root, 'account-demo').textContent ?? '', /3\.79 EUR left of 5\.00 EUR · spent 1\.21 EUR by all its mandates/);
+    assert.equal(get(p.root, 'account-demo').querySelector('[title="3.7938 EUR"]')?.textContent, '3.79 EUR');
+    assert.match(get(p.root, 'spends').querySelector('h2')?.textContent ?? '', /every mandate/);
+  });
+
+  test("a call's row opens its receipt; a payment's has none to open", () => {
+    renderReceipts(p.root, receiptsState(), post);
+    click(get(p.root, 'spend-pay_1'));
+    assert.deepEqual(posted, []);
+    click(get(p.root, 'spend-rcp_1'));
+    fire(get(p.root, 'spend-rcp_1'), 'KeyboardEvent', 'keydown', { key: 'Enter' });
+    assert.deepEqual(posted, [
+      { type: 'select', id: 'rcp_1' },
+      { type: 'select', id: 'rcp_1' },
+    ]);
+  });
+
+  test('the mandate filter offers every mandate; a choice posts it, "every mandate" posts null', () => {
+    renderReceipts(p.root, receiptsState(), post);
+    const select = get(p.root, 'receipts-mandate');
+    assert.deepEqual(
+      Array.from(select.querySelectorAll('vscode-option')).map((o) => [o.getAttribute('value'), o.textContent]),
+      [
+        ['', 'Every mandate'],
+        ['demo/buyer', 'demo/buyer'],
+        ['demo/sandbox', 'demo/sandbox'],
+      ],
+    );
+    type(select, 'demo/buyer');
+    type(select, 'not/a-mandate');
+    assert.deepEqual(posted, [{ type: 'mandate', mandate: 'demo/buyer' }]);
+    renderReceipts(p.root, receiptsState({ mandate: 'demo/buyer', spends: [] }), post);
+    assert.equal(get(p.root, 'receipts-mandate').querySelector('vscode-option[selected]')?.getAttribute('value'), 'demo/buyer');
+    assert.ok(byTestId(p.root, 'spends-empty'));
+    type(get(p.root, 'receipts-mandate'), '');
+    assert.deepEqual(posted.at(-1), { type: 'mandate', mandate: null });
+  });
 });

@@ -1,16 +1,24 @@
 import * as vscode from 'vscode';
 import { pendingApprovals } from '../../core/approvals/flow.ts';
 import { HolonError } from '../../core/errors.ts';
-import { approvalMessage, approvalView } from '../../core/present.ts';
+import type { PendingApproval } from '../../webview/protocol/holonView.ts';
 import { decideInEditor } from '../decisions.ts';
+import { approvalPrompt, pendingApprovalView } from '../views.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
+
+/** An approval as the view's card shows it: the command's pick and dialog say exactly what the card says. */
+function presented(deps: CommandDeps, id: string): PendingApproval | undefined {
+  const a = deps.state.state.approvals[id];
+  return a ? pendingApprovalView(deps.state.state, a, { decider: deps.state.signer, wallet: deps.wallet.address ?? null }) : undefined;
+}
 
 async function pickApproval(deps: CommandDeps, verb: string, id: unknown): Promise<string | undefined> {
   if (typeof id === 'string') return id;
-  const items = pendingApprovals(deps.state.state, deps.state.clock.now()).map((a) => {
-    const v = approvalView(a);
-    const amount = v.amount ? `: ${v.amount}${v.threshold ? ` (threshold ${v.threshold})` : ''}` : '';
-    return { label: a.id, description: v.title, detail: `${a.mandate}${amount}` };
+  const items = pendingApprovals(deps.state.state, deps.state.clock.now()).flatMap((a) => {
+    const p = presented(deps, a.id);
+    if (!p) return [];
+    const amount = p.amount ? ` · ${p.amountLabel} ${p.amount.text}${p.threshold ? ` above ${p.threshold.text}` : ''}` : '';
+    return [{ label: a.id, description: p.title, detail: `Asked by ${p.askedBy} · ${p.mandate}${amount}` }];
   });
   if (items.length === 0) {
     void vscode.window.showInformationMessage('Holon: no approval is waiting.');
@@ -25,12 +33,12 @@ export function approvalCommands(deps: CommandDeps): FeatureCommands<'approve' |
   return {
     approve: async (idArg) => {
       const id = await pickApproval(deps, 'approve', idArg);
-      const a = id ? state.state.approvals[id] : undefined;
-      if (!id || !a) return;
-      // A human click on a modal, even when another extension passed the id.
+      const p = id ? presented(deps, id) : undefined;
+      if (!id || !p) return;
+      // A human click on a modal, even when another extension (or a notification's link) passed the id.
       const yes = 'Approve';
-      const [first = '', ...rest] = approvalMessage(a).split('\n');
-      const answer = await vscode.window.showWarningMessage(first, { modal: true, detail: rest.join('\n').slice(0, 2000) }, yes);
+      const { message, detail } = approvalPrompt(p);
+      const answer = await vscode.window.showWarningMessage(message, { modal: true, detail: detail.slice(0, 4000) }, yes);
       if (answer === yes) await decideInEditor(state, id, 'approved');
     },
     reject: async (idArg) => {

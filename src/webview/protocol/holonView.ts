@@ -1,23 +1,42 @@
 /**
- * The Holon view (activity bar): the selected mandate and its budget, and the approvals that wait for
- * the human. Amounts arrive formatted ("3.10 EUR"): the view never does arithmetic on money.
+ * The Holon view (activity bar): the selected mandate and its budget, the approvals that wait for the
+ * human, and the calls refused lately. Amounts arrive formatted (`Amount`): the view never does
+ * arithmetic on money.
  */
 import * as z from 'zod/mini';
 import { APPROVAL_KINDS } from '../../shared/approvalKinds.ts';
-import { Id, panelProtocol, ReadyCommand } from './messages.ts';
+import { Amount, Id, panelProtocol, ReadyCommand } from './messages.ts';
+
+/** The account a mandate spends from: what it was funded with, what all its mandates spent and hold, what is left. */
+export const AccountInfo = z.strictObject({
+  id: z.string(),
+  funded: Amount,
+  spent: Amount,
+  held: Amount,
+  available: Amount,
+  /** What the account's other mandates spent, in this mandate's currency. */
+  otherMandatesSpent: Amount,
+});
+/** The account a mandate spends from. */
+export type AccountInfo = z.infer<typeof AccountInfo>;
 
 /** The selected mandate's budget, formatted. */
 export const BudgetInfo = z.strictObject({
   mandate: z.string(),
   status: z.string(),
-  total: z.string(),
-  spent: z.string(),
-  held: z.string(),
-  remaining: z.string(),
-  perDay: z.nullable(z.string()),
-  spentToday: z.string(),
-  perCall: z.nullable(z.string()),
-  threshold: z.string(),
+  total: Amount,
+  /** What this mandate spent. */
+  spent: Amount,
+  held: Amount,
+  /** What it may still hold: the least of its own room and its account's. */
+  remaining: Amount,
+  perDay: z.nullable(Amount),
+  spentToday: Amount,
+  perCall: z.nullable(Amount),
+  threshold: Amount,
+  account: AccountInfo,
+  /** Which of the two bounds `remaining`: the mandate's budget, or what its account has left (others spent from it). */
+  limitedBy: z.enum(['mandate', 'account']),
 });
 /** The selected mandate's budget, formatted. */
 export type BudgetInfo = z.infer<typeof BudgetInfo>;
@@ -43,10 +62,12 @@ export const PendingApproval = z.strictObject({
   title: z.string(),
   /** Who or what it is about: the agent id, the payee, the merchant, the slug of the agent a proposal changes. */
   subject: z.string(),
-  /** The amount at stake, formatted ("3.10 EUR"); null where no money is at stake. */
-  amount: z.nullable(z.string()),
-  /** The threshold the amount crossed, formatted; null where no money is at stake. */
-  threshold: z.nullable(z.string()),
+  /** The amount at stake; null where no money is at stake. */
+  amount: z.nullable(Amount),
+  /** What the amount is called for this kind ("Worst case", "Amount"). */
+  amountLabel: z.string(),
+  /** The threshold the amount crossed; null where no money is at stake. */
+  threshold: z.nullable(Amount),
   /** Kind-specific facts, in order. */
   facts: z.array(ApprovalFact),
   /** Longer text shown collapsed: an input preview, a reason, a diff. Null when none. */
@@ -55,6 +76,9 @@ export const PendingApproval = z.strictObject({
   removals: z.array(z.string()),
   requestedAt: z.string(),
   expiresAt: z.string(),
+  /** When it was asked for and when it expires, in the host's local time: the same words as the Approve command's dialog. */
+  requested: z.string(),
+  expires: z.string(),
   /** Who asked: the grantee of the mandate, e.g. "Agent on demo/sandbox". */
   askedBy: z.string(),
   /** The machine the request came from; null on approvals recorded before machines were. */
@@ -66,6 +90,46 @@ export const PendingApproval = z.strictObject({
 });
 /** An approval waiting for the human, of any kind. */
 export type PendingApproval = z.infer<typeof PendingApproval>;
+
+/** A call refused lately (by the mandate, a limit, the data rules…), with its reasons in words, newest first. */
+export const RefusalRow = z.strictObject({
+  /** The journal's sequence number of the refusal, as text. */
+  id: z.string(),
+  at: z.string(),
+  /** `at` in the host's local time. */
+  when: z.string(),
+  mandate: z.string(),
+  /** What was refused: the tool, and the agent a call named. */
+  what: z.string(),
+  reasons: z.array(z.string()),
+});
+/** A call refused lately. */
+export type RefusalRow = z.infer<typeof RefusalRow>;
+
+/** One line of an approval as a person reads it: which line it is, its label and its words. */
+export interface ApprovalRow {
+  key: 'subject' | 'amount' | 'fact' | 'mandate' | 'askedBy' | 'requested' | 'expires';
+  label: string;
+  text: string;
+}
+
+/**
+ * An approval's lines, in order, as both the view's card and the Approve command's dialog show them: one
+ * presentation, whichever the human decides in (the same labels, the same names, the same local times).
+ */
+export function approvalRows(a: PendingApproval): ApprovalRow[] {
+  const rows: ApprovalRow[] = [{ key: 'subject', label: 'About', text: a.subject }];
+  if (a.amount !== null)
+    rows.push({ key: 'amount', label: a.amountLabel, text: a.threshold ? `${a.amount.text} above ${a.threshold.text}` : a.amount.text });
+  rows.push(...a.facts.map((f): ApprovalRow => ({ key: 'fact', label: f.label, text: f.value })));
+  rows.push(
+    { key: 'mandate', label: 'Mandate', text: a.mandate },
+    { key: 'askedBy', label: 'Asked by', text: a.machine === null ? a.askedBy : `${a.askedBy} on ${a.machine}` },
+    { key: 'requested', label: 'Requested', text: a.requested },
+    { key: 'expires', label: 'Expires', text: a.expires },
+  );
+  return rows;
+}
 
 /** New mail that woke a colleague (or was held back by the loop guard), newest first. */
 export const MailRow = z.strictObject({
@@ -103,8 +167,10 @@ export const HolonViewState = z.strictObject({
   approvals: z.array(PendingApproval),
   /** False when the human turned the panel channel off: approvals are shown, not answerable here. */
   panelApprovals: z.boolean(),
-  /** The address of the wallet that signs payments (terms), or null when there is none. */
+  /** The address of this state's wallet, which signs every payment to a seller, or null when there is none. */
   wallet: z.nullable(z.string().check(z.maxLength(64))),
+  /** Calls refused lately: a denial is news the human would otherwise not hear of. */
+  refusals: z.array(RefusalRow),
   /** The office: mail waiting to be read, and what the colleagues published. */
   mail: z.array(MailRow),
   artifacts: z.array(ArtifactRow),
@@ -139,6 +205,7 @@ export const RUN_COMMANDS = [
   'fundAccount',
   'showReceipts',
   'createMandate',
+  'editMandate',
   'createWallet',
   'createRunToken',
   'setStorePassword',

@@ -18,6 +18,15 @@ export type ReadyCommand = z.infer<typeof ReadyCommand>;
 /** An id the view sends back (an approval's, a receipt's): what the host generated, bounded. */
 export const Id = z.string().check(z.minLength(1), z.maxLength(80));
 
+/**
+ * An amount as a human reads it: `text` at the currency's precision ("4.58 EUR"), `exact` to the last
+ * digit Holon keeps ("4.5824 EUR"), shown on hover. Formatted by the host: the view never does
+ * arithmetic on money.
+ */
+export const Amount = z.strictObject({ text: z.string().check(z.maxLength(80)), exact: z.string().check(z.maxLength(80)) });
+/** An amount as a human reads it, and exactly. */
+export type Amount = z.infer<typeof Amount>;
+
 /** Text a human typed into a form field, bounded. */
 export const FieldText = z.string().check(z.maxLength(500));
 

@@ -1,6 +1,9 @@
-/** The receipts panel: one receipt tree, and the list of recent calls with a status filter. */
+/**
+ * The receipts panel: every spend of the accounts (calls, payments, intents, purchases), the recent calls
+ * with a status filter, one receipt tree, and the purchases' orders; all of one mandate, or of every one.
+ */
 import * as z from 'zod/mini';
-import { Id, panelProtocol, ReadyCommand } from './messages.ts';
+import { Amount, Id, panelProtocol, ReadyCommand } from './messages.ts';
 
 /** Statuses a receipt can have. */
 export const RECEIPT_STATUSES = ['pending_approval', 'running', 'succeeded', 'failed', 'denied', 'rejected', 'interrupted'] as const;
@@ -19,9 +22,9 @@ const Node = z.strictObject({
   agent: z.nullable(z.string()),
   version: z.nullable(z.string()),
   status: ReceiptStatus,
-  cost: z.nullable(z.string()),
-  totalCost: z.nullable(z.string()),
-  worstCase: z.nullable(z.string()),
+  cost: z.nullable(Amount),
+  totalCost: z.nullable(Amount),
+  worstCase: z.nullable(Amount),
   durationMs: z.nullable(z.number()),
   approval: z.nullable(z.string()),
   /** Which channel decided the approval, if any. */
@@ -62,7 +65,7 @@ export const ReceiptRow = z.strictObject({
   mandate: z.string(),
   agent: z.nullable(z.string()),
   status: ReceiptStatus,
-  totalCost: z.nullable(z.string()),
+  totalCost: z.nullable(Amount),
   startedAt: z.string(),
   delegatedCalls: z.number(),
 });
@@ -84,17 +87,51 @@ export const PurchaseRow = z.strictObject({
   merchant: z.string(),
   order: z.string(),
   lines: z.array(
-    z.strictObject({ product: z.string(), title: z.nullable(z.string()), quantity: z.number(), unitPrice: z.string(), total: z.string() }),
+    z.strictObject({ product: z.string(), title: z.nullable(z.string()), quantity: z.number(), unitPrice: Amount, total: Amount }),
   ),
-  total: z.string(),
-  charged: z.nullable(z.string()),
+  total: Amount,
+  charged: z.nullable(Amount),
   at: z.string(),
 });
 /** A completed purchase. */
 export type PurchaseRow = z.infer<typeof PurchaseRow>;
 
+/** What a spend was: a call of an agent, a payment to a seller under terms, a payment intent, a purchase. */
+export const SPEND_KINDS = ['call', 'payment', 'intent', 'purchase'] as const;
+
+/** One spend of an account: what it held, or cost once settled. */
+export const SpendRow = z.strictObject({
+  id: z.string(),
+  kind: z.enum(SPEND_KINDS),
+  mandate: z.string(),
+  account: z.string(),
+  /** Who it paid: the agent, the payee, the merchant. */
+  to: z.string(),
+  /** What it holds while open; what it cost, its delegated calls included, once it ended. */
+  amount: Amount,
+  status: z.enum(['held', 'settled', 'released']),
+  /** Why it was released, in words. */
+  reason: z.nullable(z.string()),
+  at: z.string(),
+  /** The receipt of a call, to show its tree. */
+  receipt: z.nullable(z.string()),
+});
+/** One spend of an account. */
+export type SpendRow = z.infer<typeof SpendRow>;
+
+/** An account the spends came from: funded, spent and held by all its mandates, and what is left. */
+export const AccountRow = z.strictObject({ id: z.string(), funded: Amount, spent: Amount, held: Amount, available: Amount });
+/** An account the spends came from. */
+export type AccountRow = z.infer<typeof AccountRow>;
+
 /** Everything the panel shows. */
 export const ReceiptsState = z.strictObject({
+  /** The mandate whose spends and calls are shown; null for every mandate. */
+  mandate: z.nullable(z.string()),
+  /** The mandates the panel can be narrowed to. */
+  mandates: z.array(z.string()),
+  accounts: z.array(AccountRow),
+  spends: z.array(SpendRow),
   filter: ReceiptFilter,
   recent: z.array(ReceiptRow),
   selected: z.nullable(ReceiptNode),
@@ -113,8 +150,13 @@ export const FilterCommand = z.strictObject({ type: z.literal('filter'), filter:
 /** View → host: filter the list by status. */
 export type FilterCommand = z.infer<typeof FilterCommand>;
 
+/** View → host: show the spends and calls of one mandate (null: of every mandate). */
+export const MandateFilterCommand = z.strictObject({ type: z.literal('mandate'), mandate: z.nullable(Id) });
+/** View → host: show the spends and calls of one mandate. */
+export type MandateFilterCommand = z.infer<typeof MandateFilterCommand>;
+
 /** Everything the panel may send. */
-export const ReceiptsCommand = z.discriminatedUnion('type', [ReadyCommand, SelectReceiptCommand, FilterCommand]);
+export const ReceiptsCommand = z.discriminatedUnion('type', [ReadyCommand, SelectReceiptCommand, FilterCommand, MandateFilterCommand]);
 /** Everything the panel may send. */
 export type ReceiptsCommand = z.infer<typeof ReceiptsCommand>;
 

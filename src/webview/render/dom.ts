@@ -2,6 +2,7 @@
 // text nodes: other agents' text (ids, inputs, reasons, errors) must never reach innerHTML.
 // Nothing here touches globals (document, HTMLElement…): the renderers work on whatever document the
 // root belongs to, so tests can hand them a happy-dom window and the browser its own.
+import type { Amount } from '../protocol/messages.ts';
 
 /** A child to append: a node, or text (always a text node), or nothing. */
 export type Child = Node | string | null | undefined | false;
@@ -114,11 +115,24 @@ export function setDisabled(nodes: Iterable<HTMLElement>, disabled: boolean): vo
   }
 }
 
-/** A `<time>` element: the local form as text, the raw value as `datetime` and tooltip. */
-export function time(doc: Document, raw: string, testId?: string): HTMLElement {
+/** An amount: its text at the currency's precision, the exact amount as tooltip (and `data-exact`). */
+export function money(doc: Document, amount: Amount, attrs: Attrs = {}): HTMLElement {
+  return h(
+    doc,
+    'span',
+    { ...attrs, class: attrs['class'] ? `amount ${String(attrs['class'])}` : 'amount', title: amount.exact, 'data-exact': amount.exact },
+    amount.text,
+  );
+}
+
+/**
+ * A `<time>` element: the local form as text (the host's words when it sent them, else this page's
+ * locale), the raw value as `datetime` and tooltip.
+ */
+export function time(doc: Document, raw: string, testId?: string, text?: string): HTMLElement {
   const parsed = new Date(raw);
-  const text = Number.isNaN(parsed.getTime()) ? raw : parsed.toLocaleString();
-  return h(doc, 'time', { datetime: raw, title: raw, 'data-testid': testId }, text);
+  const shown = text ?? (Number.isNaN(parsed.getTime()) ? raw : parsed.toLocaleString());
+  return h(doc, 'time', { datetime: raw, title: raw, 'data-testid': testId }, shown);
 }
 
 /** What a panel shows before the host's first state, when it has no saved state to restore. */

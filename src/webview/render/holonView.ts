@@ -1,15 +1,17 @@
-// The Holon view: the selected mandate and its budget (or what to do when there is none), and the
-// approvals that wait for the human, whatever their kind.
+// The Holon view: the approvals that wait for the human, whatever their kind, the calls refused lately,
+// and the selected mandate with its budget beside its account's (or what to do when there is none).
 import type {
   ApprovalKind,
   BudgetInfo,
   HolonViewCommand,
   HolonViewState,
   PendingApproval,
+  RefusalRow,
   RunCommand,
   StoreInfo,
 } from '../protocol/holonView.ts';
-import { append, button, clear, h, keepFocus, setDisabled, time } from './dom.ts';
+import { approvalRows } from '../protocol/holonView.ts';
+import { append, button, clear, h, keepFocus, money, setDisabled, time } from './dom.ts';
 
 /** Options of `renderHolonView`. */
 export interface HolonViewOptions {
@@ -54,6 +56,27 @@ export function renderHolonView(
     store.appendChild(renderStore(doc, state.store, view));
   });
 
+  // What waits for the human comes first: it is where the focus goes when the view is shown (focusFirst).
+  const approvals = section(root, 'approvals');
+  setHeading(approvals, 'Approvals', state.approvals.length);
+  reconcile(
+    list(approvals),
+    state.approvals.map((approval) => ({
+      key: approval.id,
+      signature: JSON.stringify([approval, state.panelApprovals]),
+      build: () => renderApproval(doc, approval, state.panelApprovals, view),
+    })),
+  );
+
+  const nothing = section(root, 'nothing');
+  clear(nothing);
+  if (state.approvals.length === 0) {
+    nothing.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': 'nothing-pending' }, 'Nothing waits for you.'));
+  }
+
+  // A refused call is news the human would otherwise never hear: only the agent was told.
+  cards(root, 'refusals', 'Denied lately', state.refusals, (r) => renderRefusal(doc, r, view));
+
   const head = section(root, 'head');
   keepFocus(head, () => {
     clear(head);
@@ -72,22 +95,15 @@ export function renderHolonView(
           h(
             doc,
             'span',
-            { class: 'mono', 'data-testid': 'wallet-address', title: 'Signs the payments Holon makes under terms' },
+            {
+              class: 'mono',
+              'data-testid': 'wallet-address',
+              title: "This workspace's wallet: it signs every payment to a seller, from the editor and from holon in its terminals",
+            },
             state.wallet,
           ),
         )
       : h(doc, 'p', { class: 'note muted', 'data-testid': 'no-wallet' }, 'No wallet: payments to sellers need one (Holon: Create Wallet).'),
-  );
-
-  const approvals = section(root, 'approvals');
-  setHeading(approvals, 'Approvals', state.approvals.length);
-  reconcile(
-    list(approvals),
-    state.approvals.map((approval) => ({
-      key: approval.id,
-      signature: JSON.stringify([approval, state.panelApprovals]),
-      build: () => renderApproval(doc, approval, state.panelApprovals, view),
-    })),
   );
 
   cards(root, 'mail', 'New mail', state.mail, (m) =>
@@ -123,12 +139,22 @@ export function renderHolonView(
       ),
     ),
   );
+}
 
-  const nothing = section(root, 'nothing');
-  clear(nothing);
-  if (state.approvals.length === 0) {
-    nothing.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': 'nothing-pending' }, 'Nothing waits for you.'));
-  }
+/**
+ * Puts the focus on what waits for the human — the first approval's card, never one of its buttons (a
+ * stray Enter must not decide) — when the view gets the focus and nothing in it has it: VS Code focuses
+ * the view's frame when it is shown (Holon: Show Panel, the activity bar) or tabbed into, and the page's
+ * body would otherwise take the first Tab. Returns whether it moved the focus.
+ */
+export function focusFirst(root: HTMLElement): boolean {
+  const doc = root.ownerDocument;
+  const active = doc.activeElement;
+  if (active && active !== doc.body && active !== root && root.contains(active)) return false;
+  const card = root.querySelector<HTMLElement>('.section-approvals article.approval-card');
+  if (!card) return false;
+  card.focus({ preventScroll: false });
+  return doc.activeElement === card;
 }
 
 /** A section of cards, one per row (kept while the row is unchanged), with its heading and count; hidden when empty. */
@@ -266,42 +292,88 @@ function renderBudget(doc: Document, mandate: string, budget: BudgetInfo | null,
         h(
           doc,
           'span',
-          { class: budget.status === 'active' ? 'status muted' : 'status warning', 'data-testid': 'mandate-status' },
+          { class: budget.status === 'active' ? 'status muted' : 'status attention', 'data-testid': 'mandate-status' },
           budget.status,
         ),
     ),
   );
   if (budget) {
+    const account = budget.account;
     node.appendChild(
       h(
         doc,
         'dl',
         { class: 'kv' },
-        ...row(doc, 'Remaining', budget.remaining, 'budget-remaining', 'strong'),
-        ...row(doc, 'Spent', budget.spent, 'budget-spent'),
-        ...row(doc, 'Held', budget.held, 'budget-held', undefined, 'Reserved for calls that are running'),
-        ...row(doc, 'Total', budget.total, 'budget-total'),
+        ...row(doc, 'Remaining', money(doc, budget.remaining), 'budget-remaining', 'strong'),
+        ...row(doc, 'Spent', money(doc, budget.spent), 'budget-spent', undefined, 'What this mandate spent'),
+        ...row(doc, 'Held', money(doc, budget.held), 'budget-held', undefined, 'Reserved for calls that are running'),
+        ...row(doc, 'Total', money(doc, budget.total), 'budget-total'),
         ...row(
           doc,
           'Per day',
-          budget.perDay === null ? 'no daily limit' : `${budget.spentToday} of ${budget.perDay} today`,
+          budget.perDay === null
+            ? 'no daily limit'
+            : h(doc, 'span', {}, money(doc, budget.spentToday), ' of ', money(doc, budget.perDay), ' today'),
           'budget-per-day',
           budget.perDay === null ? 'muted' : undefined,
         ),
-        ...row(doc, 'Per call', budget.perCall ?? 'no per-call limit', 'budget-per-call', budget.perCall === null ? 'muted' : undefined),
+        ...row(
+          doc,
+          'Per call',
+          budget.perCall === null ? 'no per-call limit' : money(doc, budget.perCall),
+          'budget-per-call',
+          budget.perCall === null ? 'muted' : undefined,
+        ),
         ...row(
           doc,
           'Ask above',
-          budget.threshold,
+          money(doc, budget.threshold),
           'budget-threshold',
           undefined,
           'Calls whose worst case is above this wait for your approval',
         ),
+        // The account beside the mandate: its other mandates spend from the same money.
+        ...row(
+          doc,
+          `Account ${account.id}`,
+          h(
+            doc,
+            'span',
+            {},
+            money(doc, account.available, { 'data-testid': 'account-available' }),
+            ' left of ',
+            money(doc, account.funded, { 'data-testid': 'account-funded' }),
+            '; its other mandates spent ',
+            money(doc, account.otherMandatesSpent, { 'data-testid': 'account-others-spent' }),
+          ),
+          'budget-account',
+          undefined,
+          'Every mandate of this account spends from its funds',
+        ),
       ),
     );
+    if (budget.limitedBy === 'account') {
+      node.appendChild(
+        h(
+          doc,
+          'p',
+          { class: 'note', 'data-testid': 'budget-limited-by-account' },
+          'Remaining is what account ',
+          h(doc, 'span', { class: 'mono' }, account.id),
+          " has left, less than this mandate's own budget: its other mandates spent ",
+          money(doc, account.otherMandatesSpent),
+          ' from it.',
+        ),
+      );
+    }
   } else {
     node.appendChild(
-      h(doc, 'p', { class: 'note warning', 'data-testid': 'budget-unknown' }, 'The budget is unknown (an amount could not be converted).'),
+      h(
+        doc,
+        'p',
+        { class: 'note attention', 'data-testid': 'budget-unknown' },
+        'The budget is unknown (an amount could not be converted).',
+      ),
     );
   }
   node.appendChild(
@@ -318,13 +390,54 @@ function renderBudget(doc: Document, mandate: string, budget: BudgetInfo | null,
   return node;
 }
 
-function row(doc: Document, label: string, value: string, testId: string, cls?: string, title?: string): HTMLElement[] {
+function row(doc: Document, label: string, value: string | HTMLElement, testId: string, cls?: string, title?: string): HTMLElement[] {
   return [h(doc, 'dt', { title }, label), h(doc, 'dd', { 'data-testid': testId, class: cls }, value)];
 }
 
 function renderApproval(doc: Document, approval: PendingApproval, answerable: boolean, view: ViewContext): HTMLElement {
   const id = approval.id;
   const removes = approval.removals.length;
+  let fact = 0;
+  // The lines the Approve command's dialog shows too (approvalRows), each with its own test id.
+  const values = approvalRows(approval).flatMap((r) => {
+    let value: HTMLElement;
+    switch (r.key) {
+      case 'subject':
+      case 'mandate':
+        value = h(doc, 'dd', { class: 'mono', 'data-testid': `approval-${r.key}-${id}` }, r.text);
+        break;
+      case 'amount':
+        value = h(
+          doc,
+          'dd',
+          {},
+          approval.amount && money(doc, approval.amount, { class: 'strong', 'data-testid': `approval-amount-${id}` }),
+          approval.threshold !== null && ' above ',
+          approval.threshold !== null && money(doc, approval.threshold, { 'data-testid': `approval-threshold-${id}` }),
+        );
+        break;
+      case 'askedBy':
+        value = h(
+          doc,
+          'dd',
+          { 'data-testid': `approval-asked-by-${id}` },
+          approval.askedBy,
+          approval.machine !== null && ' on ',
+          approval.machine !== null && h(doc, 'span', { class: 'mono', 'data-testid': `approval-machine-${id}` }, approval.machine),
+        );
+        break;
+      case 'requested':
+        value = h(doc, 'dd', {}, time(doc, approval.requestedAt, `approval-requested-${id}`, r.text));
+        break;
+      case 'expires':
+        value = h(doc, 'dd', {}, time(doc, approval.expiresAt, `approval-expires-${id}`, r.text));
+        break;
+      case 'fact':
+        value = h(doc, 'dd', { 'data-testid': `approval-fact-${id}-${fact++}` }, r.text);
+        break;
+    }
+    return [h(doc, 'dt', {}, r.label), value];
+  });
   const card = h(
     doc,
     'article',
@@ -332,6 +445,9 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
       class: removes > 0 ? 'card approval-card removes' : 'card approval-card',
       'data-testid': `approval-${id}`,
       'data-kind': approval.kind,
+      // Focusable by script only (focusFirst), so the next Tab reaches its buttons; named for a screen reader.
+      tabindex: -1,
+      'aria-label': `${approval.kindLabel}: ${approval.title}`,
     },
     h(
       doc,
@@ -342,42 +458,7 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
       removes > 0 && h(doc, 'span', { class: 'pill danger', 'data-testid': `approval-removes-${id}` }, `Removes ${removes}`),
     ),
     h(doc, 'h3', { class: 'card-title', 'data-testid': `approval-title-${id}` }, approval.title),
-    h(
-      doc,
-      'dl',
-      { class: 'kv' },
-      h(doc, 'dt', {}, 'About'),
-      h(doc, 'dd', { class: 'mono', 'data-testid': `approval-subject-${id}` }, approval.subject),
-      approval.amount !== null && h(doc, 'dt', {}, 'At stake'),
-      approval.amount !== null &&
-        h(
-          doc,
-          'dd',
-          {},
-          h(doc, 'strong', { class: 'warning', 'data-testid': `approval-amount-${id}` }, approval.amount),
-          approval.threshold !== null && ' above ',
-          approval.threshold !== null && h(doc, 'span', { 'data-testid': `approval-threshold-${id}` }, approval.threshold),
-        ),
-      ...approval.facts.flatMap((fact, i) => [
-        h(doc, 'dt', {}, fact.label),
-        h(doc, 'dd', { 'data-testid': `approval-fact-${id}-${i}` }, fact.value),
-      ]),
-      h(doc, 'dt', {}, 'Mandate'),
-      h(doc, 'dd', { class: 'mono', 'data-testid': `approval-mandate-${id}` }, approval.mandate),
-      h(doc, 'dt', {}, 'Asked by'),
-      h(
-        doc,
-        'dd',
-        { 'data-testid': `approval-asked-by-${id}` },
-        approval.askedBy,
-        approval.machine !== null && ' on ',
-        approval.machine !== null && h(doc, 'span', { class: 'mono', 'data-testid': `approval-machine-${id}` }, approval.machine),
-      ),
-      h(doc, 'dt', {}, 'Requested'),
-      h(doc, 'dd', {}, time(doc, approval.requestedAt, `approval-requested-${id}`)),
-      h(doc, 'dt', {}, 'Expires'),
-      h(doc, 'dd', {}, time(doc, approval.expiresAt, `approval-expires-${id}`)),
-    ),
+    h(doc, 'dl', { class: 'kv' }, ...values),
   );
   // What would be lost is never folded away.
   if (removes > 0) {
@@ -448,11 +529,30 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
   };
   buttons.push(
     button(doc, 'Approve', `approve-${id}`, () => decide('approve'), {
-      title: approval.amount === null ? approval.title : `${approval.title}, up to ${approval.amount}`,
+      title: approval.amount === null ? approval.title : `${approval.title}, up to ${approval.amount.exact}`,
     }),
     button(doc, 'Reject', `reject-${id}`, () => decide('reject'), { secondary: true }),
   );
   card.appendChild(h(doc, 'div', { class: 'actions' }, ...buttons));
   card.appendChild(status);
   return card;
+}
+
+function renderRefusal(doc: Document, r: RefusalRow, view: ViewContext): HTMLElement {
+  return h(
+    doc,
+    'article',
+    { class: 'card refusal-card', 'data-testid': `refusal-${r.id}` },
+    h(doc, 'p', { class: 'card-kind' }, 'Denied · ', time(doc, r.at, undefined, r.when)),
+    h(doc, 'p', { class: 'card-title mono', 'data-testid': `refusal-what-${r.id}` }, r.what),
+    h(doc, 'p', { class: 'note muted' }, 'under ', h(doc, 'span', { class: 'mono', 'data-testid': `refusal-mandate-${r.id}` }, r.mandate)),
+    h(doc, 'ul', { class: 'reasons', 'data-testid': `refusal-reasons-${r.id}` }, ...r.reasons.map((reason) => h(doc, 'li', {}, reason))),
+    // Most refusals are the mandate saying no: the way to change that is one click away.
+    h(
+      doc,
+      'div',
+      { class: 'actions' },
+      button(doc, 'Edit Mandate', `refusal-edit-${r.id}`, () => view.post({ type: 'run', command: 'editMandate' }), { secondary: true }),
+    ),
+  );
 }

@@ -3,6 +3,7 @@
 import type { MandateEditorCommand, MandateEditorState, MandateFormValues } from '../protocol/mandateEditor.ts';
 import { MANDATE_STATUSES, MANDATE_TOOLSETS, MandateStatus } from '../protocol/mandateEditor.ts';
 import { is } from '../protocol/messages.ts';
+import { CAPABILITY_LINES_HELP, parseCapabilityLines } from '../../shared/capabilityLines.ts';
 import { append, button, clear, h, keepFocus, readChecked, readValue, setChecked, setValue } from './dom.ts';
 
 type TextField = Exclude<keyof MandateFormValues, 'toolsets' | 'training' | 'status'>;
@@ -41,7 +42,12 @@ const GROUPS: { title: string; fields: TextFieldSpec[] }[] = [
   {
     title: 'Capabilities and data',
     fields: [
-      { name: 'capabilities', label: 'Capabilities', help: 'One per line, with its parameters.', multiline: true },
+      {
+        name: 'capabilities',
+        label: 'Capabilities',
+        help: `The agents' capabilities this mandate may hire. ${CAPABILITY_LINES_HELP}`,
+        multiline: true,
+      },
       { name: 'regions', label: 'Data regions', help: 'Comma-separated; empty: anywhere.', placeholder: 'EU' },
       { name: 'retentionDays', label: 'Retention (days)', help: 'Empty: no limit.' },
       { name: 'expiresAt', label: 'Expires', help: 'A date (YYYY-MM-DD); empty: never.' },
@@ -104,6 +110,18 @@ export function renderMandateEditor(
     };
 
     const form = h(doc, 'div', { class: 'mandate-form', 'data-mode': state.mode, 'data-testid': 'mandate-form' });
+    // A problem the form finds itself, shown where the host's would be, until the field is edited.
+    const showFieldError = (name: TextField, message: string): void => {
+      const control = controls.get(name);
+      const block = control?.closest('[data-field]');
+      if (!control || !block) return;
+      block.querySelector('.field-error')?.remove();
+      block.appendChild(errorNode(doc, name, message));
+      control.setAttribute('invalid', '');
+      control.setAttribute('aria-invalid', 'true');
+      saved.hidden = true;
+      control.focus();
+    };
     form.appendChild(
       h(
         doc,
@@ -180,7 +198,16 @@ export function renderMandateEditor(
       doc,
       'div',
       { class: 'actions' },
-      button(doc, edit ? 'Save' : 'Create', 'mandate-save', () => post({ type: 'save', values: read() })),
+      button(doc, edit ? 'Save' : 'Create', 'mandate-save', () => {
+        // What does not parse is refused here, in the form, and nothing is sent; the host checks again.
+        const values = read();
+        const caps = parseCapabilityLines(values.capabilities);
+        if (!caps.ok) {
+          showFieldError('capabilities', caps.problem);
+          return;
+        }
+        post({ type: 'save', values });
+      }),
       button(doc, 'Cancel', 'mandate-cancel', () => post({ type: 'cancel' }), { secondary: true }),
     );
     append(form, [actions, saved]);

@@ -1,8 +1,15 @@
-// The receipts panel: a status filter, the recent calls, and the selected call's receipt tree.
+// The receipts panel: which mandate (or every one), the accounts and every spend of theirs, the recent
+// calls with a status filter, the selected call's receipt tree, and the purchases' orders.
 import { is } from '../protocol/messages.ts';
-import type { PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsCommand, ReceiptsState } from '../protocol/receipts.ts';
+import type { AccountRow, PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsCommand, ReceiptsState, SpendRow } from '../protocol/receipts.ts';
 import { RECEIPT_FILTERS, ReceiptFilter } from '../protocol/receipts.ts';
-import { clear, h, keepFocus, readValue, setValue, time } from './dom.ts';
+import { clear, h, keepFocus, money, readValue, setValue, time } from './dom.ts';
+
+/** What each kind of spend is called. */
+const SPEND_KIND_LABELS: Record<SpendRow['kind'], string> = { call: 'Call', payment: 'Payment', intent: 'Intent', purchase: 'Purchase' };
+
+/** The value of the mandate filter's option for every mandate (no mandate id is empty). */
+const EVERY_MANDATE = '';
 
 /** How a status reads. */
 export function statusLabel(status: ReceiptNode['status'] | 'all'): string {
@@ -23,6 +30,8 @@ export function renderReceipts(root: HTMLElement, state: ReceiptsState, post: (c
   keepFocus(root, () => {
     clear(root);
     root.appendChild(renderFilter(doc, state, post));
+    root.appendChild(renderAccounts(doc, state.accounts));
+    root.appendChild(renderSpends(doc, state, post));
     root.appendChild(renderRecent(doc, state, post));
     root.appendChild(
       h(
@@ -40,6 +49,17 @@ export function renderReceipts(root: HTMLElement, state: ReceiptsState, post: (c
 }
 
 function renderFilter(doc: Document, state: ReceiptsState, post: (command: ReceiptsCommand) => void): HTMLElement {
+  const mandates = h(doc, 'vscode-single-select', { id: 'receipts-mandate', 'data-testid': 'receipts-mandate' });
+  for (const value of [EVERY_MANDATE, ...state.mandates]) {
+    const chosen = value === (state.mandate ?? EVERY_MANDATE);
+    mandates.appendChild(h(doc, 'vscode-option', { value, selected: chosen }, value === EVERY_MANDATE ? 'Every mandate' : value));
+  }
+  setValue(mandates, state.mandate ?? EVERY_MANDATE);
+  mandates.addEventListener('change', () => {
+    const value = readValue(mandates);
+    const mandate = value === EVERY_MANDATE ? null : value;
+    if (mandate !== state.mandate && (mandate === null || state.mandates.includes(mandate))) post({ type: 'mandate', mandate });
+  });
   const select = h(doc, 'vscode-single-select', { id: 'receipts-filter', 'data-testid': 'receipts-filter' });
   for (const filter of RECEIPT_FILTERS) {
     select.appendChild(h(doc, 'vscode-option', { value: filter, selected: filter === state.filter }, statusLabel(filter)));
@@ -49,7 +69,100 @@ function renderFilter(doc: Document, state: ReceiptsState, post: (command: Recei
     const filter = readValue(select);
     if (is(ReceiptFilter, filter) && filter !== state.filter) post({ type: 'filter', filter });
   });
-  return h(doc, 'div', { class: 'toolbar' }, h(doc, 'vscode-label', { for: 'receipts-filter' }, 'Status'), select);
+  return h(
+    doc,
+    'div',
+    { class: 'toolbar' },
+    h(doc, 'vscode-label', { for: 'receipts-mandate' }, 'Mandate'),
+    mandates,
+    h(doc, 'vscode-label', { for: 'receipts-filter' }, 'Calls'),
+    select,
+  );
+}
+
+function renderAccounts(doc: Document, accounts: AccountRow[]): HTMLElement {
+  return h(
+    doc,
+    'section',
+    { class: 'section', 'data-testid': 'receipts-accounts' },
+    ...accounts.map((a) =>
+      h(
+        doc,
+        'p',
+        { class: 'note', 'data-testid': `account-${a.id}` },
+        'Account ',
+        h(doc, 'span', { class: 'mono' }, a.id),
+        ': ',
+        money(doc, a.available, { class: 'strong' }),
+        ' left of ',
+        money(doc, a.funded),
+        ' · spent ',
+        money(doc, a.spent),
+        ' by all its mandates · held ',
+        money(doc, a.held),
+      ),
+    ),
+  );
+}
+
+function renderSpends(doc: Document, state: ReceiptsState, post: (command: ReceiptsCommand) => void): HTMLElement {
+  const section = h(
+    doc,
+    'section',
+    { class: 'section', 'data-testid': 'spends' },
+    h(doc, 'h2', { class: 'section-title' }, state.mandate === null ? 'Spends of every mandate' : 'Spends'),
+  );
+  if (state.spends.length === 0) {
+    section.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': 'spends-empty' }, 'Nothing spent yet.'));
+    return section;
+  }
+  const rows = h(
+    doc,
+    'tbody',
+    {},
+    ...state.spends.map((sp) => {
+      const row = h(
+        doc,
+        'tr',
+        {
+          class: sp.receipt ? 'spend link' : 'spend',
+          'data-testid': `spend-${sp.id}`,
+          'data-kind': sp.kind,
+          tabindex: sp.receipt ? 0 : null,
+        },
+        h(doc, 'td', { class: 'muted' }, time(doc, sp.at)),
+        h(doc, 'td', { 'data-testid': 'spend-kind' }, SPEND_KIND_LABELS[sp.kind]),
+        h(doc, 'td', { class: 'mono', 'data-testid': 'spend-mandate' }, sp.mandate),
+        h(doc, 'td', { class: 'mono', 'data-testid': 'spend-to' }, sp.to),
+        h(doc, 'td', { class: 'num' }, money(doc, sp.amount, { 'data-testid': 'spend-amount' })),
+        h(
+          doc,
+          'td',
+          { class: `status spend-${sp.status}`, 'data-testid': 'spend-status' },
+          sp.status === 'released' && sp.reason ? `released: ${sp.reason}` : sp.status,
+        ),
+      );
+      const receipt = sp.receipt;
+      // A call's row opens its receipt tree.
+      if (receipt) onActivate(row, () => post({ type: 'select', id: receipt }));
+      return row;
+    }),
+  );
+  section.appendChild(
+    h(
+      doc,
+      'table',
+      { class: 'spends', 'aria-label': 'Spends' },
+      h(
+        doc,
+        'thead',
+        {},
+        h(doc, 'tr', {}, ...['When', 'What', 'Mandate', 'To', 'Amount', 'Status'].map((label) => h(doc, 'th', {}, label))),
+      ),
+      rows,
+    ),
+  );
+  return section;
 }
 
 function renderRecent(doc: Document, state: ReceiptsState, post: (command: ReceiptsCommand) => void): HTMLElement {
@@ -89,25 +202,29 @@ function renderRow(doc: Document, row: ReceiptRow, selected: boolean, post: (com
     },
     h(doc, 'span', { class: 'row-agent mono' }, row.agent ?? '(no agent)'),
     h(doc, 'span', { class: `status status-${row.status}` }, statusLabel(row.status)),
-    h(doc, 'span', { class: 'row-cost' }, row.totalCost ?? '—'),
+    h(doc, 'span', { class: 'row-cost' }, row.totalCost ? money(doc, row.totalCost) : '—'),
     row.delegatedCalls > 0 && h(doc, 'span', { class: 'muted' }, `+${row.delegatedCalls} delegated`),
     h(doc, 'span', { class: 'row-time muted' }, time(doc, row.startedAt)),
   );
-  node.addEventListener('click', () => post({ type: 'select', id: row.id }));
-  // Rows are navigation, so the keyboard opens them too.
-  node.addEventListener('keydown', (ev) => {
-    if (ev.key === 'Enter' || ev.key === ' ') {
-      ev.preventDefault();
-      post({ type: 'select', id: row.id });
-    }
-  });
+  onActivate(node, () => post({ type: 'select', id: row.id }));
   return node;
 }
 
+/** Runs `action` on a click, and on Enter or Space: rows are navigation, so the keyboard opens them too. */
+function onActivate(node: HTMLElement, action: () => void): void {
+  node.addEventListener('click', action);
+  node.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' || ev.key === ' ') {
+      ev.preventDefault();
+      action();
+    }
+  });
+}
+
 function renderNode(doc: Document, node: ReceiptNode): HTMLElement {
-  const cost = h(doc, 'span', { 'data-testid': 'node-cost' }, node.cost ?? 'no cost');
-  if (node.worstCase !== null) cost.append(' of ', h(doc, 'span', { class: 'muted' }, `${node.worstCase} worst case`));
-  if (node.totalCost !== null && node.children.length > 0) cost.append(` · ${node.totalCost} with delegated calls`);
+  const cost = h(doc, 'span', { 'data-testid': 'node-cost' }, node.cost ? money(doc, node.cost) : 'no cost');
+  if (node.worstCase !== null) cost.append(' of ', h(doc, 'span', { class: 'muted' }, money(doc, node.worstCase), ' worst case'));
+  if (node.totalCost !== null && node.children.length > 0) cost.append(' · ', money(doc, node.totalCost), ' with delegated calls');
 
   const item = h(
     doc,
@@ -189,8 +306,8 @@ function renderPurchases(doc: Document, purchases: PurchaseRow[]): HTMLElement {
                 'tr',
                 {},
                 h(doc, 'td', {}, l.title ?? l.product),
-                h(doc, 'td', {}, `${l.quantity} × ${l.unitPrice}`),
-                h(doc, 'td', {}, l.total),
+                h(doc, 'td', {}, `${l.quantity} × `, money(doc, l.unitPrice)),
+                h(doc, 'td', {}, money(doc, l.total)),
               ),
             ),
           ),
@@ -199,8 +316,8 @@ function renderPurchases(doc: Document, purchases: PurchaseRow[]): HTMLElement {
           doc,
           'p',
           {},
-          h(doc, 'strong', { 'data-testid': `purchase-total-${p.id}` }, p.total),
-          p.charged && p.charged !== p.total ? ` (charged ${p.charged})` : '',
+          h(doc, 'strong', { 'data-testid': `purchase-total-${p.id}` }, money(doc, p.total)),
+          p.charged && p.charged.exact !== p.total.exact ? h(doc, 'span', {}, ' (charged ', money(doc, p.charged), ')') : '',
           ' · ',
           time(doc, p.at),
         ),

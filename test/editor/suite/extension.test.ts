@@ -93,6 +93,47 @@ describe('Holon in a real VS Code', function () {
     assert.match(JSON.stringify(receipts), /acme\/table-extract/);
   });
 
+  it('keeps one form per mandate: Edit Mandate on a mandate whose form is open shows it, and so does Create Mandate', async function () {
+    const tabs = (label: string): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.label === label);
+    const opened = async (label: string): Promise<void> => {
+      const deadline = Date.now() + 30_000;
+      while (tabs(label).length === 0) {
+        if (Date.now() > deadline) throw new Error(`no tab "${label}" within 30 s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    for (const [command, args, label] of [
+      ['holon.editMandate', [MANDATE], `Mandate ${MANDATE}`],
+      ['holon.createMandate', [], 'New Mandate'],
+    ] as const) {
+      await vscode.commands.executeCommand(command, ...args);
+      await opened(label);
+      await vscode.commands.executeCommand(command, ...args);
+      // The tabs reach the extension host in the order they open: once a document opened after it shows,
+      // a second form's tab, had one opened, would show too.
+      const sentinel = await vscode.workspace.openTextDocument({ content: `after ${command}` });
+      await vscode.window.showTextDocument(sentinel, { preview: false });
+      const deadline = Date.now() + 30_000;
+      const shown = (): boolean =>
+        vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === sentinel.uri.toString()));
+      while (!shown()) {
+        if (Date.now() > deadline) throw new Error('the sentinel document did not open within 30 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(tabs(label).length, 1, `one "${label}" tab after running ${command} twice`);
+    }
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it("imports the wallet as the state's: `holon wallet` on the same state names the same address", async function () {
+    const key = `0x${'5'.repeat(63)}1`;
+    const address = (await vscode.commands.executeCommand('holon.importWallet', key)) as string;
+    assert.match(address, /^0x[0-9a-fA-F]{40}$/);
+    const shown = JSON.parse(await holonCli(holon, ['wallet', '--json'])) as { address: string };
+    assert.equal(shown.address, address, 'the terminal and the editor sign with one wallet');
+    assert.equal(fs.statSync(path.join(holon.api.stateDir, 'keys', 'wallet.key')).mode & 0o077, 0, 'the key file is the user\'s alone');
+  });
+
   it('verifies the ledger in a worker thread, from the command palette', async function () {
     const report = (await vscode.commands.executeCommand('holon.verifyLedger')) as { ok: boolean; events: number; first_bad?: unknown };
     assert.equal(report.ok, true, JSON.stringify(report));
