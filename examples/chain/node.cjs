@@ -6,9 +6,12 @@
 'use strict';
 const path = require('node:path');
 
-process.stdin.on('end', () => process.exit(0));
-process.stdin.on('error', () => process.exit(0));
-process.stdin.resume();
+// Not at a terminal, where reading stdin would stop a job run in the background; there, Ctrl-C stops it.
+if (!process.stdin.isTTY) {
+  process.stdin.on('end', () => process.exit(0));
+  process.stdin.on('error', () => process.exit(0));
+  process.stdin.resume();
+}
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(0));
 
 // Hardhat reads its configuration and network from these when it is loaded as a library.
@@ -19,7 +22,15 @@ const i = process.argv.indexOf('--port');
 const port = i > 0 ? Number(process.argv[i + 1]) : 0;
 
 (async () => {
-  const hre = require('hardhat');
+  let hre;
+  try {
+    hre = require('hardhat');
+  } catch (err) {
+    if (err && err.code === 'MODULE_NOT_FOUND' && /'hardhat'/.test(err.message)) {
+      throw new Error('the local chain runs Hardhat from npm, a development dependency of Holon: run it from the repository after `npm install`');
+    }
+    throw err;
+  }
   const { TASK_NODE_CREATE_SERVER } = require('hardhat/builtin-tasks/task-names');
   // The `node` task's own JSON-RPC server, without the task's banner (which prints the dev accounts' keys).
   const server = await hre.run(TASK_NODE_CREATE_SERVER, { hostname: '127.0.0.1', port, provider: hre.network.provider });
@@ -27,6 +38,6 @@ const port = i > 0 ? Number(process.argv[i + 1]) : 0;
   process.stdout.write(`${JSON.stringify({ rpcUrl: `http://${address}:${listening}` })}\n`);
   await server.waitUntilClosed();
 })().catch((err) => {
-  process.stderr.write(`[chain] the node did not start: ${err && err.stack ? err.stack : err}\n`);
+  process.stderr.write(`[chain] the node did not start: ${err && err.message ? err.message : err}\n`);
   process.exit(1);
 });
