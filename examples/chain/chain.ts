@@ -28,6 +28,8 @@ import { TEST_USDC_ABI, TEST_USDC_BYTECODE } from './testUsdcArtifact.ts';
 /** A running node. */
 export interface ChainNode {
   rpcUrl: string;
+  /** The node's process id, which is also its process group's. */
+  pid: number;
   /** Ends the node's process group and waits for the node to exit. */
   stop(): Promise<void>;
 }
@@ -53,15 +55,19 @@ export async function startNode(): Promise<ChainNode> {
   process.once('exit', killGroup);
   const stop = async (): Promise<void> => {
     process.off('exit', killGroup);
+    // Waiting for the exit is what keeps this process alive now (the node is unref'd once it is up).
+    child.ref();
     killGroup();
     await exited;
   };
   try {
     const rpcUrl = await readyLine(child, () => stderr);
+    const pid = child.pid;
+    if (pid === undefined) throw new Error("the chain's node has no process id");
     // Nothing of the node keeps this process alive: it ends with it (see above).
     child.unref();
     for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as Socket).unref();
-    return { rpcUrl, stop };
+    return { rpcUrl, pid, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -98,6 +104,8 @@ export interface LocalChain {
   facilitator: Facilitator;
   /** A viem public client on the chain, for reading it. */
   client: PublicClient;
+  /** The node's process id. */
+  pid: number;
   /** Mints `usdc` (the token's smallest units) and sends `eth` (wei) to `address`, each mined before it returns. */
   fund(address: Address, amounts: { usdc?: bigint; eth?: bigint }): Promise<void>;
   /** The token balance of `address`, in its smallest units. */
@@ -143,6 +151,7 @@ export async function startChain(): Promise<LocalChain> {
       token: TOKEN,
       facilitator,
       client,
+      pid: node.pid,
       usdcOf,
       fund: async (address, { usdc = 0n, eth = 0n }) => {
         if (usdc > 0n)
