@@ -4,7 +4,7 @@
  *
  * The artifact is committed rather than compiled in the build: loading solc-js (an 8 MB emscripten
  * module) and compiling takes seconds, which every `npm test`, `npm run demo` and `node esbuild.mjs`
- * would pay; test/chain/token.test.ts compiles the source afresh once and fails when the committed
+ * would pay; test/chain/artifact.test.ts compiles the source afresh once and fails when the committed
  * artifact differs from it. `node --import tsx examples/chain/compile.ts` writes it again after a change
  * to the source.
  */
@@ -51,7 +51,7 @@ export function compileTestUsdc(): { solc: string; abi: unknown[]; bytecode: `0x
 export function artifactText(compiled: ReturnType<typeof compileTestUsdc>): string {
   return [
     '// Written by `node --import tsx examples/chain/compile.ts` from contracts/TestUSDC.sol; do not edit.',
-    '// test/chain/token.test.ts compiles the source again and fails when this differs.',
+    '// test/chain/artifact.test.ts compiles the source again and fails when this differs.',
     `export const TEST_USDC_SOLC = ${JSON.stringify(compiled.solc)};`,
     `export const TEST_USDC_ABI = ${JSON.stringify(compiled.abi, null, 2)} as const;`,
     `export const TEST_USDC_BYTECODE = ${JSON.stringify(compiled.bytecode)};`,

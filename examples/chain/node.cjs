@@ -32,6 +32,8 @@ const port = i > 0 ? Number(process.argv[i + 1]) : 0;
     throw err;
   }
   const { TASK_NODE_CREATE_SERVER } = require('hardhat/builtin-tasks/task-names');
+  // The network is made on its first request: make it before saying the node is ready.
+  await hre.network.provider.request({ method: 'eth_chainId' });
   // The `node` task's own JSON-RPC server, without the task's banner (which prints the dev accounts' keys).
   const server = await hre.run(TASK_NODE_CREATE_SERVER, { hostname: '127.0.0.1', port, provider: hre.network.provider });
   const { address, port: listening } = await server.listen();

@@ -1,5 +1,5 @@
 // Written by `node --import tsx examples/chain/compile.ts` from contracts/TestUSDC.sol; do not edit.
-// test/chain/token.test.ts compiles the source again and fails when this differs.
+// test/chain/artifact.test.ts compiles the source again and fails when this differs.
 export const TEST_USDC_SOLC = "0.8.26+commit.8a97fa7a.Emscripten.clang";
 export const TEST_USDC_ABI = [
   {
