@@ -6,6 +6,7 @@
  * another process, until that process closes its standard input.
  */
 import { isAddress } from 'viem';
+import { untilStopped } from '../untilStopped.ts';
 import { startChain } from './chain.ts';
 
 const FUNDING = { usdc: 10_000_000n, eth: 10n ** 18n };
@@ -25,18 +26,7 @@ void startChain().then(
     process.stderr.write(
       `[chain] ${chain.network} on ${chain.rpcUrl}, token ${chain.token}, facilitator ${chain.facilitator.url}; Ctrl-C to stop\n`,
     );
-    let stopping = false;
-    const stop = (): void => {
-      if (stopping) return;
-      stopping = true;
-      void chain.stop().then(() => process.exit(0));
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    if (!process.stdin.isTTY) {
-      process.stdin.on('end', stop);
-      process.stdin.resume();
-    }
+    untilStopped(() => chain.stop());
   },
   (err: unknown) => {
     process.stderr.write(`[chain] ${err instanceof Error ? err.message : String(err)}\n`);

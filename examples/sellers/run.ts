@@ -6,6 +6,7 @@
  */
 import type { Variant } from './x402Seller.ts';
 import { startSeller } from './x402Seller.ts';
+import { untilStopped } from '../untilStopped.ts';
 
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
@@ -26,13 +27,7 @@ void startSeller(variant, { facilitator, ...(amount ? { amount } : {}) }).then(
       `${JSON.stringify({ resource: `${seller.url}/resource`, atrHash: seller.hash, document: seller.document }, null, 2)}\n`,
     );
     process.stderr.write(`[seller] ${variant} x402 seller on ${seller.url}, settling through ${facilitator}; Ctrl-C to stop\n`);
-    const stop = (): void => void seller.close().then(() => process.exit(0));
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    if (!process.stdin.isTTY) {
-      process.stdin.on('end', stop);
-      process.stdin.resume();
-    }
+    untilStopped(() => seller.close());
   },
   (err: unknown) => {
     process.stderr.write(`[seller] ${err instanceof Error ? err.message : String(err)}\n`);

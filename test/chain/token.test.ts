@@ -20,6 +20,7 @@ import {
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { knownAsset } from '../../src/server/terms/assets.ts';
+import { TRANSFER_TYPES } from '../../src/server/terms/x402Exact.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import { CHAIN_ID, localChainDefinition, localTransport, NETWORK, TOKEN } from '../../examples/chain/network.ts';
@@ -27,14 +28,7 @@ import { TEST_USDC_ABI } from '../../examples/chain/testUsdcArtifact.ts';
 
 const abi = TEST_USDC_ABI;
 const domain = { name: 'USD Coin', version: '2', chainId: CHAIN_ID, verifyingContract: TOKEN as Address } as const;
-const AUTHORIZATION = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-] as const;
+const AUTHORIZATION = TRANSFER_TYPES.TransferWithAuthorization;
 
 let chain: LocalChain;
 /** Holds the token; signs authorizations and permits, never sends a transaction. */
