@@ -169,6 +169,23 @@ targets.push({
   banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
 });
 
+/**
+ * The local chain to pay on by hand (dist/examples/chain/chain.cjs): CommonJS, because it finds its node's
+ * launcher (node.cjs, copied beside it with its Hardhat configuration) next to itself. The launcher
+ * loads Hardhat from the repository's node_modules: the chain is a tool of the repository, not of the
+ * packaged extension.
+ */
+targets.push({
+  ...base,
+  entryPoints: { chain: 'examples/chain/run.ts' },
+  outdir: 'dist/examples/chain',
+  outExtension: { '.js': '.cjs' },
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  sourcemap: false,
+});
+
 /** The two local merchants (ACP and UCP) to try the commerce tools against (dist/examples/merchants/merchants.mjs). */
 targets.push({
   ...base,
@@ -181,9 +198,11 @@ targets.push({
   sourcemap: false,
 });
 
-/** The demo catalog and its invoices beside the bundled agents (dist/examples). */
+/** The demo catalog and its invoices beside the bundled agents, and the chain's launcher (dist/examples). */
 function copyExamples() {
   fs.mkdirSync('dist/examples/files', { recursive: true });
+  fs.mkdirSync('dist/examples/chain', { recursive: true });
+  for (const f of ['node.cjs', 'hardhat.config.cjs']) fs.copyFileSync(path.join('examples/chain', f), path.join('dist/examples/chain', f));
   fs.copyFileSync('examples/catalog.json', 'dist/examples/catalog.json');
   for (const f of fs.readdirSync('examples/files')) {
     if (f.endsWith('.pdf') || f.endsWith('.txt')) fs.copyFileSync(path.join('examples/files', f), path.join('dist/examples/files', f));

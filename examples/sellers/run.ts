@@ -1,17 +1,36 @@
 /**
- * `node dist/examples/sellers/seller.mjs [--variant wrong-bytes]`: a local x402 seller to try the terms
- * tools against. It prints its 402 document (what an agent passes to atr_confirm or atr_transact as
- * `document`) and serves until stopped. Nothing moves on its test chain: it only checks payments.
+ * `node dist/examples/sellers/seller.mjs --facilitator URL [--variant wrong-bytes] [--amount 250000]`: a
+ * local x402 seller to try the terms tools against, settling through the facilitator at URL (the one
+ * `node dist/examples/chain/chain.cjs` prints). It prints its 402 document (what an agent passes to
+ * atr_confirm or atr_transact as `document`) and serves until stopped.
  */
 import type { Variant } from './x402Seller.ts';
 import { startSeller } from './x402Seller.ts';
+import { untilStopped } from '../untilStopped.ts';
 
-const i = process.argv.indexOf('--variant');
-const variant = (i > 0 ? process.argv[i + 1] : 'honest') as Variant;
-void startSeller(variant).then((seller) => {
-  process.stdout.write(`${JSON.stringify({ resource: `${seller.url}/resource`, atrHash: seller.hash, document: seller.document }, null, 2)}\n`);
-  process.stderr.write(`[seller] ${variant} x402 seller on ${seller.url}; Ctrl-C to stop\n`);
-  const stop = (): void => void seller.close().then(() => process.exit(0));
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-});
+const flag = (name: string): string | undefined => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const facilitator = flag('--facilitator');
+if (!facilitator) {
+  process.stderr.write(
+    '[seller] --facilitator URL is required: start a chain first (node dist/examples/chain/chain.cjs), and pass the facilitator it prints\n',
+  );
+  process.exit(2);
+}
+const variant = (flag('--variant') ?? 'honest') as Variant;
+const amount = flag('--amount');
+void startSeller(variant, { facilitator, ...(amount ? { amount } : {}) }).then(
+  (seller) => {
+    process.stdout.write(
+      `${JSON.stringify({ resource: `${seller.url}/resource`, atrHash: seller.hash, document: seller.document }, null, 2)}\n`,
+    );
+    process.stderr.write(`[seller] ${variant} x402 seller on ${seller.url}, settling through ${facilitator}; Ctrl-C to stop\n`);
+    untilStopped(() => seller.close());
+  },
+  (err: unknown) => {
+    process.stderr.write(`[seller] ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

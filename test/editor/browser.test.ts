@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { FrameLocator, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { localChain } from '../../examples/chain/chain.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openStore } from '../../src/core/holon.ts';
@@ -386,6 +387,8 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       if (fs.existsSync(journal)) assert.equal(fs.readFileSync(journal, 'utf8').includes(key.slice(2)), false, 'the key is not in the journal');
       const seller = await startSeller('honest', { amount: '1000000' });
       try {
+        // The seller settles on the local chain: the wallet holds the token there.
+        await (await localChain()).fund(address, { usdc: 1_000_000n });
         await cli(bridge, ['fx', 'USDC', 'EUR', '0.92']);
         await cli(bridge, ['mandate', 'create', BUYER, '--toolsets', 'terms', '--threshold', '0.50', '--total', '5', '--payees', `${TEST_NETWORK}:${SELLER}`]);
         // The seller runs on this machine: reaching it takes the human's explicit setting.

@@ -15,6 +15,7 @@ import type { Runtime } from '../../src/server/runtime.ts';
 import type { SignRequest } from '../../src/server/terms/x402Exact.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
+import { localChain } from '../../examples/chain/chain.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
 import { assertRefusalsOnly, callTool } from './support.ts';
 
@@ -35,6 +36,8 @@ before(async () => {
   cleanup = world.cleanup;
   await createMandate(runtime.store, world.clock, TERMS, { toolsets: ['terms'] });
   client = await connect(runtime, { mandate: TERMS });
+  // The seller's facilitator settles on the local chain: the payer holds the token there.
+  await (await localChain()).fund(wallet.address, { usdc: 1_000_000n });
 });
 after(async () => {
   await client.close();

@@ -1,10 +1,10 @@
 /**
- * The pairing x402/exact/eip155 against a local seller that checks payments with its own tools:
+ * The pairing x402/exact/eip155 against the local seller, which settles payments on the local chain:
  * confirm H, sign with a real key, finish, pay, check; and every lie a seller can tell about its ATR
  * refused with nothing signed.
  */
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { HolonError } from '../../src/core/errors.ts';
@@ -14,6 +14,7 @@ import type { SignRequest } from '../../src/server/terms/x402Exact.ts';
 import { check, confirm, finish } from '../../src/server/terms/x402Exact.ts';
 import type { Seller, Variant } from '../../examples/sellers/x402Seller.ts';
 import { startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
+import { localChain } from '../../examples/chain/chain.ts';
 
 const sellers: Seller[] = [];
 after(async () => {
@@ -27,6 +28,8 @@ const seller = async (variant: Variant = 'honest'): Promise<Seller> => {
 
 const wallet = privateKeyToAccount(generatePrivateKey());
 const account = `${TEST_NETWORK}:${wallet.address}`;
+// The seller's facilitator settles on the local chain: the payer holds the token there.
+before(async () => (await localChain()).fund(wallet.address, { usdc: 1_000_000n }));
 // The sellers listen on loopback: reaching them takes the human's explicit setting.
 const deps = { fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }), now: () => Date.now() };
 
@@ -42,7 +45,7 @@ const sign = (r: SignRequest): Promise<`0x${string}`> =>
 const declined = (code: string) => (err: unknown) => HolonError.is(err) && err.denials[0]?.code === code;
 
 describe('x402/exact/eip155', () => {
-  test('confirmed, signed, finished: the seller verifies it by itself and serves; the payment carries H', async () => {
+  test('confirmed, signed, finished: the seller\'s facilitator settles it and the seller serves; the payment carries H', async () => {
     const s = await seller();
     const c = await confirm(deps, s.document, account);
     assert.equal(c.atrHash, s.hash);

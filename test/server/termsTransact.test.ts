@@ -1,7 +1,7 @@
 /**
  * atr_transact: Holon signs with the human's wallet, only after H is confirmed, and only within the
  * mandate — the pay capability and its payees, a rate to the mandate's currency, the limits, and the
- * human above the threshold. The local seller checks every payment on its own.
+ * human above the threshold. The local seller settles every payment on the local chain.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +17,7 @@ import type { Runtime } from '../../src/server/runtime.ts';
 import { walletFromKey } from '../../src/core/wallet.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
+import { localChain } from '../../examples/chain/chain.ts';
 import type { TestClock } from '../helpers.ts';
 import { connect, demoRuntime, TestClock as Clock } from '../helpers.ts';
 import { callTool } from './support.ts';
@@ -43,6 +44,8 @@ before(async () => {
   });
   await createMandate(runtime.store, clock, 'demo/no-pay', { toolsets: ['terms'] });
   client = await connect(runtime, { mandate: PAYS });
+  // The seller's facilitator settles on the local chain: the wallet holds the token there.
+  await (await localChain()).fund(wallet.address, { usdc: 3_000_000n });
 });
 after(async () => {
   await client.close();

@@ -15,6 +15,7 @@ import { walletFromKey } from '../../src/core/wallet.ts';
 import { manifest } from '../core/fixtures.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { startSeller } from '../../examples/sellers/x402Seller.ts';
+import { localChain } from '../../examples/chain/chain.ts';
 import type { TestClock } from '../helpers.ts';
 import { connect, demoRuntime, MANDATE, TestClock as Clock } from '../helpers.ts';
 import { callTool } from './support.ts';
@@ -31,6 +32,8 @@ before(async () => {
   ({ runtime, clock, cleanup } = world);
   await setFx(runtime.store, 'USDC', 'EUR', '0.92');
   client = await connect(runtime);
+  // The seller's facilitator settles on the local chain: the wallet holds the token there.
+  await (await localChain()).fund(wallet.address, { usdc: 1_000_000n });
 });
 after(async () => {
   await client.close();

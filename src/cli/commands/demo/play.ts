@@ -67,15 +67,19 @@ export function bundledExample(demo: Pick<Demo, 'holonBin'>, ...parts: string[])
   return path.join(path.dirname(demo.holonBin), 'examples', ...parts);
 }
 
-/** A bundled example started as its own process, and the JSON it prints when it is ready. */
+/** A bundled example running as its own process, and the JSON it printed when it was ready. */
 export interface Example<T> {
   ready: T;
   /** Stops it and waits for it to exit. */
   stop(): Promise<void>;
 }
 
-export async function startExample<T>(demo: Pick<Demo, 'holonBin'>, file: string): Promise<Example<T>> {
-  const child = spawn(process.execPath, [bundledExample(demo, file)], { stdio: ['ignore', 'pipe', 'ignore'] });
+/**
+ * Starts a bundled example with `args`. Its standard input is a pipe this process holds, so an example
+ * that watches it (the local chain does) ends when the demo does, however the demo ends.
+ */
+export async function startExample<T>(demo: Pick<Demo, 'holonBin'>, file: string, args: string[] = []): Promise<Example<T>> {
+  const child = spawn(process.execPath, [bundledExample(demo, file), ...args], { stdio: ['pipe', 'pipe', 'ignore'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill();

@@ -1,9 +1,14 @@
 /**
- * Buying under terms (seed 002): an agent buys from a seller that advertises its terms. The example
- * seller runs as its own process; the buyer mandate's own server confirms H and pays with the demo's
- * wallet; the seller checks the payment on its own and serves.
+ * Buying under terms (seed 002): an agent buys from a seller that advertises its terms, and the money
+ * moves on a chain. The local chain (a node, the token, a facilitator) and the example seller run as
+ * their own processes; the buyer mandate's own server confirms H and pays with the demo's wallet; the
+ * seller's facilitator settles the payment on the chain, and the demo reads the chain itself for the
+ * transaction and both balances.
  */
-import { encodePaymentSignatureHeader } from '@x402/core/http';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { Address, Hex } from 'viem';
+import { createPublicClient, erc20Abi, http } from 'viem';
+import { formatUnits } from '../../../core/amount.ts';
 import { setFx } from '../../../core/money/fx.ts';
 import { createMandate } from '../../../core/mandates.ts';
 import { systemClock } from '../../../core/deps.ts';
@@ -13,14 +18,19 @@ import { bundledExample, indent, section, shq, startExample, withAgent } from '.
 
 /** The mandate that buys from sellers under terms, with the demo's wallet. */
 const BUYER = 'demo/buyer';
-/** The example seller's payee on the local test chain (examples/sellers/x402Seller.ts). */
-const EXAMPLE_PAYEE = 'eip155:31337:0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+/** The example seller's payee on the local chain (examples/sellers/x402Seller.ts). */
+const SELLER: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const EXAMPLE_PAYEE = `eip155:31337:${SELLER}`;
+/** The wallet each demo created in its set-up, for its play to fund. */
+const wallets = new WeakMap<Demo, Address>();
 
-async function setUp(store: DemoStore, { out, stateDir }: Demo): Promise<void> {
+async function setUp(store: DemoStore, demo: Demo): Promise<void> {
+  const { out, stateDir } = demo;
   await setFx(store, 'USDC', 'EUR', '0.92');
   out('$ holon fx USDC EUR 0.92                 → 1 USDC = 0.92 EUR');
   const address = createWallet(stateDir);
-  out(`$ holon wallet create                    → ${address} (a demo wallet: the local seller's chain moves nothing)`);
+  wallets.set(demo, address);
+  out(`$ holon wallet create                    → ${address} (the demo's wallet; the local chain funds it)`);
   await createMandate(store, systemClock, BUYER, {
     toolsets: ['terms'],
     approval_threshold: '0.50',
@@ -33,30 +43,55 @@ async function setUp(store: DemoStore, { out, stateDir }: Demo): Promise<void> {
 
 /** What atr_transact returns, as far as the demo reads it. */
 type Paid = { atrHash?: string; atr?: { utf8: string | null }; signed?: unknown; decline?: { code: string } };
+/** What the local chain prints when it is ready (examples/chain/run.ts). */
+type ChainReady = { rpcUrl: string; network: string; token: Address; facilitator: string };
 
 async function play(demo: Demo): Promise<string[]> {
   const { out } = demo;
-  section(out, `7. Terms: confirm the seller's ATR hash, then pay (holon mcp --mandate ${BUYER})`);
-  const seller = await startExample<{ resource: string; atrHash: string; document: unknown }>(demo, 'sellers/seller.mjs');
+  const wallet = wallets.get(demo);
+  if (!wallet) throw new Error('the terms scenario plays only after its set-up');
+  section(out, `7. Terms: confirm the seller's ATR hash, then pay on a chain (holon mcp --mandate ${BUYER})`);
+  const chain = await startExample<ChainReady>(demo, 'chain/chain.cjs', ['--fund', wallet]);
   try {
-    const offer = seller.ready;
-    out(`   a seller at ${offer.resource} answers 402, advertising H = ${offer.atrHash}`);
-    const buyer = { mandate: BUYER, client: 'holon-demo-buyer', args: ['--allow-private-sellers'] };
-    await withAgent(demo, buyer, async (client) => {
-      out(`→ atr_transact {"pairing":"x402/exact/eip155","document":…}`);
-      const r = await client.callTool({ name: 'atr_transact', arguments: { pairing: 'x402/exact/eip155', document: offer.document } });
-      const paid = (r.structuredContent ?? {}) as Paid;
-      if (r.isError || !paid.signed) throw new Error(`atr_transact declined: ${paid.decline?.code ?? 'unknown'}`);
-      out(indent(`H confirmed: ${paid.atrHash ?? ''}\nterms: ${(paid.atr?.utf8 ?? '').trim()}\nsigned by the wallet, its nonce H`));
-      const signature = encodePaymentSignatureHeader(paid.signed as Parameters<typeof encodePaymentSignatureHeader>[0]);
-      const res = await fetch(offer.resource, { headers: { 'payment-signature': signature } });
-      out(`   the seller checks the payment itself and answers ${res.status}: ${(await res.text()).slice(0, 80)}`);
-    });
+    const { rpcUrl, network, token, facilitator } = chain.ready;
+    const client = createPublicClient({ transport: http(rpcUrl) });
+    const usdc = async (address: Address): Promise<string> =>
+      `${formatUnits(await client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] }))} USDC`;
+    out(`   a local chain (${network}) at ${rpcUrl}: the token at ${token}, a facilitator at ${facilitator}`);
+    out(`   the wallet holds ${await usdc(wallet)}; the seller ${SELLER} holds ${await usdc(SELLER)}`);
+    const seller = await startExample<{ resource: string; atrHash: string; document: unknown }>(demo, 'sellers/seller.mjs', [
+      '--facilitator',
+      facilitator,
+    ]);
+    try {
+      const offer = seller.ready;
+      out(`   a seller at ${offer.resource} answers 402, advertising H = ${offer.atrHash}`);
+      const buyer = { mandate: BUYER, client: 'holon-demo-buyer', args: ['--allow-private-sellers'] };
+      await withAgent(demo, buyer, async (agent) => {
+        out(`→ atr_transact {"pairing":"x402/exact/eip155","document":…}`);
+        const r = await agent.callTool({ name: 'atr_transact', arguments: { pairing: 'x402/exact/eip155', document: offer.document } });
+        const paid = (r.structuredContent ?? {}) as Paid;
+        if (r.isError || !paid.signed) throw new Error(`atr_transact declined: ${paid.decline?.code ?? 'unknown'}`);
+        out(indent(`H confirmed: ${paid.atrHash ?? ''}\nterms: ${(paid.atr?.utf8 ?? '').trim()}\nsigned by the wallet, its nonce H`));
+        const signature = encodePaymentSignatureHeader(paid.signed as Parameters<typeof encodePaymentSignatureHeader>[0]);
+        const res = await fetch(offer.resource, { headers: { 'payment-signature': signature } });
+        out(`   the seller's facilitator settles it; the seller answers ${res.status}: ${(await res.text()).slice(0, 80)}`);
+        const header = res.headers.get('payment-response');
+        if (res.status !== 200 || !header) throw new Error(`the seller did not take the payment (${res.status})`);
+        const hash = decodePaymentResponseHeader(header).transaction as Hex;
+        const receipt = await client.getTransactionReceipt({ hash });
+        out(`   transaction ${hash}: ${receipt.status} in block ${receipt.blockNumber} (read from the chain)`);
+      });
+      out(`   the wallet now holds ${await usdc(wallet)}; the seller ${await usdc(SELLER)}`);
+    } finally {
+      await seller.stop();
+    }
   } finally {
-    await seller.stop();
+    await chain.stop();
   }
   return [
-    `   Terms: node ${shq(bundledExample(demo, 'sellers', 'seller.mjs'))} starts a seller; then`,
+    `   Terms: node ${shq(bundledExample(demo, 'chain', 'chain.cjs'))} --fund ${wallet} starts a chain and funds the wallet;`,
+    `          node ${shq(bundledExample(demo, 'sellers', 'seller.mjs'))} --facilitator URL (the one it prints) starts a seller; then`,
     `          holon mcp --mandate ${BUYER} ${demo.at} --allow-private-sellers`,
   ];
 }

@@ -1,0 +1,105 @@
+/**
+ * An x402 facilitator for the local chain: `@x402/core`'s `x402Facilitator` with `@x402/evm`'s `exact`
+ * EVM scheme (its facilitator side), served over HTTP the way a hosted facilitator is (`GET /supported`,
+ * `POST /verify`, `POST /settle`), so a seller reaches it with `@x402/core`'s `HTTPFacilitatorClient`
+ * exactly as it would reach the public one for Base. It verifies a payment's EIP-3009 signature and
+ * simulates the transfer on the chain, then settles it: it submits `transferWithAuthorization` from its
+ * own key, waits for the transaction to be mined and checks its `Transfer` log. Nothing here decides
+ * whether a payment is good; the official scheme does, against the chain.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { x402Facilitator } from '@x402/core/facilitator';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
+import type { Hex } from 'viem';
+import { createWalletClient, nonceManager, publicActions } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { localChainDefinition, localTransport, NETWORK } from './network.ts';
+
+/** A facilitator listening on loopback. */
+export interface Facilitator {
+  url: string;
+  /** The address it submits settlements from (it pays their gas). */
+  address: `0x${string}`;
+  close(): Promise<void>;
+}
+
+/** What a facilitator request may weigh: a payment and its requirements are a few kilobytes. */
+const MAX_BODY = 64 * 1024;
+
+/**
+ * Starts a facilitator for the chain at `rpcUrl`, settling from `key` (which must hold gas). It listens
+ * on a free loopback port; its server does not keep the process alive.
+ */
+export async function startFacilitator(options: { rpcUrl: string; key: Hex }): Promise<Facilitator> {
+  // The nonce manager orders concurrent settlements from the one key instead of letting them race.
+  const account = privateKeyToAccount(options.key, { nonceManager });
+  const client = createWalletClient({
+    account,
+    chain: localChainDefinition(options.rpcUrl),
+    transport: localTransport(options.rpcUrl),
+    pollingInterval: 50,
+  }).extend(publicActions);
+  const signer = toFacilitatorEvmSigner({
+    address: account.address,
+    getCode: (args) => client.getCode(args),
+    readContract: (args) => client.readContract({ ...args, args: args.args ?? [] }),
+    // viem's own types are narrower than the scheme's generic records; the values are the scheme's typed data.
+    verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
+    writeContract: (args) => client.writeContract({ ...args, args: args.args } as Parameters<typeof client.writeContract>[0]),
+    sendTransaction: (args) => client.sendTransaction(args),
+    waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
+  });
+  const facilitator = new x402Facilitator();
+  registerExactEvmScheme(facilitator, { signer, networks: NETWORK });
+
+  const server = http.createServer((req, res) => {
+    const reply = (status: number, body: unknown): void => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    void (async () => {
+      if (req.method === 'GET' && req.url === '/supported') return reply(200, facilitator.getSupported());
+      if (req.method !== 'POST' || (req.url !== '/verify' && req.url !== '/settle')) return reply(404, { error: 'not found' });
+      const body = await readJson(req);
+      if (!body) return reply(400, { error: 'the body must be JSON: {x402Version, paymentPayload, paymentRequirements}' });
+      const payload = body['paymentPayload'] as PaymentPayload | undefined;
+      const requirements = body['paymentRequirements'] as PaymentRequirements | undefined;
+      if (!payload || !requirements) return reply(400, { error: 'missing paymentPayload or paymentRequirements' });
+      return reply(
+        200,
+        req.url === '/verify' ? await facilitator.verify(payload, requirements) : await facilitator.settle(payload, requirements),
+      );
+    })().catch((err: unknown) => reply(500, { error: err instanceof Error ? err.message : String(err) }));
+  });
+  // Neither the server nor a connection a client keeps alive holds the process open.
+  server.on('connection', (socket) => socket.unref());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    address: account.address,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A request's JSON object body, or nothing when it is not one or is too big. */
+async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown> | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,14 @@
+// The local chain's node (Hardhat Network, run by node.cjs beside it): chain id 31337, every transaction
+// mined as it arrives, and one development account (Hardhat's first), which the node holds unlocked.
+// Holon's code never holds its key: it asks the node to send from it (eth_sendTransaction). One, not
+// Hardhat's twenty: deriving the other nineteen keys took a second of every node's start.
+module.exports = {
+  networks: {
+    hardhat: {
+      chainId: 31337,
+      mining: { auto: true },
+      loggingEnabled: false,
+      accounts: { count: 1 },
+    },
+  },
+};
