@@ -326,8 +326,10 @@ describe('memory_assemble and memory_verify', () => {
       await assertRefusalsOnly(runtime, seq, ['invalid_arguments']);
     }
     // A forged snapshot is refused too (after the call is ledgered: only the signature can tell).
+    // One character inside the signature changed: every one of its six bits is signature, never padding.
     const [body, sig] = page.snapshot.token.split('.') as [string, string];
-    problem(await callTool(a, 'memory_assemble', { snapshot: `${body}.${sig.slice(0, -2)}AA`, budget: { unit: 'bytes', limit: 10 } }), 'validation');
+    const forged = `${sig.slice(0, 10)}${sig[10] === 'A' ? 'B' : 'A'}${sig.slice(11)}`;
+    problem(await callTool(a, 'memory_assemble', { snapshot: `${body}.${forged}`, budget: { unit: 'bytes', limit: 10 } }), 'validation');
     problem(await callTool(b, 'memory_assemble', { snapshot: page.snapshot.token, budget: { unit: 'bytes', limit: 10 } }), 'validation');
   });
 });
