@@ -231,12 +231,33 @@ export async function signedPayment(chosen: unknown, signature: unknown, nonce: 
     signature: sig.data as `0x${string}`,
   }).catch(() => false);
   if (!ok) throw refuse(denial('signature_invalid', {}));
+  return paymentOf(base, request, sig.data as `0x${string}`);
+}
+
+/** The completed `exact` payment: the request as signed, and the signature. */
+function paymentOf(chosen: Omit<Chosen, 'mac'>, request: SignRequest, signature: `0x${string}`): PaymentPayload {
   return {
     x402Version: 2,
-    resource: base.resource,
-    accepted: base.option,
-    payload: { signature: sig.data, authorization: request.message },
+    resource: chosen.resource,
+    accepted: chosen.option,
+    payload: { signature, authorization: request.message },
   };
+}
+
+/**
+ * The `exact` payment `chosen` stands for with `nonce`, signed by the human's wallet (`sign`) over the
+ * request built here: Holon's own choice, bound to H, signed by Holon's own key. The signature is not
+ * checked again, unlike one that arrives from outside (`signedPayment`, for atr_finish): recovering its
+ * signer costs several signatures and would only tell whether the wallet signed what it was handed.
+ * The seller checks it in any case, and a signature that is not the payer's moves nothing.
+ */
+export async function paidByWallet(
+  chosen: Omit<Chosen, 'mac'>,
+  nonce: string,
+  sign: (request: SignRequest) => Promise<`0x${string}`>,
+): Promise<PaymentPayload> {
+  const request = requestFor(chosen, nonce);
+  return paymentOf(chosen, request, await sign(request));
 }
 
 /**
