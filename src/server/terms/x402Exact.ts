@@ -183,15 +183,27 @@ export function requestFor(chosen: Omit<Chosen, 'mac'>, h: string): SignRequest 
   };
 }
 
+/**
+ * The payment a document asks for, for `account`, once its ATR is fetched and hashes to the advertised
+ * H: what `atr_confirm` returns before its MAC, and what Holon's own wallet signs in `atr_transact`.
+ */
+export async function confirmRead(
+  deps: { fetch: FetchLike; now: () => number },
+  read: ReadDocument,
+  account: string,
+): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; unsigned: Omit<Chosen, 'mac'>; request: SignRequest }> {
+  const { unsigned, bytes, served } = await confirmedChoice(deps, read, account, EXACT);
+  return { atrHash: served, atr: atrView(bytes), bytes, unsigned, request: requestFor(unsigned, served) };
+}
+
 /** `atr_confirm` for this pairing: fetch the ATR, check it hashes to the advertised H, choose the option. */
 export async function confirm(
   deps: { fetch: FetchLike; now: () => number },
   document: unknown,
   account: string,
 ): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; chosen: Chosen; request: SignRequest }> {
-  const { unsigned, bytes, served } = await confirmedChoice(deps, readDocument(document), account, EXACT);
-  const chosen = withMac(unsigned) as Chosen;
-  return { atrHash: served, atr: atrView(bytes), bytes, chosen, request: requestFor(unsigned, served) };
+  const { unsigned, ...c } = await confirmRead(deps, readDocument(document), account);
+  return { ...c, chosen: withMac(unsigned) as Chosen };
 }
 
 const ChosenShape = z.object({

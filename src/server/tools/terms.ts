@@ -48,7 +48,7 @@ import {
   voucherPayload,
 } from '../terms/x402Channel.ts';
 import type { SignRequest } from '../terms/x402Exact.ts';
-import { check, confirm, EXACT, finish, paidByWallet, readDocument } from '../terms/x402Exact.ts';
+import { check, confirm, confirmRead, EXACT, finish, paidByWallet, readDocument } from '../terms/x402Exact.ts';
 import type { ToolContext, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import { anyJson, jsonLine, jsonObject, READ, WRITE } from './toolKit.ts';
@@ -268,8 +268,8 @@ const atrTransact = defineTool({
     const wallet = walletOf(ctx);
     const deps = netOf(ctx);
     // The option paid is one in a token Holon can count; the payer is the wallet on its chain.
-    const options = args.pairing === CHANNEL ? readChannelDocument(args.document).options : readDocument(args.document).options;
-    const option = options.find((o) => knownAsset(o.network, o.asset));
+    const read = args.pairing === CHANNEL ? undefined : readDocument(args.document);
+    const option = (read ?? readChannelDocument(args.document)).options.find((o) => knownAsset(o.network, o.asset));
     if (!option) throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
     const asset = knownAsset(option.network, option.asset) as KnownAsset;
     const account = `${option.network}:${wallet.address}`;
@@ -304,9 +304,9 @@ const atrTransact = defineTool({
       const signed = await signWithin(ctx, price, () => paidByWallet(resource, c.chosen.nonce, signer(wallet)));
       return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed, agreement: receipt });
     }
-    const c = await confirm(deps, args.document, account);
-    const price = ask(c.chosen.option.amount, c.atrHash, c.chosen.resource);
-    const signed = await signWithin(ctx, price, () => paidByWallet(c.chosen, c.atrHash, signer(wallet)));
+    const c = await confirmRead(deps, read ?? readDocument(args.document), account);
+    const price = ask(c.unsigned.option.amount, c.atrHash, c.unsigned.resource);
+    const signed = await signWithin(ctx, price, () => paidByWallet(c.unsigned, c.atrHash, signer(wallet)));
     return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed });
   },
 });
