@@ -12,6 +12,7 @@
  *     10k receipts.
  * (d) opening a 100k-event journal without vs with its snapshot.
  * (h) call_agent on the team store (PostgreSQL) vs on the file journal, and vs one INSERT + commit.
+ * (t) atr_transact vs its floor: a wallet signature and one GET of the seller's ATR.
  * Context rows and lines (not one of the four): the agent called directly, the journal lock, the
  * snapshot write and where an open with the snapshot spends its time.
  *
@@ -35,8 +36,9 @@ import { interleave, timeOnce } from './timing.ts';
 import { comparisonB, comparisonD, comparisonF, comparisonG, millionState } from './scale.ts';
 import { v0Call, writeV0State } from './v0State.ts';
 import { comparisonH } from './postgres.ts';
+import { comparisonT } from './terms.ts';
 import type { CallTemplate } from './world.ts';
-import { AGENT, CALL_ARGS, callAgent, callEvents, catalogState, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
+import { AGENT, CALL_ARGS, callAgent, callEvents, catalogState, durableAppender, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
 
 async function callEcho(client: Client): Promise<void> {
   const r = await client.callTool({ name: 'echo', arguments: CALL_ARGS });
@@ -58,21 +60,6 @@ function durableAppend(file: string, text: string): void {
   } finally {
     fs.closeSync(fd);
   }
-}
-
-/**
- * The floor of a durable append as the journal makes it: one descriptor kept open, a write, fdatasync.
- * What a paid call must at least pay for its hold to be on disk before the agent runs.
- */
-function durableAppender(file: string): { append: (text: string) => void; close: () => void } {
-  const fd = fs.openSync(file, 'a');
-  return {
-    append: (text) => {
-      fs.writeSync(fd, text);
-      fs.fdatasyncSync(fd);
-    },
-    close: () => fs.closeSync(fd),
-  };
 }
 
 /** A line of `bytes` bytes, newline included. */
@@ -321,6 +308,10 @@ async function main(): Promise<void> {
     const runs = (id: string): boolean => !only || only.includes(id);
     if (runs('e')) {
       await comparisonE(dirs, closers);
+      for (const c of closers.splice(0).reverse()) await c();
+    }
+    if (runs('t')) {
+      await comparisonT(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
     }
     if (['a', 'b', 'c', 'd', 'f', 'g', 'h'].some(runs)) {

@@ -36,6 +36,21 @@ export async function callAgent(client: Client): Promise<void> {
   if (status !== 'succeeded') throw new Error(`call_agent did not succeed: ${JSON.stringify(r.content)}`);
 }
 
+/**
+ * The floor of a durable append as the journal makes it: one descriptor kept open, a write, fdatasync.
+ * What a paid call must at least pay for its hold to be on disk before the agent runs.
+ */
+export function durableAppender(file: string): { append: (text: string) => void; close: () => void } {
+  const fd = fs.openSync(file, 'a');
+  return {
+    append: (text) => {
+      fs.writeSync(fd, text);
+      fs.fdatasyncSync(fd);
+    },
+    close: () => fs.closeSync(fd),
+  };
+}
+
 /** Temporary folders under os.tmpdir(), all removed by `removeAll`. */
 export class TempDirs {
   private readonly dirs: string[] = [];

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { isPublicAddress, publicFetch, RefusedLink } from '../../src/server/net/publicFetch.ts';
@@ -162,5 +162,110 @@ describe('the fetch', () => {
 
   test('only http and https', async () => {
     for (const link of ['file:///etc/passwd', 'ftp://example.com/', 'data:text/plain,hi', 'gopher://example.com/']) await refused(publicFetch()(link), 'scheme');
+  });
+});
+
+describe('a kept-alive socket', () => {
+  // A server that keeps every connection alive for as long as the client does, and resets one (TCP RST)
+  // on its second request: what a seller's keep-alive socket that timed out looks like to the next request.
+  let server: http.Server;
+  let port = 0;
+  const requests: { method: string; path: string; connection: number; reset: boolean }[] = [];
+  let connections = 0;
+  before(async () => {
+    server = http.createServer({ keepAliveTimeout: 0 }, (req, res) => {
+      const socket = req.socket as Socket & { holonId?: number; holonRequests?: number };
+      socket.holonRequests = (socket.holonRequests ?? 0) + 1;
+      const reset = socket.holonRequests >= 2 || req.url === '/always-reset';
+      requests.push({ method: req.method ?? '', path: req.url ?? '', connection: socket.holonId ?? 0, reset });
+      if (reset) return void socket.resetAndDestroy();
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end(`answered on connection ${socket.holonId}`));
+    });
+    server.on('connection', (socket: Socket & { holonId?: number }) => {
+      connections += 1;
+      socket.holonId = connections;
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  /** A resolver that answers 127.0.0.1 the first `loopback` times, then 127.0.0.2, where nothing listens. */
+  const moving = (loopback: number): { resolve: () => Promise<{ address: string; family: number }[]>; lookups: () => number } => {
+    let lookups = 0;
+    return {
+      resolve: async () => [{ address: lookups++ < loopback ? '127.0.0.1' : '127.0.0.2', family: 4 }],
+      lookups: () => lookups,
+    };
+  };
+
+  test('a GET on a reused socket the server reset goes once more, on a new connection to the checked address', async () => {
+    const dns = moving(2);
+    // Loopback only by the explicit setting, to reach the test's own server.
+    const f = publicFetch({ resolve: dns.resolve, allowPrivate: true });
+    const from = requests.length;
+    const first = await f(`http://seller.example:${port}/atr`);
+    assert.equal(await first.text(), `answered on connection ${connections}`);
+    const again = await f(`http://seller.example:${port}/atr`);
+    assert.equal(again.status, 200);
+    const mine = requests.slice(from);
+    assert.deepEqual(
+      mine.map((r) => [r.method, r.reset]),
+      [['GET', false], ['GET', true], ['GET', false]],
+      'the second fetch reached the reused socket, was reset, and went once more',
+    );
+    assert.equal(mine[1]?.connection, mine[0]?.connection, 'the reset request was on the kept-alive socket');
+    assert.notEqual(mine[2]?.connection, mine[0]?.connection, 'the retry opened a new connection');
+    assert.equal(await again.text(), `answered on connection ${mine[2]?.connection}`);
+    // One resolution per fetch: the retry resolved nothing (a third lookup would have answered 127.0.0.2).
+    assert.equal(dns.lookups(), 2);
+  });
+
+  test('a POST (a payment sent) is never sent twice', async () => {
+    const dns = moving(2);
+    const f = publicFetch({ resolve: dns.resolve, allowPrivate: true });
+    const from = requests.length;
+    assert.equal((await f(`http://seller.example:${port}/`)).status, 200);
+    await assert.rejects(
+      f(`http://seller.example:${port}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"payment":1}' }),
+      (err: unknown) => err instanceof RefusedLink && err.why === 'network',
+    );
+    assert.deepEqual(
+      requests.slice(from).map((r) => [r.method, r.path, r.reset]),
+      [['GET', '/', false], ['POST', '/pay', true]],
+    );
+    assert.equal(dns.lookups(), 2);
+  });
+
+  test('once more, never twice; and a reset on a new connection is not retried', async () => {
+    const f = publicFetch({ allowPrivate: true });
+    const from = requests.length;
+    assert.equal((await f(`http://127.0.0.1:${port}/`)).status, 200);
+    await assert.rejects(f(`http://127.0.0.1:${port}/always-reset`), (err: unknown) => err instanceof RefusedLink && err.why === 'network');
+    assert.deepEqual(
+      requests.slice(from).map((r) => [r.path, r.reset]),
+      [['/', false], ['/always-reset', true], ['/always-reset', true]],
+    );
+    // A fresh fetch: its first request is on a new connection, so a reset there is the seller's answer.
+    const g = publicFetch({ allowPrivate: true });
+    const at = requests.length;
+    await assert.rejects(g(`http://127.0.0.1:${port}/always-reset`), (err: unknown) => err instanceof RefusedLink && err.why === 'network');
+    assert.equal(requests.length, at + 1);
+  });
+
+  test('a kept-alive socket serves only the address it connected to: a host that moved is connected to anew', async () => {
+    // The first lookup answers 127.0.0.1, the second 127.0.0.2 (where nothing listens): the socket kept
+    // alive to 127.0.0.1 must not carry the second request, which goes where the host resolved now.
+    const dns = moving(1);
+    const f = publicFetch({ resolve: dns.resolve, allowPrivate: true });
+    const from = requests.length;
+    assert.equal((await f(`http://seller.example:${port}/`)).status, 200);
+    await assert.rejects(f(`http://seller.example:${port}/`), (err: unknown) => err instanceof RefusedLink && err.why === 'network');
+    assert.equal(requests.length, from + 1, 'the second request never reached the server at 127.0.0.1');
+    assert.equal(dns.lookups(), 2);
   });
 });

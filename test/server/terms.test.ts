@@ -16,6 +16,7 @@ import type { SignRequest } from '../../src/server/terms/x402Exact.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { localChain } from '../../examples/chain/chain.ts';
+import { startResettingSeller } from '../fixtures/sellers/resettingSeller.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
 import { assertRefusalsOnly, callTool } from './support.ts';
 
@@ -27,7 +28,7 @@ const account = `${TEST_NETWORK}:${wallet.address}`;
 let runtime: Runtime;
 let client: Client;
 let cleanup: () => Promise<void>;
-const sellers: Seller[] = [];
+const sellers: Pick<Seller, 'close'>[] = [];
 
 before(async () => {
   // Real time: the seller checks the payment has not expired by its own clock.
@@ -106,6 +107,20 @@ describe('the terms toolset', () => {
     assert.equal(declineOf(await callTool(client, 'atr_finish', { pairing: PAIRING, atr: c.atr.base64, chosen: c.chosen, signature: forged })), 'signature-invalid');
     assert.equal(declineOf(await callTool(client, 'atr_check', { pairing: PAIRING, atr: c.atr.base64, presented: { payload: {} } })), 'signed-not-bound');
     assert.equal(s.accepted.length, 0);
+  });
+
+  test('a seller that reset the kept-alive socket: atr_confirm fetches the ATR once more, on a new connection, and confirms', async () => {
+    const s = await startResettingSeller();
+    sellers.push(s);
+    // The first confirmation leaves its socket kept alive; the next one goes out on it and is reset.
+    // Calls go on until a reset happened (a socket idle past the pool's timeout is closed instead).
+    for (let calls = 0; s.resets === 0; calls++) {
+      assert.ok(calls < 20, 'the seller reset a kept-alive socket');
+      const r = await callTool(client, 'atr_confirm', { pairing: PAIRING, document: s.document, account });
+      assert.notEqual(r.isError, true, JSON.stringify(r.structuredContent));
+      assert.equal(json<{ atrHash: string }>(r).atrHash, s.hash);
+    }
+    assert.equal(s.resets, 1);
   });
 
   test('an atr that is not canonical base64, or an unknown pairing, fails the input schema: nothing is fetched, the refusal is on the record', async () => {

@@ -11,7 +11,7 @@ import { HolonError } from '../../src/core/errors.ts';
 import { atrBytes } from '../../src/core/terms/atr.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { SignRequest } from '../../src/server/terms/x402Exact.ts';
-import { check, confirm, finish } from '../../src/server/terms/x402Exact.ts';
+import { check, confirm, finish, paidByWallet, readH } from '../../src/server/terms/x402Exact.ts';
 import type { Seller, Variant } from '../../examples/sellers/x402Seller.ts';
 import { startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { localChain } from '../../examples/chain/chain.ts';
@@ -60,6 +60,20 @@ describe('x402/exact/eip155', () => {
     assert.ok(res.headers.get('payment-response'));
     assert.equal(s.accepted.length, 1);
     assert.deepEqual(check(atrBytes(c.atr.base64), f.signed), { atrHash: s.hash });
+  });
+
+  test("the wallet's own payment (atr_transact's) is exactly the one finish builds from the same signature", async () => {
+    const s = await seller();
+    const c = await confirm(deps, s.document, account);
+    const asked: SignRequest[] = [];
+    const own = await paidByWallet(c.chosen, c.atrHash, (r) => {
+      asked.push(r);
+      return sign(r);
+    });
+    assert.deepEqual(asked, [c.request], 'the wallet signs the request atr_confirm returns');
+    const f = await finish(atrBytes(c.atr.base64), c.chosen, await sign(c.request));
+    assert.deepEqual(own, f.signed);
+    assert.equal(readH(own), s.hash);
   });
 
   test('a signature over other terms, another payee or amount, or by another key never finishes', async () => {

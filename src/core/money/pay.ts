@@ -92,10 +92,13 @@ export async function payWithin<T>(
     purpose: ask.purpose,
   };
   type Decided = { kind: 'held'; charged: Money } | { kind: 'pending' | 'rejected'; approval: Approval };
-  const { decision, status } = await untilDecided<Decided>(
-    store,
-    (approvalId) =>
-      store.transact<Decided>((s) => {
+  // The hold is group-committed: the settlement's durable append, which comes before the signature
+  // leaves this process, makes it durable with itself (one fdatasync for both). A crash before that loses
+  // at most a hold whose payment was never handed out. An approval asked for is made durable at once: the
+  // agent is told to wait for it.
+  const decide = async (approvalId: string | undefined): Promise<Decided> => {
+    const d = await store.transact<Decided>(
+      (s) => {
         const now = clock.now();
         const mandate = mandateOf(s, ask.mandate);
         const scope = payeeDenial(s, ask.mandate, ask.payee);
@@ -115,10 +118,16 @@ export async function payWithin<T>(
           case 'held':
             return { events: gate.events, result: { kind: 'held', charged: amount } };
         }
-      }),
-    (d) => (d.kind === 'pending' ? d.approval : undefined),
-    { wait: options.wait, signal: options.signal },
-  );
+      },
+      { durable: false },
+    );
+    if (d.kind !== 'held') await store.flush();
+    return d;
+  };
+  const { decision, status } = await untilDecided<Decided>(store, decide, (d) => (d.kind === 'pending' ? d.approval : undefined), {
+    wait: options.wait,
+    signal: options.signal,
+  });
   if (decision.kind !== 'held') {
     const approval = store.state.approvals[decision.approval.id] ?? decision.approval;
     return { kind: status === 'rejected' || decision.kind === 'rejected' ? 'rejected' : 'pending', approval: structuredClone(approval) };

@@ -2,13 +2,13 @@
  * The network policy of every link a seller or an agent chooses: a `fetch` that reaches public addresses
  * only. A link that names an address is checked before anything connects; a host is resolved once, and
  * the socket connects only when every address it resolved to is public — to one of those addresses, so a
- * second resolution cannot steer it elsewhere. No redirect is followed, nothing is decompressed, and the
- * body is cut off past a limit.
+ * second resolution cannot steer it elsewhere. Kept-alive sockets are pooled by that address. An
+ * idempotent request whose reused socket the server had closed goes once more, on a new connection to the
+ * same address. No redirect is followed, nothing is decompressed, and the body is cut off past a limit.
  */
 import * as dns from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -108,21 +108,40 @@ export type FetchLike = (
   init?: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
 ) => Promise<Response>;
 
+/** How long an idle kept-alive socket waits for its next request (under the 5 s a Node server keeps one). */
+const IDLE_SOCKET_MS = 4_000;
+
+/**
+ * The errors of a request whose kept-alive socket the server had already reset or closed: it never
+ * reached the server's application (or was dropped unread), so an idempotent request may go again.
+ */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+
+/** A request that failed on a reused socket before any byte of a response: it may be sent once more. */
+class StaleSocket extends Error {}
+
 /** A `fetch` that connects only to public addresses (see the module's comment). */
 export function publicFetch(options: PublicFetchOptions = {}): FetchLike {
   const maxBytes = options.maxBytes ?? 1 << 20;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const resolve = options.resolve ?? systemResolver;
   const allowed = (address: string): boolean => options.allowPrivate === true || isPublicAddress(address);
+  // This fetch's own pools: a socket is pooled under the address it connected to (the request names the
+  // checked address, never the host), so a kept-alive socket is only ever reused for that same address —
+  // never one another fetch, or a laxer policy, opened to whatever the host resolved to then.
+  const pools = {
+    'http:': new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    'https:': new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  };
 
   return async (input, init = {}) => {
     const url = new URL(String(input));
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedLink('scheme');
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    let address: { address: string; family: number };
+    let address: string;
     if (ipaddr.isValid(host)) {
       if (!allowed(host)) throw new RefusedLink('address');
-      address = { address: host, family: host.includes(':') ? 6 : 4 };
+      address = host;
     } else {
       let all: { address: string; family: number }[];
       try {
@@ -132,60 +151,101 @@ export function publicFetch(options: PublicFetchOptions = {}): FetchLike {
       }
       // Every address the host resolves to must be public: a mix lets the next lookup pick the private one.
       if (all.length === 0 || !all.every((a) => allowed(a.address))) throw new RefusedLink('address');
-      address = all[0] as { address: string; family: number };
+      address = (all[0] as { address: string }).address;
     }
-    // The socket connects to the address checked above, never to a second resolution of the host.
-    const lookup: LookupFunction = (_hostname, opts, callback) => {
-      if ((opts as { all?: boolean }).all)
-        (callback as unknown as (err: null, addresses: { address: string; family: number }[]) => void)(null, [address]);
-      else callback(null, address.address, address.family);
-    };
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    const transport = url.protocol === 'https:' ? https : http;
-    return new Promise<Response>((resolvePromise, reject) => {
-      const req = transport.request(
+    const method = (init.method ?? 'GET').toUpperCase();
+    const request = (agent: http.Agent | false): Promise<Response> =>
+      send({
         url,
-        {
-          method: init.method ?? 'GET',
-          headers: { ...init.headers, 'accept-encoding': 'identity' },
-          lookup,
-          signal,
-          ...(url.protocol === 'https:' ? { servername: ipaddr.isValid(host) ? undefined : host } : {}),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxBytes) {
-              res.destroy();
-              reject(new RefusedLink('too_large'));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on('end', () => {
-            const headers = new Headers();
-            for (const [k, v] of Object.entries(res.headers)) {
-              if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-              else if (v !== undefined) headers.set(k, v);
-            }
-            const status = res.statusCode ?? 0;
-            const body = status === 204 || status === 304 || (status >= 100 && status < 200) ? null : Buffer.concat(chunks);
-            try {
-              resolvePromise(
-                new Response(body, { status: status < 200 || status > 599 ? 502 : status, statusText: res.statusMessage ?? '', headers }),
-              );
-            } catch {
-              reject(new RefusedLink('network'));
-            }
-          });
-          res.on('error', () => reject(new RefusedLink('network')));
-        },
-      );
-      req.on('error', () => reject(signal.aborted ? new RefusedLink('timeout') : new RefusedLink('network')));
-      if (init.body !== undefined) req.write(init.body);
-      req.end();
-    });
+        host,
+        address,
+        method,
+        init,
+        agent,
+        signal,
+        maxBytes,
+        retryable: (method === 'GET' || method === 'HEAD') && init.body === undefined,
+      });
+    try {
+      return await request(pools[url.protocol]);
+    } catch (err) {
+      // A kept-alive socket the server had closed meanwhile: once more, on a new connection to the same
+      // checked address (nothing is resolved again). A request with a body (a payment sent) never goes twice.
+      if (!(err instanceof StaleSocket)) throw err;
+      return request(false);
+    }
   };
+}
+
+/** One request of a public fetch, to the checked `address`; `agent: false` opens a new connection. */
+function send(r: {
+  url: URL;
+  host: string;
+  address: string;
+  method: string;
+  init: Parameters<FetchLike>[1] & {};
+  agent: http.Agent | false;
+  signal: AbortSignal;
+  maxBytes: number;
+  retryable: boolean;
+}): Promise<Response> {
+  const { url, signal, maxBytes } = r;
+  const tls = url.protocol === 'https:';
+  return new Promise<Response>((resolvePromise, reject) => {
+    let answered = false;
+    // The socket connects to the address checked, never to a second resolution of the host; the Host
+    // header and the TLS server name (certificate included) stay the link's.
+    const req = (tls ? https : http).request(
+      {
+        protocol: url.protocol,
+        host: r.address,
+        port: url.port || (tls ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
+        method: r.method,
+        headers: { ...r.init.headers, host: url.host, 'accept-encoding': 'identity' },
+        agent: r.agent,
+        signal,
+        ...(tls && !ipaddr.isValid(r.host) ? { servername: r.host } : {}),
+      },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            res.destroy();
+            reject(new RefusedLink('too_large'));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) {
+            if (Array.isArray(v)) for (const x of v) headers.append(k, x);
+            else if (v !== undefined) headers.set(k, v);
+          }
+          const status = res.statusCode ?? 0;
+          const body = status === 204 || status === 304 || (status >= 100 && status < 200) ? null : Buffer.concat(chunks);
+          try {
+            resolvePromise(
+              new Response(body, { status: status < 200 || status > 599 ? 502 : status, statusText: res.statusMessage ?? '', headers }),
+            );
+          } catch {
+            reject(new RefusedLink('network'));
+          }
+        });
+        res.on('error', () => reject(new RefusedLink('network')));
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (signal.aborted) reject(new RefusedLink('timeout'));
+      else if (r.retryable && !answered && req.reusedSocket && STALE_SOCKET.has(err.code ?? '')) reject(new StaleSocket());
+      else reject(new RefusedLink('network'));
+    });
+    if (r.init.body !== undefined) req.write(r.init.body);
+    req.end();
+  });
 }

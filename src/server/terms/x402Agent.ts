@@ -14,7 +14,7 @@ import * as M from '../../core/amount.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { TypedRequest, Wallet } from '../../core/wallet.ts';
 import { knownAsset } from './assets.ts';
-import { confirm, finish, readDocument } from './x402Exact.ts';
+import { confirmRead, paidByWallet, readDocument } from './x402Exact.ts';
 
 const failed = (errorCode: string): AgentRunResult => ({ isError: true, structured: null, text: '', units: 0, errorCode });
 
@@ -78,7 +78,8 @@ export class X402AgentRunner implements AgentRunner {
     if (!wallet || !limit || !header) return undefined;
     try {
       const document = decodePaymentRequiredHeader(header);
-      const option = readDocument(document).options.find((o) => knownAsset(o.network, o.asset));
+      const read = readDocument(document);
+      const option = read.options.find((o) => knownAsset(o.network, o.asset));
       if (!option) return undefined;
       const asset = knownAsset(option.network, option.asset);
       if (!asset) return undefined;
@@ -86,9 +87,9 @@ export class X402AgentRunner implements AgentRunner {
       const counted = limit.convert(amount);
       // Never more than the call holds.
       if (!counted || counted.currency !== limit.limit.currency || M.compare(counted, limit.limit) > 0) return undefined;
-      const c = await confirm({ fetch: this.deps.fetch, now: this.deps.now }, document, `${option.network}:${wallet.address}`);
-      const f = await finish(c.bytes, c.chosen, await wallet.signTypedData(c.request as unknown as TypedRequest));
-      return { header: encodePaymentSignatureHeader(f.signed), paid: { amount: M.toJson(amount), terms_hash: f.atrHash } };
+      const c = await confirmRead({ fetch: this.deps.fetch, now: this.deps.now }, read, `${option.network}:${wallet.address}`);
+      const signed = await paidByWallet(c.unsigned, c.atrHash, (r) => wallet.signTypedData(r as unknown as TypedRequest));
+      return { header: encodePaymentSignatureHeader(signed), paid: { amount: M.toJson(amount), terms_hash: c.atrHash } };
     } catch (err) {
       this.deps.logger.warn(`an agent's 402 was not paid: ${HolonError.is(err) ? err.message : String(err)}`);
       return undefined;

@@ -183,15 +183,27 @@ export function requestFor(chosen: Omit<Chosen, 'mac'>, h: string): SignRequest 
   };
 }
 
+/**
+ * The payment a document asks for, for `account`, once its ATR is fetched and hashes to the advertised
+ * H: what `atr_confirm` returns before its MAC, and what Holon's own wallet signs in `atr_transact`.
+ */
+export async function confirmRead(
+  deps: { fetch: FetchLike; now: () => number },
+  read: ReadDocument,
+  account: string,
+): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; unsigned: Omit<Chosen, 'mac'>; request: SignRequest }> {
+  const { unsigned, bytes, served } = await confirmedChoice(deps, read, account, EXACT);
+  return { atrHash: served, atr: atrView(bytes), bytes, unsigned, request: requestFor(unsigned, served) };
+}
+
 /** `atr_confirm` for this pairing: fetch the ATR, check it hashes to the advertised H, choose the option. */
 export async function confirm(
   deps: { fetch: FetchLike; now: () => number },
   document: unknown,
   account: string,
 ): Promise<{ atrHash: string; atr: AtrView; bytes: Uint8Array; chosen: Chosen; request: SignRequest }> {
-  const { unsigned, bytes, served } = await confirmedChoice(deps, readDocument(document), account, EXACT);
-  const chosen = withMac(unsigned) as Chosen;
-  return { atrHash: served, atr: atrView(bytes), bytes, chosen, request: requestFor(unsigned, served) };
+  const { unsigned, ...c } = await confirmRead(deps, readDocument(document), account);
+  return { ...c, chosen: withMac(unsigned) as Chosen };
 }
 
 const ChosenShape = z.object({
@@ -231,12 +243,33 @@ export async function signedPayment(chosen: unknown, signature: unknown, nonce: 
     signature: sig.data as `0x${string}`,
   }).catch(() => false);
   if (!ok) throw refuse(denial('signature_invalid', {}));
+  return paymentOf(base, request, sig.data as `0x${string}`);
+}
+
+/** The completed `exact` payment: the request as signed, and the signature. */
+function paymentOf(chosen: Omit<Chosen, 'mac'>, request: SignRequest, signature: `0x${string}`): PaymentPayload {
   return {
     x402Version: 2,
-    resource: base.resource,
-    accepted: base.option,
-    payload: { signature: sig.data, authorization: request.message },
+    resource: chosen.resource,
+    accepted: chosen.option,
+    payload: { signature, authorization: request.message },
   };
+}
+
+/**
+ * The `exact` payment `chosen` stands for with `nonce`, signed by the human's wallet (`sign`) over the
+ * request built here: Holon's own choice, bound to H, signed by Holon's own key. The signature is not
+ * checked again, unlike one that arrives from outside (`signedPayment`, for atr_finish): recovering its
+ * signer costs several signatures and would only tell whether the wallet signed what it was handed.
+ * The seller checks it in any case, and a signature that is not the payer's moves nothing.
+ */
+export async function paidByWallet(
+  chosen: Omit<Chosen, 'mac'>,
+  nonce: string,
+  sign: (request: SignRequest) => Promise<`0x${string}`>,
+): Promise<PaymentPayload> {
+  const request = requestFor(chosen, nonce);
+  return paymentOf(chosen, request, await sign(request));
 }
 
 /**

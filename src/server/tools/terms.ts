@@ -47,7 +47,8 @@ import {
   signInChannel,
   voucherPayload,
 } from '../terms/x402Channel.ts';
-import { check, confirm, EXACT, finish, readDocument, requestFor, signedPayment } from '../terms/x402Exact.ts';
+import type { SignRequest } from '../terms/x402Exact.ts';
+import { check, confirm, confirmRead, EXACT, finish, paidByWallet, readDocument } from '../terms/x402Exact.ts';
 import type { ToolContext, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import { anyJson, jsonLine, jsonObject, READ, WRITE } from './toolKit.ts';
@@ -267,8 +268,8 @@ const atrTransact = defineTool({
     const wallet = walletOf(ctx);
     const deps = netOf(ctx);
     // The option paid is one in a token Holon can count; the payer is the wallet on its chain.
-    const options = args.pairing === CHANNEL ? readChannelDocument(args.document).options : readDocument(args.document).options;
-    const option = options.find((o) => knownAsset(o.network, o.asset));
+    const read = args.pairing === CHANNEL ? undefined : readDocument(args.document);
+    const option = (read ?? readChannelDocument(args.document)).options.find((o) => knownAsset(o.network, o.asset));
     if (!option) throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
     const asset = knownAsset(option.network, option.asset) as KnownAsset;
     const account = `${option.network}:${wallet.address}`;
@@ -297,23 +298,22 @@ const atrTransact = defineTool({
         const approve = approveFrom(c.chosen.agreement, status.required, c.atrHash, option.network);
         return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), approve });
       } else receipt = await agreeWithin(ctx, wallet, c.chosen, c.atr, args.approved, asset);
-      const resource = { ...c.chosen, pairing: EXACT };
-      const request = requestForResource(c.chosen);
+      // The resource's payment: an ordinary exact payment, with its own nonce.
+      const resource = { ...c.chosen, pairing: EXACT } as const;
       const price = ask(c.chosen.option.amount, c.atrHash, c.chosen.resource);
-      const signed = await signWithin(ctx, price, async () => signedPayment(resource, await wallet.signTypedData(request), c.chosen.nonce));
+      const signed = await signWithin(ctx, price, () => paidByWallet(resource, c.chosen.nonce, signer(wallet)));
       return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed, agreement: receipt });
     }
-    const c = await confirm(deps, args.document, account);
-    const price = ask(c.chosen.option.amount, c.atrHash, c.chosen.resource);
-    const request = c.request as unknown as TypedRequest;
-    const paid = await signWithin(ctx, price, async () => finish(c.bytes, c.chosen, await wallet.signTypedData(request)));
-    return jsonLine({ atrHash: paid.atrHash, atr: atrOut(c.atr), signed: paid.signed });
+    const c = await confirmRead(deps, read ?? readDocument(args.document), account);
+    const price = ask(c.unsigned.option.amount, c.atrHash, c.unsigned.resource);
+    const signed = await signWithin(ctx, price, () => paidByWallet(c.unsigned, c.atrHash, signer(wallet)));
+    return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed });
   },
 });
 
-/** The resource's payment in an agreement pairing: an ordinary exact payment, with its own nonce. */
-function requestForResource(c: AgreementChosen): TypedRequest {
-  return requestFor({ ...c, pairing: EXACT }, c.nonce) as unknown as TypedRequest;
+/** The wallet signing an exact payment's request (its members as the pairing built them). */
+function signer(wallet: Wallet): (request: SignRequest) => Promise<`0x${string}`> {
+  return (request) => wallet.signTypedData(request as unknown as TypedRequest);
 }
 
 /**
@@ -333,11 +333,10 @@ async function agreeWithin(
   const now = ctx.deps.clock.now();
   const validBefore = String(Math.floor(now / 1000) + option.maxTimeoutSeconds);
   const payment = { pairing: EXACT, atrHash: h, resource: required.resource, option, from: wallet.address, validBefore } as const;
-  const request = requestFor(payment, h) as unknown as TypedRequest;
   const amount = fromAtomic(option.amount, knownAsset(option.network, option.asset) ?? asset);
   const purpose = `the agreement to the terms at ${chosen.agreement}`;
   const ask = { mandate: ctx.mandate, payee: `${option.network}:${option.payTo}`, amount, termsHash: h, purpose };
-  const signed = await signWithin(ctx, ask, async () => signedPayment(payment, await wallet.signTypedData(request), h));
+  const signed = await signWithin(ctx, ask, () => paidByWallet(payment, h, signer(wallet)));
   const moved = { signed, atr: atrOut(atr), atrHash: h };
   // Signed but cancelled before it left: it is not sent (the hold it settled stays spent: the signature existed).
   if (ctx.extra.signal.aborted) throw cancelled();
