@@ -30,6 +30,8 @@ import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import { canonicalHash } from '../util.ts';
 import type { Ed25519Signature, GateVerdict, IntentReceipt, IntentRecord, IntentStatus, JobEvent } from './slice.ts';
 import { intentKey, moneyEvent } from './slice.ts';
+import type { SettlementView } from './settlement.ts';
+import { settlementFor, settlementView } from './settlement.ts';
 
 /** An intent as the agent submits it. */
 export interface IntentAsk {
@@ -160,6 +162,8 @@ export interface IntentView {
   attempts: number;
   created_at: string;
   updated_at: string;
+  /** To a chain account: the payment signed for it and what the chain shows of it. */
+  settlement: SettlementView | null;
 }
 
 /** The lifecycle of an intent now. */
@@ -186,7 +190,14 @@ export function intentView(s: HolonState, r: IntentRecord, now: number): IntentV
     attempts: r.attempts,
     created_at: r.created_at,
     updated_at: r.updated_at,
+    settlement: chainSettlementOf(s, r.id),
   };
+}
+
+/** The settlement of an intent paid on a chain, as its view shows it. */
+function chainSettlementOf(s: HolonState, intent: string): SettlementView | null {
+  const r = settlementFor(s, { kind: 'intent', id: intent });
+  return r ? settlementView(r) : null;
 }
 
 /** The intent a mandate submitted under `key`, if any. */

@@ -13,7 +13,7 @@ import type { Money } from '../../core/amount.ts';
 import * as M from '../../core/amount.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { TypedRequest, Wallet } from '../../core/wallet.ts';
-import { knownAsset } from './assets.ts';
+import { knownAsset } from '../../core/money/assets.ts';
 import { confirm, finish, readDocument } from './x402Exact.ts';
 
 const failed = (errorCode: string): AgentRunResult => ({ isError: true, structured: null, text: '', units: 0, errorCode });

@@ -26,6 +26,7 @@ import type { ServerDeps } from '../serverDeps.ts';
 import type { ToolContext, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import { GrantSchema, json, READ, WRITE } from './toolKit.ts';
+import { SettlementSchema } from './settlementSchema.ts';
 
 /**
  * What the money tools use beyond every toolset's deps: the installation's signer (by default the key in
@@ -75,13 +76,14 @@ const Sig = z.object({ alg: z.literal('Ed25519'), public_key: z.string(), value:
 export const ReceiptSchema = z.object({
   id: z.string(),
   intent: z.string(),
-  rail: z.literal('journal'),
+  rail: z.enum(['journal', 'x402']),
   payee: z.string(),
   amount: MoneySchema,
   charged: MoneySchema,
   reference: z.string(),
   approval: z.string().nullable(),
   settled_at: z.string(),
+  settlement: z.string().optional().describe('On a chain: the settlement Holon checked it against (see settlement)'),
 });
 
 /** One intent's lifecycle, as get_job and list_intents return it. */
@@ -102,6 +104,7 @@ export const IntentViewSchema = z.object({
   attempts: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
+  settlement: SettlementSchema.nullable().describe('To a chain account: the payment Holon signed and what the chain shows of it'),
 });
 
 const ask = (i: z.output<typeof IntentInput>): IntentAsk => ({

@@ -19,8 +19,8 @@ import { createApprovalWaiter } from '../approvalWait.ts';
 import { termsFailure } from '../render/terms.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
-import type { KnownAsset } from '../terms/assets.ts';
-import { knownAsset } from '../terms/assets.ts';
+import type { KnownAsset } from '../../core/money/assets.ts';
+import { knownAsset } from '../../core/money/assets.ts';
 import type { AgreementChosen, AgreementReceipt } from '../terms/x402Agreement.ts';
 import {
   AGREEMENT,
