@@ -23,7 +23,7 @@ import type { IntentReceipt } from './slice.ts';
 import { moneyEvent } from './slice.ts';
 import type { Authorization, ChainVerdict, FlagReason, Settlement, SettlementFor } from './settlement.ts';
 import { chainVerdict, isOpen, settlementEvent } from './settlement.ts';
-import { endHold } from './spend.ts';
+import { endHold, spendEvent } from './spend.ts';
 
 /** What a toolset hands over once the wallet signed, before the payment is sent. */
 export interface SignedDraft {
@@ -86,6 +86,42 @@ export function signedSettlement(
     },
   });
   return { id, checked, event };
+}
+
+/**
+ * Records a payment the wallet signed, in one transaction, before it is sent: its settlement and, for a
+ * payment drawn from a call's hold (`parent`), a hold of its own that carries it from then on, whatever
+ * becomes of the call. Without a chain to read it on, nothing is held for it apart: the spend settles as
+ * it always did. Returns the settlement's id, and whether the chain will be read for it.
+ */
+export async function recordSigned(
+  deps: Pick<LandingDeps, 'store' | 'chain'>,
+  draft: SignedDraft,
+  options: { parent?: string; fromBlock?: bigint | null } = {},
+): Promise<{ id: string; checked: boolean }> {
+  const fromBlock = options.fromBlock !== undefined ? options.fromBlock : await startBlock(deps.chain);
+  return deps.store.transact((s) => {
+    const signed = signedSettlement(draft, deps.chain, fromBlock);
+    const events: NewEvent[] = [];
+    if (signed.checked && options.parent !== undefined) {
+      const parent = s.holds[options.parent];
+      if (!parent || parent.currency !== draft.held.currency || parent.units < draft.held.units)
+        throw new Error(`the payment of ${M.toJson(draft.held).amount} is not within what hold ${options.parent} has left`);
+      events.push(
+        spendEvent('hold.placed', {
+          hold: draft.hold,
+          mandate: parent.mandate,
+          account: parent.account,
+          currency: parent.currency,
+          amount: M.formatUnits(draft.held.units),
+          parent: options.parent,
+          payee: { kind: 'payee', id: `${draft.network}:${draft.authorization.to}` },
+        }),
+      );
+    }
+    events.push(signed.event);
+    return { events, result: { id: signed.id, checked: signed.checked } };
+  });
 }
 
 /** What the chain's answer does, for a settlement still open. */

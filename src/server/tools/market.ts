@@ -20,6 +20,7 @@ import { summarize } from '../../core/util.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import { marketFailure } from '../render/market.ts';
 import type { ToolContext, ToolReply, Toolset } from './toolDef.ts';
+import { SettlementSchema } from './settlementSchema.ts';
 import { defineTool } from './toolDef.ts';
 import { GrantSchema, READ, WRITE } from './toolKit.ts';
 
@@ -503,6 +504,7 @@ const ReceiptNode: z.ZodType<unknown> = z.lazy(() =>
     ended_at: Str('When it ended').nullable(),
     duration_ms: z.number().describe('How long the agent took').nullable(),
     terms_hash: Str("H of the seller's terms, when the agent was paid through the terms pairings").nullish(),
+    settlement: SettlementSchema.nullish(),
     children: z.array(ReceiptNode),
   }),
 );
