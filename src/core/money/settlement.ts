@@ -30,6 +30,18 @@ export interface Authorization {
   nonce: string;
 }
 
+/** EIP-3009's `transferWithAuthorization`, as EIP-712 types: what every x402 payment Holon makes on an EVM chain signs first. */
+export const TRANSFER_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
 /** What a signed payment pays for: the spend whose receipt shows its settlement. */
 export type SettlementFor =
   | { kind: 'payment'; id: string }

@@ -14,6 +14,8 @@ import type { Identity } from '../../core/identity/resolve.ts';
 import type { IntentAsk, TransferRail } from '../../core/money/intents.ts';
 import { journalRail, payIntent, simulateIntent } from '../../core/money/intents.ts';
 import { meterCall } from '../../core/money/metering.ts';
+import type { ChainRail } from '../../core/money/chainPay.ts';
+import { httpFacilitator } from '../chain/facilitatorClient.ts';
 import { INTENT_STATUSES } from '../../core/money/slice.ts';
 import { thisProcess } from '../../core/store/owner.ts';
 import { Amount, CurrencyCode, MoneySchema } from '../../core/schemas.ts';
@@ -34,6 +36,16 @@ import { SettlementSchema } from './settlementSchema.ts';
  * puts a failing one in front).
  */
 export type MoneyServerDeps = ServerDeps & { transferRail?: TransferRail };
+
+/**
+ * The x402/EIP-3009 rail to `eip155:` accounts: the configured chain, the human's wallet and the
+ * configured facilitator, all three; without any of them a chain payee has no rail (`no_rail`).
+ */
+export function chainRailOf(deps: MoneyServerDeps): ChainRail | undefined {
+  const url = deps.chain?.config.facilitator;
+  if (!deps.chain || !deps.wallet || !url) return undefined;
+  return { reader: deps.chain, wallet: deps.wallet, facilitator: httpFacilitator(url), logger: deps.logger };
+}
 
 /** The installation's signer. */
 export function installationSigner(deps: MoneyServerDeps): Signer {
@@ -124,7 +136,9 @@ const pay = defineTool({
     'confirm (above the approval threshold): the intent is parked with the money held and you get an approval.pending problem ' +
     'carrying the intent id (this once) and the challenge the human approves; only a human releases it (the Holon panel or `holon ' +
     'approve`), and list_intents {status: "pending"} finds it again. Re-sending the same key and intent never pays twice; the same ' +
-    "key with another intent is a conflict. Branch on a problem's action, not its code.",
+    "key with another intent is a conflict. Branch on a problem's action, not its code. A CAIP-10 eip155: payee on the chain the human " +
+    'configured is paid in its token by an EIP-3009 authorization settled through their facilitator; the receipt names the ' +
+    'transaction Holon read it landed in.',
   toolset: 'money',
   capability: CAP.pay,
   input: z.object({ intent: IntentInput }),
@@ -140,7 +154,15 @@ const pay = defineTool({
     await metered(ctx, 'pay');
     const deps = ctx.deps as MoneyServerDeps;
     const signer = installationSigner(deps);
-    const payDeps = { store: deps.store, clock: deps.clock, signer, rail: deps.transferRail ?? journalRail, owner: thisProcess() };
+    const chain = chainRailOf(deps);
+    const payDeps = {
+      store: deps.store,
+      clock: deps.clock,
+      signer,
+      rail: deps.transferRail ?? journalRail,
+      owner: thisProcess(),
+      ...(chain ? { chain } : {}),
+    };
     const paid = await payIntent(payDeps, ctx.mandate, ask(args.intent));
     return json({ intent: paid.intent, receipt: paid.receipt, replayed: paid.replayed });
   },
@@ -177,7 +199,9 @@ const simulate = defineTool({
   summary: (a) => ({ payee: a.intent.payee, amount: a.intent.amount, currency: a.intent.currency }),
   handler: async (args, ctx) => {
     await metered(ctx, 'simulate');
-    const { denials, ...sim } = simulateIntent(ctx.deps.store.state, ctx.mandate, ask(args.intent), ctx.deps.clock.now());
+    const rail = chainRailOf(ctx.deps as MoneyServerDeps);
+    const reach = rail ? { network: rail.reader.config.network, currency: rail.reader.config.asset.currency } : undefined;
+    const { denials, ...sim } = simulateIntent(ctx.deps.store.state, ctx.mandate, ask(args.intent), ctx.deps.clock.now(), reach);
     // The same rendering pay's refusal gets: simulate and pay can never disagree on what to do next.
     return json({ ...sim, problem: sim.decision === 'allow' ? null : refusalOf(denials) });
   },
@@ -190,6 +214,10 @@ const IdentitySchema = z.object({
   rails: z.array(z.enum(['journal', 'x402'])),
   trust: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   interfaces: z.array(z.object({ url: z.string(), protocol_binding: z.string(), protocol_version: z.string().nullable() })),
+  payee: z
+    .string()
+    .nullable()
+    .describe("The CAIP-10 account pay reaches it at on the x402 rail (for an agent: its card's claim); null when none"),
 });
 
 /**
