@@ -84,7 +84,10 @@ export interface Settlement {
   /** What the hold carries for it, in the mandate's currency. */
   held: MoneyJson;
   status: SettlementStatus;
-  /** The signed x402 payment as it was (and is again) sent; dropped once the settlement is final. */
+  /**
+   * The signed x402 payment as it was sent: what is sent again, byte for byte, on a retry (a merchant's
+   * idempotent completion answers only the same body).
+   */
   payload: unknown;
   /** The block the chain was at when it was signed: where to look for it from. */
   from_block: string | null;
@@ -147,8 +150,6 @@ function touch(s: SettlementFields, id: string, at: string, change: (r: Settleme
   if (!r) return;
   change(r);
   r.updated_at = at;
-  // A final settlement is never sent again: the payment's bytes need not stay in memory.
-  if (!isOpen(r)) r.payload = null;
 }
 
 export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
@@ -163,7 +164,6 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
         signed_at: e.time,
         updated_at: e.time,
       };
-      if (!isOpen(r)) r.payload = null;
       s.settlements[r.id] = r;
       s.settlement_of[settlementKey(r.for)] = r.id;
     },
@@ -259,7 +259,7 @@ export async function chainVerdict(reader: ChainReader, r: Settlement): Promise<
 export function settlementWords(r: Pick<Settlement, 'status' | 'landed' | 'flag' | 'network'>): string {
   switch (r.status) {
     case 'landed':
-      return `landed in block ${r.landed?.block ?? '?'} (${r.network})`;
+      return `landed in block ${r.landed?.block ?? '?'} (${r.network})${r.flag ? `; flagged: ${r.flag.detail}` : ''}`;
     case 'signed':
       return 'not landed yet';
     case 'expired':
