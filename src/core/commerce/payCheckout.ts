@@ -92,5 +92,6 @@ export async function signCheckoutPayment(
 export function orderMismatch(s: HolonState, orderTotal: M.MoneyJson, paid: Money): string | undefined {
   const total = convertTo(s, M.fromJson(orderTotal), paid.currency);
   if (total && total.units === paid.units) return undefined;
-  return `the merchant completed an order of ${M.formatUnits(M.fromJson(orderTotal).units)} ${orderTotal.currency}, and was paid ${M.formatUnits(paid.units)} ${paid.currency} on chain`;
+  const ordered = `${M.formatUnits(M.fromJson(orderTotal).units)} ${orderTotal.currency}`;
+  return `the merchant completed an order of ${ordered}, and was paid ${M.formatUnits(paid.units)} ${paid.currency} on chain`;
 }
