@@ -12,6 +12,7 @@
 import { canonicalize } from 'json-canonicalize';
 import type { Approval } from './approvals/model.ts';
 import { ACCOUNT_ID } from './ids.ts';
+import { parseUnits } from './amount.ts';
 import type { Mandate } from './model.ts';
 import { mergeEvents } from './office/merge.ts';
 import type { ApprovalsFields } from './approvals/slice.ts';
@@ -228,12 +229,16 @@ const RULES: Record<string, Rule> = {
     return member(account);
   }),
   ...Object.fromEntries(
-    ['settlement.claimed', 'settlement.landed', 'settlement.expired', 'settlement.flagged'].map((t) => [
+    ['settlement.claimed', 'settlement.landed', 'settlement.expired', 'settlement.flagged', 'settlement.refund_expected'].map((t) => [
       t,
       rule<{ settlement: unknown }>((d, x) =>
         onRef(x, 'settlement', d.settlement, (id) => accountOfMandate(x.s.settlements[id]?.mandate) || undefined, member),
       ),
     ]),
+  ),
+  // A refund credits the mandate back: once, for a landed deposit, never more than the deposit's share.
+  'settlement.refunded': rule<{ settlement: unknown; value: unknown; credit?: { mandate?: unknown; account?: unknown; amount?: unknown } }>(
+    (d, x) => refundCredit(d, x),
   ),
   'mail.sent': rule<{ thread: { office?: unknown; from_mandate?: unknown } }>((d) => {
     const office = d.thread?.office;
@@ -345,6 +350,37 @@ function intentSettled(d: { intent: unknown; credit?: { account?: unknown; amoun
   }
   x.settled.add(id);
   return onMandate(r.mandate, member);
+}
+
+function refundCredit(
+  d: { settlement: unknown; value: unknown; credit?: { mandate?: unknown; account?: unknown; amount?: unknown } },
+  x: Scope,
+): Need {
+  const r = typeof d.settlement === 'string' ? x.s.settlements[d.settlement] : undefined;
+  if (!r) return refuse('unknown', `it refunds settlement ${JSON.stringify(d.settlement)}, which does not exist`);
+  const expected = r.refund;
+  if (r.status !== 'landed' || !expected || expected.transaction !== null || d.value !== expected.value)
+    return refuse('inconsistent', `settlement ${r.id} has no refund of ${String(d.value)} waiting to be credited`);
+  const share = (BigInt(refundHeldUnits(r.held.amount)) * BigInt(expected.value)) / BigInt(r.authorization.value || '1');
+  const amount = d.credit?.amount as { amount?: unknown; currency?: unknown } | undefined;
+  if (
+    d.credit?.mandate !== r.mandate ||
+    d.credit.account !== accountOfMandate(r.mandate) ||
+    amount?.currency !== r.held.currency ||
+    typeof amount.amount !== 'string' ||
+    refundHeldUnits(amount.amount) !== share.toString()
+  )
+    return refuse('inconsistent', `it credits another mandate or amount than settlement ${r.id}'s refund`);
+  return onMandate(r.mandate, member);
+}
+
+/** An amount's fixed-point units, as a string ('' for one that does not read). */
+function refundHeldUnits(amount: string): string {
+  try {
+    return parseUnits(amount).toString();
+  } catch {
+    return '';
+  }
 }
 
 /** What an event makes that later events of the same transaction may refer to: `kind:id`, its account and data. */

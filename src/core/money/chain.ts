@@ -106,6 +106,8 @@ export interface ChainReader {
   spentIn(authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<Hash | undefined>;
   /** What a mined transaction did with the token; undefined when the chain has no such transaction (or not yet). */
   mined(transaction: Hash): Promise<MinedTransfers | undefined>;
+  /** The token's transfers from `from` to `to` in blocks from `fromBlock` on, oldest first. */
+  transfers(from: Address, to: Address, fromBlock: bigint): Promise<{ transaction: Hash; block: bigint; value: bigint }[]>;
   /** What `address` holds: the token (smallest units) and the chain's native coin (wei). */
   balances(address: Address): Promise<{ token: bigint; native: bigint }>;
 }
@@ -176,6 +178,17 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
         else if (l.eventName === 'AuthorizationCanceled') out.canceled.push({ authorizer: l.args.authorizer, nonce: l.args.nonce });
       }
       return out;
+    },
+    transfers: async (from, to, fromBlock) => {
+      const logs = await client.getContractEvents({
+        address: token,
+        abi: TOKEN_ABI,
+        eventName: 'Transfer',
+        args: { from, to },
+        fromBlock,
+        toBlock: 'latest',
+      });
+      return logs.map((l) => ({ transaction: l.transactionHash, block: l.blockNumber, value: l.args.value ?? 0n }));
     },
     balances: async (address) => {
       const [tokens, native] = await Promise.all([

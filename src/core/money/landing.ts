@@ -22,7 +22,8 @@ import type { ChainReader } from './chain.ts';
 import type { IntentReceipt } from './slice.ts';
 import { moneyEvent } from './slice.ts';
 import type { Authorization, ChainVerdict, FlagReason, Settlement, SettlementFor } from './settlement.ts';
-import { chainVerdict, isOpen, settlementEvent } from './settlement.ts';
+import { awaitsChain, chainVerdict, isOpen, settlementEvent } from './settlement.ts';
+import { getAddress } from 'viem';
 import { endHold, spendEvent } from './spend.ts';
 
 /** What a toolset hands over once the wallet signed, before the payment is sent. */
@@ -282,11 +283,71 @@ export async function flagSettlement(deps: LandingDeps, id: string, reason: Flag
   });
 }
 
-/** The settlements still open on the configured chain. */
+/** The settlements still waiting for the configured chain: a payment, or a channel's refund. */
 function openOnChain(s: HolonState, reader: ChainReader): string[] {
   return Object.values(s.settlements)
-    .filter((r) => isOpen(r) && reads(reader, r.network, r.token))
+    .filter((r) => awaitsChain(r) && reads(reader, r.network, r.token))
     .map((r) => r.id);
+}
+
+/**
+ * Records that closing a channel gives back `value` of the deposit paid by settlement `id` (from the
+ * escrow it was paid to), to be looked for on the chain from now on.
+ */
+export async function expectRefund(deps: Pick<LandingDeps, 'store' | 'chain'>, id: string, value: bigint): Promise<void> {
+  const from = await startBlock(deps.chain);
+  await deps.store.transact((s) => {
+    const r = s.settlements[id];
+    if (!r || r.refund?.transaction) return { events: [], result: undefined };
+    const event = settlementEvent('settlement.refund_expected', {
+      settlement: id,
+      value: value.toString(),
+      from: r.authorization.to,
+      from_block: (from ?? BigInt(r.from_block ?? '0')).toString(),
+    });
+    return { events: [event], result: undefined };
+  });
+}
+
+/** The settlement a channel's deposit was paid by: its opening's nonce is H, from the payer to the escrow. */
+export function channelSettlement(s: HolonState, channel: { atrHash: string; payer: string; escrow: string }): Settlement | undefined {
+  const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+  return Object.values(s.settlements).find(
+    (r) =>
+      same(r.authorization.nonce, channel.atrHash) && same(r.authorization.from, channel.payer) && same(r.authorization.to, channel.escrow),
+  );
+}
+
+/** Reads the chain for a channel's refund, and credits the mandate with it once it is there. */
+async function checkRefund(deps: LandingDeps, reader: ChainReader, id: string): Promise<void> {
+  const r = deps.store.state.settlements[id];
+  const expected = r?.refund;
+  if (!r || r.status !== 'landed' || !expected || expected.transaction !== null) return;
+  const found = (await reader.transfers(getAddress(expected.from), getAddress(r.authorization.from), BigInt(expected.from_block))).find(
+    (t) => t.value === BigInt(expected.value),
+  );
+  if (!found) return;
+  await deps.store.transact((s) => {
+    const now = s.settlements[id];
+    if (!now?.refund || now.refund.transaction !== null) return { events: [], result: undefined };
+    // The deposit's share of what the mandate was charged for it: exact, rounded in the mandate's disfavour.
+    const held = M.fromJson(now.held);
+    const credit = (held.units * BigInt(expected.value)) / BigInt(now.authorization.value);
+    const mandate = s.mandates[now.mandate];
+    const event = settlementEvent('settlement.refunded', {
+      settlement: id,
+      transaction: found.transaction,
+      block: found.block.toString(),
+      value: expected.value,
+      credit: {
+        mandate: now.mandate,
+        account: mandate?.account ?? now.mandate.split('/')[0] ?? '',
+        amount: M.toJson({ units: credit, currency: held.currency }),
+        day: now.signed_at.slice(0, 10),
+      },
+    });
+    return { events: [event], result: undefined };
+  });
 }
 
 /**
@@ -300,6 +361,11 @@ export async function reconcileSettlements(deps: LandingDeps): Promise<number> {
   let changed = 0;
   for (const id of openOnChain(deps.store.state, reader)) {
     const before = deps.store.state.settlements[id];
+    if (before && !isOpen(before)) {
+      await checkRefund(deps, reader, id);
+      if (deps.store.state.settlements[id]?.refund?.transaction) changed += 1;
+      continue;
+    }
     const verdict = await chainVerdict(reader, before as Settlement);
     await applyVerdict(deps, id, verdict, false);
     const after = deps.store.state.settlements[id];

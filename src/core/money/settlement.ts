@@ -14,6 +14,7 @@
 import type { Address, Hash, Hex } from 'viem';
 import { getAddress } from 'viem';
 import type { MoneyJson } from '../amount.ts';
+import { formatUnits, parseUnits } from '../amount.ts';
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';
@@ -96,6 +97,19 @@ export interface Settlement {
   /** Holon's own reading of the chain. */
   landed: { transaction: string; block: string } | null;
   flag: { reason: FlagReason; detail: string; approval: string | null } | null;
+  /**
+   * For a channel's deposit: what its closing gives back to the payer (from the escrow it was paid to),
+   * looked for on the chain from `from_block`, and, once Holon read it there, where — and what the mandate
+   * was credited for it.
+   */
+  refund?: {
+    value: string;
+    from: string;
+    from_block: string;
+    transaction: string | null;
+    block: string | null;
+    credited: MoneyJson | null;
+  } | null;
   signed_at: string;
   updated_at: string;
 }
@@ -121,6 +135,19 @@ export interface SettlementEvents {
   'settlement.flagged': { settlement: string; reason: FlagReason; detail: string; approval: string | null };
   /** A human decided a flagged settlement: its money goes back (`released`), or stays spent (`kept`). */
   'settlement.decided': { settlement: string; approval: string; outcome: 'released' | 'kept' };
+  /** A channel was closed: `value` of its deposit is to come back from the escrow, looked for from `from_block`. */
+  'settlement.refund_expected': { settlement: string; value: string; from: string; from_block: string };
+  /**
+   * Holon read the refund on the chain: `credit` (in the mandate's currency, the deposit's share) goes back
+   * to what the mandate, its account and the day spent.
+   */
+  'settlement.refunded': {
+    settlement: string;
+    transaction: string;
+    block: string;
+    value: string;
+    credit: { mandate: string; account: string; amount: MoneyJson; day: string };
+  };
 }
 
 /** Builds a settlement event. */
@@ -190,6 +217,15 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
       touch(s, d.settlement, e.time, (r) => {
         if (r.status === 'flagged') r.status = d.outcome;
       }),
+    'settlement.refund_expected': (s, d, e) =>
+      touch(s, d.settlement, e.time, (r) => {
+        r.refund = { value: d.value, from: d.from, from_block: d.from_block, transaction: null, block: null, credited: null };
+      }),
+    'settlement.refunded': (s, d, e) =>
+      touch(s, d.settlement, e.time, (r) => {
+        if (!r.refund || r.refund.transaction) return;
+        r.refund = { ...r.refund, transaction: d.transaction, block: d.block, credited: { ...d.credit.amount } };
+      }),
   },
   revive: (s) => {
     s.settlements = toDict(s.settlements);
@@ -256,10 +292,17 @@ export async function chainVerdict(reader: ChainReader, r: Settlement): Promise<
 }
 
 /** How a settlement reads for a human and an agent: `landed in block N`, or what else it is. */
-export function settlementWords(r: Pick<Settlement, 'status' | 'landed' | 'flag' | 'network'>): string {
+export function settlementWords(r: Pick<Settlement, 'status' | 'landed' | 'flag' | 'network' | 'refund'>): string {
   switch (r.status) {
-    case 'landed':
-      return `landed in block ${r.landed?.block ?? '?'} (${r.network})${r.flag ? `; flagged: ${r.flag.detail}` : ''}`;
+    case 'landed': {
+      const flag = r.flag ? `; flagged: ${r.flag.detail}` : '';
+      const refund = !r.refund
+        ? ''
+        : r.refund.block
+          ? `; its refund landed in block ${r.refund.block}`
+          : '; its refund is not on the chain yet';
+      return `landed in block ${r.landed?.block ?? '?'} (${r.network})${flag}${refund}`;
+    }
     case 'signed':
       return 'not landed yet';
     case 'expired':
@@ -273,6 +316,11 @@ export function settlementWords(r: Pick<Settlement, 'status' | 'landed' | 'flag'
     case 'unchecked':
       return 'not checked: no chain is configured to read it on';
   }
+}
+
+/** True while a settlement waits for the chain: its payment, or a refund of it (a channel's closing). */
+export function awaitsChain(r: Settlement): boolean {
+  return isOpen(r) || (r.status === 'landed' && !!r.refund && r.refund.transaction === null);
 }
 
 /** A settlement as receipts show it: what an agent and a human read (never the signed payment itself). */
@@ -289,6 +337,8 @@ export interface SettlementView {
   /** The transaction the payee named, where it named one. */
   claimed_transaction: string | null;
   flag: { reason: FlagReason; detail: string; approval: string | null } | null;
+  /** A channel's refund at its closing: what comes back, and where Holon read it (null until it did). */
+  refund: { amount: MoneyJson; transaction: string | null; block: string | null; credited: MoneyJson | null } | null;
 }
 
 /** The view of a settlement. */
@@ -304,5 +354,20 @@ export function settlementView(r: Settlement): SettlementView {
     block: r.landed?.block ?? null,
     claimed_transaction: r.claimed?.transaction ?? null,
     flag: r.flag ? { ...r.flag } : null,
+    refund: r.refund
+      ? {
+          amount: { amount: refundAmount(r), currency: r.amount.currency },
+          transaction: r.refund.transaction,
+          block: r.refund.block,
+          credited: r.refund.credited,
+        }
+      : null,
   };
+}
+
+/** A refund's value in the token's currency, exact: the deposit's amount scaled by the value's share of it. */
+function refundAmount(r: Settlement): string {
+  const total = BigInt(r.authorization.value);
+  const units = parseUnits(r.amount.amount);
+  return formatUnits(total === 0n ? 0n : (units * BigInt(r.refund?.value ?? '0')) / total);
 }

@@ -313,6 +313,13 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
     'hold.released': (s, d) => {
       delete s.drawn_holds[d.hold];
     },
+    // A channel's refund read on the chain is drawn no more (landing.ts).
+    'settlement.refunded': (s, d: { credit: { mandate: string; amount: MoneyJson; day: string } }) => {
+      const units = M.parseUnits(d.credit.amount.amount);
+      const drawn = (s.drawn[d.credit.mandate] ??= { total: dict(), days: dict() });
+      bump(drawn.total, d.credit.amount.currency, -units);
+      bump((drawn.days[d.credit.day] ??= dict()), d.credit.amount.currency, -units);
+    },
   },
   revive: (s) => {
     s.intents = toDict(s.intents);

@@ -158,6 +158,14 @@ export const spendSlice: Slice<SpendFields, SpendEvents> = {
     'intent.settled': (s, d: { credit?: { account: string; amount: MoneyJson } }) => {
       if (d.credit) bump(accountOf(s, d.credit.account).funded, d.credit.amount.currency, M.parseUnits(d.credit.amount.amount));
     },
+    // A channel's refund, read on the chain: what came back is no longer spent, by the mandate, its account or on its day.
+    'settlement.refunded': (s, d: { credit: { mandate: string; account: string; amount: MoneyJson; day: string } }) => {
+      const units = M.parseUnits(d.credit.amount.amount);
+      const sp = spendOf(s, d.credit.mandate);
+      sp.spent -= units;
+      bump(sp.by_day, d.credit.day, -units);
+      bump(accountOf(s, d.credit.account).spent, d.credit.amount.currency, -units);
+    },
     // A signed payment's hold is the chain's from then on: no process's death gives it back, only what the
     // chain shows (or a human, for one flagged) ends it (landing.ts).
     'settlement.signed': (s, d: { settlement: { hold: string; status: string } }) => {

@@ -19,5 +19,14 @@ export const SettlementSchema = z
     block: z.string().nullable(),
     claimed_transaction: z.string().nullable().describe("The transaction the payee named (its word, not Holon's reading)"),
     flag: z.object({ reason: z.enum(['not_on_chain', 'other_amount']), detail: z.string(), approval: z.string().nullable() }).nullable(),
+    refund: z
+      .object({
+        amount: MoneySchema,
+        transaction: z.string().nullable().describe('Where Holon read the refund on the chain; null until it did'),
+        block: z.string().nullable(),
+        credited: MoneySchema.nullable().describe('What went back to the mandate, in its currency'),
+      })
+      .nullable()
+      .describe("A channel's deposit: what its closing gives back"),
   })
   .describe("The payment on the chain, as Holon's own reading of the chain found it");

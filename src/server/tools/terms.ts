@@ -36,6 +36,7 @@ import {
 import { fromAtomic as atomicToMoney } from '../terms/x402Agent.ts';
 import { chainPaymentOf } from '../terms/x402Agent.ts';
 import { settlementView } from '../../core/money/settlement.ts';
+import { channelSettlement, expectRefund } from '../../core/money/landing.ts';
 import { SettlementSchema } from './settlementSchema.ts';
 import {
   CHANNEL,
@@ -510,7 +511,7 @@ const atrChannelWithin = defineTool({
       .describe('Sign a refund instead of a voucher: {} closes the channel'),
     inputs: z.record(z.string(), Json).nullish().describe("The buyer's own values a refund's build needs"),
   }),
-  output: outcome({ atrHash: Hash, signed: anyJson(Json), hold: HoldOut }),
+  output: outcome({ atrHash: Hash, signed: anyJson(Json), hold: HoldOut, settlement: SettlementSchema }),
   annotations: { ...WRITE, openWorldHint: true },
   summary: (a) => ({ pairing: a.pairing, refund: a.refund ? true : false }),
   offered: withWallet,
@@ -530,7 +531,12 @@ const atrChannelWithin = defineTool({
       if (!(await signedByPayer(next.h, request, signature))) throw declined(denial('signature_invalid', {}));
       return voucherPayload(next.h, request, signature, next.close);
     });
-    return jsonLine({ atrHash: next.h.atrHash, signed, hold });
+    // Closing gives back what the seller does not keep: looked for on the chain, and credited to the mandate once there.
+    const deposit = next.close ? channelSettlement(s, next.h) : undefined;
+    const back = BigInt(next.h.deposit) - BigInt(next.cumulative);
+    if (deposit && back > 0n) await expectRefund({ store: ctx.deps.store, chain: ctx.deps.chain }, deposit.id, back);
+    const paid = deposit ? ctx.deps.store.state.settlements[deposit.id] : undefined;
+    return jsonLine({ atrHash: next.h.atrHash, signed, hold, ...(paid ? { settlement: settlementView(paid) } : {}) });
   },
 });
 
