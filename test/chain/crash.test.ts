@@ -13,7 +13,7 @@ import { saveWallet } from '../../src/core/wallet.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import type { McpSession } from '../cli/cliHarness.ts';
-import { ensureBuilt, HANG_MS, json, mcpSession, ok, readEvents, seededState, until } from '../cli/cliHarness.ts';
+import { ensureBuilt, HANG_MS, holonIn, json, mcpSession, ok, readEvents, seededState, until } from '../cli/cliHarness.ts';
 import type { FacilitatorProxy } from './facilitatorProxy.ts';
 import { startFacilitatorProxy } from './facilitatorProxy.ts';
 import { onChain } from './support.ts';
@@ -54,6 +54,12 @@ test('a server killed with -9 between signing and settlement: the next one recon
     assert.ok(signed, 'the signed authorization is in the journal before it left');
     process.kill(first.pid as number, 'SIGKILL');
     await until(() => !pidAlive(first.pid as number), 'the server to die');
+
+    // Its hold is the chain's to end: a human at a terminal cannot release it as if nothing had been signed.
+    const hold = (signed.data as { settlement: { hold: string } }).settlement.hold;
+    const release = await holonIn(state, ['holds', 'release', hold]);
+    assert.notEqual(release.code, 0);
+    assert.match(release.stderr, /carries payment stl_.*It ends when the chain shows it landed/s);
 
     // The facilitator settles it all the same, and the money moves once.
     const before = await chain.usdcOf(wallet);

@@ -137,6 +137,19 @@ describe('a payment Holon signs is read back from the chain', () => {
     assert.deepEqual(spendOf(MANDATE), { spent: spentBefore.spent + 110_400n, held: spentBefore.held });
   });
 
+  test('get_budget says what the wallet holds, read from the chain, beside what the mandate allows', async () => {
+    const budget = (await callTool(market, 'get_budget')).structuredContent as {
+      remaining: { amount: string };
+      wallet: { address: string; network: string; token: { amount: string; currency: string }; native: { currency: string } };
+    };
+    const held = await chain.usdcOf(wallet.address);
+    assert.equal(budget.wallet.address, wallet.address);
+    assert.equal(budget.wallet.network, TEST_NETWORK);
+    const exact = `${held / 1_000_000n}.${(held % 1_000_000n).toString().padStart(6, '0')}`.replace(/\.?0+$/, '');
+    assert.deepEqual(budget.wallet.token, { amount: exact, currency: 'USDC' });
+    assert.equal(budget.wallet.native.currency, 'ETH');
+  });
+
   test('a seller that says "settled" and never settles: flagged, its hold kept, until a human decides; the chain moved nothing', async () => {
     const s = await seller('claims-unpaid', '130000');
     await addAgent(runtime.store, clock, manifest('sellers/liar', ['extraction.table'], { price: { currency: 'USDC', per_call: '0.13' } }), {

@@ -21,6 +21,7 @@ import { createApprovalWaiter } from '../approvalWait.ts';
 import { marketFailure } from '../render/market.ts';
 import type { ToolContext, ToolReply, Toolset } from './toolDef.ts';
 import { SettlementSchema } from './settlementSchema.ts';
+import { WalletSchema, walletHoldings } from './walletHoldings.ts';
 import { defineTool } from './toolDef.ts';
 import { GrantSchema, READ, WRITE } from './toolKit.ts';
 
@@ -446,9 +447,11 @@ const getBudget = defineTool({
     remaining: Money,
     spent_today: Money,
     remaining_today: MoneyOrNull,
+    wallet: WalletSchema,
   }),
   annotations: READ,
   handler: async (_args, ctx) => {
+    const holdings = await walletHoldings(ctx.deps);
     const m = ctx.deps.gateway.mandate(ctx.mandate);
     const b = budgetOf(ctx.deps.gateway.state, m, ctx.deps.clock.now());
     const j = M.toJson;
@@ -475,10 +478,12 @@ const getBudget = defineTool({
         remaining: j(b.remaining),
         spent_today: j(b.spent_today),
         remaining_today: jn(b.remaining_today),
+        wallet: holdings,
       },
       text:
         `${m.id}: spent ${M.format(b.spent)}, held ${M.format(b.held)}, remaining ${M.format(b.remaining)} of ${M.format(b.total)}; ` +
-        `approval above ${M.format(b.threshold)}.`,
+        `approval above ${M.format(b.threshold)}.` +
+        (holdings ? ` The wallet holds ${holdings.token.amount} ${holdings.token.currency} on ${holdings.network}.` : ''),
     };
   },
 });
