@@ -130,7 +130,8 @@ const holdsCmd: Command = {
             'conflict',
             `hold ${id} carries payment ${paying.id}, signed on ${paying.network}: ${settlementWords(paying)}. ` +
               (paying.flag?.approval
-                ? `Decide it with holon approve ${paying.flag.approval} (give it back) or holon reject ${paying.flag.approval} (keep it spent)`
+                ? `Decide it with holon approve ${paying.flag.approval} (give it back) or holon reject ` +
+                  `${paying.flag.approval} (keep it spent)`
                 : 'It ends when the chain shows it landed, or that it never can'),
             { settlement: paying.id },
           );

@@ -42,7 +42,8 @@ const walletCmd: Command = {
         );
       const balances = chain ? await walletBalances(chainReader(chain), w.address) : null;
       const held = balances
-        ? ` holds ${balances.token.amount} ${balances.token.currency} and ${balances.native.amount} ${balances.native.currency} on ${balances.network}`
+        ? ` holds ${balances.token.amount} ${balances.token.currency} and ${balances.native.amount} ${balances.native.currency} ` +
+          `on ${balances.network}`
         : ' (no chain configured: --rpc-url, or $HOLON_RPC_URL, shows what it holds)';
       return print(ctx, { address: w.address, balances }, `Wallet ${w.address}${held}`);
     }
