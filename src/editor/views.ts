@@ -3,6 +3,7 @@ import { mayDecide } from '../core/decisions/decide.ts';
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
+import { settlementWords } from '../core/money/settlement.ts';
 import { recentRefusals, recentSpends, spendKind } from '../core/activity.ts';
 import type { ReceiptTree } from '../core/market/receiptTree.ts';
 import type { ReceiptSource } from '../core/market/receiptTree.ts';
@@ -153,6 +154,7 @@ export function holonViewState(
   wallet: string | null = null,
   decider?: Pick<Signer, 'publicKey'>,
   store: StoreInfo = storeInfo({ kind: 'journal' }),
+  holdings: HolonViewState['holdings'] = null,
 ): HolonViewState {
   return {
     mandate: mandateId,
@@ -160,6 +162,7 @@ export function holonViewState(
     approvals: pendingApprovals(s, now).map((a) => pendingApprovalView(s, a, { decider, wallet })),
     panelApprovals,
     wallet,
+    holdings: wallet ? holdings : null,
     refusals: refusalRows(s, now),
     ...officeRows(s),
     store,
@@ -220,6 +223,13 @@ export interface ReceiptsFilter {
 
 /** Every spend of the accounts (of one mandate, when narrowed), newest first: calls, payments, intents, purchases. */
 export function spendRows(s: HolonState, mandate: string | null, limit = 200): SpendRow[] {
+  // What Holon read on the chain for each spend that paid there, by its hold (or, for a call, its receipt).
+  const onChain = new Map<string, string>();
+  for (const r of Object.values(s.settlements)) {
+    const words = `${settlementWords(r)}${r.landed ? ` · ${r.landed.transaction}` : ''}`;
+    onChain.set(r.hold, words);
+    onChain.set(r.for.id, words);
+  }
   return recentSpends(s, { mandate: mandate ?? undefined, limit }).map((e) => {
     const kind = spendKind(e, (id) => s.intents[id] !== undefined);
     // Open: what it holds. Ended: what it cost (a released call may still have paid for its delegated calls).
@@ -235,6 +245,7 @@ export function spendRows(s: HolonState, mandate: string | null, limit = 200): S
       reason: e.reason === null ? null : e.reason.replaceAll('_', ' '),
       at: e.placed_at,
       receipt: kind === 'call' ? e.id : null,
+      onChain: onChain.get(e.id) ?? null,
     };
   });
 }

@@ -157,6 +157,7 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
     approvals: [],
     panelApprovals: true,
     wallet: null,
+    holdings: null,
     refusals: [],
     mail: [],
     artifacts: [],
@@ -209,6 +210,7 @@ export function receiptsState(overrides: Partial<ReceiptsState> = {}): ReceiptsS
         reason: null,
         at: '2026-03-01T10:03:00.000Z',
         receipt: null,
+        onChain: 'landed in block 12 (eip155:84532) · 0x5e1f0000000000000000000000000000000000000000000000000000000000aa',
       },
       {
         id: 'rcp_1',
@@ -221,6 +223,7 @@ export function receiptsState(overrides: Partial<ReceiptsState> = {}): ReceiptsS
         reason: null,
         at: '2026-03-01T10:01:00.000Z',
         receipt: 'rcp_1',
+        onChain: null,
       },
     ],
     filter: 'all',

@@ -499,3 +499,16 @@ describe('the keyboard', () => {
     assert.equal(focusFirst(p.root), false);
   });
 });
+
+describe('the wallet', () => {
+  test("its address, and what it holds on the configured chain (or why that could not be read)", () => {
+    const address = '0x00000000000000000000000000000000000000a1';
+    renderHolonView(p.root, viewState({ wallet: address, holdings: { network: 'eip155:84532', token: '9.75 USDC', native: '0.01 ETH', error: null } }), post);
+    assert.equal(get(p.root, 'wallet-address').textContent, address);
+    assert.equal(get(p.root, 'wallet-holdings').textContent, ' · holds 9.75 USDC and 0.01 ETH on eip155:84532');
+    renderHolonView(p.root, viewState({ wallet: address, holdings: { network: 'eip155:84532', token: '', native: '', error: 'its balances could not be read: timeout' } }), post);
+    assert.equal(get(p.root, 'wallet-holdings').textContent, ' · eip155:84532: its balances could not be read: timeout');
+    renderHolonView(p.root, viewState({ wallet: address, holdings: null }), post);
+    assert.equal(byTestId(p.root, 'wallet-holdings'), null);
+  });
+});

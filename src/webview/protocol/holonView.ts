@@ -169,6 +169,18 @@ export const HolonViewState = z.strictObject({
   panelApprovals: z.boolean(),
   /** The address of this state's wallet, which signs every payment to a seller, or null when there is none. */
   wallet: z.nullable(z.string().check(z.maxLength(64))),
+  /**
+   * What the wallet holds on the chain the human configured, read from its RPC (exact decimals, with their
+   * currencies); null when there is no chain, and `error` when it could not be read.
+   */
+  holdings: z.nullable(
+    z.strictObject({
+      network: z.string().check(z.maxLength(40)),
+      token: z.string().check(z.maxLength(80)),
+      native: z.string().check(z.maxLength(80)),
+      error: z.nullable(z.string().check(z.maxLength(500))),
+    }),
+  ),
   /** Calls refused lately: a denial is news the human would otherwise not hear of. */
   refusals: z.array(RefusalRow),
   /** The office: mail waiting to be read, and what the colleagues published. */

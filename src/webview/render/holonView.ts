@@ -102,6 +102,16 @@ export function renderHolonView(
             },
             state.wallet,
           ),
+          state.holdings
+            ? h(
+                doc,
+                'span',
+                { class: 'muted', 'data-testid': 'wallet-holdings' },
+                state.holdings.error
+                  ? ` · ${state.holdings.network}: ${state.holdings.error}`
+                  : ` · holds ${state.holdings.token} and ${state.holdings.native} on ${state.holdings.network}`,
+              )
+            : null,
         )
       : h(doc, 'p', { class: 'note muted', 'data-testid': 'no-wallet' }, 'No wallet: payments to sellers need one (Holon: Create Wallet).'),
   );
