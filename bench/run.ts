@@ -12,6 +12,7 @@
  *     10k receipts.
  * (d) opening a 100k-event journal without vs with its snapshot.
  * (h) call_agent on the team store (PostgreSQL) vs on the file journal, and vs one INSERT + commit.
+ * (x) atr_transact end to end on the local chain (confirm, sign, settle, landed) vs its floor (bench/chain.ts).
  * Context rows and lines (not one of the four): the agent called directly, the journal lock, the
  * snapshot write and where an open with the snapshot spends its time.
  *
@@ -35,6 +36,7 @@ import { interleave, timeOnce } from './timing.ts';
 import { comparisonB, comparisonD, comparisonF, comparisonG, millionState } from './scale.ts';
 import { v0Call, writeV0State } from './v0State.ts';
 import { comparisonH } from './postgres.ts';
+import { comparisonX } from './chain.ts';
 import type { CallTemplate } from './world.ts';
 import { AGENT, CALL_ARGS, callAgent, callEvents, catalogState, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
 
@@ -321,6 +323,10 @@ async function main(): Promise<void> {
     const runs = (id: string): boolean => !only || only.includes(id);
     if (runs('e')) {
       await comparisonE(dirs, closers);
+      for (const c of closers.splice(0).reverse()) await c();
+    }
+    if (runs('x')) {
+      await comparisonX(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
     }
     if (['a', 'b', 'c', 'd', 'f', 'g', 'h'].some(runs)) {

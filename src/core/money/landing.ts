@@ -377,7 +377,7 @@ export async function reconcileSettlements(deps: LandingDeps): Promise<number> {
 /** How often a process looks at the chain for open settlements: often on the local chain, gently on a public one. */
 export function landingPollMs(reader: ChainReader): number {
   const host = new URL(reader.config.rpcUrl).hostname;
-  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' ? 100 : 2_000;
+  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' ? 25 : 2_000;
 }
 
 /**
