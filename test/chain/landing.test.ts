@@ -128,6 +128,7 @@ describe('a payment Holon signs is read back from the chain', () => {
     const got = (await callTool(market, 'get_receipt', { receipt: call.receipt })).structuredContent as { tree: { settlement: Stl } };
     const stl = got.tree.settlement;
     assert.equal(stl.status, 'landed');
+    assert.deepEqual(stl.amount, { amount: '0.12', currency: 'USDC' }, 'what the receipt says was paid');
     assert.equal(stl.transaction, s.settled[0]?.transaction);
     const mined = await onChain(chain, stl.transaction ?? '');
     assert.equal(stl.summary, `landed in block ${mined.block} (${TEST_NETWORK})`);
