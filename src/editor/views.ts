@@ -164,9 +164,28 @@ export function holonViewState(
     wallet,
     holdings: wallet ? holdings : null,
     refusals: refusalRows(s, now),
+    payments: chainPaymentRows(s, mandateId),
     ...officeRows(s),
     store,
   };
+}
+
+/** The newest payments signed on a chain (of the selected mandate, when one is), newest first, as Holon read them. */
+export function chainPaymentRows(s: HolonState, mandate: string | null, limit = 10): HolonViewState['payments'] {
+  return Object.values(s.settlements)
+    .filter((r) => mandate === null || r.mandate === mandate)
+    .sort((a, b) => (a.signed_at < b.signed_at ? 1 : a.signed_at > b.signed_at ? -1 : 0))
+    .slice(0, limit)
+    .map((r) => ({
+      id: r.id,
+      at: r.updated_at,
+      mandate: r.mandate,
+      payee: r.payee,
+      amount: `${r.amount.amount} ${r.amount.currency}`,
+      status: r.status,
+      summary: settlementWords(r),
+      transaction: r.landed?.transaction ?? null,
+    }));
 }
 
 /** Where the ledger is, as the view shows it: the team store's `host/database`, never its URL. */

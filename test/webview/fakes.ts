@@ -158,6 +158,7 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
     panelApprovals: true,
     wallet: null,
     holdings: null,
+    payments: [],
     refusals: [],
     mail: [],
     artifacts: [],

@@ -134,6 +134,18 @@ export function renderHolonView(
     ),
   );
 
+  cards(root, 'payments', 'Payments on chain', state.payments, (p) =>
+    h(
+      doc,
+      'article',
+      { class: p.status === 'flagged' ? 'card card-warning' : 'card', 'data-testid': `payment-${p.id}` },
+      h(doc, 'p', { class: 'card-kind' }, `${p.amount} → ${p.payee} · ${p.mandate}`),
+      h(doc, 'p', { class: 'card-title', 'data-testid': 'payment-summary' }, p.summary),
+      p.transaction ? h(doc, 'p', { class: 'mono muted', 'data-testid': 'payment-transaction' }, p.transaction) : null,
+      time(doc, p.at),
+    ),
+  );
+
   cards(root, 'artifacts', 'Artifacts', state.artifacts, (a) =>
     h(
       doc,
