@@ -13,6 +13,7 @@
  * (d) opening a 100k-event journal without vs with its snapshot.
  * (h) call_agent on the team store (PostgreSQL) vs on the file journal, and vs one INSERT + commit.
  * (t) atr_transact vs its floor: a wallet signature and one GET of the seller's ATR.
+ * (x) atr_transact end to end on the local chain (confirm, sign, settle, landed) vs its floor (bench/chain.ts).
  * Context rows and lines (not one of the four): the agent called directly, the journal lock, the
  * snapshot write and where an open with the snapshot spends its time.
  *
@@ -37,6 +38,7 @@ import { comparisonB, comparisonD, comparisonF, comparisonG, millionState } from
 import { v0Call, writeV0State } from './v0State.ts';
 import { comparisonH } from './postgres.ts';
 import { comparisonT } from './terms.ts';
+import { comparisonX } from './chain.ts';
 import type { CallTemplate } from './world.ts';
 import { AGENT, CALL_ARGS, callAgent, callEvents, catalogState, durableAppender, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
 
@@ -312,6 +314,10 @@ async function main(): Promise<void> {
     }
     if (runs('t')) {
       await comparisonT(dirs, closers);
+      for (const c of closers.splice(0).reverse()) await c();
+    }
+    if (runs('x')) {
+      await comparisonX(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
     }
     if (['a', 'b', 'c', 'd', 'f', 'g', 'h'].some(runs)) {

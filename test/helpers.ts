@@ -2,6 +2,8 @@
 import type { FetchLike } from '../src/server/net/publicFetch.ts';
 import type { Wallet } from '../src/core/wallet.ts';
 import type { Forge } from '../src/core/office/forge.ts';
+import type { ChainConfig } from '../src/core/money/chain.ts';
+import type { MerchantConfig } from '../src/server/commerce/merchants.ts';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -98,7 +100,7 @@ export async function openAgain(dir: string, clock: Clock, options: { watch?: bo
 
 /** A runtime on a fresh temporary state seeded with the demo world. */
 export async function demoRuntime(
-  options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; fetch?: FetchLike; wallet?: Wallet; workspace?: string; forge?: Forge } = {},
+  options: { clock?: TestClock; approvals?: Partial<ApprovalSettings>; funds?: string; threshold?: string; total?: string; perDay?: string | null; perCall?: string | null; fetch?: FetchLike; wallet?: Wallet; workspace?: string; forge?: Forge; chain?: ChainConfig; merchants?: MerchantConfig[] } = {},
 ): Promise<{ runtime: Runtime; clock: TestClock; dir: string; cleanup: () => Promise<void> }> {
   const { dir, cleanup } = tempDir();
   const clock = options.clock ?? new TestClock();
@@ -111,6 +113,8 @@ export async function demoRuntime(
     ...(options.wallet ? { wallet: options.wallet } : {}),
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(options.forge ? { forge: options.forge } : {}),
+    ...(options.chain ? { chain: options.chain } : {}),
+    ...(options.merchants ? { merchants: options.merchants } : {}),
   });
   await seedDemo(runtime.store, clock, { ...options, stateDir: dir });
   return {

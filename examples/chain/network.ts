@@ -11,7 +11,7 @@ export const CHAIN_ID = 31337;
 export const NETWORK = 'eip155:31337';
 /**
  * Where the token is: the first contract the node's first development account deploys (its nonce 0),
- * so the same on every fresh node. Holon's table of tokens it counts (src/server/terms/assets.ts) names
+ * so the same on every fresh node. Holon's table of tokens it counts (src/core/money/assets.ts) names
  * this address for this chain; the harness refuses a node where the token landed anywhere else.
  */
 export const TOKEN = '0x5FbDB2315678afecb367f032d93F642f64180aa3';

@@ -46,7 +46,10 @@ export interface Session {
   id: string;
   lines: PricedLine[];
   state: 'open' | 'completed' | 'canceled';
-  order: { id: string; permalink_url: string } | null;
+  /** What the merchant adds to the total after it was paid (a dishonest merchant's surcharge), in minor units. */
+  surcharge?: number;
+  /** The order it became; `transaction`: where the merchant says its payment settled (x402). */
+  order: { id: string; permalink_url: string; transaction?: string } | null;
 }
 
 /** An order the merchant placed. */
@@ -121,7 +124,7 @@ const MAX_BODY = 64 * 1024;
  * Starts a loopback HTTP server for a shop: JSON in and out, and idempotency for every POST and PUT
  * that carries an Idempotency-Key (the key, the method, the path and the body must all match).
  */
-export async function startShop(options: ShopOptions, kind: 'stationery' | 'hardware', handle: (shop: Shop, req: Request) => Reply): Promise<Shop> {
+export async function startShop(options: ShopOptions, kind: 'stationery' | 'hardware', handle: (shop: Shop, req: Request) => Reply | Promise<Reply>): Promise<Shop> {
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -147,7 +150,7 @@ export async function startShop(options: ShopOptions, kind: 'stationery' | 'hard
       if (size > MAX_BODY) req.destroy();
       else chunks.push(c);
     });
-    req.on('end', () => {
+    req.on('end', () => void (async () => {
       const send = (r: Reply): void => {
         if (r.drop) {
           res.socket?.destroy();
@@ -164,27 +167,27 @@ export async function startShop(options: ShopOptions, kind: 'stationery' | 'hard
       const path = new URL(req.url ?? '/', url).pathname;
       const request: Request = { method: req.method ?? 'GET', path, headers: req.headers, body };
       const key = req.headers['idempotency-key'];
-      if (typeof key !== 'string' || request.method === 'GET') return send(handle(shop, request));
+      if (typeof key !== 'string' || request.method === 'GET') return send(await handle(shop, request));
       const fingerprint = JSON.stringify([request.method, path, body ?? null]);
       const seen = remembered.get(key);
       if (seen) {
         if (seen.fingerprint !== fingerprint) return send({ status: 409, body: { type: 'invalid_request', code: 'idempotency_conflict', message: 'Same Idempotency-Key used with different parameters' } });
         return send({ ...seen.reply, drop: false });
       }
-      const reply = handle(shop, request);
+      const reply = await handle(shop, request);
       // Only what the merchant did is remembered: a 5xx did nothing, and may be tried again.
       if (reply.status < 500) remembered.set(key, { fingerprint, reply });
       send(reply);
-    });
+    })().catch(() => res.destroy()));
   });
   return shop;
 }
 
 /** Places the order of a ready session: stock goes down, an order is recorded. */
-export function placeOrder(shop: Shop, s: Session, token: string): void {
+export function placeOrder(shop: Shop, s: Session, token: string, transaction?: string): void {
   for (const l of s.lines) l.product.stock -= l.quantity;
   const id = `ord_${shop.orders.length + 1}`;
   s.state = 'completed';
-  s.order = { id, permalink_url: `${shop.url}/orders/${id}` };
+  s.order = { id, permalink_url: `${shop.url}/orders/${id}`, ...(transaction ? { transaction } : {}) };
   shop.orders.push({ id, session: s.id, total: s.lines.reduce((n, l) => n + l.total, 0), token });
 }

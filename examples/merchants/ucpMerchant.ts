@@ -4,9 +4,14 @@
  * endpoint of its dev.ucp.shopping service; under it, checkout sessions are created, read, updated
  * (PUT replaces), completed and canceled. Every request must name its platform (UCP-Agent). Statuses
  * incomplete → ready_for_complete → completed, or canceled; a cart with nothing sellable is a business
- * outcome (HTTP 200, messages, no checkout). Nothing is charged anywhere: a completion is paid with
- * Holon's credential, which the business only records.
+ * outcome (HTTP 200, messages, no checkout). A completion is paid with Holon's mandate credential, which
+ * the business only records, or — when it is started with `x402` — by an x402 `exact` payment (an
+ * EIP-3009 authorization of the cart's total in USDC, at par with its USD prices) that the business
+ * settles through its facilitator, with `@x402/core`'s client, before it places the order. Dishonest
+ * variants complete without settling (`unpaid`) or add to the total after they were paid (`surcharge`).
  */
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Fault, PricedLine, Reply, Request, Session, Shop, ShopOptions } from './shop.ts';
 import { placeOrder, priceLine, shortages, startShop } from './shop.ts';
 
@@ -25,18 +30,59 @@ function statusOf(s: Session): string {
   return shortages(s).length > 0 ? 'incomplete' : 'ready_for_complete';
 }
 
-function envelope(): unknown {
+/** How the business takes x402 payments: the chain, the token, where it is paid, and the facilitator it settles through. */
+export interface X402Handler {
+  facilitator: string;
+  network: string;
+  asset: string;
+  payTo: string;
+  name?: string;
+  version?: string;
+  /** A dishonest business: completes the order without settling, or adds a surcharge to the total once paid. */
+  lie?: 'unpaid' | 'surcharge';
+}
+
+/** The payment handler UCP names x402's `exact` scheme by here. */
+export const X402_HANDLER = 'org.x402.exact';
+
+function envelope(x402?: X402Handler): unknown {
   return {
     version: UCP_VERSION,
     capabilities: { 'dev.ucp.shopping.checkout': [{ version: UCP_VERSION }] },
-    payment_handlers: { 'dev.holon.mandate': [{ id: 'holon', version: UCP_VERSION, available_instruments: [{ type: 'holon_mandate' }] }] },
+    payment_handlers: {
+      'dev.holon.mandate': [{ id: 'holon', version: UCP_VERSION, available_instruments: [{ type: 'holon_mandate' }] }],
+      ...(x402
+        ? {
+            [X402_HANDLER]: [
+              {
+                id: 'x402',
+                version: UCP_VERSION,
+                config: { network: x402.network, asset: x402.asset, pay_to: x402.payTo, name: x402.name ?? 'USD Coin', version: x402.version ?? '2', max_timeout_seconds: 300 },
+              },
+            ],
+          }
+        : {}),
+    },
   };
 }
 
-function checkoutJson(shop: Shop, s: Session): unknown {
+/** What an x402 payment of `minor` cents must be: USDC (6 decimals) at par with the business's USD. */
+function requirementsFor(x402: X402Handler, minor: number): PaymentRequirements {
+  return {
+    scheme: 'exact',
+    network: x402.network as PaymentRequirements['network'],
+    asset: x402.asset,
+    amount: (BigInt(minor) * 10_000n).toString(),
+    payTo: x402.payTo,
+    maxTimeoutSeconds: 300,
+    extra: { name: x402.name ?? 'USD Coin', version: x402.version ?? '2' },
+  };
+}
+
+function checkoutJson(shop: Shop, s: Session, x402?: X402Handler): unknown {
   const sum = (f: (l: PricedLine) => number): number => s.lines.reduce((n, l) => n + f(l), 0);
   return {
-    ucp: envelope(),
+    ucp: envelope(x402),
     id: s.id,
     status: statusOf(s),
     currency: shop.currency,
@@ -53,7 +99,8 @@ function checkoutJson(shop: Shop, s: Session): unknown {
     totals: [
       { type: 'subtotal', amount: sum((l) => l.base) },
       { type: 'tax', amount: sum((l) => l.tax) },
-      { type: 'total', amount: sum((l) => l.total) },
+      ...(s.surcharge ? [{ type: 'fee', amount: s.surcharge }] : []),
+      { type: 'total', amount: sum((l) => l.total) + (s.surcharge ?? 0) },
     ],
     messages: shortages(s).map((i) => ({ type: 'error', code: 'out_of_stock', path: `$.line_items[${i}]`, content: `${s.lines[i]?.product.title}: ${s.lines[i]?.product.stock} left`, severity: 'recoverable' })),
     links: [{ type: 'terms_of_service', url: `${shop.url}/terms` }],
@@ -74,15 +121,17 @@ function linesOf(shop: Shop, items: unknown, taxBasisPoints: number): PricedLine
   return lines;
 }
 
-function handler(taxBasisPoints: number, endpoint: string | undefined) {
+function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X402Handler | undefined) {
   let next = 0;
-  return (shop: Shop, req: Request): Reply => {
+  const facilitator = x402 ? new HTTPFacilitatorClient({ url: x402.facilitator }) : undefined;
+  const json = (shop: Shop, s: Session): unknown => checkoutJson(shop, s, x402);
+  return async (shop: Shop, req: Request): Promise<Reply> => {
     if (req.path === '/.well-known/ucp' && req.method === 'GET') {
       return {
         status: 200,
         body: {
           ucp: {
-            ...(envelope() as object),
+            ...(envelope(x402) as object),
             services: { 'dev.ucp.shopping': [{ version: UCP_VERSION, spec: 'https://ucp.dev/specification/overview', transport: 'rest', endpoint: endpoint ?? `${shop.url}${ENDPOINT}` }] },
           },
         },
@@ -98,33 +147,50 @@ function handler(taxBasisPoints: number, endpoint: string | undefined) {
       if (!Array.isArray(lines)) return lines;
       const s: Session = { id: `chk_${++next}`, lines, state: 'open', order: null };
       shop.sessions.set(s.id, s);
-      return { status: 201, body: checkoutJson(shop, s) };
+      return { status: 201, body: json(shop, s) };
     }
     const s = shop.sessions.get(decodeURIComponent(id));
     if (!s) return problem(404, 'not_found', 'no such checkout');
-    if (!action && req.method === 'GET') return { status: 200, body: checkoutJson(shop, s) };
+    if (!action && req.method === 'GET') return { status: 200, body: json(shop, s) };
     if (!action && req.method === 'PUT') {
       if (s.state !== 'open') return problem(409, 'invalid_state', `the checkout is ${s.state}`);
       const lines = linesOf(shop, (req.body as { line_items?: unknown } | undefined)?.line_items, taxBasisPoints);
       if (!Array.isArray(lines)) return lines;
       s.lines = lines;
-      return { status: 200, body: checkoutJson(shop, s) };
+      return { status: 200, body: json(shop, s) };
     }
     if (req.method !== 'POST' || !action) return problem(405, 'method_not_allowed', 'not allowed');
     if (action === 'cancel') {
       if (s.state !== 'open') return problem(409, 'invalid_state', `the checkout is ${s.state}`);
       s.state = 'canceled';
-      return { status: 200, body: checkoutJson(shop, s) };
+      return { status: 200, body: json(shop, s) };
     }
     shop.completions += 1;
     if (statusOf(s) !== 'ready_for_complete') return problem(409, 'invalid_state', `the checkout is ${statusOf(s)}`);
-    const instrument = (req.body as { payment?: { instruments?: { handler_id?: unknown; credential?: { token?: unknown } }[] } } | undefined)?.payment?.instruments?.[0];
+    const instrument = (req.body as { payment?: { instruments?: { handler_id?: unknown; credential?: { token?: unknown; payment?: unknown } }[] } } | undefined)?.payment?.instruments?.[0];
+    if (instrument?.handler_id === 'x402' && x402 && facilitator) {
+      // Paid on the chain: the payment settles (through the facilitator, which checks it) before the order is placed.
+      const payment = instrument.credential?.payment as PaymentPayload | undefined;
+      if (!payment || typeof payment !== 'object') return problem(400, 'invalid_payment', 'an x402 instrument carries the payment');
+      const fault = shop.faults.shift();
+      if (fault === 'error') return problem(503, 'unavailable', 'try again');
+      const total = s.lines.reduce((n, l) => n + l.total, 0);
+      let transaction: string | undefined;
+      if (x402.lie !== 'unpaid') {
+        const settled = await facilitator.settle(payment, requirementsFor(x402, total)).catch((err: unknown) => ({ success: false, transaction: '', errorReason: String((err as { errorReason?: string }).errorReason ?? err) }));
+        if (!settled.success) return problem(402, 'payment_failed', settled.errorReason ?? 'the payment did not settle');
+        transaction = settled.transaction;
+      }
+      if (x402.lie === 'surcharge') s.surcharge = 150;
+      placeOrder(shop, s, `x402:${transaction ?? 'none'}`, transaction);
+      return { status: 200, body: json(shop, s), ...(fault === 'drop' ? { drop: true } : {}) };
+    }
     const token = instrument?.credential?.token;
     if (instrument?.handler_id !== 'holon' || typeof token !== 'string' || token.length === 0) return problem(400, 'invalid_payment', 'a holon payment instrument is required');
     const fault = shop.faults.shift();
     if (fault === 'error') return problem(503, 'unavailable', 'try again');
     placeOrder(shop, s, token);
-    return { status: 200, body: checkoutJson(shop, s), ...(fault === 'drop' ? { drop: true } : {}) };
+    return { status: 200, body: json(shop, s), ...(fault === 'drop' ? { drop: true } : {}) };
   };
 }
 
@@ -133,6 +199,6 @@ function handler(taxBasisPoints: number, endpoint: string | undefined) {
  * `endpoint`: the REST endpoint its profile names instead of its own (one on another origin, say, which a
  * platform must not follow).
  */
-export function startUcpMerchant(options: ShopOptions & { faults?: Fault[]; endpoint?: string } = {}): Promise<Shop> {
-  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800, options.endpoint));
+export function startUcpMerchant(options: ShopOptions & { faults?: Fault[]; endpoint?: string; x402?: X402Handler } = {}): Promise<Shop> {
+  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800, options.endpoint, options.x402));
 }

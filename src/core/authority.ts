@@ -12,6 +12,7 @@
 import { canonicalize } from 'json-canonicalize';
 import type { Approval } from './approvals/model.ts';
 import { ACCOUNT_ID } from './ids.ts';
+import { parseUnits } from './amount.ts';
 import type { Mandate } from './model.ts';
 import { mergeEvents } from './office/merge.ts';
 import type { ApprovalsFields } from './approvals/slice.ts';
@@ -21,6 +22,7 @@ import type { MoneyFields } from './money/slice.ts';
 import type { SpendFields } from './money/spend.ts';
 import type { OfficeFields } from './office/slice.ts';
 import type { PresenceFields } from './presence.ts';
+import type { SettlementFields } from './money/settlement.ts';
 import type { RunTokensFields } from './runTokens.ts';
 import type { JournalEvent, Refusal } from './store/store.ts';
 import type { TeamFields, TeamRole } from './team.ts';
@@ -35,7 +37,8 @@ type AuthorityFields = TeamFields &
   OfficeFields &
   ReceiptsFields &
   RunTokensFields &
-  PresenceFields;
+  PresenceFields &
+  SettlementFields;
 
 /** What writing one event takes. */
 type Need =
@@ -217,6 +220,26 @@ const RULES: Record<string, Rule> = {
       ],
     ),
   ),
+  // A signed payment's record, and what the chain showed of it: written by the process that signed or read it.
+  'settlement.signed': rule<{ settlement: { mandate?: unknown; hold?: unknown } }>((d, x) => {
+    const account = accountOfMandate(d.settlement?.mandate);
+    const hold = accountOf(x, 'hold', d.settlement?.hold, (id) => x.s.holds[id]?.account);
+    if (!account || (hold !== undefined && hold !== account))
+      return refuse('inconsistent', 'it records a payment of one account against a hold of another');
+    return member(account);
+  }),
+  ...Object.fromEntries(
+    ['settlement.claimed', 'settlement.landed', 'settlement.expired', 'settlement.flagged', 'settlement.refund_expected'].map((t) => [
+      t,
+      rule<{ settlement: unknown }>((d, x) =>
+        onRef(x, 'settlement', d.settlement, (id) => accountOfMandate(x.s.settlements[id]?.mandate) || undefined, member),
+      ),
+    ]),
+  ),
+  // A refund credits the mandate back: once, for a landed deposit, never more than the deposit's share.
+  'settlement.refunded': rule<{ settlement: unknown; value: unknown; credit?: { mandate?: unknown; account?: unknown; amount?: unknown } }>(
+    (d, x) => refundCredit(d, x),
+  ),
   'mail.sent': rule<{ thread: { office?: unknown; from_mandate?: unknown } }>((d) => {
     const office = d.thread?.office;
     if (typeof office !== 'string' || !ACCOUNT_ID.test(office)) return refuse('malformed', 'it sends mail in no office');
@@ -271,6 +294,18 @@ const RULES: Record<string, Rule> = {
       return refuse('inconsistent', `it raises the limit by another amount than approval ${a.id} allowed`);
     return onMandate(a.mandate, approver);
   }),
+  // What a human decided of a payment that did not land: only beside that decision, and only as decided.
+  'settlement.decided': rule<{ settlement: unknown; approval: unknown; outcome: unknown }>((d, x) => {
+    const a = decision(x, d.approval, d.outcome === 'released' ? 'approved' : 'rejected');
+    if (
+      !a ||
+      a.subject.kind !== 'unlanded_payment' ||
+      a.subject.settlement !== d.settlement ||
+      (d.outcome !== 'released' && d.outcome !== 'kept')
+    )
+      return notDecided('deciding a payment that did not land');
+    return onMandate(a.mandate, approver);
+  }),
   'policy.merged': rule<{ id: unknown; mandate: unknown }>((d, x) => {
     const a = [...x.decided.values()].find(
       (v) => v.decision === 'approved' && v.a.subject.kind === 'proposal' && v.a.subject.proposal === d.id,
@@ -308,11 +343,44 @@ function intentSettled(d: { intent: unknown; credit?: { account?: unknown; amoun
   if (!r) return refuse('unknown', `it settles intent ${JSON.stringify(d.intent)}, which does not exist`);
   if (r.status === 'settled' || x.settled.has(id))
     return refuse('inconsistent', `intent ${id} is settled already: a payment is credited once`);
-  if (d.credit?.account !== (r.payee.startsWith('acct:') ? r.payee.slice(5) : undefined) || !same(d.credit?.amount, r.amount)) {
+  // A Holon account is credited exactly what the intent pays; a chain account is paid on the chain, never in the journal.
+  const account = r.payee.startsWith('acct:') ? r.payee.slice(5) : undefined;
+  if (account ? d.credit?.account !== account || !same(d.credit?.amount, r.amount) : d.credit !== undefined) {
     return refuse('inconsistent', `it credits another account or amount than intent ${id} pays`);
   }
   x.settled.add(id);
   return onMandate(r.mandate, member);
+}
+
+function refundCredit(
+  d: { settlement: unknown; value: unknown; credit?: { mandate?: unknown; account?: unknown; amount?: unknown } },
+  x: Scope,
+): Need {
+  const r = typeof d.settlement === 'string' ? x.s.settlements[d.settlement] : undefined;
+  if (!r) return refuse('unknown', `it refunds settlement ${JSON.stringify(d.settlement)}, which does not exist`);
+  const expected = r.refund;
+  if (r.status !== 'landed' || !expected || expected.transaction !== null || d.value !== expected.value)
+    return refuse('inconsistent', `settlement ${r.id} has no refund of ${String(d.value)} waiting to be credited`);
+  const share = (BigInt(refundHeldUnits(r.held.amount)) * BigInt(expected.value)) / BigInt(r.authorization.value || '1');
+  const amount = d.credit?.amount as { amount?: unknown; currency?: unknown } | undefined;
+  if (
+    d.credit?.mandate !== r.mandate ||
+    d.credit.account !== accountOfMandate(r.mandate) ||
+    amount?.currency !== r.held.currency ||
+    typeof amount.amount !== 'string' ||
+    refundHeldUnits(amount.amount) !== share.toString()
+  )
+    return refuse('inconsistent', `it credits another mandate or amount than settlement ${r.id}'s refund`);
+  return onMandate(r.mandate, member);
+}
+
+/** An amount's fixed-point units, as a string ('' for one that does not read). */
+function refundHeldUnits(amount: string): string {
+  try {
+    return parseUnits(amount).toString();
+  } catch {
+    return '';
+  }
 }
 
 /** What an event makes that later events of the same transaction may refer to: `kind:id`, its account and data. */
@@ -335,6 +403,10 @@ function made(e: JournalEvent): [string, { account: string; data: unknown }] | u
     }
     case 'intent.submitted':
       return on('intent', d['intent'], d['mandate']);
+    case 'settlement.signed': {
+      const r = d['settlement'] as { id?: unknown; mandate?: unknown } | undefined;
+      return on('settlement', r?.id, r?.mandate, r);
+    }
     case 'token.created':
       return on('token', d['id'], d['mandate']);
     case 'capability.window.opened':

@@ -109,7 +109,7 @@ export interface DenialParams {
   /** A purchase above the approval threshold: a merchant's checkout cannot wait for a human, so it is refused. */
   purchase_over_threshold: { amount: MoneyJson; threshold: MoneyJson };
   /** No rail Holon runs pays this payee (an unknown account, the payer's own, or a chain account `pay` cannot reach). */
-  no_rail: { payee: string; why: 'unknown_account' | 'own_account' | 'chain_account' };
+  no_rail: { payee: string; why: 'unknown_account' | 'own_account' | 'chain_account' | 'chain_currency' };
   /** The mandate holds a prior spend in a currency no human-set rate converts: what it has left is unknown. */
   spend_unconvertible: { currencies: string[]; to: string };
   /** More calls this minute than the human's rate limit allows; it clears by itself. */

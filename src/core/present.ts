@@ -23,7 +23,8 @@ export function receiptLines(t: ReceiptTree, depth = 0): string[] {
   const dur = t.duration_ms !== null ? ` ${t.duration_ms} ms` : '';
   const who = `${t.agent ?? '(no agent)'}${t.version ? ` ${t.version}` : ''}`;
   const approval = t.approval ? ` approval ${t.approval}` : '';
-  const line = `${pad}${t.id} ${who} ${t.status} ${fmt(t.cost)} / worst ${fmt(t.worst_case)}${dur}${approval}`;
+  const paid = t.settlement ? ` · paid ${fmt(t.settlement.amount)}: ${t.settlement.summary}` : '';
+  const line = `${pad}${t.id} ${who} ${t.status} ${fmt(t.cost)} / worst ${fmt(t.worst_case)}${dur}${approval}${paid}`;
   const refused = t.status === 'denied' || t.status === 'rejected';
   const extra = refused ? denialTexts(t.denials).map((r) => `${'  '.repeat(depth + 1)}reason: ${r}`) : [];
   return [line, ...extra, ...t.children.flatMap((c) => receiptLines(c, depth + 1))];

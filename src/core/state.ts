@@ -32,6 +32,8 @@ import type { MemoryEvents, MemoryFields } from './memory/slice.ts';
 import { memorySlice } from './memory/slice.ts';
 import type { MoneyEvents, MoneyFields } from './money/slice.ts';
 import { moneySlice } from './money/slice.ts';
+import type { SettlementEvents, SettlementFields } from './money/settlement.ts';
+import { settlementSlice } from './money/settlement.ts';
 import type { TeamEvents, TeamFields } from './team.ts';
 import { teamSlice } from './team.ts';
 
@@ -46,6 +48,7 @@ export type HolonState = MandatesFields &
   PresenceFields &
   OfficeFields &
   MoneyFields &
+  SettlementFields &
   MemoryFields &
   PurchasesFields &
   TeamFields &
@@ -62,6 +65,7 @@ export type EventMap = MandateEvents &
   PresenceEvents &
   OfficeEvents &
   MoneyEvents &
+  SettlementEvents &
   MemoryEvents &
   PurchaseEvents &
   TeamEvents;
@@ -77,6 +81,7 @@ const combined = combineSlices<HolonState>([
   presenceSlice,
   officeSlice,
   moneySlice,
+  settlementSlice,
   memorySlice,
   purchasesSlice,
   teamSlice,

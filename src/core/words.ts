@@ -133,7 +133,10 @@ export function denialText(d: Denial): string {
           ? `${d.params.payee} is the paying account itself`
           : d.params.why === 'unknown_account'
             ? `no Holon account ${d.params.payee.replace(/^acct:/, '')} to transfer to`
-            : `pay moves money between Holon accounts; ${d.params.payee} is paid only through a seller's x402 terms (atr_transact)`;
+            : d.params.why === 'chain_currency'
+              ? `${d.params.payee} is paid in the configured chain's token: the intent must be in its currency`
+              : `${d.params.payee} is not an account on the chain Holon pays on with x402 (the human's RPC, token and facilitator ` +
+                'settings), so pay cannot reach it';
       case 'spend_unconvertible':
         return (
           `a prior spend is in ${d.params.currencies.join(', ')} and no rate converts it to ${d.params.to} ` +

@@ -9,6 +9,8 @@ import type { EditorWallet } from './wallet.ts';
 import type { ProposalPanels } from './proposalPanel.ts';
 import { artifactFile } from './artifacts.ts';
 import { holonViewState, proposalOfApproval, storeInfo } from './views.ts';
+import { chainSettings } from './settings.ts';
+import { chainReader, walletBalances } from '../core/money/chain.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
 
@@ -24,6 +26,9 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   private view: vscode.WebviewView | undefined;
   private host: WebviewHost<HolonViewState, HolonViewCommand> | undefined;
   private readonly subscription: vscode.Disposable;
+  /** What the wallet holds on the configured chain, as last read (reading is async; the view shows the last). */
+  private holdings: HolonViewState['holdings'] = null;
+  private reading = false;
 
   constructor(
     private readonly state: EditorState,
@@ -35,9 +40,53 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
       state.onDidChange(() => {
         this.host?.push();
         this.updateBadge();
+        // A payment may have moved the wallet's money: read it again.
+        this.readHoldings();
       }),
-      wallet.onDidChange(() => this.host?.push()),
+      wallet.onDidChange(() => {
+        this.host?.push();
+        this.readHoldings();
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('holon.chain')) this.readHoldings();
+      }),
     );
+  }
+
+  /** Reads the wallet's balances on the chain the human configured, then shows them (or why they could not be read). */
+  private readHoldings(): void {
+    const address = this.wallet.address;
+    const { config, error } = chainSettings();
+    if (!address || !config) {
+      this.holdings = address && error ? { network: 'the chain', token: '', native: '', error } : null;
+      this.host?.push();
+      return;
+    }
+    if (this.reading || !this.host) return;
+    this.reading = true;
+    walletBalances(chainReader(config), address)
+      .then(
+        (b) => {
+          this.holdings = {
+            network: b.network,
+            token: `${b.token.amount} ${b.token.currency}`,
+            native: `${b.native.amount} ETH`,
+            error: null,
+          };
+        },
+        (err: unknown) => {
+          this.holdings = {
+            network: config.network,
+            token: '',
+            native: '',
+            error: `its balances could not be read: ${(err as Error).message}`,
+          };
+        },
+      )
+      .finally(() => {
+        this.reading = false;
+        this.host?.push();
+      });
   }
 
   /** The state the view shows now. */
@@ -51,6 +100,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
       this.wallet.address ?? null,
       s.signer,
       storeInfo(s.storeInUse, s.storeFailure),
+      this.holdings,
     );
   }
 
@@ -69,6 +119,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     });
     // A wallet made at a terminal (`holon wallet create`) shows when the view does, if no watch saw it.
     this.wallet.refresh().catch(() => undefined);
+    this.readHoldings();
     view.onDidDispose(() => {
       if (this.view !== view) return;
       this.view = undefined;

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import * as M from '../core/amount.ts';
 import { budgetOf } from '../core/money/spend.ts';
-import { allowPrivateSellers, githubOwner } from './settings.ts';
+import { allowPrivateSellers, githubOwner, chainSettings } from './settings.ts';
 import { serverStoreEnv } from './storeSetting.ts';
 import type { EditorState } from './editorState.ts';
 import type { EditorWallet } from './wallet.ts';
@@ -46,6 +46,7 @@ function fingerprint(state: EditorState, mandate: string, wallet: string | undef
         githubOwner(),
         store.kind === 'team' ? store.url : '',
         state.storeGeneration,
+        chainSettings().config,
       ]),
     )
     .digest('hex')
@@ -79,6 +80,15 @@ export function serverDefinition(
   // The office publishes artifacts into the open folder, and its git is the office's forge.
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
   if (folder?.scheme === 'file') args.push('--workspace', folder.fsPath);
+  // The chain the human configured, in the environment (an RPC URL may carry the provider's key): the server
+  // reads payments back from it, shows the wallet's balances, and pays eip155: accounts on it.
+  const chain = chainSettings().config;
+  if (chain) {
+    env['HOLON_RPC_URL'] = chain.rpcUrl;
+    env['HOLON_CHAIN_ID'] = String(chain.chainId);
+    env['HOLON_TOKEN'] = chain.token;
+    if (chain.facilitator) env['HOLON_FACILITATOR'] = chain.facilitator;
+  }
   const owner = githubOwner();
   if (owner && githubKey) {
     args.push('--github-owner', owner);

@@ -7,6 +7,8 @@
 import * as vscode from 'vscode';
 import type { ApprovalChannel } from '../core/approvals/model.ts';
 import { APPROVAL_CHANNELS } from '../core/approvals/model.ts';
+import type { ChainConfig } from '../core/money/chain.ts';
+import { chainConfig } from '../core/money/chain.ts';
 
 /** What `WorkspaceConfiguration.inspect` reports of one setting, as far as it matters here. */
 export interface Inspected<T> {
@@ -67,4 +69,28 @@ export function githubOwner(): string | null {
  */
 export function storeSetting(): unknown {
   return read<unknown>('store', '');
+}
+
+/**
+ * The chain payments are read back on and `pay` settles on (`holon.chain.rpcUrl`, `.id`, `.token`,
+ * `.facilitator`): the human's user settings, checked as the CLI checks its flags. `config` is null when
+ * no RPC URL is set; `error` says why settings that are set cannot be used.
+ */
+export function chainSettings(): { config: ChainConfig | null; error: string | null } {
+  const rpcUrl = read<unknown>('chain.rpcUrl', '');
+  if (typeof rpcUrl !== 'string' || rpcUrl.trim() === '') return { config: null, error: null };
+  const id = read<unknown>('chain.id', 0);
+  const token = read<unknown>('chain.token', '');
+  const facilitator = read<unknown>('chain.facilitator', '');
+  try {
+    const config = chainConfig({
+      rpcUrl: rpcUrl.trim(),
+      chainId: typeof id === 'number' ? id : Number.NaN,
+      token: typeof token === 'string' ? token.trim() : '',
+      facilitator: typeof facilitator === 'string' && facilitator.trim() !== '' ? facilitator.trim() : null,
+    });
+    return { config, error: null };
+  } catch (err) {
+    return { config: null, error: (err as Error).message };
+  }
 }

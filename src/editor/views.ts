@@ -3,6 +3,7 @@ import { mayDecide } from '../core/decisions/decide.ts';
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
+import { settlementWords } from '../core/money/settlement.ts';
 import { recentRefusals, recentSpends, spendKind } from '../core/activity.ts';
 import type { ReceiptTree } from '../core/market/receiptTree.ts';
 import type { ReceiptSource } from '../core/market/receiptTree.ts';
@@ -153,6 +154,7 @@ export function holonViewState(
   wallet: string | null = null,
   decider?: Pick<Signer, 'publicKey'>,
   store: StoreInfo = storeInfo({ kind: 'journal' }),
+  holdings: HolonViewState['holdings'] = null,
 ): HolonViewState {
   return {
     mandate: mandateId,
@@ -160,10 +162,30 @@ export function holonViewState(
     approvals: pendingApprovals(s, now).map((a) => pendingApprovalView(s, a, { decider, wallet })),
     panelApprovals,
     wallet,
+    holdings: wallet ? holdings : null,
     refusals: refusalRows(s, now),
+    payments: chainPaymentRows(s, mandateId),
     ...officeRows(s),
     store,
   };
+}
+
+/** The newest payments signed on a chain (of the selected mandate, when one is), newest first, as Holon read them. */
+export function chainPaymentRows(s: HolonState, mandate: string | null, limit = 10): HolonViewState['payments'] {
+  return Object.values(s.settlements)
+    .filter((r) => mandate === null || r.mandate === mandate)
+    .sort((a, b) => (a.signed_at < b.signed_at ? 1 : a.signed_at > b.signed_at ? -1 : 0))
+    .slice(0, limit)
+    .map((r) => ({
+      id: r.id,
+      at: r.updated_at,
+      mandate: r.mandate,
+      payee: r.payee,
+      amount: `${r.amount.amount} ${r.amount.currency}`,
+      status: r.status,
+      summary: settlementWords(r),
+      transaction: r.landed?.transaction ?? null,
+    }));
 }
 
 /** Where the ledger is, as the view shows it: the team store's `host/database`, never its URL. */
@@ -220,6 +242,13 @@ export interface ReceiptsFilter {
 
 /** Every spend of the accounts (of one mandate, when narrowed), newest first: calls, payments, intents, purchases. */
 export function spendRows(s: HolonState, mandate: string | null, limit = 200): SpendRow[] {
+  // What Holon read on the chain for each spend that paid there, by its hold (or, for a call, its receipt).
+  const onChain = new Map<string, string>();
+  for (const r of Object.values(s.settlements)) {
+    const words = `${settlementWords(r)}${r.landed ? ` · ${r.landed.transaction}` : ''}`;
+    onChain.set(r.hold, words);
+    onChain.set(r.for.id, words);
+  }
   return recentSpends(s, { mandate: mandate ?? undefined, limit }).map((e) => {
     const kind = spendKind(e, (id) => s.intents[id] !== undefined);
     // Open: what it holds. Ended: what it cost (a released call may still have paid for its delegated calls).
@@ -235,6 +264,7 @@ export function spendRows(s: HolonState, mandate: string | null, limit = 200): S
       reason: e.reason === null ? null : e.reason.replaceAll('_', ' '),
       at: e.placed_at,
       receipt: kind === 'call' ? e.id : null,
+      onChain: onChain.get(e.id) ?? null,
     };
   });
 }

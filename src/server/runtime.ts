@@ -5,6 +5,9 @@ import { filesRoot, openState } from '../core/holon.ts';
 import { lazySigner } from '../core/store/keys.ts';
 import { Gateway } from '../core/market/gateway.ts';
 import { recoverOrphanedHolds } from '../core/money/spend.ts';
+import type { ChainConfig } from '../core/money/chain.ts';
+import { chainReader } from '../core/money/chain.ts';
+import { watchLandings } from '../core/money/landing.ts';
 import type { HolonState } from '../core/state.ts';
 import { McpAgentRunner } from './agentClient.ts';
 import type { FetchLike } from './net/publicFetch.ts';
@@ -50,6 +53,10 @@ export function openRuntime(
     workspace?: string;
     forge?: Forge;
     merchants?: readonly MerchantConfig[];
+    /** The chain payments are read back from (and `pay` settles on); none: nothing is read. */
+    chain?: ChainConfig;
+    /** How often open payments are looked for on the chain (default: by where the node is). */
+    landingPollMs?: number;
   },
 ): Runtime {
   const store =
@@ -63,9 +70,10 @@ export function openRuntime(
   if (options.allowPrivateSellers)
     options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a seller you run yourself');
   const fetch = options.fetch ?? publicFetch({ allowPrivate: options.allowPrivateSellers === true });
+  const chain = options.chain ? chainReader(options.chain) : undefined;
   const runner = new McpAgentRunner(
     options.logger,
-    new X402AgentRunner({ fetch, wallet, now: () => options.clock.now(), logger: options.logger }),
+    new X402AgentRunner({ fetch, wallet, now: () => options.clock.now(), logger: options.logger, store, clock: options.clock, chain }),
   );
   // The delegation endpoint needs the deps that the gateway it serves is part of.
   const holder: { deps?: ServerDeps } = {};
@@ -96,10 +104,13 @@ export function openRuntime(
     ...(options.workspace ? { workspace: options.workspace } : {}),
     ...(options.forge ? { forge: options.forge } : {}),
     ...(options.merchants?.length ? { merchants: merchantsOf(options.merchants) } : {}),
+    ...(chain ? { chain } : {}),
   };
   holder.deps = deps;
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
   const stopRecovery = recoverOrphanedHolds(store, options.logger);
+  // Payments signed here or by a process that died before it could read them back are read on the chain.
+  const stopLandings = watchLandings({ store, clock: options.clock, chain, logger: options.logger, signer }, options.landingPollMs);
   // Rows of a team store that were not folded are told to whoever runs the server (never to the agent), each once.
   if (store.refused.length > 0) options.logger.warn(refusalNotice(store.refused, 'holon verify --store'));
   const stopRefusals = store.onRefused((tx) => options.logger.warn(refusalNotice([tx], 'holon verify --store')));
@@ -109,6 +120,7 @@ export function openRuntime(
     store,
     async close() {
       stopRecovery();
+      stopLandings();
       stopRefusals();
       delegation.close();
       try {

@@ -6,6 +6,7 @@ import type { FetchLike } from './net/publicFetch.ts';
 import type { Wallet } from '../core/wallet.ts';
 import type { Forge } from '../core/office/forge.ts';
 import type { Merchants } from './commerce/merchants.ts';
+import type { ChainReader } from '../core/money/chain.ts';
 
 /** What every toolset's handlers reach the core through. */
 export interface ServerDeps {
@@ -26,6 +27,11 @@ export interface ServerDeps {
   forge?: Forge;
   /** The merchants the human configured for the commerce tools (none: they answer not_found). */
   merchants?: Merchants;
+  /**
+   * The chain the human configured (RPC, token, facilitator): every payment signed on it is read back from
+   * it, and `pay` settles on it. None: payments are signed as before and recorded unchecked.
+   */
+  chain?: ChainReader;
 }
 
 /** How a server waits for the human when something needs approval. */

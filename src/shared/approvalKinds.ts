@@ -14,6 +14,7 @@ export const APPROVAL_KINDS = [
   'budget_override',
   'proposal',
   'action',
+  'unlanded_payment',
 ] as const;
 
 /** What an approval is for. */

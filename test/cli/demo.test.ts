@@ -46,6 +46,12 @@ describe('holon demo', { concurrency: true }, () => {
       assert.equal(tree.filter((l) => /^ {5}└─ rcpt_\S+ acme\/table-extract 1\.4\.0 succeeded /.test(l)).length, 4, out.slice(treeAt));
       assert.ok(tree.some((l) => /^ {3}rcpt_\S+ holon-labs\/invoice-pipeline 2\.1\.0 succeeded .* approval apr_/.test(l)));
       assert.match(out, /4 delegated calls under rcpt_/);
+      // Money that moves: Holon reads each payment back from the local chain; the balances before and after.
+      assert.match(out, /the wallet holds 10\.00 USDC \(before\)/);
+      assert.match(out, /Holon's own reading of the chain: landed in block \d+ \(eip155:31337\) \(0x[0-9a-f]{64}\)/);
+      assert.match(out, /signed, settled through the facilitator: landed in block \d+ \(eip155:31337\)/);
+      assert.match(out, /the wallet now holds 9\.65 USDC \(after\); the seller holds \d+(\.\d+)? USDC \(after\)/);
+      assert.match(out, /holon mcp --mandate demo\/buyer .* --rpc-url RPC --chain-id 31337 --token TOKEN --facilitator FACILITATOR/);
 
       const list = await holonIn(state, ['receipts']);
       assert.equal(list.code, 0, list.stderr);
@@ -128,9 +134,10 @@ describe('holon demo', { concurrency: true }, () => {
         ['studio-sketches-1', 'studio-final-1'],
         'simulate used no key: the sketches were submitted once, by pay',
       );
+      // A Holon account is credited in the journal; the buyer's tip to the seller's chain account was paid on the chain.
       assert.deepEqual(
-        shopperEvents.filter((e) => e.type === 'intent.settled').map((e) => e.data['credit']),
-        [{ account: 'studio', amount: { amount: '0.40', currency: 'EUR' } }],
+        shopperEvents.filter((e) => e.type === 'intent.settled').map((e) => e.data['credit'] ?? (e.data['receipt'] as { rail: string }).rail),
+        ['x402', { account: 'studio', amount: { amount: '0.40', currency: 'EUR' } }],
       );
       assert.equal(await received(state, 'studio', 'EUR'), M.parseUnits('1.40'), 'the studio: funded 1.00, credited 0.40');
       const purchases = shopperEvents.filter((e) => e.type === 'purchase.completed').map((e) => e.data as { mandate: string; merchant: string; order: { id: string; lines: { product: string; quantity: number }[]; total: MoneyJson }; charged: MoneyJson });

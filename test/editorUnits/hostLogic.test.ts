@@ -140,6 +140,15 @@ describe('an approval in the view\'s shape', () => {
     { kind: 'budget_override', title: 'Keep running today', reason: 'the migration is half done', amount: eur('5.00') },
     { kind: 'proposal', proposal: 'prop_1', slug: 'ada', title: 'Change ada', diff_sha256: 'a'.repeat(64), gains: ['forge.write {repos: [site]}'], losses: ['mail.send', 'hr.propose'], changes: [] },
     { kind: 'action', title: 'Delete the staging branch', reason: 'it is merged' },
+    {
+      kind: 'unlanded_payment',
+      settlement: 'stl_1',
+      payee: 'eip155:8453:0xabc',
+      amount: eur('0.23'),
+      network: 'eip155:8453',
+      reason: 'the payee named a transaction that does not show this payment',
+      claimed_transaction: `0x${'ab'.repeat(32)}`,
+    },
   ];
   /** An approval of each kind, asked for the way every toolset asks. */
   const ask = (subject: ApprovalSubject): Approval => {
@@ -158,7 +167,7 @@ describe('an approval in the view\'s shape', () => {
     }
     assert.deepEqual(
       subjects.map((x) => pendingApprovalView(initialState(), ask(x)).kindLabel),
-      ['Agent call', 'Payment', 'Payment intent', 'Capability window', 'Budget override', 'Proposal', 'Action'],
+      ['Agent call', 'Payment', 'Payment intent', 'Capability window', 'Budget override', 'Proposal', 'Action', 'Payment not on chain'],
       'every kind in human words, the same as the terminal says',
     );
     const [call, payment, , window, , proposal] = subjects.map((x) => pendingApprovalView(initialState(), ask(x)));

@@ -31,6 +31,7 @@ interface Budget {
   remaining: Money;
   spent_today: Money;
   remaining_today: Money | null;
+  wallet: unknown;
 }
 
 interface Node {
@@ -85,6 +86,8 @@ test('get_budget shows the one mandate: grantee, scope, limits, data rules and a
     remaining: eur('5.00'),
     spent_today: eur('0.00'),
     remaining_today: eur('4.00'),
+    // No wallet and no chain configured: nothing to say what it holds.
+    wallet: null,
   });
   const r = await callTool(client, 'get_budget');
   for (const fact of ['demo/sandbox', '0.00 EUR', '5.00 EUR', '0.50 EUR']) assert.ok(textOf(r).includes(fact), fact);

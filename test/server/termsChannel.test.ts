@@ -1,7 +1,7 @@
 /**
  * The channel pairing through a real SDK Client: Holon opens a channel with the human's wallet (the
  * deposit is the payment the mandate allows), keeps it, pays each page with a voucher and closes it; the
- * seller checks every signature itself. Every opening, chosen and hold is taken back only exactly as
+ * seller checks every signature itself, and settles the deposit on the local chain. Every opening, chosen and hold is taken back only exactly as
  * this process returned it.
  */
 import assert from 'node:assert/strict';
@@ -19,6 +19,7 @@ import { walletFromKey } from '../../src/core/wallet.ts';
 import type { ChannelSeller } from '../fixtures/sellers/channelSeller.ts';
 import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
+import { localChain } from '../../examples/chain/chain.ts';
 import type { TestClock } from '../helpers.ts';
 import { connect, demoRuntime, TestClock as Clock } from '../helpers.ts';
 import { callTool } from './support.ts';
@@ -44,6 +45,8 @@ before(async () => {
     capabilities: [{ name: 'pay', params: { payees: [`${TEST_NETWORK}:${SELLER}`] } }],
   });
   client = await connect(runtime, { mandate: BUYER });
+  // The seller settles each opening's deposit on the local chain: the wallet holds the token there.
+  await (await localChain()).fund(wallet.address, { usdc: 5_000_000n });
 });
 after(async () => {
   await client.close();

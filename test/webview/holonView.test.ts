@@ -499,3 +499,38 @@ describe('the keyboard', () => {
     assert.equal(focusFirst(p.root), false);
   });
 });
+
+describe('the wallet', () => {
+  test("its address, and what it holds on the configured chain (or why that could not be read)", () => {
+    const address = '0x00000000000000000000000000000000000000a1';
+    renderHolonView(p.root, viewState({ wallet: address, holdings: { network: 'eip155:84532', token: '9.75 USDC', native: '0.01 ETH', error: null } }), post);
+    assert.equal(get(p.root, 'wallet-address').textContent, address);
+    assert.equal(get(p.root, 'wallet-holdings').textContent, ' · holds 9.75 USDC and 0.01 ETH on eip155:84532');
+    renderHolonView(p.root, viewState({ wallet: address, holdings: { network: 'eip155:84532', token: '', native: '', error: 'its balances could not be read: timeout' } }), post);
+    assert.equal(get(p.root, 'wallet-holdings').textContent, ' · eip155:84532: its balances could not be read: timeout');
+    renderHolonView(p.root, viewState({ wallet: address, holdings: null }), post);
+    assert.equal(byTestId(p.root, 'wallet-holdings'), null);
+  });
+});
+
+describe('payments on a chain', () => {
+  test('each says where Holon read it: landed in block N with its transaction, or not landed and why', () => {
+    const tx = `0x${'ab'.repeat(32)}`;
+    renderHolonView(
+      p.root,
+      viewState({
+        payments: [
+          { id: 'stl_1', at: '2026-03-01T10:00:00.000Z', mandate: 'demo/buyer', payee: 'eip155:8453:0xabc', amount: '0.25 USDC', status: 'landed', summary: 'landed in block 7 (eip155:8453)', transaction: tx },
+          { id: 'stl_2', at: '2026-03-01T10:01:00.000Z', mandate: 'demo/buyer', payee: 'eip155:8453:0xdef', amount: '0.13 USDC', status: 'flagged', summary: 'not landed: flagged (the payee named a transaction that does not show it), its money held for you', transaction: null },
+        ],
+      }),
+      post,
+    );
+    const landed = get(p.root, 'payment-stl_1');
+    assert.equal(get(landed, 'payment-summary').textContent, 'landed in block 7 (eip155:8453)');
+    assert.equal(get(landed, 'payment-transaction').textContent, tx);
+    const flagged = get(p.root, 'payment-stl_2');
+    assert.match(get(flagged, 'payment-summary').textContent ?? '', /^not landed: flagged/);
+    assert.equal(byTestId(flagged, 'payment-transaction'), null);
+  });
+});

@@ -13,6 +13,7 @@ import { StdioServerTransport } from '../../server/transports/stdio.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, hasState, logger } from '../context.ts';
+import { CHAIN_OPTIONS, chainOf } from '../chainOptions.ts';
 
 /** Seconds from a flag (or the fallback, in seconds), as milliseconds; bounded: a server never waits for a human forever. */
 export function secondsFlag(value: string | undefined, name: string, fallbackSeconds: number): number {
@@ -130,7 +131,8 @@ const mcpCmd: Command = {
   usage:
     'mcp --mandate ACCOUNT/NAME [--approval-wait SECONDS] [--elicitation-wait ' +
     'SECONDS] [--no-elicitation] [--allow-private-sellers] [--workspace DIR] ' +
-    '[--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…]',
+    '[--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…] ' +
+    '[--rpc-url URL --chain-id N --token ADDRESS [--facilitator URL]]',
   summary:
     'Runs the MCP server for one mandate over stdio (stdout is the protocol; logs go ' +
     'to stderr). Started in a bound workspace (holon mandate bind), it serves the ' +
@@ -151,10 +153,12 @@ const mcpCmd: Command = {
         '(default: the bound workspace, else the current folder)',
     },
     ...GITHUB_OPTIONS,
+    ...CHAIN_OPTIONS,
   },
   positionals: [0, 0],
   async run(ctx) {
     const { mandate, stateDir, store: storeUrl, workspace } = whatToServe(ctx);
+    const chain = chainOf(ctx.opts);
     if (storeUrl === undefined && !hasState(stateDir)) throw new HolonError('not_found', `no Holon state in ${stateDir}`);
     const approvals = { ...waitsOf(ctx.opts), elicitation: !ctx.opts['no-elicitation'] };
     const sellers = sellersOf(ctx.opts);
@@ -168,6 +172,7 @@ const mcpCmd: Command = {
       ...sellers,
       workspace,
       ...(forge ? { forge } : {}),
+      ...(chain ? { chain } : {}),
     });
     let server;
     try {

@@ -7,6 +7,7 @@ import type { MoneyJson } from '../../core/amount.ts';
 import * as M from '../../core/amount.ts';
 import { ownerState } from '../../core/store/owner.ts';
 import { holdTree, INTERRUPTED_REASON, releaseAll } from '../../core/money/spend.ts';
+import { isOpen, settlementWords } from '../../core/money/settlement.ts';
 import type { HolonState } from '../../core/state.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
@@ -121,6 +122,19 @@ const holdsCmd: Command = {
       async (store) => {
         const h = store.state.holds[id];
         if (!h) throw new HolonError('not_found', `no hold "${id}"`);
+        // A payment signed on a chain: the chain says where its money went, and only a human's decision on a
+        // flagged one gives it back (holon approve / reject), never a release from here.
+        const paying = Object.values(store.state.settlements).find((r) => r.hold === id && isOpen(r));
+        if (paying)
+          throw new HolonError(
+            'conflict',
+            `hold ${id} carries payment ${paying.id}, signed on ${paying.network}: ${settlementWords(paying)}. ` +
+              (paying.flag?.approval
+                ? `Decide it with holon approve ${paying.flag.approval} (give it back) or holon reject ` +
+                  `${paying.flag.approval} (keep it spent)`
+                : 'It ends when the chain shows it landed, or that it never can'),
+            { settlement: paying.id },
+          );
         if (h.parent) throw new HolonError('conflict', `hold ${id} draws on ${h.parent}: release that one`);
         const row = holdJson(id, h);
         if (row.owner === 'running') throw new HolonError('conflict', `the process that placed hold ${id} is still running it`);

@@ -10,6 +10,7 @@ import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, hasState, list, logger, openExisting, print, withStore } from '../context.ts';
 import { GITHUB_OPTIONS, githubForge, SELLER_OPTIONS, sellersOf, WAIT_OPTIONS, waitsOf } from './mcp.ts';
+import { CHAIN_OPTIONS, chainOf } from '../chainOptions.ts';
 
 /** The port `holon serve` listens on unless told otherwise; a client config written without --url points here. */
 export const DEFAULT_PORT = 7374;
@@ -47,7 +48,8 @@ const serveCmd: Command = {
     'serve [--host H] [--port N] [--public] [--stateless] [--allowed-hosts H:P,…] ' +
     '[--allowed-origins URL,…] [--approval-wait SECONDS] [--elicitation] ' +
     '[--elicitation-wait SECONDS] [--allow-private-sellers] [--workspace DIR] ' +
-    '[--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…]',
+    '[--github-owner ORG [--github-api URL]] [--merchant [ID=]PROTOCOL:URL,…] ' +
+    '[--rpc-url URL --chain-id N --token ADDRESS [--facilitator URL]]',
   summary:
     `Serves MCP over Streamable HTTP at http://127.0.0.1:${DEFAULT_PORT}${MCP_PATH} ` +
     `(and ${MCP_AGENT_PATH}; loopback only unless --public). Each client presents a run token (holon token ` +
@@ -77,9 +79,11 @@ const serveCmd: Command = {
       help: 'the folder office artifacts are published into, and whose git is the forge (default: the current folder)',
     },
     ...GITHUB_OPTIONS,
+    ...CHAIN_OPTIONS,
   },
   positionals: [0, 0],
   async run(ctx) {
+    const chain = chainOf(ctx.opts);
     const host = str(ctx.opts, 'host') ?? '127.0.0.1';
     const isPublic = ctx.opts['public'] === true;
     if (!isLoopback(host) && !isPublic)
@@ -109,6 +113,7 @@ const serveCmd: Command = {
       ...sellers,
       workspace,
       ...(forge ? { forge } : {}),
+      ...(chain ? { chain } : {}),
     });
     let server: HttpServerHandle;
     try {

@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import { HolonError } from '../../core/errors.ts';
 import { createWallet, loadWallet, saveWallet, WALLET_FILE } from '../../core/wallet.ts';
 import type { Command } from '../args.ts';
+import { chainReader, walletBalances } from '../../core/money/chain.ts';
+import { CHAIN_OPTIONS, chainOf } from '../chainOptions.ts';
 import { print } from '../context.ts';
 
 /** Reads a private key from standard input: never from the command line, where other processes see it. */
@@ -19,22 +21,31 @@ async function keyFromStdin(): Promise<string> {
 
 const walletCmd: Command = {
   name: 'wallet',
-  usage: 'wallet [create | import]',
+  usage: 'wallet [create | import] [--rpc-url URL --chain-id N --token ADDRESS]',
   summary:
-    "Shows the address of the wallet that signs this state's payments, creates one, " +
-    'or imports one (its private key read from standard input, never from the command ' +
-    'line). The key stays in <state>/keys/wallet.key (mode 0600); Holon never prints it.',
-  options: {},
+    "Shows the address of the wallet that signs this state's payments and, on the configured chain, what it " +
+    'holds (the token and the native coin, read from the RPC); creates one, or imports one (its private key read ' +
+    'from standard input, never from the command line). The key stays in <state>/keys/wallet.key (mode 0600); ' +
+    'Holon never prints it.',
+  options: { ...CHAIN_OPTIONS },
   positionals: [0, 1],
   async run(ctx) {
     const sub = ctx.args[0];
     if (sub === undefined) {
+      const chain = chainOf(ctx.opts);
       const w = loadWallet(ctx.stateDir);
-      return print(
-        ctx,
-        { address: w?.address ?? null },
-        w ? `Wallet ${w.address}` : 'No wallet: `holon wallet create` makes one, `holon wallet import` takes yours.',
-      );
+      if (!w)
+        return print(
+          ctx,
+          { address: null, balances: null },
+          'No wallet: `holon wallet create` makes one, `holon wallet import` takes yours.',
+        );
+      const balances = chain ? await walletBalances(chainReader(chain), w.address) : null;
+      const held = balances
+        ? ` holds ${balances.token.amount} ${balances.token.currency} and ${balances.native.amount} ${balances.native.currency} ` +
+          `on ${balances.network}`
+        : ' (no chain configured: --rpc-url, or $HOLON_RPC_URL, shows what it holds)';
+      return print(ctx, { address: w.address, balances }, `Wallet ${w.address}${held}`);
     }
     if (sub !== 'create' && sub !== 'import') throw new HolonError('invalid_input', 'usage: holon wallet [create | import]');
     if (fs.existsSync(path.join(ctx.stateDir, WALLET_FILE)))

@@ -29,6 +29,10 @@ import type { EventStore } from '../store/store.ts';
 import type { Cart, CheckoutClient, LineRequest, Order } from './checkout.ts';
 import { sameLines } from './checkout.ts';
 import type { Purchase } from './purchases.ts';
+import type { CheckoutChain, PayableOffer } from './payCheckout.ts';
+import { orderMismatch, payableOffer, signCheckoutPayment } from './payCheckout.ts';
+import { checkLanding, flagSettlement, recordClaim, recordSigned } from '../money/landing.ts';
+import { settlementFor } from '../money/settlement.ts';
 import { purchaseEvent, purchaseKey } from './purchases.ts';
 
 /** A purchase as the commerce toolset asks for it. */
@@ -39,6 +43,8 @@ export interface BuyRequest {
   replayKey: string;
   /** The process that runs it: if it dies mid-checkout, the next process releases the hold. */
   owner?: ProcessRef;
+  /** The chain Holon pays a merchant's x402 payment handler on (payCheckout.ts); none: Holon's own credential. */
+  chain?: CheckoutChain | undefined;
 }
 
 /** A completed purchase, and whether it was completed before (the same replay key, answered again). */
@@ -220,6 +226,9 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   if (amount === null)
     return { purchase: completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]) as BuyOutcome['purchase'], replayed: true };
   const held = amount;
+  // On a chain: the payment goes with the completion, its settlement recorded (and holding the money) first.
+  const onChain = payableOffer(store.state, cart, r.chain);
+  const paid = onChain && r.chain ? await chainPayment(store, clock, r, r.chain, onChain, purchase, hold, held, cart.id) : undefined;
 
   const fail = async (reason: string): Promise<void> => {
     await store.transact((s) => ({
@@ -232,8 +241,10 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   };
   let placed: Cart;
   try {
-    placed = await client.complete(cart.id, key, { token: purchase });
+    placed = await client.complete(cart.id, key, paid ? { x402: paid.payload } : { token: purchase });
   } catch (err) {
+    // Sent on a chain, the payment may have settled: it keeps its hold, and the purchase waits for the chain.
+    if (paid) throw unsettledPurchase(r, err);
     await fail(HolonError.is(err) ? err.reason : 'merchant_error');
     if (HolonError.is(err)) throw err;
     throw new HolonError(
@@ -242,6 +253,7 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
     );
   }
   if (placed.status !== 'completed' || !placed.order) {
+    if (paid) throw unsettledPurchase(r, notReady(placed));
     await fail('not_completed');
     throw notReady(placed);
   }
@@ -252,10 +264,19 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
     lines: placed.lines,
     total: placed.total ?? cart.total,
   };
+  // Completed, the merchant says: Holon reads the chain for the payment, and checks the order against it.
+  if (paid) await landedPurchase(store, clock, r.chain, paid.settlement, placed, order);
   await store.transact((s) => {
-    // The order's total, converted as the hold was; never more than was held (endHold clamps it).
+    // On a chain, what was paid is the settlement's (its own hold ends with it; this attempt's, if it is
+    // another, goes back); otherwise the order's total, converted as the hold was, never more than held.
+    const stl = paid ? s.settlements[paid.settlement] : undefined;
     const cost = convertTo(s, M.fromJson(order.total), held.currency) ?? held;
-    const end = endHold(s, hold, cost, 'completed');
+    const end =
+      stl && stl.hold === hold
+        ? { events: [], charged: M.fromJson(stl.held).units }
+        : stl
+          ? { events: endHold(s, hold, null, 'paid_before').events, charged: M.fromJson(stl.held).units }
+          : endHold(s, hold, cost, 'completed');
     const charged = M.toJson({ units: end.charged, currency: held.currency });
     return {
       events: [
@@ -275,4 +296,71 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   const recorded = completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]);
   if (!recorded) throw new Error(`purchase ${purchase} completed but is not recorded`);
   return { purchase: recorded, replayed: false };
+}
+
+/**
+ * The x402 payment of a purchase: the one already signed for it, where one landed or may still (sent again
+ * as it was, never a second); else a new one the wallet signs now, recorded with its settlement — which
+ * holds the purchase's money from then on — before it is sent.
+ */
+async function chainPayment(
+  store: EventStore<HolonState>,
+  clock: Clock,
+  r: BuyRequest,
+  chain: CheckoutChain,
+  offer: PayableOffer,
+  purchase: string,
+  hold: string,
+  held: Money,
+  checkout: string,
+): Promise<{ payload: unknown; settlement: string }> {
+  const prior = settlementFor(store.state, { kind: 'purchase', id: purchase });
+  if (prior && prior.status !== 'expired' && prior.status !== 'released') return { payload: prior.payload, settlement: prior.id };
+  const signed = await signCheckoutPayment(chain, offer.offer, offer.amount, `${r.merchant.merchant}:checkout:${checkout}`, clock.now());
+  const recorded = await recordSigned(
+    { store, chain: chain.reader },
+    {
+      mandate: r.mandate,
+      for: { kind: 'purchase', id: purchase },
+      hold,
+      held,
+      network: offer.offer.network,
+      token: offer.offer.asset,
+      authorization: signed.authorization,
+      payload: signed.payload,
+      amount: offer.amount,
+    },
+  );
+  return { payload: signed.payload, settlement: recorded.id };
+}
+
+/** A purchase whose payment was sent and whose order did not come back: it waits for the chain, its money held. */
+function unsettledPurchase(r: BuyRequest, err: unknown): HolonError {
+  const why = HolonError.is(err) ? err.message : 'the merchant could not be reached';
+  return new HolonError(
+    'agent_failed',
+    `${why}; the payment was sent, so its money stays held until the chain shows whether it landed — call again with the same ` +
+      'replay key: the same payment is sent again, never a second one',
+    { replay_key: r.replayKey },
+  );
+}
+
+/**
+ * Reads the chain for a purchase the merchant completed: flagged when the chain does not show the payment
+ * (a merchant that completed unpaid), or when the order's total is not what was paid.
+ */
+async function landedPurchase(
+  store: EventStore<HolonState>,
+  clock: Clock,
+  chain: CheckoutChain | undefined,
+  settlement: string,
+  placed: Cart,
+  order: Order,
+): Promise<void> {
+  const deps = { store, clock, chain: chain?.reader };
+  if (placed.order?.transaction) await recordClaim(deps, settlement, placed.order.transaction, 'merchant');
+  const read = await checkLanding(deps, settlement, { claimed: true });
+  if (!read || read.status !== 'landed') return;
+  const mismatch = orderMismatch(store.state, order.total, M.fromJson(read.amount));
+  if (mismatch) await flagSettlement(deps, settlement, 'other_amount', mismatch);
 }

@@ -60,8 +60,20 @@ export interface Cart {
   /** The amount to pay; null when the merchant could not compute it yet. */
   total: MoneyJson | null;
   messages: CartMessage[];
-  /** The order a completed checkout became. */
-  order: { id: string; permalink_url: string | null } | null;
+  /** The order a completed checkout became; `transaction`: where the merchant says an x402 payment of it settled (its word). */
+  order: { id: string; permalink_url: string | null; transaction?: string | null } | null;
+  /** How the merchant takes an x402 payment on a chain, when it offers that payment handler (its claim: Holon pays only a known token). */
+  x402?: X402Offer | null;
+}
+
+/** A merchant's x402 payment handler: the chain, the token, who is paid, and the token's EIP-712 domain. */
+export interface X402Offer {
+  network: string;
+  asset: string;
+  payTo: string;
+  name: string;
+  version: string;
+  maxTimeoutSeconds: number;
 }
 
 /** What a completed checkout became: the merchant's order, with its lines and total. */
@@ -85,8 +97,11 @@ export interface CheckoutClient {
   /** Opens a checkout for `lines`; `key` makes a repeated create return the same checkout. */
   create(lines: LineRequest[], key?: string): Promise<Cart>;
   retrieve(id: string): Promise<Cart>;
-  /** Places the order; the same `key` and payment never place it twice. */
-  complete(id: string, key: string, payment: { token: string }): Promise<Cart>;
+  /**
+   * Places the order; the same `key` and payment never place it twice. Paid with Holon's mandate
+   * credential (`token`), or with a signed x402 payment (`x402`) where the merchant offers that handler.
+   */
+  complete(id: string, key: string, payment: { token: string } | { x402: unknown }): Promise<Cart>;
   cancel(id: string): Promise<Cart>;
 }
 

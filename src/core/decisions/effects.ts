@@ -14,6 +14,7 @@ import type { SubjectOf } from '../approvals/kinds/registry.ts';
 import type { Approval } from '../approvals/model.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { intentDecisionEvents } from '../money/intents.ts';
+import { unlandedDecisionEvents } from '../money/landing.ts';
 import { spendEvent } from '../money/spend.ts';
 import { mergeEvents } from '../office/merge.ts';
 import type { OfficeFields } from '../office/slice.ts';
@@ -34,6 +35,8 @@ export type DecisionEffect<K extends ApprovalKind> = (
 const EFFECTS: { readonly [K in ApprovalKind]?: DecisionEffect<K> } = {
   // Approved, the journal transfer settles it; rejected, its hold is released.
   payment_intent: (s, a, decision, now) => intentDecisionEvents(s, a, decision, now),
+  // Approved, a payment that did not land gives its hold back; rejected, it stays spent.
+  unlanded_payment: (s, a, decision, now) => unlandedDecisionEvents(s, a, decision, now),
   // Approved, the window opens now, for its hours.
   capability_window: (_s, a, decision, now) => {
     if (decision !== 'approved') return [];

@@ -25,6 +25,24 @@ export interface Identity {
   trust: Record<string, string | number | boolean | null>;
   /** The endpoints an A2A agent serves, as its card claims them. */
   interfaces: { url: string; protocol_binding: string; protocol_version: string | null }[];
+  /**
+   * The CAIP-10 account `pay` reaches it at on the x402/EIP-3009 rail: the account itself, or the one an
+   * agent's card advertises in its x402 extension (its claim); null when there is none.
+   */
+  payee: string | null;
+}
+
+/** A CAIP-10 EVM account. */
+const EVM_ACCOUNT = /^eip155:[0-9]{1,12}:0x[0-9a-fA-F]{40}$/;
+
+/** The account a card's x402 extension advertises (`params.payTo` or `params.account`, CAIP-10), if it is one. */
+function advertisedPayee(extensions: readonly { uri: string; params?: unknown }[]): string | null {
+  for (const e of extensions) {
+    if (!/x402/i.test(e.uri) || !e.params || typeof e.params !== 'object') continue;
+    const p = e.params as Record<string, unknown>;
+    for (const v of [p['payTo'], p['account']]) if (typeof v === 'string' && EVM_ACCOUNT.test(v)) return v;
+  }
+  return null;
 }
 
 /** The path of the A2A agent card under an origin (A2A v1.0 §8.2, RFC 8615). */
@@ -59,7 +77,7 @@ const Card = z.looseObject({
   capabilities: z
     .looseObject({
       extensions: z
-        .array(z.looseObject({ uri: z.string().max(2000) }))
+        .array(z.looseObject({ uri: z.string().max(2000), params: z.unknown().optional() }))
         .max(50)
         .optional(),
     })
@@ -99,6 +117,7 @@ export function resolveAgentCard(value: unknown, fetchedFrom: URL | null): Ident
     }
   });
   const x402 = (c.capabilities?.extensions ?? []).some((e) => /x402/i.test(e.uri));
+  const payee = advertisedPayee(c.capabilities?.extensions ?? []);
   return {
     id: interfaces[0]?.url ?? fetchedFrom?.origin ?? `a2a:${c.name}`,
     kind: 'a2a_agent',
@@ -117,6 +136,7 @@ export function resolveAgentCard(value: unknown, fetchedFrom: URL | null): Ident
       skills: c.skills?.length ?? 0,
     },
     interfaces,
+    payee,
   };
 }
 
@@ -132,16 +152,23 @@ export function resolveAccountRef(s: HolonState, ref: string): Identity {
       rails: known ? ['journal'] : [],
       trust: { known_account: known, same_installation: true },
       interfaces: [],
+      payee: null,
     };
   }
-  const evm = p.chain.startsWith('eip155:');
+  const evm = EVM_ACCOUNT.test(p.ref);
   return {
     id: p.ref,
     kind: 'chain_account',
     name: null,
+    // An EVM account is paid by an EIP-3009 authorization settled through an x402 facilitator (money/chainPay.ts).
     rails: evm ? ['x402'] : [],
-    trust: { chain: p.chain, address_format_valid: evm ? /^0x[0-9a-fA-F]{40}$/.test(p.address) : null, ownership_proven: false },
+    trust: {
+      chain: p.chain,
+      address_format_valid: p.chain.startsWith('eip155:') ? /^0x[0-9a-fA-F]{40}$/.test(p.address) : null,
+      ownership_proven: false,
+    },
     interfaces: [],
+    payee: evm ? p.ref : null,
   };
 }
 
@@ -169,5 +196,6 @@ export function resolveDisclosure(
       expires_at: d.subject.expires_at,
     },
     interfaces: [],
+    payee: null,
   };
 }

@@ -25,7 +25,7 @@ import type { AgentEntry, Endpoint, Mandate, Receipt } from '../model.ts';
 import type { Money, MoneyJson } from '../amount.ts';
 import * as M from '../amount.ts';
 import type { BudgetView } from '../money/spend.ts';
-import { budgetOf, endHold, gateSpend, limitDenials, roomFor, thresholdDenial } from '../money/spend.ts';
+import { budgetOf, endHold, gateSpend, limitDenials, roomFor, spendEvent, thresholdDenial } from '../money/spend.ts';
 import type { HolonState } from '../state.ts';
 import { canonicalHash, checkJsonLimits, previewJson, summarize } from '../util.ts';
 import type { IndexedAgent } from './marketIndex.ts';
@@ -63,13 +63,19 @@ export interface AgentRunResult {
   units: number;
   /** The declared error code when it failed, or `timeout` / `unreachable` / `payment_refused`. */
   errorCode?: string;
-  /** What the agent was paid through the terms pairings (it answered 402), and the H the payment carries. */
-  paid?: { amount: MoneyJson; terms_hash: string };
+  /**
+   * What the agent was paid through the terms pairings (it answered 402), the H the payment carries and,
+   * on a chain, its settlement record (whose own hold, drawn from the call's, carries the payment).
+   */
+  paid?: { amount: MoneyJson; terms_hash: string; settlement?: string };
 }
 
 /** The most a call may pay an agent that answers 402: the hold, and how to count an amount against it. */
 export interface PayLimit {
   limit: Money;
+  /** The call's mandate and hold (its receipt's id): a payment on a chain holds its own money from it. */
+  mandate: string;
+  hold: string;
   /** An amount in the mandate's currency, by the human's rates; undefined when there is no rate. */
   convert(amount: Money): Money | undefined;
 }
@@ -599,7 +605,16 @@ export class Gateway {
         timeoutMs: agentTimeoutMs(entry),
         ...(options.signal ? { signal: options.signal } : {}),
         // An agent that answers 402 is paid through the terms pairings, never above what is held.
-        ...(entry.endpoint.type === 'x402' ? { pay: { limit: hold, convert: (m: Money) => convertTo(this.state, m, hold.currency) } } : {}),
+        ...(entry.endpoint.type === 'x402'
+          ? {
+              pay: {
+                limit: hold,
+                mandate: receipt.mandate,
+                hold: receipt.id,
+                convert: (m: Money) => convertTo(this.state, m, hold.currency),
+              },
+            }
+          : {}),
       });
     } catch (err) {
       this.deps.logger.warn(`agent ${entry.manifest.id} could not be reached: ${(err as Error).message}`);
@@ -618,14 +633,21 @@ export class Gateway {
             ? M.fromJson(result.paid.amount)
             : costOf(entry, judged.units);
         const currency = s.mandates[receipt.mandate]?.currency ?? hold.currency;
+        // A payment on a chain Holon reads holds its own money, drawn from this call's, until the chain
+        // says where it went (money/landing.ts): the call's own hold then owes nothing more for it.
+        const stl = result.paid?.settlement ? s.settlements[result.paid.settlement] : undefined;
+        const carried = stl && stl.status !== 'unchecked' && stl.held.currency === currency ? M.fromJson(stl.held).units : 0n;
         // Never charge more than was held for this call (what its children did not use).
-        const cost = convertTo(s, priceCost, currency) ?? M.zero(currency);
-        const end = endHold(s, receipt.id, cost, judged.error?.code ?? 'succeeded');
+        const cost = carried > 0n ? M.zero(currency) : (convertTo(s, priceCost, currency) ?? M.zero(currency));
+        const end =
+          carried > 0n && s.holds[receipt.id]
+            ? { events: [spendEvent('hold.settled', { hold: receipt.id, cost: '0.00' })], charged: 0n }
+            : endHold(s, receipt.id, cost, judged.error?.code ?? 'succeeded');
         const endedAt = new Date(this.deps.clock.now()).toISOString();
         const finished: ReceiptEvents['call.finished'] = {
           receipt: receipt.id,
           status: judged.error ? 'failed' : 'succeeded',
-          cost: M.toJson({ units: end.charged, currency }),
+          cost: M.toJson({ units: end.charged + carried, currency }),
           price_cost: M.toJson(priceCost),
           error: judged.error,
           output_summary: judged.error ? null : describeOutput(result.structured ?? result.text),

@@ -11,9 +11,11 @@ import * as M from '../amount.ts';
 import type { EventStore, JournalEvent } from '../store/store.ts';
 import type { ReceiptEvent, ReceiptEvents, ReceiptsFields } from './receipts.ts';
 import { applyToReceipt, RECEIPT_KEYS } from './receipts.ts';
+import type { SettlementFields, SettlementView } from '../money/settlement.ts';
+import { settlementFor, settlementView } from '../money/settlement.ts';
 
 /** Where receipts are read back from: the store, whose state has the mandates old events need. */
-export type ReceiptSource = Pick<EventStore<MandatesFields & ReceiptsFields>, 'state' | 'readKey'>;
+export type ReceiptSource = Pick<EventStore<MandatesFields & ReceiptsFields & SettlementFields>, 'state' | 'readKey'>;
 
 /** A receipt, read back from the journal (the open ones from the folded state). */
 export async function readReceipt(store: ReceiptSource, id: string): Promise<Receipt | undefined> {
@@ -36,6 +38,8 @@ export interface ReceiptTree extends Omit<Receipt, 'children'> {
   total_cost: MoneyJson | null;
   /** How many delegated calls are under it, at any depth. */
   descendants: number;
+  /** The payment it made on a chain, as Holon read it back from the chain (an agent paid through x402). */
+  settlement: SettlementView | null;
   children: ReceiptTree[];
 }
 
@@ -54,7 +58,8 @@ export async function treeOf(store: ReceiptSource, r: Receipt): Promise<ReceiptT
     if (c.total_cost) total = total ? M.add(total, M.fromJson(c.total_cost)) : M.fromJson(c.total_cost);
   }
   const descendants = children.reduce((n, c) => n + 1 + c.descendants, 0);
-  return { ...r, total_cost: total ? M.toJson(total) : null, descendants, children };
+  const paid = settlementFor(store.state, { kind: 'call', id: r.id });
+  return { ...r, total_cost: total ? M.toJson(total) : null, descendants, settlement: paid ? settlementView(paid) : null, children };
 }
 
 /** The tree of a receipt under one mandate (another mandate's receipts are not found). */

@@ -30,6 +30,10 @@ import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import { canonicalHash } from '../util.ts';
 import type { Ed25519Signature, GateVerdict, IntentReceipt, IntentRecord, IntentStatus, JobEvent } from './slice.ts';
 import { intentKey, moneyEvent } from './slice.ts';
+import type { SettlementView } from './settlement.ts';
+import { isOpen, settlementFor, settlementView } from './settlement.ts';
+import type { ChainRail } from './chainPay.ts';
+import { payIntentOnChain } from './chainPay.ts';
 
 /** An intent as the agent submits it. */
 export interface IntentAsk {
@@ -109,22 +113,41 @@ export function unconvertibleCurrencies(s: HolonState, m: Mandate): string[] {
   return [...seen].filter((c) => c !== m.currency && !convertTo(s, { units: 1n, currency: c }, m.currency)).sort();
 }
 
+/** The chain rail's reach, as the gate sees it: the chain it pays on and the currency of its token. */
+export interface ChainReach {
+  network: string;
+  currency: string;
+}
+
 /** Why no rail Holon runs can pay this payee for this mandate, if so. */
-function railDenial(s: HolonState, m: Mandate, payee: PayeeRef): Denial | undefined {
-  if (payee.kind === 'chain') return denial('no_rail', { payee: payee.ref, why: 'chain_account' });
+function railDenial(s: HolonState, m: Mandate, payee: PayeeRef, amount: Money, chain: ChainReach | undefined): Denial | undefined {
+  if (payee.kind === 'chain') {
+    // An EVM account on the chain Holon is configured for, paid in its token: the x402/EIP-3009 rail (chainPay.ts).
+    if (!chain || payee.chain !== chain.network || !/^0x[0-9a-fA-F]{40}$/.test(payee.address))
+      return denial('no_rail', { payee: payee.ref, why: 'chain_account' });
+    if (amount.currency !== chain.currency) return denial('no_rail', { payee: payee.ref, why: 'chain_currency' });
+    return undefined;
+  }
   if (payee.account === m.account) return denial('no_rail', { payee: payee.ref, why: 'own_account' });
   if (!s.accounts[payee.account]) return denial('no_rail', { payee: payee.ref, why: 'unknown_account' });
   return undefined;
 }
 
 /** The gate: what the mandate decides about paying `amount` to `payee` now. Pure; writes nothing. */
-export function decideIntent(s: HolonState, mandateId: string, payee: PayeeRef, amount: Money, now: number): GateDecision {
+export function decideIntent(
+  s: HolonState,
+  mandateId: string,
+  payee: PayeeRef,
+  amount: Money,
+  now: number,
+  chain?: ChainReach | undefined,
+): GateDecision {
   const m = mandateOf(s, mandateId);
   const threshold = M.money(m.approval_threshold, m.currency);
   const denials: Denial[] = [...mandateDenials(m, now)];
   const scope = payeeDenial(s, mandateId, payee.ref);
   if (scope) denials.push(scope);
-  const rail = railDenial(s, m, payee);
+  const rail = railDenial(s, m, payee, amount, chain);
   if (rail) denials.push(rail);
   const unknown = unconvertibleCurrencies(s, m);
   if (unknown.length > 0) denials.push(denial('spend_unconvertible', { currencies: unknown, to: m.currency }));
@@ -160,6 +183,8 @@ export interface IntentView {
   attempts: number;
   created_at: string;
   updated_at: string;
+  /** To a chain account: the payment signed for it and what the chain shows of it. */
+  settlement: SettlementView | null;
 }
 
 /** The lifecycle of an intent now. */
@@ -186,7 +211,14 @@ export function intentView(s: HolonState, r: IntentRecord, now: number): IntentV
     attempts: r.attempts,
     created_at: r.created_at,
     updated_at: r.updated_at,
+    settlement: chainSettlementOf(s, r.id),
   };
+}
+
+/** The settlement of an intent paid on a chain, as its view shows it. */
+function chainSettlementOf(s: HolonState, intent: string): SettlementView | null {
+  const r = settlementFor(s, { kind: 'intent', id: intent });
+  return r ? settlementView(r) : null;
 }
 
 /** The intent a mandate submitted under `key`, if any. */
@@ -285,6 +317,13 @@ export interface PayDeps {
   rail: TransferRail;
   /** The process that moves the money: if it dies mid-transfer, the next process releases the hold. */
   owner?: ProcessRef | undefined;
+  /** The x402/EIP-3009 rail to `eip155:` accounts, where a chain, a wallet and a facilitator are configured. */
+  chain?: ChainRail | undefined;
+}
+
+/** What the gate knows of a chain rail. */
+function reachOf(rail: ChainRail | undefined): ChainReach | undefined {
+  return rail ? { network: rail.reader.config.network, currency: rail.reader.config.asset.currency } : undefined;
 }
 
 /** A settled intent. */
@@ -296,6 +335,7 @@ export interface PayResult {
 }
 
 type Gated =
+  | { kind: 'resend'; intent: string; order: TransferOrder }
   | { kind: 'conflict'; intent: string }
   | { kind: 'busy' }
   | { kind: 'done'; intent: string; first: boolean }
@@ -368,6 +408,10 @@ export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk
     if (existing && existing.body_sha256 !== bodySha) return { events: [], result: { kind: 'conflict', intent: existing.id } };
     if (existing) {
       const expiring = events.some((e) => (e.data as { intent?: string }).intent === existing.id);
+      // Paid on a chain and not known to have landed: its one authorization is sent again, never a second.
+      const open = settlementFor(s, { kind: 'intent', id: existing.id });
+      if (existing.status === 'authorized' && open && isOpen(open))
+        return { events, result: { kind: 'resend', intent: existing.id, order: orderOf(s, existing) } };
       if (existing.status === 'authorized' && s.holds[existing.id]) return { events, result: { kind: 'busy' } };
       if (expiring || !['authorized', 'failed'].includes(existing.status))
         return { events, result: { kind: 'done', intent: existing.id, first: false } };
@@ -390,7 +434,7 @@ export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk
         }),
       );
     }
-    const decided = decideIntent(s, mandateId, payee, amount, now);
+    const decided = decideIntent(s, mandateId, payee, amount, now, reachOf(deps.chain));
     if (decided.verdict === 'deny' || !decided.amount) {
       events.push(moneyEvent('intent.denied', { intent: id, denials: decided.denials }));
       return { events, result: { kind: 'done', intent: id, first: true } };
@@ -480,8 +524,37 @@ export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk
       throw notSettled(s, r, gated.first, deps.clock.now());
     }
     case 'move':
-      return move(deps, gated.intent, gated.order);
+    case 'resend':
+      return parsePayee(body.payee).kind === 'chain' ? onChain(deps, gated.intent, gated.order) : move(deps, gated.intent, gated.order);
   }
+}
+
+/** The transfer an intent asks for. */
+function orderOf(s: HolonState, r: IntentRecord): TransferOrder {
+  return { intent: r.id, from: mandateOf(s, r.mandate).account, to: r.payee, amount: { ...r.amount } };
+}
+
+/** Pays an authorized intent on the chain rail (chainPay.ts): it settles once Holon reads it landed. */
+async function onChain(deps: PayDeps, id: string, order: TransferOrder): Promise<PayResult> {
+  const rail = deps.chain;
+  if (!rail) throw new HolonError('agent_failed', 'no chain rail is configured any more to pay this intent on; its money stays held');
+  const payee = parsePayee(order.to);
+  const to = payee.kind === 'chain' ? payee.address : order.to;
+  const settlement = await payIntentOnChain({ store: deps.store, clock: deps.clock, signer: deps.signer, rail }, id, {
+    to,
+    amount: M.fromJson(order.amount),
+  });
+  const s = deps.store.state;
+  const r = s.intents[id] as IntentRecord;
+  if (r.status === 'settled' && r.receipt)
+    return { intent: intentView(s, r, deps.clock.now()), receipt: structuredClone(r.receipt), replayed: false };
+  if (settlement.status === 'flagged')
+    throw new HolonError(
+      'denied',
+      `intent ${r.idempotency_key}: ${settlement.flag?.detail ?? 'the payment is not on the chain'}; flagged for a human, its money held`,
+      { idempotency_key: r.idempotency_key, settlement: settlement.id },
+    );
+  throw notSettled(s, r, false, deps.clock.now());
 }
 
 /** Moves an authorized intent's money on the rail, then settles it; on a rail failure releases the hold. */
@@ -537,9 +610,9 @@ export interface Simulation {
 }
 
 /** What the gate would decide now. Settles nothing, appends nothing, and leaves the key unused. */
-export function simulateIntent(s: HolonState, mandateId: string, ask: IntentAsk, now: number): Simulation {
+export function simulateIntent(s: HolonState, mandateId: string, ask: IntentAsk, now: number, chain?: ChainReach): Simulation {
   const { payee, amount } = intentBody(ask);
-  const d = decideIntent(s, mandateId, payee, amount, now);
+  const d = decideIntent(s, mandateId, payee, amount, now, chain);
   const denials = d.verdict === 'confirm' && d.amount ? [thresholdDenial(d.amount, mandateOf(s, mandateId))] : d.denials;
   return {
     decision: d.verdict,

@@ -21,6 +21,9 @@ import type { Money } from '../amount.ts';
 import * as M from '../amount.ts';
 import { denialTexts } from '../words.ts';
 import { endHold, gateSpend } from './spend.ts';
+import type { ChainReader } from './chain.ts';
+import type { SignedDraft } from './landing.ts';
+import { signedSettlement, startBlock } from './landing.ts';
 import type { HolonState } from '../state.ts';
 import type { EventStore } from '../store/store.ts';
 
@@ -37,9 +40,18 @@ export interface PaymentAsk {
   purpose: string | null;
 }
 
-/** How a payment went. */
+/** How a payment went; a paid one signed on a chain has its settlement record. */
 export type PaymentOutcome<T> =
-  { kind: 'paid'; result: T; spend: string; charged: Money } | { kind: 'pending' | 'rejected'; approval: Approval };
+  { kind: 'paid'; result: T; spend: string; charged: Money; settlement?: string } | { kind: 'pending' | 'rejected'; approval: Approval };
+
+/** A payment on a chain, as the wallet signed it: what its settlement record keeps (landing.ts). */
+export type ChainPayment = Pick<SignedDraft, 'network' | 'token' | 'authorization' | 'payload' | 'amount'>;
+
+/** How a payment's settlement is recorded: the chain it is read on, and what the wallet signed, read from the result. */
+export interface ChainSettle<T> {
+  reader: ChainReader | undefined;
+  payment(result: T): ChainPayment | undefined;
+}
 
 /** Why the mandate does not let this payee be paid, or nothing when it does. */
 export function payeeDenial(s: HolonState, mandateId: string, payee: string): Denial | undefined {
@@ -81,7 +93,7 @@ export async function payWithin<T>(
   clock: Clock,
   ask: PaymentAsk,
   sign: () => Promise<T>,
-  options: { wait?: ApprovalWaiter | undefined; signal?: AbortSignal | undefined } = {},
+  options: { wait?: ApprovalWaiter | undefined; signal?: AbortSignal | undefined; chain?: ChainSettle<T> | undefined } = {},
 ): Promise<PaymentOutcome<T>> {
   const spend = newId('pay');
   const subject: ApprovalSubject = {
@@ -132,12 +144,31 @@ export async function payWithin<T>(
     const approval = store.state.approvals[decision.approval.id] ?? decision.approval;
     return { kind: status === 'rejected' || decision.kind === 'rejected' ? 'rejected' : 'pending', approval: structuredClone(approval) };
   }
+  // Where the chain is before the wallet signs: a payment signed now is looked for from there on.
+  const fromBlock = options.chain ? await startBlock(options.chain.reader) : null;
   let result: T;
   try {
     result = await sign();
   } catch (err) {
     await store.transact((s) => ({ events: endHold(s, spend, null, 'not_signed').events, result: undefined }));
     throw err;
+  }
+  const payment = options.chain?.payment(result);
+  if (payment && options.chain) {
+    // On a chain Holon reads, the hold waits for the chain; elsewhere the spend settles now, as below.
+    const draft: SignedDraft = {
+      ...payment,
+      mandate: ask.mandate,
+      for: { kind: 'payment', id: spend },
+      hold: spend,
+      held: decision.charged,
+    };
+    const signed = signedSettlement(draft, options.chain.reader, fromBlock);
+    await store.transact((s) => ({
+      events: [signed.event, ...(signed.checked ? [] : endHold(s, spend, decision.charged, 'signed').events)],
+      result: undefined,
+    }));
+    return { kind: 'paid', result, spend, charged: decision.charged, settlement: signed.id };
   }
   await store.transact((s) => ({ events: endHold(s, spend, decision.charged, 'signed').events, result: undefined }));
   return { kind: 'paid', result, spend, charged: decision.charged };

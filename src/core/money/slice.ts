@@ -46,7 +46,8 @@ export interface JobEvent {
 export interface IntentReceipt {
   id: string;
   intent: string;
-  rail: 'journal';
+  /** `journal`: between Holon accounts; `x402`: an EIP-3009 payment on a chain, checked landed by Holon. */
+  rail: 'journal' | 'x402';
   payee: string;
   /** What the payee received, as the intent asked. */
   amount: MoneyJson;
@@ -56,6 +57,8 @@ export interface IntentReceipt {
   reference: string;
   approval: string | null;
   settled_at: string;
+  /** On a chain: the settlement record Holon checked the payment against (landing.ts). */
+  settlement?: string;
 }
 
 /** One payment intent and its lifecycle. */
@@ -141,8 +144,8 @@ export interface MoneyEvents {
   'intent.denied': { intent: string; denials: Denial[] };
   /** The gate asked a human: the money is held until they decide. */
   'intent.parked': { intent: string; held: MoneyJson; approval: string; challenge: string; expires_at: string };
-  /** The money moved: the payee's account is credited with `receipt.amount`. */
-  'intent.settled': { intent: string; credit: { account: string; amount: MoneyJson }; receipt: IntentReceipt };
+  /** The money moved: a Holon account payee is credited with `receipt.amount` (a chain account's credit is on the chain). */
+  'intent.settled': { intent: string; credit?: { account: string; amount: MoneyJson }; receipt: IntentReceipt };
   /** The rail failed: nothing moved, the hold was released; the same key may be sent again. */
   'intent.failed': { intent: string; error: string };
   'intent.rejected': { intent: string; approval: string };
@@ -309,6 +312,13 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
     },
     'hold.released': (s, d) => {
       delete s.drawn_holds[d.hold];
+    },
+    // A channel's refund read on the chain is drawn no more (landing.ts).
+    'settlement.refunded': (s, d: { credit: { mandate: string; amount: MoneyJson; day: string } }) => {
+      const units = M.parseUnits(d.credit.amount.amount);
+      const drawn = (s.drawn[d.credit.mandate] ??= { total: dict(), days: dict() });
+      bump(drawn.total, d.credit.amount.currency, -units);
+      bump((drawn.days[d.credit.day] ??= dict()), d.credit.amount.currency, -units);
     },
   },
   revive: (s) => {

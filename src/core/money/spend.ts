@@ -155,8 +155,22 @@ export const spendSlice: Slice<SpendFields, SpendEvents> = {
     },
     // A transfer between Holon accounts (a settled payment intent) is one event for both sides: the payer's
     // side is the hold's settlement beside it; the payee's account is credited here.
-    'intent.settled': (s, d: { credit: { account: string; amount: MoneyJson } }) => {
-      bump(accountOf(s, d.credit.account).funded, d.credit.amount.currency, M.parseUnits(d.credit.amount.amount));
+    'intent.settled': (s, d: { credit?: { account: string; amount: MoneyJson } }) => {
+      if (d.credit) bump(accountOf(s, d.credit.account).funded, d.credit.amount.currency, M.parseUnits(d.credit.amount.amount));
+    },
+    // A channel's refund, read on the chain: what came back is no longer spent, by the mandate, its account or on its day.
+    'settlement.refunded': (s, d: { credit: { mandate: string; account: string; amount: MoneyJson; day: string } }) => {
+      const units = M.parseUnits(d.credit.amount.amount);
+      const sp = spendOf(s, d.credit.mandate);
+      sp.spent -= units;
+      bump(sp.by_day, d.credit.day, -units);
+      bump(accountOf(s, d.credit.account).spent, d.credit.amount.currency, -units);
+    },
+    // A signed payment's hold is the chain's from then on: no process's death gives it back, only what the
+    // chain shows (or a human, for one flagged) ends it (landing.ts).
+    'settlement.signed': (s, d: { settlement: { hold: string; status: string } }) => {
+      const h = s.holds[d.settlement.hold];
+      if (h && d.settlement.status === 'signed') delete h.owner;
     },
     'hold.released': (s, d) => {
       const h = s.holds[d.hold];

@@ -7,6 +7,7 @@
  * not_ready_for_payment, ready_for_payment, in_progress, authentication_required, completed, canceled.
  * Create and complete carry an Idempotency-Key; the same key with the same body answers the original.
  */
+import { HolonError } from '../../core/errors.ts';
 import * as z from 'zod';
 import type { Cart, CartStatus, CheckoutClient, LineRequest } from '../../core/commerce/checkout.ts';
 import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
@@ -116,8 +117,10 @@ export class AcpCheckout implements CheckoutClient {
     return this.call('GET', `/checkout_sessions/${encodeURIComponent(id)}`, 'checkout', [200]);
   }
 
-  complete(id: string, key: string, payment: { token: string }): Promise<Cart> {
-    // Holon is the payment instrument: its token names the purchase the mandate authorized.
+  complete(id: string, key: string, payment: { token: string } | { x402: unknown }): Promise<Cart> {
+    // Holon is the payment instrument: its token names the purchase the mandate authorized. (An ACP cart
+    // offers no x402 handler, so nothing else is ever sent here.)
+    if (!('token' in payment)) throw new HolonError('invalid_input', `the merchant ${this.merchant} takes no x402 payment`);
     return this.call(
       'POST',
       `/checkout_sessions/${encodeURIComponent(id)}/complete`,

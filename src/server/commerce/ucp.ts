@@ -10,7 +10,7 @@
  * checkout.
  */
 import * as z from 'zod';
-import type { Cart, CartStatus, CheckoutClient, LineRequest } from '../../core/commerce/checkout.ts';
+import type { Cart, CartStatus, CheckoutClient, LineRequest, X402Offer } from '../../core/commerce/checkout.ts';
 import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
 import { denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
@@ -43,8 +43,42 @@ const Checkout = z.object({
     .max(500),
   totals: z.array(Total).max(50),
   messages: z.array(Message).max(50).optional(),
-  order: z.object({ id: z.string().min(1).max(200), permalink_url: z.string().max(2000).optional() }).nullish(),
+  order: z
+    .object({ id: z.string().min(1).max(200), permalink_url: z.string().max(2000).optional(), transaction: z.string().max(100).optional() })
+    .nullish(),
+  ucp: z
+    .object({ payment_handlers: z.record(z.string(), z.unknown()).optional() })
+    .passthrough()
+    .optional(),
 });
+/** An x402 payment handler's configuration, as a business advertises it (the handler `org.x402.exact`). */
+const X402Config = z.object({
+  network: z.string().regex(/^eip155:[0-9]{1,12}$/),
+  asset: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  pay_to: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  name: z.string().max(100),
+  version: z.string().max(20),
+  max_timeout_seconds: z.number().int().min(30).max(3600),
+});
+/** The payment handler x402's `exact` scheme is advertised under. */
+export const X402_HANDLER = 'org.x402.exact';
+
+/** The x402 handler a checkout advertises, when it advertises one that reads. */
+function x402Of(c: Checkout): X402Offer | null {
+  const handlers = c.ucp?.payment_handlers?.[X402_HANDLER];
+  const first = Array.isArray(handlers) ? (handlers[0] as { config?: unknown } | undefined) : undefined;
+  const config = X402Config.safeParse(first?.config);
+  if (!config.success) return null;
+  const x = config.data;
+  return {
+    network: x.network,
+    asset: x.asset,
+    payTo: x.pay_to,
+    name: x.name,
+    version: x.version,
+    maxTimeoutSeconds: x.max_timeout_seconds,
+  };
+}
 type Checkout = z.infer<typeof Checkout>;
 /** A business outcome with no checkout, or a protocol error: codes only are read. */
 const Outcome = z.object({ code: z.string().optional(), messages: z.array(Message).max(50).optional() }).partial();
@@ -90,7 +124,8 @@ function cartOf(merchant: string, c: Checkout): Cart {
     totals: c.totals.map((t) => ({ type: t.type, amount: minorJson(t.amount, currency) })),
     total: total ? minorJson(total.amount, currency) : null,
     messages: (c.messages ?? []).map((m) => ({ type: m.type, code: codeOf(m.code), content: clip(m.content ?? '', 500) })),
-    order: c.order ? { id: c.order.id, permalink_url: c.order.permalink_url ?? null } : null,
+    order: c.order ? { id: c.order.id, permalink_url: c.order.permalink_url ?? null, transaction: c.order.transaction ?? null } : null,
+    x402: x402Of(c),
   };
 }
 
@@ -181,15 +216,12 @@ export class UcpCheckout implements CheckoutClient {
     return this.call('GET', `/checkout-sessions/${encodeURIComponent(id)}`, 'checkout', [200]);
   }
 
-  complete(id: string, key: string, payment: { token: string }): Promise<Cart> {
-    // Holon is the payment handler: its credential names the purchase the mandate authorized.
-    const instrument = {
-      id: 'holon',
-      handler_id: 'holon',
-      type: 'holon_mandate',
-      selected: true,
-      credential: { type: 'holon', token: payment.token },
-    };
+  complete(id: string, key: string, payment: { token: string } | { x402: unknown }): Promise<Cart> {
+    // Paid on the chain (the business settles it), or Holon is the payment handler: its credential names the purchase.
+    const instrument =
+      'x402' in payment
+        ? { id: 'x402', handler_id: 'x402', type: 'x402', selected: true, credential: { type: 'x402', payment: payment.x402 } }
+        : { id: 'holon', handler_id: 'holon', type: 'holon_mandate', selected: true, credential: { type: 'holon', token: payment.token } };
     return this.call(
       'POST',
       `/checkout-sessions/${encodeURIComponent(id)}/complete`,

@@ -3,17 +3,28 @@
  * 402 is paid the way `atr_transact` pays on `x402/exact/eip155` — H confirmed from bytes fetched here,
  * the amount in a token Holon knows and within what the call holds, the human's wallet signing — and
  * the request sent again with the payment. The call's receipt carries H. Anything else is a failure,
- * not charged: nothing is paid for terms that do not confirm.
+ * not charged: nothing is paid for terms that do not confirm. On a chain Holon reads, the payment is
+ * recorded (its settlement, with a hold of its own drawn from the call's) before it is sent, and read back
+ * from the chain once the seller answers: the transaction its `PAYMENT-RESPONSE` names is only where
+ * Holon looks first.
  */
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import type { Logger } from '../../core/deps.ts';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
+import type { Clock, Logger } from '../../core/deps.ts';
 import { HolonError } from '../../core/errors.ts';
 import type { AgentRunner, AgentRunResult } from '../../core/market/gateway.ts';
 import type { Money } from '../../core/amount.ts';
 import * as M from '../../core/amount.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { TypedRequest, Wallet } from '../../core/wallet.ts';
-import { knownAsset } from './assets.ts';
+import type { ChainReader } from '../../core/money/chain.ts';
+import { newId } from '../../core/ids.ts';
+import type { ChainPayment } from '../../core/money/pay.ts';
+import { checkLanding, recordClaim, recordSigned } from '../../core/money/landing.ts';
+import type { Authorization } from '../../core/money/settlement.ts';
+import type { EventStore } from '../../core/store/store.ts';
+import type { HolonState } from '../../core/state.ts';
+import { knownAsset } from '../../core/money/assets.ts';
 import { confirmRead, paidByWallet, readDocument } from './x402Exact.ts';
 
 const failed = (errorCode: string): AgentRunResult => ({ isError: true, structured: null, text: '', units: 0, errorCode });
@@ -26,8 +37,39 @@ export function fromAtomic(amount: string, decimals: number, currency: string): 
   return { units, currency };
 }
 
+/** An x402 payment the wallet signed (an `exact` payment or a channel's opening), as its settlement keeps it. */
+export function chainPaymentOf(signed: unknown, amount: Money): ChainPayment | undefined {
+  const p = signed as Partial<PaymentPayload> & { payload?: { authorization?: Authorization } };
+  const authorization = p?.payload?.authorization;
+  if (!p?.accepted || !authorization) return undefined;
+  return { network: p.accepted.network, token: p.accepted.asset, authorization: { ...authorization }, payload: signed, amount };
+}
+
+/** A seller's `PAYMENT-RESPONSE`, when it sent one that reads: whether it says it settled, and the transaction it names. */
+export function paymentResponseOf(res: Response): { success: boolean; transaction: string } | undefined {
+  const header = res.headers.get('payment-response');
+  if (!header) return undefined;
+  try {
+    const r = decodePaymentResponseHeader(header);
+    return { success: r.success === true, transaction: typeof r.transaction === 'string' ? r.transaction : '' };
+  } catch {
+    return undefined;
+  }
+}
+
 export class X402AgentRunner implements AgentRunner {
-  constructor(private readonly deps: { fetch: FetchLike; wallet?: Wallet | undefined; now: () => number; logger: Logger }) {}
+  constructor(
+    private readonly deps: {
+      fetch: FetchLike;
+      wallet?: Wallet | undefined;
+      now: () => number;
+      logger: Logger;
+      /** Where a payment is recorded before it is sent, and the chain it is read back from (none: not read). */
+      store?: EventStore<HolonState>;
+      clock?: Clock;
+      chain?: ChainReader | undefined;
+    },
+  ) {}
 
   async run(request: Parameters<AgentRunner['run']>[0]): Promise<AgentRunResult> {
     const endpoint = request.endpoint;
@@ -50,12 +92,15 @@ export class X402AgentRunner implements AgentRunner {
     if (res.status === 402) {
       const payment = await this.pay(res, request.pay);
       if (!payment) return failed('payment_refused');
+      paid = payment.paid;
       try {
         res = await post({ 'payment-signature': payment.header });
       } catch {
-        return failed('unreachable');
+        // Sent, and the answer lost: the chain says whether it landed (the payment keeps its own hold meanwhile).
+        await this.landed(paid.settlement, undefined);
+        return { ...failed('unreachable'), paid };
       }
-      paid = payment.paid;
+      await this.landed(paid.settlement, paymentResponseOf(res));
     }
     const text = await res.text().catch(() => '');
     if (res.status !== 200) return { ...failed(res.status === 402 ? 'payment_refused' : 'unreachable'), ...(paid ? { paid } : {}) };
@@ -89,10 +134,38 @@ export class X402AgentRunner implements AgentRunner {
       if (!counted || counted.currency !== limit.limit.currency || M.compare(counted, limit.limit) > 0) return undefined;
       const c = await confirmRead({ fetch: this.deps.fetch, now: this.deps.now }, read, `${option.network}:${wallet.address}`);
       const signed = await paidByWallet(c.unsigned, c.atrHash, (r) => wallet.signTypedData(r as unknown as TypedRequest));
-      return { header: encodePaymentSignatureHeader(signed), paid: { amount: M.toJson(amount), terms_hash: c.atrHash } };
+      const settlement = await this.record(limit, signed, amount, counted);
+      return {
+        header: encodePaymentSignatureHeader(signed),
+        paid: { amount: M.toJson(amount), terms_hash: c.atrHash, ...(settlement ? { settlement } : {}) },
+      };
     } catch (err) {
       this.deps.logger.warn(`an agent's 402 was not paid: ${HolonError.is(err) ? err.message : String(err)}`);
       return undefined;
+    }
+  }
+
+  /** Records the signed payment before it leaves (its settlement, drawing its own hold from the call's). */
+  private async record(limit: NonNullable<Parameters<AgentRunner['run']>[0]['pay']>, signed: PaymentPayload, amount: Money, held: Money) {
+    const store = this.deps.store;
+    const payment = chainPaymentOf(signed, amount);
+    if (!store || !payment) return undefined;
+    const draft = { ...payment, mandate: limit.mandate, for: { kind: 'call' as const, id: limit.hold }, hold: newId('pay'), held };
+    return (await recordSigned({ store, chain: this.deps.chain }, draft, { parent: limit.hold })).id;
+  }
+
+  /** Reads the chain for a payment the seller answered: what its `PAYMENT-RESPONSE` names is only where to look first. */
+  private async landed(settlement: string | undefined, response: { success: boolean; transaction: string } | undefined): Promise<void> {
+    const store = this.deps.store;
+    if (!settlement || !store || !this.deps.clock) return;
+    try {
+      if (response?.success && response.transaction) await recordClaim({ store }, settlement, response.transaction, 'seller');
+      await checkLanding({ store, clock: this.deps.clock, chain: this.deps.chain, logger: this.deps.logger }, settlement, {
+        claimed: response?.success === true,
+      });
+    } catch (err) {
+      // The chain is read again by the watch (landing.ts): the payment keeps its hold until then.
+      this.deps.logger.warn(`could not read the chain for payment ${settlement} yet: ${(err as Error).message}`);
     }
   }
 }

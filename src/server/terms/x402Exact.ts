@@ -20,6 +20,7 @@ import { denialText } from '../../core/words.ts';
 import type { AtrView } from '../../core/terms/atr.ts';
 import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { withMac } from '../../core/terms/mac.ts';
+import { TRANSFER_TYPES } from '../../core/money/settlement.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 
 export const EXACT = 'x402/exact/eip155';
@@ -147,17 +148,8 @@ export interface Chosen {
   mac: string;
 }
 
-/** EIP-3009's `transferWithAuthorization`, as EIP-712 types: what every pairing here has the wallet sign first. */
-export const TRANSFER_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+/** EIP-3009's `transferWithAuthorization` (core/money/settlement.ts): what every pairing here has the wallet sign first. */
+export { TRANSFER_TYPES };
 
 /** The EIP-712 typed data the wallet signs, with every uint256 as a decimal string (seed 002's JSON). */
 export interface SignRequest {

@@ -18,6 +18,9 @@ import type { MoneyJson } from '../../core/amount.ts';
 import * as M from '../../core/amount.ts';
 import type { Order } from '../../core/commerce/checkout.ts';
 import { pickMerchant } from '../commerce/clients.ts';
+import type { SettlementFields } from '../../core/money/settlement.ts';
+import { settlementFor, settlementView } from '../../core/money/settlement.ts';
+import { SettlementSchema } from './settlementSchema.ts';
 import { orProblem, problemFailure } from '../render/problems.ts';
 import type { Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
@@ -88,6 +91,9 @@ const orderShape = {
   replay_key: z.string(),
   replayed: z.boolean().describe('True when this replay key had already bought it: nothing was bought again'),
   purchase: z.string(),
+  settlement: SettlementSchema.nullable().describe(
+    "Paid on a chain (the merchant's x402 payment handler): the payment and what the chain shows of it; null otherwise",
+  ),
 };
 
 /**
@@ -117,8 +123,9 @@ function cartOut(cart: Cart, estimate: MoneyJson | null): z.output<ReturnType<ty
 
 type OrderOut = z.output<ReturnType<typeof orProblem<typeof orderShape>>>;
 
-function orderOut(p: Purchase & { order: Order; charged: MoneyJson }, replayed: boolean): OrderOut {
+function orderOut(p: Purchase & { order: Order; charged: MoneyJson }, replayed: boolean, s: SettlementFields): OrderOut {
   const m = p.merchant;
+  const paid = settlementFor(s, { kind: 'purchase', id: p.id });
   return {
     id: asData(m, p.order.id),
     status: 'completed',
@@ -132,6 +139,7 @@ function orderOut(p: Purchase & { order: Order; charged: MoneyJson }, replayed: 
     replay_key: p.replay_key,
     replayed,
     purchase: p.id,
+    settlement: paid ? settlementView(paid) : null,
   };
 }
 
@@ -166,7 +174,8 @@ const buy = defineTool({
   description:
     "Buys the lines from the merchant at the merchant's price: prices them, and completes the checkout only if the merchant's cart is " +
     'ready, authorized through the same gate as every spend (commerce.buy, the budget and its limits). Takes no amount: the total is ' +
-    "the merchant's. Returns the order (id, lines, total, what the mandate paid). " +
+    "the merchant's. Returns the order (id, lines, total, what the mandate paid). Where the merchant takes x402 on the chain the " +
+    'human configured, it is paid there (the merchant settles before completing) and settlement says where it landed. ' +
     'The replay key makes a retry safe: the same key never buys twice. A purchase above the approval threshold is refused ' +
     '(intent.denied), never parked: a checkout cannot wait for a human. ' +
     DATA,
@@ -178,9 +187,11 @@ const buy = defineTool({
   summary: (a) => ({ merchant: a.merchant ?? null, protocol: a.protocol ?? null, lines: a.lines.length, replay_key: a.replay_key }),
   handler: async (args, ctx) => {
     const client = pickMerchant(ctx.deps.merchants, args.merchant, args.protocol);
-    const buy = { mandate: ctx.mandate, merchant: client, lines: args.lines, replayKey: args.replay_key };
+    // A merchant's x402 payment handler is paid on the chain the human configured, with their wallet.
+    const chain = ctx.deps.chain && ctx.deps.wallet ? { reader: ctx.deps.chain, wallet: ctx.deps.wallet } : undefined;
+    const buy = { mandate: ctx.mandate, merchant: client, lines: args.lines, replayKey: args.replay_key, chain };
     const { purchase, replayed } = await buyWithin(ctx.deps.store, ctx.deps.clock, buy);
-    return jsonLine(orderOut(purchase, replayed));
+    return jsonLine(orderOut(purchase, replayed, ctx.deps.store.state));
   },
 });
 

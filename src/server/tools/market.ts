@@ -20,6 +20,8 @@ import { summarize } from '../../core/util.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import { marketFailure } from '../render/market.ts';
 import type { ToolContext, ToolReply, Toolset } from './toolDef.ts';
+import { SettlementSchema } from './settlementSchema.ts';
+import { WalletSchema, walletHoldings } from './walletHoldings.ts';
 import { defineTool } from './toolDef.ts';
 import { GrantSchema, READ, WRITE } from './toolKit.ts';
 
@@ -445,9 +447,11 @@ const getBudget = defineTool({
     remaining: Money,
     spent_today: Money,
     remaining_today: MoneyOrNull,
+    wallet: WalletSchema,
   }),
   annotations: READ,
   handler: async (_args, ctx) => {
+    const holdings = await walletHoldings(ctx.deps);
     const m = ctx.deps.gateway.mandate(ctx.mandate);
     const b = budgetOf(ctx.deps.gateway.state, m, ctx.deps.clock.now());
     const j = M.toJson;
@@ -474,10 +478,12 @@ const getBudget = defineTool({
         remaining: j(b.remaining),
         spent_today: j(b.spent_today),
         remaining_today: jn(b.remaining_today),
+        wallet: holdings,
       },
       text:
         `${m.id}: spent ${M.format(b.spent)}, held ${M.format(b.held)}, remaining ${M.format(b.remaining)} of ${M.format(b.total)}; ` +
-        `approval above ${M.format(b.threshold)}.`,
+        `approval above ${M.format(b.threshold)}.` +
+        (holdings ? ` The wallet holds ${holdings.token.amount} ${holdings.token.currency} on ${holdings.network}.` : ''),
     };
   },
 });
@@ -503,6 +509,7 @@ const ReceiptNode: z.ZodType<unknown> = z.lazy(() =>
     ended_at: Str('When it ended').nullable(),
     duration_ms: z.number().describe('How long the agent took').nullable(),
     terms_hash: Str("H of the seller's terms, when the agent was paid through the terms pairings").nullish(),
+    settlement: SettlementSchema.nullish(),
     children: z.array(ReceiptNode),
   }),
 );

@@ -14,6 +14,8 @@ import type { Identity } from '../../core/identity/resolve.ts';
 import type { IntentAsk, TransferRail } from '../../core/money/intents.ts';
 import { journalRail, payIntent, simulateIntent } from '../../core/money/intents.ts';
 import { meterCall } from '../../core/money/metering.ts';
+import type { ChainRail } from '../../core/money/chainPay.ts';
+import { httpFacilitator } from '../chain/facilitatorClient.ts';
 import { INTENT_STATUSES } from '../../core/money/slice.ts';
 import { thisProcess } from '../../core/store/owner.ts';
 import { Amount, CurrencyCode, MoneySchema } from '../../core/schemas.ts';
@@ -26,6 +28,7 @@ import type { ServerDeps } from '../serverDeps.ts';
 import type { ToolContext, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import { GrantSchema, json, READ, WRITE } from './toolKit.ts';
+import { SettlementSchema } from './settlementSchema.ts';
 
 /**
  * What the money tools use beyond every toolset's deps: the installation's signer (by default the key in
@@ -33,6 +36,16 @@ import { GrantSchema, json, READ, WRITE } from './toolKit.ts';
  * puts a failing one in front).
  */
 export type MoneyServerDeps = ServerDeps & { transferRail?: TransferRail };
+
+/**
+ * The x402/EIP-3009 rail to `eip155:` accounts: the configured chain, the human's wallet and the
+ * configured facilitator, all three; without any of them a chain payee has no rail (`no_rail`).
+ */
+export function chainRailOf(deps: MoneyServerDeps): ChainRail | undefined {
+  const url = deps.chain?.config.facilitator;
+  if (!deps.chain || !deps.wallet || !url) return undefined;
+  return { reader: deps.chain, wallet: deps.wallet, facilitator: httpFacilitator(url), logger: deps.logger };
+}
 
 /** The installation's signer. */
 export function installationSigner(deps: MoneyServerDeps): Signer {
@@ -75,13 +88,14 @@ const Sig = z.object({ alg: z.literal('Ed25519'), public_key: z.string(), value:
 export const ReceiptSchema = z.object({
   id: z.string(),
   intent: z.string(),
-  rail: z.literal('journal'),
+  rail: z.enum(['journal', 'x402']),
   payee: z.string(),
   amount: MoneySchema,
   charged: MoneySchema,
   reference: z.string(),
   approval: z.string().nullable(),
   settled_at: z.string(),
+  settlement: z.string().optional().describe('On a chain: the settlement Holon checked it against (see settlement)'),
 });
 
 /** One intent's lifecycle, as get_job and list_intents return it. */
@@ -102,6 +116,7 @@ export const IntentViewSchema = z.object({
   attempts: z.number().int(),
   created_at: z.string(),
   updated_at: z.string(),
+  settlement: SettlementSchema.nullable().describe('To a chain account: the payment Holon signed and what the chain shows of it'),
 });
 
 const ask = (i: z.output<typeof IntentInput>): IntentAsk => ({
@@ -121,7 +136,9 @@ const pay = defineTool({
     'confirm (above the approval threshold): the intent is parked with the money held and you get an approval.pending problem ' +
     'carrying the intent id (this once) and the challenge the human approves; only a human releases it (the Holon panel or `holon ' +
     'approve`), and list_intents {status: "pending"} finds it again. Re-sending the same key and intent never pays twice; the same ' +
-    "key with another intent is a conflict. Branch on a problem's action, not its code.",
+    "key with another intent is a conflict. Branch on a problem's action, not its code. A CAIP-10 eip155: payee on the chain the human " +
+    'configured is paid in its token by an EIP-3009 authorization settled through their facilitator; the receipt names the ' +
+    'transaction Holon read it landed in.',
   toolset: 'money',
   capability: CAP.pay,
   input: z.object({ intent: IntentInput }),
@@ -137,7 +154,15 @@ const pay = defineTool({
     await metered(ctx, 'pay');
     const deps = ctx.deps as MoneyServerDeps;
     const signer = installationSigner(deps);
-    const payDeps = { store: deps.store, clock: deps.clock, signer, rail: deps.transferRail ?? journalRail, owner: thisProcess() };
+    const chain = chainRailOf(deps);
+    const payDeps = {
+      store: deps.store,
+      clock: deps.clock,
+      signer,
+      rail: deps.transferRail ?? journalRail,
+      owner: thisProcess(),
+      ...(chain ? { chain } : {}),
+    };
     const paid = await payIntent(payDeps, ctx.mandate, ask(args.intent));
     return json({ intent: paid.intent, receipt: paid.receipt, replayed: paid.replayed });
   },
@@ -174,7 +199,9 @@ const simulate = defineTool({
   summary: (a) => ({ payee: a.intent.payee, amount: a.intent.amount, currency: a.intent.currency }),
   handler: async (args, ctx) => {
     await metered(ctx, 'simulate');
-    const { denials, ...sim } = simulateIntent(ctx.deps.store.state, ctx.mandate, ask(args.intent), ctx.deps.clock.now());
+    const rail = chainRailOf(ctx.deps as MoneyServerDeps);
+    const reach = rail ? { network: rail.reader.config.network, currency: rail.reader.config.asset.currency } : undefined;
+    const { denials, ...sim } = simulateIntent(ctx.deps.store.state, ctx.mandate, ask(args.intent), ctx.deps.clock.now(), reach);
     // The same rendering pay's refusal gets: simulate and pay can never disagree on what to do next.
     return json({ ...sim, problem: sim.decision === 'allow' ? null : refusalOf(denials) });
   },
@@ -187,6 +214,10 @@ const IdentitySchema = z.object({
   rails: z.array(z.enum(['journal', 'x402'])),
   trust: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   interfaces: z.array(z.object({ url: z.string(), protocol_binding: z.string(), protocol_version: z.string().nullable() })),
+  payee: z
+    .string()
+    .nullable()
+    .describe("The CAIP-10 account pay reaches it at on the x402 rail (for an agent: its card's claim); null when none"),
 });
 
 /**

@@ -17,6 +17,7 @@ import { orProblem, problemFailure } from '../render/problems.ts';
 import type { MoneyServerDeps } from './money.ts';
 import { IdempotencyKey, installationSigner, IntentViewSchema, metered } from './money.ts';
 import type { Toolset } from './toolDef.ts';
+import { WalletSchema, walletHoldings } from './walletHoldings.ts';
 import { defineTool } from './toolDef.ts';
 import { anyJson, GrantSchema, json, READ } from './toolKit.ts';
 
@@ -196,11 +197,12 @@ const getMandate = defineTool({
     held: MoneySchema,
     remaining: MoneySchema,
     unconvertible: z.array(z.string()),
+    wallet: WalletSchema,
   }),
   annotations: READ,
   handler: async (_args, ctx) => {
     await metered(ctx, 'get_mandate');
-    return json(mandateAuthority(ctx.deps.store.state, ctx.mandate, ctx.deps.clock.now()));
+    return json({ ...mandateAuthority(ctx.deps.store.state, ctx.mandate, ctx.deps.clock.now()), wallet: await walletHoldings(ctx.deps) });
   },
 });
 

@@ -19,8 +19,8 @@ import { createApprovalWaiter } from '../approvalWait.ts';
 import { termsFailure } from '../render/terms.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
-import type { KnownAsset } from '../terms/assets.ts';
-import { knownAsset } from '../terms/assets.ts';
+import type { KnownAsset } from '../../core/money/assets.ts';
+import { knownAsset } from '../../core/money/assets.ts';
 import type { AgreementChosen, AgreementReceipt } from '../terms/x402Agreement.ts';
 import {
   AGREEMENT,
@@ -34,6 +34,10 @@ import {
   verifiedChosen,
 } from '../terms/x402Agreement.ts';
 import { fromAtomic as atomicToMoney } from '../terms/x402Agent.ts';
+import { chainPaymentOf } from '../terms/x402Agent.ts';
+import { settlementView } from '../../core/money/settlement.ts';
+import { channelSettlement, expectRefund } from '../../core/money/landing.ts';
+import { SettlementSchema } from './settlementSchema.ts';
 import {
   CHANNEL,
   confirmChannel,
@@ -133,15 +137,29 @@ function netOf(ctx: ToolContext): { fetch: FetchLike; now: () => number } {
 /**
  * Pays within the mandate, waiting for the human where one must decide (in the panel, `holon approve`, or
  * the client's own form), and returns what the wallet signed; a payment not allowed (yet) is declined.
- * A call the client cancelled signs nothing (the hold is released).
+ * A call the client cancelled signs nothing (the hold is released). What the wallet signed on a chain (an
+ * x402 payment and its EIP-3009 authorization, read from the result by `signedOf`) gets its settlement
+ * record before it is returned, read back from the chain Holon is configured for.
  */
-async function signWithin<T>(ctx: ToolContext, ask: PaymentAsk, sign: () => Promise<T>): Promise<T> {
+async function signRecorded<T>(
+  ctx: ToolContext,
+  ask: PaymentAsk,
+  sign: () => Promise<T>,
+  signedOf: (result: T) => unknown = (r) => r,
+): Promise<{ result: T; settlement?: string }> {
   const wait = ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {};
   const signal = ctx.extra.signal;
   const unlessCancelled = (): Promise<T> => (signal.aborted ? Promise.reject(cancelled()) : sign());
-  const paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask, unlessCancelled, { signal, ...wait });
+  const chain = { reader: ctx.deps.chain, payment: (r: T) => chainPaymentOf(signedOf(r), ask.amount) };
+  const paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask, unlessCancelled, { signal, chain, ...wait });
   if (paid.kind !== 'paid') throw waiting(paid.kind, paid.approval.id);
-  return paid.result;
+  return { result: paid.result, ...(paid.settlement ? { settlement: paid.settlement } : {}) };
+}
+
+/** A settlement as a tool's result shows it. */
+function settlementOut(ctx: ToolContext, id: string | undefined) {
+  const r = id ? ctx.deps.store.state.settlements[id] : undefined;
+  return r ? { settlement: settlementView(r) } : {};
 }
 
 const atrConfirm = defineTool({
@@ -260,6 +278,7 @@ const atrTransact = defineTool({
     mac: z.string(),
     agreement: anyJson(Json),
     approve: jsonObject(Json),
+    settlement: SettlementSchema,
   }),
   annotations: { ...WRITE, openWorldHint: true },
   summary: (a) => ({ pairing: a.pairing, approved: a.approved ? true : false }),
@@ -284,8 +303,14 @@ const atrTransact = defineTool({
       // A channel's deposit is the payment the mandate allows: vouchers never go above it.
       const c = await confirmChannel(deps, args.document, account);
       const deposit = ask(c.chosen.option.extra.channel.deposit, c.atrHash, c.chosen.resource);
-      const opened = await signWithin(ctx, deposit, async () => finishChannel(c.bytes, c.chosen, await wallet.signTypedData(c.request)));
-      return jsonLine({ atrHash: opened.atrHash, atr: atrOut(c.atr), signed: opened.signed, mac: opened.mac });
+      const opened = await signRecorded(
+        ctx,
+        deposit,
+        async () => finishChannel(c.bytes, c.chosen, await wallet.signTypedData(c.request)),
+        (o) => o.signed,
+      );
+      const o = opened.result;
+      return jsonLine({ atrHash: o.atrHash, atr: atrOut(c.atr), signed: o.signed, mac: o.mac, ...settlementOut(ctx, opened.settlement) });
     }
     if (args.pairing === AGREEMENT) {
       // The agreement first (recorded already, or paid now with what the agent approved), then the resource.
@@ -301,13 +326,19 @@ const atrTransact = defineTool({
       // The resource's payment: an ordinary exact payment, with its own nonce.
       const resource = { ...c.chosen, pairing: EXACT } as const;
       const price = ask(c.chosen.option.amount, c.atrHash, c.chosen.resource);
-      const signed = await signWithin(ctx, price, () => paidByWallet(resource, c.chosen.nonce, signer(wallet)));
-      return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed, agreement: receipt });
+      const paid = await signRecorded(ctx, price, () => paidByWallet(resource, c.chosen.nonce, signer(wallet)));
+      return jsonLine({
+        atrHash: c.atrHash,
+        atr: atrOut(c.atr),
+        signed: paid.result,
+        agreement: receipt,
+        ...settlementOut(ctx, paid.settlement),
+      });
     }
     const c = await confirmRead(deps, read ?? readDocument(args.document), account);
     const price = ask(c.unsigned.option.amount, c.atrHash, c.unsigned.resource);
-    const signed = await signWithin(ctx, price, () => paidByWallet(c.unsigned, c.atrHash, signer(wallet)));
-    return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed });
+    const paid = await signRecorded(ctx, price, () => paidByWallet(c.unsigned, c.atrHash, signer(wallet)));
+    return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: paid.result, ...settlementOut(ctx, paid.settlement) });
   },
 });
 
@@ -336,7 +367,7 @@ async function agreeWithin(
   const amount = fromAtomic(option.amount, knownAsset(option.network, option.asset) ?? asset);
   const purpose = `the agreement to the terms at ${chosen.agreement}`;
   const ask = { mandate: ctx.mandate, payee: `${option.network}:${option.payTo}`, amount, termsHash: h, purpose };
-  const signed = await signWithin(ctx, ask, () => paidByWallet(payment, h, signer(wallet)));
+  const signed = (await signRecorded(ctx, ask, () => paidByWallet(payment, h, signer(wallet)))).result;
   const moved = { signed, atr: atrOut(atr), atrHash: h };
   // Signed but cancelled before it left: it is not sent (the hold it settled stays spent: the signature existed).
   if (ctx.extra.signal.aborted) throw cancelled();
@@ -469,7 +500,7 @@ const atrChannelWithin = defineTool({
       .describe('Sign a refund instead of a voucher: {} closes the channel'),
     inputs: z.record(z.string(), Json).nullish().describe("The buyer's own values a refund's build needs"),
   }),
-  output: outcome({ atrHash: Hash, signed: anyJson(Json), hold: HoldOut }),
+  output: outcome({ atrHash: Hash, signed: anyJson(Json), hold: HoldOut, settlement: SettlementSchema }),
   annotations: { ...WRITE, openWorldHint: true },
   summary: (a) => ({ pairing: a.pairing, refund: a.refund ? true : false }),
   offered: withWallet,
@@ -489,7 +520,12 @@ const atrChannelWithin = defineTool({
       if (!(await signedByPayer(next.h, request, signature))) throw declined(denial('signature_invalid', {}));
       return voucherPayload(next.h, request, signature, next.close);
     });
-    return jsonLine({ atrHash: next.h.atrHash, signed, hold });
+    // Closing gives back what the seller does not keep: looked for on the chain, and credited to the mandate once there.
+    const deposit = next.close ? channelSettlement(s, next.h) : undefined;
+    const back = BigInt(next.h.deposit) - BigInt(next.cumulative);
+    if (deposit && back > 0n) await expectRefund({ store: ctx.deps.store, chain: ctx.deps.chain }, deposit.id, back);
+    const paid = deposit ? ctx.deps.store.state.settlements[deposit.id] : undefined;
+    return jsonLine({ atrHash: next.h.atrHash, signed, hold, ...(paid ? { settlement: settlementView(paid) } : {}) });
   },
 });
 

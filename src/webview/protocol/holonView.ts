@@ -106,6 +106,22 @@ export const RefusalRow = z.strictObject({
 /** A call refused lately. */
 export type RefusalRow = z.infer<typeof RefusalRow>;
 
+/** A payment the wallet signed on a chain, as Holon read it back: landed in block N, or not landed and why. */
+export const ChainPaymentRow = z.strictObject({
+  id: z.string(),
+  at: z.string(),
+  mandate: z.string(),
+  payee: z.string(),
+  /** The amount, with its currency (the token's). */
+  amount: z.string(),
+  status: z.string(),
+  /** `landed in block N …`, or `not landed…`. */
+  summary: z.string().check(z.maxLength(1000)),
+  transaction: z.nullable(z.string()),
+});
+/** A payment on a chain. */
+export type ChainPaymentRow = z.infer<typeof ChainPaymentRow>;
+
 /** One line of an approval as a person reads it: which line it is, its label and its words. */
 export interface ApprovalRow {
   key: 'subject' | 'amount' | 'fact' | 'mandate' | 'askedBy' | 'requested' | 'expires';
@@ -169,8 +185,22 @@ export const HolonViewState = z.strictObject({
   panelApprovals: z.boolean(),
   /** The address of this state's wallet, which signs every payment to a seller, or null when there is none. */
   wallet: z.nullable(z.string().check(z.maxLength(64))),
+  /**
+   * What the wallet holds on the chain the human configured, read from its RPC (exact decimals, with their
+   * currencies); null when there is no chain, and `error` when it could not be read.
+   */
+  holdings: z.nullable(
+    z.strictObject({
+      network: z.string().check(z.maxLength(40)),
+      token: z.string().check(z.maxLength(80)),
+      native: z.string().check(z.maxLength(80)),
+      error: z.nullable(z.string().check(z.maxLength(500))),
+    }),
+  ),
   /** Calls refused lately: a denial is news the human would otherwise not hear of. */
   refusals: z.array(RefusalRow),
+  /** The newest payments signed on a chain, and where Holon read each one (landed in block N, or not). */
+  payments: z.array(ChainPaymentRow),
   /** The office: mail waiting to be read, and what the colleagues published. */
   mail: z.array(MailRow),
   artifacts: z.array(ArtifactRow),

@@ -115,6 +115,8 @@ export const SpendRow = z.strictObject({
   at: z.string(),
   /** The receipt of a call, to show its tree. */
   receipt: z.nullable(z.string()),
+  /** A payment signed on a chain: `landed in block N`, or not landed and why (Holon's reading of the chain). */
+  onChain: z.nullable(z.string().check(z.maxLength(1000))),
 });
 /** One spend of an account. */
 export type SpendRow = z.infer<typeof SpendRow>;

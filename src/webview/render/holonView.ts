@@ -102,6 +102,16 @@ export function renderHolonView(
             },
             state.wallet,
           ),
+          state.holdings
+            ? h(
+                doc,
+                'span',
+                { class: 'muted', 'data-testid': 'wallet-holdings' },
+                state.holdings.error
+                  ? ` · ${state.holdings.network}: ${state.holdings.error}`
+                  : ` · holds ${state.holdings.token} and ${state.holdings.native} on ${state.holdings.network}`,
+              )
+            : null,
         )
       : h(doc, 'p', { class: 'note muted', 'data-testid': 'no-wallet' }, 'No wallet: payments to sellers need one (Holon: Create Wallet).'),
   );
@@ -121,6 +131,18 @@ export function renderHolonView(
       ),
       h(doc, 'p', { class: 'card-title' }, m.subject),
       time(doc, m.at),
+    ),
+  );
+
+  cards(root, 'payments', 'Payments on chain', state.payments, (p) =>
+    h(
+      doc,
+      'article',
+      { class: p.status === 'flagged' ? 'card card-warning' : 'card', 'data-testid': `payment-${p.id}` },
+      h(doc, 'p', { class: 'card-kind' }, `${p.amount} → ${p.payee} · ${p.mandate}`),
+      h(doc, 'p', { class: 'card-title', 'data-testid': 'payment-summary' }, p.summary),
+      p.transaction ? h(doc, 'p', { class: 'mono muted', 'data-testid': 'payment-transaction' }, p.transaction) : null,
+      time(doc, p.at),
     ),
   );
 

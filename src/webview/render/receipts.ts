@@ -140,6 +140,7 @@ function renderSpends(doc: Document, state: ReceiptsState, post: (command: Recei
           'td',
           { class: `status spend-${sp.status}`, 'data-testid': 'spend-status' },
           sp.status === 'released' && sp.reason ? `released: ${sp.reason}` : sp.status,
+          sp.onChain ? h(doc, 'div', { class: 'muted', 'data-testid': 'spend-chain' }, sp.onChain) : null,
         ),
       );
       const receipt = sp.receipt;

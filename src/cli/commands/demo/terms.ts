@@ -1,9 +1,11 @@
 /**
- * Buying under terms (seed 002): an agent buys from a seller that advertises its terms, and the money
- * moves on a chain. The local chain (a node, the token, a facilitator) and the example seller run as
- * their own processes; the buyer mandate's own server confirms H and pays with the demo's wallet; the
- * seller's facilitator settles the payment on the chain, and the demo reads the chain itself for the
- * transaction and both balances.
+ * Buying under terms (seed 002), and paying a chain account: the money moves on a chain. The local chain
+ * (a node, the token, a facilitator) and the example seller run as their own processes; the buyer
+ * mandate's own server, told the chain (`--rpc-url`, `--chain-id`, `--token`, `--facilitator`), confirms
+ * H and pays with the demo's wallet; the seller's facilitator settles the payment, and Holon reads it
+ * back from the chain (its settlement: landed in block N). Then `pay` sends the seller's account a
+ * payment of its own through the facilitator. The demo shows the wallet's balance before and after and
+ * the seller's after, as `holon wallet` and the chain itself say.
  */
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { Address, Hex } from 'viem';
@@ -13,8 +15,10 @@ import { setFx } from '../../../core/money/fx.ts';
 import { createMandate } from '../../../core/mandates.ts';
 import { systemClock } from '../../../core/deps.ts';
 import { createWallet } from '../../../core/wallet.ts';
+import type { Settlement } from '../../../core/money/settlement.ts';
+import { settlementWords } from '../../../core/money/settlement.ts';
 import type { Demo, DemoStore, Scenario } from './play.ts';
-import { bundledExample, indent, section, shq, startExample, withAgent } from './play.ts';
+import { bundledExample, indent, section, shq, startExample, withAgent, withState } from './play.ts';
 
 /** The mandate that buys from sellers under terms, with the demo's wallet. */
 const BUYER = 'demo/buyer';
@@ -32,17 +36,36 @@ async function setUp(store: DemoStore, demo: Demo): Promise<void> {
   wallets.set(demo, address);
   out(`$ holon wallet create                    → ${address} (the demo's wallet; the local chain funds it)`);
   await createMandate(store, systemClock, BUYER, {
-    toolsets: ['terms'],
+    toolsets: ['terms', 'money'],
     approval_threshold: '0.50',
     budget: { total: '2.00', per_day: null, per_call: null },
     capabilities: [{ name: 'pay', params: { payees: [EXAMPLE_PAYEE] } }],
     grantee: { slug: 'buyer', name: 'Buying agent', role: 'buyer', manager: 'demo' },
   });
-  out(`$ holon mandate create ${BUYER} --toolsets terms --threshold 0.50 --total 2 (pay: the example seller)`);
+  out(`$ holon mandate create ${BUYER} --toolsets terms,money --threshold 0.50 --total 2 --payees ${EXAMPLE_PAYEE}`);
+}
+
+/** Waits until Holon's own reading of the chain decided a settlement (the server writes it), and returns it. */
+async function settlementOf(demo: Demo, id: string): Promise<Settlement> {
+  // One reader of the journal, which follows what the server appends.
+  return withState(demo.stateDir, async (store) => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const r = store.state.settlements[id];
+      if (r && r.status !== 'signed') return structuredClone(r);
+      if (Date.now() > deadline) throw new Error(`Holon did not read payment ${id} on the chain`);
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  });
 }
 
 /** What atr_transact returns, as far as the demo reads it. */
-type Paid = { atrHash?: string; atr?: { utf8: string | null }; signed?: unknown; decline?: { code: string } };
+type Paid = { atrHash?: string; atr?: { utf8: string | null }; signed?: unknown; decline?: { code: string }; settlement?: { id: string } };
+/** What pay returns, as far as the demo reads it. */
+type Intent = {
+  receipt?: { reference: string; charged: { amount: string; currency: string } };
+  intent?: { settlement?: { summary: string } };
+};
 /** What the local chain prints when it is ready (examples/chain/run.ts). */
 type ChainReady = { rpcUrl: string; network: string; token: Address; facilitator: string };
 
@@ -58,7 +81,9 @@ async function play(demo: Demo): Promise<string[]> {
     const usdc = async (address: Address): Promise<string> =>
       `${formatUnits(await client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] }))} USDC`;
     out(`   a local chain (${network}) at ${rpcUrl}: the token at ${token}, a facilitator at ${facilitator}`);
-    out(`   the wallet holds ${await usdc(wallet)}; the seller ${SELLER} holds ${await usdc(SELLER)}`);
+    const chainFlags = ['--rpc-url', rpcUrl, '--chain-id', network.slice('eip155:'.length), '--token', token, '--facilitator', facilitator];
+    out(`$ holon wallet --rpc-url ${rpcUrl} --chain-id 31337 --token ${token}`);
+    out(`   the wallet holds ${await usdc(wallet)} (before); the seller ${SELLER} holds ${await usdc(SELLER)}`);
     const seller = await startExample<{ resource: string; atrHash: string; document: unknown }>(demo, 'sellers/seller.mjs', [
       '--facilitator',
       facilitator,
@@ -66,7 +91,7 @@ async function play(demo: Demo): Promise<string[]> {
     try {
       const offer = seller.ready;
       out(`   a seller at ${offer.resource} answers 402, advertising H = ${offer.atrHash}`);
-      const buyer = { mandate: BUYER, client: 'holon-demo-buyer', args: ['--allow-private-sellers'] };
+      const buyer = { mandate: BUYER, client: 'holon-demo-buyer', args: ['--allow-private-sellers', ...chainFlags] };
       await withAgent(demo, buyer, async (agent) => {
         out(`→ atr_transact {"pairing":"x402/exact/eip155","document":…}`);
         const r = await agent.callTool({ name: 'atr_transact', arguments: { pairing: 'x402/exact/eip155', document: offer.document } });
@@ -81,8 +106,27 @@ async function play(demo: Demo): Promise<string[]> {
         const hash = decodePaymentResponseHeader(header).transaction as Hex;
         const receipt = await client.getTransactionReceipt({ hash });
         out(`   transaction ${hash}: ${receipt.status} in block ${receipt.blockNumber} (read from the chain)`);
+        if (paid.settlement) {
+          const landed = await settlementOf(demo, paid.settlement.id);
+          out(`   Holon's own reading of the chain: ${settlementWords(landed)} (${landed.landed?.transaction ?? 'no transaction'})`);
+        }
+        out(`→ pay {"payee":"${EXAMPLE_PAYEE}","amount":"0.10","currency":"USDC",…}`);
+        const intent = {
+          payee: EXAMPLE_PAYEE,
+          amount: '0.10',
+          currency: 'USDC',
+          purpose: 'a tip to the seller',
+          idempotency_key: 'demo-tip',
+        };
+        const p = await agent.callTool({ name: 'pay', arguments: { intent } });
+        const tip = (p.structuredContent ?? {}) as Intent;
+        if (p.isError || !tip.receipt) throw new Error(`pay failed: ${JSON.stringify(p.structuredContent)}`);
+        out(
+          indent(`signed, settled through the facilitator: ${tip.intent?.settlement?.summary ?? ''}
+transaction ${tip.receipt.reference}`),
+        );
       });
-      out(`   the wallet now holds ${await usdc(wallet)}; the seller ${await usdc(SELLER)}`);
+      out(`   the wallet now holds ${await usdc(wallet)} (after); the seller holds ${await usdc(SELLER)} (after)`);
     } finally {
       await seller.stop();
     }
@@ -90,9 +134,13 @@ async function play(demo: Demo): Promise<string[]> {
     await chain.stop();
   }
   return [
-    `   Terms: node ${shq(bundledExample(demo, 'chain', 'chain.cjs'))} --fund ${wallet} starts a chain and funds the wallet;`,
-    `          node ${shq(bundledExample(demo, 'sellers', 'seller.mjs'))} --facilitator URL (the one it prints) starts a seller; then`,
-    `          holon mcp --mandate ${BUYER} ${demo.at} --allow-private-sellers`,
+    `   Terms: node ${shq(bundledExample(demo, 'chain', 'chain.cjs'))} --fund ${wallet} starts a chain and funds the wallet`,
+    `          (it prints its rpcUrl, token and facilitator: RPC, TOKEN and FACILITATOR below);`,
+    `          node ${shq(bundledExample(demo, 'sellers', 'seller.mjs'))} --facilitator FACILITATOR starts a seller; then`,
+    `          holon mcp --mandate ${BUYER} ${demo.at} --allow-private-sellers --rpc-url RPC --chain-id 31337 --token TOKEN ` +
+      `--facilitator FACILITATOR`,
+    `          pays it (atr_transact) and its account (pay ${EXAMPLE_PAYEE}); holon wallet ${demo.at} --rpc-url RPC --chain-id ` +
+      `31337 --token TOKEN shows what the wallet holds`,
   ];
 }
 

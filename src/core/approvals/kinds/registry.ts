@@ -12,6 +12,7 @@ import type { KindSpec } from './kind.ts';
 import { payment } from './payment.ts';
 import { paymentIntent } from './paymentIntent.ts';
 import { proposal } from './proposal.ts';
+import { unlandedPayment } from './unlandedPayment.ts';
 
 const declared = {
   agent_call: agentCall,
@@ -21,6 +22,7 @@ const declared = {
   budget_override: budgetOverride,
   proposal,
   action,
+  unlanded_payment: unlandedPayment,
 } satisfies { [K in ApprovalKind]: KindSpec<{ kind: K }> };
 
 /** The shape of a subject of kind `K`, as its declaration gives it. */

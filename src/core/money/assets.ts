@@ -1,7 +1,8 @@
 /**
  * The tokens Holon knows how to count: a payment's amount is in the asset's smallest units, and only a
  * table the seller cannot write says how many decimals it has and which currency it is. A seller who
- * could name its own decimals could make any payment look like a fraction of a cent to the mandate.
+ * could name its own decimals could make any payment look like a fraction of a cent to the mandate. The
+ * chain settings (chain.ts) name a token by its address, and only one of these is accepted there too.
  */
 
 /** A token a payment may be made in. */
@@ -9,16 +10,21 @@ export interface KnownAsset {
   /** The currency the mandate and the rates name it by. */
   currency: string;
   decimals: number;
+  /** Its EIP-712 domain (EIP-3009 and EIP-2612 sign under it). */
+  name: string;
+  version: string;
 }
+
+const USDC: KnownAsset = { currency: 'USDC', decimals: 6, name: 'USD Coin', version: '2' };
 
 /** CAIP-2 network → lowercase token address → what it is. */
 const KNOWN: Record<string, Record<string, KnownAsset>> = {
   // USDC (Circle's EIP-3009 contracts) on Ethereum, Base and Base Sepolia.
-  'eip155:1': { '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48': { currency: 'USDC', decimals: 6 } },
-  'eip155:8453': { '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913': { currency: 'USDC', decimals: 6 } },
-  'eip155:84532': { '0x036cbd53842c5426634e7929541ec2318f3dcf7e': { currency: 'USDC', decimals: 6 } },
-  // The local test chain of the demo and the tests' sellers: nothing moves on it, signatures are checked off chain.
-  'eip155:31337': { '0x5fbdb2315678afecb367f032d93f642f64180aa3': { currency: 'USDC', decimals: 6 } },
+  'eip155:1': { '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48': USDC },
+  'eip155:8453': { '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913': USDC },
+  'eip155:84532': { '0x036cbd53842c5426634e7929541ec2318f3dcf7e': { ...USDC, name: 'USDC' } },
+  // The local chain of the demo and the tests (examples/chain): the token the node's first account deploys.
+  'eip155:31337': { '0x5fbdb2315678afecb367f032d93f642f64180aa3': USDC },
 };
 
 /** The asset `address` on `network`, when Holon knows it. Both are the seller's words: only the table's own entries count. */

@@ -1,0 +1,234 @@
+/**
+ * The chain Holon pays on and reads back: the human's settings (an RPC URL, the chain's id, the token it
+ * counts, the facilitator it settles its own payments through), and a reader over viem's public client
+ * that answers the only questions Holon asks a chain — did this EIP-3009 authorization land, in which
+ * transaction and block, moving what from whom to whom; what does an address hold. Nothing a seller,
+ * a merchant or a facilitator says about a payment is taken for what this reader can answer.
+ */
+import type { Address, Hash, Hex, PublicClient } from 'viem';
+import { createPublicClient, defineChain, getAddress, http, isAddress, parseAbi, parseEventLogs } from 'viem';
+import { HolonError } from '../errors.ts';
+import type { KnownAsset } from './assets.ts';
+import { knownAsset } from './assets.ts';
+
+/** The chain settings as the human gives them (user settings, CLI flags or environment). */
+export interface ChainSettings {
+  rpcUrl: string;
+  chainId: number;
+  /** The token's address: one Holon knows how to count on that chain (assets.ts). */
+  token: string;
+  /** The x402 facilitator Holon settles its own payments (`pay` to an `eip155:` account) through; null: none. */
+  facilitator: string | null;
+}
+
+/** The chain settings, checked: what every reader and rail is built from. */
+export interface ChainConfig {
+  rpcUrl: string;
+  chainId: number;
+  /** CAIP-2, `eip155:<chain id>`. */
+  network: string;
+  token: Address;
+  asset: KnownAsset;
+  facilitator: string | null;
+}
+
+const HTTP_URL = (text: string): boolean => {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Checks chain settings: an http(s) RPC URL (a key in its path is the human's business; one in its user
+ * part is refused, as everywhere), a chain id, a token Holon knows on that chain, an http(s) facilitator.
+ */
+export function chainConfig(settings: ChainSettings): ChainConfig {
+  if (!HTTP_URL(settings.rpcUrl)) throw new HolonError('invalid_input', `the chain's RPC URL must be an http(s) URL: "${settings.rpcUrl}"`);
+  if (!Number.isSafeInteger(settings.chainId) || settings.chainId < 1)
+    throw new HolonError('invalid_input', `the chain id must be a positive whole number, not ${String(settings.chainId)}`);
+  const network = `eip155:${settings.chainId}`;
+  if (!isAddress(settings.token))
+    throw new HolonError('invalid_input', `the token must be an address (0x and 40 hex digits): "${settings.token}"`);
+  const asset = knownAsset(network, settings.token);
+  if (!asset)
+    throw new HolonError(
+      'invalid_input',
+      `Holon does not know the token ${settings.token} on ${network}: it counts only tokens whose decimals and currency it knows ` +
+        '(USDC on Ethereum, Base, Base Sepolia and the local chain)',
+    );
+  if (settings.facilitator !== null && !HTTP_URL(settings.facilitator))
+    throw new HolonError('invalid_input', `the facilitator must be an http(s) URL: "${settings.facilitator}"`);
+  return {
+    rpcUrl: settings.rpcUrl,
+    chainId: settings.chainId,
+    network,
+    token: getAddress(settings.token),
+    asset,
+    facilitator: settings.facilitator === null ? null : settings.facilitator.replace(/\/+$/, ''),
+  };
+}
+
+/** The token events and calls Holon reads: USDC's (ERC-20 and EIP-3009). */
+export const TOKEN_ABI = parseAbi([
+  'event Transfer(address indexed from, address indexed to, uint256 value)',
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'function balanceOf(address account) view returns (uint256)',
+]);
+
+/** What one mined transaction did with the token: its status, block, and the token's events in it. */
+export interface MinedTransfers {
+  transaction: Hash;
+  status: 'success' | 'reverted';
+  block: bigint;
+  transfers: { from: Address; to: Address; value: bigint }[];
+  /** Authorizations the token marked used in it (EIP-3009 `AuthorizationUsed`). */
+  used: { authorizer: Address; nonce: Hex }[];
+  /** Authorizations cancelled in it (`AuthorizationCanceled`). */
+  canceled: { authorizer: Address; nonce: Hex }[];
+}
+
+/**
+ * What Holon asks a chain. One interface, so that the core reads the chain the same way in every
+ * process and a unit test can put a chain of its own in front (the real one is `chainReader`).
+ */
+export interface ChainReader {
+  readonly config: ChainConfig;
+  /** The latest block's number and time (seconds). */
+  head(): Promise<{ number: bigint; timestamp: bigint }>;
+  /** True once the token has spent `nonce` of `authorizer` (used or cancelled), as of `block` (default the latest). */
+  authorizationSpent(authorizer: Address, nonce: Hex, block?: bigint): Promise<boolean>;
+  /** The transaction that spent `nonce` of `authorizer`, looked for from `fromBlock` on; undefined when none did. */
+  spentIn(authorizer: Address, nonce: Hex, fromBlock: bigint): Promise<Hash | undefined>;
+  /** What a mined transaction did with the token; undefined when the chain has no such transaction (or not yet). */
+  mined(transaction: Hash): Promise<MinedTransfers | undefined>;
+  /** The token's transfers from `from` to `to` in blocks from `fromBlock` on, oldest first. */
+  transfers(from: Address, to: Address, fromBlock: bigint): Promise<{ transaction: Hash; block: bigint; value: bigint }[]>;
+  /** What `address` holds: the token (smallest units) and the chain's native coin (wei). */
+  balances(address: Address): Promise<{ token: bigint; native: bigint }>;
+}
+
+/** A reader of the chain `config` names, over viem's public client (HTTP JSON-RPC, no retries: an error is the node's answer). */
+export function chainReader(config: ChainConfig, options: { timeoutMs?: number } = {}): ChainReader {
+  const chain = defineChain({
+    id: config.chainId,
+    name: config.network,
+    nativeCurrency: { decimals: 18, name: 'Ether', symbol: 'ETH' },
+    rpcUrls: { default: { http: [config.rpcUrl] } },
+  });
+  const client: PublicClient = createPublicClient({
+    chain,
+    transport: http(config.rpcUrl, { retryCount: 0, timeout: options.timeoutMs ?? 10_000 }),
+  });
+  const token = config.token;
+  return {
+    config,
+    head: async () => {
+      const block = await client.getBlock({ blockTag: 'latest' });
+      return { number: block.number, timestamp: block.timestamp };
+    },
+    authorizationSpent: (authorizer, nonce, block) =>
+      client.readContract({
+        address: token,
+        abi: TOKEN_ABI,
+        functionName: 'authorizationState',
+        args: [authorizer, nonce],
+        ...(block !== undefined ? { blockNumber: block } : {}),
+      }),
+    spentIn: async (authorizer, nonce, fromBlock) => {
+      const [used, canceled] = await Promise.all(
+        (['AuthorizationUsed', 'AuthorizationCanceled'] as const).map((eventName) =>
+          client.getContractEvents({
+            address: token,
+            abi: TOKEN_ABI,
+            eventName,
+            args: { authorizer, nonce },
+            fromBlock,
+            toBlock: 'latest',
+          }),
+        ),
+      );
+      return (used?.[0] ?? canceled?.[0])?.transactionHash ?? undefined;
+    },
+    mined: async (transaction) => {
+      let receipt;
+      try {
+        receipt = await client.getTransactionReceipt({ hash: transaction });
+      } catch (err) {
+        // viem says "not found" with an error of its own; anything else (the node down) is an error.
+        if ((err as { name?: string }).name === 'TransactionReceiptNotFoundError') return undefined;
+        throw err;
+      }
+      const logs = parseEventLogs({ abi: TOKEN_ABI, logs: receipt.logs.filter((l) => getAddress(l.address) === token) });
+      const out: MinedTransfers = {
+        transaction: receipt.transactionHash,
+        status: receipt.status,
+        block: receipt.blockNumber,
+        transfers: [],
+        used: [],
+        canceled: [],
+      };
+      for (const l of logs) {
+        if (l.eventName === 'Transfer') out.transfers.push({ from: l.args.from, to: l.args.to, value: l.args.value });
+        else if (l.eventName === 'AuthorizationUsed') out.used.push({ authorizer: l.args.authorizer, nonce: l.args.nonce });
+        else if (l.eventName === 'AuthorizationCanceled') out.canceled.push({ authorizer: l.args.authorizer, nonce: l.args.nonce });
+      }
+      return out;
+    },
+    transfers: async (from, to, fromBlock) => {
+      const logs = await client.getContractEvents({
+        address: token,
+        abi: TOKEN_ABI,
+        eventName: 'Transfer',
+        args: { from, to },
+        fromBlock,
+        toBlock: 'latest',
+      });
+      return logs.map((l) => ({ transaction: l.transactionHash, block: l.blockNumber, value: l.args.value ?? 0n }));
+    },
+    balances: async (address) => {
+      const [tokens, native] = await Promise.all([
+        client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'balanceOf', args: [address] }),
+        client.getBalance({ address }),
+      ]);
+      return { token: tokens, native };
+    },
+  };
+}
+
+/** What a wallet holds on the configured chain, as the human reads it (exact decimal strings, never floats). */
+export interface WalletBalances {
+  network: string;
+  address: Address;
+  token: { address: Address; amount: string; currency: string };
+  native: { amount: string; currency: 'ETH' };
+}
+
+/** An integer amount of `decimals` as an exact decimal string ("1500000", 6 → "1.5"). */
+export function decimalOf(value: bigint, decimals: number): string {
+  const neg = value < 0n;
+  const digits = (neg ? -value : value).toString().padStart(decimals + 1, '0');
+  const whole = digits.slice(0, digits.length - decimals);
+  const frac = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  return `${neg ? '-' : ''}${whole}${frac ? `.${frac}` : ''}`;
+}
+
+/** The wallet's token and native balances, read from the chain. */
+export async function walletBalances(reader: ChainReader, address: string): Promise<WalletBalances> {
+  const a = getAddress(address);
+  const b = await reader.balances(a);
+  return {
+    network: reader.config.network,
+    address: a,
+    token: {
+      address: reader.config.token,
+      amount: decimalOf(b.token, reader.config.asset.decimals),
+      currency: reader.config.asset.currency,
+    },
+    native: { amount: decimalOf(b.native, 18), currency: 'ETH' },
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * How a payment Holon signed on a chain reads in any tool's result: where it stands, `landed in block N`
+ * or not, and the transaction Holon read it in (core/money/settlement.ts). One schema for every toolset
+ * whose receipts carry one: a call's, an intent's, a purchase's.
+ */
+import * as z from 'zod';
+import { SETTLEMENT_STATUSES } from '../../core/money/settlement.ts';
+import { MoneySchema } from '../../core/schemas.ts';
+
+export const SettlementSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(SETTLEMENT_STATUSES),
+    summary: z.string().describe('landed in block N, or not landed and why'),
+    network: z.string(),
+    payee: z.string(),
+    amount: MoneySchema,
+    transaction: z.string().nullable().describe('The transaction Holon read the payment in, on the chain itself'),
+    block: z.string().nullable(),
+    claimed_transaction: z.string().nullable().describe("The transaction the payee named (its word, not Holon's reading)"),
+    flag: z.object({ reason: z.enum(['not_on_chain', 'other_amount']), detail: z.string(), approval: z.string().nullable() }).nullable(),
+    refund: z
+      .object({
+        amount: MoneySchema,
+        transaction: z.string().nullable().describe('Where Holon read the refund on the chain; null until it did'),
+        block: z.string().nullable(),
+        credited: MoneySchema.nullable().describe('What went back to the mandate, in its currency'),
+      })
+      .nullable()
+      .describe("A channel's deposit: what its closing gives back"),
+  })
+  .describe("The payment on the chain, as Holon's own reading of the chain found it");

@@ -1,0 +1,41 @@
+/** What the chain suites share: Holon's chain settings for the local chain, and reading a settlement back. */
+import type { Hex } from 'viem';
+import { getAddress } from 'viem';
+import type { ChainConfig } from '../../src/core/money/chain.ts';
+import { chainConfig } from '../../src/core/money/chain.ts';
+import type { Settlement } from '../../src/core/money/settlement.ts';
+import type { EventStore } from '../../src/core/store/store.ts';
+import type { HolonState } from '../../src/core/state.ts';
+import type { LocalChain } from '../../examples/chain/chain.ts';
+import { until } from '../helpers.ts';
+
+/** Holon's settings for a local chain: its node, its token, its facilitator. */
+export function chainOf(chain: LocalChain, facilitator: string | null = chain.facilitator.url): ChainConfig {
+  return chainConfig({ rpcUrl: chain.rpcUrl, chainId: chain.chainId, token: chain.token, facilitator });
+}
+
+/** Waits until a settlement leaves `signed` (Holon read the chain for it), and returns it. */
+export function settled(store: EventStore<HolonState>, id: string): Promise<Settlement> {
+  return until(() => {
+    const r = store.state.settlements[id];
+    return r && r.status !== 'signed' ? structuredClone(r) : undefined;
+  }, `settlement ${id} to be decided by the chain`);
+}
+
+/**
+ * What the chain itself says of a transaction, read by the test: its block, and the token's Transfers in
+ * it (never Holon's word for either).
+ */
+export async function onChain(chain: LocalChain, tx: string): Promise<{ block: bigint; transfers: { from: string; to: string; value: bigint }[] }> {
+  const receipt = await chain.client.getTransactionReceipt({ hash: tx as Hex });
+  const transferTopic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+  const transfers = receipt.logs
+    .filter((l) => getAddress(l.address) === chain.token && l.topics[0] === transferTopic)
+    .map((l) => ({
+      from: getAddress(`0x${(l.topics[1] ?? '').slice(26)}`),
+      to: getAddress(`0x${(l.topics[2] ?? '').slice(26)}`),
+      value: BigInt(l.data),
+    }));
+  if (receipt.status !== 'success') throw new Error(`${tx} reverted`);
+  return { block: receipt.blockNumber, transfers };
+}
