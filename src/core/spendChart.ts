@@ -26,6 +26,8 @@ export interface ChartDay {
   /** The UTC day, `2026-11-29`. */
   day: string;
   spent: M.Money;
+  /** The bar's height in thousandths of the day axis (`SpendChart.dayScale`): exact integers, no float money. */
+  permille: number;
 }
 
 /** One payee of a chart: what the window's spends paid them. */
@@ -34,6 +36,13 @@ export interface ChartPayee {
   /** `payeeKey(payee)`. */
   key: string;
   spent: M.Money;
+  /** The bar's length in thousandths of the most any payee was paid. */
+  permille: number;
+}
+
+/** `part` in thousandths of `whole` (rounded down; 0 when the whole is nothing). */
+export function permille(part: bigint, whole: bigint): number {
+  return whole <= 0n ? 0 : Number((part * 1000n) / whole);
 }
 
 /** A mandate's spend over the window, in its currency, with the limits it is drawn against. */
@@ -50,6 +59,10 @@ export interface SpendChart {
   total: M.Money;
   /** The per-day limit (today's, an approved override included), or null when the mandate has none. */
   perDay: M.Money | null;
+  /** The top of the day axis: the most spent on one day, or the per-day limit when that is more. */
+  dayScale: M.Money;
+  /** Where the per-day limit's line is, in thousandths of `dayScale`; null without a limit. */
+  perDayPermille: number | null;
   /** The mandate's whole budget and what it has spent of it. */
   budget: { total: M.Money; spent: M.Money; held: M.Money; remaining: M.Money };
   /**
@@ -84,7 +97,7 @@ export function spendChart(s: HolonState, mandateId: string, now: number, days =
     const byCurrency = kept?.[day];
     for (const c of Object.keys(byCurrency ?? {})) if (c !== currency) others.add(c);
     const d: DaySpend | undefined = byCurrency?.[currency];
-    out.push({ day, spent: u(d?.total ?? 0n) });
+    out.push({ day, spent: u(d?.total ?? 0n), permille: 0 });
     if (!d) continue;
     total += d.total;
     for (const [key, units] of Object.entries(d.payees)) {
@@ -98,15 +111,19 @@ export function spendChart(s: HolonState, mandateId: string, now: number, days =
     }
   }
   const b = budgetOf(s, mandate, now);
+  let scale = b.per_day?.units ?? 0n;
+  for (const d of out) if (d.spent.units > scale) scale = d.spent.units;
+  for (const d of out) d.permille = permille(d.spent.units, scale);
   const most = <T extends { units: bigint }>(a: T, z: T): number => (a.units === z.units ? 0 : a.units > z.units ? -1 : 1);
+  const ranked = [...payees.entries()]
+    .map(([key, p]) => ({ key, payee: p.payee, units: p.units }))
+    .sort((a, z) => most(a, z) || (a.key < z.key ? -1 : 1));
+  const top = ranked[0]?.units ?? 0n;
   return {
     mandate: mandateId,
     currency,
     days: out,
-    payees: [...payees.entries()]
-      .map(([key, p]) => ({ key, payee: p.payee, units: p.units }))
-      .sort((a, z) => most(a, z) || (a.key < z.key ? -1 : 1))
-      .map((p) => ({ payee: p.payee, key: p.key, spent: u(p.units) })),
+    payees: ranked.map((p) => ({ payee: p.payee, key: p.key, spent: u(p.units), permille: permille(p.units, top) })),
     groups: [...groups.entries()]
       .map(([group, units]) => ({ group, units }))
       .filter((g) => g.units !== 0n)
@@ -114,6 +131,8 @@ export function spendChart(s: HolonState, mandateId: string, now: number, days =
       .map((g) => ({ group: g.group, spent: u(g.units) })),
     total: u(total),
     perDay: b.per_day,
+    dayScale: u(scale),
+    perDayPermille: b.per_day ? permille(b.per_day.units, scale) : null,
     budget: { total: b.total, spent: b.spent, held: b.held, remaining: b.remaining },
     otherCurrencies: [...others].sort(),
   };

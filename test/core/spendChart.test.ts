@@ -108,3 +108,18 @@ describe('spend at a glance', () => {
       assert.deepEqual(payeeOf(`agent:${ACME}`), { kind: 'agent', id: ACME });
     }));
 });
+
+test('the bars are exact thousandths of their axis: the busiest day or the per-day limit, whichever is more', () =>
+  withWorld(
+    async (w) => {
+      assert.equal((await w.gateway.call(MANDATE, { agent: ACME, input: { file: FILE_A } })).kind, 'done');
+      const chart = spendChart(w.store.state, MANDATE, w.clock.now());
+      assert.ok(chart);
+      // 0.0238 of a 0.20 limit: 119 thousandths; the limit's line at the top.
+      assert.deepEqual(chart.dayScale, M.money('0.20', 'EUR'));
+      assert.equal(chart.days.at(-1)?.permille, 119);
+      assert.equal(chart.perDayPermille, 1000);
+      assert.equal(chart.payees[0]?.permille, 1000);
+    },
+    { perDay: '0.20', perCall: null, threshold: '5.00' },
+  ));
