@@ -116,6 +116,7 @@ const searchAgents = defineTool({
     total: z.object({ agents: z.number().int(), excluded: z.number().int() }).describe('How many matched before the limit'),
   }),
   annotations: READ,
+  ui: 'agents',
   summary: (a) => ({ query: a.query ?? null, capability: a.capability ?? null }),
   handler: async (args, ctx) => {
     const query = { query: args.query ?? undefined, capability: args.capability ?? undefined, limit: args.limit ?? SEARCH_LIMIT.default };
@@ -280,6 +281,7 @@ const callAgent = defineTool({
   }),
   output: CallOutput,
   annotations: { ...WRITE, openWorldHint: true },
+  ui: 'call',
   summary: (a) => ({ agent: a.agent ?? null, capability: a.capability ?? null, input: summarize(a.input), approval: a.approval ?? null }),
   handler: async (args, ctx) => {
     const outcome = await ctx.deps.gateway.call(
@@ -447,6 +449,7 @@ const getBudget = defineTool({
     remaining_today: MoneyOrNull,
   }),
   annotations: READ,
+  ui: 'spend',
   handler: async (_args, ctx) => {
     const m = ctx.deps.gateway.mandate(ctx.mandate);
     const b = budgetOf(ctx.deps.gateway.state, m, ctx.deps.clock.now());
@@ -518,6 +521,7 @@ const getReceipt = defineTool({
   input: z.object({ receipt: z.string().min(1).max(64) }),
   output: z.object({ tree: ReceiptNode, total_cost: MoneyOrNull }),
   annotations: READ,
+  ui: 'receipt',
   summary: (a) => ({ receipt: a.receipt }),
   handler: async (args, ctx) => {
     const t = await ctx.deps.gateway.receiptTree(ctx.mandate, args.receipt);

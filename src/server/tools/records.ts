@@ -198,6 +198,7 @@ const getMandate = defineTool({
     unconvertible: z.array(z.string()),
   }),
   annotations: READ,
+  ui: 'spend',
   handler: async (_args, ctx) => {
     await metered(ctx, 'get_mandate');
     return json(mandateAuthority(ctx.deps.store.state, ctx.mandate, ctx.deps.clock.now()));
