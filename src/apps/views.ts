@@ -288,7 +288,8 @@ function dayChart(doc: Document, c: SpendChartJson): Element {
     `Spend per day over the last ${c.days.length} days, ${money(c.total)} in all${c.per_day ? `; limit ${money(c.per_day)} a day` : ''}`,
   );
   c.days.forEach((d, i) => {
-    const barHeight = (d.permille / 1000) * height;
+    // A day without spend keeps a sliver on the axis, so thirty days read as thirty days.
+    const barHeight = Math.max((d.permille / 1000) * height, 0.8);
     const over = c.per_day_permille !== null && d.permille > c.per_day_permille;
     const rect = doc.createElementNS(SVG, 'rect');
     rect.setAttribute('x', (i * step + step * 0.15).toFixed(2));

@@ -501,6 +501,15 @@ export async function startCodeServer(dirs: RunDirs, options: { smokeTestDriver?
   return { url, port, stop, logTail };
 }
 
+/**
+ * Debian's Chromium through playwright-core, installed first when missing (as root), with a fresh profile:
+ * for the tests that need a browser and no editor (test/apps).
+ */
+export async function launchChromium(): Promise<Browser> {
+  await ensureSystemPackages(false);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+}
+
 /** Chromium through playwright-core, with a fresh profile (and its crash reports in the run's folder). */
 export async function launchBrowser(dirs: RunDirs): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}`);
