@@ -42,7 +42,7 @@ export interface SpendChartJson {
   currency: string;
   days: { day: string; spent: MoneyJson; permille: number }[];
   payees: { kind: string; id: string; spent: MoneyJson; permille: number }[];
-  groups: { group: string; spent: MoneyJson }[];
+  groups: { group: string; label: string; spent: MoneyJson }[];
   total: MoneyJson;
   per_day: MoneyJson | null;
   day_scale: MoneyJson;
@@ -267,12 +267,6 @@ export function renderReceipt(root: HTMLElement, r: ReceiptJson): void {
 
 // ---- the spend chart ----------------------------------------------------------------------------------
 
-const GROUP_LABELS: Record<string, string> = {
-  market: 'Agents (market)',
-  payments: 'Payments (terms, money)',
-  commerce: 'Purchases (commerce)',
-};
-
 /** The 30-day chart as an SVG: a bar per day, the per-day limit as a line; each bar has a name and a title. */
 function dayChart(doc: Document, c: SpendChartJson): Element {
   const width = 300;
@@ -413,10 +407,7 @@ export function renderSpend(root: HTMLElement, b: BudgetJson, chart: SpendChartJ
         doc,
         'dl',
         { class: 'kv', 'data-testid': 'group-list' },
-        ...chart.groups.flatMap((g) => [
-          h(doc, 'dt', {}, GROUP_LABELS[g.group] ?? g.group),
-          h(doc, 'dd', { 'data-testid': `group-${g.group}` }, money(g.spent)),
-        ]),
+        ...chart.groups.flatMap((g) => [h(doc, 'dt', {}, g.label), h(doc, 'dd', { 'data-testid': `group-${g.group}` }, money(g.spent))]),
       ),
     );
   }

@@ -16,6 +16,13 @@ export const CHART_DAYS = 30;
 /** What a spend paid for, as the toolsets name it: a call of an agent, a payment (terms or money), a purchase. */
 export type SpendGroup = 'market' | 'payments' | 'commerce';
 
+/** Each group in words, as every view names it. */
+export const SPEND_GROUP_LABELS: Record<SpendGroup, string> = {
+  market: 'Agents (market)',
+  payments: 'Payments (terms, money)',
+  commerce: 'Purchases (commerce)',
+};
+
 /** The group of a payee's kind: agents are the market's, merchants commerce's, every other payee a payment's. */
 export function spendGroup(kind: Payee['kind']): SpendGroup {
   return kind === 'agent' ? 'market' : kind === 'merchant' ? 'commerce' : 'payments';

@@ -18,4 +18,5 @@ export const COMMANDS = {
   createRunToken: 'holon.createRunToken',
   setStorePassword: 'holon.setStorePassword',
   clearStorePassword: 'holon.clearStorePassword',
+  getStarted: 'holon.getStarted',
 } as const;

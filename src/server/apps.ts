@@ -18,7 +18,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, ListResourcesRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as M from '../core/amount.ts';
-import { spendChart } from '../core/spendChart.ts';
+import { SPEND_GROUP_LABELS, spendChart } from '../core/spendChart.ts';
 import type { ToolContext, ToolDef } from './tools/toolDef.ts';
 
 /** The views, one per kind of result: a receipt tree, a spend chart, a comparison of agents, a call's card. */
@@ -182,7 +182,7 @@ export function withAppData(tool: ToolDef, ctx: ToolContext, result: CallToolRes
     currency: chart.currency,
     days: chart.days.map((d) => ({ day: d.day, spent: j(d.spent), permille: d.permille })),
     payees: chart.payees.map((p) => ({ kind: p.payee.kind, id: p.payee.id, spent: j(p.spent), permille: p.permille })),
-    groups: chart.groups.map((g) => ({ group: g.group, spent: j(g.spent) })),
+    groups: chart.groups.map((g) => ({ group: g.group, label: SPEND_GROUP_LABELS[g.group], spent: j(g.spent) })),
     total: j(chart.total),
     per_day: chart.perDay ? j(chart.perDay) : null,
     day_scale: j(chart.dayScale),
