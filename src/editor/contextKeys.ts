@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import type { EditorState } from './editorState.ts';
+import { setupInfo } from './views.ts';
 
 /**
  * The context keys package.json's `when` clauses read (contributes.menus.commandPalette), so that the
@@ -14,8 +15,16 @@ export const CONTEXT_KEYS = {
   teamStore: 'holon.teamStore',
   /** A personnel proposal is open: Show Personnel Proposal has one to show. */
   proposalsOpen: 'holon.proposalsOpen',
-  /** A mandate exists: Edit Mandate has one to edit. */
+  /** A mandate exists: Edit Mandate has one to edit (and the walkthrough's second step is done). */
   hasMandates: 'holon.hasMandates',
+  /** Some account has money (the walkthrough's first step). */
+  hasFunds: 'holon.hasFunds',
+  /** The editor's server acts for a mandate: Copilot sees "Holon · <mandate>" (the walkthrough's third step). */
+  mandateSelected: 'holon.mandateSelected',
+  /** Some agent was called and paid (the walkthrough's fourth step). */
+  hasSpends: 'holon.hasSpends',
+  /** A human approved something once (the walkthrough's fifth step). */
+  approvedOnce: 'holon.approvedOnce',
 } as const;
 
 /** Keeps the context keys in step with the ledger and the settings. */
@@ -35,6 +44,19 @@ export function registerContextKeys(state: EditorState): vscode.Disposable {
       Object.values(s.office.proposals).some((p) => p.status === 'open'),
     );
     set(CONTEXT_KEYS.hasMandates, Object.keys(s.mandates).length > 0);
+    set(CONTEXT_KEYS.hasFunds, setupInfo(s).funded);
+    set(CONTEXT_KEYS.mandateSelected, state.selected !== undefined && s.mandates[state.selected] !== undefined);
+    // What happened once stays done: the journal only grows, so these are read until they are true, then never again.
+    if (!last.get(CONTEXT_KEYS.hasSpends))
+      set(
+        CONTEXT_KEYS.hasSpends,
+        Object.values(s.activity.spends).some((list) => list.length > 0),
+      );
+    if (!last.get(CONTEXT_KEYS.approvedOnce))
+      set(
+        CONTEXT_KEYS.approvedOnce,
+        Object.values(s.approvals).some((a) => a.status === 'approved' || a.status === 'used'),
+      );
   };
   update();
   return state.onDidChange(update);

@@ -57,6 +57,15 @@ export function localTime(iso: string): string {
   return Number.isNaN(t.getTime()) ? iso : t.toLocaleString();
 }
 
+/** Time left, as a countdown reads: `4:05`, `1:02:03`; `0:00` once it is past. */
+export function countdown(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+}
+
 /** The selected mandate's budget: its own spend beside its account's, at the currency's precision. */
 export function budgetInfo(s: HolonState, mandateId: string, now: number): BudgetInfo | null {
   const m = s.mandates[mandateId];

@@ -10,7 +10,7 @@ import { initialState } from '../../src/core/state.ts';
 import { thisProcess } from '../../src/core/store/owner.ts';
 import { canonicalHash, PREVIEW_LIMIT, previewJson } from '../../src/core/util.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
-import { holonViewState, localTime, pendingApprovalView, receiptsState } from '../../src/editor/views.ts';
+import { countdown, holonViewState, localTime, pendingApprovalView, receiptsState } from '../../src/editor/views.ts';
 import { HolonViewState, PendingApproval } from '../../src/webview/protocol/holonView.ts';
 import { is } from '../../src/webview/protocol/messages.ts';
 import { connect, demoRuntime, FACTURE, INVOICES, MANDATE } from '../helpers.ts';
@@ -231,4 +231,11 @@ describe('spend at a glance, from the journal', () => {
     assert.equal(s.spend, null);
     assert.equal(s.walletBalance, null);
   });
+});
+
+test("the status bar's countdown: minutes and seconds, hours when there are, never below zero", () => {
+  assert.equal(countdown(299_001), '5:00');
+  assert.equal(countdown(65_000), '1:05');
+  assert.equal(countdown(3_723_000), '1:02:03');
+  assert.equal(countdown(-5_000), '0:00');
 });
