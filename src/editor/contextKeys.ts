@@ -1,31 +1,8 @@
 import * as vscode from 'vscode';
 import { pendingApprovals } from '../core/approvals/flow.ts';
+import { CONTEXT_KEYS } from './commandIds.ts';
 import type { EditorState } from './editorState.ts';
 import { setupInfo } from './views.ts';
-
-/**
- * The context keys package.json's `when` clauses read (contributes.menus.commandPalette), so that the
- * palette offers only the commands that apply now. A command stays runnable (the view's buttons and the
- * notifications run it); the palette just does not list it.
- */
-export const CONTEXT_KEYS = {
-  /** Something waits for a human's decision: Approve… and Reject… apply. */
-  approvalsWaiting: 'holon.approvalsWaiting',
-  /** The user's settings name a team store: its password commands apply. */
-  teamStore: 'holon.teamStore',
-  /** A personnel proposal is open: Show Personnel Proposal has one to show. */
-  proposalsOpen: 'holon.proposalsOpen',
-  /** A mandate exists: Edit Mandate has one to edit (and the walkthrough's second step is done). */
-  hasMandates: 'holon.hasMandates',
-  /** Some account has money (the walkthrough's first step). */
-  hasFunds: 'holon.hasFunds',
-  /** The editor's server acts for a mandate: Copilot sees "Holon · <mandate>" (the walkthrough's third step). */
-  mandateSelected: 'holon.mandateSelected',
-  /** Some agent was called and paid (the walkthrough's fourth step). */
-  hasSpends: 'holon.hasSpends',
-  /** A human approved something once (the walkthrough's fifth step). */
-  approvedOnce: 'holon.approvedOnce',
-} as const;
 
 /** Keeps the context keys in step with the ledger and the settings. */
 export function registerContextKeys(state: EditorState): vscode.Disposable {

@@ -20,6 +20,8 @@ export class ReceiptsPanel implements vscode.Disposable {
   /** Every mandate's spends and calls until the human narrows it; calls of every status. */
   private filter: ReceiptsFilter = { mandate: null, status: 'all' };
   private selected: string | null = null;
+  /** What the panel showed before a bar of the chart narrowed it. */
+  private beforeBar: ReceiptsFilter = { mandate: null, status: 'all' };
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -40,6 +42,8 @@ export class ReceiptsPanel implements vscode.Disposable {
    */
   showBar(mandate: string | null, bar: SpendBar): void {
     const known = mandate !== null && this.state.state.mandates[mandate] ? mandate : null;
+    // Show All Spends goes back to what the panel showed before the bar.
+    if (!this.filter.bar) this.beforeBar = this.filter;
     this.filter = { mandate: known, status: 'all', bar };
     this.selected = null;
     this.show(null);
@@ -80,7 +84,7 @@ export class ReceiptsPanel implements vscode.Disposable {
               this.filter = { ...this.filter, mandate: command.mandate, bar: null };
             return;
           case 'clearNarrow':
-            this.filter = { ...this.filter, bar: null };
+            this.filter = { ...this.beforeBar, bar: null };
             return;
         }
       },

@@ -263,10 +263,10 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       await view.locator(`[data-testid="approval-amount-${id}"]`).waitFor();
       await statusBar.locator('.statusbar-item', { hasText: MANDATE }).first().waitFor();
       // The status bar counts down the time left to decide: it reads one value, then a smaller one.
-      const badge = statusBar.locator('.statusbar-item', { hasText: /1 · \d+:\d{2}/ }).first();
+      const badge = statusBar.locator('.statusbar-item', { hasText: /1 ·\s*\d+:\d{2}/ }).first();
       await badge.waitFor();
       const left = async (): Promise<number> => {
-        const [, m, sec] = /1 · (\d+):(\d{2})/.exec(await badge.innerText()) ?? [];
+        const [, m, sec] = /1 ·\s*(\d+):(\d{2})/.exec(await badge.innerText()) ?? [];
         return Number(m) * 60 + Number(sec);
       };
       const first = await left();

@@ -1,8 +1,6 @@
 import * as vscode from 'vscode';
+import { WALKTHROUGH } from '../commandIds.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
-
-/** The walkthrough package.json contributes, as `publisher.name#id`. */
-export const WALKTHROUGH = 'holon.holon#holon.start';
 
 /** Getting started: the walkthrough, from the palette and from the Holon view's first steps. */
 export function startCommands(_deps: CommandDeps): FeatureCommands<'getStarted'> {
