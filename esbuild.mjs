@@ -1,6 +1,7 @@
 // One build script, one base, one build per target. Only the extension bundle may mark `vscode`
 // external, so a stray `vscode` import anywhere else fails the CLI/server build.
 import * as esbuild from 'esbuild';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -44,7 +45,7 @@ const lazyModules = {
  * One copy of the MCP SDK, zod and ajv, in dist/sdk.js: the CLI (holon.js), the lazy schemas and every
  * demo agent require it instead of bundling their own, so the package carries them once.
  */
-const SHARED = /^(@modelcontextprotocol\/sdk\/|zod($|\/)|ajv$)/;
+const SHARED = /^(@modelcontextprotocol\/sdk\/|@modelcontextprotocol\/ext-apps\/server$|zod($|\/)|ajv$)/;
 const sources = (dir) => fs.readdirSync(dir, { recursive: true }).filter((f) => /\.(ts|mjs)$/.test(f)).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
 const SHARED_SPECIFIERS = [...new Set([...sources('src'), ...sources('examples/agents')].flatMap((text) => [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]).filter((spec) => SHARED.test(spec))))].sort();
 
@@ -70,10 +71,27 @@ const besideSdk = sharedSdk("require('node:path').join(__dirname, 'sdk.js')");
  */
 const PG_NATIVE = 'pg-native';
 
+/**
+ * The ext-apps server helpers are an ES module: their imports of the MCP SDK and zod would resolve to the
+ * packages' ES builds, a second copy beside the CommonJS ones every `require` here loads (twice the bytes,
+ * and two zods). They are resolved as a `require` would resolve them: the same files, once.
+ */
+const oneCopy = {
+  name: 'one-copy',
+  setup(build) {
+    build.onResolve({ filter: /^(@modelcontextprotocol\/sdk\/|zod($|\/))/ }, async (args) => {
+      if (args.kind !== 'import-statement' || args.pluginData === 'one-copy' || !/[\\/]@modelcontextprotocol[\\/]ext-apps[\\/]/.test(args.importer)) return undefined;
+      const r = await build.resolve(args.path, { kind: 'require-call', resolveDir: args.resolveDir, pluginData: 'one-copy' });
+      return r.errors.length > 0 ? { errors: r.errors } : { path: r.path };
+    });
+  },
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
   {
     ...base,
+    plugins: [oneCopy],
     stdin: {
       // Each package is evaluated when first asked for: an agent needs the server, the CLI's fund needs nothing.
       contents: `export const modules = { ${SHARED_SPECIFIERS.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(f)}); }`).join(', ')} };`,
@@ -209,11 +227,72 @@ function copyExamples() {
   }
 }
 
+/**
+ * The MCP Apps page (dist/apps/holon.html, served by src/server/apps.ts as every `ui://holon/<view>`): one
+ * self-contained HTML file, its script and stylesheet inline and allowed by their SHA-256 in its own CSP,
+ * so nothing is loaded from anywhere and no other inline script or style runs. Minified always: the
+ * package carries it.
+ */
+/**
+ * zod names every locale it has in one namespace (`z.locales`), which no bundler can prune: the page would
+ * carry some 250 kB of error messages in forty languages that it never shows. It gets English only.
+ */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: path.join(path.dirname(args.importer), args.path), namespace: 'zod-en' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+async function buildApps() {
+  const out = await esbuild.build({
+    plugins: [englishOnly],
+    ...base,
+    entryPoints: ['src/apps/main.ts'],
+    bundle: true,
+    write: false,
+    minify: true,
+    sourcemap: false,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+  });
+  const js = out.outputFiles[0].text;
+  const css = fs.readFileSync('src/apps/app.css', 'utf8');
+  if (/<\/(script|style)/i.test(js + css)) throw new Error('the apps bundle holds a closing script or style tag');
+  const hash = (text) => `'sha256-${crypto.createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+  const csp = [
+    "default-src 'none'",
+    `script-src ${hash(js)}`,
+    `style-src ${hash(css)}`,
+    'img-src data:',
+    "connect-src 'none'",
+    "font-src 'none'",
+    "frame-src 'none'",
+    "form-action 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+  const html =
+    `<!DOCTYPE html>\n<html lang="en" data-view="__HOLON_VIEW__">\n<head>\n<meta charset="utf-8">\n` +
+    `<meta http-equiv="Content-Security-Policy" content="${csp}">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n` +
+    `<title>Holon</title>\n<style>${css}</style>\n</head>\n<body>\n<main id="root"></main>\n<script>${js}</script>\n</body>\n</html>\n`;
+  fs.mkdirSync('dist/apps', { recursive: true });
+  fs.writeFileSync('dist/apps/holon.html', html);
+}
+
 // A production build starts clean, so no stale source map or bundle ends up in the package.
 if (production) fs.rmSync('dist', { recursive: true, force: true });
 copyExamples();
 if (watch) {
   for (const t of targets) await (await esbuild.context(t)).watch();
+  await buildApps();
 } else {
-  await Promise.all(targets.map((t) => esbuild.build(t)));
+  await Promise.all([...targets.map((t) => esbuild.build(t)), buildApps()]);
 }

@@ -97,4 +97,21 @@ export default tseslint.config(
     files: ['src/webview/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, webviewOnly] }] },
   },
+  // The MCP App views (dist/apps/holon.html): browser code that speaks to the host through the ext-apps
+  // package only, and borrows the webviews' DOM helpers; nothing of the core, the server or the editor.
+  {
+    files: ['src/apps/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [vscode],
+          patterns: [
+            { group: ['@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'], message: 'An app reaches its host through @modelcontextprotocol/ext-apps only.' },
+            { group: ['**/core/**', '**/server/**', '**/cli/**', '**/editor/**'], message: 'An app imports only src/apps, the webviews’ render/dom.ts and ext-apps.' },
+          ],
+        },
+      ],
+    },
+  },
 );

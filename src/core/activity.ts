@@ -13,7 +13,8 @@ import type { ReceiptEvents } from './market/receipts.ts';
 import type { Payee, SpendEvents } from './money/spend.ts';
 import type { Slice } from './slice.ts';
 import type { Dict } from './util.ts';
-import { dict, toDict } from './util.ts';
+import { big } from './slice.ts';
+import { bump, dict, toDict } from './util.ts';
 
 /** How many spends each account keeps here (the newest). */
 export const SPENDS_KEPT = 500;
@@ -55,8 +56,42 @@ export interface RefusalEntry {
   denials: Denial[];
 }
 
+/** How many UTC days of spend each mandate keeps by day (the charts show the last 30; one more for the day that has begun). */
+export const SPEND_DAYS_KEPT = 31;
+
+/**
+ * What a spend's settled cost is counted under: the payee the mandate hired (a delegated call's cost is
+ * its root call's payee's) and the kind of payee, in the currency it was held in.
+ */
+export interface SpendTarget {
+  mandate: string;
+  currency: string;
+  payee: Payee;
+}
+
+/** One UTC day of a mandate's settled spend in one currency: in all, by payee (`kind:id`) and by kind of payee. */
+export interface DaySpend {
+  total: bigint;
+  /** `payeeKey(payee)` → what the payee was paid that day. */
+  payees: Dict<bigint>;
+  /** Payee kind (agent, payee, merchant) → what was spent on that kind that day. */
+  kinds: Dict<bigint>;
+}
+
 /** The slice's fields. */
 export interface ActivityFields {
+  /**
+   * Each mandate's settled spend per UTC day, counted when a hold settles (the day the per-day limit
+   * counts it, as money/slice.ts's `drawn.days`), for the last SPEND_DAYS_KEPT days: the charts read these
+   * few totals, never the journal. A top-level field of its own, so a snapshot written before it existed
+   * is not taken for one that folded it.
+   */
+  spend_days: {
+    /** Mandate → UTC day ("2026-11-29") → currency → its spend. */
+    mandates: Dict<Dict<Dict<DaySpend>>>;
+    /** Open holds (delegated ones too) → what their settlement is counted under. */
+    open: Dict<SpendTarget>;
+  };
   activity: {
     /** Account → its spends, oldest first (at most SPENDS_KEPT). */
     spends: Dict<SpendEntry[]>;
@@ -120,11 +155,38 @@ function refused(s: ActivityFields, entry: RefusalEntry): void {
   if (list.length > REFUSALS_KEPT) list.splice(0, list.length - REFUSALS_KEPT);
 }
 
+/** A payee as one key: `agent:acme/table-extract`, `payee:eip155:…`, `merchant:…`. */
+export function payeeKey(p: Payee): string {
+  return `${p.kind}:${p.id}`;
+}
+
+/** Counts a settled hold's cost on its mandate's day, and forgets days older than SPEND_DAYS_KEPT. */
+function countDay(s: ActivityFields, target: SpendTarget, day: string, units: bigint): void {
+  const days = (s.spend_days.mandates[target.mandate] ??= dict());
+  if (days[day] === undefined) {
+    // A new day: the oldest ones fall out of the window (a mandate has at most SPEND_DAYS_KEPT + 1 keys).
+    const oldest = new Date(Date.parse(`${day}T00:00:00Z`) - SPEND_DAYS_KEPT * 86_400_000).toISOString().slice(0, 10);
+    for (const k of Object.keys(days)) if (k < oldest) delete days[k];
+    days[day] = dict();
+  }
+  const byCurrency = days[day] as Dict<DaySpend>;
+  const d = (byCurrency[target.currency] ??= { total: 0n, payees: dict(), kinds: dict() });
+  d.total += units;
+  bump(d.payees, payeeKey(target.payee), units);
+  bump(d.kinds, target.payee.kind, units);
+}
+
 /** The slice: folds spends from their holds, and refusals from denied calls and the ledger's refused tool calls. */
 export const activitySlice: Slice<ActivityFields, Handled> = {
-  initial: () => ({ activity: { spends: dict(), open: dict(), under: dict(), refusals: [] } }),
+  initial: () => ({
+    activity: { spends: dict(), open: dict(), under: dict(), refusals: [] },
+    spend_days: { mandates: dict(), open: dict() },
+  }),
   on: {
     'hold.placed': (s, d, e) => {
+      // Counted under the root call's payee: what the mandate hired, whoever that agent delegated to.
+      const parent = d.parent ? s.spend_days.open[d.parent] : undefined;
+      s.spend_days.open[d.hold] = { mandate: d.mandate, currency: d.currency, payee: parent ? parent.payee : { ...d.payee } };
       // A delegated call draws on its parent's hold: its cost is part of the root call's spend, not a spend of its own.
       if (d.parent) {
         const root = s.activity.open[d.parent] !== undefined ? d.parent : s.activity.under[d.parent];
@@ -151,6 +213,12 @@ export const activitySlice: Slice<ActivityFields, Handled> = {
       }
     },
     'hold.settled': (s, d, e) => {
+      const target = s.spend_days.open[d.hold];
+      if (target) {
+        delete s.spend_days.open[d.hold];
+        const units = M.parseUnits(d.cost);
+        if (units !== 0n) countDay(s, target, e.time.slice(0, 10), units);
+      }
       if (endDelegated(s, d.hold, d.cost)) return;
       const entry = entryOf(s, d.hold, true);
       if (!entry) return;
@@ -159,6 +227,7 @@ export const activitySlice: Slice<ActivityFields, Handled> = {
       entry.ended_at = e.time;
     },
     'hold.released': (s, d, e) => {
+      delete s.spend_days.open[d.hold];
       if (endDelegated(s, d.hold, null)) return;
       const entry = entryOf(s, d.hold, true);
       if (!entry) return;
@@ -184,6 +253,11 @@ export const activitySlice: Slice<ActivityFields, Handled> = {
       open: toDict(s.activity?.open),
       under: toDict(s.activity?.under),
       refusals: Array.isArray(s.activity?.refusals) ? s.activity.refusals : [],
+    };
+    const day = (d: DaySpend): DaySpend => ({ total: big(d.total), payees: toDict(d.payees, big), kinds: toDict(d.kinds, big) });
+    s.spend_days = {
+      mandates: toDict(s.spend_days?.mandates, (days) => toDict(days, (byCurrency) => toDict(byCurrency, day))),
+      open: toDict(s.spend_days?.open),
     };
   },
 };

@@ -54,7 +54,7 @@ export function registerApprovalNotices(state: EditorState, wallet: EditorWallet
       cancellable: true,
     };
     void vscode.window.withProgress(options, (progress, token) => {
-      progress.report({ message: `${plain(p.title)}${amount}. ${actions}` });
+      progress.report({ message: `${plain(p.title)}${amount}; expires ${p.expires}. ${actions}` });
       return new Promise<void>((resolve) => {
         const left = Date.parse(p.expiresAt) - state.clock.now();
         const done = (): void => {

@@ -18,4 +18,32 @@ export const COMMANDS = {
   createRunToken: 'holon.createRunToken',
   setStorePassword: 'holon.setStorePassword',
   clearStorePassword: 'holon.clearStorePassword',
+  getStarted: 'holon.getStarted',
 } as const;
+
+/**
+ * The context keys package.json's `when` clauses read (contributes.menus.commandPalette), so that the
+ * palette offers only the commands that apply now. A command stays runnable (the view's buttons and the
+ * notifications run it); the palette just does not list it.
+ */
+export const CONTEXT_KEYS = {
+  /** Something waits for a human's decision: Approve… and Reject… apply. */
+  approvalsWaiting: 'holon.approvalsWaiting',
+  /** The user's settings name a team store: its password commands apply. */
+  teamStore: 'holon.teamStore',
+  /** A personnel proposal is open: Show Personnel Proposal has one to show. */
+  proposalsOpen: 'holon.proposalsOpen',
+  /** A mandate exists: Edit Mandate has one to edit (and the walkthrough's second step is done). */
+  hasMandates: 'holon.hasMandates',
+  /** Some account has money (the walkthrough's first step). */
+  hasFunds: 'holon.hasFunds',
+  /** The editor's server acts for a mandate: Copilot sees "Holon · <mandate>" (the walkthrough's third step). */
+  mandateSelected: 'holon.mandateSelected',
+  /** Some agent was called and paid (the walkthrough's fourth step). */
+  hasSpends: 'holon.hasSpends',
+  /** A human approved something once (the walkthrough's fifth step). */
+  approvedOnce: 'holon.approvedOnce',
+} as const;
+
+/** The walkthrough package.json contributes, as `publisher.name#id` (Holon: Get Started opens it). */
+export const WALKTHROUGH = 'holon.holon#holon.start';

@@ -14,6 +14,7 @@ import type { Command, CommandDeps, CommandName, HolonCommands } from './command
 import { ledgerCommands } from './commands/ledger.ts';
 import { mandateCommands } from './commands/mandates.ts';
 import { runTokenCommands } from './commands/runTokens.ts';
+import { startCommands } from './commands/start.ts';
 import { teamStoreCommands } from './commands/teamStore.ts';
 import { walletCommands } from './commands/wallet.ts';
 
@@ -31,6 +32,7 @@ export function createCommands(deps: CommandDeps): HolonCommands {
     ...walletCommands(deps),
     ...runTokenCommands(deps),
     ...teamStoreCommands(deps),
+    ...startCommands(deps),
   };
 }
 

@@ -1,22 +1,8 @@
 import * as vscode from 'vscode';
 import { pendingApprovals } from '../core/approvals/flow.ts';
+import { CONTEXT_KEYS } from './commandIds.ts';
 import type { EditorState } from './editorState.ts';
-
-/**
- * The context keys package.json's `when` clauses read (contributes.menus.commandPalette), so that the
- * palette offers only the commands that apply now. A command stays runnable (the view's buttons and the
- * notifications run it); the palette just does not list it.
- */
-export const CONTEXT_KEYS = {
-  /** Something waits for a human's decision: Approve… and Reject… apply. */
-  approvalsWaiting: 'holon.approvalsWaiting',
-  /** The user's settings name a team store: its password commands apply. */
-  teamStore: 'holon.teamStore',
-  /** A personnel proposal is open: Show Personnel Proposal has one to show. */
-  proposalsOpen: 'holon.proposalsOpen',
-  /** A mandate exists: Edit Mandate has one to edit. */
-  hasMandates: 'holon.hasMandates',
-} as const;
+import { setupInfo } from './views.ts';
 
 /** Keeps the context keys in step with the ledger and the settings. */
 export function registerContextKeys(state: EditorState): vscode.Disposable {
@@ -35,6 +21,19 @@ export function registerContextKeys(state: EditorState): vscode.Disposable {
       Object.values(s.office.proposals).some((p) => p.status === 'open'),
     );
     set(CONTEXT_KEYS.hasMandates, Object.keys(s.mandates).length > 0);
+    set(CONTEXT_KEYS.hasFunds, setupInfo(s).funded);
+    set(CONTEXT_KEYS.mandateSelected, state.selected !== undefined && s.mandates[state.selected] !== undefined);
+    // What happened once stays done: the journal only grows, so these are read until they are true, then never again.
+    if (!last.get(CONTEXT_KEYS.hasSpends))
+      set(
+        CONTEXT_KEYS.hasSpends,
+        Object.values(s.activity.spends).some((list) => list.length > 0),
+      );
+    if (!last.get(CONTEXT_KEYS.approvedOnce))
+      set(
+        CONTEXT_KEYS.approvedOnce,
+        Object.values(s.approvals).some((a) => a.status === 'approved' || a.status === 'used'),
+      );
   };
   update();
   return state.onDidChange(update);

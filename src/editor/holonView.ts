@@ -144,6 +144,13 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
         if (file) await vscode.commands.executeCommand('vscode.open', file);
         return;
       }
+      case 'openSpend':
+        await vscode.commands.executeCommand(COMMANDS.showReceipts, {
+          mandate: this.state.selected ?? null,
+          day: command.day,
+          payee: command.payee,
+        });
+        return;
       case 'openProposal': {
         const proposal = proposalOfApproval(this.state.state, command.id);
         if (proposal) this.proposals.show(proposal);

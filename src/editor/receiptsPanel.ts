@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ReceiptsCommand, ReceiptsState } from '../webview/protocol/receipts.ts';
 import type { EditorState } from './editorState.ts';
-import type { ReceiptsFilter } from './views.ts';
+import type { ReceiptsFilter, SpendBar } from './views.ts';
 import { receiptsState } from './views.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
@@ -20,6 +20,8 @@ export class ReceiptsPanel implements vscode.Disposable {
   /** Every mandate's spends and calls until the human narrows it; calls of every status. */
   private filter: ReceiptsFilter = { mandate: null, status: 'all' };
   private selected: string | null = null;
+  /** What the panel showed before a bar of the chart narrowed it. */
+  private beforeBar: ReceiptsFilter = { mandate: null, status: 'all' };
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(
@@ -32,6 +34,19 @@ export class ReceiptsPanel implements vscode.Disposable {
         deserializeWebviewPanel: async (panel) => this.attach(panel),
       }),
     );
+  }
+
+  /**
+   * Opens the panel on the spends behind one bar of the Holon view's chart (of `mandate`): until the human
+   * shows every spend again, or picks another mandate.
+   */
+  showBar(mandate: string | null, bar: SpendBar): void {
+    const known = mandate !== null && this.state.state.mandates[mandate] ? mandate : null;
+    // Show All Spends goes back to what the panel showed before the bar.
+    if (!this.filter.bar) this.beforeBar = this.filter;
+    this.filter = { mandate: known, status: 'all', bar };
+    this.selected = null;
+    this.show(null);
   }
 
   /** Opens (or reveals) the panel on a receipt, or on the newest one. */
@@ -66,7 +81,10 @@ export class ReceiptsPanel implements vscode.Disposable {
           case 'mandate':
             // Only a mandate this state has: anything else the view sent narrows nothing.
             if (command.mandate === null || this.state.state.mandates[command.mandate])
-              this.filter = { ...this.filter, mandate: command.mandate };
+              this.filter = { ...this.filter, mandate: command.mandate, bar: null };
+            return;
+          case 'clearNarrow':
+            this.filter = { ...this.beforeBar, bar: null };
             return;
         }
       },
@@ -80,7 +98,7 @@ export class ReceiptsPanel implements vscode.Disposable {
 
   /** The state the panel shows now. */
   async current(): Promise<ReceiptsState> {
-    return receiptsState(await this.state.store(), this.filter, this.selected);
+    return receiptsState(await this.state.store(), this.filter, this.selected, 50, this.state.clock.now());
   }
 
   dispose(): void {

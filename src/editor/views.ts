@@ -16,11 +16,30 @@ import { budgetOf } from '../core/money/spend.ts';
 import type { HolonState } from '../core/state.ts';
 import type { Signer } from '../core/store/store.ts';
 import { hasTeam } from '../core/team.ts';
-import type { ApprovalFact, BudgetInfo, HolonViewState, PendingApproval, RefusalRow, StoreInfo } from '../webview/protocol/holonView.ts';
+import type {
+  ApprovalFact,
+  BudgetInfo,
+  HolonViewState,
+  PendingApproval,
+  RefusalRow,
+  SetupInfo,
+  SpendInfo,
+  StoreInfo,
+} from '../webview/protocol/holonView.ts';
 import { approvalRows } from '../webview/protocol/holonView.ts';
 import type { StoreInUse } from './storeSetting.ts';
 import type { ProposalState } from '../webview/protocol/proposal.ts';
-import type { AccountRow, PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsState, SpendRow } from '../webview/protocol/receipts.ts';
+import type {
+  AccountRow,
+  PurchaseRow,
+  ReceiptNode,
+  ReceiptRow,
+  ReceiptsState,
+  SpendNarrow,
+  SpendRow,
+} from '../webview/protocol/receipts.ts';
+import { payeeKey, SPENDS_KEPT } from '../core/activity.ts';
+import { CHART_DAYS, payeeOf, SPEND_GROUP_LABELS, spendChart } from '../core/spendChart.ts';
 import { purchasesOf } from '../core/commerce/purchases.ts';
 import { approvalStatus } from '../core/approvals/model.ts';
 import { displayJson, displayMoney, displayOrNull } from './amounts.ts';
@@ -37,6 +56,15 @@ export const REFUSALS_SHOWN = 5;
 export function localTime(iso: string): string {
   const t = new Date(iso);
   return Number.isNaN(t.getTime()) ? iso : t.toLocaleString();
+}
+
+/** Time left, as a countdown reads: `4:05`, `1:02:03`; `0:00` once it is past. */
+export function countdown(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
 
 /** The selected mandate's budget: its own spend beside its account's, at the currency's precision. */
@@ -69,6 +97,27 @@ export function budgetInfo(s: HolonState, mandateId: string, now: number): Budge
     // What is left is the account's when the account has less than the mandate's own room.
     limitedBy: M.compare(b.account.available, room) < 0 ? 'account' : 'mandate',
   };
+}
+
+/** The selected mandate's spend at a glance (the fold's day totals), formatted; null when there is no such mandate. */
+export function spendInfo(s: HolonState, mandateId: string, now: number): SpendInfo | null {
+  const c = spendChart(s, mandateId, now);
+  if (!c) return null;
+  return {
+    days: c.days.map((d) => ({ day: d.day, amount: displayMoney(d.spent), empty: d.spent.units === 0n, permille: d.permille })),
+    payees: c.payees.map((p) => ({ key: p.key, kind: p.payee.kind, id: p.payee.id, amount: displayMoney(p.spent), permille: p.permille })),
+    groups: c.groups.map((g) => ({ label: SPEND_GROUP_LABELS[g.group], amount: displayMoney(g.spent) })),
+    total: displayMoney(c.total),
+    perDay: c.perDay ? displayMoney(c.perDay) : null,
+    perDayPermille: c.perDayPermille,
+    otherCurrencies: c.otherCurrencies,
+  };
+}
+
+/** What is set up yet: whether some account has money, and how many mandates there are. */
+export function setupInfo(s: HolonState): SetupInfo {
+  const funded = Object.values(s.accounts).some((a) => Object.values(a.funded).some((units) => units > 0n));
+  return { funded, mandates: Object.keys(s.mandates).length };
 }
 
 /** What an approval's card and dialog need besides the approval: who this installation is, and the state's wallet. */
@@ -163,6 +212,8 @@ export function holonViewState(
     panelApprovals,
     wallet,
     holdings: wallet ? holdings : null,
+    spend: mandateId ? spendInfo(s, mandateId, now) : null,
+    setup: setupInfo(s),
     refusals: refusalRows(s, now),
     payments: chainPaymentRows(s, mandateId),
     ...officeRows(s),
@@ -234,14 +285,42 @@ function node(s: HolonState, t: ReceiptTree): ReceiptNode {
   };
 }
 
-/** What the receipts panel is narrowed to: a mandate (or every one), and the calls' status. */
+/** The spends behind one bar of the Holon view's chart: of one UTC day, or of one payee over the chart's days. */
+export interface SpendBar {
+  day: string | null;
+  payee: string | null;
+}
+
+/** What the receipts panel is narrowed to: a mandate (or every one), the calls' status, and a bar of the chart. */
 export interface ReceiptsFilter {
   mandate: string | null;
   status: ReceiptsState['filter'];
+  bar?: SpendBar | null;
 }
 
-/** Every spend of the accounts (of one mandate, when narrowed), newest first: calls, payments, intents, purchases. */
-export function spendRows(s: HolonState, mandate: string | null, limit = 200): SpendRow[] {
+/** The first UTC day of the chart's window at `now`. */
+function chartStart(now: number): string {
+  return new Date(now - (CHART_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * Every spend of the accounts (of one mandate, when narrowed), newest first: calls, payments, intents,
+ * purchases; with `bar`, only those the bar counts — settled on its day, or paid to its payee since the
+ * chart's first day (the chart counts a spend on the day it settled).
+ */
+export function spendRows(s: HolonState, mandate: string | null, limit = 200, bar: SpendBar | null = null, now = Date.now()): SpendRow[] {
+  const since = chartStart(now);
+  const counted = (e: { status: string; ended_at: string | null; payee: Parameters<typeof payeeKey>[0] }): boolean => {
+    if (!bar) return true;
+    const day = e.status === 'settled' ? (e.ended_at?.slice(0, 10) ?? null) : null;
+    if (day === null) return false;
+    if (bar.day !== null && day !== bar.day) return false;
+    return bar.payee === null || (payeeKey(e.payee) === bar.payee && day >= since);
+  };
+  const found = recentSpends(s, {
+    mandate: mandate ?? undefined,
+    limit: bar ? SPENDS_KEPT * Math.max(1, Object.keys(s.accounts).length) : limit,
+  });
   // What Holon read on the chain for each spend that paid there, by its hold (or, for a call, its receipt).
   const onChain = new Map<string, string>();
   for (const r of Object.values(s.settlements)) {
@@ -249,24 +328,27 @@ export function spendRows(s: HolonState, mandate: string | null, limit = 200): S
     onChain.set(r.hold, words);
     onChain.set(r.for.id, words);
   }
-  return recentSpends(s, { mandate: mandate ?? undefined, limit }).map((e) => {
-    const kind = spendKind(e, (id) => s.intents[id] !== undefined);
-    // Open: what it holds. Ended: what it cost (a released call may still have paid for its delegated calls).
-    const amount = { amount: e.status === 'held' ? e.held : (e.cost ?? '0'), currency: e.currency };
-    return {
-      id: e.id,
-      kind,
-      mandate: e.mandate,
-      account: e.account,
-      to: e.payee.id,
-      amount: displayJson(amount),
-      status: e.status,
-      reason: e.reason === null ? null : e.reason.replaceAll('_', ' '),
-      at: e.placed_at,
-      receipt: kind === 'call' ? e.id : null,
-      onChain: onChain.get(e.id) ?? null,
-    };
-  });
+  return found
+    .filter(counted)
+    .slice(0, limit)
+    .map((e) => {
+      const kind = spendKind(e, (id) => s.intents[id] !== undefined);
+      // Open: what it holds. Ended: what it cost (a released call may still have paid for its delegated calls).
+      const amount = { amount: e.status === 'held' ? e.held : (e.cost ?? '0'), currency: e.currency };
+      return {
+        id: e.id,
+        kind,
+        mandate: e.mandate,
+        account: e.account,
+        to: e.payee.id,
+        amount: displayJson(amount),
+        status: e.status,
+        reason: e.reason === null ? null : e.reason.replaceAll('_', ' '),
+        at: e.placed_at,
+        receipt: kind === 'call' ? e.id : null,
+        onChain: onChain.get(e.id) ?? null,
+      };
+    });
 }
 
 /** The accounts `mandates` spend from (every account when none is named), in each one's currencies. */
@@ -296,11 +378,19 @@ export function accountRows(s: HolonState, mandates: readonly string[] | null): 
  * The receipts panel's state: every spend of the accounts, the newest root calls, one tree read back
  * from the journal, and the purchases — of one mandate, or of every mandate.
  */
+/** A bar of the chart, in words: what the receipts panel shows. */
+export function barLabel(bar: SpendBar): SpendNarrow['label'] {
+  const to = bar.payee === null ? null : payeeOf(bar.payee).id;
+  if (bar.day !== null) return to === null ? `Spends settled on ${bar.day}` : `Spends paid to ${to} on ${bar.day}`;
+  return `Spends paid to ${to ?? 'anyone'} in the last ${CHART_DAYS} days`;
+}
+
 export async function receiptsState(
   store: ReceiptSource & { state: HolonState },
   filter: ReceiptsFilter,
   selected: string | null,
   limit = 50,
+  now = Date.now(),
 ): Promise<ReceiptsState> {
   const s = store.state;
   // A mandate that is gone (or was never there) narrows nothing.
@@ -324,14 +414,19 @@ export async function receiptsState(
       };
     }),
   );
+  const bar = filter.bar ?? null;
+  const spends = spendRows(s, mandate, 200, bar, now);
+  // Narrowed to a bar: the calls behind it, not every recent one.
+  const shown = bar ? new Set(spends.flatMap((sp) => (sp.receipt ? [sp.receipt] : []))) : null;
   const chosen = (selected ? await readReceipt(store, selected) : undefined) ?? roots[0];
   return {
     mandate,
+    narrow: bar ? { ...bar, label: barLabel(bar) } : null,
     mandates: Object.keys(s.mandates).sort(),
     accounts: accountRows(s, mandate ? [mandate] : null),
-    spends: spendRows(s, mandate),
+    spends,
     filter: filter.status,
-    recent,
+    recent: shown ? recent.filter((r) => shown.has(r.id)) : recent,
     selected: chosen ? node(s, await treeOf(store, chosen)) : null,
     purchases: purchaseRows(s, limit, mandate),
   };

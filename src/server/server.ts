@@ -5,6 +5,7 @@ import { HolonError } from '../core/errors.ts';
 import { DATA_RULE } from '../core/foreign.ts';
 import type { ToolsetName } from '../core/model.ts';
 import { HOLON_VERSION } from '../core/version.ts';
+import { appToolMeta, registerApps, withAppData } from './apps.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import { inputJsonSchema, outputJsonSchema } from './tools/jsonSchema.ts';
 import { marketToolset } from './tools/market.ts';
@@ -45,6 +46,7 @@ function toolListing(t: ToolDef): Tool {
   if (!l) {
     const schemas = { inputSchema: inputJsonSchema(t.input), outputSchema: outputJsonSchema(t.output) };
     l = { name: t.name, title: t.title, description: t.description, ...schemas, annotations: t.annotations };
+    if (t.ui) l._meta = appToolMeta(t.ui);
     listed.set(t, l);
   }
   return l;
@@ -78,8 +80,13 @@ export function createToolServer(
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const found = byName.get(request.params.name);
     if (!found) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    return runTool({ ...found, args: request.params.arguments ?? {}, ctx: { deps, mandate, server, extra } });
+    const ctx = { deps, mandate, server, extra };
+    return withAppData(found.tool, ctx, await runTool({ ...found, args: request.params.arguments ?? {}, ctx }));
   });
+  registerApps(
+    server,
+    [...byName.values()].map(({ tool }) => tool),
+  );
   return server;
 }
 

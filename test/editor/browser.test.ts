@@ -43,6 +43,25 @@ const BUYER = 'demo/buyer';
 const PIPELINE = 'holon-labs/invoice-pipeline';
 const INVOICES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
 
+/** The walkthrough's steps, in order (package.json contributes.walkthroughs). */
+const WALKTHROUGH_STEPS = ['fund', 'mandate', 'connect', 'firstCall', 'approve', 'receipt'];
+
+/** The walkthrough's step buttons on its page (VS Code's Welcome editor). */
+function walkthroughSteps(p: Page): ReturnType<Page['locator']> {
+  return p.locator(WALKTHROUGH_STEPS.map((id) => `button.getting-started-step[data-step-id$="${id}"]`).join(', '));
+}
+
+function walkthroughStep(p: Page, id: string): ReturnType<Page['locator']> {
+  return p.locator(`button.getting-started-step[data-step-id$="#${id}"], button.getting-started-step[data-step-id="${id}"]`).first();
+}
+
+/** Each step and whether VS Code shows it done (`aria-checked`). */
+async function walkthroughState(p: Page): Promise<[string, string][]> {
+  const out: [string, string][] = [];
+  for (const id of WALKTHROUGH_STEPS) out.push([id, (await walkthroughStep(p, id).getAttribute('aria-checked')) ?? 'missing']);
+  return out;
+}
+
 interface ToolOutput {
   text: string;
   structured: Record<string, unknown> | undefined;
@@ -83,7 +102,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   const { vsix, files, bytes } = await step('package the vsix', () => packageVsix());
   const stray = files.filter((f) => !['extension.vsixmanifest', '[Content_Types].xml'].includes(f) && !VSIX_ALLOWED.some((re) => re.test(f)));
   assert.deepEqual(stray, [], `the vsix holds files that do not run (fix .vscodeignore): ${stray.join(', ')}`);
-  for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/holon.js', 'extension/dist/webview/holonView.js', 'extension/dist/examples/catalog.json', 'extension/skills/confirming-the-atr-hash-before-paying/SKILL.md']) {
+  for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/holon.js', 'extension/dist/webview/holonView.js', 'extension/dist/examples/catalog.json', 'extension/skills/confirming-the-atr-hash-before-paying/SKILL.md', 'extension/dist/apps/holon.html']) {
     assert.ok(files.includes(needed), `the vsix lacks ${needed}`);
   }
   // One copy of the MCP SDK (and zod) in the package, which the CLI and every demo agent share.
@@ -92,7 +111,11 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   const carrying = (marker: string): string[] => scripts.filter((f) => fs.readFileSync(path.join(stage, f), 'utf8').includes(marker));
   assert.deepEqual(carrying('Server does not support'), ['dist/sdk.js'], 'the MCP server SDK is in dist/sdk.js only');
   assert.deepEqual(carrying('Client does not support'), ['dist/sdk.js'], 'the MCP client SDK is in dist/sdk.js only');
-  process.stderr.write(`[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB, ${files.length} files\n`);
+  // The MCP Apps' page is one file every ui:// view is served from: it carries its own copy of the ext-apps
+  // client and zod (a browser page cannot share dist/sdk.js), English messages only.
+  const appsPage = fs.statSync(path.join(stage, 'dist', 'apps', 'holon.html')).size;
+  assert.ok(appsPage < 300_000, `dist/apps/holon.html is ${appsPage} bytes`);
+  process.stderr.write(`[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB (${bytes} bytes), ${files.length} files; the apps' page ${appsPage} bytes\n`);
 
   // Light Modern: what a new user found pale (orange amounts on white) is checked in it.
   const dirs: RunDirs = newRun('browser', { 'workbench.colorTheme': 'Light Modern' });
@@ -125,11 +148,21 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       assert.equal(await paletteOffers(p, 'Holon: Create Mandate'), true);
     });
 
-    await step('fund the account through the command palette', async () => {
-      await runCommand(p, 'Holon: Fund Account');
+    await step('a fresh install: Holon: Get Started opens the walkthrough, six steps and none done; its Fund Account funds the account and checks the step', async () => {
+      await runCommand(p, 'Holon: Get Started');
+      const steps = walkthroughSteps(p);
+      await until(async () => (await steps.count()) === WALKTHROUGH_STEPS.length, 'the walkthrough\'s six steps', 30_000, 250);
+      assert.deepEqual(await walkthroughState(p), WALKTHROUGH_STEPS.map((id) => [id, 'false']));
+      await screenshot(p, '01-walkthrough-fresh');
+      // The first step is open; its button runs Holon: Fund Account.
+      const fund = walkthroughStep(p, 'fund');
+      if ((await fund.getAttribute('aria-expanded')) !== 'true') await fund.click();
+      await fund.locator('a, button, .monaco-button').filter({ hasText: /^Fund Account$/ }).first().click();
       await answerInput(p, /Account to fund/, 'demo');
       await answerInput(p, /Amount in EUR/, '20');
       await p.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+      await until(async () => (await fund.getAttribute('aria-checked')) === 'true', 'the walkthrough\'s fund step done', 15_000, 250);
+      await screenshot(p, '01-walkthrough-funded');
     });
 
     await step('create the mandate in the form: what does not parse is refused in the form; two lines are two capabilities; a confirmation; Edit reveals the same tab', async () => {
@@ -229,6 +262,15 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       seen.add(id);
       await view.locator(`[data-testid="approval-amount-${id}"]`).waitFor();
       await statusBar.locator('.statusbar-item', { hasText: MANDATE }).first().waitFor();
+      // The status bar counts down the time left to decide: it reads one value, then a smaller one.
+      const badge = statusBar.locator('.statusbar-item', { hasText: /1 ·\s*\d+:\d{2}/ }).first();
+      await badge.waitFor();
+      const left = async (): Promise<number> => {
+        const [, m, sec] = /1 ·\s*(\d+):(\d{2})/.exec(await badge.innerText()) ?? [];
+        return Number(m) * 60 + Number(sec);
+      };
+      const first = await left();
+      await until(async () => (await left()) < first, 'the status bar to count down', 15_000, 250);
       // Something waits now: the palette offers Approve… (it did not while nothing waited).
       assert.equal(await paletteOffers(p, 'Holon: Approve…'), true);
       // From the editor, the keyboard reaches the view through Holon: Show Panel: the focus lands on what waits,
@@ -286,6 +328,59 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       await panel.locator(`[data-testid="receipt-row-${firstReceipt}"]`).waitFor();
       await until(async () => (await panel.locator('[data-testid="receipt-node"]').count()) === 5, 'the receipt tree: the call and its 4 delegated calls', 15_000);
       await screenshot(p, '04-receipts-tree');
+    });
+
+    await step("spend at a glance: today's bar and the pipeline's bar in the Holon view; Enter on a bar opens the receipts behind it", async () => {
+      const view = await showView();
+      const chart = view.locator('[data-testid="spend-chart"]');
+      await chart.waitFor();
+      const days = view.locator('[data-testid="spend-chart"] .chart-bar');
+      assert.equal(await days.count(), 30);
+      const today = view.locator('[data-testid="spend-chart"] button.chart-bar').last();
+      assert.match((await today.getAttribute('aria-label')) ?? '', /^\d{4}-\d{2}-\d{2}: \d+\.\d{2} EUR\. Show these spends$/);
+      await view.locator('[data-testid="spend-limit"]').waitFor({ state: 'attached' });
+      const payee = view.locator(`[data-testid="spend-payee-agent:${PIPELINE}"]`);
+      await payee.waitFor();
+      await screenshot(p, '04-spend-chart');
+      // The keyboard opens it: focus the bar, Enter.
+      await payee.focus();
+      await p.keyboard.press('Enter');
+      const panel = await webview(p, 'spends-narrow');
+      assert.equal(await panel.locator('[data-testid="spends-narrow-label"]').innerText(), `Spends paid to ${PIPELINE} in the last 30 days`);
+      const rows = panel.locator('[data-testid^="spend-"][data-kind]');
+      await until(async () => (await rows.count()) > 0, 'the spends behind the bar', 15_000, 250);
+      for (const to of await panel.locator('[data-testid="spend-to"]').allInnerTexts()) assert.equal(to, PIPELINE);
+      await screenshot(p, '04-receipts-behind-a-bar');
+      await panel.locator('[data-testid="spends-show-all"]').click();
+      await panel.locator('[data-testid="spends-narrow"]').waitFor({ state: 'detached' });
+    });
+
+    await step("the walkthrough's six steps are done: fund, mandate, connect, first call, approve, receipt", async () => {
+      await runCommand(p, 'Holon: Get Started');
+      await until(async () => JSON.stringify(await walkthroughState(p)) === JSON.stringify(WALKTHROUGH_STEPS.map((id) => [id, 'true'])), 'every walkthrough step checked', 30_000, 250);
+      await screenshot(p, '04-walkthrough-done');
+    });
+
+    await step('the Holon view and the receipts panel in the light, dark and high-contrast themes', async () => {
+      for (const [theme, body] of [
+        ['Dark Modern', 'vscode-dark'],
+        ['Default High Contrast', 'vscode-high-contrast'],
+        ['Default High Contrast Light', 'vscode-high-contrast-light'],
+        ['Light Modern', 'vscode-light'],
+      ] as const) {
+        await host(bridge, '/setting', { section: 'workbench', key: 'colorTheme', value: theme });
+        await runCommand(p, 'Holon: Show Receipts');
+        const panel = await webview(p, 'receipt-tree');
+        await until(async () => (await panel.locator('body').getAttribute('class'))?.split(' ').includes(body), `the receipts panel in ${theme}`, 30_000, 250);
+        await screenshot(p, `05-theme-${body}-receipts`);
+        const view = await showView();
+        await until(async () => (await view.locator('body').getAttribute('class'))?.split(' ').includes(body), `the Holon view in ${theme}`, 30_000, 250);
+        await view.locator('[data-testid="spend-chart"]').waitFor();
+        // Every bar is still drawn in the theme's colours, and an amount stays readable (4.5:1 at least).
+        const { ratio, fg, bg } = await contrastOf(view.locator('[data-testid="budget-remaining"]').first());
+        assert.ok(ratio >= 4.5, `in ${theme}, the remaining budget is ${fg} on ${bg}: contrast ${ratio.toFixed(2)}`);
+        await screenshot(p, `05-theme-${body}-view`);
+      }
     });
 
     await step('a second call is rejected in the Holon view', async () => {

@@ -248,7 +248,7 @@ export async function packageDriver(): Promise<string> {
 }
 
 /** The files the vsix may hold, besides vsce's own manifest files. */
-export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.md$/i, /^extension\/changelog\.md$/i, /^extension\/LICENSE(\.(md|txt))?$/i, /^extension\/dist\/(extension|holon|lazy|sdk|journalWorker)\.js$/, /^extension\/dist\/webview\/[\w-]+\.js$/, /^extension\/dist\/examples\//, /^extension\/media\//, /^extension\/skills\//];
+export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.md$/i, /^extension\/changelog\.md$/i, /^extension\/LICENSE(\.(md|txt))?$/i, /^extension\/dist\/(extension|holon|lazy|sdk|journalWorker)\.js$/, /^extension\/dist\/webview\/[\w-]+\.js$/, /^extension\/dist\/apps\/holon\.html$/, /^extension\/dist\/examples\//, /^extension\/media\//, /^extension\/skills\//];
 
 /**
  * Packages the extension as `npm run package` does (production build, then `vsce package`), in a copy of
@@ -499,6 +499,15 @@ export async function startCodeServer(dirs: RunDirs, options: { smokeTestDriver?
     throw err;
   }
   return { url, port, stop, logTail };
+}
+
+/**
+ * Debian's Chromium through playwright-core, installed first when missing (as root), with a fresh profile:
+ * for the tests that need a browser and no editor (test/apps).
+ */
+export async function launchChromium(): Promise<Browser> {
+  await ensureSystemPackages(false);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
 }
 
 /** Chromium through playwright-core, with a fresh profile (and its crash reports in the run's folder). */

@@ -56,7 +56,19 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 export async function answerInput(page: Page, expectPrompt: string | RegExp, value?: string): Promise<void> {
   const widget = page.locator('.quick-input-widget');
   await widget.filter({ hasText: expectPrompt }).waitFor({ state: 'visible' });
-  if (value !== undefined) await widget.locator('input').first().fill(value);
+  if (value !== undefined) {
+    // The widget is reused from one input to the next: the value must be in this prompt's box when Enter goes.
+    const input = widget.locator('input').first();
+    await until(
+      async () => {
+        if ((await input.inputValue()) !== value) await input.fill(value);
+        return (await input.inputValue()) === value && (await widget.filter({ hasText: expectPrompt }).count()) > 0;
+      },
+      `"${value}" typed into the input that asks ${String(expectPrompt)}`,
+      15_000,
+      100,
+    );
+  }
   await page.keyboard.press('Enter');
 }
 

@@ -10,7 +10,7 @@ import { initialState } from '../../src/core/state.ts';
 import { thisProcess } from '../../src/core/store/owner.ts';
 import { canonicalHash, PREVIEW_LIMIT, previewJson } from '../../src/core/util.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
-import { holonViewState, localTime, pendingApprovalView, receiptsState } from '../../src/editor/views.ts';
+import { countdown, holonViewState, localTime, pendingApprovalView, receiptsState } from '../../src/editor/views.ts';
 import { HolonViewState, PendingApproval } from '../../src/webview/protocol/holonView.ts';
 import { is } from '../../src/webview/protocol/messages.ts';
 import { connect, demoRuntime, FACTURE, INVOICES, MANDATE } from '../helpers.ts';
@@ -196,4 +196,55 @@ describe('an approval in the view\'s shape', () => {
     assert.equal(cut.slice(PREVIEW_LIMIT), `\n… cut: the first ${PREVIEW_LIMIT} of ${full.length} characters.`);
     assert.equal(previewJson({ file: 'a.pdf' }), JSON.stringify({ file: 'a.pdf' }, null, 2), 'a short input is whole, with no note');
   });
+});
+
+describe('spend at a glance, from the journal', () => {
+  test("the view's chart: 30 days, today's bar, the payees; a bar opens exactly the spends it counts", async () => {
+    const { runtime, clock, cleanup } = await demoRuntime({ threshold: '5.00' });
+    try {
+      const client = await connect(runtime);
+      await client.callTool({ name: 'call_agent', arguments: { agent: 'acme/table-extract', input: { file: FACTURE } } });
+      clock.advance(86_400_000);
+      const pipeline = await client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICES } } });
+      const pipelineReceipt = (pipeline.structuredContent as { receipt: string }).receipt;
+      const s = holonViewState(runtime.store.state, MANDATE, clock.now(), true, null, runtime.deps.signer);
+      assert.equal(is(HolonViewState, s), true);
+      const spend = s.spend;
+      assert.ok(spend);
+      assert.equal(spend.days.length, 30);
+      assert.deepEqual(spend.days.slice(-2).map((d) => [d.amount.exact, d.empty]), [['0.0238 EUR', false], ['0.1906 EUR', false]]);
+      assert.equal(spend.days[0]?.empty, true);
+      assert.deepEqual(spend.payees.map((p) => [p.key, p.amount.exact]), [['agent:holon-labs/invoice-pipeline', '0.1906 EUR'], ['agent:acme/table-extract', '0.0238 EUR']]);
+      assert.deepEqual(spend.perDay, { text: '4.00 EUR', exact: '4.00 EUR' });
+      assert.deepEqual(s.setup, { funded: true, mandates: 1 });
+
+      const today = spend.days.at(-1)?.day ?? '';
+      const byDay = await receiptsState(runtime.store, { mandate: MANDATE, status: 'all', bar: { day: today, payee: null } }, null, 50, clock.now());
+      assert.deepEqual(byDay.spends.map((r) => r.id), [pipelineReceipt], 'only the spend settled that day');
+      assert.deepEqual(byDay.recent.map((r) => r.id), [pipelineReceipt]);
+      assert.equal(byDay.narrow?.label, `Spends settled on ${today}`);
+      const byPayee = await receiptsState(runtime.store, { mandate: MANDATE, status: 'all', bar: { day: null, payee: 'agent:acme/table-extract' } }, null, 50, clock.now());
+      assert.deepEqual(byPayee.spends.map((r) => r.to), ['acme/table-extract'], "the pipeline's delegated calls of acme are the pipeline's spend");
+      assert.equal(byPayee.narrow?.label, 'Spends paid to acme/table-extract in the last 30 days');
+      const all = await receiptsState(runtime.store, { mandate: MANDATE, status: 'all' }, null, 50, clock.now());
+      assert.equal(all.narrow, null);
+      assert.equal(all.spends.length, 2);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test('nothing set up: no account funded, no mandate', () => {
+    const s = holonViewState(initialState(), null, Date.parse('2026-11-29T10:00:00Z'), true);
+    assert.deepEqual(s.setup, { funded: false, mandates: 0 });
+    assert.equal(s.spend, null);
+    assert.equal(s.holdings, null);
+  });
+});
+
+test("the status bar's countdown: minutes and seconds, hours when there are, never below zero", () => {
+  assert.equal(countdown(299_001), '5:00');
+  assert.equal(countdown(65_000), '1:05');
+  assert.equal(countdown(3_723_000), '1:02:03');
+  assert.equal(countdown(-5_000), '0:00');
 });

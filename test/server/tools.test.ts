@@ -122,6 +122,8 @@ test('every tool schema matches the committed snapshot', () => {
     inputSchema: t.inputSchema,
     outputSchema: t.outputSchema,
     annotations: t.annotations,
+    // The MCP App a tool's result is shown in, where the host renders apps (src/server/apps.ts).
+    ...(t._meta ? { _meta: t._meta } : {}),
   }));
   const json = JSON.stringify(current, null, 2) + '\n';
   if (process.env['UPDATE_SNAPSHOTS'] === '1' || !fs.existsSync(SNAPSHOT)) {

@@ -159,6 +159,8 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
     wallet: null,
     holdings: null,
     payments: [],
+    spend: null,
+    setup: { funded: true, mandates: 1 },
     refusals: [],
     mail: [],
     artifacts: [],
@@ -197,6 +199,7 @@ export function receiptsState(overrides: Partial<ReceiptsState> = {}): ReceiptsS
   );
   return {
     mandate: null,
+    narrow: null,
     mandates: ['demo/buyer', 'demo/sandbox'],
     accounts: [{ id: 'demo', funded: amt('5.00 EUR'), spent: amt('1.21 EUR', '1.2062 EUR'), held: amt('0.00 EUR'), available: amt('3.79 EUR', '3.7938 EUR') }],
     spends: [

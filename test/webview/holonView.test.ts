@@ -534,3 +534,75 @@ describe('payments on a chain', () => {
     assert.equal(byTestId(flagged, 'payment-transaction'), null);
   });
 });
+
+describe('spend at a glance', () => {
+  const day = (d: string, exact: string, permille: number): { day: string; amount: { text: string; exact: string }; empty: boolean; permille: number } => ({
+    day: d,
+    amount: amt(exact),
+    empty: exact.startsWith('0.00 '),
+    permille,
+  });
+  const spend = {
+    days: [day('2026-11-27', '0.00 EUR', 0), day('2026-11-28', '5.00 EUR', 1000), day('2026-11-29', '1.00 EUR', 200)],
+    payees: [{ key: 'agent:acme/table-extract', kind: 'agent' as const, id: 'acme/table-extract', amount: amt('6.00 EUR'), permille: 1000 }],
+    groups: [{ label: 'Agents (market)', amount: amt('6.00 EUR') }],
+    total: amt('6.00 EUR'),
+    perDay: amt('4.00 EUR'),
+    perDayPermille: 800,
+    otherCurrencies: [],
+  };
+
+  test('a bar per day against the daily limit, and per payee: native buttons with names, each opening the spends behind it', () => {
+    renderHolonView(p.root, viewState({ spend }), post);
+    const chart = get(p.root, 'spend-chart');
+    assert.equal(chart.children.length, 4, 'three days and the limit line');
+    assert.equal(byTestId(p.root, 'spend-day-2026-11-27'), null, 'a day without spend opens nothing');
+    const over = get(p.root, 'spend-day-2026-11-28');
+    assert.equal(over.tagName, 'BUTTON');
+    assert.equal(over.getAttribute('type'), 'button');
+    assert.equal(over.getAttribute('aria-label'), '2026-11-28: 5.00 EUR, over the daily limit. Show these spends');
+    assert.ok(over.classList.contains('over'));
+    assert.equal((over.querySelector('.fill') as HTMLElement).style.height, '100%');
+    assert.equal(get(p.root, 'spend-limit').style.bottom, '80%');
+    assert.equal(get(p.root, 'spend-day-2026-11-29').classList.contains('over'), false);
+    click(get(p.root, 'spend-day-2026-11-29'));
+    const payee = get(p.root, 'spend-payee-agent:acme/table-extract');
+    assert.equal(payee.tagName, 'BUTTON');
+    assert.match(payee.getAttribute('aria-label') ?? '', /^acme\/table-extract: 6\.00 EUR in 3 days/);
+    click(payee);
+    assert.deepEqual(posted, [
+      { type: 'openSpend', day: '2026-11-29', payee: null },
+      { type: 'openSpend', day: null, payee: 'agent:acme/table-extract' },
+    ]);
+  });
+
+  test('a bar that has the focus keeps it when the state is pushed again', () => {
+    renderHolonView(p.root, viewState({ spend }), post);
+    get(p.root, 'spend-day-2026-11-29').focus();
+    renderHolonView(p.root, viewState({ spend: { ...spend, total: amt('6.50 EUR') } }), post);
+    assert.equal(p.document.activeElement?.getAttribute('data-testid'), 'spend-day-2026-11-29');
+  });
+
+  test('the host refuses a bar that is not one: a day not a day, a payee of no kind', () => {
+    assert.equal(is(HolonViewCommandSchema, { type: 'openSpend', day: '2026-11-29', payee: null }), true);
+    assert.equal(is(HolonViewCommandSchema, { type: 'openSpend', day: 'yesterday', payee: null }), false);
+    assert.equal(is(HolonViewCommandSchema, { type: 'openSpend', day: null, payee: 'acme/table-extract' }), false);
+    assert.equal(is(HolonViewCommandSchema, { type: 'openSpend', day: null, payee: `agent:${'x'.repeat(400)}` }), false);
+  });
+});
+
+describe('nothing set up', () => {
+  test('the first steps, in order, each with its command; a done step says so', () => {
+    renderHolonView(p.root, viewState({ mandate: null, budget: null, setup: { funded: true, mandates: 0 } }), post);
+    assert.equal(byTestId(p.root, 'cta'), null);
+    assert.equal(get(p.root, 'first-step-1').getAttribute('data-done'), 'true');
+    assert.equal(get(p.root, 'first-step-2').getAttribute('data-done'), 'false');
+    click(get(p.root, 'run-createMandate'));
+    click(get(p.root, 'run-connectClaudeCode'));
+    click(get(p.root, 'run-getStarted'));
+    assert.deepEqual(
+      posted.map((c) => (c.type === 'run' ? c.command : c.type)),
+      ['createMandate', 'connectClaudeCode', 'getStarted'],
+    );
+  });
+});

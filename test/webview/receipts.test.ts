@@ -207,3 +207,21 @@ describe('spends of the accounts', () => {
     assert.deepEqual(posted.at(-1), { type: 'mandate', mandate: null });
   });
 });
+
+describe('opened from a bar of the chart', () => {
+  test('says which spends it shows, and Show All Spends asks for every one again', () => {
+    renderReceipts(p.root, receiptsState({ narrow: { day: '2026-11-29', payee: null, label: 'Spends settled on 2026-11-29' } }), post);
+    assert.equal(get(p.root, 'spends-narrow-label').textContent, 'Spends settled on 2026-11-29');
+    click(get(p.root, 'spends-show-all'));
+    assert.deepEqual(posted, [{ type: 'clearNarrow' }]);
+    renderReceipts(p.root, receiptsState({ narrow: null }), post);
+    assert.equal(byTestId(p.root, 'spends-narrow'), null);
+  });
+
+  test("a spend row that opens a receipt is named for what it opens", () => {
+    renderReceipts(p.root, receiptsState(), post);
+    const rows = Array.from(p.root.querySelectorAll<HTMLElement>('tr.spend.link'));
+    assert.ok(rows.length > 0);
+    for (const row of rows) assert.match(row.getAttribute('aria-label') ?? '', /: show its receipt$/);
+  });
+});

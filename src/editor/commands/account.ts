@@ -20,7 +20,10 @@ export function accountCommands({ state }: CommandDeps): FeatureCommands<'fundAc
   return {
     fundAccount: async (accountArg) => {
       const selected = state.selected ? state.state.mandates[state.selected] : undefined;
+      // Two prompts in a row: neither closes when the focus moves (the walkthrough's page takes it back
+      // after its button ran this command, and the second prompt vanished before anyone could type).
       const account = await givenOrTyped(accountArg, {
+        ignoreFocusOut: true,
         title: 'Holon: Fund Account',
         prompt: 'Account to fund',
         value: selected?.account ?? 'demo',
@@ -29,6 +32,7 @@ export function accountCommands({ state }: CommandDeps): FeatureCommands<'fundAc
       if (!account) return;
       const currency = selected?.currency ?? 'EUR';
       const amount = await vscode.window.showInputBox({
+        ignoreFocusOut: true,
         title: `Holon: Fund ${account}`,
         prompt: `Amount in ${currency}`,
         placeHolder: '5.00',

@@ -118,6 +118,7 @@ const searchAgents = defineTool({
     total: z.object({ agents: z.number().int(), excluded: z.number().int() }).describe('How many matched before the limit'),
   }),
   annotations: READ,
+  ui: 'agents',
   summary: (a) => ({ query: a.query ?? null, capability: a.capability ?? null }),
   handler: async (args, ctx) => {
     const query = { query: args.query ?? undefined, capability: args.capability ?? undefined, limit: args.limit ?? SEARCH_LIMIT.default };
@@ -282,6 +283,7 @@ const callAgent = defineTool({
   }),
   output: CallOutput,
   annotations: { ...WRITE, openWorldHint: true },
+  ui: 'call',
   summary: (a) => ({ agent: a.agent ?? null, capability: a.capability ?? null, input: summarize(a.input), approval: a.approval ?? null }),
   handler: async (args, ctx) => {
     const outcome = await ctx.deps.gateway.call(
@@ -450,6 +452,7 @@ const getBudget = defineTool({
     wallet: WalletSchema,
   }),
   annotations: READ,
+  ui: 'spend',
   handler: async (_args, ctx) => {
     const holdings = await walletHoldings(ctx.deps);
     const m = ctx.deps.gateway.mandate(ctx.mandate);
@@ -525,6 +528,7 @@ const getReceipt = defineTool({
   input: z.object({ receipt: z.string().min(1).max(64) }),
   output: z.object({ tree: ReceiptNode, total_cost: MoneyOrNull }),
   annotations: READ,
+  ui: 'receipt',
   summary: (a) => ({ receipt: a.receipt }),
   handler: async (args, ctx) => {
     const t = await ctx.deps.gateway.receiptTree(ctx.mandate, args.receipt);

@@ -200,6 +200,7 @@ const getMandate = defineTool({
     wallet: WalletSchema,
   }),
   annotations: READ,
+  ui: 'spend',
   handler: async (_args, ctx) => {
     await metered(ctx, 'get_mandate');
     return json({ ...mandateAuthority(ctx.deps.store.state, ctx.mandate, ctx.deps.clock.now()), wallet: await walletHoldings(ctx.deps) });

@@ -10,6 +10,7 @@ import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations
 import type { z } from 'zod';
 import type { HolonError } from '../../core/errors.ts';
 import type { ToolsetName } from '../../core/model.ts';
+import type { AppView } from '../apps.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 
 /** What one tool call may use: the server's deps, its mandate, and the request's own context. */
@@ -48,6 +49,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   handler: (args: z.output<I>, ctx: ToolContext) => Promise<ToolReply<z.output<O>>>;
   /** Whether a server offers the tool at all (seed 002's signing tools: only with the human's wallet). */
   offered?: (deps: ServerDeps) => boolean;
+  /**
+   * The MCP App view that shows its result where the host renders apps (apps.ts): listed as the tool's
+   * `_meta` link, and served as a `ui://holon/<view>` resource. The result itself stays as it is.
+   */
+  ui?: AppView;
 }
 
 /** Keeps a tool's types while checking it, and erases them for a list of tools. */

@@ -176,6 +176,64 @@ export const StoreInfo = z.strictObject({
 /** Where the ledger is, and why it cannot be used. */
 export type StoreInfo = z.infer<typeof StoreInfo>;
 
+/** A UTC day, `2026-11-29`. */
+export const Day = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/));
+
+/** A payee as one key (`agent:acme/table-extract`, `payee:eip155:…`, `merchant:…`), as the chart's bars name it. */
+export const PayeeKey = z.string().check(z.minLength(3), z.maxLength(300), z.regex(/^(agent|payee|merchant):/));
+
+/** One day of the spend chart: what was spent (settled) that UTC day, and its bar's height in thousandths of the axis. */
+export const SpendDay = z.strictObject({
+  day: Day,
+  amount: Amount,
+  /** Nothing was spent that day: no bar to open. */
+  empty: z.boolean(),
+  permille: z.number().check(z.minimum(0), z.maximum(1000)),
+});
+/** One day of the spend chart. */
+export type SpendDay = z.infer<typeof SpendDay>;
+
+/** One payee of the spend chart: what the last days' spends paid them, and its bar's length in thousandths of the most paid. */
+export const SpendPayee = z.strictObject({
+  key: PayeeKey,
+  kind: z.enum(['agent', 'payee', 'merchant']),
+  id: z.string(),
+  amount: Amount,
+  permille: z.number().check(z.minimum(0), z.maximum(1000)),
+});
+/** One payee of the spend chart. */
+export type SpendPayee = z.infer<typeof SpendPayee>;
+
+/**
+ * The selected mandate's spend at a glance: a bar per day over the last 30 days (today last) against the
+ * per-day limit, and a bar per payee. Computed on the host from the fold's day totals; the heights are
+ * exact thousandths (the view never does arithmetic on money).
+ */
+export const SpendInfo = z.strictObject({
+  days: z.array(SpendDay),
+  payees: z.array(SpendPayee),
+  /** What each kind of spend cost over the days, in words ("Agents (market)"). */
+  groups: z.array(z.strictObject({ label: z.string(), amount: Amount })),
+  total: Amount,
+  perDay: z.nullable(Amount),
+  /** Where the per-day limit's line is, in thousandths of the day axis; null without a limit. */
+  perDayPermille: z.nullable(z.number().check(z.minimum(0), z.maximum(1000))),
+  /** Currencies some spends were in that the chart does not add (no rate is applied in a chart). */
+  otherCurrencies: z.array(z.string()),
+});
+/** The selected mandate's spend at a glance. */
+export type SpendInfo = z.infer<typeof SpendInfo>;
+
+/** What is set up yet, for the view's first steps when nothing is. */
+export const SetupInfo = z.strictObject({
+  /** Some account has money. */
+  funded: z.boolean(),
+  /** How many mandates there are. */
+  mandates: z.number(),
+});
+/** What is set up yet. */
+export type SetupInfo = z.infer<typeof SetupInfo>;
+
 /** Everything the view shows. */
 export const HolonViewState = z.strictObject({
   mandate: z.nullable(z.string()),
@@ -197,6 +255,9 @@ export const HolonViewState = z.strictObject({
       error: z.nullable(z.string().check(z.maxLength(500))),
     }),
   ),
+  /** The selected mandate's spend over the last days; null without a mandate. */
+  spend: z.nullable(SpendInfo),
+  setup: SetupInfo,
   /** Calls refused lately: a denial is news the human would otherwise not hear of. */
   refusals: z.array(RefusalRow),
   /** The newest payments signed on a chain, and where Holon read each one (landed in block N, or not). */
@@ -229,8 +290,18 @@ export const OpenArtifactCommand = z.strictObject({ type: z.literal('openArtifac
 /** View → host: open a published artifact in the editor. */
 export type OpenArtifactCommand = z.infer<typeof OpenArtifactCommand>;
 
+/**
+ * View → host: open the receipts panel on the spends behind a bar: those of one day (`day`), or of one
+ * payee over the chart's days (`payee`).
+ */
+export const OpenSpendCommand = z.strictObject({ type: z.literal('openSpend'), day: z.nullable(Day), payee: z.nullable(PayeeKey) });
+/** View → host: open the receipts panel on the spends behind a bar. */
+export type OpenSpendCommand = z.infer<typeof OpenSpendCommand>;
+
 /** The commands the Holon view can run through `RunCommand`. */
 export const RUN_COMMANDS = [
+  'getStarted',
+  'connectClaudeCode',
   'selectMandate',
   'fundAccount',
   'showReceipts',
@@ -254,6 +325,7 @@ export const HolonViewCommand = z.discriminatedUnion('type', [
   RunCommand,
   OpenProposalCommand,
   OpenArtifactCommand,
+  OpenSpendCommand,
 ]);
 /** Everything the view may send. */
 export type HolonViewCommand = z.infer<typeof HolonViewCommand>;

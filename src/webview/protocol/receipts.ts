@@ -126,10 +126,20 @@ export const AccountRow = z.strictObject({ id: z.string(), funded: Amount, spent
 /** An account the spends came from. */
 export type AccountRow = z.infer<typeof AccountRow>;
 
+/**
+ * The spends behind one bar of the Holon view's chart: those settled on one UTC day, or those paid to one
+ * payee over the chart's days; `label` says which, in words.
+ */
+export const SpendNarrow = z.strictObject({ day: z.nullable(z.string()), payee: z.nullable(z.string()), label: z.string() });
+/** The spends behind one bar of the chart. */
+export type SpendNarrow = z.infer<typeof SpendNarrow>;
+
 /** Everything the panel shows. */
 export const ReceiptsState = z.strictObject({
   /** The mandate whose spends and calls are shown; null for every mandate. */
   mandate: z.nullable(z.string()),
+  /** Only the spends behind one bar of the chart (and their calls); null for all. */
+  narrow: z.nullable(SpendNarrow),
   /** The mandates the panel can be narrowed to. */
   mandates: z.array(z.string()),
   accounts: z.array(AccountRow),
@@ -157,8 +167,19 @@ export const MandateFilterCommand = z.strictObject({ type: z.literal('mandate'),
 /** View → host: show the spends and calls of one mandate. */
 export type MandateFilterCommand = z.infer<typeof MandateFilterCommand>;
 
+/** View → host: show every spend again, not only those behind a bar of the chart. */
+export const ClearNarrowCommand = z.strictObject({ type: z.literal('clearNarrow') });
+/** View → host: show every spend again. */
+export type ClearNarrowCommand = z.infer<typeof ClearNarrowCommand>;
+
 /** Everything the panel may send. */
-export const ReceiptsCommand = z.discriminatedUnion('type', [ReadyCommand, SelectReceiptCommand, FilterCommand, MandateFilterCommand]);
+export const ReceiptsCommand = z.discriminatedUnion('type', [
+  ReadyCommand,
+  SelectReceiptCommand,
+  FilterCommand,
+  MandateFilterCommand,
+  ClearNarrowCommand,
+]);
 /** Everything the panel may send. */
 export type ReceiptsCommand = z.infer<typeof ReceiptsCommand>;
 

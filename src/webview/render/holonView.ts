@@ -8,9 +8,12 @@ import type {
   PendingApproval,
   RefusalRow,
   RunCommand,
+  SetupInfo,
+  SpendInfo,
   StoreInfo,
 } from '../protocol/holonView.ts';
 import { approvalRows } from '../protocol/holonView.ts';
+import type { Child } from './dom.ts';
 import { append, button, clear, h, keepFocus, money, setDisabled, time } from './dom.ts';
 
 /** Options of `renderHolonView`. */
@@ -80,7 +83,17 @@ export function renderHolonView(
   const head = section(root, 'head');
   keepFocus(head, () => {
     clear(head);
-    head.appendChild(state.mandate === null ? renderCallToAction(doc, view) : renderBudget(doc, state.mandate, state.budget, view));
+    head.appendChild(
+      state.mandate === null ? renderCallToAction(doc, state.setup, view) : renderBudget(doc, state.mandate, state.budget, view),
+    );
+  });
+
+  // Spend at a glance: each bar is a button that opens the receipts behind it.
+  const spend = section(root, 'spend');
+  spend.hidden = state.spend === null;
+  keepFocus(spend, () => {
+    clear(spend);
+    if (state.spend) append(spend, renderSpend(doc, state.spend, view));
   });
 
   const wallet = section(root, 'wallet');
@@ -282,7 +295,45 @@ function renderStore(doc: Document, store: StoreInfo, view: ViewContext): HTMLEl
   );
 }
 
-function renderCallToAction(doc: Document, view: ViewContext): HTMLElement {
+function renderCallToAction(doc: Document, setup: SetupInfo, view: ViewContext): HTMLElement {
+  // Nothing set up yet: what to do first, in order, each step with its command and whether it is done.
+  if (!setup.funded || setup.mandates === 0) {
+    const step = (n: number, done: boolean, text: string, ...actions: HTMLElement[]): HTMLElement =>
+      h(
+        doc,
+        'li',
+        { class: done ? 'step done' : 'step', 'data-testid': `first-step-${n}`, 'data-done': done ? 'true' : 'false' },
+        h(doc, 'p', {}, done ? `✓ ${text}` : text),
+        actions.length > 0 && !done && h(doc, 'div', { class: 'actions' }, ...actions),
+      );
+    return h(
+      doc,
+      'div',
+      { class: 'cta', 'data-testid': 'first-steps' },
+      h(doc, 'h2', { class: 'section-title' }, 'Start here'),
+      h(doc, 'p', {}, 'Holon lets an agent hire and pay other agents only within a mandate you chose. Three steps:'),
+      h(
+        doc,
+        'ol',
+        { class: 'steps' },
+        step(1, setup.funded, 'Fund an account: the money your mandates spend.', run(doc, 'Fund Account', 'fundAccount', view)),
+        step(
+          2,
+          setup.mandates > 0,
+          'Create a mandate: who may spend it, on what, and above what you are asked.',
+          run(doc, 'Create Mandate', 'createMandate', view),
+        ),
+        step(
+          3,
+          false,
+          'Select it: Copilot then sees the MCP server "Holon · your mandate"; or connect Claude Code.',
+          run(doc, 'Select Mandate', 'selectMandate', view, true),
+          run(doc, 'Connect Claude Code', 'connectClaudeCode', view, true),
+        ),
+      ),
+      h(doc, 'div', { class: 'actions' }, run(doc, 'Open the Walkthrough', 'getStarted', view, true)),
+    );
+  }
   return h(
     doc,
     'div',
@@ -295,8 +346,140 @@ function renderCallToAction(doc: Document, view: ViewContext): HTMLElement {
       run(doc, 'Select Mandate', 'selectMandate', view),
       run(doc, 'Create Mandate', 'createMandate', view, true),
       run(doc, 'Fund Account', 'fundAccount', view, true),
+      run(doc, 'Open the Walkthrough', 'getStarted', view, true),
     ),
   );
+}
+
+/**
+ * A bar of the chart that opens the receipts behind it: a native button, so Tab reaches it, Enter and
+ * Space press it, and a screen reader reads its name. Its size goes through the CSSOM (`size`): the
+ * webview's CSP allows no inline style attribute.
+ */
+function bar(
+  doc: Document,
+  cls: string,
+  label: string,
+  testId: string,
+  size: (fill: HTMLElement) => void,
+  onOpen: () => void,
+  ...inside: Child[]
+): HTMLElement {
+  const fill = h(doc, 'span', { class: 'fill' });
+  size(fill);
+  const track = inside.length > 0 ? h(doc, 'span', { class: 'track' }, fill) : fill;
+  const node = h(
+    doc,
+    'button',
+    { type: 'button', class: cls, 'aria-label': label, title: label, 'data-testid': testId },
+    ...(inside.length > 0 ? [inside[0] ?? null, track, ...inside.slice(1)] : [track]),
+  );
+  node.addEventListener('click', onOpen);
+  return node;
+}
+
+function renderSpend(doc: Document, spend: SpendInfo, view: ViewContext): HTMLElement[] {
+  const days = spend.days.length;
+  const limit = spend.perDay;
+  const chart = h(doc, 'div', {
+    class: 'chart',
+    role: 'group',
+    'data-testid': 'spend-chart',
+    'aria-label': `Spend per day, the last ${days} days: ${spend.total.text}${limit ? `; limit ${limit.text} a day` : ''}`,
+  });
+  for (const d of spend.days) {
+    const over = spend.perDayPermille !== null && d.permille > spend.perDayPermille;
+    const height = (f: HTMLElement): void => void (f.style.height = `${d.permille / 10}%`);
+    if (d.empty) {
+      chart.appendChild(h(doc, 'span', { class: 'chart-bar empty', 'aria-hidden': 'true' }, h(doc, 'span', { class: 'fill' })));
+      continue;
+    }
+    const label = `${d.day}: ${d.amount.text}${over ? ', over the daily limit' : ''}. Show these spends`;
+    chart.appendChild(
+      bar(doc, over ? 'chart-bar over' : 'chart-bar', label, `spend-day-${d.day}`, height, () =>
+        view.post({ type: 'openSpend', day: d.day, payee: null }),
+      ),
+    );
+  }
+  if (limit && spend.perDayPermille !== null) {
+    const line = h(doc, 'span', {
+      class: 'chart-limit',
+      'data-testid': 'spend-limit',
+      title: `Daily limit ${limit.text}`,
+      'aria-hidden': 'true',
+    });
+    line.style.bottom = `${spend.perDayPermille / 10}%`;
+    chart.appendChild(line);
+  }
+  const out: HTMLElement[] = [
+    h(doc, 'h2', { class: 'section-title' }, `Spend, last ${days} days`),
+    chart,
+    h(
+      doc,
+      'div',
+      { class: 'chart-axis muted', 'aria-hidden': 'true' },
+      h(doc, 'span', {}, spend.days[0]?.day ?? ''),
+      h(doc, 'span', {}, 'today'),
+    ),
+    h(
+      doc,
+      'p',
+      { class: 'note muted', 'data-testid': 'spend-total' },
+      money(doc, spend.total),
+      ` in ${days} days`,
+      limit && ' · limit ',
+      limit && money(doc, limit),
+      limit && ' a day',
+    ),
+  ];
+  if (spend.otherCurrencies.length > 0)
+    out.push(
+      h(
+        doc,
+        'p',
+        { class: 'note attention', 'data-testid': 'spend-other-currencies' },
+        `Not in the chart: spends in ${spend.otherCurrencies.join(', ')}.`,
+      ),
+    );
+  if (spend.payees.length === 0) {
+    out.push(h(doc, 'p', { class: 'note muted', 'data-testid': 'spend-none' }, 'Nothing spent in these days.'));
+    return out;
+  }
+  out.push(
+    h(doc, 'h3', { class: 'subsection-title' }, 'By payee'),
+    h(
+      doc,
+      'ul',
+      { class: 'payee-bars', 'data-testid': 'spend-payees' },
+      ...spend.payees.map((p) =>
+        h(
+          doc,
+          'li',
+          {},
+          bar(
+            doc,
+            'payee-bar',
+            `${p.id}: ${p.amount.text} in ${days} days. Show these spends`,
+            `spend-payee-${p.key}`,
+            (f) => void (f.style.width = `${p.permille / 10}%`),
+            () => view.post({ type: 'openSpend', day: null, payee: p.key }),
+            h(doc, 'span', { class: 'payee-label mono' }, p.id),
+            h(doc, 'span', { class: 'payee-value' }, p.amount.text),
+          ),
+        ),
+      ),
+    ),
+  );
+  if (spend.groups.length > 0)
+    out.push(
+      h(
+        doc,
+        'dl',
+        { class: 'kv', 'data-testid': 'spend-groups' },
+        ...spend.groups.flatMap((g) => [h(doc, 'dt', {}, g.label), h(doc, 'dd', {}, money(doc, g.amount))]),
+      ),
+    );
+  return out;
 }
 
 function renderBudget(doc: Document, mandate: string, budget: BudgetInfo | null, view: ViewContext): HTMLElement {

@@ -3,7 +3,7 @@
 import { is } from '../protocol/messages.ts';
 import type { AccountRow, PurchaseRow, ReceiptNode, ReceiptRow, ReceiptsCommand, ReceiptsState, SpendRow } from '../protocol/receipts.ts';
 import { RECEIPT_FILTERS, ReceiptFilter } from '../protocol/receipts.ts';
-import { clear, h, keepFocus, money, readValue, setValue, time } from './dom.ts';
+import { button, clear, h, keepFocus, money, readValue, setValue, time } from './dom.ts';
 
 /** What each kind of spend is called. */
 const SPEND_KIND_LABELS: Record<SpendRow['kind'], string> = { call: 'Call', payment: 'Payment', intent: 'Intent', purchase: 'Purchase' };
@@ -112,6 +112,19 @@ function renderSpends(doc: Document, state: ReceiptsState, post: (command: Recei
     { class: 'section', 'data-testid': 'spends' },
     h(doc, 'h2', { class: 'section-title' }, state.mandate === null ? 'Spends of every mandate' : 'Spends'),
   );
+  // Opened from a bar of the Holon view's chart: only the spends behind it, until the human asks for all.
+  if (state.narrow) {
+    section.appendChild(
+      h(
+        doc,
+        'div',
+        { class: 'note narrow', 'data-testid': 'spends-narrow' },
+        h(doc, 'span', { 'data-testid': 'spends-narrow-label' }, state.narrow.label),
+        ' ',
+        button(doc, 'Show All Spends', 'spends-show-all', () => post({ type: 'clearNarrow' }), { secondary: true }),
+      ),
+    );
+  }
   if (state.spends.length === 0) {
     section.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': 'spends-empty' }, 'Nothing spent yet.'));
     return section;
@@ -129,6 +142,8 @@ function renderSpends(doc: Document, state: ReceiptsState, post: (command: Recei
           'data-testid': `spend-${sp.id}`,
           'data-kind': sp.kind,
           tabindex: sp.receipt ? 0 : null,
+          // A row that opens a receipt is named for what it opens (a screen reader would read only its cells).
+          'aria-label': sp.receipt ? `${SPEND_KIND_LABELS[sp.kind]} to ${sp.to}, ${sp.amount.text}, ${sp.status}: show its receipt` : null,
         },
         h(doc, 'td', { class: 'muted' }, time(doc, sp.at)),
         h(doc, 'td', { 'data-testid': 'spend-kind' }, SPEND_KIND_LABELS[sp.kind]),

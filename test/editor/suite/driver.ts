@@ -17,9 +17,11 @@ const handlers: Record<string, Handler> = {
   '/startServer': async (body) => ({ tools: await startServer(Array.isArray(body['tools']) ? (body['tools'] as string[]) : undefined) }),
   '/invoke': async (body) => invoke(String(body['tool']), (body['input'] ?? {}) as Record<string, unknown>),
   '/command': async (body) => ({ result: (await vscode.commands.executeCommand(String(body['id']), ...((body['args'] as unknown[] | undefined) ?? []))) ?? null }),
-  // A user setting, as the human sets it in their settings (the test's stand-in for the Settings editor).
+  // A user setting, as the human sets it in their settings (the test's stand-in for the Settings editor);
+  // Holon's unless another section is named (`workbench`, for its colour theme).
   '/setting': async (body) => {
-    await vscode.workspace.getConfiguration('holon').update(String(body['key']), body['value'], vscode.ConfigurationTarget.Global);
+    const section = typeof body['section'] === 'string' ? body['section'] : 'holon';
+    await vscode.workspace.getConfiguration(section).update(String(body['key']), body['value'], vscode.ConfigurationTarget.Global);
     return { ok: true };
   },
 };

@@ -1,0 +1,48 @@
+/**
+ * The walkthrough package.json contributes: each step has its media, a command to run, and a done-when
+ * event VS Code can see — a context key the extension sets, or a command it contributes.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { COMMANDS, CONTEXT_KEYS, WALKTHROUGH } from '../../src/editor/commandIds.ts';
+import { ROOT } from '../helpers.ts';
+
+interface Step {
+  id: string;
+  title: string;
+  description: string;
+  media: { markdown?: string; svg?: string; image?: string; altText?: string };
+  completionEvents: string[];
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  publisher: string;
+  name: string;
+  contributes: { walkthroughs: { id: string; steps: Step[] }[]; commands: { command: string }[] };
+};
+
+test('fund → mandate → connect → first call → approve → receipt, each with its media, command and done-when event', () => {
+  const [walkthrough] = manifest.contributes.walkthroughs;
+  assert.ok(walkthrough);
+  assert.equal(`${manifest.publisher}.${manifest.name}#${walkthrough.id}`, WALKTHROUGH, 'Holon: Get Started opens this walkthrough');
+  assert.deepEqual(walkthrough.steps.map((s) => s.id), ['fund', 'mandate', 'connect', 'firstCall', 'approve', 'receipt']);
+  const contributed = new Set(manifest.contributes.commands.map((c) => c.command));
+  const keys = new Set<string>(Object.values(CONTEXT_KEYS));
+  for (const step of walkthrough.steps) {
+    const media = step.media.markdown ?? step.media.svg;
+    assert.ok(media && fs.existsSync(path.join(ROOT, media)), `${step.id}: its media ${media} is in the package's media/`);
+    assert.match(media, /^media\//);
+    const links = [...step.description.matchAll(/\(command:([\w.]+)\)/g)].map((m) => m[1] ?? '');
+    assert.ok(links.length > 0, `${step.id} has a command to run`);
+    for (const c of links) assert.ok(contributed.has(c) && Object.values(COMMANDS).includes(c as never), `${step.id}: ${c} is a Holon command`);
+    assert.ok(step.completionEvents.length > 0, `${step.id} has a done-when event`);
+    for (const e of step.completionEvents) {
+      const [kind, what = ''] = e.split(/:(.*)/s);
+      if (kind === 'onContext') assert.ok(keys.has(what), `${step.id}: ${what} is a context key the extension sets`);
+      else if (kind === 'onCommand') assert.ok(contributed.has(what), `${step.id}: ${what} is a contributed command`);
+      else assert.fail(`${step.id}: ${e} is neither onContext nor onCommand`);
+    }
+  }
+});
