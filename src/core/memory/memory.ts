@@ -9,7 +9,7 @@ import { newId } from '../ids.ts';
 import { mandateDenials, mandateOf } from '../mandates.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { denialTexts } from '../words.ts';
-import type { EventStore } from '../store/store.ts';
+import type { EventStore, NewEvent } from '../store/store.ts';
 import type { MemoryEvents, MemoryFields, MemoryVersion } from './slice.ts';
 import { memoryEvent, memoryKey } from './slice.ts';
 
@@ -85,11 +85,8 @@ export function checkKey(key: string, what = 'key'): void {
   }
 }
 
-/**
- * Appends one record version under `mandate`. A key already remembered gets a new version that wins
- * wherever its valid time overlaps the older ones'; those stay, readable as of before it.
- */
-export async function remember(store: MemoryStoreView, mandate: string, input: RememberInput, now: number): Promise<RememberedVersion> {
+/** The valid time of `input`, once it is checked against the limits (invalid_input otherwise). */
+function checkedInterval(input: RememberInput, now: number): { valid_from: string; valid_to: string | null } {
   checkKey(input.key);
   const bytes = Buffer.byteLength(input.content, 'utf8');
   if (bytes > MEMORY_LIMITS.contentBytes) {
@@ -104,23 +101,46 @@ export async function remember(store: MemoryStoreView, mandate: string, input: R
   if (valid_to !== null && Date.parse(valid_to) <= Date.parse(valid_from)) {
     throw new HolonError('invalid_input', `valid_to (${valid_to}) must be after valid_from (${valid_from})`, { field: 'valid_to' });
   }
-  const id = newId('mem');
-  await store.transact((s) => {
-    checkMandateActive(s, mandate, now);
-    const older = s.memory[mandate]?.[input.key] ?? [];
-    const supersedes = older.filter((v) => overlaps(v, { valid_from, valid_to })).map((v) => v.id);
-    const data: MemoryEvents['memory.remembered'] = {
-      id,
-      mandate,
-      key: input.key,
-      content: input.content,
-      valid_from,
-      valid_to,
-      sha256: contentHash(input.content),
-      supersedes,
-    };
-    return { events: [memoryEvent('memory.remembered', data)], result: undefined };
+  return { valid_from, valid_to };
+}
+
+/**
+ * The event that remembers `input` under `mandate` as version `id`, decided on the state `s`: the input
+ * checked against the limits, the mandate active, and the older versions of the key it overlaps named as
+ * superseded. What `remember` appends; the bench writes its worlds with it too.
+ */
+export function rememberEvent(
+  s: MandatesFields & MemoryFields,
+  mandate: string,
+  input: RememberInput,
+  id: string,
+  now: number,
+): NewEvent & { type: 'memory.remembered'; data: MemoryEvents['memory.remembered'] } {
+  const { valid_from, valid_to } = checkedInterval(input, now);
+  checkMandateActive(s, mandate, now);
+  const older = s.memory[mandate]?.[input.key] ?? [];
+  const supersedes = older.filter((v) => overlaps(v, { valid_from, valid_to })).map((v) => v.id);
+  return memoryEvent('memory.remembered', {
+    id,
+    mandate,
+    key: input.key,
+    content: input.content,
+    valid_from,
+    valid_to,
+    sha256: contentHash(input.content),
+    supersedes,
   });
+}
+
+/**
+ * Appends one record version under `mandate`. A key already remembered gets a new version that wins
+ * wherever its valid time overlaps the older ones'; those stay, readable as of before it.
+ */
+export async function remember(store: MemoryStoreView, mandate: string, input: RememberInput, now: number): Promise<RememberedVersion> {
+  // Bad input is refused before the lock is taken.
+  checkedInterval(input, now);
+  const id = newId('mem');
+  await store.transact((s) => ({ events: [rememberEvent(s, mandate, input, id, now)], result: undefined }));
   const v = store.state.memory[mandate]?.[input.key]?.find((x) => x.id === id);
   if (!v) throw new Error(`memory version ${id} was appended but is not in the folded state`);
   return { ...v, mandate };
