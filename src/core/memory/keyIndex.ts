@@ -9,7 +9,9 @@
  * one; each chunk keeps the starts and ends of its keys' intervals sorted, and the latest seq and record
  * time among its keys. How many keys a snapshot shows at valid time V is then, for a chunk none of whose
  * keys changed after the snapshot, (starts ≤ V) − (ends ≤ V): two binary searches. Only the keys written
- * after the snapshot's bounds are resolved one by one. Contents stay in the journal.
+ * after the snapshot's bounds are resolved one by one. Each key and chunk also keeps the weight of its
+ * lightest version (recordWeight), so that an assembly out of room passes over what cannot fit unread.
+ * Contents stay in the journal.
  */
 import { firstNotBefore } from '../util.ts';
 import type { MemoryVersion } from './slice.ts';
