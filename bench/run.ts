@@ -14,6 +14,8 @@
  * (h) call_agent on the team store (PostgreSQL) vs on the file journal, and vs one INSERT + commit.
  * (t) atr_transact vs its floor: a wallet signature and one GET of the seller's ATR.
  * (x) atr_transact end to end on the local chain (confirm, sign, settle, landed) vs its floor (bench/chain.ts).
+ * (r) every read an agent can page (get_audit, list_intents, pay, mail_inbox, office_overview, memory_recall,
+ *     memory_assemble) at 100k vs 1k records of each kind (bench/reads.ts).
  * Context rows and lines (not one of the four): the agent called directly, the journal lock, the
  * snapshot write and where an open with the snapshot spends its time.
  *
@@ -39,6 +41,7 @@ import { v0Call, writeV0State } from './v0State.ts';
 import { comparisonH } from './postgres.ts';
 import { comparisonT } from './terms.ts';
 import { comparisonX } from './chain.ts';
+import { comparisonR } from './reads.ts';
 import type { CallTemplate } from './world.ts';
 import { AGENT, CALL_ARGS, callAgent, callEvents, catalogState, durableAppender, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
 
@@ -320,6 +323,10 @@ async function main(): Promise<void> {
       await comparisonX(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
     }
+    if (runs('r')) {
+      await comparisonR(dirs, closers);
+      for (const c of closers.splice(0).reverse()) await c();
+    }
     if (['a', 'b', 'c', 'd', 'f', 'g', 'h'].some(runs)) {
       const tpl = await comparisonA(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
@@ -367,7 +374,7 @@ async function main(): Promise<void> {
   const work = context['per_call_journal_work'] as { transactions: number; writing_transactions: number; events: number } | undefined;
   if (work) out.write(`Per call_agent: ${work.transactions.toFixed(2)} journal transactions, ${work.writing_transactions.toFixed(2)} appends, ${work.events.toFixed(2)} events; transactions of ${JSON.stringify(context['transaction_bytes'])} bytes.\n`);
   const round = (_k: string, v: unknown): unknown => (typeof v === 'number' ? Math.round(v * 100) / 100 : v);
-  for (const key of ['million', 'd_open_1M', 'f_throughput_calls_per_s', 'g_activation_ms', 'c_sizes']) {
+  for (const key of ['r_world_r-1k', 'r_world_r-big', 'million', 'd_open_1M', 'f_throughput_calls_per_s', 'g_activation_ms', 'c_sizes']) {
     if (context[key] !== undefined) out.write(`${key}: ${JSON.stringify(context[key], round)}\n`);
   }
   if (context['e_matches_10k']) out.write(`(e) the first search over 10,000 agents (building the index): ${fmtMs(context['e_first_search_ms'] as number)} ms; matches: ${JSON.stringify(context['e_matches_10k'])}.\n`);

@@ -31,6 +31,21 @@ export function defined<T extends object>(o: T | undefined): { [K in keyof T]?: 
   return Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
+/**
+ * Binary search over a sorted sequence of `length` items: the first index whose item is not `before` the
+ * one sought (`length` when every item is). What every sorted index of the state seeks with.
+ */
+export function firstNotBefore(length: number, before: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** SHA-256 (hex) of a value's RFC 8785 canonical JSON: what approvals and bindings are made of. */
 export function canonicalHash(value: unknown): string {
   return createHash('sha256').update(canonicalize(value)).digest('hex');

@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { verifySignature } from '../store/keys.ts';
 import type { Signer } from '../store/store.ts';
 import type { MemoryStoreView, SnapshotQuery } from './memory.ts';
-import { contentHash, readContents, resolveSnapshot } from './memory.ts';
+import { contentHash, readContents, snapshotRecords, snapshotTotal } from './memory.ts';
 import type { MemoryVersion } from './slice.ts';
 
 /** The type tag an assembled context is signed with. */
@@ -100,13 +100,19 @@ export function artifactMessage(a: Omit<MemoryArtifact, 'signature'> & { signatu
 /** What an assembly fitted, and what it left out. */
 export interface Assembly {
   artifact: MemoryArtifact;
-  /** The records that did not fit, in snapshot order. */
+  /** The first records that did not fit, in snapshot order (at most the `listed` asked for; the artifact counts them all). */
   omitted: MemoryRef[];
 }
 
+/** The fewest bytes any record's block takes: its markup with every field empty. */
+const LEAST_BLOCK = Buffer.byteLength(renderBlock({ id: '', key: '', valid_from: '', valid_to: null, recorded_at: '' }, ''), 'utf8');
+
 /**
  * Fits the records of a snapshot into `budget`, in the snapshot's order (the keys' order when it names
- * keys), skipping any that would not fit whole — a record is never cut — and signs the result.
+ * keys), skipping any that would not fit whole — a record is never cut — and signs the result. Once the
+ * first `listed` records left out are named, a key whose every version weighs more than the room left
+ * is passed over unread (it could not fit either): the artifact counts every record left out, from the
+ * snapshot's total.
  */
 export async function assembleContext(
   store: MemoryStoreView,
@@ -114,25 +120,27 @@ export async function assembleContext(
   q: SnapshotQuery,
   budget: { unit: BudgetUnit; limit: number },
   now: number,
+  listed = 100,
 ): Promise<Assembly> {
   const limitBytes = budget.unit === 'bytes' ? budget.limit : budget.limit * 4;
   const blocks: string[] = [];
   const included: MemoryRef[] = [];
   const omitted: MemoryRef[] = [];
   let usedBytes = 0;
-  for (const v of resolveSnapshot(store.state, q)) {
-    const sep = blocks.length > 0 ? SEPARATOR.length : 0;
+  const sep = (): number => (blocks.length > 0 ? SEPARATOR.length : 0);
+  const room = (): number => (omitted.length < listed ? Infinity : limitBytes - usedBytes - sep() - LEAST_BLOCK);
+  for (const v of snapshotRecords(store.state, q, { offset: 0 }, room)) {
     // The raw content is a lower bound of its block: a record that cannot fit is never read back.
-    const lowerBound = usedBytes + sep + Buffer.byteLength(renderBlock(v, ''), 'utf8') + v.bytes;
+    const lowerBound = usedBytes + sep() + Buffer.byteLength(renderBlock(v, ''), 'utf8') + v.bytes;
     if (lowerBound > limitBytes) {
-      omitted.push(refOf(v));
+      if (omitted.length < listed) omitted.push(refOf(v));
       continue;
     }
     const content = (await readContents(store, q.mandate, [v])).get(v.id) ?? '';
     const block = renderBlock(v, content);
-    const size = usedBytes + sep + Buffer.byteLength(block, 'utf8');
+    const size = usedBytes + sep() + Buffer.byteLength(block, 'utf8');
     if (size > limitBytes) {
-      omitted.push(refOf(v));
+      if (omitted.length < listed) omitted.push(refOf(v));
       continue;
     }
     blocks.push(block);
@@ -149,7 +157,8 @@ export async function assembleContext(
     used: budget.unit === 'bytes' ? usedBytes : tokensOf(usedBytes),
     used_bytes: usedBytes,
     records: included,
-    omitted: omitted.length,
+    // Every record of the snapshot is in the context or left out.
+    omitted: snapshotTotal(store.state, q) - included.length,
     context,
     alg: 'Ed25519',
     public_key: signer.publicKey,

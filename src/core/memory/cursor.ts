@@ -14,6 +14,12 @@ export interface CursorPayload extends SnapshotQuery {
   /** Domain separation: the same key signs journal checkpoints, disclosures and memory artifacts. */
   type: typeof CURSOR_TYPE;
   offset: number;
+  /**
+   * The key the records before `offset` end on, in a snapshot of every key or of a prefix: the next page
+   * seeks to it instead of resolving every record before it. Absent in a snapshot's token, in a cursor
+   * of named keys, and in cursors issued before it was added (those still work, by counting).
+   */
+  after?: string;
 }
 
 /** The type tag every cursor is signed with. */
@@ -68,7 +74,8 @@ export function decodeCursor(cursor: string, publicKey: string, mandate: string)
     (p['keys'] === null || isStringList(p['keys'])) &&
     (p['prefix'] === null || typeof p['prefix'] === 'string') &&
     Number.isSafeInteger(p['offset']) &&
-    (p['offset'] as number) >= 0;
+    (p['offset'] as number) >= 0 &&
+    (p['after'] === undefined || typeof p['after'] === 'string');
   if (!ok) throw refused('it is not a cursor this server issued');
   // A cursor is never another mandate's way in.
   if (p['mandate'] !== mandate) throw refused('it was issued to another mandate');

@@ -9,9 +9,10 @@ import { newId } from '../ids.ts';
 import { mandateDenials, mandateOf } from '../mandates.ts';
 import type { MandatesFields } from '../mandates.ts';
 import { denialTexts } from '../words.ts';
-import type { EventStore } from '../store/store.ts';
+import type { EventStore, NewEvent } from '../store/store.ts';
 import type { MemoryEvents, MemoryFields, MemoryVersion } from './slice.ts';
 import { memoryEvent, memoryKey } from './slice.ts';
+import { LATEST } from './keyIndex.ts';
 
 /** What one record may hold, and how a key may look: the tool schemas and the core check the same numbers. */
 export const MEMORY_LIMITS = {
@@ -85,11 +86,8 @@ export function checkKey(key: string, what = 'key'): void {
   }
 }
 
-/**
- * Appends one record version under `mandate`. A key already remembered gets a new version that wins
- * wherever its valid time overlaps the older ones'; those stay, readable as of before it.
- */
-export async function remember(store: MemoryStoreView, mandate: string, input: RememberInput, now: number): Promise<RememberedVersion> {
+/** The valid time of `input`, once it is checked against the limits (invalid_input otherwise). */
+function checkedInterval(input: RememberInput, now: number): { valid_from: string; valid_to: string | null } {
   checkKey(input.key);
   const bytes = Buffer.byteLength(input.content, 'utf8');
   if (bytes > MEMORY_LIMITS.contentBytes) {
@@ -104,23 +102,46 @@ export async function remember(store: MemoryStoreView, mandate: string, input: R
   if (valid_to !== null && Date.parse(valid_to) <= Date.parse(valid_from)) {
     throw new HolonError('invalid_input', `valid_to (${valid_to}) must be after valid_from (${valid_from})`, { field: 'valid_to' });
   }
-  const id = newId('mem');
-  await store.transact((s) => {
-    checkMandateActive(s, mandate, now);
-    const older = s.memory[mandate]?.[input.key] ?? [];
-    const supersedes = older.filter((v) => overlaps(v, { valid_from, valid_to })).map((v) => v.id);
-    const data: MemoryEvents['memory.remembered'] = {
-      id,
-      mandate,
-      key: input.key,
-      content: input.content,
-      valid_from,
-      valid_to,
-      sha256: contentHash(input.content),
-      supersedes,
-    };
-    return { events: [memoryEvent('memory.remembered', data)], result: undefined };
+  return { valid_from, valid_to };
+}
+
+/**
+ * The event that remembers `input` under `mandate` as version `id`, decided on the state `s`: the input
+ * checked against the limits, the mandate active, and the older versions of the key it overlaps named as
+ * superseded. What `remember` appends; the bench writes its worlds with it too.
+ */
+export function rememberEvent(
+  s: MandatesFields & MemoryFields,
+  mandate: string,
+  input: RememberInput,
+  id: string,
+  now: number,
+): NewEvent & { type: 'memory.remembered'; data: MemoryEvents['memory.remembered'] } {
+  const { valid_from, valid_to } = checkedInterval(input, now);
+  checkMandateActive(s, mandate, now);
+  const older = s.memory[mandate]?.[input.key] ?? [];
+  const supersedes = older.filter((v) => overlaps(v, { valid_from, valid_to })).map((v) => v.id);
+  return memoryEvent('memory.remembered', {
+    id,
+    mandate,
+    key: input.key,
+    content: input.content,
+    valid_from,
+    valid_to,
+    sha256: contentHash(input.content),
+    supersedes,
   });
+}
+
+/**
+ * Appends one record version under `mandate`. A key already remembered gets a new version that wins
+ * wherever its valid time overlaps the older ones'; those stay, readable as of before it.
+ */
+export async function remember(store: MemoryStoreView, mandate: string, input: RememberInput, now: number): Promise<RememberedVersion> {
+  // Bad input is refused before the lock is taken.
+  checkedInterval(input, now);
+  const id = newId('mem');
+  await store.transact((s) => ({ events: [rememberEvent(s, mandate, input, id, now)], result: undefined }));
   const v = store.state.memory[mandate]?.[input.key]?.find((x) => x.id === id);
   if (!v) throw new Error(`memory version ${id} was appended but is not in the folded state`);
   return { ...v, mandate };
@@ -141,34 +162,101 @@ export interface SnapshotQuery {
   prefix: string | null;
 }
 
-/** The version of each key visible in a snapshot: recorded within it, valid at its instant, latest recorded wins. */
-export function resolveSnapshot(state: MemoryFields, q: SnapshotQuery): MemoryVersion[] {
+/**
+ * The version of a key a snapshot shows: recorded within it (at or before its journal position and its
+ * system time), valid at its instant, and of those the latest recorded. Versions are kept in the order
+ * they were recorded, so the first from the newest that qualifies is the one.
+ */
+function visibleIn(
+  versions: readonly MemoryVersion[] | undefined,
+  q: SnapshotQuery,
+  systemMs: number,
+  validMs: number,
+): MemoryVersion | undefined {
+  if (!versions) return undefined;
+  for (let i = versions.length - 1; i >= 0; i--) {
+    const v = versions[i] as MemoryVersion;
+    if (v.system_seq > q.system_seq || Date.parse(v.recorded_at) > systemMs) continue;
+    if (Date.parse(v.valid_from) > validMs || (v.valid_to !== null && Date.parse(v.valid_to) <= validMs)) continue;
+    return v;
+  }
+  return undefined;
+}
+
+/** Where a read of a snapshot starts: after `offset` records, which end at key `after` when the cursor says so. */
+export interface SnapshotPlace {
+  offset: number;
+  /** The key the records before this place end on (a query of every key, or of a prefix, only). */
+  after?: string | null | undefined;
+}
+
+/**
+ * The records of a snapshot in order — the keys' order when it names keys, key order otherwise — from
+ * `from`, one at a time: a page reads only its own keys (and, without `after`, those before it), never
+ * every key of the memory. With `room`, a key none of whose versions weighs as little as `room()` says
+ * now (recordWeight) is passed over unread, unless the snapshot names its keys: what an assembly that
+ * has no room for it left does not need to see.
+ */
+export function* snapshotRecords(
+  state: MemoryFields,
+  q: SnapshotQuery,
+  from: SnapshotPlace = { offset: 0 },
+  room?: () => number,
+): Generator<MemoryVersion> {
   const byKey = state.memory[q.mandate];
-  if (!byKey) return [];
+  if (!byKey) return;
   const systemMs = Date.parse(q.system_as_of);
   const validMs = Date.parse(q.valid_as_of);
-  const keys = q.keys ? [...new Set(q.keys)] : Object.keys(byKey).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const out: MemoryVersion[] = [];
+  const seek = !q.keys && typeof from.after === 'string';
+  const keys: Iterable<string> = q.keys
+    ? new Set(q.keys)
+    : (state.memory_index[q.mandate]?.keysFrom(seek ? (from.after as string) : null, q.prefix, room) ?? []);
+  let skip = seek ? 0 : from.offset;
   for (const key of keys) {
     if (q.prefix !== null && !key.startsWith(q.prefix)) continue;
-    let best: MemoryVersion | undefined;
-    for (const v of byKey[key] ?? []) {
-      if (v.system_seq > q.system_seq || Date.parse(v.recorded_at) > systemMs) continue;
-      if (Date.parse(v.valid_from) > validMs || (v.valid_to !== null && Date.parse(v.valid_to) <= validMs)) continue;
-      if (!best || v.system_seq > best.system_seq) best = v;
-    }
-    if (best) out.push(best);
+    const v = visibleIn(byKey[key], q, systemMs, validMs);
+    if (!v) continue;
+    if (skip > 0) skip -= 1;
+    else yield v;
   }
-  return out;
+}
+
+/**
+ * How many records a snapshot shows. Named keys are resolved one by one (at most MEMORY_LIMITS.keys); every
+ * key or a prefix is counted by the key index: what none of whose versions came after the snapshot's
+ * bounds is counted from the valid time it covers, and only the keys written since are resolved.
+ */
+export function snapshotTotal(state: MemoryFields, q: SnapshotQuery): number {
+  const byKey = state.memory[q.mandate];
+  if (!byKey) return 0;
+  const systemMs = Date.parse(q.system_as_of);
+  const validMs = Date.parse(q.valid_as_of);
+  const shows = (key: string): boolean => visibleIn(byKey[key], q, systemMs, validMs) !== undefined;
+  const ix = state.memory_index[q.mandate];
+  if (q.keys) return [...new Set(q.keys)].filter((k) => (q.prefix === null || k.startsWith(q.prefix)) && shows(k)).length;
+  if (!ix) return 0;
+  if (Number.isNaN(validMs)) {
+    // No instant to count covers at (never a query the tools make): every key is resolved as it is.
+    let n = 0;
+    for (const k of ix.keysFrom(null, q.prefix)) if (shows(k)) n += 1;
+    return n;
+  }
+  // A bound that is no number excludes nothing, as the comparisons in visibleIn read it.
+  const seq = Number.isNaN(q.system_seq) ? Infinity : q.system_seq;
+  return ix.count(q.prefix, seq, Number.isNaN(systemMs) ? LATEST : systemMs, validMs, shows);
+}
+
+/** The version of each key visible in a snapshot, all of them: recorded within it, valid at its instant, latest recorded wins. */
+export function resolveSnapshot(state: MemoryFields, q: SnapshotQuery): MemoryVersion[] {
+  return [...snapshotRecords(state, q)];
 }
 
 /** Every version of one mandate's memory, key by key, oldest first: the human's history view. */
 export function allVersions(state: MemoryFields, mandate: string): MemoryVersion[] {
   const byKey = state.memory[mandate];
-  if (!byKey) return [];
-  return Object.keys(byKey)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .flatMap((k) => byKey[k] ?? []);
+  const ix = state.memory_index[mandate];
+  if (!byKey || !ix) return [];
+  return [...ix.keysFrom(null, null)].flatMap((k) => byKey[k] ?? []);
 }
 
 /**

@@ -3,10 +3,14 @@
  * says is true, given by the agent) and a system time (when Holon recorded it: the journal's own seq and
  * time). A correction is a new version; nothing is rewritten, and there is no forgetting.
  *
- * The folded state keeps only an index — key, times, size and hash of each version — so that a snapshot
- * can be resolved without reading anything back; the contents are filed under a key per version and read
- * from the journal on demand, so memory held by every process does not grow with what agents remember.
+ * The folded state keeps only an index — key, times, size and hash of each version, and the keys in order
+ * with the valid time each covers (keyIndex.ts) — so that a snapshot can be resolved without reading
+ * anything back, and a page of it without resolving every key; the contents are filed under a key per
+ * version and read from the journal on demand, so memory held by every process does not grow with what
+ * agents remember.
  */
+import type { KeyIndexJson } from './keyIndex.ts';
+import { KeyIndex } from './keyIndex.ts';
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
 import type { FiledKey, JournalEvent } from '../store/store.ts';
@@ -31,9 +35,11 @@ export interface MemoryVersion {
   supersedes: string[];
 }
 
-/** The memory's part of the state: mandate → key → versions, oldest first. */
+/** The memory's part of the state: mandate → key → versions, oldest first; and what the reads seek with. */
 export interface MemoryFields {
   memory: Dict<Dict<MemoryVersion[]>>;
+  /** Mandate → its keys in order and what each covers (keyIndex.ts); a snapshot keeps its JSON form. */
+  memory_index: Dict<KeyIndex>;
 }
 
 /** The memory's events. The content is in the event (the journal is the store), never in the folded state. */
@@ -72,16 +78,23 @@ export function versionOf(d: MemoryEvents['memory.remembered'], e: Pick<JournalE
 }
 
 export const memorySlice: Slice<MemoryFields, MemoryEvents> = {
-  initial: () => ({ memory: dict() }),
+  initial: () => ({ memory: dict(), memory_index: dict() }),
   on: {
     'memory.remembered': (s, d, e) => {
       const byKey = (s.memory[d.mandate] ??= dict());
-      (byKey[d.key] ??= []).push(versionOf(d, e));
+      const v = versionOf(d, e);
+      (byKey[d.key] ??= []).push(v);
+      // Filed under the key as the map holds it (a property name is its key's string).
+      (s.memory_index[d.mandate] ??= new KeyIndex()).add(String(d.key), v);
     },
   },
   keys: (_s, e): FiledKey[] =>
     e.type === 'memory.remembered' ? [{ key: memoryKey((e.data as MemoryEvents['memory.remembered']).id), first: true }] : [],
   revive: (s) => {
     s.memory = toDict(s.memory, (byKey) => toDict(byKey));
+    // A snapshot holds each index as its JSON form (KeyIndex.toJSON).
+    const json = (s.memory_index ?? {}) as unknown as Record<string, KeyIndexJson>;
+    s.memory_index = dict();
+    for (const [mandate, j] of Object.entries(json)) s.memory_index[mandate] = KeyIndex.fromJson(j);
   },
 };

@@ -34,6 +34,7 @@ import type { SettlementView } from './settlement.ts';
 import { isOpen, settlementFor, settlementView } from './settlement.ts';
 import type { ChainRail } from './chainPay.ts';
 import { payIntentOnChain } from './chainPay.ts';
+import { auditRange, mayHaveLapsed, newestFirst } from './intentIndex.ts';
 
 /** An intent as the agent submits it. */
 export interface IntentAsk {
@@ -251,15 +252,74 @@ function settleEvents(s: HolonState, r: IntentRecord, reference: string, approva
   ];
 }
 
+/**
+ * The parked intents of a mandate whose approval lapsed by `now`, in the order they were submitted. Only
+ * those the lapse queue says may have lapsed are looked at, so the work under the lock does not grow
+ * with the intents.
+ */
+export function lapsedIntents(s: HolonState, mandate: string, now: number): IntentRecord[] {
+  return mayHaveLapsed(s, s.intent_index[mandate], now).filter(
+    (r) => r.mandate === mandate && r.status === 'pending' && r.approval !== null && statusNow(s, r, now) === 'expired',
+  );
+}
+
 /** Parked intents of a mandate whose approval lapsed: their holds go back. */
 function lapsedEvents(s: HolonState, mandate: string, now: number): NewEvent[] {
   const out: NewEvent[] = [];
-  for (const r of Object.values(s.intents)) {
-    if (r.mandate !== mandate || r.status !== 'pending' || !r.approval || statusNow(s, r, now) !== 'expired') continue;
+  for (const r of lapsedIntents(s, mandate, now)) {
     if (s.holds[r.id]) out.push(spendEvent('hold.released', { hold: r.id, reason: 'approval_expired' }));
-    out.push(moneyEvent('intent.expired', { intent: r.id, approval: r.approval }));
+    out.push(moneyEvent('intent.expired', { intent: r.id, approval: r.approval as string }));
   }
   return out;
+}
+
+/** One entry of a mandate's audit trail: a job event with the intent it belongs to. */
+export type AuditEntry = JobEvent & { intent: string; idempotency_key: string };
+
+/**
+ * A page of a mandate's audit trail, oldest first: at most `limit` job events after journal seq `after`
+ * (a journal event is never split across pages), and the seq the next page starts after, null at the end.
+ * A seek in the trail's index: it costs the page, whatever the trail's length.
+ */
+export function auditPage(s: HolonState, mandate: string, after: number, limit: number): { entries: AuditEntry[]; next: number | null } {
+  const ix = s.intent_index[mandate];
+  const { from, to, left } = auditRange(ix, after, limit);
+  const entries: AuditEntry[] = [];
+  for (let i = from; i < to; i++) {
+    const r = s.intents[ix?.audit_intent[i] ?? ''];
+    const seq = ix?.audit_seq[i];
+    const e = r?.events.findLast((x) => x.seq === seq);
+    if (r && e) entries.push({ ...structuredClone(e), intent: r.id, idempotency_key: r.idempotency_key });
+  }
+  const last = entries[entries.length - 1];
+  return { entries, next: to - from < left && last ? last.seq : null };
+}
+
+/**
+ * A page of a mandate's intents, newest first: at most `limit` submitted before journal seq `before`, only
+ * those whose status is `status` now if given, and the created_seq the next page starts before (null at
+ * the end). Walks the status index back from `before`: a parked intent whose approval lapsed is read as
+ * expired, as `statusNow` says, so the pending list is checked against the clock.
+ */
+export function intentPage(
+  s: HolonState,
+  mandate: string,
+  status: IntentStatus | null | undefined,
+  before: number,
+  limit: number,
+  now: number,
+): { intents: IntentRecord[]; next: number | null } {
+  const ix = s.intent_index[mandate];
+  const lists = !status ? Object.keys(ix?.by_status ?? {}) : status === 'expired' ? ['expired', 'pending'] : [status];
+  const rows: IntentRecord[] = [];
+  for (const r of newestFirst(s, ix, lists, before)) {
+    if (status && statusNow(s, r, now) !== status) continue;
+    rows.push(r);
+    if (rows.length > limit) break;
+  }
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { intents: page, next: rows.length > limit && last ? last.created_seq : null };
 }
 
 /**

@@ -4,12 +4,16 @@
  * (so an amount no human-set rate converts stays unknown, never zero), and the calls each mandate made
  * with the limits a human set on them. Every field is folded from the journal, the same in every process.
  */
+import type { ApprovalEvents, ApprovalsFields } from '../approvals/slice.ts';
 import type { Denial } from '../denials.ts';
 import type { MoneyJson } from '../amount.ts';
 import * as M from '../amount.ts';
 import type { Slice } from '../slice.ts';
+import type { JournalEvent } from '../store/store.ts';
 import { big, eventsOf } from '../slice.ts';
 import type { SpendEvents } from './spend.ts';
+import type { Filed, MandateIntents } from './intentIndex.ts';
+import { fileIntentEvent, forgetIntent, refileLapse, reviveIntentIndex } from './intentIndex.ts';
 import type { Dict } from '../util.ts';
 import { bump, canonicalHash, dict, toDict } from '../util.ts';
 
@@ -119,6 +123,8 @@ export interface MoneyFields {
   intents: Dict<IntentRecord>;
   /** `${mandate} ${key}` → intent id. */
   intent_keys: Dict<string>;
+  /** Mandate → what the reads of its intents seek with (intentIndex.ts). */
+  intent_index: Dict<MandateIntents>;
   drawn: Dict<Drawn>;
   /** Open holds' mandate and currency, so a settlement is counted in the currency it was held in. */
   drawn_holds: Dict<{ mandate: string; currency: string }>;
@@ -170,15 +176,24 @@ export function jobEventHash(intent: string, e: Omit<JobEvent, 'hash' | 'seq'>):
   return canonicalHash({ intent, n: e.n, type: e.type, at: e.at, data: e.data, prev: e.prev });
 }
 
-function record(s: MoneyFields, d: { intent: string }, type: string, at: string, seq: number, change: (r: IntentRecord) => void): void {
+/** When an approval lapses, as the approvals slice folded it (the state is every slice's fields at once). */
+const expiresAt =
+  (s: MoneyFields) =>
+  (approval: string): string | undefined =>
+    (s as MoneyFields & Partial<ApprovalsFields>).approvals?.[approval]?.expires_at;
+
+/** Applies an event to its intent, appends the intent's job event, and files both in the index. */
+function record(s: MoneyFields, d: { intent: string }, e: JournalEvent, change: (r: IntentRecord) => void, fresh = false): void {
   const r = s.intents[d.intent];
   if (!r) return;
+  const was: Filed | null = fresh ? null : { status: r.status, approval: r.approval };
   change(r);
-  r.updated_at = at;
+  r.updated_at = e.time;
   const { intent: _intent, ...data } = d as { intent: string } & Record<string, unknown>;
   const last = r.events[r.events.length - 1];
-  const e = { n: r.events.length + 1, type, at, data: structuredClone(data), prev: last?.hash ?? '' };
-  r.events.push({ ...e, seq, hash: jobEventHash(r.id, e) });
+  const j = { n: r.events.length + 1, type: e.type, at: e.time, data: structuredClone(data), prev: last?.hash ?? '' };
+  r.events.push({ ...j, seq: e.seq, hash: jobEventHash(r.id, j) });
+  fileIntentEvent(s, r, was, e.seq, expiresAt(s));
 }
 
 const count = (buckets: Dict<Dict<number>>, bucket: string, tool: string): void => {
@@ -196,12 +211,16 @@ export function meterOf(s: MoneyFields, mandate: string): MeterRecord {
   return (s.meters[mandate] ??= { rate: null, quota: null, minutes: dict(), hours: dict(), days: dict() });
 }
 
-type Handled = MoneyEvents & Pick<SpendEvents, 'hold.placed' | 'hold.settled' | 'hold.released'>;
+type Handled = MoneyEvents &
+  Pick<SpendEvents, 'hold.placed' | 'hold.settled' | 'hold.released'> &
+  Pick<ApprovalEvents, 'approval.requested'>;
 
 export const moneySlice: Slice<MoneyFields, Handled> = {
-  initial: () => ({ intents: dict(), intent_keys: dict(), drawn: dict(), drawn_holds: dict(), meters: dict() }),
+  initial: () => ({ intents: dict(), intent_keys: dict(), intent_index: dict(), drawn: dict(), drawn_holds: dict(), meters: dict() }),
   on: {
     'intent.submitted': (s, d, e) => {
+      const replaced = s.intents[d.intent];
+      if (replaced) forgetIntent(s, replaced);
       s.intents[d.intent] = {
         id: d.intent,
         mandate: d.mandate,
@@ -226,30 +245,30 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
         events: [],
       };
       s.intent_keys[intentKey(d.mandate, d.idempotency_key)] = d.intent;
-      record(s, d, e.type, e.time, e.seq, () => {});
+      record(s, d, e, () => {}, true);
     },
     'intent.retried': (s, d, e) =>
-      record(s, d, e.type, e.time, e.seq, (r) => {
+      record(s, d, e, (r) => {
         r.attempts += 1;
         r.signature = { ...d.signature };
         r.error = null;
       }),
     'intent.authorized': (s, d, e) =>
-      record(s, d, e.type, e.time, e.seq, (r) => {
+      record(s, d, e, (r) => {
         r.status = 'authorized';
         r.verdict = 'allow';
         r.denials = [];
         r.held = { ...d.held };
       }),
     'intent.denied': (s, d, e) =>
-      record(s, d, e.type, e.time, e.seq, (r) => {
+      record(s, d, e, (r) => {
         r.status = 'denied';
         r.verdict = 'deny';
         r.denials = structuredClone(d.denials);
         r.held = null;
       }),
     'intent.parked': (s, d, e) =>
-      record(s, d, e.type, e.time, e.seq, (r) => {
+      record(s, d, e, (r) => {
         r.status = 'pending';
         r.verdict = 'confirm';
         r.held = { ...d.held };
@@ -257,7 +276,7 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
         r.challenge = d.challenge;
       }),
     'intent.settled': (s, d, e) => {
-      record(s, d, e.type, e.time, e.seq, (r) => {
+      record(s, d, e, (r) => {
         r.status = 'settled';
         r.held = null;
         r.challenge = null;
@@ -266,19 +285,19 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
       // The payee's account is credited by the spend slice, which owns the accounts (see spendSlice).
     },
     'intent.failed': (s, d, e) =>
-      record(s, d, e.type, e.time, e.seq, (r) => {
+      record(s, d, e, (r) => {
         r.status = 'failed';
         r.held = null;
         r.error = d.error;
       }),
     'intent.rejected': (s, d, e) =>
-      record(s, d, e.type, e.time, e.seq, (r) => {
+      record(s, d, e, (r) => {
         r.status = 'rejected';
         r.held = null;
         r.challenge = null;
       }),
     'intent.expired': (s, d, e) =>
-      record(s, d, e.type, e.time, e.seq, (r) => {
+      record(s, d, e, (r) => {
         r.status = 'expired';
         r.held = null;
         r.challenge = null;
@@ -296,6 +315,11 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
       count(m.days, e.time.slice(0, 10), d.tool);
       prune(m.minutes, new Date(t - 3600_000).toISOString().slice(0, 16));
       prune(m.hours, new Date(t - 31 * 86400_000).toISOString().slice(0, 13));
+    },
+    // An approval asked for again under an id a parked intent waits on: the lapse queue follows its expiry.
+    'approval.requested': (s, d) => {
+      const id = (d.approval as { id?: unknown } | undefined)?.id;
+      if (typeof id === 'string') refileLapse(s, id, expiresAt(s)(id));
     },
     // What every spend of every toolset draws, in the currency it was held in.
     'hold.placed': (s, d) => {
@@ -324,6 +348,7 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
   revive: (s) => {
     s.intents = toDict(s.intents);
     s.intent_keys = toDict(s.intent_keys);
+    s.intent_index = reviveIntentIndex(s.intent_index);
     s.drawn = toDict(s.drawn, (d) => ({ total: toDict(d.total, big), days: toDict(d.days, (day) => toDict(day, big)) }));
     s.drawn_holds = toDict(s.drawn_holds);
     s.meters = toDict(s.meters, (m) => ({

@@ -66,13 +66,23 @@ export function sendMail(
   });
 }
 
-/** The caller's inbox, newest first: everything not closed by default. */
+/** The caller's inbox, newest first: everything not closed by default. Read from the inbox's index, never every thread. */
 export function inbox(s: Office, mandate: string, state: MailState | 'open' = 'open'): MailThread[] {
   const me = mandateOf(s, mandate);
   const slug = me.grantee.slug;
-  return Object.values(s.office.threads)
-    .filter((t) => t.to === slug && t.office === me.account && (state === 'open' ? t.state !== 'closed' : t.state === state))
-    .sort((a, b) => (a.updated_at > b.updated_at ? -1 : a.updated_at < b.updated_at ? 1 : b.number - a.number));
+  const box = s.mail_index[me.account]?.[slug];
+  const ids = (state === 'closed' ? box?.closed : box?.open) ?? [];
+  const out: MailThread[] = [];
+  for (const id of ids) {
+    const t = s.office.threads[id];
+    if (t && t.to === slug && t.office === me.account && (state === 'open' ? t.state !== 'closed' : t.state === state)) out.push(t);
+  }
+  return out.sort((a, b) => (a.updated_at > b.updated_at ? -1 : a.updated_at < b.updated_at ? 1 : b.number - a.number));
+}
+
+/** How many threads of a colleague's inbox are open (not closed): counted by its index. */
+export function openMailCount(s: OfficeFields, office: string, slug: string): number {
+  return s.mail_index[office]?.[slug]?.open.length ?? 0;
 }
 
 function threadIn(s: Office, mandate: string, number: number): MailThread {

@@ -114,8 +114,17 @@ export interface Proposal {
   decided_at?: string;
 }
 
+/** One inbox's threads by whether they are open: ids in the order they arrived or moved there. */
+export interface InboxIndex {
+  /** Every thread not closed: what `mail_inbox` lists by default, and its count what `office_overview` says. */
+  open: string[];
+  closed: string[];
+}
+
 /** The office's part of the state. */
 export interface OfficeFields {
+  /** Office → grantee slug → the inbox's threads by openness: what reads an inbox without scanning every thread. */
+  mail_index: Dict<Dict<InboxIndex>>;
   office: {
     threads: Dict<MailThread>;
     /** The last thread number of each inbox (`<office>/<slug>`). */
@@ -147,6 +156,34 @@ export interface OfficeEvents {
 
 export const officeEvent = eventsOf<OfficeEvents>();
 
+/** The index entry of the inbox a thread is in, created empty. */
+function inboxOf(s: OfficeFields, t: Pick<MailThread, 'office' | 'to'>): InboxIndex {
+  const office = (s.mail_index[t.office] ??= dict());
+  return (office[t.to] ??= { open: [], closed: [] });
+}
+
+/** Files thread `t` under its inbox, open or closed as it is now (one that names no inbox is in none). */
+function fileThread(s: OfficeFields, t: MailThread): void {
+  if (typeof t.office !== 'string' || typeof t.to !== 'string') return;
+  const box = inboxOf(s, t);
+  (t.state === 'closed' ? box.closed : box.open).push(t.id);
+}
+
+/** Takes thread `t` out of its inbox's index, as it was filed. */
+function unfileThread(s: OfficeFields, t: MailThread): void {
+  const list = s.mail_index[t.office]?.[t.to]?.[t.state === 'closed' ? 'closed' : 'open'];
+  const i = list ? list.lastIndexOf(t.id) : -1;
+  if (list && i >= 0) list.splice(i, 1);
+}
+
+/** Changes a thread's state, moving it between its inbox's open and closed threads when that changes. */
+function setState(s: OfficeFields, t: MailThread, state: MailState): void {
+  const moves = (t.state === 'closed') !== (state === 'closed');
+  if (moves) unfileThread(s, t);
+  t.state = state;
+  if (moves) fileThread(s, t);
+}
+
 /** A human's decision on a proposal, as the fold records it. */
 function decideProposal(s: OfficeFields, id: string, status: 'merged' | 'rejected', at: string): void {
   const p = s.office.proposals[id];
@@ -156,17 +193,23 @@ function decideProposal(s: OfficeFields, id: string, status: 'merged' | 'rejecte
 }
 
 export const officeSlice: Slice<OfficeFields, OfficeEvents> = {
-  initial: () => ({ office: { threads: dict(), numbers: dict(), windows: [], artifacts: dict(), prs: dict(), proposals: dict() } }),
+  initial: () => ({
+    office: { threads: dict(), numbers: dict(), windows: [], artifacts: dict(), prs: dict(), proposals: dict() },
+    mail_index: dict(),
+  }),
   on: {
     'mail.sent': (s, d) => {
+      const replaced = s.office.threads[d.thread.id];
+      if (replaced) unfileThread(s, replaced);
       s.office.threads[d.thread.id] = structuredClone(d.thread);
+      fileThread(s, s.office.threads[d.thread.id] as MailThread);
       const inbox = `${d.thread.office}/${d.thread.to}`;
       s.office.numbers[inbox] = Math.max(s.office.numbers[inbox] ?? 0, d.thread.number);
     },
     'mail.opened': (s, d, e) => {
       const t = s.office.threads[d.thread];
       if (t && t.state === 'new') {
-        t.state = 'working';
+        setState(s, t, 'working');
         t.updated_at = e.time;
       }
     },
@@ -174,13 +217,13 @@ export const officeSlice: Slice<OfficeFields, OfficeEvents> = {
       const t = s.office.threads[d.thread];
       if (!t) return;
       t.comments.push(structuredClone(d.comment));
-      t.state = 'replied';
+      setState(s, t, 'replied');
       t.updated_at = e.time;
     },
     'mail.closed': (s, d, e) => {
       const t = s.office.threads[d.thread];
       if (!t) return;
-      t.state = 'closed';
+      setState(s, t, 'closed');
       t.updated_at = e.time;
     },
     'capability.window.opened': (s, d) => {
@@ -212,5 +255,6 @@ export const officeSlice: Slice<OfficeFields, OfficeEvents> = {
       prs: toDict(o.prs),
       proposals: toDict(o.proposals),
     };
+    s.mail_index = toDict(s.mail_index, (office) => toDict(office));
   },
 };

@@ -10,7 +10,7 @@ import { asData } from '../../core/foreign.ts';
 import { installationPublicKey } from '../../core/store/keys.ts';
 import { assembleContext, BUDGET_ESTIMATES, BUDGET_MAX, MemoryArtifactSchema, verifyArtifact } from '../../core/memory/artifact.ts';
 import { decodeCursor, encodeCursor } from '../../core/memory/cursor.ts';
-import type { SnapshotQuery } from '../../core/memory/memory.ts';
+import type { SnapshotPlace, SnapshotQuery } from '../../core/memory/memory.ts';
 import {
   checkMandateActive,
   isoInstant,
@@ -18,8 +18,10 @@ import {
   MEMORY_LIMITS,
   readContents,
   remember,
-  resolveSnapshot,
+  snapshotRecords,
+  snapshotTotal,
 } from '../../core/memory/memory.ts';
+import type { MemoryVersion } from '../../core/memory/slice.ts';
 import type { Signer } from '../../core/store/store.ts';
 import { orProblem, problemFailure } from '../render/problems.ts';
 import type { ServerDeps } from '../serverDeps.ts';
@@ -195,17 +197,25 @@ const recallTool = defineTool({
     checkMandateActive(s.state, ctx.mandate, ctx.deps.clock.now());
     const signer = signerOf(ctx.deps);
     let query: SnapshotQuery;
-    let offset = 0;
+    let from: SnapshotPlace = { offset: 0 };
     if (args.cursor) {
-      const { type: _type, offset: at, ...pinned } = decodeCursor(args.cursor, signer.publicKey, ctx.mandate);
+      const { type: _type, offset, after, ...pinned } = decodeCursor(args.cursor, signer.publicKey, ctx.mandate);
       query = pinned;
-      offset = at;
+      from = { offset, after };
     } else query = newSnapshot(ctx, args);
     const limit = args.limit ?? 20;
-    const all = resolveSnapshot(s.state, query);
-    const page = all.slice(offset, offset + limit);
+    const total = snapshotTotal(s.state, query);
+    const page: MemoryVersion[] = [];
+    for (const v of snapshotRecords(s.state, query, from)) {
+      if (page.length >= limit) break;
+      page.push(v);
+    }
     const contents = await readContents(s, ctx.mandate, page);
-    const next = offset + page.length < all.length ? encodeCursor({ ...query, offset: offset + page.length }, signer) : null;
+    const end = from.offset + page.length;
+    const last = page[page.length - 1];
+    // The next page of every key (or a prefix) seeks to the key this one ends on.
+    const seek = query.keys === null && last ? { after: String(last.key) } : {};
+    const next = end < total ? encodeCursor({ ...query, offset: end, ...seek }, signer) : null;
     return json({
       mandate: ctx.mandate,
       snapshot: {
@@ -214,10 +224,10 @@ const recallTool = defineTool({
         valid_as_of: query.valid_as_of,
         keys: query.keys,
         prefix: query.prefix,
-        total: all.length,
+        total,
         token: encodeCursor({ ...query, offset: 0 }, signer),
       },
-      offset,
+      offset: from.offset,
       records: page.map((v) => ({ ...v, content: contents.get(v.id) ?? '' })),
       next_cursor: next,
     });
@@ -283,7 +293,7 @@ const assembleTool = defineTool({
     const signer = signerOf(ctx.deps);
     let q: SnapshotQuery;
     if (args.snapshot) {
-      const { type: _type, offset: _offset, ...pinned } = decodeCursor(args.snapshot, signer.publicKey, ctx.mandate);
+      const { type: _type, offset: _offset, after: _after, ...pinned } = decodeCursor(args.snapshot, signer.publicKey, ctx.mandate);
       q = pinned;
     } else q = newSnapshot(ctx, args);
     const { artifact, omitted } = await assembleContext(ctx.deps.store, signer, q, args.budget, now);

@@ -16,7 +16,7 @@ import type { Forge } from '../../core/office/forge.ts';
 import { GitForge, listPrs, openPr } from '../../core/office/forge.ts';
 import { OFFICE_TOOL_CAPABILITIES } from '../../core/office/tools.ts';
 import { repoRoot } from '../../core/office/git.ts';
-import { closeMail, inbox, readMail, replyMail, sendMail } from '../../core/office/mail.ts';
+import { closeMail, inbox, openMailCount, readMail, replyMail, sendMail } from '../../core/office/mail.ts';
 import { personnelOf } from '../../core/office/personnel.ts';
 import { runningMandates } from '../../core/presence.ts';
 import { proposeChange, proposeHire, ROLE_TEMPLATES } from '../../core/office/proposals.ts';
@@ -351,8 +351,6 @@ const officeOverview = defineTool({
     const s = ctx.deps.store.state;
     const now = ctx.deps.clock.now();
     const office = officeName(ctx.deps, ctx.mandate);
-    const openMail = (slug: string): number =>
-      Object.values(s.office.threads).filter((t) => t.office === office && t.to === slug && t.state !== 'closed').length;
     // A live run token (an HTTP run), or a stdio server of the mandate whose process is still there.
     const running = await runningMandates(ctx.deps.store, now);
     return json({
@@ -366,7 +364,7 @@ const officeOverview = defineTool({
           department: asData(c.slug, c.mandate.grantee.department),
           status: c.status,
           running: running.has(c.mandate.id),
-          open_mail: openMail(c.slug),
+          open_mail: openMailCount(s, office, c.slug),
         })),
     });
   },

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { HolonError } from '../../core/errors.ts';
 import type { IntentView } from '../../core/money/intents.ts';
-import { intentByKey, intentView, jobChainStatement, signWith, statusNow } from '../../core/money/intents.ts';
+import { auditPage, intentByKey, intentPage, intentView, jobChainStatement, signWith } from '../../core/money/intents.ts';
 import { mandateAuthority } from '../../core/money/mandateView.ts';
 import { USAGE_WINDOWS, usageOf } from '../../core/money/metering.ts';
 import type { IntentRecord } from '../../core/money/slice.ts';
@@ -119,19 +119,8 @@ const getAudit = defineTool({
   handler: async (args, ctx) => {
     const after = readCursor(args.cursor, 'after') ?? 0;
     await metered(ctx, 'get_audit');
-    const limit = args.limit ?? 50;
-    const all = Object.values(ctx.deps.store.state.intents)
-      .filter((r) => r.mandate === ctx.mandate)
-      .flatMap((r) =>
-        r.events.filter((e) => e.seq > after).map((e) => ({ ...structuredClone(e), intent: r.id, idempotency_key: r.idempotency_key })),
-      )
-      .sort((a, b) => a.seq - b.seq || a.n - b.n);
-    // One journal event can hold several intents' events: a page never splits a journal event.
-    let page = all.slice(0, limit);
-    const last = page[page.length - 1];
-    if (last && all.length > limit) page = all.filter((e) => e.seq <= last.seq);
-    const more = page.length < all.length;
-    return json({ entries: page, next_cursor: more && last ? cursorOf('after', last.seq) : null });
+    const page = auditPage(ctx.deps.store.state, ctx.mandate, after, args.limit ?? 50);
+    return json({ entries: page.entries, next_cursor: page.next === null ? null : cursorOf('after', page.next) });
   },
 });
 
@@ -153,14 +142,11 @@ const listIntents = defineTool({
     await metered(ctx, 'list_intents');
     const s = ctx.deps.store.state;
     const now = ctx.deps.clock.now();
-    const limit = args.limit ?? 50;
-    const rows = Object.values(s.intents)
-      .filter((r) => r.mandate === ctx.mandate && r.created_seq < before && (!args.status || statusNow(s, r, now) === args.status))
-      .sort((a, b) => b.created_seq - a.created_seq);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    const next = rows.length > limit && last ? cursorOf('before', last.created_seq) : null;
-    return json({ intents: page.map((r): IntentView => intentView(s, r, now)), next_cursor: next });
+    const page = intentPage(s, ctx.mandate, args.status, before, args.limit ?? 50, now);
+    return json({
+      intents: page.intents.map((r): IntentView => intentView(s, r, now)),
+      next_cursor: page.next === null ? null : cursorOf('before', page.next),
+    });
   },
 });
 

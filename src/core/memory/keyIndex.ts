@@ -1,0 +1,297 @@
+/**
+ * The index a mandate's memory is read through: its keys in order, and for each key the valid time its
+ * versions cover, so that a snapshot (a journal position, a system time, a valid time) is a bound the
+ * reads seek with, never a sorted copy of every key. Kept as the journal folds, carried in the snapshot.
+ *
+ * Keys are held in sorted chunks of a few hundred, so that a new key costs a chunk's length, not the
+ * memory's. Each key keeps the union of its versions' valid intervals (merged, so it has one form
+ * whatever order they came in), when its latest version was recorded, and the journal seq of its last
+ * one; each chunk keeps the starts and ends of its keys' intervals sorted, and the latest seq and record
+ * time among its keys. How many keys a snapshot shows at valid time V is then, for a chunk none of whose
+ * keys changed after the snapshot, (starts ≤ V) − (ends ≤ V): two binary searches. Only the keys written
+ * after the snapshot's bounds are resolved one by one. Each key and chunk also keeps the weight of its
+ * lightest version (recordWeight), so that an assembly out of room passes over what cannot fit unread.
+ * Contents stay in the journal.
+ */
+import { firstNotBefore } from '../util.ts';
+import type { MemoryVersion } from './slice.ts';
+
+/** Before any date (a date is within ±8.64e15 ms): a number JSON keeps, unlike -Infinity. */
+const EARLIEST = -9e15;
+/** After any date: a bound that excludes nothing, an interval that never ends. */
+export const LATEST = 9e15;
+
+/** Keys per chunk after a split (and when a snapshot is read back); a chunk splits past twice this. */
+const CHUNK = 512;
+
+/** A run of keys in order, with what each covers. */
+interface Chunk {
+  keys: string[];
+  /** Per key: its versions' valid intervals merged, as [from, to, from, to, …] ascending (ms, half-open). */
+  cover: number[][];
+  /** Per key: the latest recorded_at of its versions (ms; EARLIEST for one no date reads, which no bound excludes). */
+  rec: number[];
+  /** Per key: the journal seq of its last version. */
+  last: number[];
+  /** Per key: the least weight of its versions (recordWeight); and the least of the chunk's keys. */
+  least: number[];
+  leastOfAll: number;
+  /** Every interval's start, and every end before LATEST, of every key in the chunk, ascending. */
+  starts: number[];
+  ends: number[];
+  maxSeq: number;
+  maxRec: number;
+}
+
+/** The index as a snapshot holds it: the keys in order and, aligned, what each covers, its record time, last seq and least weight. */
+export interface KeyIndexJson {
+  keys: string[];
+  cover: number[][];
+  rec: number[];
+  last: number[];
+  least: number[];
+}
+
+/**
+ * What a version weighs in an assembled context, at the least: the UTF-8 bytes of its content and of the
+ * fields its block names (key, id, valid time, record time), before any escaping, which only adds. A
+ * block is that and its fixed markup, so a key none of whose versions weighs less than the room left
+ * cannot fit, and an assembly passes it over unread.
+ */
+export function recordWeight(v: Pick<MemoryVersion, 'id' | 'key' | 'valid_from' | 'valid_to' | 'recorded_at' | 'bytes'>): number {
+  const b = (x: unknown): number => Buffer.byteLength(String(x ?? ''), 'utf8');
+  return v.bytes + b(v.key) + b(v.id) + b(v.valid_from) + b(v.valid_to) + b(v.recorded_at);
+}
+
+/** Where a version is valid, as [from, to) in ms: an unreadable from is the earliest, a missing or unreadable to the latest. */
+function validSpan(v: Pick<MemoryVersion, 'valid_from' | 'valid_to'>): [number, number] {
+  const from = Date.parse(v.valid_from);
+  const to = v.valid_to === null ? LATEST : Date.parse(v.valid_to);
+  return [Number.isNaN(from) ? EARLIEST : from, Number.isNaN(to) ? LATEST : to];
+}
+
+/** When a version was recorded, as a system-time bound compares it: one no date reads is never excluded. */
+function recordedMs(v: Pick<MemoryVersion, 'recorded_at'>): number {
+  const ms = Date.parse(v.recorded_at);
+  return Number.isNaN(ms) ? EARLIEST : ms;
+}
+
+/** How many of the ascending `xs` are at most `x`. */
+const atMost = (xs: number[], x: number): number => firstNotBefore(xs.length, (i) => (xs[i] as number) <= x);
+
+function insertSorted(xs: number[], x: number): void {
+  xs.splice(atMost(xs, x), 0, x);
+}
+
+function removeSorted(xs: number[], x: number): void {
+  const i = atMost(xs, x) - 1;
+  if (i >= 0 && xs[i] === x) xs.splice(i, 1);
+}
+
+/** True when the merged intervals `cover` hold the instant `t`. */
+function covers(cover: number[], t: number): boolean {
+  // The last interval starting at or before t holds it if it ends after t.
+  const k = firstNotBefore(cover.length / 2, (i) => (cover[2 * i] as number) <= t) - 1;
+  return k >= 0 && t < (cover[2 * k + 1] as number);
+}
+
+function summarize(c: Chunk): void {
+  c.starts = [];
+  c.ends = [];
+  c.maxSeq = 0;
+  c.maxRec = EARLIEST;
+  c.leastOfAll = Math.min(Infinity, ...c.least);
+  for (let i = 0; i < c.keys.length; i++) {
+    const cov = c.cover[i] as number[];
+    for (let k = 0; k < cov.length; k += 2) {
+      c.starts.push(cov[k] as number);
+      if ((cov[k + 1] as number) < LATEST) c.ends.push(cov[k + 1] as number);
+    }
+    c.maxSeq = Math.max(c.maxSeq, c.last[i] as number);
+    c.maxRec = Math.max(c.maxRec, c.rec[i] as number);
+  }
+  c.starts.sort((a, b) => a - b);
+  c.ends.sort((a, b) => a - b);
+}
+
+function chunkOf(json: KeyIndexJson, from: number, to: number): Chunk {
+  const c: Chunk = {
+    keys: json.keys.slice(from, to),
+    cover: json.cover.slice(from, to).map((x) => [...x]),
+    rec: json.rec.slice(from, to),
+    last: json.last.slice(from, to),
+    least: json.least.slice(from, to),
+    leastOfAll: Infinity,
+    starts: [],
+    ends: [],
+    maxSeq: 0,
+    maxRec: EARLIEST,
+  };
+  summarize(c);
+  return c;
+}
+
+/** A place among the keys: a chunk, and an index in it. */
+interface Place {
+  c: number;
+  i: number;
+}
+
+/** Whether a key shows in a snapshot, when its versions must be looked at one by one. */
+type Resolve = (key: string) => boolean;
+
+/** One mandate's memory keys in order, with what they cover: see the module's comment. */
+export class KeyIndex {
+  private chunks: Chunk[] = [];
+
+  /** The index a snapshot held (its JSON.parse). */
+  static fromJson(json: KeyIndexJson | undefined): KeyIndex {
+    const x = new KeyIndex();
+    const n = json?.keys?.length ?? 0;
+    for (let from = 0; json && from < n; from += CHUNK) x.chunks.push(chunkOf(json, from, Math.min(n, from + CHUNK)));
+    return x;
+  }
+
+  /** What a snapshot keeps: the same whatever the chunks, so that a fold from the start and one from a snapshot write the same. */
+  toJSON(): KeyIndexJson {
+    const out: KeyIndexJson = { keys: [], cover: [], rec: [], last: [], least: [] };
+    for (const c of this.chunks) {
+      out.keys.push(...c.keys);
+      out.cover.push(...c.cover);
+      out.rec.push(...c.rec);
+      out.last.push(...c.last);
+      out.least.push(...c.least);
+    }
+    return out;
+  }
+
+  /** The first key at or after `key` (past the end: the last chunk's length). */
+  private seek(key: string): Place {
+    const cs = this.chunks;
+    const c = firstNotBefore(cs.length, (j) => (cs[j]?.keys.at(-1) as string) < key);
+    if (c === cs.length) return { c: Math.max(0, c - 1), i: cs[c - 1]?.keys.length ?? 0 };
+    const keys = (cs[c] as Chunk).keys;
+    return { c, i: firstNotBefore(keys.length, (j) => (keys[j] as string) < key) };
+  }
+
+  /** The first key that is not `prefix` or does not start with it, from `from`. */
+  private endOf(prefix: string | null, from: Place): Place {
+    const cs = this.chunks;
+    const last = cs.length - 1;
+    if (prefix === null || last < 0) return { c: Math.max(0, last), i: cs[last]?.keys.length ?? 0 };
+    const inside = (k: string): boolean => k < prefix || k.startsWith(prefix);
+    const c = Math.max(
+      from.c,
+      firstNotBefore(cs.length, (j) => inside(cs[j]?.keys.at(-1) as string)),
+    );
+    if (c > last) return { c: last, i: (cs[last] as Chunk).keys.length };
+    const keys = (cs[c] as Chunk).keys;
+    return { c, i: firstNotBefore(keys.length, (j) => inside(keys[j] as string)) };
+  }
+
+  /** Files a version of `key`: a key not seen before takes its place in order. */
+  add(key: string, v: MemoryVersion): void {
+    if (this.chunks.length === 0) this.chunks.push(chunkOf({ keys: [], cover: [], rec: [], last: [], least: [] }, 0, 0));
+    const { c, i } = this.seek(key);
+    const chunk = this.chunks[c] as Chunk;
+    if (chunk.keys[i] !== key) {
+      chunk.keys.splice(i, 0, key);
+      chunk.cover.splice(i, 0, []);
+      chunk.rec.splice(i, 0, EARLIEST);
+      chunk.last.splice(i, 0, 0);
+      chunk.least.splice(i, 0, Infinity);
+    }
+    const weight = recordWeight(v);
+    chunk.least[i] = Math.min(chunk.least[i] as number, weight);
+    chunk.leastOfAll = Math.min(chunk.leastOfAll, weight);
+    const rec = recordedMs(v);
+    chunk.rec[i] = Math.max(chunk.rec[i] as number, rec);
+    chunk.last[i] = Math.max(chunk.last[i] as number, v.system_seq);
+    chunk.maxRec = Math.max(chunk.maxRec, rec);
+    chunk.maxSeq = Math.max(chunk.maxSeq, v.system_seq);
+    const [from, to] = validSpan(v);
+    if (from < to) this.merge(chunk, chunk.cover[i] as number[], from, to);
+    if (chunk.keys.length > 2 * CHUNK) this.split(c);
+  }
+
+  /** Adds [from, to) to a key's cover, merging what it overlaps or touches, and the chunk's starts and ends with it. */
+  private merge(chunk: Chunk, cover: number[], from: number, to: number): void {
+    const n = cover.length / 2;
+    // Intervals [lo, hi) overlap or touch [from, to]; those before end before it, those after start after it.
+    const lo = firstNotBefore(n, (k) => (cover[2 * k + 1] as number) < from);
+    const hi = firstNotBefore(n, (k) => (cover[2 * k] as number) <= to);
+    let start = from;
+    let end = to;
+    for (let k = lo; k < hi; k++) {
+      start = Math.min(start, cover[2 * k] as number);
+      end = Math.max(end, cover[2 * k + 1] as number);
+      removeSorted(chunk.starts, cover[2 * k] as number);
+      if ((cover[2 * k + 1] as number) < LATEST) removeSorted(chunk.ends, cover[2 * k + 1] as number);
+    }
+    cover.splice(2 * lo, 2 * (hi - lo), start, end);
+    insertSorted(chunk.starts, start);
+    if (end < LATEST) insertSorted(chunk.ends, end);
+  }
+
+  private split(c: number): void {
+    const chunk = this.chunks[c] as Chunk;
+    const json: KeyIndexJson = { keys: chunk.keys, cover: chunk.cover, rec: chunk.rec, last: chunk.last, least: chunk.least };
+    const half = chunk.keys.length >>> 1;
+    this.chunks.splice(c, 1, chunkOf(json, 0, half), chunkOf(json, half, chunk.keys.length));
+  }
+
+  /**
+   * Every key in order, from the first after `after` (or the first), those starting with `prefix` only;
+   * with `room`, only those with a version that weighs no more than `room()` says now (a chunk none of
+   * whose keys does is passed over whole).
+   */
+  *keysFrom(after: string | null, prefix: string | null, room?: () => number): Generator<string> {
+    let { c, i } = this.seek(after ?? prefix ?? '');
+    const cs = this.chunks;
+    if (after !== null && cs[c]?.keys[i] === after) i += 1;
+    for (; c < cs.length; c++, i = 0) {
+      const chunk = cs[c] as Chunk;
+      const keys = chunk.keys;
+      if (room && chunk.leastOfAll > room()) {
+        const lastKey = keys[keys.length - 1] as string;
+        if (prefix !== null && lastKey > prefix && !lastKey.startsWith(prefix)) return;
+        continue;
+      }
+      for (; i < keys.length; i++) {
+        const k = keys[i] as string;
+        if (prefix !== null && !k.startsWith(prefix)) {
+          if (k < prefix) continue;
+          return;
+        }
+        if (room && (chunk.least[i] as number) > room()) continue;
+        yield k;
+      }
+    }
+  }
+
+  /**
+   * How many keys (those starting with `prefix`, or all) show in a snapshot bounded by journal seq `seq`
+   * and record time `recMs`, at valid time `validMs`: keys with nothing after the bounds are counted from
+   * their cover (a whole chunk of them by two binary searches); the others are asked of `resolve`.
+   */
+  count(prefix: string | null, seq: number, recMs: number, validMs: number, resolve: Resolve): number {
+    if (this.chunks.length === 0) return 0;
+    const from = this.seek(prefix ?? '');
+    const to = this.endOf(prefix, from);
+    let total = 0;
+    for (let c = from.c; c <= to.c && c < this.chunks.length; c++) {
+      const chunk = this.chunks[c] as Chunk;
+      const i0 = c === from.c ? from.i : 0;
+      const i1 = c === to.c ? to.i : chunk.keys.length;
+      if (i0 === 0 && i1 === chunk.keys.length && chunk.maxSeq <= seq && chunk.maxRec <= recMs) {
+        total += atMost(chunk.starts, validMs) - atMost(chunk.ends, validMs);
+        continue;
+      }
+      for (let i = i0; i < i1; i++) {
+        const clean = (chunk.last[i] as number) <= seq && (chunk.rec[i] as number) <= recMs;
+        if (clean ? covers(chunk.cover[i] as number[], validMs) : resolve(chunk.keys[i] as string)) total += 1;
+      }
+    }
+    return total;
+  }
+}
