@@ -10,6 +10,7 @@ import { systemClock } from '../../src/core/deps.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { createMandate } from '../../src/core/mandates.ts';
 import { createWallet } from '../../src/core/wallet.ts';
+import { localChain } from '../../examples/chain/chain.ts';
 import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { ensureBuilt, HANG_MS, mcpSession, openLedger, seededState } from './cliHarness.ts';
@@ -28,7 +29,8 @@ test('after a restart, the hold and the opening from before are declined; nothin
     await setFx(store, 'USDC', 'EUR', '0.92');
     await createMandate(store, systemClock, 'demo/pages', { toolsets: ['terms'], approval_threshold: '1.00', capabilities: [{ name: 'pay', params: { payees: [`${TEST_NETWORK}:${SELLER}`] } }] });
     store.close();
-    createWallet(state);
+    // The seller settles the deposit on the local chain: the wallet holds the token there.
+    await (await localChain()).fund(createWallet(state), { usdc: 5_000_000n });
 
     const first = await mcpSession(state, 'demo/pages', ['--allow-private-sellers']);
     const t = result(await first.client.callTool({ name: 'atr_transact', arguments: { pairing: CHANNEL, document: seller.document() } }));

@@ -14,7 +14,7 @@ test('create, show, import from stdin; never printed, never replaced; bad keys r
   try {
     const a = path.join(dir, 'a');
     const none = await holon(['wallet', '--state', a, '--json']);
-    assert.deepEqual(JSON.parse(none.stdout), { address: null });
+    assert.deepEqual(JSON.parse(none.stdout), { address: null, balances: null });
     const made = await holon(['wallet', 'create', '--state', a, '--json']);
     assert.equal(made.code, 0, made.stderr);
     const { address } = JSON.parse(made.stdout) as { address: string };
@@ -23,7 +23,7 @@ test('create, show, import from stdin; never printed, never replaced; bad keys r
     const key = fs.readFileSync(file, 'utf8').trim();
     assert.equal(privateKeyToAccount(key as `0x${string}`).address, address);
     assert.ok(!made.stdout.includes(key.slice(2)) && !made.stderr.includes(key.slice(2)), 'the key is never printed');
-    assert.deepEqual(JSON.parse((await holon(['wallet', '--state', a, '--json'])).stdout), { address });
+    assert.deepEqual(JSON.parse((await holon(['wallet', '--state', a, '--json'])).stdout), { address, balances: null }, 'no chain configured: no balances');
     const again = await holon(['wallet', 'create', '--state', a]);
     assert.equal(again.code, 1);
     assert.equal(fs.readFileSync(file, 'utf8').trim(), key, 'a wallet is never replaced');

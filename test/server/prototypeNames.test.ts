@@ -322,6 +322,6 @@ describe('terms', () => {
       assert.equal(knownAsset(name, name), undefined, name);
       assert.equal(knownAsset(TEST_NETWORK, name), undefined, name);
     }
-    assert.deepEqual(knownAsset(TEST_NETWORK, '0x5FbDB2315678afecb367f032d93F642f64180aa3'), { currency: 'USDC', decimals: 6 });
+    assert.deepEqual(knownAsset(TEST_NETWORK, '0x5FbDB2315678afecb367f032d93F642f64180aa3'), { currency: 'USDC', decimals: 6, name: 'USD Coin', version: '2' });
   });
 });
