@@ -26,8 +26,8 @@ import type { Clock, Logger } from '../../deps.ts';
 import { HolonError } from '../../errors.ts';
 import type { ProcessRef } from '../owner.ts';
 import { processKey, thisProcess } from '../owner.ts';
-import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, Signer, TxResult } from '../store.ts';
-import { asStored, eventHash, isSeal, ListenedStore, seal, wouldAdmit } from '../store.ts';
+import type { EventStore, JournalEvent, LinkedEvent, NewEvent, Reducer, Refusal, Signer, TxResult } from '../store.ts';
+import { eventHash, isSeal, linkEvents, ListenedStore, seal, wouldAdmit } from '../store.ts';
 import { redactUrl } from '../url.ts';
 import type { ChainPosition } from '../txChain.ts';
 import { isRefused, TxChain } from '../txChain.ts';
@@ -207,9 +207,12 @@ export function eventOfRow(r: EventRow): JournalEvent {
   return { seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash, ...(isSeal(tx) ? { tx } : {}) };
 }
 
-/** An event as the row that holds it (the seal as JSON, or null). */
-export function rowOfEvent(e: JournalEvent): [number, string, string, string, string, string, string | null] {
-  return [e.seq, e.time, e.type, JSON.stringify(e.data), e.prev, e.hash, e.tx ? JSON.stringify(e.tx) : null];
+/** An event as the row that holds it (the seal as JSON, or null); `dataJson`, its data's JSON when made already. */
+export function rowOfEvent(
+  e: JournalEvent,
+  dataJson = JSON.stringify(e.data),
+): [number, string, string, string, string, string, string | null] {
+  return [e.seq, e.time, e.type, dataJson, e.prev, e.hash, e.tx ? JSON.stringify(e.tx) : null];
 }
 
 /** The events of one PostgreSQL database, folded into memory and tailed. Open it with `PostgresStore.open`. */
@@ -380,15 +383,16 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       const { events: own, result } = fn(this.current);
       outcome = { result };
       const events = this.opts.introduce && own.length > 0 ? [...this.opts.introduce(this.current), ...own] : own;
-      appended = this.chained(events);
+      const linked = this.chained(events);
+      appended = linked.map((x) => x.e);
       if (appended.length > 0) {
         // The rows, their announcement (it leaves at COMMIT) and the commit in one round trip: a simple
         // query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers).
         const lit = (v: string | null): string => (v === null ? 'NULL' : client.escapeLiteral(v));
-        const values = appended
+        const values = linked
           .map(
-            (e) =>
-              `(${rowOfEvent(e)
+            (x) =>
+              `(${rowOfEvent(x.e, x.dataJson)
                 .map((v, i) => (i === 0 ? String(v) : lit(v as string | null)))
                 .join(', ')})`,
           )
@@ -496,22 +500,14 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
    * admits them from it (otherwise they are refused here, as every reader would refuse them, and
    * nothing is written).
    */
-  private chained(events: NewEvent[]): JournalEvent[] {
-    const out: JournalEvent[] = [];
-    let seq = this.chain.seq;
-    let prev = this.chain.prev;
-    const time = new Date(this.opts.clock.now()).toISOString();
-    for (const n of events) {
-      seq += 1;
-      const base = { seq, time, type: n.type, data: asStored(n.data), prev };
-      const e = { ...base, hash: eventHash(base) };
-      out.push(e);
-      prev = e.hash;
-    }
-    if (out.length === 0) return out;
+  private chained(events: NewEvent[]): LinkedEvent[] {
+    const linked = linkEvents(events, { seq: this.chain.seq, hash: this.chain.prev }, new Date(this.opts.clock.now()).toISOString());
+    if (linked.length === 0) return linked;
+    const out = linked.map((x) => x.e);
     const refused = this.opts.reducer.admit?.(this.current, out, this.opts.signer.publicKey);
     if (refused) throw new HolonError('denied', `not written: ${refused.message}`, { reason: refused.code });
-    return seal(out, this.opts.signer);
+    seal(out, this.opts.signer);
+    return linked;
   }
 
   /** This process's own transaction, committed: folded without checking again what it just sealed. */
