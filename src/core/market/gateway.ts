@@ -150,11 +150,12 @@ type Decision = Exclude<CallOutcome, { kind: 'done' }> | { kind: 'started'; rece
 
 /**
  * A decision as the caller keeps it: a copy of what the state may still change (an approval, a
- * receipt). A catalog entry is never changed in place (adding an agent again replaces it), so a call
- * about to run keeps the state's own, and its schemas stay the objects the validator has compiled.
+ * receipt). A call about to run holds the receipt its decision made, which the state never holds (it
+ * folds the event's own copy); and a catalog entry is never changed in place (adding an agent again
+ * replaces it), so it keeps the state's own, and its schemas stay the objects the validator has compiled.
  */
 function detached(d: Decision): Decision {
-  return d.kind === 'started' ? { ...d, receipt: structuredClone(d.receipt) } : structuredClone(d);
+  return d.kind === 'started' ? d : structuredClone(d);
 }
 
 /** An agent as search and get_agent show it to one mandate. */
@@ -194,12 +195,16 @@ export class GrantRegistry {
   }
 }
 
+/** What a call's decision needs of its request, made once, before the lock (a decision may be made again). */
 interface Prepared {
   mandateId: string;
   request: CallRequest;
   maxCost: Money | undefined;
   inputSha256: string;
   inputBytes: number;
+  /** What the receipt and the ledger keep of the input, and what a human is shown of it. */
+  inputSummary: string;
+  inputPreview: string;
   files: Record<string, string>;
 }
 
@@ -388,6 +393,8 @@ export class Gateway {
       maxCost,
       inputSha256: canonicalHash(request.input),
       inputBytes: Buffer.byteLength(JSON.stringify(request.input ?? null)),
+      inputSummary: summarize(request.input),
+      inputPreview: previewJson(request.input),
       files: this.resolveFiles(request.input),
     };
   }
@@ -396,6 +403,7 @@ export class Gateway {
   resolveFiles(input: unknown): Record<string, string> {
     const out: Record<string, string> = {};
     const root = path.resolve(this.deps.filesRoot);
+    let realRoot: string | undefined;
     const stack: unknown[] = [input];
     while (stack.length > 0) {
       const v = stack.pop();
@@ -404,11 +412,12 @@ export class Gateway {
         const rel = v.slice(FILE_HANDLE_PREFIX.length);
         let real: string;
         try {
-          real = fs.realpathSync(path.resolve(root, rel));
+          // The system's realpath: one call, where Node's own walks the path a component at a time.
+          real = fs.realpathSync.native(path.resolve(root, rel));
         } catch {
           throw new HolonError('invalid_input', `file handle ${v} does not name a file in the state's files folder`, { handle: v });
         }
-        const realRoot = fs.realpathSync(root);
+        realRoot ??= fs.realpathSync.native(root);
         if (rel.length === 0 || !real.startsWith(realRoot + path.sep) || !fs.statSync(real).isFile()) {
           throw new HolonError('invalid_input', `file handle ${v} points outside the state's files folder`, { handle: v });
         }
@@ -453,7 +462,7 @@ export class Gateway {
       denials: [],
       error: null,
       approval: approvalId ?? null,
-      input_summary: summarize(p.request.input),
+      input_summary: p.inputSummary,
       output_summary: null,
       started_at: nowIso,
       ended_at: nowIso,
@@ -528,7 +537,7 @@ export class Gateway {
         version: m.version,
         capability: receipt.capability,
         input_sha256: p.inputSha256,
-        input_preview: previewJson(p.request.input),
+        input_preview: p.inputPreview,
         input_bytes: p.inputBytes,
         delegated_calls: m.delegated_calls,
       },
@@ -628,7 +637,7 @@ export class Gateway {
           cost: M.toJson({ units: end.charged, currency }),
           price_cost: M.toJson(priceCost),
           error: judged.error,
-          output_summary: judged.error ? null : describeOutput(result.structured ?? result.text),
+          output_summary: judged.error ? null : (judged.summary ?? null),
           duration_ms: duration,
           ended_at: endedAt,
           terms_hash: result.paid?.terms_hash ?? null,
@@ -654,7 +663,7 @@ export class Gateway {
   private judge(
     entry: AgentEntry,
     r: AgentRunResult,
-  ): { result: AgentRunResult | null; error: Receipt['error']; charged: boolean; units: number } {
+  ): { result: AgentRunResult | null; error: Receipt['error']; charged: boolean; units: number; summary?: string } {
     const fail = (code: keyof typeof CALL_FAILURES): { result: null; error: Receipt['error']; charged: false; units: 0 } => ({
       result: null,
       error: { code, message: CALL_FAILURES[code], charged: false },
@@ -673,12 +682,14 @@ export class Gateway {
       if (r.errorCode === 'timeout' || r.errorCode === 'unreachable' || r.errorCode === 'payment_refused') return fail(r.errorCode);
       return { ...fail('undeclared_error'), result: r };
     }
-    const size = Buffer.byteLength(r.structured !== null && r.structured !== undefined ? JSON.stringify(r.structured) : r.text);
+    // Written to JSON once: its size here, and in the receipt's summary.
+    const json = r.structured !== null && r.structured !== undefined ? JSON.stringify(r.structured) : undefined;
+    const size = Buffer.byteLength(json ?? r.text);
     if (size > MAX_OUTPUT_BYTES) return fail('output_too_large');
-    const value = r.structured !== null && r.structured !== undefined ? r.structured : parseOr(r.text);
+    const value = json !== undefined ? r.structured : parseOr(r.text);
     const problems = this.deps.validate?.(entry.manifest.output_schema, value) ?? [];
     if (problems.length > 0) return fail('invalid_output');
-    return { result: r, error: null, charged: true, units: r.units };
+    return { result: r, error: null, charged: true, units: r.units, summary: describeOutput(r, json) };
   }
 }
 
@@ -690,9 +701,11 @@ function parseOr(text: string): unknown {
   }
 }
 
-/** The shape and size of an output, never its text: what the ledger keeps of another agent's words. */
-function describeOutput(v: unknown): string {
-  if (typeof v === 'string') return `text, ${v.length} chars`;
-  const size = JSON.stringify(v ?? null).length;
-  return `${Array.isArray(v) ? 'JSON array' : v === null ? 'nothing' : 'JSON object'}, ${size} bytes`;
+/**
+ * The shape and size of an output (its structured part as `json`, when it has one), never its text:
+ * what the ledger keeps of another agent's words.
+ */
+function describeOutput(r: AgentRunResult, json: string | undefined): string {
+  if (json === undefined) return `text, ${r.text.length} chars`;
+  return `${Array.isArray(r.structured) ? 'JSON array' : 'JSON object'}, ${json.length} bytes`;
 }
