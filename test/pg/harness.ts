@@ -23,6 +23,11 @@ export interface TestPostgres {
   createDatabase(name: string): Promise<string>;
   /** Stops the server immediately (fast shutdown) and starts it again on the same port and data. */
   restart(): void;
+  /**
+   * Kills the server as a crash would (immediate shutdown: no checkpoint, and what its WAL writer had not
+   * written yet is lost) and starts it again, which recovers from its WAL.
+   */
+  crash(): void;
   stop(): void;
 }
 
@@ -113,9 +118,11 @@ async function templateData(bin: string): Promise<string> {
 
 /**
  * Starts a new cluster. Throws when PostgreSQL is not installed. Tests run it without fsync (nothing
- * they check depends on surviving a power cut); `durable` keeps PostgreSQL's defaults, for the bench.
+ * they check depends on surviving a power cut) and, unless `synchronousCommit`, without waiting for any
+ * commit's flush; `durable` keeps PostgreSQL's defaults, for the bench. `settings` are more of its
+ * settings, by name.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
+export async function startPostgres(options: { durable?: boolean; synchronousCommit?: boolean; settings?: Record<string, string> } = {}): Promise<TestPostgres> {
   await aptInstall(() => (postgresBin() ? [] : ['postgresql']), "the team store's tests need PostgreSQL's server binaries (/usr/lib/postgresql/*/bin)", (line) => process.stderr.write(`[pg] ${line}\n`));
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
@@ -125,10 +132,11 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   // cp -a keeps the owner (the server's user) and the folder's 0700, which PostgreSQL requires.
   execFileSync('cp', ['-a', template, data]);
   const port = await freePort();
-  const fast = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
-  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast} -c max_connections=200`;
+  const fast = options.durable ? '' : ` -c fsync=off${options.synchronousCommit ? '' : ' -c synchronous_commit=off'} -c full_page_writes=off`;
+  const more = Object.entries(options.settings ?? {}).map(([k, v]) => ` -c ${k}=${v}`).join('');
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast}${more} -c max_connections=200`;
   const start = (): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-o', serverOptions, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start']);
-  const stopServer = (): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+  const stopServer = (mode = 'fast'): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
   start();
   const url = (db: string): string => `postgres://postgres@127.0.0.1:${port}/${db}`;
   let stopped = false;
@@ -138,6 +146,10 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     createDatabase: (name) => createDatabaseAt(url('postgres'), name),
     restart() {
       stopServer();
+      start();
+    },
+    crash() {
+      stopServer('immediate');
       start();
     },
     stop() {

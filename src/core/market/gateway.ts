@@ -356,7 +356,14 @@ export class Gateway {
     const prepared = this.prepare(mandateId, request);
     const { decision, status } = await untilDecided(
       this.deps.store,
-      async (approvalId) => detached(await this.deps.store.transact((s) => this.decide(s, prepared, approvalId, options.grant))),
+      // A decision only reads the state and builds events, unless it counts a delegated call against its
+      // grant: without one, a team store may decide it on the state it has and write it in one round trip.
+      async (approvalId) =>
+        detached(
+          await this.deps.store.transact((s) => this.decide(s, prepared, approvalId, options.grant), {
+            rerunnable: options.grant === undefined,
+          }),
+        ),
       (d) => (d.kind === 'pending' ? d.approval : undefined),
       { approvalId: request.approval, wait: options.waitForApproval, signal: options.signal },
     );
@@ -647,9 +654,11 @@ export class Gateway {
         const done = applyToReceipt(open, { type: 'call.finished', data: finished }, endedAt) ?? open;
         return { events: [receiptEvent('call.finished', finished), ...end.events], result: structuredClone(done) };
       },
-      // A crash before this is durable leaves the hold in place (over-reserved, never overspent) until
-      // recovery releases it; the next durable append, or a timer, makes it durable.
-      { durable: false },
+      // Made durable by the next durable append or soon after (group commit): a crash of the machine, or
+      // of a team store's database, before then can lose it and leave the hold in place — over-reserved,
+      // never overspent (a team store's process writes it again if it still runs). It only reads the
+      // state and builds events: a team store may write it in one round trip (see TxOptions).
+      { durable: false, rerunnable: true },
     );
     return { kind: 'done', receipt: settled, entry, result: judged.result };
   }

@@ -275,9 +275,17 @@ export interface TxResult<T> {
 export interface TxOptions {
   /**
    * False lets a later flush make the append durable (group commit): for an event whose loss in a crash
-   * can only leave money over-reserved, never overspent (a settlement after a durable hold).
+   * can only leave money over-reserved, never overspent (a settlement after a durable hold). The file
+   * journal flushes it with the next durable append or within 50 ms; a team store commits it with
+   * PostgreSQL's `synchronous_commit` off, and writes it again should the database lose it.
    */
   durable?: boolean;
+  /**
+   * True when `fn` does nothing but return its events and result, so that it may run more than once: a
+   * store whose lock costs a round trip (the team store) may then run it on the state it has and write in
+   * one round trip, and run it again under the lock only should another process have written first.
+   */
+  rerunnable?: boolean;
 }
 
 /**
@@ -327,6 +335,13 @@ export interface EventStore<S> {
    * restarted, and its clients are still reconnecting). A store without it judges only this machine's.
    */
   ownersAbsent?(owners: ProcessRef[]): Promise<boolean[] | null>;
+  /**
+   * For a store whose database may lose, in a crash, the last transactions committed without waiting
+   * for their flush (see TxOptions.durable): when that database last started, in ms since the epoch by
+   * its clock; null when that cannot be told right now. What a process wrote before it may have been
+   * lost: a hold placed before it may have lost its settlement.
+   */
+  startedAt?(): Promise<number | null>;
   close(): void;
 }
 
