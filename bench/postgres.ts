@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Client as PgClient } from 'pg';
+import type { Client as PgClient, Pool, PoolClient } from 'pg';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
 import { lazySigner } from '../src/core/store/keys.ts';
 import { migrateToTeamStore } from '../src/core/teamAdmin.ts';
@@ -44,6 +44,8 @@ export async function comparisonH(dirs: TempDirs, tpl: CallTemplate, closers: ((
   await floor.query('CREATE TABLE floor (seq bigserial PRIMARY KEY, data text NOT NULL)');
   const decision = 'x'.repeat(tpl.decisionBytes);
 
+  for (let i = 0; i < 5; i++) await callAgent(onPg.client);
+  context['h_per_call'] = await countStatements(store, n(40, 10), () => callAgent(onPg.client));
   const samples = await interleave(
     [
       { name: 'pg', perRound: n(5, 3), warmup: n(30, 5), run: () => callAgent(onPg.client) },
@@ -56,4 +58,52 @@ export async function comparisonH(dirs: TempDirs, tpl: CallTemplate, closers: ((
   row('h.f', 'call_agent on PostgreSQL vs on the file journal, in-memory transport', holonPg, side('call_agent, Holon on the file journal', samples, 'file'));
   row('h.p', "call_agent on PostgreSQL vs PostgreSQL's floor (one INSERT, committed)", holonPg, side('1 INSERT + commit', samples, 'floor'));
   context['h_postgres'] = { server: pg.url('bench').replace(/\/\/[^@]*@/, '//'), durable: true };
+}
+
+/** How many statements a simple query holds: its `;`-separated parts, quoted literals skipped. */
+function statementsIn(text: string): number {
+  let n = 0;
+  let quoted = false;
+  let part = false;
+  for (const ch of text) {
+    if (ch === "'") quoted = !quoted;
+    if (!quoted && ch === ';') {
+      if (part) n += 1;
+      part = false;
+    } else if (!/\s/.test(ch)) part = true;
+  }
+  return n + (part ? 1 : 0);
+}
+
+/**
+ * What the store sends PostgreSQL per call while `calls` calls run: queries (each one round trip) and the
+ * statements in them, on its pool's connections (transactions and catch-up reads alike, the once-a-second
+ * poll included).
+ */
+async function countStatements(store: PostgresStore<unknown>, calls: number, call: () => Promise<void>): Promise<{ round_trips: number; statements: number }> {
+  const pool = (store as unknown as { pool: Pool }).pool;
+  let trips = 0;
+  let statements = 0;
+  let counting = true;
+  const count = (args: unknown[]): void => {
+    if (!counting) return;
+    const q = args[0];
+    const text = typeof q === 'string' ? q : (q as { text?: string } | undefined)?.text;
+    trips += 1;
+    statements += text ? statementsIn(text) : 1;
+  };
+  // Every query, a transaction's or a read's (pool.query checks a connection out too), goes through a connection.
+  const seen = new WeakSet<PoolClient>();
+  pool.on('acquire', (client) => {
+    if (seen.has(client)) return;
+    seen.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
+      count(args);
+      return query(...args);
+    };
+  });
+  for (let i = 0; i < calls; i++) await call();
+  counting = false;
+  return { round_trips: trips / calls, statements: statements / calls };
 }
