@@ -6,13 +6,13 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Client as PgClient, Pool, PoolClient } from 'pg';
+import type { Client as PgClient } from 'pg';
 import { silentLogger, systemClock } from '../src/core/deps.ts';
 import { lazySigner } from '../src/core/store/keys.ts';
 import { migrateToTeamStore } from '../src/core/teamAdmin.ts';
 import { PostgresStore } from '../src/core/store/pg/store.ts';
 import { holonReducer } from '../src/core/state.ts';
-import { startPostgres } from '../test/pg/harness.ts';
+import { aroundQueries, startPostgres } from '../test/pg/harness.ts';
 import { context, log, n, plan, row, side } from './report.ts';
 import { interleave } from './timing.ts';
 import type { CallTemplate, TempDirs } from './world.ts';
@@ -81,27 +81,17 @@ function statementsIn(text: string): number {
  * poll included).
  */
 async function countStatements(store: PostgresStore<unknown>, calls: number, call: () => Promise<void>): Promise<{ round_trips: number; statements: number }> {
-  const pool = (store as unknown as { pool: Pool }).pool;
   let trips = 0;
   let statements = 0;
   let counting = true;
-  const count = (args: unknown[]): void => {
-    if (!counting) return;
-    const q = args[0];
-    const text = typeof q === 'string' ? q : (q as { text?: string } | undefined)?.text;
-    trips += 1;
-    statements += text ? statementsIn(text) : 1;
-  };
-  // Every query, a transaction's or a read's (pool.query checks a connection out too), goes through a connection.
-  const seen = new WeakSet<PoolClient>();
-  pool.on('acquire', (client) => {
-    if (seen.has(client)) return;
-    seen.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-    (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
-      count(args);
-      return query(...args);
-    };
+  aroundQueries(store, (args, send) => {
+    if (counting) {
+      const q = args[0];
+      const text = typeof q === 'string' ? q : (q as { text?: string } | undefined)?.text;
+      trips += 1;
+      statements += text ? statementsIn(text) : 1;
+    }
+    return send();
   });
   for (let i = 0; i < calls; i++) await call();
   counting = false;

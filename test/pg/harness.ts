@@ -10,7 +10,13 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Logger } from '../../src/core/deps.ts';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
+import { PostgresStore } from '../../src/core/store/pg/store.ts';
+import type { HolonState } from '../../src/core/state.ts';
+import { holonReducer } from '../../src/core/state.ts';
 import { aptInstall } from '../apt.ts';
 import { withLockFolder } from '../lockFolder.ts';
 
@@ -165,4 +171,33 @@ export async function startPostgres(options: { durable?: boolean; synchronousCom
   // A test process that ends without its after() (a crash, an early exit) must not leave the server running.
   process.on('exit', () => cluster.stop());
   return cluster;
+}
+
+/**
+ * Holon's state on the team store at `url`, sealed with the installation key in `stateDir`; `closing`
+ * gets what closes it.
+ */
+export async function openHolonStore(url: string, stateDir: string, closing: (() => unknown)[], logger: Logger = silentLogger): Promise<PostgresStore<HolonState>> {
+  const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger, signer: loadOrCreateSigner(stateDir) });
+  closing.push(async () => {
+    store.close();
+    await store.ended;
+  });
+  return store;
+}
+
+/**
+ * Puts `around` between a store and PostgreSQL: every query its pool's connections send (a transaction's,
+ * or a read through pool.query, which checks a connection out too) goes through it, with the query's
+ * arguments and a function that sends it as it was.
+ */
+export function aroundQueries(store: PostgresStore<unknown>, around: (args: unknown[], send: () => Promise<unknown>) => Promise<unknown>): void {
+  const pool = (store as unknown as { pool: Pool }).pool;
+  const seen = new WeakSet<PoolClient>();
+  pool.on('acquire', (client) => {
+    if (seen.has(client)) return;
+    seen.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => around(args, () => query(...args));
+  });
 }

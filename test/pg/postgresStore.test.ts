@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import type { Client, Pool, PoolClient } from 'pg';
+import type { Client } from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { waitForDecision } from '../../src/core/approvals/flow.ts';
@@ -20,12 +20,11 @@ import { endHold, fund, gateSpend } from '../../src/core/money/spend.ts';
 import { thisProcess } from '../../src/core/store/owner.ts';
 import { setTeamMember } from '../../src/core/team.ts';
 import type { HolonState } from '../../src/core/state.ts';
-import { holonReducer } from '../../src/core/state.ts';
 import type { JournalEvent, Reducer } from '../../src/core/store/store.ts';
 import { txMessage } from '../../src/core/store/store.ts';
 import { ROOT, seedDemo, tempDir } from '../helpers.ts';
 import type { TestPostgres } from './harness.ts';
-import { sqlAt, startPostgres } from './harness.ts';
+import { aroundQueries, openHolonStore, sqlAt, startPostgres } from './harness.ts';
 
 let pg: TestPostgres;
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -66,13 +65,8 @@ async function openCounter(url: string, stateDir: string): Promise<PostgresStore
   return store;
 }
 
-async function openHolon(url: string, stateDir: string, logger: Logger = silentLogger): Promise<PostgresStore<HolonState>> {
-  const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger, signer: loadOrCreateSigner(stateDir) });
-  cleanups.push(async () => {
-    store.close();
-    await store.ended;
-  });
-  return store;
+function openHolon(url: string, stateDir: string, logger?: Logger): Promise<PostgresStore<HolonState>> {
+  return openHolonStore(url, stateDir, cleanups, logger);
 }
 
 /** Resolves with the first batch `store` tells its subscribers about that satisfies `pred`. */
@@ -238,19 +232,12 @@ describe('PostgresStore', () => {
     const a = await openCounter(url, stateDir);
     // The connection cut around the statement that inserts and commits: after it ran, or before.
     let cut: 'after' | 'before' | undefined;
-    const pool = (a as unknown as { pool: Pool }).pool;
-    const wrapped = new WeakSet<PoolClient>();
-    pool.on('acquire', (client) => {
-      if (wrapped.has(client)) return;
-      wrapped.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
-        const when = typeof args[0] === 'string' && args[0].startsWith('INSERT INTO holon_events') ? cut : undefined;
-        if (when === 'before') throw new Error('Connection terminated unexpectedly');
-        const r = await query(...args);
-        if (when === 'after') throw new Error('Connection terminated unexpectedly');
-        return r;
-      };
+    aroundQueries(a, async (args, send) => {
+      const when = typeof args[0] === 'string' && args[0].startsWith('INSERT INTO holon_events') ? cut : undefined;
+      if (when === 'before') throw new Error('Connection terminated unexpectedly');
+      const r = await send();
+      if (when === 'after') throw new Error('Connection terminated unexpectedly');
+      return r;
     });
     const append = (): Promise<string> => a.transact(() => ({ events: [{ type: 'test.plain', data: {} }], result: 'done' }));
 
@@ -271,16 +258,9 @@ describe('PostgresStore: a settlement committed without waiting for its flush', 
   /** Every statement `store` sends through its pool's connections (its transactions), as sent. */
   function statements(store: PostgresStore<unknown>): string[] {
     const sent: string[] = [];
-    const pool = (store as unknown as { pool: Pool }).pool;
-    const wrapped = new WeakSet<PoolClient>();
-    pool.on('acquire', (client) => {
-      if (wrapped.has(client)) return;
-      wrapped.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
-        if (typeof args[0] === 'string') sent.push(args[0]);
-        return query(...args);
-      };
+    aroundQueries(store, (args, send) => {
+      if (typeof args[0] === 'string') sent.push(args[0]);
+      return send();
     });
     return sent;
   }
@@ -342,28 +322,18 @@ describe('PostgresStore: a settlement committed without waiting for its flush', 
     const a = await openCounter(url, stateDir);
     // The poll is stopped: every read the pool makes from here on is one an announcement asked for.
     clearInterval((a as unknown as { timer: NodeJS.Timeout }).timer);
-    const pool = (a as unknown as { pool: Pool }).pool;
+    // The reads a look makes (a transaction's own read names its seq in its text).
     let reads = 0;
-    const poolQuery = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
-      if (typeof args[0] === 'string' && args[0].includes('FROM holon_events WHERE seq')) reads += 1;
-      return poolQuery(...args);
-    };
     // Each commit's answer is held until the store has heard the announcement of the rows it committed.
     const listener = (a as unknown as { listener: Client }).listener;
     const heard = new Set<number>();
     listener.on('notification', (n) => heard.add(Number(n.payload)));
-    const wrapped = new WeakSet<PoolClient>();
-    pool.on('acquire', (client) => {
-      if (wrapped.has(client)) return;
-      wrapped.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
-        const r = await query(...args);
-        const announced = typeof args[0] === 'string' ? /pg_notify\('holon_events', '(\d+)'\)/.exec(args[0])?.[1] : undefined;
-        if (announced) await until(() => heard.has(Number(announced)), `the announcement of row ${announced}`);
-        return r;
-      };
+    aroundQueries(a, async (args, send) => {
+      if (typeof args[0] === 'string' && /FROM holon_events WHERE seq >=? \$1/.test(args[0])) reads += 1;
+      const r = await send();
+      const announced = typeof args[0] === 'string' ? /pg_notify\('holon_events', '(\d+)'\)/.exec(args[0])?.[1] : undefined;
+      if (announced) await until(() => heard.has(Number(announced)), `the announcement of row ${announced}`);
+      return r;
     });
     for (let i = 0; i < 5; i++) await a.transact(() => ({ events: [{ type: 'test.plain', data: { i } }], result: undefined }));
     assert.equal(a.seq, 5);

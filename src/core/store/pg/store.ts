@@ -727,7 +727,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     const folded: JournalEvent[] = [];
     for (const e of events) {
       if (e.seq <= this.chain.seq) continue;
-      const step = this.chain.push({ e });
+      const step = this.chain.push({ e }, own);
       if ('broken' in step)
         throw this.breakWith(`store: event ${e.seq}: ${step.broken}; run \`holon verify --store\``, { after_seq: this.chain.seq });
       for (const done of step.done) {
