@@ -374,7 +374,7 @@ async function main(): Promise<void> {
   const work = context['per_call_journal_work'] as { transactions: number; writing_transactions: number; events: number } | undefined;
   if (work) out.write(`Per call_agent: ${work.transactions.toFixed(2)} journal transactions, ${work.writing_transactions.toFixed(2)} appends, ${work.events.toFixed(2)} events; transactions of ${JSON.stringify(context['transaction_bytes'])} bytes.\n`);
   const round = (_k: string, v: unknown): unknown => (typeof v === 'number' ? Math.round(v * 100) / 100 : v);
-  for (const key of ['r_world_r-1k', 'r_world_r-big', 'million', 'd_open_1M', 'f_throughput_calls_per_s', 'g_activation_ms', 'c_sizes']) {
+  for (const key of ['h_per_call', 'r_world_r-1k', 'r_world_r-big', 'million', 'd_open_1M', 'f_throughput_calls_per_s', 'g_activation_ms', 'c_sizes']) {
     if (context[key] !== undefined) out.write(`${key}: ${JSON.stringify(context[key], round)}\n`);
   }
   if (context['e_matches_10k']) out.write(`(e) the first search over 10,000 agents (building the index): ${fmtMs(context['e_first_search_ms'] as number)} ms; matches: ${JSON.stringify(context['e_matches_10k'])}.\n`);

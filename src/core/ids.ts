@@ -40,7 +40,18 @@ export function currencyCode(text: string): string {
   return text;
 }
 
-/** A new opaque id with a readable prefix, e.g. "rcpt_3kq9…". */
+/** Random bytes drawn ahead for ids, each used once: a call makes several, and asking the system for nine bytes at a time costs more. */
+const POOL_BYTES = 9 * 455;
+let pool = Buffer.alloc(0);
+let taken = 0;
+
+/** A new opaque id with a readable prefix, e.g. "rcpt_3kq9…": 72 random bits. */
 export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(9).toString('base64url')}`;
+  if (taken + 9 > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    taken = 0;
+  }
+  const id = pool.toString('base64url', taken, taken + 9);
+  taken += 9;
+  return `${prefix}_${id}`;
 }

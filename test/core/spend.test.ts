@@ -15,6 +15,8 @@ import type { Mandate } from '../../src/core/model.ts';
 import * as M from '../../src/core/amount.ts';
 import { budgetOf, endHold, gateSpend, releaseOrphanedHolds } from '../../src/core/money/spend.ts';
 import type { HolonState } from '../../src/core/state.ts';
+import type { SpendFields } from '../../src/core/money/spend.ts';
+import type { EventStore } from '../../src/core/store/store.ts';
 import { canonicalHash } from '../../src/core/util.ts';
 import type { World } from './fixtures.ts';
 import { ACME, deferred, FILE_A, MANDATE, ok, u, withWorld } from './fixtures.ts';
@@ -175,5 +177,38 @@ describe('holds of a process that died', () => {
       // Nothing left to release: no transaction at all.
       assert.deepEqual(await releaseOrphanedHolds(w.store, (o) => o.pid === dead.pid), []);
       assert.equal(w.store.seq, seq + 2);
+    }));
+
+  test('on a store whose database may lose its last settlements in a crash, those placed before it last started stay held', () =>
+    withWorld(async (w) => {
+      const dead = { host: 'h', pid: 999, start: '1' };
+      const place = (id: string): Promise<string> =>
+        w.store.transact((s) => {
+          const g = gateSpend(s, { id, mandate: mandateOf(s), payee: { kind: 'payee', id: 'p' }, amount: M.money('0.10', 'EUR'), subject: paymentSubject('p', '0.10'), now: w.clock.now(), owner: dead });
+          return { events: g.kind === 'held' ? g.events : [], result: g.kind };
+        });
+      await place('before');
+      const started = w.clock.now() + 1_000;
+      w.clock.advance(4_000);
+      await place('within-the-clocks-margin');
+      w.clock.advance(10_000);
+      await place('after');
+      // The database's own word, as a team store gives it: when it last started, or null when it cannot tell.
+      let startedAt: number | null = null;
+      const view: Pick<EventStore<SpendFields>, 'state' | 'mayWrite' | 'transact' | 'startedAt'> = {
+        get state() {
+          return w.store.state;
+        },
+        mayWrite: (events) => w.store.mayWrite(events),
+        transact: (fn) => w.store.transact(fn),
+        startedAt: async () => startedAt,
+      };
+      const store = view as EventStore<SpendFields>;
+      const gone = (o: { pid: number }): boolean => o.pid === dead.pid;
+      assert.deepEqual(await releaseOrphanedHolds(store, gone), [], 'nothing, while the store cannot tell when its database started');
+      startedAt = started;
+      assert.deepEqual(await releaseOrphanedHolds(store, gone), ['after']);
+      assert.deepEqual(Object.keys(w.store.state.holds).sort(), ['before', 'within-the-clocks-margin']);
+      assert.equal(w.store.state.spend[MANDATE]?.held, u('0.20'));
     }));
 });

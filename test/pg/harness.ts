@@ -10,7 +10,13 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Logger } from '../../src/core/deps.ts';
+import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
+import { PostgresStore } from '../../src/core/store/pg/store.ts';
+import type { HolonState } from '../../src/core/state.ts';
+import { holonReducer } from '../../src/core/state.ts';
 import { aptInstall } from '../apt.ts';
 import { withLockFolder } from '../lockFolder.ts';
 
@@ -23,6 +29,11 @@ export interface TestPostgres {
   createDatabase(name: string): Promise<string>;
   /** Stops the server immediately (fast shutdown) and starts it again on the same port and data. */
   restart(): void;
+  /**
+   * Kills the server as a crash would (immediate shutdown: no checkpoint, and what its WAL writer had not
+   * written yet is lost) and starts it again, which recovers from its WAL.
+   */
+  crash(): void;
   stop(): void;
 }
 
@@ -113,9 +124,11 @@ async function templateData(bin: string): Promise<string> {
 
 /**
  * Starts a new cluster. Throws when PostgreSQL is not installed. Tests run it without fsync (nothing
- * they check depends on surviving a power cut); `durable` keeps PostgreSQL's defaults, for the bench.
+ * they check depends on surviving a power cut) and, unless `synchronousCommit`, without waiting for any
+ * commit's flush; `durable` keeps PostgreSQL's defaults, for the bench. `settings` are more of its
+ * settings, by name.
  */
-export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
+export async function startPostgres(options: { durable?: boolean; synchronousCommit?: boolean; settings?: Record<string, string> } = {}): Promise<TestPostgres> {
   await aptInstall(() => (postgresBin() ? [] : ['postgresql']), "the team store's tests need PostgreSQL's server binaries (/usr/lib/postgresql/*/bin)", (line) => process.stderr.write(`[pg] ${line}\n`));
   const bin = postgresBin();
   if (!bin) throw new Error('PostgreSQL is not installed (apt-get install postgresql)');
@@ -125,10 +138,11 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   // cp -a keeps the owner (the server's user) and the folder's 0700, which PostgreSQL requires.
   execFileSync('cp', ['-a', template, data]);
   const port = await freePort();
-  const fast = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
-  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast} -c max_connections=200`;
+  const fast = options.durable ? '' : ` -c fsync=off${options.synchronousCommit ? '' : ' -c synchronous_commit=off'} -c full_page_writes=off`;
+  const more = Object.entries(options.settings ?? {}).map(([k, v]) => ` -c ${k}=${v}`).join('');
+  const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${fast}${more} -c max_connections=200`;
   const start = (): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-o', serverOptions, '-l', path.join(dir, 'log'), '-w', '-t', '30', 'start']);
-  const stopServer = (): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+  const stopServer = (mode = 'fast'): void => asServer(path.join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']);
   start();
   const url = (db: string): string => `postgres://postgres@127.0.0.1:${port}/${db}`;
   let stopped = false;
@@ -138,6 +152,10 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     createDatabase: (name) => createDatabaseAt(url('postgres'), name),
     restart() {
       stopServer();
+      start();
+    },
+    crash() {
+      stopServer('immediate');
       start();
     },
     stop() {
@@ -153,4 +171,33 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   // A test process that ends without its after() (a crash, an early exit) must not leave the server running.
   process.on('exit', () => cluster.stop());
   return cluster;
+}
+
+/**
+ * Holon's state on the team store at `url`, sealed with the installation key in `stateDir`; `closing`
+ * gets what closes it.
+ */
+export async function openHolonStore(url: string, stateDir: string, closing: (() => unknown)[], logger: Logger = silentLogger): Promise<PostgresStore<HolonState>> {
+  const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger, signer: loadOrCreateSigner(stateDir) });
+  closing.push(async () => {
+    store.close();
+    await store.ended;
+  });
+  return store;
+}
+
+/**
+ * Puts `around` between a store and PostgreSQL: every query its pool's connections send (a transaction's,
+ * or a read through pool.query, which checks a connection out too) goes through it, with the query's
+ * arguments and a function that sends it as it was.
+ */
+export function aroundQueries(store: PostgresStore<unknown>, around: (args: unknown[], send: () => Promise<unknown>) => Promise<unknown>): void {
+  const pool = (store as unknown as { pool: Pool }).pool;
+  const seen = new WeakSet<PoolClient>();
+  pool.on('acquire', (client) => {
+    if (seen.has(client)) return;
+    seen.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => around(args, () => query(...args));
+  });
 }

@@ -62,15 +62,16 @@ test('a server killed with -9 on one machine: another machine releases its hold;
       await until(async () => units((await budget()).held.amount) > before, 'the call to hold its money', 30_000);
       return session;
     };
+    // Right after the database starts nobody's absence counts (everyone is reconnecting), and a hold placed
+    // before it started may have lost its settlement in a crash: the holds are placed after that.
+    const young = 11_000 - (Date.now() - startedAt);
+    if (young > 0) await new Promise((r) => setTimeout(r, young));
     const alive = await callInFlight(dev2, 'dev-box-2', 0);
     const doomed = await callInFlight(dev, 'dev-box', 1);
     assert.equal(units((await budget()).held.amount), units('0.10'));
 
     process.kill(doomed.pid as number, 'SIGKILL');
     await until(() => !pidAlive(doomed.pid as number), 'the server to die');
-    // Right after the database starts nobody's absence counts (everyone is reconnecting): wait that out.
-    const young = 11_000 - (Date.now() - startedAt);
-    if (young > 0) await new Promise((r) => setTimeout(r, young));
 
     // The lead's next write (or the live server's sweep, first) gives the dead server's hold back.
     await run(lead, 'lead-box', ['fund', 'demo', '1']);
@@ -101,6 +102,10 @@ test('on a team store, the next write gives back a hold from before the machine 
   };
   try {
     for (const cmd of SEED_COMMANDS) await run(cmd);
+    // Right after the database starts nobody's absence counts (everyone is reconnecting), and a hold placed
+    // before it started may have lost its settlement in a crash: the hold is placed after that.
+    const young = 11_000 - (Date.now() - startedAt);
+    if (young > 0) await new Promise((r) => setTimeout(r, young));
     // A hold as a server writes it, by a process of an earlier run of this machine.
     const id = 'rcpt_before_restart';
     const store = await openStore(state, { clock: systemClock, logger: silentLogger, watch: false, store: url });
@@ -114,9 +119,6 @@ test('on a team store, the next write gives back a hold from before the machine 
     } finally {
       store.close();
     }
-    // Right after the database starts nobody's absence counts (everyone is reconnecting): wait that out.
-    const young = 11_000 - (Date.now() - startedAt);
-    if (young > 0) await new Promise((r) => setTimeout(r, young));
     await run(['fund', 'demo', '1']);
     assert.deepEqual(JSON.parse((await run(['holds', '--json'])).stdout), []);
     const rows = await sqlAt<{ data: string }>(url, "SELECT data FROM holon_events WHERE type = 'hold.released' ORDER BY seq");

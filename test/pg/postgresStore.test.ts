@@ -6,24 +6,25 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import type { Pool, PoolClient } from 'pg';
+import type { Client } from 'pg';
 import { after, before, describe, test } from 'node:test';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { waitForDecision } from '../../src/core/approvals/flow.ts';
+import type { Logger } from '../../src/core/deps.ts';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { HolonError } from '../../src/core/errors.ts';
 import { loadOrCreateSigner, verifySignature } from '../../src/core/store/keys.ts';
 import { money } from '../../src/core/amount.ts';
 import { PostgresStore } from '../../src/core/store/pg/store.ts';
-import { gateSpend } from '../../src/core/money/spend.ts';
+import { endHold, fund, gateSpend } from '../../src/core/money/spend.ts';
+import { thisProcess } from '../../src/core/store/owner.ts';
 import { setTeamMember } from '../../src/core/team.ts';
 import type { HolonState } from '../../src/core/state.ts';
-import { holonReducer } from '../../src/core/state.ts';
 import type { JournalEvent, Reducer } from '../../src/core/store/store.ts';
 import { txMessage } from '../../src/core/store/store.ts';
 import { ROOT, seedDemo, tempDir } from '../helpers.ts';
 import type { TestPostgres } from './harness.ts';
-import { sqlAt, startPostgres } from './harness.ts';
+import { aroundQueries, openHolonStore, sqlAt, startPostgres } from './harness.ts';
 
 let pg: TestPostgres;
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -64,13 +65,8 @@ async function openCounter(url: string, stateDir: string): Promise<PostgresStore
   return store;
 }
 
-async function openHolon(url: string, stateDir: string): Promise<PostgresStore<HolonState>> {
-  const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: loadOrCreateSigner(stateDir) });
-  cleanups.push(async () => {
-    store.close();
-    await store.ended;
-  });
-  return store;
+function openHolon(url: string, stateDir: string, logger?: Logger): Promise<PostgresStore<HolonState>> {
+  return openHolonStore(url, stateDir, cleanups, logger);
 }
 
 /** Resolves with the first batch `store` tells its subscribers about that satisfies `pred`. */
@@ -236,19 +232,12 @@ describe('PostgresStore', () => {
     const a = await openCounter(url, stateDir);
     // The connection cut around the statement that inserts and commits: after it ran, or before.
     let cut: 'after' | 'before' | undefined;
-    const pool = (a as unknown as { pool: Pool }).pool;
-    const wrapped = new WeakSet<PoolClient>();
-    pool.on('acquire', (client) => {
-      if (wrapped.has(client)) return;
-      wrapped.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
-        const when = typeof args[0] === 'string' && args[0].startsWith('INSERT INTO holon_events') ? cut : undefined;
-        if (when === 'before') throw new Error('Connection terminated unexpectedly');
-        const r = await query(...args);
-        if (when === 'after') throw new Error('Connection terminated unexpectedly');
-        return r;
-      };
+    aroundQueries(a, async (args, send) => {
+      const when = typeof args[0] === 'string' && args[0].startsWith('INSERT INTO holon_events') ? cut : undefined;
+      if (when === 'before') throw new Error('Connection terminated unexpectedly');
+      const r = await send();
+      if (when === 'after') throw new Error('Connection terminated unexpectedly');
+      return r;
     });
     const append = (): Promise<string> => a.transact(() => ({ events: [{ type: 'test.plain', data: {} }], result: 'done' }));
 
@@ -265,7 +254,152 @@ describe('PostgresStore', () => {
   });
 });
 
-async function until(cond: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+describe('PostgresStore: a settlement committed without waiting for its flush', () => {
+  /** Every statement `store` sends through its pool's connections (its transactions), as sent. */
+  function statements(store: PostgresStore<unknown>): string[] {
+    const sent: string[] = [];
+    aroundQueries(store, (args, send) => {
+      if (typeof args[0] === 'string') sent.push(args[0]);
+      return send();
+    });
+    return sent;
+  }
+
+  test('is committed with synchronous_commit off, that transaction only', async () => {
+    const { url, stateDir } = await newDatabase();
+    const a = await openCounter(url, stateDir);
+    const sent = statements(a);
+    await a.transact(() => ({ events: [{ type: 'test.plain', data: { n: 1 } }], result: undefined }));
+    await a.transact(() => ({ events: [{ type: 'test.plain', data: { n: 2 } }], result: undefined }), { durable: false });
+    await a.transact(() => ({ events: [{ type: 'test.plain', data: { n: 3 } }], result: undefined }));
+    const begins = sent.filter((q) => q.startsWith('BEGIN'));
+    assert.equal(begins.length, 3);
+    assert.deepEqual(begins.map((q) => q.includes('SET LOCAL synchronous_commit = off')), [false, true, false]);
+    const b = await openCounter(url, stateDir);
+    assert.equal(b.state.count, 3);
+  });
+
+  test('one that may run again is one round trip; when another process wrote first, it is decided again on the latest state', async () => {
+    const { url, stateDir } = await newDatabase();
+    const a = await openCounter(url, stateDir);
+    const b = await openCounter(url, stateDir);
+    const sent = statements(a);
+    let runs = 0;
+    const settle = (): Promise<number> =>
+      a.transact(
+        (s) => {
+          runs += 1;
+          return { events: [{ type: 'test.plain', data: { seen: s.count } }], result: s.count };
+        },
+        { durable: false, rerunnable: true },
+      );
+    assert.equal(await settle(), 0);
+    assert.equal(runs, 1);
+    assert.equal(sent.length, 1, sent.join('\n'));
+    assert.match(sent[0] ?? '', /^BEGIN; SET LOCAL synchronous_commit = off; INSERT INTO holon_events .*; COMMIT$/s);
+
+    // a hears nothing more: b's row is one it has not read when it decides.
+    clearInterval((a as unknown as { timer: NodeJS.Timeout }).timer);
+    (a as unknown as { listener: Client }).listener.removeAllListeners('notification');
+    await until(() => b.seq === 1, 'b to read a');
+    await b.transact(() => ({ events: [{ type: 'test.plain', data: { by: 'b' } }], result: undefined }));
+    sent.length = 0;
+    runs = 0;
+    assert.equal(await settle(), 2, 'decided again, on b’s row too');
+    assert.equal(runs, 2);
+    // Written ahead, refused by the table (it no longer followed the last row), rolled back; then locked,
+    // read and decided again, written.
+    const shapes = [/^BEGIN; SET LOCAL synchronous_commit = off; INSERT .* VALUES \(2, /s, /^ROLLBACK$/, /^BEGIN; .*pg_advisory_xact_lock.*; SELECT /s, /^INSERT .* VALUES \(3, .*; COMMIT$/s];
+    assert.equal(sent.length, shapes.length, sent.join('\n'));
+    shapes.forEach((shape, i) => assert.match(sent[i] ?? '', shape));
+    const c = await openCounter(url, stateDir);
+    assert.equal(c.seq, 3);
+    assert.equal(c.state.count, 3);
+  });
+
+  test("its own announcement, arriving before the commit's answer, makes the store read nothing", async () => {
+    const { url, stateDir } = await newDatabase();
+    const a = await openCounter(url, stateDir);
+    // The poll is stopped: every read the pool makes from here on is one an announcement asked for.
+    clearInterval((a as unknown as { timer: NodeJS.Timeout }).timer);
+    // The reads a look makes (a transaction's own read names its seq in its text).
+    let reads = 0;
+    // Each commit's answer is held until the store has heard the announcement of the rows it committed.
+    const listener = (a as unknown as { listener: Client }).listener;
+    const heard = new Set<number>();
+    listener.on('notification', (n) => heard.add(Number(n.payload)));
+    aroundQueries(a, async (args, send) => {
+      if (typeof args[0] === 'string' && /FROM holon_events WHERE seq >=? \$1/.test(args[0])) reads += 1;
+      const r = await send();
+      const announced = typeof args[0] === 'string' ? /pg_notify\('holon_events', '(\d+)'\)/.exec(args[0])?.[1] : undefined;
+      if (announced) await until(() => heard.has(Number(announced)), `the announcement of row ${announced}`);
+      return r;
+    });
+    for (let i = 0; i < 5; i++) await a.transact(() => ({ events: [{ type: 'test.plain', data: { i } }], result: undefined }));
+    assert.equal(a.seq, 5);
+    assert.equal(heard.size, 5);
+    assert.equal(reads, 0, 'no read for rows this process wrote itself');
+    // Another process's rows are still read when announced.
+    const b = await openCounter(url, stateDir);
+    await b.transact(() => ({ events: [{ type: 'test.plain', data: { by: 'b' } }], result: undefined }));
+    await until(() => a.seq === 6, 'a to read b’s row');
+    assert.equal(reads, 1);
+  });
+
+  test('lost by the database in a crash, is written again by the process that wrote it, and read again by every other: paid once', { timeout: 60_000 }, async () => {
+    const { url, stateDir } = await newDatabase();
+    const warnings: string[] = [];
+    const logger: Logger = { ...silentLogger, warn: (m) => warnings.push(m) };
+    const writer = await openHolon(url, stateDir, logger);
+    await seedDemo(writer, systemClock, { funds: '5', total: '5.00', perDay: null, perCall: null });
+    const reader = await openHolon(url, stateDir);
+    const id = 'rcpt_lost_in_a_crash';
+    // The call's hold, durable before the agent runs; then its settlement, as the gateway writes it.
+    await writer.transact((s) => {
+      const mandate = s.mandates['demo/sandbox'];
+      assert.ok(mandate);
+      const g = gateSpend(s, { id, mandate, payee: { kind: 'agent', id: 'acme/table-extract' }, amount: money('0.50', 'EUR'), subject: { kind: 'payment', payee: 'x', amount: { amount: '0.50', currency: 'EUR' }, terms_hash: null, purpose: null }, now: Date.now(), owner: thisProcess() });
+      assert.equal(g.kind, 'held');
+      return { events: g.kind === 'held' ? g.events : [], result: undefined };
+    });
+    const held = writer.seq;
+    await writer.transact((s) => ({ events: endHold(s, id, money('0.30', 'EUR'), 'succeeded').events, result: undefined }), { durable: false });
+    await until(() => reader.seq === writer.seq, 'the reader to fold the settlement');
+    const spent = money('0.30', 'EUR').units;
+    for (const st of [writer, reader]) assert.equal(st.state.spend['demo/sandbox']?.spent, spent);
+
+    // The crash: the database comes back without the settlement, as PostgreSQL does with a transaction
+    // committed without waiting for its flush when it crashes before its WAL writer flushed it.
+    await sqlAt(url, 'ALTER TABLE holon_events DISABLE TRIGGER holon_events_append_only');
+    await sqlAt(url, `DELETE FROM holon_events WHERE seq > ${held}`);
+    await sqlAt(url, 'ALTER TABLE holon_events ENABLE TRIGGER holon_events_append_only');
+    pg.restart();
+    // A process that never read it writes first: its row takes the lost one's place.
+    const late = await retry(() => openHolon(url, stateDir));
+    assert.equal(late.state.holds[id]?.units, money('0.50', 'EUR').units, 'the table holds the hold, not its settlement');
+    await retry(() => fund(late, 'demo', '1'));
+
+    // Every process ends on the table as it is: the settlement written again once, the hold gone, paid once.
+    const settledOnce = (st: PostgresStore<HolonState>): boolean =>
+      st.state.holds[id] === undefined &&
+      st.state.spend['demo/sandbox']?.spent === spent &&
+      st.state.accounts['demo']?.spent['EUR'] === spent &&
+      st.state.accounts['demo']?.funded['EUR'] === money('6', 'EUR').units;
+    await until(() => [writer, reader, late].every(settledOnce), 'every process to hold the settlement once', 20_000);
+    const rows = await sqlAt<{ data: string }>(url, "SELECT data FROM holon_events WHERE type = 'hold.settled'");
+    assert.deepEqual(rows.map((r) => (JSON.parse(r.data) as { hold: string }).hold), [id]);
+    assert.ok(warnings.some((w) => w.includes('writing again')), warnings.join('\n'));
+    assert.equal(writer.seq, reader.seq);
+    // Each goes on writing; a process opened now folds the same.
+    await retry(() => reader.transact(() => ({ events: [], result: undefined })));
+    await writer.transact(() => ({ events: [{ type: 'fx.set', data: { from: 'GBP', to: 'EUR', rate: '1.17' } }], result: undefined }));
+    const fresh = await openHolon(url, stateDir);
+    assert.ok(settledOnce(fresh));
+    assert.equal(fresh.seq, writer.seq);
+  });
+});
+
+async function until(cond: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -73,6 +73,8 @@ export function unusableApproval(s: ApprovalsFields, mandate: string, id: string
  * appends the events in the same transaction as the rest of its decision.
  */
 export function approvalGate(s: ApprovalsFields, r: GateRequest): ApprovalGate {
+  // Most requests present no approval and need none: the binding is hashed only for those that do.
+  if (r.approvalId === undefined && !r.needed) return { kind: 'proceed', approval: null };
   const { binding, bound } = bindingOf(r.mandate, r.subject);
   if (r.approvalId !== undefined) {
     const unusable = unusableApproval(s, r.mandate, r.approvalId, r.now);
@@ -96,7 +98,6 @@ export function approvalGate(s: ApprovalsFields, r: GateRequest): ApprovalGate {
     if (a.status === 'rejected') return { kind: 'rejected', approval: a };
     return { kind: 'proceed', approval: a };
   }
-  if (!r.needed) return { kind: 'proceed', approval: null };
   const approval: Approval = {
     id: newId('apr'),
     kind: r.subject.kind,

@@ -156,11 +156,12 @@ type Decision = Exclude<CallOutcome, { kind: 'done' }> | { kind: 'started'; rece
 
 /**
  * A decision as the caller keeps it: a copy of what the state may still change (an approval, a
- * receipt). A catalog entry is never changed in place (adding an agent again replaces it), so a call
- * about to run keeps the state's own, and its schemas stay the objects the validator has compiled.
+ * receipt). A call about to run holds the receipt its decision made, which the state never holds (it
+ * folds the event's own copy); and a catalog entry is never changed in place (adding an agent again
+ * replaces it), so it keeps the state's own, and its schemas stay the objects the validator has compiled.
  */
 function detached(d: Decision): Decision {
-  return d.kind === 'started' ? { ...d, receipt: structuredClone(d.receipt) } : structuredClone(d);
+  return d.kind === 'started' ? d : structuredClone(d);
 }
 
 /** An agent as search and get_agent show it to one mandate. */
@@ -200,12 +201,16 @@ export class GrantRegistry {
   }
 }
 
+/** What a call's decision needs of its request, made once, before the lock (a decision may be made again). */
 interface Prepared {
   mandateId: string;
   request: CallRequest;
   maxCost: Money | undefined;
   inputSha256: string;
   inputBytes: number;
+  /** What the receipt and the ledger keep of the input, and what a human is shown of it. */
+  inputSummary: string;
+  inputPreview: string;
   files: Record<string, string>;
 }
 
@@ -357,7 +362,14 @@ export class Gateway {
     const prepared = this.prepare(mandateId, request);
     const { decision, status } = await untilDecided(
       this.deps.store,
-      async (approvalId) => detached(await this.deps.store.transact((s) => this.decide(s, prepared, approvalId, options.grant))),
+      // A decision only reads the state and builds events, unless it counts a delegated call against its
+      // grant: without one, a team store may decide it on the state it has and write it in one round trip.
+      async (approvalId) =>
+        detached(
+          await this.deps.store.transact((s) => this.decide(s, prepared, approvalId, options.grant), {
+            rerunnable: options.grant === undefined,
+          }),
+        ),
       (d) => (d.kind === 'pending' ? d.approval : undefined),
       { approvalId: request.approval, wait: options.waitForApproval, signal: options.signal },
     );
@@ -394,6 +406,8 @@ export class Gateway {
       maxCost,
       inputSha256: canonicalHash(request.input),
       inputBytes: Buffer.byteLength(JSON.stringify(request.input ?? null)),
+      inputSummary: summarize(request.input),
+      inputPreview: previewJson(request.input),
       files: this.resolveFiles(request.input),
     };
   }
@@ -402,6 +416,7 @@ export class Gateway {
   resolveFiles(input: unknown): Record<string, string> {
     const out: Record<string, string> = {};
     const root = path.resolve(this.deps.filesRoot);
+    let realRoot: string | undefined;
     const stack: unknown[] = [input];
     while (stack.length > 0) {
       const v = stack.pop();
@@ -410,11 +425,12 @@ export class Gateway {
         const rel = v.slice(FILE_HANDLE_PREFIX.length);
         let real: string;
         try {
-          real = fs.realpathSync(path.resolve(root, rel));
+          // The system's realpath: one call, where Node's own walks the path a component at a time.
+          real = fs.realpathSync.native(path.resolve(root, rel));
         } catch {
           throw new HolonError('invalid_input', `file handle ${v} does not name a file in the state's files folder`, { handle: v });
         }
-        const realRoot = fs.realpathSync(root);
+        realRoot ??= fs.realpathSync.native(root);
         if (rel.length === 0 || !real.startsWith(realRoot + path.sep) || !fs.statSync(real).isFile()) {
           throw new HolonError('invalid_input', `file handle ${v} points outside the state's files folder`, { handle: v });
         }
@@ -459,7 +475,7 @@ export class Gateway {
       denials: [],
       error: null,
       approval: approvalId ?? null,
-      input_summary: summarize(p.request.input),
+      input_summary: p.inputSummary,
       output_summary: null,
       started_at: nowIso,
       ended_at: nowIso,
@@ -534,7 +550,7 @@ export class Gateway {
         version: m.version,
         capability: receipt.capability,
         input_sha256: p.inputSha256,
-        input_preview: previewJson(p.request.input),
+        input_preview: p.inputPreview,
         input_bytes: p.inputBytes,
         delegated_calls: m.delegated_calls,
       },
@@ -650,7 +666,7 @@ export class Gateway {
           cost: M.toJson({ units: end.charged + carried, currency }),
           price_cost: M.toJson(priceCost),
           error: judged.error,
-          output_summary: judged.error ? null : describeOutput(result.structured ?? result.text),
+          output_summary: judged.error ? null : (judged.summary ?? null),
           duration_ms: duration,
           ended_at: endedAt,
           terms_hash: result.paid?.terms_hash ?? null,
@@ -660,9 +676,11 @@ export class Gateway {
         const done = applyToReceipt(open, { type: 'call.finished', data: finished }, endedAt) ?? open;
         return { events: [receiptEvent('call.finished', finished), ...end.events], result: structuredClone(done) };
       },
-      // A crash before this is durable leaves the hold in place (over-reserved, never overspent) until
-      // recovery releases it; the next durable append, or a timer, makes it durable.
-      { durable: false },
+      // Made durable by the next durable append or soon after (group commit): a crash of the machine, or
+      // of a team store's database, before then can lose it and leave the hold in place — over-reserved,
+      // never overspent (a team store's process writes it again if it still runs). It only reads the
+      // state and builds events: a team store may write it in one round trip (see TxOptions).
+      { durable: false, rerunnable: true },
     );
     return { kind: 'done', receipt: settled, entry, result: judged.result };
   }
@@ -676,7 +694,7 @@ export class Gateway {
   private judge(
     entry: AgentEntry,
     r: AgentRunResult,
-  ): { result: AgentRunResult | null; error: Receipt['error']; charged: boolean; units: number } {
+  ): { result: AgentRunResult | null; error: Receipt['error']; charged: boolean; units: number; summary?: string } {
     const fail = (code: keyof typeof CALL_FAILURES): { result: null; error: Receipt['error']; charged: false; units: 0 } => ({
       result: null,
       error: { code, message: CALL_FAILURES[code], charged: false },
@@ -695,12 +713,14 @@ export class Gateway {
       if (r.errorCode === 'timeout' || r.errorCode === 'unreachable' || r.errorCode === 'payment_refused') return fail(r.errorCode);
       return { ...fail('undeclared_error'), result: r };
     }
-    const size = Buffer.byteLength(r.structured !== null && r.structured !== undefined ? JSON.stringify(r.structured) : r.text);
+    // Written to JSON once: its size here, and in the receipt's summary.
+    const json = r.structured !== null && r.structured !== undefined ? JSON.stringify(r.structured) : undefined;
+    const size = Buffer.byteLength(json ?? r.text);
     if (size > MAX_OUTPUT_BYTES) return fail('output_too_large');
-    const value = r.structured !== null && r.structured !== undefined ? r.structured : parseOr(r.text);
+    const value = json !== undefined ? r.structured : parseOr(r.text);
     const problems = this.deps.validate?.(entry.manifest.output_schema, value) ?? [];
     if (problems.length > 0) return fail('invalid_output');
-    return { result: r, error: null, charged: true, units: r.units };
+    return { result: r, error: null, charged: true, units: r.units, summary: describeOutput(r, json) };
   }
 }
 
@@ -712,9 +732,11 @@ function parseOr(text: string): unknown {
   }
 }
 
-/** The shape and size of an output, never its text: what the ledger keeps of another agent's words. */
-function describeOutput(v: unknown): string {
-  if (typeof v === 'string') return `text, ${v.length} chars`;
-  const size = JSON.stringify(v ?? null).length;
-  return `${Array.isArray(v) ? 'JSON array' : v === null ? 'nothing' : 'JSON object'}, ${size} bytes`;
+/**
+ * The shape and size of an output (its structured part as `json`, when it has one), never its text:
+ * what the ledger keeps of another agent's words.
+ */
+function describeOutput(r: AgentRunResult, json: string | undefined): string {
+  if (json === undefined) return `text, ${r.text.length} chars`;
+  return `${Array.isArray(r.structured) ? 'JSON array' : 'JSON object'}, ${json.length} bytes`;
 }

@@ -426,17 +426,33 @@ export function endHold(s: SpendFields, id: string, cost: Money | null, reason: 
 export const INTERRUPTED_REASON = 'interrupted';
 
 /**
+ * How far a team's machines' clocks may be from its database's: a hold placed less than this after the
+ * database started is taken as placed before it.
+ */
+const CLOCK_MARGIN_MS = 5_000;
+
+/**
  * Releases every hold whose process is gone (`gone` says which), children before their parents, in
  * one transaction against the latest state. A spend in flight when its process died moved no money
  * through Holon: its hold goes back, and its record says it was interrupted. Returns the holds released.
+ *
+ * Except, on a store whose database may lose its last settlements in a crash (they are committed without
+ * waiting for their flush), a hold placed before that database last started: its settlement may be what
+ * the crash lost, and a process that is gone cannot write it again. It stays held — over-reserved, never
+ * overspent — until a human releases it, as a hold from before a machine restarted does on the journal.
  */
 export async function releaseOrphanedHolds(store: EventStore<SpendFields>, gone: (owner: ProcessRef) => boolean): Promise<string[]> {
   // On a team store, only a member of a hold's account may give it back: another account's holds are left for its own.
   const mine = (id: string): boolean =>
     store.mayWrite([spendEvent('hold.released', { hold: id, reason: INTERRUPTED_REASON })]) === undefined;
-  const orphaned = (s: SpendFields): string[] =>
+  const candidates = (s: SpendFields): string[] =>
     Object.keys(s.holds).filter((id) => s.holds[id]?.owner && gone(s.holds[id].owner) && mine(id));
   // Most of the time there is nothing to do, and no transaction is needed to see it.
+  if (candidates(store.state).length === 0) return [];
+  const started = store.startedAt ? await store.startedAt() : undefined;
+  if (started === null) return [];
+  const orphaned = (s: SpendFields): string[] =>
+    candidates(s).filter((id) => started === undefined || Date.parse(s.holds[id]?.placed_at ?? '') >= started + CLOCK_MARGIN_MS);
   if (orphaned(store.state).length === 0) return [];
   return store.transact((s) => {
     const ids = orphaned(s);

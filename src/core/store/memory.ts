@@ -2,7 +2,7 @@ import type { Clock } from '../deps.ts';
 import { stderrLogger } from '../deps.ts';
 import { HolonError } from '../errors.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, TxResult } from './store.ts';
-import { asStored, eventHash, ListenedStore, wouldAdmit } from './store.ts';
+import { linkEvents, ListenedStore, wouldAdmit } from './store.ts';
 
 /**
  * The store interface held in memory: one process, no file, no lock. For unit tests of the domain, and
@@ -92,19 +92,10 @@ export class MemoryStore<S> extends ListenedStore implements EventStore<S> {
   }
 
   private chained(events: NewEvent[]): JournalEvent[] {
-    const time = new Date(this.clock.now()).toISOString();
-    const out: JournalEvent[] = [];
-    for (const e of events) {
-      const base = {
-        seq: this.events.length + out.length + 1,
-        time,
-        type: e.type,
-        data: asStored(e.data),
-        prev: out.at(-1)?.hash ?? this.events.at(-1)?.hash ?? '',
-      };
-      out.push({ ...base, hash: eventHash(base) });
-    }
-    return out;
+    const last = this.events.at(-1);
+    return linkEvents(events, { seq: this.events.length, hash: last?.hash ?? '' }, new Date(this.clock.now()).toISOString()).map(
+      (x) => x.e,
+    );
   }
 
   private fold(chained: JournalEvent[], key: string): void {

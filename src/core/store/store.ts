@@ -7,8 +7,7 @@
  * only if the fold admits every one of its events from that signer (see Reducer.admit): a transaction
  * is folded whole or not at all, and a row a teammate wrote by hand decides nothing.
  */
-import { createHash } from 'node:crypto';
-import { canonicalize } from 'json-canonicalize';
+import { hash } from 'node:crypto';
 import type { Logger } from '../deps.ts';
 import { HolonError } from '../errors.ts';
 import type { ProcessRef } from './owner.ts';
@@ -64,15 +63,93 @@ export interface NewEvent {
  * differ from a reader's; a value JSON cannot hold (a bigint) is refused before anything is written.
  */
 export function asStored(data: unknown): unknown {
-  const text = JSON.stringify(data);
-  return text === undefined ? null : JSON.parse(text);
+  return JSON.parse(storedJson(data));
+}
+
+/** Event data's JSON text, as a line or row holds it (`null` for a value JSON drops). */
+function storedJson(data: unknown): string {
+  return JSON.stringify(data) ?? 'null';
+}
+
+/**
+ * RFC 8785 (JCS) text of a value: what json-canonicalize's `canonicalize` writes for it, byte for byte
+ * (test/core/canonical.test.ts compares the two on every kind of value), but without the path string that
+ * library builds for every property it visits, which made it most of what hashing an event costs. Every
+ * event is hashed in this form, by its writer and by each of its readers.
+ */
+export function canonicalJson(v: unknown): string {
+  // As the library does: an object with any `toJSON` member (even one that is not a function) is
+  // written by JSON.stringify, and a value JSON has no text for (undefined, a function) as "undefined".
+  if (v === null || typeof v !== 'object' || (v as { toJSON?: unknown }).toJSON != null) {
+    if (typeof v === 'number' && !Number.isFinite(v))
+      throw new Error(`Non-finite number (${v}) is not permitted in JSON (RFC 8785 §3.2.2.3)`);
+    return String(JSON.stringify(v));
+  }
+  let out: string;
+  if (Array.isArray(v)) {
+    out = '[';
+    let next = false;
+    for (let i = 0; i < v.length; i++) {
+      if (!(i in v)) continue;
+      if (next) out += ',';
+      next = true;
+      const x: unknown = v[i];
+      out += x === undefined ? 'null' : canonicalJson(x);
+    }
+    return out + ']';
+  }
+  const o = v as Record<string, unknown>;
+  // UTF-16 code unit order, RFC 8785's, is what sort() compares by.
+  const keys = Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort();
+  out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    out += `${i > 0 ? ',' : ''}${JSON.stringify(k)}:${canonicalJson(o[k])}`;
+  }
+  return out + '}';
 }
 
 /** The hash that links an event into the chain. */
 export function eventHash(e: Omit<JournalEvent, 'hash'>): string {
-  return createHash('sha256')
-    .update(canonicalize({ seq: e.seq, time: e.time, type: e.type, data: e.data, prev: e.prev }))
-    .digest('hex');
+  return hash('sha256', canonicalJson({ seq: e.seq, time: e.time, type: e.type, data: e.data, prev: e.prev }), 'hex');
+}
+
+/** A new event linked into the chain, with its data's JSON text: what its line or row holds. */
+export interface LinkedEvent {
+  e: JournalEvent;
+  /** `JSON.stringify(e.data)`, made once. */
+  dataJson: string;
+}
+
+/**
+ * `events` linked after `after` (the seq and hash of the last event), all stamped `time`, their data as
+ * every reader will read it back (see asStored). Each event's data is written to JSON once: the line
+ * or row reuses that text.
+ */
+export function linkEvents(events: readonly NewEvent[], after: { seq: number; hash: string }, time: string): LinkedEvent[] {
+  const out: LinkedEvent[] = [];
+  let seq = after.seq;
+  let prev = after.hash;
+  for (const n of events) {
+    seq += 1;
+    const dataJson = storedJson(n.data);
+    const base = { seq, time, type: n.type, data: JSON.parse(dataJson) as unknown, prev };
+    const e: JournalEvent = { ...base, hash: eventHash(base) };
+    out.push({ e, dataJson });
+    prev = e.hash;
+  }
+  return out;
+}
+
+/** A linked event's journal line (without its newline): `JSON.stringify(e)`, its data not written again. */
+export function eventLine({ e, dataJson }: LinkedEvent): string {
+  const seal = e.tx ? `,"tx":${JSON.stringify(e.tx)}` : '';
+  return (
+    `{"seq":${e.seq},"time":${JSON.stringify(e.time)},"type":${JSON.stringify(e.type)},"data":${dataJson},` +
+    `"prev":${JSON.stringify(e.prev)},"hash":${JSON.stringify(e.hash)}${seal}}`
+  );
 }
 
 /**
@@ -198,9 +275,17 @@ export interface TxResult<T> {
 export interface TxOptions {
   /**
    * False lets a later flush make the append durable (group commit): for an event whose loss in a crash
-   * can only leave money over-reserved, never overspent (a settlement after a durable hold).
+   * can only leave money over-reserved, never overspent (a settlement after a durable hold). The file
+   * journal flushes it with the next durable append or within 50 ms; a team store commits it with
+   * PostgreSQL's `synchronous_commit` off, and writes it again should the database lose it.
    */
   durable?: boolean;
+  /**
+   * True when `fn` does nothing but return its events and result, so that it may run more than once: a
+   * store whose lock costs a round trip (the team store) may then run it on the state it has and write in
+   * one round trip, and run it again under the lock only should another process have written first.
+   */
+  rerunnable?: boolean;
 }
 
 /**
@@ -250,6 +335,13 @@ export interface EventStore<S> {
    * restarted, and its clients are still reconnecting). A store without it judges only this machine's.
    */
   ownersAbsent?(owners: ProcessRef[]): Promise<boolean[] | null>;
+  /**
+   * For a store whose database may lose, in a crash, the last transactions committed without waiting
+   * for their flush (see TxOptions.durable): when that database last started, in ms since the epoch by
+   * its clock; null when that cannot be told right now. What a process wrote before it may have been
+   * lost: a hold placed before it may have lost its settlement.
+   */
+  startedAt?(): Promise<number | null>;
   close(): void;
 }
 

@@ -21,7 +21,7 @@ import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, Signer, TxOptions, TxResult } from '../store.ts';
-import { asStored, describeRefusal, eventHash, ListenedStore, parseEventLine, seal, wouldAdmit } from '../store.ts';
+import { describeRefusal, eventHash, eventLine, linkEvents, ListenedStore, parseEventLine, seal, wouldAdmit } from '../store.ts';
 import type { SealedTx } from '../txChain.ts';
 import { crashCouldLeave, isRefused, TxChain } from '../txChain.ts';
 
@@ -93,6 +93,11 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   private readonly lock: JournalLock;
   /** The descriptor appends go through, opened on the first one. */
   private fd: number | undefined;
+  /**
+   * Where the journal ended when the catch-up of the transaction under way found nothing new there (the
+   * append checks the same thing, and need not ask the file again).
+   */
+  private endSeen: number | undefined;
   /** Appends not yet made durable, and the timer that will. */
   private unsynced = false;
   private syncTimer: NodeJS.Timeout | undefined;
@@ -252,6 +257,7 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
 
   /** Events after the last one seen, and the repair of a transaction a crash cut short. Lock held. */
   private catchUpLocked(): Located[] {
+    this.endSeen = undefined;
     const read = this.readFrom(this.pos.offset);
     const folded = this.foldRead(read.txs, read.end);
     if (read.open.length > 0 || read.tail.length > 0) folded.push(...this.repairLocked(read));
@@ -308,19 +314,10 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
    * written). Lock held.
    */
   private appendLocked(events: NewEvent[], durable: boolean): Located[] {
-    const out: Located[] = [];
-    let seq = this.pos.seq;
-    let prev = this.pos.hash;
-    const time = new Date(this.opts.clock.now()).toISOString();
-    for (const n of events) {
-      seq += 1;
-      const base = { seq, time, type: n.type, data: asStored(n.data), prev };
-      const e: JournalEvent = { ...base, hash: eventHash(base) };
-      out.push({ e, offset: 0 });
-      prev = e.hash;
-    }
-    if (out.length === 0) return out;
+    const linked = linkEvents(events, this.pos, new Date(this.opts.clock.now()).toISOString());
+    if (linked.length === 0) return [];
     const signer = this.opts.signer.publicKey;
+    const out: Located[] = linked.map((x) => ({ e: x.e, offset: 0 }));
     const refused = this.opts.reducer.admit?.(
       this.current,
       out.map((x) => x.e),
@@ -332,24 +329,27 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
       this.opts.signer,
     );
     let offset = this.pos.offset;
-    const lines: string[] = [];
-    for (const x of out) {
-      const line = JSON.stringify(x.e);
-      x.offset = offset;
-      lines.push(line);
+    let text = '';
+    linked.forEach((x, i) => {
+      const line = eventLine(x);
+      (out[i] as Located).offset = offset;
+      text += `${line}\n`;
       offset += Buffer.byteLength(line) + 1;
-    }
+    });
     if (this.fd === undefined) {
       fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.fd = fs.openSync(this.file, 'a', 0o600);
     }
-    // The file must end where this process last read: otherwise someone appended without the lock.
-    if (fs.fstatSync(this.fd).size !== this.pos.offset) {
+    // The file must end where this process last read: otherwise someone appended without the lock. The
+    // catch-up of this same transaction looked already when it found nothing new.
+    const checked = this.endSeen === this.pos.offset;
+    this.endSeen = undefined;
+    if (!checked && fs.fstatSync(this.fd).size !== this.pos.offset) {
       throw this.breakWith(`journal ${this.file}: it changed outside the lock (its end is not where the last event was read)`, {
         offset: this.pos.offset,
       });
     }
-    fs.writeSync(this.fd, lines.join('\n') + '\n');
+    fs.writeSync(this.fd, text);
     if (durable && this.opts.durable) this.syncNow(true);
     else this.syncLater();
     this.fold([{ items: out, signer, verify: () => true }], offset);
@@ -436,7 +436,10 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   private readFrom(offset: number): { txs: SealedTx<Located>[]; end: number; open: Located[]; tail: Buffer; tailAt: number } {
     const none = { txs: [], end: offset, open: [], tail: Buffer.alloc(0), tailAt: offset };
     // Most looks find nothing new: the descriptor appends go through says so without opening the file.
-    if (this.fd !== undefined && fs.fstatSync(this.fd).size === offset) return none;
+    if (this.fd !== undefined && fs.fstatSync(this.fd).size === offset) {
+      if (this.inTransaction) this.endSeen = offset;
+      return none;
+    }
     let fd: number;
     try {
       fd = fs.openSync(this.file, 'r');

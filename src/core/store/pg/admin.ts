@@ -315,7 +315,7 @@ export async function migrateJournal<S extends object>(
           );
         }
         offset = end;
-        const rowsOf = batch.map(rowOfEvent);
+        const rowsOf = batch.map((e) => rowOfEvent(e));
         await client.query(
           `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) SELECT * FROM unnest($1::bigint[], ` +
             `$2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,

@@ -26,8 +26,19 @@ import type { Clock, Logger } from '../../deps.ts';
 import { HolonError } from '../../errors.ts';
 import type { ProcessRef } from '../owner.ts';
 import { processKey, thisProcess } from '../owner.ts';
-import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, Signer, TxResult } from '../store.ts';
-import { asStored, eventHash, isSeal, ListenedStore, seal, wouldAdmit } from '../store.ts';
+import type {
+  EventStore,
+  JournalEvent,
+  LinkedEvent,
+  NewEvent,
+  Reducer,
+  Refusal,
+  RefusedTx,
+  Signer,
+  TxOptions,
+  TxResult,
+} from '../store.ts';
+import { eventHash, isSeal, linkEvents, ListenedStore, seal, wouldAdmit } from '../store.ts';
 import { redactUrl } from '../url.ts';
 import type { ChainPosition } from '../txChain.ts';
 import { isRefused, TxChain } from '../txChain.ts';
@@ -49,6 +60,8 @@ export const LOCK_WAIT_MS = 5_000;
 const STATEMENT_MS = 30_000;
 /** PostgreSQL's SQLSTATEs: lock_not_available, query_canceled (a statement timeout), unique_violation. */
 const LOCK_NOT_AVAILABLE = '55P03';
+/** check_violation: the table's trigger refusing a row that does not follow the last one. */
+const CHECK_VIOLATION = '23514';
 const STATEMENT_TIMEOUT = '57014';
 const POLL_MS = 1000;
 const RECONNECT_MS = 500;
@@ -207,10 +220,53 @@ export function eventOfRow(r: EventRow): JournalEvent {
   return { seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash, ...(isSeal(tx) ? { tx } : {}) };
 }
 
-/** An event as the row that holds it (the seal as JSON, or null). */
-export function rowOfEvent(e: JournalEvent): [number, string, string, string, string, string, string | null] {
-  return [e.seq, e.time, e.type, JSON.stringify(e.data), e.prev, e.hash, e.tx ? JSON.stringify(e.tx) : null];
+/** An event as the row that holds it (the seal as JSON, or null); `dataJson`, its data's JSON when made already. */
+export function rowOfEvent(
+  e: JournalEvent,
+  dataJson = JSON.stringify(e.data),
+): [number, string, string, string, string, string, string | null] {
+  return [e.seq, e.time, e.type, dataJson, e.prev, e.hash, e.tx ? JSON.stringify(e.tx) : null];
 }
+
+/**
+ * The statements that insert `linked` and announce them (the announcement leaves at COMMIT): one simple
+ * query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers).
+ */
+function insertStatements(client: PoolClient, linked: LinkedEvent[]): string {
+  const lit = (v: string | null): string => (v === null ? 'NULL' : client.escapeLiteral(v));
+  const values = linked
+    .map(
+      (x) =>
+        `(${rowOfEvent(x.e, x.dataJson)
+          .map((v, i) => (i === 0 ? String(v) : lit(v as string | null)))
+          .join(', ')})`,
+    )
+    .join(', ');
+  return `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${linked.at(-1)?.e.seq ?? 0}')`;
+}
+
+/**
+ * One of this process's transactions committed with `synchronous_commit` off: its events as it asked for
+ * them, where its last row is, and when it was committed.
+ */
+interface Unflushed {
+  events: NewEvent[];
+  last: { seq: number; hash: string };
+  at: number;
+}
+
+/**
+ * How long a transaction committed without waiting for its flush is remembered: PostgreSQL's WAL writer
+ * flushes it within 3 × wal_writer_delay (600 ms by default, 30 s at most), and any synchronous commit
+ * after it flushes it sooner.
+ */
+const UNFLUSHED_KEEP_MS = 60_000;
+
+/**
+ * Thrown inside the store when the rows this process folded last are no longer in the table (a crash of
+ * the database lost transactions committed without waiting for their flush): it reads the table again.
+ */
+class LostTail extends Error {}
 
 /** The events of one PostgreSQL database, folded into memory and tailed. Open it with `PostgresStore.open`. */
 export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
@@ -224,6 +280,15 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   private readonly keyed = new Map<string, { seq: number; hash: string }[]>();
   /** Transactions of this process run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The last seq of this process's own rows, committed or being committed: their announcement needs no read. */
+  private ownThrough = 0;
+  /**
+   * This process's transactions committed without waiting for their flush (group commit), since its last
+   * synchronous commit: what it writes again should the database lose them in a crash.
+   */
+  private unflushed: Unflushed[] = [];
+  /** The transactions refused so far (first and last seq): a reload reads them again without reporting them twice. */
+  private readonly reported = new Set<string>();
   private reading: Promise<void> | undefined;
   private listener: Client | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -299,12 +364,32 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     return folded;
   }
 
-  transact<T>(fn: (state: S) => TxResult<T>): Promise<T> {
-    return this.serially(() => this.transactNow(fn));
+  /**
+   * One transaction (see transactNow). With `durable: false` its commit does not wait for PostgreSQL to
+   * flush it (`synchronous_commit` off for that transaction): the WAL writer or the next synchronous commit
+   * does, soon after. Should the database crash first and lose it, this process reads the table again and
+   * writes it again (see reload).
+   */
+  transact<T>(fn: (state: S) => TxResult<T>, options: TxOptions = {}): Promise<T> {
+    return this.serially(async () => {
+      try {
+        if (options.rerunnable) {
+          const ahead = await this.appendAhead(fn, options.durable ?? true);
+          if (ahead) return ahead.result;
+        }
+        return await this.transactNow(fn, options.durable ?? true);
+      } catch (err) {
+        if (!(err instanceof LostTail)) throw err;
+        // Nothing was decided yet: read the table again, and decide on what it holds.
+        await this.reload();
+        return this.transactNow(fn, options.durable ?? true);
+      }
+    });
   }
 
   async flush(): Promise<void> {
-    // Every append is committed before transact resolves.
+    // Every append is committed before transact resolves; one committed without waiting for its flush is
+    // flushed by the WAL writer within moments, and is written again should the database lose it first.
   }
 
   /** The events filed under `key`, read back by seq and checked against the hash folded for each. */
@@ -360,9 +445,11 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   /**
    * One SQL transaction: the append lock, the rows since the last look (folded), `fn` on the latest
    * state, its events sealed (once the fold admits them from this installation) inserted and announced,
-   * commit; then they are folded.
+   * commit; then they are folded. Two round trips: begin, lock and read; insert, announce and commit.
+   * The read starts at the last row this process folded, which must still be there as it was: otherwise
+   * the database lost it in a crash (LostTail), and nothing is decided on a state it no longer holds.
    */
-  private async transactNow<T>(fn: (state: S) => TxResult<T>): Promise<T> {
+  private async transactNow<T>(fn: (state: S) => TxResult<T>, durable: boolean): Promise<T> {
     if (this.closed) throw new Error('store is closed');
     if (this.broken) throw this.broken;
     const client = await this.connect();
@@ -372,31 +459,26 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     let outcome: { result: T } | undefined;
     try {
       // One round trip to begin, lock and read (numbers of our own, no input, in the text).
+      // Where this process's rows end, as it is now: the tailer may fold more while the read is on its way.
+      const head = Math.trunc(this.chain.seq);
+      const headHash = this.chain.prev;
       const opened = (await client.query<EventRow>(
-        `BEGIN; SELECT pg_advisory_xact_lock(${APPEND_LOCK}); SELECT ${EVENT_COLUMNS} FROM ${TABLE} ` +
-          `WHERE seq > ${Math.trunc(this.chain.seq)} ORDER BY seq`,
+        `BEGIN; ${durable ? '' : 'SET LOCAL synchronous_commit = off; '}SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ` +
+          `SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq >= ${head} ORDER BY seq`,
       )) as unknown as PG.QueryResult<EventRow>[];
-      fresh = this.absorb((opened.at(-1)?.rows ?? []).map(eventOfRow));
+      fresh = this.absorb(this.afterHead(opened.at(-1)?.rows ?? [], head, headHash));
       const { events: own, result } = fn(this.current);
       outcome = { result };
       const events = this.opts.introduce && own.length > 0 ? [...this.opts.introduce(this.current), ...own] : own;
-      appended = this.chained(events);
+      const linked = this.chained(events);
+      appended = linked.map((x) => x.e);
       if (appended.length > 0) {
-        // The rows, their announcement (it leaves at COMMIT) and the commit in one round trip: a simple
-        // query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers).
-        const lit = (v: string | null): string => (v === null ? 'NULL' : client.escapeLiteral(v));
-        const values = appended
-          .map(
-            (e) =>
-              `(${rowOfEvent(e)
-                .map((v, i) => (i === 0 ? String(v) : lit(v as string | null)))
-                .join(', ')})`,
-          )
-          .join(', ');
-        await client.query(
-          `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('` +
-            `${CHANNEL}', '${appended.at(-1)?.seq ?? 0}'); COMMIT`,
-        );
+        const last = appended.at(-1) as JournalEvent;
+        // Its announcement may arrive before the commit's answer: it is ours, and needs no read.
+        this.ownThrough = last.seq;
+        // The rows, their announcement (it leaves at COMMIT) and the commit in one round trip.
+        await client.query(`${insertStatements(client, linked)}; COMMIT`);
+        this.committed(own, last, durable);
       } else {
         await client.query('COMMIT');
       }
@@ -404,6 +486,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     } catch (err) {
       failed = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
+      this.ownThrough = this.chain.seq;
       // The connection went with the commit on its way (a database restart, a network cut): the rows
       // may be in. Said to have failed, a caller might do it again; so look, once the database answers.
       const last = appended.at(-1);
@@ -413,9 +496,122 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       throw err;
     } finally {
       // A connection that failed mid-transaction is not given back to the pool.
-      client.release(failed && !(failed instanceof HolonError) ? failed : undefined);
+      client.release(failed && !(failed instanceof HolonError) && !(failed instanceof LostTail) ? failed : undefined);
       const seen = [...fresh, ...this.foldOwn(appended)];
       if (seen.length > 0) this.notify(seen);
+      // Rows another process announced while this transaction held the lock were read by it; any other
+      // announcement it let by is read now.
+      if (failed && !(failed instanceof LostTail)) this.look();
+    }
+  }
+
+  /**
+   * A transaction in one round trip, for a `fn` that may run again: its events, decided on the state this
+   * process has, are sent with the lock and the commit in one query. The table's trigger refuses them if
+   * another process wrote first (they no longer follow the last row): then nothing was written, and
+   * undefined says to decide again under the lock. So is a `fn` that writes nothing: what it returns was
+   * read without the lock.
+   */
+  private async appendAhead<T>(fn: (state: S) => TxResult<T>, durable: boolean): Promise<{ result: T } | undefined> {
+    if (this.closed) throw new Error('store is closed');
+    if (this.broken) throw this.broken;
+    const { events: own, result } = fn(this.current);
+    if (own.length === 0) return undefined;
+    const events = this.opts.introduce ? [...this.opts.introduce(this.current), ...own] : own;
+    const linked = this.chained(events);
+    let appended = linked.map((x) => x.e);
+    const last = appended.at(-1) as JournalEvent;
+    const client = await this.connect();
+    let failed: Error | undefined;
+    try {
+      this.ownThrough = last.seq;
+      // The table's trigger takes the append lock for the first row, and checks that it follows the last.
+      await client.query(`BEGIN; ${durable ? '' : 'SET LOCAL synchronous_commit = off; '}${insertStatements(client, linked)}; COMMIT`);
+      this.committed(own, last, durable);
+      return { result };
+    } catch (err) {
+      failed = err as Error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      this.ownThrough = this.chain.seq;
+      if (connectionLost(err) && (await this.landed(last))) {
+        this.committed(own, last, durable);
+        return { result };
+      }
+      appended = [];
+      const code = (err as { code?: string }).code;
+      if (code === CHECK_VIOLATION) return undefined;
+      // Announcements this process let by, taking them for its own, are read now.
+      this.look();
+      if (code === LOCK_NOT_AVAILABLE) throw await this.lockHeld();
+      throw err;
+    } finally {
+      // A connection that failed otherwise than by a row refused is not given back to the pool.
+      client.release(failed && (failed as { code?: string }).code !== CHECK_VIOLATION ? failed : undefined);
+      const seen = this.foldOwn(appended);
+      if (seen.length > 0) this.notify(seen);
+    }
+  }
+
+  /**
+   * The rows after `head`, from a read that starts at it: the row at `head` itself must be the one
+   * folded there (`hash`), or the database lost it (LostTail).
+   */
+  private afterHead(rows: EventRow[], head: number, hash: string): JournalEvent[] {
+    const events = rows.map(eventOfRow);
+    if (head === 0) return events;
+    const first = events[0];
+    if (!first || first.seq !== head || first.hash !== hash) throw new LostTail(`the row with seq ${head} is not the one folded`);
+    return events.slice(1);
+  }
+
+  /**
+   * Keeps what this process committed without waiting for its flush until a synchronous commit of its
+   * own (which flushes everything before it) or the WAL writer surely has.
+   */
+  private committed(events: NewEvent[], last: JournalEvent, durable: boolean): void {
+    const now = Date.now();
+    if (durable) this.unflushed = [];
+    else {
+      this.unflushed = this.unflushed.filter((u) => now - u.at < UNFLUSHED_KEEP_MS);
+      this.unflushed.push({ events, last: { seq: last.seq, hash: last.hash }, at: now });
+    }
+  }
+
+  /** True when the last row this process folded is no longer in the table as it was. */
+  private async headLost(): Promise<boolean> {
+    if (this.chain.seq === 0) return false;
+    const { rows } = await this.pool.query<{ hash: string }>(`SELECT hash FROM ${TABLE} WHERE seq = $1`, [this.chain.seq]);
+    return rows[0]?.hash !== this.chain.prev;
+  }
+
+  /**
+   * The database lost rows this process had folded (it crashed before flushing transactions committed
+   * without waiting): every process that folded them reads the table again from its first row, and the
+   * one that wrote them writes them again, this time waiting for their flush. Runs in the queue of
+   * transactions.
+   */
+  private async reload(): Promise<void> {
+    const lost = this.unflushed;
+    this.unflushed = [];
+    this.opts.logger.warn(
+      `store: the team store no longer holds the rows this process read last (seq ${this.chain.seq}); the database ` +
+        `lost them in a crash. Reading it again`,
+    );
+    const { rows } = await this.pool.query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} ORDER BY seq`);
+    this.current = this.opts.reducer.initial();
+    this.chain = new TxChain<{ e: JournalEvent }>(undefined, true);
+    this.keyed.clear();
+    this.buffered = [];
+    this.ownThrough = 0;
+    const folded = this.absorb(rows.map(eventOfRow));
+    this.ownThrough = this.chain.seq;
+    if (folded.length > 0) this.notify(folded);
+    const held = new Map(rows.map((r) => [Number(r.seq), r.hash]));
+    for (const tx of lost) {
+      // Still there: it was flushed before the crash.
+      if (held.get(tx.last.seq) === tx.last.hash) continue;
+      this.opts.logger.warn(`store: writing again a transaction the database lost (it ended at seq ${tx.last.seq})`);
+      await this.transactNow(() => ({ events: tx.events, result: undefined }), true);
     }
   }
 
@@ -496,22 +692,22 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
    * admits them from it (otherwise they are refused here, as every reader would refuse them, and
    * nothing is written).
    */
-  private chained(events: NewEvent[]): JournalEvent[] {
-    const out: JournalEvent[] = [];
-    let seq = this.chain.seq;
-    let prev = this.chain.prev;
-    const time = new Date(this.opts.clock.now()).toISOString();
-    for (const n of events) {
-      seq += 1;
-      const base = { seq, time, type: n.type, data: asStored(n.data), prev };
-      const e = { ...base, hash: eventHash(base) };
-      out.push(e);
-      prev = e.hash;
-    }
-    if (out.length === 0) return out;
+  private chained(events: NewEvent[]): LinkedEvent[] {
+    const linked = linkEvents(events, { seq: this.chain.seq, hash: this.chain.prev }, new Date(this.opts.clock.now()).toISOString());
+    if (linked.length === 0) return linked;
+    const out = linked.map((x) => x.e);
     const refused = this.opts.reducer.admit?.(this.current, out, this.opts.signer.publicKey);
     if (refused) throw new HolonError('denied', `not written: ${refused.message}`, { reason: refused.code });
-    return seal(out, this.opts.signer);
+    seal(out, this.opts.signer);
+    return linked;
+  }
+
+  /** Quarantines a transaction read, reporting it once (a reload reads it again). */
+  private refuse(tx: RefusedTx): void {
+    const key = `${tx.from}:${tx.to}:${tx.signer ?? ''}:${tx.code}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    this.listening.refuse(tx);
   }
 
   /** This process's own transaction, committed: folded without checking again what it just sealed. */
@@ -531,12 +727,12 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     const folded: JournalEvent[] = [];
     for (const e of events) {
       if (e.seq <= this.chain.seq) continue;
-      const step = this.chain.push({ e });
+      const step = this.chain.push({ e }, own);
       if ('broken' in step)
         throw this.breakWith(`store: event ${e.seq}: ${step.broken}; run \`holon verify --store\``, { after_seq: this.chain.seq });
       for (const done of step.done) {
         if (isRefused(done)) {
-          this.listening.refuse(done.refused);
+          this.refuse(done.refused);
           continue;
         }
         const events = done.items.map((x) => x.e);
@@ -547,7 +743,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
             ? { code: 'bad_seal', message: `its seal is not ${done.signer}'s signature of it` }
             : this.opts.reducer.admit?.(this.current, events, done.signer);
         if (refusal) {
-          this.listening.refuse({ ...refusal, from, to: e.seq, signer: done.signer });
+          this.refuse({ ...refusal, from, to: e.seq, signer: done.signer });
           continue;
         }
         this.opts.reducer.sealed?.(this.current, done.signer);
@@ -565,14 +761,26 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     return folded;
   }
 
-  /** Reads what was committed after the last event seen into the buffer (one read at a time). */
+  /**
+   * Reads what was committed after the last event seen into the buffer (one read at a time), from that
+   * event on: should it be gone (the database lost it in a crash), the store reads the table again.
+   */
   private catchUp(): Promise<void> {
     if (this.reading) return this.reading;
-    const after = Math.max(this.chain.seq, this.buffered.at(-1)?.seq ?? 0);
+    const last = this.buffered.at(-1);
+    const after = last && last.seq > this.chain.seq ? { seq: last.seq, hash: last.hash } : { seq: this.chain.seq, hash: this.chain.prev };
     this.reading = this.pool
-      .query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq > $1 ORDER BY seq`, [after])
+      .query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq >= $1 ORDER BY seq`, [after.seq])
       .then(({ rows }) => {
-        if (rows.length > 0) this.buffered.push(...rows.map(eventOfRow));
+        const events = this.afterHead(rows, after.seq, after.hash);
+        if (events.length > 0) this.buffered.push(...events);
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof LostTail)) throw err;
+        // In the queue, after whatever transaction is under way (which may have read the table again first).
+        return this.serially(async () => {
+          if (await this.headLost()) await this.reload();
+        });
       })
       .finally(() => (this.reading = undefined));
     return this.reading;
@@ -674,6 +882,17 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     return owners.map((o) => !held.has(String(presenceKey(o))));
   }
 
+  async startedAt(): Promise<number | null> {
+    try {
+      const { rows } = await this.pool.query<{ ms: string }>(
+        'SELECT (extract(epoch FROM pg_postmaster_start_time()) * 1000)::bigint::text AS ms',
+      );
+      return rows[0] ? Number(rows[0].ms) : null;
+    } catch {
+      return null;
+    }
+  }
+
   private async listen(): Promise<void> {
     if (this.closed) return;
     const client = new this.pg.Client(connectionOptions(this.opts.url));
@@ -695,9 +914,10 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       retry();
     });
     client.on('end', retry);
-    // Our own appends come back as notifications too: those are folded already.
+    // Our own appends come back as notifications too, maybe before the commit's answer: those are ours,
+    // folded already or about to be, and need no read.
     client.on('notification', (n) => {
-      if (!(Number(n.payload) <= this.chain.seq)) this.look();
+      if (!(Number(n.payload) <= Math.max(this.chain.seq, this.ownThrough))) this.look();
     });
     try {
       await client.connect();
