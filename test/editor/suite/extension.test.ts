@@ -28,6 +28,7 @@ const COMMAND_IDS = [
   'holon.createRunToken',
   'holon.setStorePassword',
   'holon.clearStorePassword',
+  'holon.getStarted',
 ];
 
 describe('Holon in a real VS Code', function () {
