@@ -145,11 +145,23 @@ export function merchantCurrency(code: unknown): string {
   return c;
 }
 
+/** How many decimals a currency's minor unit has (ISO 4217): 2 unless the table above says otherwise. */
+export function minorExponent(currency: string): number {
+  return EXPONENTS[currency] ?? 2;
+}
+
+/** Money as a whole number of its currency's minor units, rounded down (a cap never rounds up). */
+export function toMinor(m: Money): number {
+  const minor = m.units / 10n ** BigInt(M.SCALE - minorExponent(m.currency));
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new HolonError('invalid_input', 'the amount is too large for minor units');
+  return Number(minor);
+}
+
 /** An integer amount in a currency's minor units ("1080" cents) as Money ("10.80 EUR"); never a float. */
 export function fromMinor(minor: unknown, currency: string): Money {
   if (typeof minor !== 'number' || !Number.isSafeInteger(minor) || minor < 0)
     throw new HolonError('agent_failed', 'the merchant sent an amount that is not a whole number of minor units');
-  const exp = EXPONENTS[currency] ?? 2;
+  const exp = minorExponent(currency);
   return { units: BigInt(minor) * 10n ** BigInt(M.SCALE - exp), currency };
 }
 
