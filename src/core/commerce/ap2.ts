@@ -26,7 +26,7 @@ import { HolonError } from '../errors.ts';
 import * as M from '../amount.ts';
 import type { Mandate } from '../model.ts';
 import type { MandateKey, PublicJwk } from '../mandateKey.ts';
-import { jwkThumbprint, mandateKey } from '../mandateKey.ts';
+import { jwkThumbprint, loadMandateKey, mandateKey } from '../mandateKey.ts';
 import { fromMinor, toMinor } from './checkout.ts';
 
 /** The AP2 version whose mandates these are. */
@@ -383,4 +383,38 @@ export async function signClosedMandates(
     },
   };
   return { presentation, evidence };
+}
+
+/** Where the buy path finds the human's consent: their key, and the open mandates they signed for a Holon mandate. */
+export interface Ap2Consent {
+  key(): MandateKey | undefined;
+  open(mandate: string): OpenMandates | undefined;
+}
+
+/** The consent kept in a state folder (the key file, the signed open mandates), read when a purchase needs it. */
+export function stateConsent(dir: string): Ap2Consent {
+  return { key: () => loadMandateKey(dir), open: (mandate) => loadOpenMandates(dir, mandate) };
+}
+
+/**
+ * The human's key and open mandates for a purchase at an AP2 merchant, or a `denied` error saying what the
+ * human must do: sign them (create or edit the mandate), or sign them again when the mandate changed
+ * since. A cap in another currency than the merchant's cannot be checked by the merchant, so it is
+ * refused here, before anything is held.
+ */
+export function consentFor(consent: Ap2Consent | undefined, m: Mandate, currency: string): { key: MandateKey; open: OpenMandates } {
+  const refuse = (why: string): HolonError =>
+    new HolonError('denied', `${why}; the merchant requires AP2 mandates, and Holon never completes its checkout without them`, {
+      mandate: m.id,
+    });
+  const key = consent?.key();
+  const open = consent?.open(m.id);
+  const terms = openTerms(m);
+  if (!key || !open || !terms)
+    throw refuse(`the human has not signed this mandate's open AP2 mandate (holon mandate edit ${m.id}, or the mandate form, signs it)`);
+  if (open.key !== key.publicJwk.kid || !sameTerms(open.terms, terms))
+    throw refuse(`the open AP2 mandate was signed for other terms than the mandate's now; the human signs it again by editing ${m.id}`);
+  if (terms.cap && terms.cap.currency !== currency)
+    throw refuse(`the mandate's cap is in ${terms.cap.currency} and the merchant prices in ${currency}: a merchant cannot check it`);
+  return { key, open };
 }

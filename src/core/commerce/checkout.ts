@@ -8,6 +8,7 @@ import { HolonError } from '../errors.ts';
 import { CURRENCY_CODE } from '../ids.ts';
 import type { Money, MoneyJson } from '../amount.ts';
 import * as M from '../amount.ts';
+import type { Presentation, SignedCheckout } from './ap2.ts';
 
 /** The checkout protocols Holon speaks. */
 export const CHECKOUT_PROTOCOLS = ['acp', 'ucp'] as const;
@@ -64,6 +65,12 @@ export interface Cart {
   order: { id: string; permalink_url: string | null; transaction?: string | null } | null;
   /** How the merchant takes an x402 payment on a chain, when it offers that payment handler (its claim: Holon pays only a known token). */
   x402?: X402Offer | null;
+  /**
+   * At a merchant that negotiated AP2's mandates extension: the checkout as it signed it (its signature
+   * already checked against its profile's keys) and its origin, which the mandates are bound to. Once
+   * negotiated it is always there: a checkout without it never reaches the buy path.
+   */
+  ap2?: (SignedCheckout & { website: string }) | null;
 }
 
 /** A merchant's x402 payment handler: the chain, the token, who is paid, and the token's EIP-712 domain. */
@@ -99,9 +106,10 @@ export interface CheckoutClient {
   retrieve(id: string): Promise<Cart>;
   /**
    * Places the order; the same `key` and payment never place it twice. Paid with Holon's mandate
-   * credential (`token`), or with a signed x402 payment (`x402`) where the merchant offers that handler.
+   * credential (`token`), or with a signed x402 payment (`x402`) where the merchant offers that handler;
+   * with the AP2 mandates (`ap2`) where the merchant negotiated them.
    */
-  complete(id: string, key: string, payment: { token: string } | { x402: unknown }): Promise<Cart>;
+  complete(id: string, key: string, payment: { token: string } | { x402: unknown }, ap2?: Presentation): Promise<Cart>;
   cancel(id: string): Promise<Cart>;
 }
 

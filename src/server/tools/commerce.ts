@@ -189,7 +189,7 @@ const buy = defineTool({
     const client = pickMerchant(ctx.deps.merchants, args.merchant, args.protocol);
     // A merchant's x402 payment handler is paid on the chain the human configured, with their wallet.
     const chain = ctx.deps.chain && ctx.deps.wallet ? { reader: ctx.deps.chain, wallet: ctx.deps.wallet } : undefined;
-    const buy = { mandate: ctx.mandate, merchant: client, lines: args.lines, replayKey: args.replay_key, chain };
+    const buy = { mandate: ctx.mandate, merchant: client, lines: args.lines, replayKey: args.replay_key, chain, ap2: ctx.deps.ap2 };
     const { purchase, replayed } = await buyWithin(ctx.deps.store, ctx.deps.clock, buy);
     return jsonLine(orderOut(purchase, replayed, ctx.deps.store.state));
   },
