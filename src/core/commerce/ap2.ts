@@ -211,12 +211,18 @@ export async function signOpenMandates(key: MandateKey, mandate: string, terms: 
  * (the CLI's mandate create and edit, the editor's form).
  */
 export async function signMandateConsent(dir: string, m: Mandate, now: number): Promise<OpenMandates | null> {
-  const key = mandateKey(dir);
   const terms = m.status === 'active' ? openTerms(m) : undefined;
-  const open = terms ? await signOpenMandates(key, m.id, terms, now) : null;
   const file = openFile(dir, m.id);
-  if (open) writeAtomic(file, `${JSON.stringify(open, null, 2)}\n`);
-  else fs.rmSync(file, { force: true });
+  if (!terms) {
+    // Nothing to consent to: what it had is withdrawn; a mandate that never could buy makes no key.
+    fs.rmSync(file, { force: true });
+    const existing = loadMandateKey(dir);
+    if (existing) publish(dir, existing.publicJwk, m.id, null);
+    return null;
+  }
+  const key = mandateKey(dir);
+  const open = await signOpenMandates(key, m.id, terms, now);
+  writeAtomic(file, `${JSON.stringify(open, null, 2)}\n`);
   publish(dir, key.publicJwk, m.id, open);
   return open;
 }

@@ -22,6 +22,7 @@ import * as M from '../amount.ts';
 import { grantsAllow, grantsNow } from '../office/colleagues.ts';
 import type { ProcessRef } from '../store/owner.ts';
 import { thisProcess } from '../store/owner.ts';
+import { getAddress } from 'viem';
 import { denialTexts } from '../words.ts';
 import { endHold, gateSpend } from '../money/spend.ts';
 import type { HolonState } from '../state.ts';
@@ -362,7 +363,7 @@ async function chainPayment(
 function instrumentOf(offer: PayableOffer, chain: CheckoutChain | undefined): Ap2Instrument {
   const from = chain?.wallet.address ?? 'unknown';
   return {
-    id: `${offer.offer.network}:${offer.offer.asset}:${from}`,
+    id: `${offer.offer.network}:${getAddress(offer.offer.asset)}:${from}`,
     type: 'org.x402.exact',
     description: `${offer.amount.currency} on ${offer.offer.network}, from ${from}`,
   };
