@@ -24,7 +24,8 @@ import { localChain } from '../../examples/chain/chain.ts';
 import type { Shop } from '../../examples/merchants/shop.ts';
 import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
 import type { McpSession } from '../cli/cliHarness.ts';
-import { ensureBuilt, json, mcpSession, ok, openLedger, readEvents, tempDir } from '../cli/cliHarness.ts';
+import { ensureBuilt, holonIn, json, mcpSession, ok, openLedger, readEvents, tempDir } from '../cli/cliHarness.ts';
+import { consentChain } from '../../src/core/commerce/consent.ts';
 import { callTool } from '../server/support.ts';
 
 const SHOPPER = 'demo/shopper';
@@ -162,9 +163,42 @@ describe('AP2 mandates at a UCP merchant', () => {
     // No tool result carries a mandate the agent could present again.
     const out = JSON.stringify(r);
     for (const m of Object.values(body.ap2 ?? {})) assert.ok(!out.includes(m.split('~')[0] ?? '-'), 'a mandate leaked into the result');
+    // The chain of consent, each link re-verified from its signatures.
+    const order = r.structuredContent as { consent: { holds: boolean; steps: { link: string; ok: boolean | null; detail: string }[] } };
+    assert.equal(order.consent.holds, true, JSON.stringify(order.consent));
+    assert.deepEqual(
+      order.consent.steps.map((x) => [x.link, x.ok]),
+      [
+        ['mandate', true],
+        ['checkout', true],
+        ['payment', true],
+        ['transaction', true],
+      ],
+    );
     const events = await readEvents(state.dir);
     assert.ok(events.some((e) => e.type === 'purchase.mandated'));
     for (const e of events) assert.ok(!JSON.stringify(e).includes('"d":'), 'a private key in the journal');
+  });
+
+  test('holon verify shows that the chain of consent holds, and that it does not against another key', async () => {
+    const v = await holonIn(state.dir, ['verify']);
+    assert.equal(v.code, 0, v.stderr);
+    assert.match(v.stdout, /consent holds, mandate → checkout → payment → transaction/);
+    const j = await json<{ consent: { holds: boolean }[] }>(state.dir, ['verify']);
+    assert.deepEqual(
+      j.consent.map((c) => c.holds),
+      [true],
+    );
+    const store = await openLedger(state.dir);
+    try {
+      const p = store.state.purchases[`${SHOPPER}#stickers`];
+      assert.ok(p);
+      const other = await consentChain(store.state, p, mandateKeyOf(newMandateJwk()).publicJwk);
+      assert.equal(other?.holds, false);
+      assert.equal(other?.steps.find((x) => x.ok === false)?.link, 'mandate');
+    } finally {
+      store.close();
+    }
   });
 
   test('above the threshold: intent.denied, nothing signed, nothing sent to the merchant', async () => {

@@ -266,16 +266,31 @@ export function verifyMerchantAuthorization(checkout: Record<string, unknown>, k
   if (header.alg !== 'ES256' || !key)
     throw refuse('merchant_authorization_invalid', 'signed its checkout with a key its profile does not publish');
   const { ap2: _ap2, ...payload } = checkout;
-  const signingInput = `${encodedHeader}.${Buffer.from(canonicalize(payload)).toString('base64url')}`;
-  let ok = false;
+  const jwt = `${encodedHeader}.${Buffer.from(canonicalize(payload)).toString('base64url')}.${signature}`;
+  if (!jwsPayload(jwt, key))
+    throw refuse('merchant_authorization_invalid', "sent a checkout whose signature does not verify with its profile's key");
+  return { authorization, jwt, key: { ...key } };
+}
+
+/** The payload of a compact ES256 JWS when it verifies with the P-256 public key `jwk`; otherwise undefined. */
+export function jwsPayload(jwt: string, jwk: Record<string, unknown>): Record<string, unknown> | undefined {
+  const [h, p, sig] = jwt.split('.');
+  if (!h || !p || !sig) return undefined;
   try {
-    const publicKey = createPublicKey({ key: { kty: key['kty'], crv: key['crv'], x: key['x'], y: key['y'] } as never, format: 'jwk' });
-    ok = verify('sha256', Buffer.from(signingInput), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as { alg?: unknown };
+    if (header.alg !== 'ES256') return undefined;
+    const key = createPublicKey({ key: { kty: jwk['kty'], crv: jwk['crv'], x: jwk['x'], y: jwk['y'] } as never, format: 'jwk' });
+    const ok = verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'));
+    return ok ? (JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>) : undefined;
   } catch {
-    ok = false;
+    return undefined;
   }
-  if (!ok) throw refuse('merchant_authorization_invalid', "sent a checkout whose signature does not verify with its profile's key");
-  return { authorization, jwt: `${signingInput}.${signature}`, key: { ...key } };
+}
+
+/** The public members of a P-256 JWK, with a kid (its thumbprint when it named none). */
+function publicPart(k: Record<string, unknown>): { kty: string; crv: string; x: string; y: string; kid: string } {
+  const core = { kty: String(k['kty']), crv: String(k['crv']), x: String(k['x']), y: String(k['y']) };
+  return { ...core, kid: typeof k['kid'] === 'string' ? k['kid'] : jwkThumbprint(core) };
 }
 
 /** The merchant a payment mandate pays (AP2's merchant object). */
@@ -317,7 +332,15 @@ export interface Ap2Evidence {
   /** The human's key (its thumbprint). */
   key: string;
   open: { checkout: string; payment: string; terms: OpenTerms; signed_at: string };
-  checkout: { id: string; hash: string; jwt: string; merchant_authorization: string; merchant_key: string };
+  checkout: {
+    id: string;
+    hash: string;
+    /** The merchant-signed checkout (AP2's checkout_jwt): the merchant's own words, signed by it. */
+    jwt: string;
+    merchant_authorization: string;
+    /** The merchant's public key (JWK) that signed it, as its profile published it. */
+    merchant_key: { kty: string; crv: string; x: string; y: string; kid: string };
+  };
   checkout_mandate: string;
   payment_mandate: {
     digest: string;
@@ -377,7 +400,7 @@ export async function signClosedMandates(
       hash: checkoutHash,
       jwt: r.checkout.jwt,
       merchant_authorization: r.checkout.authorization,
-      merchant_key: typeof r.checkout.key['kid'] === 'string' ? r.checkout.key['kid'] : jwkThumbprint(r.checkout.key as never),
+      merchant_key: publicPart(r.checkout.key),
     },
     checkout_mandate: mandateDigest(presentation.checkout_mandate),
     payment_mandate: {
