@@ -26,6 +26,7 @@ import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
 import type { McpSession } from '../cli/cliHarness.ts';
 import { ensureBuilt, holonIn, json, mcpSession, ok, openLedger, readEvents, tempDir } from '../cli/cliHarness.ts';
 import { consentChain } from '../../src/core/commerce/consent.ts';
+import { receiptsState } from '../../src/editor/views.ts';
 import { callTool } from '../server/support.ts';
 
 const SHOPPER = 'demo/shopper';
@@ -196,6 +197,14 @@ describe('AP2 mandates at a UCP merchant', () => {
       const other = await consentChain(store.state, p, mandateKeyOf(newMandateJwk()).publicJwk);
       assert.equal(other?.holds, false);
       assert.equal(other?.steps.find((x) => x.ok === false)?.link, 'mandate');
+      // The receipts panel's rows carry the same chain, checked against the state's key.
+      const panel = await receiptsState(store, { mandate: null, status: 'all' }, null, 50, loadMandateKey(state.dir)?.publicJwk);
+      const row = panel.purchases.find((x) => x.id === p.id);
+      assert.equal(row?.consent?.holds, true);
+      assert.deepEqual(
+        row?.consent?.steps.map((x) => x.link),
+        ['mandate', 'checkout', 'payment', 'transaction'],
+      );
     } finally {
       store.close();
     }
