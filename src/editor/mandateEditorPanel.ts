@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { createMandate, patchMandate } from '../core/mandates.ts';
 import { HolonError } from '../core/errors.ts';
+import type { OpenMandates } from '../core/commerce/ap2.ts';
+import { loadOpenMandates, openTermsText, signMandateConsent } from '../core/commerce/ap2.ts';
 import type { MandateEditorState, MandateFormValues } from '../webview/protocol/mandateEditor.ts';
 import type { EditorState } from './editorState.ts';
 import { formToInput, formValues } from './mandateForm.ts';
@@ -33,7 +35,15 @@ export class MandateEditorPanels implements vscode.Disposable {
       return;
     }
     const mandate = id ? this.state.state.mandates[id] : undefined;
-    let view: MandateEditorState = { mode, values: formValues(mandate), errors: {}, saved: false };
+    const consentOf = (open: OpenMandates | null | undefined): MandateEditorState['consent'] =>
+      open ? { terms: openTermsText(open.terms), key: open.key, signedAt: open.signed_at } : null;
+    let view: MandateEditorState = {
+      mode,
+      values: formValues(mandate),
+      errors: {},
+      saved: false,
+      consent: id ? consentOf(loadOpenMandates(this.state.dir, id)) : null,
+    };
     const panel = vscode.window.createWebviewPanel(
       'holon.mandateEditor',
       mode === 'create' ? 'New Mandate' : `Mandate ${id}`,
@@ -52,10 +62,12 @@ export class MandateEditorPanels implements vscode.Disposable {
           view.mode === 'create'
             ? await createMandate(await this.state.store(), this.state.clock, target, input)
             : await patchMandate(await this.state.store(), this.state.clock, target, input);
+        // The human saved it here: their key signs what merchants will see of it (its AP2 open mandate).
+        const open = await signMandateConsent(this.state.dir, saved, this.state.clock.now());
         const created = view.mode === 'create';
         const selected = created && !this.state.selected;
         if (selected) await this.state.select(saved.id);
-        view = { mode: 'edit', values: formValues(saved), errors: {}, saved: true };
+        view = { mode: 'edit', values: formValues(saved), errors: {}, saved: true, consent: consentOf(open) };
         panel.title = `Mandate ${saved.id}`;
         id = saved.id;
         if (created) {
