@@ -1,6 +1,5 @@
 /** Core state → the webviews' protocol states. Pure, so the same mapping serves every panel. */
 import { mayDecide } from '../core/decisions/decide.ts';
-import { consentChain } from '../core/commerce/consent.ts';
 import type { PublicJwk } from '../core/mandateKey.ts';
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
@@ -342,6 +341,9 @@ export async function receiptsState(
 
 /** The purchases' rows with their chains of consent, re-verified against the human's key. */
 async function withConsent(s: HolonState, rows: PurchaseRow[], human: PublicJwk | undefined): Promise<PurchaseRow[]> {
+  if (!rows.some((r) => Object.values(s.purchases).some((p) => p.id === r.id && p.ap2))) return rows;
+  // The SD-JWT libraries load when a purchase with mandates is first shown, never to activate the extension.
+  const { consentChain } = await import('../core/commerce/consent.ts');
   const out: PurchaseRow[] = [];
   for (const row of rows) {
     const p = Object.values(s.purchases).find((x) => x.id === row.id);

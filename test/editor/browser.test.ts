@@ -383,7 +383,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       const view = await webview(p, 'budget');
       await until(async () => (await view.locator('[data-testid="wallet-address"]').textContent())?.trim() === address, 'the wallet in the Holon view', 30_000, 250);
       // `holon wallet` in the editor's terminal (the same state) names the same wallet: one state, one wallet.
-      assert.deepEqual(await cli(bridge, ['wallet']), { address });
+      assert.deepEqual(await cli(bridge, ['wallet']), { address, balances: null });
       // Its key is in the state folder (readable by the user only), never in the ledger.
       const walletFile = path.join(bridge.stateDir, 'keys', 'wallet.key');
       assert.equal(fs.statSync(walletFile).mode & 0o077, 0, 'the key file is the user\'s alone');
