@@ -517,7 +517,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
         await runCommand(p, 'Holon: Edit Mandate');
         await pick(p, shopper);
         const form = await webview(p, 'mandate-form');
-        assert.match(await form.locator('[data-testid="mandate-consent"]').innerText(), /Merchants will see this[\s\S]*up to 30\.00 USD a purchase/);
+        assert.match(await form.locator('[data-testid="mandate-consent"]').innerText(), /Merchants will see this[\s\S]*up to 30\.00 USD a purchase/i);
         await form.locator('[data-testid="field-threshold"] input').fill('1.00');
         await form.locator('[data-testid="mandate-save"]').click();
         await form.locator('[data-testid="mandate-saved"]:not([hidden])').waitFor();
