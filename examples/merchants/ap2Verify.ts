@@ -28,6 +28,8 @@ export interface HumanPublication {
 export interface Ap2Options {
   id: string;
   human: () => HumanPublication | undefined | Promise<HumanPublication | undefined>;
+  /** A dishonest business: signs its checkouts with a key its profile does not publish, or not at all. */
+  signature?: 'forged' | 'none';
 }
 
 /** A refusal: UCP's error code and a sentence. */

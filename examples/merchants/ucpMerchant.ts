@@ -132,9 +132,13 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
   let next = 0;
   const facilitator = x402 ? new HTTPFacilitatorClient({ url: x402.facilitator }) : undefined;
   // With AP2, every checkout it answers carries its signature of it (UCP: `ap2.merchant_authorization`).
+  const forger = ap2?.signature === 'forged' ? businessKey() : undefined;
   const json = (shop: Shop, s: Session): unknown => {
     const c = checkoutJson(shop, s, x402, ap2);
-    return key ? { ...c, ap2: { merchant_authorization: key.authorize(c) } } : c;
+    if (!key || ap2?.signature === 'none') return c;
+    // A forger's header names the published key; its signature is another key's.
+    const authorization = forger ? `${key.authorize(c).split('..')[0]}..${forger.authorize(c).split('..')[1]}` : key.authorize(c);
+    return { ...c, ap2: { merchant_authorization: authorization } };
   };
   return async (shop: Shop, req: Request): Promise<Reply> => {
     if (req.path === '/.well-known/ucp' && req.method === 'GET') {

@@ -224,6 +224,23 @@ describe('AP2 mandates at a UCP merchant', () => {
     assert.equal((await readEvents(state.dir)).filter((e) => e.type === 'purchase.mandated').length, before);
   });
 
+  test("a merchant whose checkout signature does not verify, or that stops signing, gets no mandate", async () => {
+    for (const signature of ['forged', 'none'] as const) {
+      const liar = await startUcpMerchant({ ap2: { id: 'hardware', human: () => loadPublished(state.dir), signature } });
+      try {
+        const err = await new UcpCheckout({ id: 'hardware', protocol: 'ucp', url: liar.url }, fetch as never).create(STICKERS).then(
+          () => undefined,
+          (e: unknown) => e as { reason?: string; details?: { code?: string } },
+        );
+        assert.equal(err?.reason, 'agent_failed', signature);
+        assert.equal(err?.details?.code, signature === 'forged' ? 'merchant_authorization_invalid' : 'merchant_authorization_missing');
+        assert.deepEqual(liar.completionBodies, []);
+      } finally {
+        await liar.close();
+      }
+    }
+  });
+
   test('once negotiated, a completion without mandates is refused', async () => {
     const cart = await direct().create(STICKERS);
     assert.equal(await refusedWith(cart, undefined), 'mandate_required');
