@@ -248,7 +248,8 @@ export class UcpCheckout implements CheckoutClient {
             handler_id: 'holon',
             type: 'holon_mandate',
             selected: true,
-            credential: { type: 'holon', token: payment.token, ...(ap2 ? { payment_mandate: ap2.payment_mandate } : {}) },
+            // With AP2 the token is the payment mandate here too (UCP's placement); the purchase is named beside it.
+            credential: { type: 'holon', ...(ap2 ? { token: ap2.payment_mandate, purchase: payment.token } : { token: payment.token }) },
           };
     const mandates = ap2
       ? {
