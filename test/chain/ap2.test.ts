@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { Presentation } from '../../src/core/commerce/ap2.ts';
+import type { Presentation } from '../../src/core/commerce/checkout.ts';
 import { loadOpenMandates, loadPublished, signClosedMandates } from '../../src/core/commerce/ap2.ts';
 import type { Cart, LineRequest } from '../../src/core/commerce/checkout.ts';
 import { toMinor } from '../../src/core/commerce/checkout.ts';

@@ -80,6 +80,9 @@ describe('AP2 with the Holon payment handler', () => {
       ],
     );
     assert.ok(!JSON.stringify(r).includes(first?.ap2.checkout_mandate.split('~')[0] ?? '-'));
+    // The purchase's receipt, read again under its replay key: the same order and the same chain of consent.
+    const again = (await buy('stickers')).structuredContent as { replayed: boolean; consent: { holds: boolean } };
+    assert.deepEqual([again.replayed, again.consent.holds], [true, true]);
   });
 
   test('the mandate edited without signing again (not by the CLI or the form): refused until the human signs it', async () => {

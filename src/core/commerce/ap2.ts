@@ -27,6 +27,7 @@ import * as M from '../amount.ts';
 import type { Mandate } from '../model.ts';
 import type { MandateKey, PublicJwk } from '../mandateKey.ts';
 import { jwkThumbprint, loadMandateKey, mandateKey } from '../mandateKey.ts';
+import type { Presentation, SignedCheckout } from './checkout.ts';
 import { fromMinor, toMinor } from './checkout.ts';
 
 /** The AP2 version whose mandates these are. */
@@ -232,16 +233,6 @@ export function sameTerms(a: OpenTerms, b: OpenTerms): boolean {
   return canonicalize(a) === canonicalize(b);
 }
 
-/** A checkout as the merchant signed it: its compact JWT (the detached signature with the payload put back) and its key. */
-export interface SignedCheckout {
-  /** The merchant's detached JWS, as it sent it (`ap2.merchant_authorization`). */
-  authorization: string;
-  /** The compact JWS of the checkout: AP2's `checkout_jwt`. */
-  jwt: string;
-  /** The merchant's key that signed it (from its profile's `signing_keys`). */
-  key: Record<string, unknown>;
-}
-
 /**
  * Checks the merchant's detached signature of a checkout against the keys its profile publishes; the
  * signed checkout, or a `denied` error naming why (UCP's merchant_authorization_missing / _invalid).
@@ -316,14 +307,6 @@ export interface ClosedRequest {
   /** Who the key binding is for: the merchant's origin. */
   audience: string;
   now: number;
-}
-
-/** What Holon presents to a merchant to complete a checkout: never returned by a tool, kept to send again as it was. */
-export interface Presentation {
-  checkout_mandate: string;
-  payment_mandate: string;
-  open_checkout_mandate: string;
-  open_payment_mandate: string;
 }
 
 /** What a purchase's receipt keeps of its mandates: their digests and disclosed claims, never the mandates. */

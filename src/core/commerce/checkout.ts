@@ -8,7 +8,6 @@ import { HolonError } from '../errors.ts';
 import { CURRENCY_CODE } from '../ids.ts';
 import type { Money, MoneyJson } from '../amount.ts';
 import * as M from '../amount.ts';
-import type { Presentation, SignedCheckout } from './ap2.ts';
 
 /** The checkout protocols Holon speaks. */
 export const CHECKOUT_PROTOCOLS = ['acp', 'ucp'] as const;
@@ -181,4 +180,22 @@ export function minorJson(minor: unknown, currency: string): MoneyJson {
 /** True when two line lists ask for the same thing, in the same order. */
 export function sameLines(a: readonly LineRequest[], b: readonly LineRequest[]): boolean {
   return a.length === b.length && a.every((l, i) => l.product === b[i]?.product && l.quantity === b[i]?.quantity);
+}
+
+/** A checkout as the merchant signed it: its compact JWT (the detached signature with the payload put back) and its key. */
+export interface SignedCheckout {
+  /** The merchant's detached JWS, as it sent it (`ap2.merchant_authorization`). */
+  authorization: string;
+  /** The compact JWS of the checkout: AP2's `checkout_jwt`. */
+  jwt: string;
+  /** The merchant's key that signed it (from its profile's `signing_keys`). */
+  key: Record<string, unknown>;
+}
+
+/** What Holon presents to a merchant to complete a checkout: never returned by a tool, kept to send again as it was. */
+export interface Presentation {
+  checkout_mandate: string;
+  payment_mandate: string;
+  open_checkout_mandate: string;
+  open_payment_mandate: string;
 }

@@ -8,8 +8,8 @@ import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';
 import { dict, toDict } from '../util.ts';
-import type { Ap2Evidence, Presentation } from './ap2.ts';
-import type { CheckoutProtocol, LineRequest, Order } from './checkout.ts';
+import type { Ap2Evidence } from './ap2.ts';
+import type { CheckoutProtocol, LineRequest, Order, Presentation } from './checkout.ts';
 
 /** Where a purchase stands: running (its hold open), completed (an order), or failed (retry with the same key). */
 export type PurchaseStatus = 'pending' | 'completed' | 'failed';

@@ -10,7 +10,7 @@
  * checkout.
  */
 import * as z from 'zod';
-import type { Presentation } from '../../core/commerce/ap2.ts';
+import type { Presentation } from '../../core/commerce/checkout.ts';
 import { AP2_EXTENSION, verifyMerchantAuthorization } from '../../core/commerce/ap2.ts';
 import type { Cart, CartStatus, CheckoutClient, LineRequest, X402Offer } from '../../core/commerce/checkout.ts';
 import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
