@@ -198,6 +198,9 @@ targets.push({
   format: 'esm',
   target: 'node20',
   sourcemap: false,
+  // The UCP merchant's AP2 verification (@sd-jwt) asks for zod 4: it takes the one in dist/sdk.js.
+  banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
+  plugins: [sharedSdk("['..', '..', 'sdk.js'].join('/')")],
 });
 
 /** The demo catalog and its invoices beside the bundled agents, and the chain's launcher (dist/examples). */
