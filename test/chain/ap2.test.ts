@@ -7,6 +7,8 @@
  * refused, and the payee's balance on the chain shows nothing was paid.
  */
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Presentation } from '../../src/core/commerce/checkout.ts';
@@ -147,6 +149,11 @@ describe('AP2 mandates at a UCP merchant', () => {
     assert.equal(keys.mandate_key['d'], undefined);
     assert.deepEqual(Object.keys(keys.open), [SHOPPER]);
     assert.equal(loadPublished(state.dir)?.key.x, keys.mandate_key['x']);
+    // Its private part: in a file of the user's alone, beside the wallet's key, and nowhere in what was printed.
+    const file = path.join(state.dir, 'keys', 'mandate.jwk');
+    assert.equal(fs.statSync(file).mode & 0o077, 0);
+    const d = (JSON.parse(fs.readFileSync(file, 'utf8')) as { d: string }).d;
+    assert.ok(!(await holonIn(state.dir, ['keys'])).stdout.includes(d));
   });
 
   test('an allowed purchase completes with mandates the merchant verified, and pays on the chain', async () => {
