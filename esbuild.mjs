@@ -23,7 +23,7 @@ const base = {
  * PostgreSQL client of the team store (and its verification). They go to dist/lazy.js, so activating the extension never
  * compiles or runs them.
  */
-const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/commerce/ap2.ts', 'src/core/commerce/consent.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
 /** @type {import('esbuild').Plugin} */
 const lazyModules = {
@@ -54,8 +54,10 @@ function sharedSdk(sdkPath) {
   return {
     name: 'shared-sdk',
     setup(build) {
-      // Only Holon's own imports: a package that brings its own version (x402's zod 3) keeps it.
-      build.onResolve({ filter: SHARED }, (args) => (args.importer.includes('node_modules') ? undefined : { path: args.path, namespace: 'shared' }));
+      // Only Holon's own imports: a package that brings its own version (x402's zod 3) keeps it. The
+      // @sd-jwt packages ask for zod 4, the one Holon ships: they share it rather than bundle a second copy.
+      const ownZod = (importer) => !importer.includes('node_modules') || /node_modules[\\/]@sd-jwt[\\/]/.test(importer);
+      build.onResolve({ filter: SHARED }, (args) => (ownZod(args.importer) ? { path: args.path, namespace: 'shared' } : undefined));
       build.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => {
         if (!SHARED_SPECIFIERS.includes(args.path)) throw new Error(`${args.path} is not in dist/sdk.js: import it with a plain \`from '...'\``);
         return { contents: `module.exports = require(${sdkPath}).modules[${JSON.stringify(args.path)}];`, loader: 'js' };
@@ -214,6 +216,9 @@ targets.push({
   format: 'esm',
   target: 'node20',
   sourcemap: false,
+  // The UCP merchant's AP2 verification (@sd-jwt) asks for zod 4: it takes the one in dist/sdk.js.
+  banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
+  plugins: [sharedSdk("['..', '..', 'sdk.js'].join('/')")],
 });
 
 /** The demo catalog and its invoices beside the bundled agents, and the chain's launcher (dist/examples). */

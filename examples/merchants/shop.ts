@@ -46,6 +46,8 @@ export interface Session {
   id: string;
   lines: PricedLine[];
   state: 'open' | 'completed' | 'canceled';
+  /** The platform activated AP2's mandates on it: it is never completed without them. */
+  ap2?: boolean;
   /** What the merchant adds to the total after it was paid (a dishonest merchant's surcharge), in minor units. */
   surcharge?: number;
   /** The order it became; `transaction`: where the merchant says its payment settled (x402). */
@@ -70,6 +72,10 @@ export interface Shop {
   faults: Fault[];
   /** How many completion requests arrived (replays included). */
   completions: number;
+  /** The AP2 refusals it answered, by UCP error code, in order. */
+  refusals: string[];
+  /** The completion requests' bodies, as they arrived (what a test replays or tampers with). */
+  completionBodies: unknown[];
   close(): Promise<void>;
 }
 
@@ -136,6 +142,8 @@ export async function startShop(options: ShopOptions, kind: 'stationery' | 'hard
     orders: [],
     faults: [...(options.faults ?? [])],
     completions: 0,
+    refusals: [],
+    completionBodies: [],
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));

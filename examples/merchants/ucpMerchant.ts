@@ -12,6 +12,8 @@
  */
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import type { Ap2Options, BusinessKey } from './ap2Verify.ts';
+import { businessKey, verifyMandates } from './ap2Verify.ts';
 import type { Fault, PricedLine, Reply, Request, Session, Shop, ShopOptions } from './shop.ts';
 import { placeOrder, priceLine, shortages, startShop } from './shop.ts';
 
@@ -44,11 +46,16 @@ export interface X402Handler {
 
 /** The payment handler UCP names x402's `exact` scheme by here. */
 export const X402_HANDLER = 'org.x402.exact';
+/** UCP's AP2 Mandates extension. */
+export const AP2_EXTENSION = 'dev.ucp.shopping.ap2_mandate';
 
-function envelope(x402?: X402Handler): unknown {
+function envelope(x402?: X402Handler, ap2?: Ap2Options): unknown {
   return {
     version: UCP_VERSION,
-    capabilities: { 'dev.ucp.shopping.checkout': [{ version: UCP_VERSION }] },
+    capabilities: {
+      'dev.ucp.shopping.checkout': [{ version: UCP_VERSION }],
+      ...(ap2 ? { [AP2_EXTENSION]: [{ version: UCP_VERSION, extends: 'dev.ucp.shopping.checkout', config: { vp_formats_supported: { 'dc+sd-jwt': {} } } }] } : {}),
+    },
     payment_handlers: {
       'dev.holon.mandate': [{ id: 'holon', version: UCP_VERSION, available_instruments: [{ type: 'holon_mandate' }] }],
       ...(x402
@@ -79,10 +86,10 @@ function requirementsFor(x402: X402Handler, minor: number): PaymentRequirements 
   };
 }
 
-function checkoutJson(shop: Shop, s: Session, x402?: X402Handler): unknown {
+function checkoutJson(shop: Shop, s: Session, x402?: X402Handler, ap2?: Ap2Options): Record<string, unknown> {
   const sum = (f: (l: PricedLine) => number): number => s.lines.reduce((n, l) => n + f(l), 0);
   return {
-    ucp: envelope(x402),
+    ucp: envelope(x402, ap2),
     id: s.id,
     status: statusOf(s),
     currency: shop.currency,
@@ -121,19 +128,28 @@ function linesOf(shop: Shop, items: unknown, taxBasisPoints: number): PricedLine
   return lines;
 }
 
-function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X402Handler | undefined) {
+function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X402Handler | undefined, ap2: Ap2Options | undefined, key: BusinessKey | undefined, spent: Set<string>) {
   let next = 0;
   const facilitator = x402 ? new HTTPFacilitatorClient({ url: x402.facilitator }) : undefined;
-  const json = (shop: Shop, s: Session): unknown => checkoutJson(shop, s, x402);
+  // With AP2, every checkout it answers carries its signature of it (UCP: `ap2.merchant_authorization`).
+  const forger = ap2?.signature === 'forged' ? businessKey() : undefined;
+  const json = (shop: Shop, s: Session): unknown => {
+    const c = checkoutJson(shop, s, x402, ap2);
+    if (!key || ap2?.signature === 'none') return c;
+    // A forger's header names the published key; its signature is another key's.
+    const authorization = forger ? `${key.authorize(c).split('..')[0]}..${forger.authorize(c).split('..')[1]}` : key.authorize(c);
+    return { ...c, ap2: { merchant_authorization: authorization } };
+  };
   return async (shop: Shop, req: Request): Promise<Reply> => {
     if (req.path === '/.well-known/ucp' && req.method === 'GET') {
       return {
         status: 200,
         body: {
           ucp: {
-            ...(envelope(x402) as object),
+            ...(envelope(x402, ap2) as object),
             services: { 'dev.ucp.shopping': [{ version: UCP_VERSION, spec: 'https://ucp.dev/specification/overview', transport: 'rest', endpoint: endpoint ?? `${shop.url}${ENDPOINT}` }] },
           },
+          ...(key ? { signing_keys: [key.publicJwk] } : {}),
         },
       };
     }
@@ -145,7 +161,9 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
       if (req.method !== 'POST') return problem(405, 'method_not_allowed', 'POST to create');
       const lines = linesOf(shop, (req.body as { line_items?: unknown } | undefined)?.line_items, taxBasisPoints);
       if (!Array.isArray(lines)) return lines;
-      const s: Session = { id: `chk_${++next}`, lines, state: 'open', order: null };
+      // The platform activates AP2 on the checkout it creates: from then on it is completed only with mandates.
+      const activated = ap2 !== undefined && (req.body as { ap2?: unknown } | undefined)?.ap2 !== undefined;
+      const s: Session = { id: `chk_${++next}`, lines, state: 'open', order: null, ...(activated ? { ap2: true } : {}) };
       shop.sessions.set(s.id, s);
       return { status: 201, body: json(shop, s) };
     }
@@ -166,8 +184,35 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
       return { status: 200, body: json(shop, s) };
     }
     shop.completions += 1;
+    shop.completionBodies.push(structuredClone(req.body));
     if (statusOf(s) !== 'ready_for_complete') return problem(409, 'invalid_state', `the checkout is ${statusOf(s)}`);
     const instrument = (req.body as { payment?: { instruments?: { handler_id?: unknown; credential?: { token?: unknown; payment?: unknown } }[] } } | undefined)?.payment?.instruments?.[0];
+    // AP2 negotiated: the mandates are verified before anything is settled or placed, and a completion without them is refused.
+    let accepted: string[] = [];
+    if (s.ap2 && ap2 && key) {
+      const paid = instrument?.credential?.payment as { payload?: { authorization?: { from?: unknown } }; accepted?: { network?: unknown; asset?: unknown } } | undefined;
+      const verdict = await verifyMandates(
+        ap2,
+        key,
+        req.body as never,
+        {
+          checkout: checkoutJson(shop, s, x402, ap2),
+          total: s.lines.reduce((n, l) => n + l.total, 0),
+          currency: shop.currency,
+          url: shop.url,
+          instrument: instrument?.handler_id === 'x402' ? `${String(paid?.accepted?.network)}:${String(paid?.accepted?.asset)}:${String(paid?.payload?.authorization?.from)}` : null,
+        },
+        spent,
+        Date.now(),
+      );
+      if ('code' in verdict) {
+        shop.refusals.push(verdict.code);
+        return problem(verdict.code === 'mandate_required' ? 400 : 403, verdict.code, verdict.content);
+      }
+      accepted = verdict.spent;
+    }
+    // Once the order is placed, its mandates are spent: presented again, they are a replay.
+    const placed = (): void => accepted.forEach((d) => spent.add(d));
     if (instrument?.handler_id === 'x402' && x402 && facilitator) {
       // Paid on the chain: the payment settles (through the facilitator, which checks it) before the order is placed.
       const payment = instrument.credential?.payment as PaymentPayload | undefined;
@@ -183,6 +228,7 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
       }
       if (x402.lie === 'surcharge') s.surcharge = 150;
       placeOrder(shop, s, `x402:${transaction ?? 'none'}`, transaction);
+      placed();
       return { status: 200, body: json(shop, s), ...(fault === 'drop' ? { drop: true } : {}) };
     }
     const token = instrument?.credential?.token;
@@ -190,6 +236,7 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
     const fault = shop.faults.shift();
     if (fault === 'error') return problem(503, 'unavailable', 'try again');
     placeOrder(shop, s, token);
+    placed();
     return { status: 200, body: json(shop, s), ...(fault === 'drop' ? { drop: true } : {}) };
   };
 }
@@ -199,6 +246,7 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
  * `endpoint`: the REST endpoint its profile names instead of its own (one on another origin, say, which a
  * platform must not follow).
  */
-export function startUcpMerchant(options: ShopOptions & { faults?: Fault[]; endpoint?: string; x402?: X402Handler } = {}): Promise<Shop> {
-  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800, options.endpoint, options.x402));
+export function startUcpMerchant(options: ShopOptions & { faults?: Fault[]; endpoint?: string; x402?: X402Handler; ap2?: Ap2Options } = {}): Promise<Shop> {
+  const key = options.ap2 ? businessKey() : undefined;
+  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800, options.endpoint, options.x402, options.ap2, key, new Set()));
 }

@@ -56,6 +56,11 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
     summaries: ["Shows, creates or imports the wallet that signs this state's payments"],
     load: () => import('./commands/wallet.ts'),
   },
+  {
+    names: ['keys'],
+    summaries: ['Prints the public key merchants trust for the mandates Holon signs for you'],
+    load: () => import('./commands/keys.ts'),
+  },
   { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
   {
     names: ['store', 'migrate'],

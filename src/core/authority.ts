@@ -206,6 +206,7 @@ const RULES: Record<string, Rule> = {
     onRef(x, 'server', d.id, (id) => accountOfMandate(x.s.servers[id]?.mandate) || undefined, member),
   ),
   'purchase.started': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
+  'purchase.mandated': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'purchase.completed': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'purchase.failed': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   'intent.submitted': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { loadMandateKey } from '../core/mandateKey.ts';
 import { channelAccepted } from '../core/approvals/flow.ts';
 import type { HolonViewCommand, HolonViewState } from '../webview/protocol/holonView.ts';
 import type { ReadyCommand } from '../webview/protocol/messages.ts';
@@ -92,16 +93,22 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   /** The state the view shows now. */
   current(): HolonViewState {
     const s = this.state;
-    return holonViewState(
-      s.state,
-      s.selected ?? null,
-      s.clock.now(),
-      channelAccepted(s.state, 'panel'),
-      this.wallet.address ?? null,
-      s.signer,
-      storeInfo(s.storeInUse, s.storeFailure),
-      this.holdings,
-    );
+    // The public half only: the private key never leaves the state folder's file.
+    const key = loadMandateKey(s.dir)?.publicJwk;
+    const mandateKey = key ? { kid: key.kid, jwk: JSON.stringify(key) } : null;
+    return {
+      mandateKey,
+      ...holonViewState(
+        s.state,
+        s.selected ?? null,
+        s.clock.now(),
+        channelAccepted(s.state, 'panel'),
+        this.wallet.address ?? null,
+        s.signer,
+        storeInfo(s.storeInUse, s.storeFailure),
+        this.holdings,
+      ),
+    };
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {

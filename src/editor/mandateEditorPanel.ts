@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { createMandate, patchMandate } from '../core/mandates.ts';
 import { HolonError } from '../core/errors.ts';
+import type { OpenMandates } from '../core/commerce/ap2.ts';
 import type { MandateEditorState, MandateFormValues } from '../webview/protocol/mandateEditor.ts';
 import type { EditorState } from './editorState.ts';
 import { formToInput, formValues } from './mandateForm.ts';
@@ -33,7 +34,11 @@ export class MandateEditorPanels implements vscode.Disposable {
       return;
     }
     const mandate = id ? this.state.state.mandates[id] : undefined;
-    let view: MandateEditorState = { mode, values: formValues(mandate), errors: {}, saved: false };
+    // The AP2 module (and its SD-JWT libraries) loads with the first form, never to activate the extension.
+    const ap2 = import('../core/commerce/ap2.ts');
+    const consentOf = async (open: OpenMandates | null | undefined): Promise<MandateEditorState['consent']> =>
+      open ? { terms: (await ap2).openTermsText(open.terms), key: open.key, signedAt: open.signed_at } : null;
+    let view: MandateEditorState = { mode, values: formValues(mandate), errors: {}, saved: false, consent: null };
     const panel = vscode.window.createWebviewPanel(
       'holon.mandateEditor',
       mode === 'create' ? 'New Mandate' : `Mandate ${id}`,
@@ -52,10 +57,12 @@ export class MandateEditorPanels implements vscode.Disposable {
           view.mode === 'create'
             ? await createMandate(await this.state.store(), this.state.clock, target, input)
             : await patchMandate(await this.state.store(), this.state.clock, target, input);
+        // The human saved it here: their key signs what merchants will see of it (its AP2 open mandate).
+        const open = await (await ap2).signMandateConsent(this.state.dir, saved, this.state.clock.now());
         const created = view.mode === 'create';
         const selected = created && !this.state.selected;
         if (selected) await this.state.select(saved.id);
-        view = { mode: 'edit', values: formValues(saved), errors: {}, saved: true };
+        view = { mode: 'edit', values: formValues(saved), errors: {}, saved: true, consent: await consentOf(open) };
         panel.title = `Mandate ${saved.id}`;
         id = saved.id;
         if (created) {
@@ -76,7 +83,7 @@ export class MandateEditorPanels implements vscode.Disposable {
         view = { ...view, values, errors: { form: err.message }, saved: false };
       }
     };
-    new WebviewHost({
+    const host = new WebviewHost({
       ...this.webviews,
       owner: panel,
       entry: 'mandateEditor',
@@ -86,6 +93,16 @@ export class MandateEditorPanels implements vscode.Disposable {
       state: () => view,
       handle: (command) => (command.type === 'cancel' ? panel.dispose() : save(command.values)),
     });
+    // What merchants see of the mandate now (its open AP2 mandate, as last signed), once the module is loaded.
+    const shown = id;
+    if (shown)
+      void ap2
+        .then(async (m) => {
+          const consent = await consentOf(m.loadOpenMandates(this.state.dir, shown));
+          if (!view.saved) view = { ...view, consent };
+          host.push();
+        })
+        .catch(() => undefined);
     panel.onDidDispose(() => {
       if (this.open_.get(key) === panel) this.open_.delete(key);
     });

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { loadMandateKey } from '../core/mandateKey.ts';
 import type { ReceiptsCommand, ReceiptsState } from '../webview/protocol/receipts.ts';
 import type { EditorState } from './editorState.ts';
 import type { ReceiptsFilter, SpendBar } from './views.ts';
@@ -98,7 +99,9 @@ export class ReceiptsPanel implements vscode.Disposable {
 
   /** The state the panel shows now. */
   async current(): Promise<ReceiptsState> {
-    return receiptsState(await this.state.store(), this.filter, this.selected, 50, this.state.clock.now());
+    // The human's key, from the state folder: every chain of consent is re-verified against it.
+    const human = loadMandateKey(this.state.dir)?.publicJwk;
+    return receiptsState(await this.state.store(), this.filter, this.selected, 50, this.state.clock.now(), human);
   }
 
   dispose(): void {

@@ -1,5 +1,6 @@
 /** Core state → the webviews' protocol states. Pure, so the same mapping serves every panel. */
 import { mayDecide } from '../core/decisions/decide.ts';
+import type { PublicJwk } from '../core/mandateKey.ts';
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
@@ -391,6 +392,7 @@ export async function receiptsState(
   selected: string | null,
   limit = 50,
   now = Date.now(),
+  human?: PublicJwk,
 ): Promise<ReceiptsState> {
   const s = store.state;
   // A mandate that is gone (or was never there) narrows nothing.
@@ -428,8 +430,22 @@ export async function receiptsState(
     filter: filter.status,
     recent: shown ? recent.filter((r) => shown.has(r.id)) : recent,
     selected: chosen ? node(s, await treeOf(store, chosen)) : null,
-    purchases: purchaseRows(s, limit, mandate),
+    purchases: await withConsent(s, purchaseRows(s, limit, mandate), human),
   };
+}
+
+/** The purchases' rows with their chains of consent, re-verified against the human's key. */
+async function withConsent(s: HolonState, rows: PurchaseRow[], human: PublicJwk | undefined): Promise<PurchaseRow[]> {
+  if (!rows.some((r) => Object.values(s.purchases).some((p) => p.id === r.id && p.ap2))) return rows;
+  // The SD-JWT libraries load when a purchase with mandates is first shown, never to activate the extension.
+  const { consentChain } = await import('../core/commerce/consent.ts');
+  const out: PurchaseRow[] = [];
+  for (const row of rows) {
+    const p = Object.values(s.purchases).find((x) => x.id === row.id);
+    const chain = p ? await consentChain(s, p, human) : undefined;
+    out.push(chain ? { ...row, consent: { holds: chain.holds, steps: chain.steps } } : row);
+  }
+  return out;
 }
 
 /** The newest completed purchases (of one mandate, when named), with their orders and lines. */
@@ -451,6 +467,7 @@ export function purchaseRows(s: HolonState, limit = 50, mandate: string | null =
       total: displayJson(p.order?.total ?? p.total),
       charged: displayOrNull(p.charged),
       at: p.updated_at,
+      consent: null,
     }));
 }
 

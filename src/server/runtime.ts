@@ -15,6 +15,7 @@ import { publicFetch } from './net/publicFetch.ts';
 import type { Wallet } from '../core/wallet.ts';
 import type { Forge } from '../core/office/forge.ts';
 import { loadWallet } from '../core/wallet.ts';
+import { stateConsent } from '../core/commerce/ap2.ts';
 import type { MerchantConfig } from './commerce/merchants.ts';
 import { merchantsOf } from './commerce/merchants.ts';
 import { X402AgentRunner } from './terms/x402Agent.ts';
@@ -105,6 +106,7 @@ export function openRuntime(
     ...(options.forge ? { forge: options.forge } : {}),
     ...(options.merchants?.length ? { merchants: merchantsOf(options.merchants) } : {}),
     ...(chain ? { chain } : {}),
+    ap2: stateConsent(stateDir),
   };
   holder.deps = deps;
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.

@@ -7,6 +7,7 @@ import type { Wallet } from '../core/wallet.ts';
 import type { Forge } from '../core/office/forge.ts';
 import type { Merchants } from './commerce/merchants.ts';
 import type { ChainReader } from '../core/money/chain.ts';
+import type { Ap2Consent } from '../core/commerce/ap2.ts';
 
 /** What every toolset's handlers reach the core through. */
 export interface ServerDeps {
@@ -32,6 +33,11 @@ export interface ServerDeps {
    * it, and `pay` settles on it. None: payments are signed as before and recorded unchecked.
    */
   chain?: ChainReader;
+  /**
+   * The human's AP2 consent in the state folder (their mandate key, the open mandates they signed): `buy`
+   * signs a purchase's mandates with it, inside the gate, at a merchant that negotiated AP2.
+   */
+  ap2?: Ap2Consent;
 }
 
 /** How a server waits for the human when something needs approval. */

@@ -19,6 +19,10 @@ import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Se
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
 import { openStore } from '../../src/core/holon.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
+import { loadOpenMandates, loadPublished, signClosedMandates } from '../../src/core/commerce/ap2.ts';
+import { loadMandateKey } from '../../src/core/mandateKey.ts';
+import { UcpCheckout } from '../../src/server/commerce/ucp.ts';
+import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
 import type { RunDirs } from './harness.ts';
 import type { Bridge, Started } from './workbench.ts';
 import { answerInput, cli, contrastOf, host, installWithDriver, openEditor, paletteOffers, pendingInView, pick, runCommand, stopEditor, storeArgs, tabsTo, watchdog, webview } from './workbench.ts';
@@ -593,6 +597,71 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       } finally {
         await lead.close();
         await ada.close();
+      }
+    });
+
+    await step("editing a mandate in the form signs again what merchants will see of it: a merchant refuses the old one, and a purchase after the edit carries the new terms", async () => {
+      const shopper = 'shop/shopper';
+      const shop = await startUcpMerchant({ ap2: { id: 'hardware', human: () => loadPublished(bridge.stateDir) } });
+      let buyer: Client | undefined;
+      try {
+        await cli(bridge, ['fund', 'shop', '50', '--currency', 'USD']);
+        await cli(bridge, ['mandate', 'create', shopper, '--currency', 'USD', '--toolsets', 'commerce', '--threshold', '30.00', '--total', '50', '--grant', '{"commerce.buy": {"merchants": ["hardware"]}}']);
+        const old = loadOpenMandates(bridge.stateDir, shopper);
+        assert.deepEqual(old?.terms.cap, { amount: 3000, currency: 'USD' }, 'holon mandate create signed it');
+        await runCommand(p, 'Holon: Edit Mandate');
+        await pick(p, shopper);
+        const form = await webview(p, 'mandate-form');
+        assert.match(await form.locator('[data-testid="mandate-consent"]').innerText(), /Merchants will see this[\s\S]*up to 30\.00 USD a purchase/i);
+        await form.locator('[data-testid="field-threshold"] input').fill('1.00');
+        await form.locator('[data-testid="mandate-save"]').click();
+        await form.locator('[data-testid="mandate-saved"]:not([hidden])').waitFor();
+        await form.locator('[data-testid="mandate-consent-terms"]', { hasText: 'up to 1.00 USD a purchase' }).waitFor();
+        await screenshot(p, '11-mandate-consent-signed');
+        const signed = loadOpenMandates(bridge.stateDir, shopper);
+        assert.ok(old && signed && signed.payment !== old.payment, 'the form signed a new open mandate');
+        assert.deepEqual(signed.terms.cap, { amount: 100, currency: 'USD' });
+        assert.equal((await form.locator('[data-testid="mandate-consent-key"]').innerText()).trim(), signed.key);
+        await host(bridge, '/command', { id: 'workbench.action.closeAllEditors' });
+
+        // A gate bypassed, presenting the old open mandate for 1.08 USD (within the old cap, outside the new one): refused.
+        const direct = new UcpCheckout({ id: 'hardware', protocol: 'ucp', url: shop.url }, fetch as never);
+        const cart = await direct.create([{ product: 'sticker-pack', quantity: 2 }]);
+        const key = loadMandateKey(bridge.stateDir);
+        assert.ok(key && cart.ap2 && cart.total);
+        const { presentation } = await signClosedMandates(
+          key,
+          old,
+          {
+            checkout: cart.ap2,
+            payee: { id: 'hardware', name: 'hardware', website: cart.ap2.website },
+            amount: { amount: 108, currency: 'USD' },
+            instrument: { id: 'pur_bypassed', type: 'holon_mandate', description: 'bypassed' },
+            audience: cart.ap2.website,
+            now: Date.now(),
+          },
+          cart.id,
+        );
+        const refused = await direct.complete(cart.id, 'bypassed', { token: 'pur_bypassed' }, presentation).then(
+          () => undefined,
+          (e: unknown) => e as { details?: { code?: string } },
+        );
+        assert.equal(refused?.details?.code, 'mandate_scope_mismatch');
+        assert.equal(shop.orders.length, 0);
+
+        // Through Holon, within the new terms (0.54 USD): the merchant verifies and places the order.
+        const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0] !== 'HOLON_STATE' && e[1] !== undefined));
+        buyer = new Client({ name: 'holon-editor-buyer', version: '0.1.0' });
+        await buyer.connect(new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', shopper, '--state', bridge.stateDir, ...storeArgs(bridge), '--merchant', `hardware=ucp:${shop.url}`], env, stderr: 'pipe' }));
+        const bought = (await buyer.callTool({ name: 'buy', arguments: { merchant: 'hardware', lines: [{ product: 'sticker-pack', quantity: 1 }], replay_key: 'after-edit' } })) as { isError?: boolean; structuredContent?: { consent?: { holds: boolean } } };
+        assert.notEqual(bought.isError, true, JSON.stringify(bought.structuredContent));
+        assert.equal(bought.structuredContent?.consent?.holds, true);
+        assert.equal(shop.orders.length, 1);
+        const body = shop.completionBodies.at(-1) as { ap2?: { open_payment_mandate?: string } };
+        assert.equal(body.ap2?.open_payment_mandate, signed.payment, 'the purchase carried the open mandate the form signed');
+      } finally {
+        await buyer?.close().catch(() => {});
+        await shop.close();
       }
     });
 

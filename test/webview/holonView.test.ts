@@ -511,6 +511,17 @@ describe('the wallet', () => {
     renderHolonView(p.root, viewState({ wallet: address, holdings: null }), post);
     assert.equal(byTestId(p.root, 'wallet-holdings'), null);
   });
+
+  test('the mandate key merchants trust: its thumbprint, its public JWK on hover; none before one was made', () => {
+    renderHolonView(p.root, viewState({ mandateKey: null }), post);
+    assert.equal(byTestId(p.root, 'mandate-key'), null);
+    const jwk = JSON.stringify({ kty: 'EC', crv: 'P-256', x: HOSTILE, y: 'y', kid: 'kid-1' });
+    renderHolonView(p.root, viewState({ mandateKey: { kid: 'kid-1', jwk } }), post);
+    const key = get(p.root, 'mandate-key');
+    assert.match(key.textContent ?? '', /^Mandate key kid-1 · merchants verify your mandates with it/);
+    assert.match(key.querySelector('.mono')?.getAttribute('title') ?? '', /"kty":"EC"/);
+    assert.equal(p.root.querySelectorAll('img').length, 0);
+  });
 });
 
 describe('payments on a chain', () => {

@@ -38,6 +38,21 @@ beforeEach(() => {
 });
 afterEach(() => p.close());
 
+describe('what merchants will see', () => {
+  test('the open mandate in words, the key that signed it and when; before a save, that saving signs it', () => {
+    renderMandateEditor(p.root, editorState(), post);
+    assert.match(get(p.root, 'mandate-consent').textContent ?? '', /^Merchants will see this.*Nothing yet/);
+    renderMandateEditor(
+      p.root,
+      editorState({ mode: 'edit', values: existing, consent: { terms: `hardware; up to 30.00 USD a purchase; no expiry ${HOSTILE}`, key: 'kid-1', signedAt: '2026-12-03T12:00:00.000Z' } }),
+      post,
+    );
+    assert.equal(get(p.root, 'mandate-consent-terms').textContent, `hardware; up to 30.00 USD a purchase; no expiry ${HOSTILE}`);
+    assert.equal(get(p.root, 'mandate-consent-key').textContent, 'kid-1');
+    assert.equal(p.root.querySelectorAll('img').length, 0);
+  });
+});
+
 describe('create mode', () => {
   test('every field, the seven toolsets as checkboxes, no status; id editable', () => {
     renderMandateEditor(p.root, editorState(), post);

@@ -124,17 +124,40 @@ describe('receipt tree', () => {
       p.root,
       receiptsState({
         purchases: [
-          { id: 'pur_1', mandate: 'demo/shopper', merchant: 'acp', order: HOSTILE, lines: [{ product: 'mug', title: HOSTILE, quantity: 2, unitPrice: amt('4.50 EUR'), total: amt('9.00 EUR') }], total: amt('9.00 EUR'), charged: amt('9.00 EUR'), at: '2026-12-01T10:00:00.000Z' },
+          { id: 'pur_1', mandate: 'demo/shopper', merchant: 'acp', order: HOSTILE, lines: [{ product: 'mug', title: HOSTILE, quantity: 2, unitPrice: amt('4.50 EUR'), total: amt('9.00 EUR') }], total: amt('9.00 EUR'), charged: amt('9.00 EUR'), at: '2026-12-01T10:00:00.000Z', consent: null },
         ],
       }),
       post,
     );
+    assert.equal(byTestId(p.root, 'purchase-consent-pur_1'), null, 'no AP2, no chain of consent');
     assert.equal(get(p.root, 'purchase-order-pur_1').textContent, HOSTILE);
     assert.equal(get(p.root, 'purchase-total-pur_1').textContent, '9.00 EUR');
     assert.match(get(p.root, 'purchase-pur_1').textContent ?? '', /2 × 4\.50 EUR/);
     assert.equal(p.root.querySelectorAll('img').length, 0);
     renderReceipts(p.root, receiptsState(), post);
     assert.equal(byTestId(p.root, 'purchases'), null, 'no purchases, no section');
+  });
+
+  test("an AP2 purchase shows its chain of consent, link by link, and where it breaks", () => {
+    const row = (ok: boolean | null) => ({
+      id: 'pur_2', mandate: 'demo/shopper', merchant: 'hardware', order: 'ord_1', lines: [], total: amt('1.08 USD'), charged: null, at: '2026-12-01T10:00:00.000Z',
+      consent: {
+        holds: ok !== false,
+        steps: [
+          { link: 'mandate', ok: true, detail: `open mandate ${HOSTILE}` },
+          { link: 'checkout', ok: true, detail: 'checkout chk_1 signed by the merchant' },
+          { link: 'payment', ok, detail: ok === false ? 'the payment mandate does not match the checkout' : 'payment mandate for 1.08 USD' },
+          { link: 'transaction', ok: true, detail: 'landed in 0xabc (block 7)' },
+        ],
+      },
+    });
+    renderReceipts(p.root, receiptsState({ purchases: [row(true)] }), post);
+    const chain = get(p.root, 'purchase-consent-pur_2');
+    assert.match(chain.textContent ?? '', /Consent holds: mandate ✓ → checkout ✓ → payment ✓ → transaction ✓/);
+    assert.match(chain.textContent ?? '', /landed in 0xabc \(block 7\)/);
+    assert.equal(p.root.querySelectorAll('img').length, 0, 'a detail is text');
+    renderReceipts(p.root, receiptsState({ purchases: [row(false)] }), post);
+    assert.match(get(p.root, 'purchase-consent-pur_2').textContent ?? '', /Consent BROKEN at payment: the payment mandate does not match the checkout/);
   });
 
   test('hostile text in agents, reasons, errors and ids is text', () => {

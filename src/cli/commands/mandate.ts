@@ -1,11 +1,12 @@
 import type { Binding } from '../../core/bindings.ts';
 import { bindingFor, bindingOf, bindingWhere, findBinding, removeBinding, writeBinding } from '../../core/bindings.ts';
 import { CAP } from '../../core/capabilities.ts';
-import type { CapabilityGrant } from '../../core/model.ts';
+import type { CapabilityGrant, Mandate } from '../../core/model.ts';
 import { grantOfEntry } from '../../core/office/personnel.ts';
 import { HolonError } from '../../core/errors.ts';
 import { mandateId } from '../../core/ids.ts';
 import { createMandate, patchMandate } from '../../core/mandates.ts';
+import { openTermsText, signMandateConsent } from '../../core/commerce/ap2.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';
@@ -204,6 +205,16 @@ async function bindingAction(ctx: CommandContext, action: string, id: string | u
   return print(ctx, binding, `Bound: ${bindingText(binding)}`);
 }
 
+/**
+ * Signs the mandate's open AP2 mandate with the human's key (this is the human's own command), and says
+ * what merchants will see of it.
+ */
+async function consentText(stateDir: string, m: Mandate): Promise<string> {
+  const open = await signMandateConsent(stateDir, m, clock.now());
+  if (!open) return '';
+  return `\nMerchants will see this (its AP2 open mandate, signed with your key ${open.key}): ${openTermsText(open.terms)}`;
+}
+
 const mandateCmd: Command = {
   name: 'mandate',
   usage: 'mandate create|list|show|edit [ID] [options] | mandate bind ID [--workspace DIR] | mandate unbind|binding [--workspace DIR]',
@@ -249,7 +260,7 @@ const mandateCmd: Command = {
         open(ctx),
         async (store) => {
           const m = await createMandate(store, clock, id, input);
-          return print(ctx, m, `Created ${mandateText(m, store.state, clock.now())}`);
+          return print(ctx, m, `Created ${mandateText(m, store.state, clock.now())}${await consentText(ctx.stateDir, m)}`);
         },
         true,
       );
@@ -262,7 +273,7 @@ const mandateCmd: Command = {
         openExisting(ctx),
         async (store) => {
           const m = await patchMandate(store, clock, id, patch);
-          return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}`);
+          return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}${await consentText(ctx.stateDir, m)}`);
         },
         true,
       );

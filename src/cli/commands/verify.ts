@@ -2,14 +2,17 @@ import { HolonError } from '../../core/errors.ts';
 import { verifyJournal } from '../../core/verify.ts';
 import { verifyText } from '../../core/store/verify.ts';
 import type { Command } from '../args.ts';
-import { hasState, print } from '../context.ts';
+import { hasState, openExisting, print, withStore } from '../context.ts';
+import { consentChains, consentText } from '../../core/commerce/consent.ts';
+import { loadMandateKey } from '../../core/mandateKey.ts';
 
 const verifyCmd: Command = {
   name: 'verify',
   usage: 'verify',
   summary:
     'Checks the journal offline (or, with --store, the team store): the hash chain, ' +
-    'the signatures of its checkpoints, and the snapshot against the fold. Names the first bad event.',
+    'the signatures of its checkpoints, and the snapshot against the fold. Names the first bad event. Then, for every purchase ' +
+    'made with AP2 mandates, that its chain of consent holds (mandate → checkout → payment → transaction), from the signatures.',
   options: {},
   positionals: [0, 0],
   async run(ctx) {
@@ -21,8 +24,12 @@ const verifyCmd: Command = {
     }
     if (!hasState(ctx.stateDir)) throw new HolonError('not_found', `no journal in ${ctx.stateDir}`);
     const r = verifyJournal(ctx.stateDir);
-    print(ctx, r, verifyText(r));
-    return r.ok ? 0 : 1;
+    // Consent is read from a journal that checked out: a broken journal's purchases prove nothing.
+    const consent = r.ok
+      ? await withStore(openExisting(ctx), (store) => consentChains(store.state, loadMandateKey(ctx.stateDir)?.publicJwk))
+      : [];
+    print(ctx, { ...r, consent }, [verifyText(r), ...consent.map(consentText)].join('\n'));
+    return r.ok && consent.every((c) => c.holds) ? 0 : 1;
   },
 };
 

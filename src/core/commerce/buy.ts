@@ -22,12 +22,16 @@ import * as M from '../amount.ts';
 import { grantsAllow, grantsNow } from '../office/colleagues.ts';
 import type { ProcessRef } from '../store/owner.ts';
 import { thisProcess } from '../store/owner.ts';
+import { getAddress } from 'viem';
 import { denialTexts } from '../words.ts';
 import { endHold, gateSpend } from '../money/spend.ts';
 import type { HolonState } from '../state.ts';
 import type { EventStore } from '../store/store.ts';
-import type { Cart, CheckoutClient, LineRequest, Order } from './checkout.ts';
-import { sameLines } from './checkout.ts';
+import type { Ap2Consent, Ap2Instrument, OpenMandates } from './ap2.ts';
+import { consentFor, signClosedMandates } from './ap2.ts';
+import type { MandateKey } from '../mandateKey.ts';
+import type { Cart, CheckoutClient, LineRequest, Order, Presentation } from './checkout.ts';
+import { sameLines, toMinor } from './checkout.ts';
 import type { Purchase } from './purchases.ts';
 import type { CheckoutChain, PayableOffer } from './payCheckout.ts';
 import { orderMismatch, payableOffer, signCheckoutPayment } from './payCheckout.ts';
@@ -45,6 +49,8 @@ export interface BuyRequest {
   owner?: ProcessRef;
   /** The chain Holon pays a merchant's x402 payment handler on (payCheckout.ts); none: Holon's own credential. */
   chain?: CheckoutChain | undefined;
+  /** The human's AP2 consent (key and open mandates), for a merchant that negotiated AP2; none: such a purchase is refused. */
+  ap2?: Ap2Consent | undefined;
 }
 
 /** A completed purchase, and whether it was completed before (the same replay key, answered again). */
@@ -146,6 +152,14 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   }
   if (!cart.total) throw new HolonError('agent_failed', 'the merchant marked the cart ready without a total');
   const total = M.fromJson(cart.total);
+  // AP2 negotiated: without the human's signed consent for this mandate as it is now, nothing is held or signed.
+  let consent: { key: MandateKey; open: OpenMandates } | undefined;
+  try {
+    consent = cart.ap2 ? consentFor(r.ap2, mandateOf(store.state, r.mandate), cart.currency) : undefined;
+  } catch (err) {
+    if (!before) await letGo(client, cart);
+    throw err;
+  }
 
   const purchase = before?.id ?? newId('pur');
   const hold = newId('buy');
@@ -226,9 +240,7 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   if (amount === null)
     return { purchase: completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]) as BuyOutcome['purchase'], replayed: true };
   const held = amount;
-  // On a chain: the payment goes with the completion, its settlement recorded (and holding the money) first.
   const onChain = payableOffer(store.state, cart, r.chain);
-  const paid = onChain && r.chain ? await chainPayment(store, clock, r, r.chain, onChain, purchase, hold, held, cart.id) : undefined;
 
   const fail = async (reason: string): Promise<void> => {
     await store.transact((s) => ({
@@ -239,9 +251,22 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
       result: undefined,
     }));
   };
+  // The gate held it: only now does the human's key sign this purchase's mandates (AP2 negotiated).
+  let mandates: Presentation | undefined;
+  if (consent && cart.ap2) {
+    try {
+      mandates = await mandatesFor(store, clock, r, cart, consent, purchase, onChain ? instrumentOf(onChain, r.chain) : undefined);
+    } catch (err) {
+      await fail('mandates_unsigned');
+      throw err;
+    }
+  }
+  // On a chain: the payment goes with the completion, its settlement recorded (and holding the money) first.
+  const paid = onChain && r.chain ? await chainPayment(store, clock, r, r.chain, onChain, purchase, hold, held, cart.id) : undefined;
+
   let placed: Cart;
   try {
-    placed = await client.complete(cart.id, key, paid ? { x402: paid.payload } : { token: purchase });
+    placed = await client.complete(cart.id, key, paid ? { x402: paid.payload } : { token: purchase }, mandates);
   } catch (err) {
     // Sent on a chain, the payment may have settled: it keeps its hold, and the purchase waits for the chain.
     if (paid) throw unsettledPurchase(r, err);
@@ -332,6 +357,56 @@ async function chainPayment(
     },
   );
   return { payload: signed.payload, settlement: recorded.id };
+}
+
+/** AP2's payment instrument for an x402 payment: the token on its chain, and the wallet that pays it. */
+function instrumentOf(offer: PayableOffer, chain: CheckoutChain | undefined): Ap2Instrument {
+  const from = chain?.wallet.address ?? 'unknown';
+  return {
+    id: `${offer.offer.network}:${getAddress(offer.offer.asset)}:${from}`,
+    type: 'org.x402.exact',
+    description: `${offer.amount.currency} on ${offer.offer.network}, from ${from}`,
+  };
+}
+
+/**
+ * The AP2 mandates of a purchase: those already presented for this checkout (a retry sends the merchant the
+ * same request, which its Idempotency-Key answers), else new ones the human's key signs now, recorded
+ * before they are sent. Only their digests and disclosed claims are ever shown.
+ */
+async function mandatesFor(
+  store: EventStore<HolonState>,
+  clock: Clock,
+  r: BuyRequest,
+  cart: Cart,
+  consent: { key: MandateKey; open: OpenMandates },
+  purchase: string,
+  instrument: Ap2Instrument | undefined,
+): Promise<Presentation> {
+  const s = store.state;
+  const prior = s.purchases[purchaseKey(r.mandate, r.replayKey)];
+  const kept = s.presentations[purchase];
+  if (kept && prior?.ap2?.checkout.id === cart.id) return kept;
+  const signed = cart.ap2;
+  if (!signed || !cart.total) throw new Error('an AP2 purchase needs the signed checkout and its total');
+  const { presentation, evidence } = await signClosedMandates(
+    consent.key,
+    consent.open,
+    {
+      checkout: signed,
+      payee: { id: r.merchant.merchant, name: r.merchant.merchant, website: signed.website },
+      amount: { amount: toMinor(M.fromJson(cart.total)), currency: cart.currency },
+      instrument: instrument ?? { id: purchase, type: 'holon_mandate', description: `Holon mandate ${r.mandate}` },
+      audience: signed.website,
+      now: clock.now(),
+    },
+    cart.id,
+  );
+  await store.transact(() => ({
+    events: [purchaseEvent('purchase.mandated', { purchase, mandate: r.mandate, replay_key: r.replayKey, evidence, presentation })],
+    result: undefined,
+  }));
+  return presentation;
 }
 
 /** A purchase whose payment was sent and whose order did not come back: it waits for the chain, its money held. */

@@ -64,6 +64,12 @@ export interface Cart {
   order: { id: string; permalink_url: string | null; transaction?: string | null } | null;
   /** How the merchant takes an x402 payment on a chain, when it offers that payment handler (its claim: Holon pays only a known token). */
   x402?: X402Offer | null;
+  /**
+   * At a merchant that negotiated AP2's mandates extension: the checkout as it signed it (its signature
+   * already checked against its profile's keys) and its origin, which the mandates are bound to. Once
+   * negotiated it is always there: a checkout without it never reaches the buy path.
+   */
+  ap2?: (SignedCheckout & { website: string }) | null;
 }
 
 /** A merchant's x402 payment handler: the chain, the token, who is paid, and the token's EIP-712 domain. */
@@ -99,9 +105,10 @@ export interface CheckoutClient {
   retrieve(id: string): Promise<Cart>;
   /**
    * Places the order; the same `key` and payment never place it twice. Paid with Holon's mandate
-   * credential (`token`), or with a signed x402 payment (`x402`) where the merchant offers that handler.
+   * credential (`token`), or with a signed x402 payment (`x402`) where the merchant offers that handler;
+   * with the AP2 mandates (`ap2`) where the merchant negotiated them.
    */
-  complete(id: string, key: string, payment: { token: string } | { x402: unknown }): Promise<Cart>;
+  complete(id: string, key: string, payment: { token: string } | { x402: unknown }, ap2?: Presentation): Promise<Cart>;
   cancel(id: string): Promise<Cart>;
 }
 
@@ -145,11 +152,23 @@ export function merchantCurrency(code: unknown): string {
   return c;
 }
 
+/** How many decimals a currency's minor unit has (ISO 4217): 2 unless the table above says otherwise. */
+export function minorExponent(currency: string): number {
+  return EXPONENTS[currency] ?? 2;
+}
+
+/** Money as a whole number of its currency's minor units, rounded down (a cap never rounds up). */
+export function toMinor(m: Money): number {
+  const minor = m.units / 10n ** BigInt(M.SCALE - minorExponent(m.currency));
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new HolonError('invalid_input', 'the amount is too large for minor units');
+  return Number(minor);
+}
+
 /** An integer amount in a currency's minor units ("1080" cents) as Money ("10.80 EUR"); never a float. */
 export function fromMinor(minor: unknown, currency: string): Money {
   if (typeof minor !== 'number' || !Number.isSafeInteger(minor) || minor < 0)
     throw new HolonError('agent_failed', 'the merchant sent an amount that is not a whole number of minor units');
-  const exp = EXPONENTS[currency] ?? 2;
+  const exp = minorExponent(currency);
   return { units: BigInt(minor) * 10n ** BigInt(M.SCALE - exp), currency };
 }
 
@@ -161,4 +180,22 @@ export function minorJson(minor: unknown, currency: string): MoneyJson {
 /** True when two line lists ask for the same thing, in the same order. */
 export function sameLines(a: readonly LineRequest[], b: readonly LineRequest[]): boolean {
   return a.length === b.length && a.every((l, i) => l.product === b[i]?.product && l.quantity === b[i]?.quantity);
+}
+
+/** A checkout as the merchant signed it: its compact JWT (the detached signature with the payload put back) and its key. */
+export interface SignedCheckout {
+  /** The merchant's detached JWS, as it sent it (`ap2.merchant_authorization`). */
+  authorization: string;
+  /** The compact JWS of the checkout: AP2's `checkout_jwt`. */
+  jwt: string;
+  /** The merchant's key that signed it (from its profile's `signing_keys`). */
+  key: Record<string, unknown>;
+}
+
+/** What Holon presents to a merchant to complete a checkout: never returned by a tool, kept to send again as it was. */
+export interface Presentation {
+  checkout_mandate: string;
+  payment_mandate: string;
+  open_checkout_mandate: string;
+  open_payment_mandate: string;
 }

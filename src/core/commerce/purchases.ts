@@ -8,7 +8,8 @@ import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';
 import { dict, toDict } from '../util.ts';
-import type { CheckoutProtocol, LineRequest, Order } from './checkout.ts';
+import type { Ap2Evidence } from './ap2.ts';
+import type { CheckoutProtocol, LineRequest, Order, Presentation } from './checkout.ts';
 
 /** Where a purchase stands: running (its hold open), completed (an order), or failed (retry with the same key). */
 export type PurchaseStatus = 'pending' | 'completed' | 'failed';
@@ -35,6 +36,8 @@ export interface Purchase {
   charged: MoneyJson | null;
   /** Why the latest attempt failed. */
   failure: string | null;
+  /** At a merchant that negotiated AP2: the mandates' digests and disclosed claims, the merchant's checkout signature. */
+  ap2?: Ap2Evidence | null;
   started_at: string;
   updated_at: string;
 }
@@ -42,6 +45,11 @@ export interface Purchase {
 /** The purchases' part of the state, by `purchaseKey(mandate, replay_key)`. */
 export interface PurchasesFields {
   purchases: Dict<Purchase>;
+  /**
+   * The AP2 mandates presented for a purchase, by its id: kept only so that a retry sends the merchant the
+   * very same request (its Idempotency-Key answers it); never shown, never returned by a tool.
+   */
+  presentations: Dict<Presentation>;
 }
 
 /** The purchases' events. */
@@ -59,6 +67,8 @@ export interface PurchaseEvents {
     total: MoneyJson;
     amount: MoneyJson;
   };
+  /** The gate held it at a merchant that negotiated AP2: the mandates signed for it, presented with the completion. */
+  'purchase.mandated': { purchase: string; mandate: string; replay_key: string; evidence: Ap2Evidence; presentation: Presentation };
   /** The merchant completed the checkout: the order, its lines and total, and what the mandate paid. */
   'purchase.completed': { purchase: string; mandate: string; replay_key: string; merchant: string; order: Order; charged: MoneyJson };
   /** The attempt failed and its hold was released; the same replay key may try again. */
@@ -73,7 +83,7 @@ export function purchaseKey(mandate: string, replayKey: string): string {
 }
 
 export const purchasesSlice: Slice<PurchasesFields, PurchaseEvents> = {
-  initial: () => ({ purchases: dict() }),
+  initial: () => ({ purchases: dict(), presentations: dict() }),
   on: {
     'purchase.started': (s, d, e) => {
       const key = purchaseKey(d.mandate, d.replay_key);
@@ -93,9 +103,17 @@ export const purchasesSlice: Slice<PurchasesFields, PurchaseEvents> = {
         order: null,
         charged: null,
         failure: null,
+        ap2: before?.ap2 && before.checkout === d.checkout ? before.ap2 : null,
         started_at: before?.started_at ?? e.time,
         updated_at: e.time,
       };
+    },
+    'purchase.mandated': (s, d, e) => {
+      const p = s.purchases[purchaseKey(d.mandate, d.replay_key)];
+      if (!p || p.id !== d.purchase) return;
+      p.ap2 = structuredClone(d.evidence);
+      s.presentations[d.purchase] = { ...d.presentation };
+      p.updated_at = e.time;
     },
     'purchase.completed': (s, d, e) => {
       const p = s.purchases[purchaseKey(d.mandate, d.replay_key)];
@@ -116,6 +134,7 @@ export const purchasesSlice: Slice<PurchasesFields, PurchaseEvents> = {
   },
   revive: (s) => {
     s.purchases = toDict(s.purchases);
+    s.presentations = toDict(s.presentations ?? {});
   },
 };
 

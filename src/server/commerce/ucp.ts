@@ -10,6 +10,8 @@
  * checkout.
  */
 import * as z from 'zod';
+import type { Presentation } from '../../core/commerce/checkout.ts';
+import { AP2_EXTENSION, verifyMerchantAuthorization } from '../../core/commerce/ap2.ts';
 import type { Cart, CartStatus, CheckoutClient, LineRequest, X402Offer } from '../../core/commerce/checkout.ts';
 import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
 import { denial } from '../../core/denials.ts';
@@ -85,6 +87,7 @@ const Outcome = z.object({ code: z.string().optional(), messages: z.array(Messag
 /** The part of a business profile that names the shopping service's REST endpoint (array or keyed form). */
 const Profile = z.object({
   ucp: z.object({
+    capabilities: z.record(z.string(), z.unknown()).optional(),
     services: z.record(
       z.string(),
       z.union([
@@ -93,14 +96,24 @@ const Profile = z.object({
       ]),
     ),
   }),
+  /** The business's public keys (JWK), by kid: what its checkout signatures verify with. */
+  signing_keys: z.array(z.record(z.string(), z.unknown())).max(20).optional(),
 });
+
+/** What discovery learned: the REST endpoint, and — when the business advertises AP2's mandates — its signing keys. */
+interface Discovered {
+  endpoint: string;
+  ap2: { keys: unknown[] } | null;
+}
 
 // Looked up by the status the merchant sent: one this table does not have is not_ready, whatever its name.
 const STATUS = toDict<CartStatus>({ ready_for_complete: 'ready', completed: 'completed', canceled: 'canceled' });
 
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n)}…` : s);
 
-function cartOf(merchant: string, c: Checkout): Cart {
+function cartOf(merchant: string, c: Checkout, raw: unknown, found: Discovered, website: string): Cart {
+  // Once AP2 is negotiated every checkout must carry the business's signature, checked before anything reads it.
+  const ap2 = found.ap2 ? { ...verifyMerchantAuthorization(raw as Record<string, unknown>, found.ap2.keys, merchant), website } : null;
   const currency = merchantCurrency(c.currency);
   const total = c.totals.find((t) => t.type === 'total');
   return {
@@ -126,6 +139,7 @@ function cartOf(merchant: string, c: Checkout): Cart {
     messages: (c.messages ?? []).map((m) => ({ type: m.type, code: codeOf(m.code), content: clip(m.content ?? '', 500) })),
     order: c.order ? { id: c.order.id, permalink_url: c.order.permalink_url ?? null, transaction: c.order.transaction ?? null } : null,
     x402: x402Of(c),
+    ap2,
   };
 }
 
@@ -133,7 +147,7 @@ function cartOf(merchant: string, c: Checkout): Cart {
 export class UcpCheckout implements CheckoutClient {
   readonly protocol = 'ucp' as const;
   readonly merchant: string;
-  private endpoint: Promise<string> | undefined;
+  private endpoint: Promise<Discovered> | undefined;
 
   constructor(
     private readonly config: MerchantConfig,
@@ -146,11 +160,12 @@ export class UcpCheckout implements CheckoutClient {
    * The REST endpoint the business's profile names, read once. It must be on the origin the human
    * configured: a profile cannot send Holon to another host (the cloud's metadata address, say).
    */
-  private endpointOf(): Promise<string> {
+  private endpointOf(): Promise<Discovered> {
     this.endpoint ??= (async () => {
       const reply = await exchange(this.fetch, this.merchant, 'GET', `${this.config.url}/.well-known/ucp`, { 'ucp-agent': UCP_AGENT });
       if (reply.status !== 200) throw merchantFailure(this.merchant, reply, 'profile', null);
-      const service = readBody(Profile, this.merchant, reply, 'profile').ucp.services['dev.ucp.shopping'];
+      const profile = readBody(Profile, this.merchant, reply, 'profile');
+      const service = profile.ucp.services['dev.ucp.shopping'];
       const raw = Array.isArray(service)
         ? service.find((s) => s.transport === undefined || s.transport === 'rest')?.endpoint
         : service?.rest?.endpoint;
@@ -168,7 +183,9 @@ export class UcpCheckout implements CheckoutClient {
       }
       if (raw === undefined) throw unusable('no_endpoint');
       if (url.origin !== configured) throw unusable('endpoint_elsewhere');
-      return url.href.replace(/\/+$/, '');
+      // Holon speaks AP2's mandates wherever the business advertises them: the intersection is the business's list.
+      const ap2 = profile.ucp.capabilities?.[AP2_EXTENSION] !== undefined ? { keys: profile.signing_keys ?? [] } : null;
+      return { endpoint: url.href.replace(/\/+$/, ''), ap2 };
     })();
     // A failed discovery is tried again on the next call.
     this.endpoint.catch(() => (this.endpoint = undefined));
@@ -176,7 +193,8 @@ export class UcpCheckout implements CheckoutClient {
   }
 
   private async call(method: 'GET' | 'POST', path: string, what: string, ok: number[], body?: unknown, key?: string): Promise<Cart> {
-    const base = await this.endpointOf();
+    const found = await this.endpointOf();
+    const base = found.endpoint;
     const reply = await exchange(
       this.fetch,
       this.merchant,
@@ -198,16 +216,18 @@ export class UcpCheckout implements CheckoutClient {
         { merchant: this.merchant, codes },
       );
     }
-    return cartOf(this.merchant, readBody(Checkout, this.merchant, reply, what));
+    return cartOf(this.merchant, readBody(Checkout, this.merchant, reply, what), reply.body, found, new URL(this.config.url).origin);
   }
 
-  create(lines: LineRequest[], key?: string): Promise<Cart> {
+  async create(lines: LineRequest[], key?: string): Promise<Cart> {
+    // Where the business advertises AP2, Holon activates it on the checkout it creates (the session is then locked to it).
+    const { ap2 } = await this.endpointOf();
     return this.call(
       'POST',
       '/checkout-sessions',
       'checkout',
       [200, 201],
-      { line_items: lines.map((l) => ({ item: { id: l.product }, quantity: l.quantity })) },
+      { line_items: lines.map((l) => ({ item: { id: l.product }, quantity: l.quantity })), ...(ap2 ? { ap2: { activate: true } } : {}) },
       key,
     );
   }
@@ -216,18 +236,36 @@ export class UcpCheckout implements CheckoutClient {
     return this.call('GET', `/checkout-sessions/${encodeURIComponent(id)}`, 'checkout', [200]);
   }
 
-  complete(id: string, key: string, payment: { token: string } | { x402: unknown }): Promise<Cart> {
+  complete(id: string, key: string, payment: { token: string } | { x402: unknown }, ap2?: Presentation): Promise<Cart> {
     // Paid on the chain (the business settles it), or Holon is the payment handler: its credential names the purchase.
+    // With AP2, the payment mandate is the instrument's credential token (UCP's placement); the checkout mandate goes in `ap2`.
+    const mandate = ap2 ? { token: ap2.payment_mandate } : {};
     const instrument =
       'x402' in payment
-        ? { id: 'x402', handler_id: 'x402', type: 'x402', selected: true, credential: { type: 'x402', payment: payment.x402 } }
-        : { id: 'holon', handler_id: 'holon', type: 'holon_mandate', selected: true, credential: { type: 'holon', token: payment.token } };
+        ? { id: 'x402', handler_id: 'x402', type: 'x402', selected: true, credential: { type: 'x402', payment: payment.x402, ...mandate } }
+        : {
+            id: 'holon',
+            handler_id: 'holon',
+            type: 'holon_mandate',
+            selected: true,
+            // With AP2 the token is the payment mandate here too (UCP's placement); the purchase is named beside it.
+            credential: { type: 'holon', ...(ap2 ? { token: ap2.payment_mandate, purchase: payment.token } : { token: payment.token }) },
+          };
+    const mandates = ap2
+      ? {
+          ap2: {
+            checkout_mandate: ap2.checkout_mandate,
+            open_checkout_mandate: ap2.open_checkout_mandate,
+            open_payment_mandate: ap2.open_payment_mandate,
+          },
+        }
+      : {};
     return this.call(
       'POST',
       `/checkout-sessions/${encodeURIComponent(id)}/complete`,
       'order',
       [200, 201],
-      { payment: { instruments: [instrument] } },
+      { payment: { instruments: [instrument] }, ...mandates },
       key,
     );
   }

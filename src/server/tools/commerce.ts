@@ -10,6 +10,8 @@ import { buyWithin } from '../../core/commerce/buy.ts';
 import type { Cart, CartLine } from '../../core/commerce/checkout.ts';
 import { CHECKOUT_PROTOCOLS } from '../../core/commerce/checkout.ts';
 import type { Purchase } from '../../core/commerce/purchases.ts';
+import type { ConsentChain } from '../../core/commerce/consent.ts';
+import { CONSENT_LINKS, consentChain } from '../../core/commerce/consent.ts';
 import { CAP } from '../../core/capabilities.ts';
 import { asData } from '../../core/foreign.ts';
 import { convertTo } from '../../core/money/fx.ts';
@@ -94,6 +96,16 @@ const orderShape = {
   settlement: SettlementSchema.nullable().describe(
     "Paid on a chain (the merchant's x402 payment handler): the payment and what the chain shows of it; null otherwise",
   ),
+  consent: z
+    .object({
+      holds: z.boolean(),
+      steps: z.array(z.object({ link: z.enum(CONSENT_LINKS), ok: z.boolean().nullable(), detail: z.string() })),
+    })
+    .nullable()
+    .describe(
+      "At a merchant that negotiated AP2: the chain of consent, each link re-verified from its signatures (the human's open mandate → " +
+        'the merchant-signed checkout → the payment mandate → the transaction). Only digests and claims, never a mandate; null otherwise',
+    ),
 };
 
 /**
@@ -123,7 +135,12 @@ function cartOut(cart: Cart, estimate: MoneyJson | null): z.output<ReturnType<ty
 
 type OrderOut = z.output<ReturnType<typeof orProblem<typeof orderShape>>>;
 
-function orderOut(p: Purchase & { order: Order; charged: MoneyJson }, replayed: boolean, s: SettlementFields): OrderOut {
+function orderOut(
+  p: Purchase & { order: Order; charged: MoneyJson },
+  replayed: boolean,
+  s: SettlementFields,
+  consent: ConsentChain | undefined,
+): OrderOut {
   const m = p.merchant;
   const paid = settlementFor(s, { kind: 'purchase', id: p.id });
   return {
@@ -140,6 +157,7 @@ function orderOut(p: Purchase & { order: Order; charged: MoneyJson }, replayed: 
     replayed,
     purchase: p.id,
     settlement: paid ? settlementView(paid) : null,
+    consent: consent ? { holds: consent.holds, steps: consent.steps } : null,
   };
 }
 
@@ -176,6 +194,8 @@ const buy = defineTool({
     'ready, authorized through the same gate as every spend (commerce.buy, the budget and its limits). Takes no amount: the total is ' +
     "the merchant's. Returns the order (id, lines, total, what the mandate paid). Where the merchant takes x402 on the chain the " +
     'human configured, it is paid there (the merchant settles before completing) and settlement says where it landed. ' +
+    "Where the merchant negotiated AP2's mandates, the human's key signs them for the purchase inside the gate (they are never " +
+    'returned); consent shows the chain from the human’s mandate to the transaction. ' +
     'The replay key makes a retry safe: the same key never buys twice. A purchase above the approval threshold is refused ' +
     '(intent.denied), never parked: a checkout cannot wait for a human. ' +
     DATA,
@@ -189,9 +209,10 @@ const buy = defineTool({
     const client = pickMerchant(ctx.deps.merchants, args.merchant, args.protocol);
     // A merchant's x402 payment handler is paid on the chain the human configured, with their wallet.
     const chain = ctx.deps.chain && ctx.deps.wallet ? { reader: ctx.deps.chain, wallet: ctx.deps.wallet } : undefined;
-    const buy = { mandate: ctx.mandate, merchant: client, lines: args.lines, replayKey: args.replay_key, chain };
+    const buy = { mandate: ctx.mandate, merchant: client, lines: args.lines, replayKey: args.replay_key, chain, ap2: ctx.deps.ap2 };
     const { purchase, replayed } = await buyWithin(ctx.deps.store, ctx.deps.clock, buy);
-    return jsonLine(orderOut(purchase, replayed, ctx.deps.store.state));
+    const consent = await consentChain(ctx.deps.store.state, purchase, ctx.deps.ap2?.key()?.publicJwk);
+    return jsonLine(orderOut(purchase, replayed, ctx.deps.store.state, consent));
   },
 });
 

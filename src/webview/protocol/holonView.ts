@@ -244,6 +244,11 @@ export const HolonViewState = z.strictObject({
   /** The address of this state's wallet, which signs every payment to a seller, or null when there is none. */
   wallet: z.nullable(z.string().check(z.maxLength(64))),
   /**
+   * The human's mandate key (ES256): its thumbprint and public JWK, which merchants trust for the AP2
+   * mandates Holon signs; null before the first mandate that can buy was saved.
+   */
+  mandateKey: z.optional(z.nullable(z.strictObject({ kid: z.string().check(z.maxLength(64)), jwk: z.string().check(z.maxLength(400)) }))),
+  /**
    * What the wallet holds on the chain the human configured, read from its RPC (exact decimals, with their
    * currencies); null when there is no chain, and `error` when it could not be read.
    */

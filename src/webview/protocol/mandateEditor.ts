@@ -60,6 +60,19 @@ export const MandateEditorState = z.strictObject({
   /** Field → problem, from the host's validation. */
   errors: z.partialRecord(MandateFormErrorKey, z.string()),
   saved: z.boolean(),
+  /**
+   * What merchants will see of this mandate: its open AP2 mandate in words, signed with the human's key
+   * (its thumbprint) when it was saved; null when it cannot buy, or was never saved.
+   */
+  consent: z.optional(
+    z.nullable(
+      z.strictObject({
+        terms: z.string().check(z.maxLength(2000)),
+        key: z.string().check(z.maxLength(64)),
+        signedAt: z.string().check(z.maxLength(40)),
+      }),
+    ),
+  ),
 });
 /** What the form shows. */
 export type MandateEditorState = z.infer<typeof MandateEditorState>;

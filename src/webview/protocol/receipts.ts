@@ -92,6 +92,16 @@ export const PurchaseRow = z.strictObject({
   total: Amount,
   charged: z.nullable(Amount),
   at: z.string(),
+  /**
+   * At a merchant that negotiated AP2: its chain of consent (the human's open mandate → the merchant-signed
+   * checkout → the payment mandate → the transaction), each link re-verified; null without AP2.
+   */
+  consent: z.nullable(
+    z.strictObject({
+      holds: z.boolean(),
+      steps: z.array(z.strictObject({ link: z.string(), ok: z.nullable(z.boolean()), detail: z.string() })),
+    }),
+  ),
 });
 /** A completed purchase. */
 export type PurchaseRow = z.infer<typeof PurchaseRow>;

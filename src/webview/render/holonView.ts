@@ -128,6 +128,22 @@ export function renderHolonView(
         )
       : h(doc, 'p', { class: 'note muted', 'data-testid': 'no-wallet' }, 'No wallet: payments to sellers need one (Holon: Create Wallet).'),
   );
+  if (state.mandateKey)
+    wallet.appendChild(
+      h(
+        doc,
+        'p',
+        { class: 'note', 'data-testid': 'mandate-key' },
+        'Mandate key ',
+        h(
+          doc,
+          'span',
+          { class: 'mono', title: `What merchants trust for the AP2 mandates Holon signs for you: ${state.mandateKey.jwk}` },
+          state.mandateKey.kid,
+        ),
+        h(doc, 'span', { class: 'muted' }, ' · merchants verify your mandates with it (holon keys prints it)'),
+      ),
+    );
 
   cards(root, 'mail', 'New mail', state.mail, (m) =>
     h(

@@ -210,9 +210,39 @@ export function renderMandateEditor(
       }),
       button(doc, 'Cancel', 'mandate-cancel', () => post({ type: 'cancel' }), { secondary: true }),
     );
+    form.appendChild(consentNote(doc, state));
     append(form, [actions, saved]);
     root.appendChild(form);
   });
+}
+
+/** What merchants will see of the mandate (its AP2 open mandate), and that saving signs it with the human's key. */
+function consentNote(doc: Document, state: MandateEditorState): HTMLElement {
+  const c = state.consent;
+  return h(
+    doc,
+    'section',
+    { class: 'group consent', 'data-testid': 'mandate-consent' },
+    h(doc, 'h2', { class: 'section-title' }, 'Merchants will see this'),
+    c
+      ? h(
+          doc,
+          'p',
+          {},
+          h(doc, 'span', { 'data-testid': 'mandate-consent-terms' }, c.terms),
+          h(doc, 'span', { class: 'muted' }, ` — signed with your key `),
+          h(doc, 'span', { class: 'mono', 'data-testid': 'mandate-consent-key' }, c.key),
+          h(doc, 'span', { class: 'muted', 'data-testid': 'mandate-consent-signed' }, ` at ${c.signedAt}`),
+        )
+      : h(doc, 'p', { class: 'muted' }, 'Nothing yet: a mandate that can buy (commerce.buy) is signed for merchants when you save it.'),
+    h(
+      doc,
+      'p',
+      { class: 'field-help' },
+      'Saving signs, with your mandate key, the AP2 open mandate merchants verify: the merchants it may buy from, the most one ' +
+        'purchase may cost, and its expiry. Holon signs each purchase within it only after the gate allows it.',
+    ),
+  );
 }
 
 function isShownField(key: string): boolean {

@@ -337,7 +337,28 @@ function renderPurchases(doc: Document, purchases: PurchaseRow[]): HTMLElement {
           ' · ',
           time(doc, p.at),
         ),
+        ...(p.consent ? [renderConsent(doc, p.id, p.consent)] : []),
       ),
     ),
+  );
+}
+
+/** A purchase's chain of consent (AP2): each link with its mark and what it rests on; where it breaks, said first. */
+function renderConsent(doc: Document, id: string, c: NonNullable<PurchaseRow['consent']>): HTMLElement {
+  const mark = (ok: boolean | null): string => (ok === null ? '–' : ok ? '✓' : '✗');
+  const broken = c.steps.find((s) => s.ok === false);
+  return h(
+    doc,
+    'div',
+    { class: broken ? 'consent error' : 'consent', 'data-testid': `purchase-consent-${id}` },
+    h(
+      doc,
+      'p',
+      {},
+      broken
+        ? `Consent BROKEN at ${broken.link}: ${broken.detail}`
+        : `Consent holds: ${c.steps.map((s) => `${s.link} ${mark(s.ok)}`).join(' → ')}`,
+    ),
+    h(doc, 'ul', { class: 'consent-steps' }, ...c.steps.map((s) => h(doc, 'li', {}, `${mark(s.ok)} ${s.link}: ${s.detail}`))),
   );
 }

@@ -1,0 +1,262 @@
+/**
+ * The local UCP business's side of AP2 (v0.2) through UCP's AP2 Mandates extension: it signs every
+ * checkout it prices (a detached JWS over the JCS form of the checkout without `ap2`, with its own ES256
+ * key, published in its profile's `signing_keys`), and before it completes a checkout it verifies the
+ * mandates with the `@sd-jwt/sd-jwt-vc` family against the human's published key. It trusts nothing of
+ * Holon's code: what it checks is written here, from the specifications.
+ *
+ * What it refuses, each with UCP's error code (and `mandate_replayed`, its own): no mandate
+ * (`mandate_required`); a signature by any key but the human's, or the key the human's open mandate binds
+ * (`mandate_invalid_signature`); an expired mandate (`mandate_expired`); a mandate already used for an order
+ * (`mandate_replayed`); a checkout mandate for another checkout or for a cart changed since it was signed, a
+ * payment mandate of another amount, payee or instrument, or outside the open mandate's constraints, or an
+ * open mandate the human no longer publishes (`mandate_scope_mismatch`).
+ */
+import { createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { canonicalize } from 'json-canonicalize';
+
+/** What the human publishes: the key merchants trust, and the digests of the open mandates in force. */
+export interface HumanPublication {
+  key: { kty: string; crv: string; x: string; y: string };
+  open: Record<string, { checkout: string; payment: string }>;
+}
+
+/** How the business takes part in AP2: its id (as the human's mandates name it), and where it reads the human's publication. */
+export interface Ap2Options {
+  id: string;
+  human: () => HumanPublication | undefined | Promise<HumanPublication | undefined>;
+  /** A dishonest business: signs its checkouts with a key its profile does not publish, or not at all. */
+  signature?: 'forged' | 'none';
+}
+
+/** A refusal: UCP's error code and a sentence. */
+export interface Refusal {
+  code: string;
+  content: string;
+}
+
+const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64url');
+const hashOf = (s: string): string => createHash('sha256').update(s).digest('base64url');
+const issuerPart = (sdJwt: string): string => sdJwt.split('~')[0] ?? '';
+
+/** The business's signing key and what it publishes of it. */
+export interface BusinessKey {
+  publicJwk: Record<string, string>;
+  /** The detached JWS of a checkout (without its `ap2`), `<header>..<signature>`. */
+  authorize(checkout: Record<string, unknown>): string;
+  /** True when `jwt` is a compact JWS this business signed; its payload, decoded. */
+  signed(jwt: string): Record<string, unknown> | undefined;
+}
+
+/** A new ES256 key for the business. */
+export function businessKey(): BusinessKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' }) as Record<string, string>;
+  const kid = `business-${hashOf(canonicalize({ crv: jwk['crv'], kty: jwk['kty'], x: jwk['x'], y: jwk['y'] })).slice(0, 16)}`;
+  const header = b64(JSON.stringify({ alg: 'ES256', kid }));
+  const signPart = (input: string): string =>
+    sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+  return {
+    publicJwk: { ...jwk, kid, alg: 'ES256', use: 'sig' },
+    authorize: (checkout) => {
+      const { ap2: _ap2, ...payload } = checkout;
+      return `${header}..${signPart(`${header}.${b64(canonicalize(payload))}`)}`;
+    },
+    signed: (jwt) => {
+      const [h, p, s] = jwt.split('.');
+      if (!h || !p || !s || h !== header) return undefined;
+      const ok = verify('sha256', Buffer.from(`${h}.${p}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'));
+      return ok ? (JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>) : undefined;
+    },
+  };
+}
+
+type Claims = Record<string, unknown>;
+
+function keyOfJwk(jwk: unknown): KeyObject | undefined {
+  try {
+    const k = jwk as { kty?: string; crv?: string; x?: string; y?: string };
+    if (k.kty !== 'EC' || k.crv !== 'P-256') return undefined;
+    return createPublicKey({ key: { kty: k.kty, crv: k.crv, x: k.x, y: k.y } as never, format: 'jwk' });
+  } catch {
+    return undefined;
+  }
+}
+
+const sameKey = (a: unknown, b: unknown): boolean => {
+  const x = a as { x?: unknown; y?: unknown; crv?: unknown } | undefined;
+  const y = b as { x?: unknown; y?: unknown; crv?: unknown } | undefined;
+  return !!x && !!y && x.crv === y.crv && x.x === y.x && x.y === y.y;
+};
+
+/** What a mandate says, once its signatures (issuer and, for a closed one, key binding) verified. */
+interface Verified {
+  claims: Claims;
+  kb?: { aud: string; nonce: string; iat: number };
+}
+
+/**
+ * Verifies one SD-JWT VC with the library: the issuer's signature with `issuerKey`, its expiry, and, when
+ * `bound`, its key binding (with the key its `cnf` names). A refusal, or what it says.
+ */
+async function verifyVc(sdJwt: string, issuerKey: unknown, vct: string, bound: boolean, now: number): Promise<Verified | Refusal> {
+  const bad = (content: string): Refusal => ({ code: 'mandate_invalid_signature', content });
+  if (!keyOfJwk(issuerKey)) return bad('no key to verify it with');
+  const verifier = await ES256.getVerifier(issuerKey as object);
+  const kbVerifier = async (data: string, sig: string, payload: Claims): Promise<boolean> => {
+    const cnf = (payload['cnf'] as { jwk?: unknown } | undefined)?.jwk;
+    if (!keyOfJwk(cnf)) return false;
+    return (await ES256.getVerifier(cnf as object))(data, sig);
+  };
+  const vc = new SDJwtVcInstance({ verifier, kbVerifier, hasher: digest, hashAlg: 'sha-256' });
+  let decoded;
+  try {
+    decoded = await vc.decode(sdJwt);
+  } catch {
+    return bad(`a ${vct} that does not read`);
+  }
+  const exp = (decoded.jwt?.payload as Claims | undefined)?.['exp'];
+  if (typeof exp === 'number' && exp <= Math.floor(now / 1000)) return { code: 'mandate_expired', content: `the ${vct} expired` };
+  const nonce = decoded.kbJwt?.payload?.nonce;
+  if (bound && typeof nonce !== 'string') return bad(`the ${vct} has no key binding`);
+  try {
+    const r = await vc.verify(sdJwt, { currentDate: Math.floor(now / 1000), ...(bound ? { keyBindingNonce: nonce as string } : {}) });
+    if (r.payload.vct !== vct) return { code: 'mandate_scope_mismatch', content: `expected a ${vct}, got ${String(r.payload.vct)}` };
+    return {
+      claims: r.payload as Claims,
+      ...(r.kb ? { kb: { aud: r.kb.payload.aud, nonce: r.kb.payload.nonce, iat: r.kb.payload.iat } } : {}),
+    };
+  } catch (err) {
+    return bad(`the ${vct} does not verify: ${(err as Error).message}`);
+  }
+}
+
+const isRefusal = (x: unknown): x is Refusal => typeof x === 'object' && x !== null && 'code' in x && 'content' in x;
+const constraintsOf = (claims: Claims): Claims[] => (Array.isArray(claims['constraints']) ? (claims['constraints'] as Claims[]) : []);
+
+/** What a completion must match: the checkout as the business shows it now, and what the x402 payment pays. */
+export interface Expected {
+  /** The checkout as the business would sign it now (without `ap2`). */
+  checkout: Record<string, unknown>;
+  total: number;
+  currency: string;
+  /** The business's own URL: the key bindings' audience and the payee's website. */
+  url: string;
+  /** When paid by x402: the instrument the payment mandate must name (network:asset:payer). */
+  instrument: string | null;
+}
+
+/** The verified mandates of a completion: what to mark spent once the order is placed. */
+export interface Accepted {
+  spent: string[];
+}
+
+/**
+ * Verifies a completion's AP2 mandates. `spent`: the digests of mandates already used for an order.
+ */
+export async function verifyMandates(
+  options: Ap2Options,
+  key: BusinessKey,
+  body: { ap2?: Claims; payment?: { instruments?: { credential?: Claims }[] } } | undefined,
+  expected: Expected,
+  spent: ReadonlySet<string>,
+  now: number,
+): Promise<Accepted | Refusal> {
+  const ap2 = body?.ap2 ?? {};
+  const checkoutMandate = ap2['checkout_mandate'];
+  const paymentMandate = body?.payment?.instruments?.[0]?.credential?.['token'];
+  const openCheckout = ap2['open_checkout_mandate'];
+  const openPayment = ap2['open_payment_mandate'];
+  if (typeof checkoutMandate !== 'string' || typeof paymentMandate !== 'string')
+    return {
+      code: 'mandate_required',
+      content: 'AP2 was negotiated for this checkout: a checkout mandate and a payment mandate are required',
+    };
+  if (typeof openCheckout !== 'string' || typeof openPayment !== 'string')
+    return { code: 'mandate_required', content: "the human's open mandates are required (human not present)" };
+  const human = await options.human();
+  if (!human) return { code: 'agent_missing_key', content: "the human's key is not published" };
+  const scope = (content: string): Refusal => ({ code: 'mandate_scope_mismatch', content });
+
+  // The open mandates: the human's signature, and still the ones the human publishes.
+  const oc = await verifyVc(openCheckout, human.key, 'mandate.checkout.open.1', false, now);
+  if (isRefusal(oc)) return oc;
+  const op = await verifyVc(openPayment, human.key, 'mandate.payment.open.1', false, now);
+  if (isRefusal(op)) return op;
+  const published = Object.values(human.open).some(
+    (o) => o.checkout === hashOf(issuerPart(openCheckout)) && o.payment === hashOf(issuerPart(openPayment)),
+  );
+  if (!published) return scope('these open mandates are not the ones the human publishes now (replaced or withdrawn)');
+  // The closed mandates are signed by the key the open mandates bind (AP2's cnf), with a key binding for this business.
+  const delegate = (oc.claims['cnf'] as { jwk?: unknown } | undefined)?.jwk;
+  if (!sameKey(delegate, (op.claims['cnf'] as { jwk?: unknown } | undefined)?.jwk)) return scope('the open mandates bind different keys');
+  const cm = await verifyVc(checkoutMandate, delegate, 'mandate.checkout.1', true, now);
+  if (isRefusal(cm)) return cm;
+  const pm = await verifyVc(paymentMandate, delegate, 'mandate.payment.1', true, now);
+  if (isRefusal(pm)) return pm;
+  for (const m of [cm, pm]) {
+    if (m.kb?.aud !== expected.url) return scope('a key binding for another audience');
+    if (Math.abs(Math.floor(now / 1000) - (m.kb?.iat ?? 0)) > 300)
+      return { code: 'mandate_expired', content: 'a key binding older than 5 minutes' };
+  }
+  const digests = [checkoutMandate, paymentMandate].map((m) => hashOf(issuerPart(m)));
+  if (digests.some((d) => spent.has(d))) return { code: 'mandate_replayed', content: 'this mandate was already used for an order' };
+
+  // The checkout: this business's signature, this checkout as it is now, and its hash.
+  const jwt = cm.claims['checkout_jwt'];
+  if (typeof jwt !== 'string') return scope('the checkout mandate discloses no checkout_jwt');
+  if (cm.claims['checkout_hash'] !== hashOf(jwt)) return scope('checkout_hash is not the hash of checkout_jwt');
+  const signedCheckout = key.signed(jwt);
+  if (!signedCheckout)
+    return { code: 'merchant_authorization_invalid', content: 'the checkout in the mandate is not one this business signed' };
+  if (canonicalize(signedCheckout) !== canonicalize(expected.checkout))
+    return scope(
+      signedCheckout['id'] === expected.checkout['id']
+        ? 'the cart changed since the mandate was signed'
+        : `the mandate is for checkout ${String(signedCheckout['id'])}, not this one`,
+    );
+
+  // The payment: scoped to this checkout, for its total, to this business, by the instrument that pays.
+  const p = pm.claims;
+  const amount = p['payment_amount'] as { amount?: unknown; currency?: unknown } | undefined;
+  const payee = p['payee'] as { id?: unknown; website?: unknown } | undefined;
+  const instrument = p['payment_instrument'] as { id?: unknown } | undefined;
+  if (p['transaction_id'] !== cm.claims['checkout_hash']) return scope('the payment mandate is for another checkout');
+  if (amount?.amount !== expected.total || amount.currency !== expected.currency)
+    return scope(
+      `the payment mandate pays ${String(amount?.amount)} ${String(amount?.currency)}, the checkout is ${expected.total} ${expected.currency}`,
+    );
+  if (payee?.id !== options.id || payee.website !== expected.url) return scope('the payment mandate pays another payee');
+  if (expected.instrument !== null && instrument?.id !== expected.instrument)
+    return scope('the payment mandate names another payment instrument');
+
+  // The open mandates' constraints, evaluated on the closed ones.
+  for (const c of constraintsOf(oc.claims)) {
+    if (
+      c['type'] === 'checkout.allowed_merchants' &&
+      !(Array.isArray(c['allowed']) && c['allowed'].some((m: Claims) => m['id'] === options.id))
+    )
+      return scope('the open checkout mandate does not allow this merchant');
+  }
+  const payment = constraintsOf(op.claims);
+  if (!payment.some((c) => c['type'] === 'payment.reference' && c['conditional_transaction_id'] === hashOf(issuerPart(openCheckout))))
+    return scope('the open payment mandate does not reference the open checkout mandate');
+  for (const c of payment) {
+    if (
+      c['type'] === 'payment.allowed_payees' &&
+      !(Array.isArray(c['allowed']) && c['allowed'].some((m: Claims) => m['id'] === options.id))
+    )
+      return scope('the open payment mandate does not allow this payee');
+    if (c['type'] === 'payment.amount_range') {
+      if (c['currency'] !== expected.currency)
+        return scope(`the open payment mandate caps in ${String(c['currency'])}, the checkout is in ${expected.currency}`);
+      if (typeof c['max'] !== 'number' || expected.total > c['max'])
+        return scope(`the checkout's ${expected.total} is over the open mandate's cap of ${String(c['max'])}`);
+      if (typeof c['min'] === 'number' && expected.total < c['min']) return scope("the checkout is under the open mandate's minimum");
+    }
+  }
+  return { spent: digests };
+}

@@ -1,0 +1,432 @@
+/**
+ * AP2 (v0.2) mandates, as UCP's AP2 Mandates extension (dev.ucp.shopping.ap2_mandate) carries them: the
+ * consent a merchant can verify. Two kinds, each an SD-JWT VC built with the `@sd-jwt/sd-jwt-vc` family
+ * and signed by the human's mandate key (mandateKey.ts):
+ *
+ * - the open (human-not-present) mandates, `mandate.checkout.open.1` and `mandate.payment.open.1`, signed
+ *   when the human creates or edits a Holon mandate: its merchants, its cap per purchase and its expiry,
+ *   which is what merchants see of it. Their digests are published beside the key (`<state>/ap2/human.json`),
+ *   so a merchant refuses an open mandate the human has since replaced;
+ * - the closed mandates of one purchase, `mandate.checkout.1` (the merchant-signed checkout JWT and its
+ *   hash) and `mandate.payment.1` (amount, currency, payee and the payment instrument, scoped to that
+ *   hash), each presented with a key-binding JWT for the merchant (aud) and a fresh nonce. Only the buy
+ *   path signs them, inside the gate, for a purchase the gate held.
+ *
+ * The merchant's side of the extension — its detached checkout signature (JWS, RFC 7515 appendix F, over
+ * the JCS form of the checkout without `ap2`) — is checked here too, before anything is signed.
+ */
+import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { canonicalize } from 'json-canonicalize';
+import { CAP } from '../capabilities.ts';
+import { HolonError } from '../errors.ts';
+import * as M from '../amount.ts';
+import type { Mandate } from '../model.ts';
+import type { MandateKey, PublicJwk } from '../mandateKey.ts';
+import { jwkThumbprint, loadMandateKey, mandateKey } from '../mandateKey.ts';
+import type { Presentation, SignedCheckout } from './checkout.ts';
+import { fromMinor, toMinor } from './checkout.ts';
+
+/** The AP2 version whose mandates these are. */
+export const AP2_VERSION = '0.2';
+/** UCP's capability name for the AP2 Mandates extension. */
+export const AP2_EXTENSION = 'dev.ucp.shopping.ap2_mandate';
+/** The mandates' credential types (AP2's `vct`, with their version suffix). */
+export const VCT = {
+  checkout: 'mandate.checkout.1',
+  payment: 'mandate.payment.1',
+  openCheckout: 'mandate.checkout.open.1',
+  openPayment: 'mandate.payment.open.1',
+} as const;
+
+/** How long a purchase's closed mandates are good for: long enough to complete, short enough not to keep. */
+const CLOSED_TTL_S = 15 * 60;
+
+/** base64url SHA-256 of a string: AP2's `checkout_hash`, and the digest Holon names a mandate by. */
+export function hashOf(s: string): string {
+  return createHash('sha256').update(s).digest('base64url');
+}
+
+/** The digest of an SD-JWT: of its issuer-signed JWT, the same however many disclosures a presentation keeps. */
+export function mandateDigest(sdJwt: string): string {
+  return hashOf(sdJwt.split('~')[0] ?? '');
+}
+
+/** An amount as AP2 writes it: an integer of the currency's minor units. */
+export interface Ap2Amount {
+  amount: number;
+  currency: string;
+}
+
+/** What the human's open mandate says, from their Holon mandate: whom it may buy from, up to how much, until when. */
+export interface OpenTerms {
+  /** The merchants (their ids, as the human configured them); null: any merchant. */
+  merchants: string[] | null;
+  /** The most one purchase may cost, in the mandate's currency; null: no cap in the mandate. */
+  cap: Ap2Amount | null;
+  expires_at: string | null;
+}
+
+/**
+ * The open terms of a Holon mandate, or undefined when it cannot buy (no commerce.buy grant): the grant's
+ * merchants, a cap of the lower of the approval threshold (above it a purchase is refused) and the
+ * per-call limit, and the mandate's expiry.
+ */
+export function openTerms(m: Mandate): OpenTerms | undefined {
+  const grant = m.capabilities.find((g) => g.name === CAP.commerceBuy);
+  if (!grant) return undefined;
+  const listed = grant.params?.['merchants'];
+  const merchants = listed === undefined ? null : Array.isArray(listed) ? listed.filter((x): x is string => typeof x === 'string') : [];
+  const limits = [m.approval_threshold, m.budget.per_call].filter((x): x is string => x !== null).map((x) => M.parseUnits(x));
+  const cap =
+    limits.length > 0
+      ? { amount: toMinor({ units: limits.reduce((a, b) => (a < b ? a : b)), currency: m.currency }), currency: m.currency }
+      : null;
+  return { merchants: merchants?.includes('*') ? null : merchants, cap, expires_at: m.expires_at };
+}
+
+/** The open terms in the human's words, as the form and the CLI show them ("merchants will see this"). */
+export function openTermsText(t: OpenTerms | undefined): string {
+  if (!t) return 'no purchases (this mandate cannot buy)';
+  const cap = t.cap
+    ? `up to ${M.formatUnits(fromMinor(t.cap.amount, t.cap.currency).units)} ${t.cap.currency} a purchase`
+    : 'no cap per purchase';
+  const who = t.merchants === null ? 'any merchant' : t.merchants.length === 0 ? 'no merchant' : t.merchants.join(', ');
+  return `${who}; ${cap}; ${t.expires_at ? `until ${t.expires_at}` : 'no expiry'}`;
+}
+
+/** The human's open mandates for one Holon mandate, as signed and kept in the state folder. */
+export interface OpenMandates {
+  mandate: string;
+  terms: OpenTerms;
+  /** The thumbprint of the key that signed them. */
+  key: string;
+  checkout: string;
+  payment: string;
+  signed_at: string;
+}
+
+/** What the human publishes for merchants: the key they trust, and the open mandates in force now. */
+export interface Published {
+  key: PublicJwk;
+  open: Record<string, { checkout: string; payment: string }>;
+}
+
+const AP2_DIR = 'ap2';
+/** Where the published key and open mandates live in a state folder. */
+export const PUBLISHED_FILE = path.join(AP2_DIR, 'human.json');
+const openFile = (dir: string, mandate: string): string => path.join(dir, AP2_DIR, 'open', `${encodeURIComponent(mandate)}.json`);
+
+function writeAtomic(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  fs.writeFileSync(tmp, text, { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The open mandates signed for `mandate`, if any. */
+export function loadOpenMandates(dir: string, mandate: string): OpenMandates | undefined {
+  return readJson<OpenMandates>(openFile(dir, mandate));
+}
+
+/** What the state publishes for merchants, if it has a mandate key. */
+export function loadPublished(dir: string): Published | undefined {
+  return readJson<Published>(path.join(dir, PUBLISHED_FILE));
+}
+
+function publish(dir: string, key: PublicJwk, mandate: string, open: OpenMandates | null): void {
+  const before = loadPublished(dir);
+  const entries = { ...(before && before.key.kid === key.kid ? before.open : {}) };
+  if (open) entries[mandate] = { checkout: mandateDigest(open.checkout), payment: mandateDigest(open.payment) };
+  else delete entries[mandate];
+  writeAtomic(path.join(dir, PUBLISHED_FILE), `${JSON.stringify({ key, open: entries } satisfies Published, null, 2)}\n`);
+}
+
+function vcOf(key: MandateKey): SDJwtVcInstance {
+  const signer = (data: string): Promise<string> => Promise.resolve(key.sign(data));
+  return new SDJwtVcInstance({
+    signer,
+    signAlg: 'ES256',
+    kbSigner: signer,
+    kbSignAlg: 'ES256',
+    hasher: digest,
+    hashAlg: 'sha-256',
+    saltGenerator: generateSalt,
+  });
+}
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+const cnfOf = (key: MandateKey): { jwk: Omit<PublicJwk, 'kid' | 'alg' | 'use'> } => {
+  const { kty, crv, x, y } = key.publicJwk;
+  return { jwk: { kty, crv, x, y } };
+};
+
+/** Signs the open mandates of a Holon mandate's terms with the human's key. */
+export async function signOpenMandates(key: MandateKey, mandate: string, terms: OpenTerms, now: number): Promise<OpenMandates> {
+  const vc = vcOf(key);
+  const header = { header: { kid: key.publicJwk.kid } };
+  const times = { iat: seconds(now), ...(terms.expires_at ? { exp: seconds(Date.parse(terms.expires_at)) } : {}) };
+  const merchants = terms.merchants?.map((id) => ({ id, name: id }));
+  const checkout = await vc.issue(
+    {
+      vct: VCT.openCheckout,
+      constraints: merchants ? [{ type: 'checkout.allowed_merchants', allowed: merchants }] : [],
+      cnf: cnfOf(key),
+      ...times,
+    },
+    undefined,
+    header,
+  );
+  const payment = await vc.issue(
+    {
+      vct: VCT.openPayment,
+      constraints: [
+        { type: 'payment.reference', conditional_transaction_id: mandateDigest(checkout) },
+        ...(merchants ? [{ type: 'payment.allowed_payees', allowed: merchants }] : []),
+        ...(terms.cap ? [{ type: 'payment.amount_range', currency: terms.cap.currency, max: terms.cap.amount }] : []),
+      ],
+      cnf: cnfOf(key),
+      ...times,
+    },
+    undefined,
+    header,
+  );
+  return { mandate, terms, key: key.publicJwk.kid, checkout, payment, signed_at: new Date(now).toISOString() };
+}
+
+/**
+ * The human's consent for a Holon mandate they just created or edited, signed again and published: the
+ * open mandates of its terms now, or — when it can no longer buy (suspended, revoked, no commerce.buy) —
+ * none, so merchants refuse the ones it had. The key is made on first use. Only a human's path calls this
+ * (the CLI's mandate create and edit, the editor's form).
+ */
+export async function signMandateConsent(dir: string, m: Mandate, now: number): Promise<OpenMandates | null> {
+  const terms = m.status === 'active' ? openTerms(m) : undefined;
+  const file = openFile(dir, m.id);
+  if (!terms) {
+    // Nothing to consent to: what it had is withdrawn; a mandate that never could buy makes no key.
+    fs.rmSync(file, { force: true });
+    const existing = loadMandateKey(dir);
+    if (existing) publish(dir, existing.publicJwk, m.id, null);
+    return null;
+  }
+  const key = mandateKey(dir);
+  const open = await signOpenMandates(key, m.id, terms, now);
+  writeAtomic(file, `${JSON.stringify(open, null, 2)}\n`);
+  publish(dir, key.publicJwk, m.id, open);
+  return open;
+}
+
+/** True when the open mandates were signed for exactly these terms (the mandate was not changed since). */
+export function sameTerms(a: OpenTerms, b: OpenTerms): boolean {
+  return canonicalize(a) === canonicalize(b);
+}
+
+/**
+ * Checks the merchant's detached signature of a checkout against the keys its profile publishes; the
+ * signed checkout, or a `denied` error naming why (UCP's merchant_authorization_missing / _invalid).
+ */
+export function verifyMerchantAuthorization(checkout: Record<string, unknown>, keys: unknown[], merchant: string): SignedCheckout {
+  const refuse = (code: string, why: string): HolonError =>
+    new HolonError('agent_failed', `the merchant ${merchant} ${why}; Holon signs no mandate for it`, { merchant, code });
+  const authorization = (checkout['ap2'] as { merchant_authorization?: unknown } | undefined)?.merchant_authorization;
+  if (typeof authorization !== 'string') throw refuse('merchant_authorization_missing', 'sent a checkout it did not sign');
+  const m = /^([A-Za-z0-9_-]+)\.\.([A-Za-z0-9_-]+)$/.exec(authorization);
+  if (!m) throw refuse('merchant_authorization_invalid', 'sent a checkout signature that does not read');
+  const [, encodedHeader = '', signature = ''] = m;
+  let header: { alg?: unknown; kid?: unknown };
+  try {
+    header = JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as typeof header;
+  } catch {
+    throw refuse('merchant_authorization_invalid', 'sent a checkout signature that does not read');
+  }
+  const key = keys.find(
+    (k): k is Record<string, unknown> => typeof k === 'object' && k !== null && (k as { kid?: unknown }).kid === header.kid,
+  );
+  if (header.alg !== 'ES256' || !key)
+    throw refuse('merchant_authorization_invalid', 'signed its checkout with a key its profile does not publish');
+  const { ap2: _ap2, ...payload } = checkout;
+  const jwt = `${encodedHeader}.${Buffer.from(canonicalize(payload)).toString('base64url')}.${signature}`;
+  if (!jwsPayload(jwt, key))
+    throw refuse('merchant_authorization_invalid', "sent a checkout whose signature does not verify with its profile's key");
+  return { authorization, jwt, key: { ...key } };
+}
+
+/** The payload of a compact ES256 JWS when it verifies with the P-256 public key `jwk`; otherwise undefined. */
+export function jwsPayload(jwt: string, jwk: Record<string, unknown>): Record<string, unknown> | undefined {
+  const [h, p, sig] = jwt.split('.');
+  if (!h || !p || !sig) return undefined;
+  try {
+    const header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as { alg?: unknown };
+    if (header.alg !== 'ES256') return undefined;
+    const key = createPublicKey({ key: { kty: jwk['kty'], crv: jwk['crv'], x: jwk['x'], y: jwk['y'] } as never, format: 'jwk' });
+    const ok = verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'));
+    return ok ? (JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The public members of a P-256 JWK, with a kid (its thumbprint when it named none). */
+function publicPart(k: Record<string, unknown>): { kty: string; crv: string; x: string; y: string; kid: string } {
+  const core = { kty: String(k['kty']), crv: String(k['crv']), x: String(k['x']), y: String(k['y']) };
+  return { ...core, kid: typeof k['kid'] === 'string' ? k['kid'] : jwkThumbprint(core) };
+}
+
+/** The merchant a payment mandate pays (AP2's merchant object). */
+export interface Ap2Merchant {
+  id: string;
+  name: string;
+  website: string;
+}
+
+/** AP2's payment instrument: for an x402 payment on a chain, the token and the wallet that pays. */
+export interface Ap2Instrument {
+  id: string;
+  type: string;
+  description: string;
+}
+
+/** What a purchase's closed mandates are about. */
+export interface ClosedRequest {
+  checkout: SignedCheckout;
+  payee: Ap2Merchant;
+  amount: Ap2Amount;
+  instrument: Ap2Instrument;
+  /** Who the key binding is for: the merchant's origin. */
+  audience: string;
+  now: number;
+}
+
+/** What a purchase's receipt keeps of its mandates: their digests and disclosed claims, never the mandates. */
+export interface Ap2Evidence {
+  ap2: typeof AP2_VERSION;
+  /** The human's key (its thumbprint). */
+  key: string;
+  open: { checkout: string; payment: string; terms: OpenTerms; signed_at: string };
+  checkout: {
+    id: string;
+    hash: string;
+    /** The merchant-signed checkout (AP2's checkout_jwt): the merchant's own words, signed by it. */
+    jwt: string;
+    merchant_authorization: string;
+    /** The merchant's public key (JWK) that signed it, as its profile published it. */
+    merchant_key: { kty: string; crv: string; x: string; y: string; kid: string };
+  };
+  checkout_mandate: string;
+  payment_mandate: {
+    digest: string;
+    transaction_id: string;
+    payee: Ap2Merchant;
+    payment_amount: Ap2Amount;
+    payment_instrument: Ap2Instrument;
+  };
+}
+
+/**
+ * Signs a purchase's closed mandates with the human's key and presents them, with their open mandates, to
+ * the merchant: each closed one bound (key binding) to the merchant and a fresh nonce. The caller is the
+ * buy path, after the gate held the purchase.
+ */
+export async function signClosedMandates(
+  key: MandateKey,
+  open: OpenMandates,
+  r: ClosedRequest,
+  checkoutId: string,
+): Promise<{ presentation: Presentation; evidence: Ap2Evidence }> {
+  const vc = vcOf(key);
+  const header = { header: { kid: key.publicJwk.kid } };
+  const iat = seconds(r.now);
+  const times = { iat, exp: iat + CLOSED_TTL_S };
+  const checkoutHash = hashOf(r.checkout.jwt);
+  const kb = (): { kb: { payload: { iat: number; aud: string; nonce: string } } } => ({
+    kb: { payload: { iat, aud: r.audience, nonce: randomBytes(16).toString('base64url') } },
+  });
+  const checkoutIssued = await vc.issue(
+    { vct: VCT.checkout, checkout_jwt: r.checkout.jwt, checkout_hash: checkoutHash, cnf: cnfOf(key), ...times },
+    { _sd: ['checkout_jwt'] },
+    header,
+  );
+  const payment = {
+    vct: VCT.payment,
+    transaction_id: checkoutHash,
+    payee: r.payee,
+    payment_amount: r.amount,
+    payment_instrument: r.instrument,
+    cnf: cnfOf(key),
+    ...times,
+  };
+  const paymentIssued = await vc.issue(payment, undefined, header);
+  const presentation: Presentation = {
+    checkout_mandate: await vc.present(checkoutIssued, { checkout_jwt: true }, kb()),
+    payment_mandate: await vc.present(paymentIssued, undefined, kb()),
+    open_checkout_mandate: open.checkout,
+    open_payment_mandate: open.payment,
+  };
+  const evidence: Ap2Evidence = {
+    ap2: AP2_VERSION,
+    key: key.publicJwk.kid,
+    open: { checkout: mandateDigest(open.checkout), payment: mandateDigest(open.payment), terms: open.terms, signed_at: open.signed_at },
+    checkout: {
+      id: checkoutId,
+      hash: checkoutHash,
+      jwt: r.checkout.jwt,
+      merchant_authorization: r.checkout.authorization,
+      merchant_key: publicPart(r.checkout.key),
+    },
+    checkout_mandate: mandateDigest(presentation.checkout_mandate),
+    payment_mandate: {
+      digest: mandateDigest(presentation.payment_mandate),
+      transaction_id: checkoutHash,
+      payee: r.payee,
+      payment_amount: r.amount,
+      payment_instrument: r.instrument,
+    },
+  };
+  return { presentation, evidence };
+}
+
+/** Where the buy path finds the human's consent: their key, and the open mandates they signed for a Holon mandate. */
+export interface Ap2Consent {
+  key(): MandateKey | undefined;
+  open(mandate: string): OpenMandates | undefined;
+}
+
+/** The consent kept in a state folder (the key file, the signed open mandates), read when a purchase needs it. */
+export function stateConsent(dir: string): Ap2Consent {
+  return { key: () => loadMandateKey(dir), open: (mandate) => loadOpenMandates(dir, mandate) };
+}
+
+/**
+ * The human's key and open mandates for a purchase at an AP2 merchant, or a `denied` error saying what the
+ * human must do: sign them (create or edit the mandate), or sign them again when the mandate changed
+ * since. A cap in another currency than the merchant's cannot be checked by the merchant, so it is
+ * refused here, before anything is held.
+ */
+export function consentFor(consent: Ap2Consent | undefined, m: Mandate, currency: string): { key: MandateKey; open: OpenMandates } {
+  const refuse = (why: string): HolonError =>
+    new HolonError('denied', `${why}; the merchant requires AP2 mandates, and Holon never completes its checkout without them`, {
+      mandate: m.id,
+    });
+  const key = consent?.key();
+  const open = consent?.open(m.id);
+  const terms = openTerms(m);
+  if (!key || !open || !terms)
+    throw refuse(`the human has not signed this mandate's open AP2 mandate (holon mandate edit ${m.id}, or the mandate form, signs it)`);
+  if (open.key !== key.publicJwk.kid || !sameTerms(open.terms, terms))
+    throw refuse(`the open AP2 mandate was signed for other terms than the mandate's now; the human signs it again by editing ${m.id}`);
+  if (terms.cap && terms.cap.currency !== currency)
+    throw refuse(`the mandate's cap is in ${terms.cap.currency} and the merchant prices in ${currency}: a merchant cannot check it`);
+  return { key, open };
+}
