@@ -86,11 +86,15 @@ const used = (nonce: Hex): Promise<boolean> =>
     functionName: 'authorizationState',
     args: [wallet.address, nonce],
   });
-/** What moving money would change: both balances and the chain's height (every transaction is a block here). */
+/**
+ * What moving money would change: both balances and the chain's height (every transaction is a block here).
+ * The height is read afresh each time: viem keeps a block number for its client's polling interval, so a
+ * cached one could say a block was mined between two reads a few seconds apart on a busy machine.
+ */
 const ledger = async (): Promise<[bigint, bigint, bigint]> => [
   await chain.usdcOf(wallet.address),
   await chain.usdcOf(SELLER),
-  await chain.client.getBlockNumber(),
+  await chain.client.getBlockNumber({ cacheTime: 0 }),
 ];
 
 describe('x402 exact, settled on the local chain', () => {
