@@ -33,6 +33,7 @@ import {
   since,
   until,
   VSIX_ALLOWED,
+  VSIX_MAX_BYTES,
 } from './harness.ts';
 
 const MANDATE = 'demo/sandbox';
@@ -105,6 +106,10 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/holon.js', 'extension/dist/webview/holonView.js', 'extension/dist/examples/catalog.json', 'extension/skills/confirming-the-atr-hash-before-paying/SKILL.md', 'extension/dist/apps/holon.html']) {
     assert.ok(files.includes(needed), `the vsix lacks ${needed}`);
   }
+  assert.ok(
+    bytes <= VSIX_MAX_BYTES,
+    `the vsix is ${bytes} bytes, above ${VSIX_MAX_BYTES}: \`npm run package\`, then \`unzip -v holon-*.vsix | sort -k3 -rn | head\` shows what grew`,
+  );
   // One copy of the MCP SDK (and zod) in the package, which the CLI and every demo agent share.
   const stage = path.dirname(vsix);
   const scripts = files.filter((f) => /\.m?js$/.test(f)).map((f) => f.replace(/^extension\//, ''));
