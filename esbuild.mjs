@@ -42,6 +42,25 @@ const lazyModules = {
 };
 
 /**
+ * zod names every locale it has in one namespace (`z.locales`), which no bundler can prune: a bundle would
+ * carry some 300 kB of error messages in forty languages that Holon never shows (it never sets a locale).
+ * The MCP Apps page and dist/sdk.js get English only (zod's ES build for the page, its CommonJS for sdk.js).
+ */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.c?js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: path.join(path.dirname(args.importer), args.path), namespace: 'zod-en' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
+      contents: args.path.endsWith('.cjs') ? "exports.en = require('./en.cjs');" : "export { default as en } from './en.js';",
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * One copy of the MCP SDK, zod and ajv, in dist/sdk.js: the CLI (holon.js), the lazy schemas and every
  * demo agent require it instead of bundling their own, so the package carries them once.
  */
@@ -91,7 +110,7 @@ const oneCopy = {
 const targets = [
   {
     ...base,
-    plugins: [oneCopy],
+    plugins: [oneCopy, englishOnly],
     stdin: {
       // Each package is evaluated when first asked for: an agent needs the server, the CLI's fund needs nothing.
       contents: `export const modules = { ${SHARED_SPECIFIERS.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(f)}); }`).join(', ')} };`,
@@ -233,24 +252,6 @@ function copyExamples() {
  * so nothing is loaded from anywhere and no other inline script or style runs. Minified always: the
  * package carries it.
  */
-/**
- * zod names every locale it has in one namespace (`z.locales`), which no bundler can prune: the page would
- * carry some 250 kB of error messages in forty languages that it never shows. It gets English only.
- */
-const englishOnly = {
-  name: 'zod-english-only',
-  setup(build) {
-    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: path.join(path.dirname(args.importer), args.path), namespace: 'zod-en' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
-      contents: "export { default as en } from './en.js';",
-      resolveDir: path.dirname(args.path),
-      loader: 'js',
-    }));
-  },
-};
-
 async function buildApps() {
   const out = await esbuild.build({
     plugins: [englishOnly],
