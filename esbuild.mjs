@@ -19,9 +19,10 @@ const base = {
 
 /**
  * Modules the extension loads only when first needed (with `import()`): the schemas (zod) that check
- * what a human or a view sends, the YAML and diff libraries of the personnel change diff panel, and the
- * PostgreSQL client of the team store (and its verification). They go to dist/lazy.js, so activating the extension never
- * compiles or runs them.
+ * what a human or a view sends, the wallet, the YAML and diff libraries of the personnel change diff panel,
+ * and the PostgreSQL client of the team store (and its verification). The extension takes them from
+ * dist/holon.js, which holds them all already (see `holonEntry`), so activating the extension never
+ * compiles or runs them and the package carries them once.
  */
 const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
@@ -35,7 +36,7 @@ const lazyModules = {
       return LAZY.includes(rel) ? { path: rel, namespace: 'lazy' } : undefined;
     });
     build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
-      contents: `module.exports = require(require('node:path').join(__dirname, 'lazy.js')).modules[${JSON.stringify(args.path)}];`,
+      contents: `module.exports = require(require('node:path').join(__dirname, 'holon.js')).modules[${JSON.stringify(args.path)}];`,
       loader: 'js',
     }));
   },
@@ -106,6 +107,21 @@ const oneCopy = {
   },
 };
 
+/**
+ * dist/holon.js: the CLI when run (`node dist/holon.js …`, the `holon` of the editor's terminals), and, when
+ * the extension requires it, the map of the LAZY modules, each evaluated when first asked for (the wallet's
+ * crypto does not load zod, nor the reverse) and the CLI not started. Everything is bundled once, and both
+ * ways run the same code.
+ */
+const holonEntry = {
+  contents:
+    `exports.modules = { ${LAZY.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(`./${f}`)}); }`).join(', ')} };\n` +
+    "if (require.main === module) require('./src/cli/main.ts');\n",
+  resolveDir: process.cwd(),
+  sourcefile: 'holon.js',
+  loader: 'js',
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
   {
@@ -125,7 +141,7 @@ const targets = [
   },
   {
     ...base,
-    entryPoints: ['src/cli/main.ts'],
+    stdin: holonEntry,
     outfile: 'dist/holon.js',
     platform: 'node',
     format: 'cjs',
@@ -152,22 +168,6 @@ const targets = [
     target: 'node20',
     external: ['vscode', PG_NATIVE],
     plugins: [lazyModules],
-  },
-  {
-    ...base,
-    stdin: {
-      // Each module is evaluated when first asked for: the wallet's crypto does not load zod, nor the reverse.
-      contents: `export const modules = { ${LAZY.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(`./${f}`)}); }`).join(', ')} };`,
-      resolveDir: process.cwd(),
-      sourcefile: 'lazy.ts',
-      loader: 'ts',
-    },
-    outfile: 'dist/lazy.js',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: [PG_NATIVE],
-    plugins: [besideSdk],
   },
   {
     ...base,

@@ -254,7 +254,7 @@ export async function packageDriver(): Promise<string> {
 export const VSIX_MAX_BYTES = 1_000_000;
 
 /** The files the vsix may hold, besides vsce's own manifest files. */
-export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.md$/i, /^extension\/changelog\.md$/i, /^extension\/LICENSE(\.(md|txt))?$/i, /^extension\/dist\/(extension|holon|lazy|sdk|journalWorker)\.js$/, /^extension\/dist\/webview\/[\w-]+\.js$/, /^extension\/dist\/apps\/holon\.html$/, /^extension\/dist\/examples\//, /^extension\/media\//, /^extension\/skills\//];
+export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.md$/i, /^extension\/changelog\.md$/i, /^extension\/LICENSE(\.(md|txt))?$/i, /^extension\/dist\/(extension|holon|sdk|journalWorker)\.js$/, /^extension\/dist\/webview\/[\w-]+\.js$/, /^extension\/dist\/apps\/holon\.html$/, /^extension\/dist\/examples\//, /^extension\/media\//, /^extension\/skills\//];
 
 /**
  * Packages the extension as `npm run package` does (production build, then `vsce package`), in a copy of
