@@ -20,11 +20,12 @@ const base = {
 /**
  * Modules the extension loads only when first needed (with `import()`): the schemas (zod) that check
  * what a human or a view sends, the wallet, the YAML and diff libraries of the personnel change diff panel,
- * and the PostgreSQL client of the team store (and its verification). The extension takes them from
- * dist/holon.js, which holds them all already (see `holonEntry`), so activating the extension never
- * compiles or runs them and the package carries them once.
+ * the PostgreSQL client of the team store (and its verification), and the chain reader (viem's client)
+ * of the wallet's balances. The extension takes them from dist/holon.js, which holds them all already
+ * (see `holonEntry`), so activating the extension never compiles or runs them and the package carries
+ * them once.
  */
-const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/money/chain.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
 /** @type {import('esbuild').Plugin} */
 const lazyModules = {

@@ -520,6 +520,16 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
         const res = await fetch(`${seller.url}/resource`, { headers: { 'payment-signature': encodePaymentSignatureHeader(signed as never) } });
         assert.equal(res.status, 200, seller.refused.join());
         assert.equal((seller.accepted[0] as { payload: { authorization: { from: string } } }).payload.authorization.from, address, 'signed by the wallet the human imported');
+        // Told the chain (user settings, the RPC URL last: it is the one that turns the chain on), the view
+        // reads what the wallet holds there: viem's client, which the extension loads only then.
+        await (await localChain()).fund(address, { usdc: 2_500_000n, eth: 10n ** 16n });
+        await host(bridge, '/setting', { key: 'chain.id', value: 31337 });
+        await host(bridge, '/setting', { key: 'chain.token', value: (await localChain()).token });
+        await host(bridge, '/setting', { key: 'chain.rpcUrl', value: (await localChain()).rpcUrl });
+        const holds = view.locator('[data-testid="wallet-holdings"]');
+        await until(async () => /holds 2\.5 USDC and 0\.01 ETH on eip155:31337/.test((await holds.count()) > 0 ? await holds.innerText() : ''), 'the wallet\'s balances in the Holon view', 30_000, 250);
+        await screenshot(p, '08b-wallet-holdings');
+        await host(bridge, '/setting', { key: 'chain.rpcUrl', value: '' });
       } finally {
         await seller.close();
       }
