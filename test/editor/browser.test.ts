@@ -528,6 +528,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
         await host(bridge, '/setting', { key: 'chain.rpcUrl', value: (await localChain()).rpcUrl });
         const holds = view.locator('[data-testid="wallet-holdings"]');
         await until(async () => /holds 2\.5 USDC and 0\.01 ETH on eip155:31337/.test((await holds.count()) > 0 ? await holds.innerText() : ''), 'the wallet\'s balances in the Holon view', 30_000, 250);
+        await holds.scrollIntoViewIfNeeded();
         await screenshot(p, '08b-wallet-holdings');
         await host(bridge, '/setting', { key: 'chain.rpcUrl', value: '' });
       } finally {
