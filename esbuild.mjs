@@ -19,11 +19,13 @@ const base = {
 
 /**
  * Modules the extension loads only when first needed (with `import()`): the schemas (zod) that check
- * what a human or a view sends, the YAML and diff libraries of the personnel change diff panel, and the
- * PostgreSQL client of the team store (and its verification). They go to dist/lazy.js, so activating the extension never
- * compiles or runs them.
+ * what a human or a view sends, the wallet, the YAML and diff libraries of the personnel change diff panel,
+ * the PostgreSQL client of the team store (and its verification), the chain reader (viem's client) of
+ * the wallet's balances, and the AP2 mandates (the SD-JWT libraries) of the mandate form and receipts. The extension takes them from dist/holon.js, which holds them all already
+ * (see `holonEntry`), so activating the extension never compiles or runs them and the package carries
+ * them once.
  */
-const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/commerce/ap2.ts', 'src/core/commerce/consent.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+const LAZY = ['src/core/schemas.ts', 'src/core/wallet.ts', 'src/core/money/chain.ts', 'src/core/commerce/ap2.ts', 'src/core/commerce/consent.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
 /** @type {import('esbuild').Plugin} */
 const lazyModules = {
@@ -35,7 +37,26 @@ const lazyModules = {
       return LAZY.includes(rel) ? { path: rel, namespace: 'lazy' } : undefined;
     });
     build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
-      contents: `module.exports = require(require('node:path').join(__dirname, 'lazy.js')).modules[${JSON.stringify(args.path)}];`,
+      contents: `module.exports = require(require('node:path').join(__dirname, 'holon.js')).modules[${JSON.stringify(args.path)}];`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * zod names every locale it has in one namespace (`z.locales`), which no bundler can prune: a bundle would
+ * carry some 300 kB of error messages in forty languages that Holon never shows (it never sets a locale).
+ * The MCP Apps page and dist/sdk.js get English only (zod's ES build for the page, its CommonJS for sdk.js).
+ */
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.c?js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: path.join(path.dirname(args.importer), args.path), namespace: 'zod-en' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
+      contents: args.path.endsWith('.cjs') ? "exports.en = require('./en.cjs');" : "export { default as en } from './en.js';",
+      resolveDir: path.dirname(args.path),
       loader: 'js',
     }));
   },
@@ -89,11 +110,26 @@ const oneCopy = {
   },
 };
 
+/**
+ * dist/holon.js: the CLI when run (`node dist/holon.js …`, the `holon` of the editor's terminals), and, when
+ * the extension requires it, the map of the LAZY modules, each evaluated when first asked for (the wallet's
+ * crypto does not load zod, nor the reverse) and the CLI not started. Everything is bundled once, and both
+ * ways run the same code.
+ */
+const holonEntry = {
+  contents:
+    `exports.modules = { ${LAZY.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(`./${f}`)}); }`).join(', ')} };\n` +
+    "if (require.main === module) require('./src/cli/main.ts');\n",
+  resolveDir: process.cwd(),
+  sourcefile: 'holon.js',
+  loader: 'js',
+};
+
 /** @type {import('esbuild').BuildOptions[]} */
 const targets = [
   {
     ...base,
-    plugins: [oneCopy],
+    plugins: [oneCopy, englishOnly],
     stdin: {
       // Each package is evaluated when first asked for: an agent needs the server, the CLI's fund needs nothing.
       contents: `export const modules = { ${SHARED_SPECIFIERS.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(f)}); }`).join(', ')} };`,
@@ -108,7 +144,7 @@ const targets = [
   },
   {
     ...base,
-    entryPoints: ['src/cli/main.ts'],
+    stdin: holonEntry,
     outfile: 'dist/holon.js',
     platform: 'node',
     format: 'cjs',
@@ -135,22 +171,6 @@ const targets = [
     target: 'node20',
     external: ['vscode', PG_NATIVE],
     plugins: [lazyModules],
-  },
-  {
-    ...base,
-    stdin: {
-      // Each module is evaluated when first asked for: the wallet's crypto does not load zod, nor the reverse.
-      contents: `export const modules = { ${LAZY.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(`./${f}`)}); }`).join(', ')} };`,
-      resolveDir: process.cwd(),
-      sourcefile: 'lazy.ts',
-      loader: 'ts',
-    },
-    outfile: 'dist/lazy.js',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    external: [PG_NATIVE],
-    plugins: [besideSdk],
   },
   {
     ...base,
@@ -238,24 +258,6 @@ function copyExamples() {
  * so nothing is loaded from anywhere and no other inline script or style runs. Minified always: the
  * package carries it.
  */
-/**
- * zod names every locale it has in one namespace (`z.locales`), which no bundler can prune: the page would
- * carry some 250 kB of error messages in forty languages that it never shows. It gets English only.
- */
-const englishOnly = {
-  name: 'zod-english-only',
-  setup(build) {
-    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: path.join(path.dirname(args.importer), args.path), namespace: 'zod-en' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
-      contents: "export { default as en } from './en.js';",
-      resolveDir: path.dirname(args.path),
-      loader: 'js',
-    }));
-  },
-};
-
 async function buildApps() {
   const out = await esbuild.build({
     plugins: [englishOnly],

@@ -11,7 +11,6 @@ import type { ProposalPanels } from './proposalPanel.ts';
 import { artifactFile } from './artifacts.ts';
 import { holonViewState, proposalOfApproval, storeInfo } from './views.ts';
 import { chainSettings } from './settings.ts';
-import { chainReader, walletBalances } from '../core/money/chain.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
 
@@ -65,7 +64,9 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     }
     if (this.reading || !this.host) return;
     this.reading = true;
-    walletBalances(chainReader(config), address)
+    // viem's client is loaded when a balance is first read (from dist/holon.js, esbuild.mjs's LAZY), never on activation.
+    import('../core/money/chain.ts')
+      .then(({ chainReader, walletBalances }) => walletBalances(chainReader(config), address))
       .then(
         (b) => {
           this.holdings = {

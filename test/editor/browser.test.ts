@@ -37,6 +37,7 @@ import {
   since,
   until,
   VSIX_ALLOWED,
+  VSIX_MAX_BYTES,
 } from './harness.ts';
 
 const MANDATE = 'demo/sandbox';
@@ -109,6 +110,10 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   for (const needed of ['extension/package.json', 'extension/dist/extension.js', 'extension/dist/holon.js', 'extension/dist/webview/holonView.js', 'extension/dist/examples/catalog.json', 'extension/skills/confirming-the-atr-hash-before-paying/SKILL.md', 'extension/dist/apps/holon.html']) {
     assert.ok(files.includes(needed), `the vsix lacks ${needed}`);
   }
+  assert.ok(
+    bytes <= VSIX_MAX_BYTES,
+    `the vsix is ${bytes} bytes, above ${VSIX_MAX_BYTES}: \`npm run package\`, then \`unzip -v holon-*.vsix | sort -k3 -rn | head\` shows what grew`,
+  );
   // One copy of the MCP SDK (and zod) in the package, which the CLI and every demo agent share.
   const stage = path.dirname(vsix);
   const scripts = files.filter((f) => /\.m?js$/.test(f)).map((f) => f.replace(/^extension\//, ''));
@@ -519,6 +524,17 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
         const res = await fetch(`${seller.url}/resource`, { headers: { 'payment-signature': encodePaymentSignatureHeader(signed as never) } });
         assert.equal(res.status, 200, seller.refused.join());
         assert.equal((seller.accepted[0] as { payload: { authorization: { from: string } } }).payload.authorization.from, address, 'signed by the wallet the human imported');
+        // Told the chain (user settings, the RPC URL last: it is the one that turns the chain on), the view
+        // reads what the wallet holds there: viem's client, which the extension loads only then.
+        await (await localChain()).fund(address, { usdc: 2_500_000n, eth: 10n ** 16n });
+        await host(bridge, '/setting', { key: 'chain.id', value: 31337 });
+        await host(bridge, '/setting', { key: 'chain.token', value: (await localChain()).token });
+        await host(bridge, '/setting', { key: 'chain.rpcUrl', value: (await localChain()).rpcUrl });
+        const holds = view.locator('[data-testid="wallet-holdings"]');
+        await until(async () => /holds 2\.5 USDC and 0\.01 ETH on eip155:31337/.test((await holds.count()) > 0 ? await holds.innerText() : ''), 'the wallet\'s balances in the Holon view', 30_000, 250);
+        await holds.scrollIntoViewIfNeeded();
+        await screenshot(p, '08b-wallet-holdings');
+        await host(bridge, '/setting', { key: 'chain.rpcUrl', value: '' });
       } finally {
         await seller.close();
       }

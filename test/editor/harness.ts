@@ -247,8 +247,14 @@ export async function packageDriver(): Promise<string> {
   });
 }
 
+/**
+ * The most the vsix may weigh, in bytes (under 1 MB however counted). A bundle that takes its own copy of
+ * a library another one carries, or a file that does not run in the installed extension, shows here.
+ */
+export const VSIX_MAX_BYTES = 1_000_000;
+
 /** The files the vsix may hold, besides vsce's own manifest files. */
-export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.md$/i, /^extension\/changelog\.md$/i, /^extension\/LICENSE(\.(md|txt))?$/i, /^extension\/dist\/(extension|holon|lazy|sdk|journalWorker)\.js$/, /^extension\/dist\/webview\/[\w-]+\.js$/, /^extension\/dist\/apps\/holon\.html$/, /^extension\/dist\/examples\//, /^extension\/media\//, /^extension\/skills\//];
+export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.md$/i, /^extension\/changelog\.md$/i, /^extension\/LICENSE(\.(md|txt))?$/i, /^extension\/dist\/(extension|holon|sdk|journalWorker)\.js$/, /^extension\/dist\/webview\/[\w-]+\.js$/, /^extension\/dist\/apps\/holon\.html$/, /^extension\/dist\/examples\//, /^extension\/media\//, /^extension\/skills\//];
 
 /**
  * Packages the extension as `npm run package` does (production build, then `vsce package`), in a copy of

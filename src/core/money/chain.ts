@@ -71,8 +71,11 @@ export function chainConfig(settings: ChainSettings): ChainConfig {
   };
 }
 
-/** The token events and calls Holon reads: USDC's (ERC-20 and EIP-3009). */
-export const TOKEN_ABI = parseAbi([
+/**
+ * The token events and calls Holon reads: USDC's (ERC-20 and EIP-3009). Pure, so that a bundle taking only
+ * `chainConfig` from this file (the extension's settings) leaves viem's ABI parser out.
+ */
+export const TOKEN_ABI = /* @__PURE__ */ parseAbi([
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
   'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',

@@ -59,7 +59,7 @@ export async function openStoreAt<S extends object>(
   if (options.store === undefined) return openJournalAt(dir, fold, options);
   if (!isPostgresUrl(options.store)) throw new HolonError('invalid_input', 'a store is a postgres:// (or postgresql://) URL');
   const signer = lazySigner(path.resolve(dir));
-  // Loaded only for a team store: the extension bundles it apart (dist/lazy.js), so activating on the journal never reads it.
+  // Loaded only for a team store: the extension takes it from dist/holon.js, so activating on the journal never reads it.
   const { PostgresStore } = await import('./pg/store.ts');
   const introduce = fold.introduce;
   return PostgresStore.open({
