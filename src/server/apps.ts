@@ -19,12 +19,11 @@ import type { CallToolResult, Resource } from '@modelcontextprotocol/sdk/types.j
 import { ErrorCode, ListResourcesRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as M from '../core/amount.ts';
 import { SPEND_GROUP_LABELS, spendChart } from '../core/spendChart.ts';
-import type { ToolContext, ToolDef } from './tools/toolDef.ts';
+import type { AppView, ToolContext, ToolDef } from './tools/toolDef.ts';
+import { APP_VIEWS } from './tools/toolDef.ts';
 
-/** The views, one per kind of result: a receipt tree, a spend chart, a comparison of agents, a call's card. */
-export const APP_VIEWS = ['receipt', 'spend', 'agents', 'call'] as const;
-/** One of the views. */
-export type AppView = (typeof APP_VIEWS)[number];
+export { APP_VIEWS };
+export type { AppView };
 
 /** The resource of a view. */
 export function appUri(view: AppView): string {

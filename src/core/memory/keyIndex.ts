@@ -14,7 +14,20 @@
  * Contents stay in the journal.
  */
 import { firstNotBefore } from '../util.ts';
-import type { MemoryVersion } from './slice.ts';
+
+/**
+ * What the index reads of a version: its key's place, its times and its weight. A memory version (the
+ * slice's MemoryVersion) is one; the index names only what it reads, so that it does not import its slice.
+ */
+export interface IndexedVersion {
+  id: string;
+  key: string;
+  valid_from: string;
+  valid_to: string | null;
+  system_seq: number;
+  recorded_at: string;
+  bytes: number;
+}
 
 /** Before any date (a date is within ±8.64e15 ms): a number JSON keeps, unlike -Infinity. */
 const EARLIEST = -9e15;
@@ -58,20 +71,20 @@ export interface KeyIndexJson {
  * block is that and its fixed markup, so a key none of whose versions weighs less than the room left
  * cannot fit, and an assembly passes it over unread.
  */
-export function recordWeight(v: Pick<MemoryVersion, 'id' | 'key' | 'valid_from' | 'valid_to' | 'recorded_at' | 'bytes'>): number {
+export function recordWeight(v: Pick<IndexedVersion, 'id' | 'key' | 'valid_from' | 'valid_to' | 'recorded_at' | 'bytes'>): number {
   const b = (x: unknown): number => Buffer.byteLength(String(x ?? ''), 'utf8');
   return v.bytes + b(v.key) + b(v.id) + b(v.valid_from) + b(v.valid_to) + b(v.recorded_at);
 }
 
 /** Where a version is valid, as [from, to) in ms: an unreadable from is the earliest, a missing or unreadable to the latest. */
-function validSpan(v: Pick<MemoryVersion, 'valid_from' | 'valid_to'>): [number, number] {
+function validSpan(v: Pick<IndexedVersion, 'valid_from' | 'valid_to'>): [number, number] {
   const from = Date.parse(v.valid_from);
   const to = v.valid_to === null ? LATEST : Date.parse(v.valid_to);
   return [Number.isNaN(from) ? EARLIEST : from, Number.isNaN(to) ? LATEST : to];
 }
 
 /** When a version was recorded, as a system-time bound compares it: one no date reads is never excluded. */
-function recordedMs(v: Pick<MemoryVersion, 'recorded_at'>): number {
+function recordedMs(v: Pick<IndexedVersion, 'recorded_at'>): number {
   const ms = Date.parse(v.recorded_at);
   return Number.isNaN(ms) ? EARLIEST : ms;
 }
@@ -190,7 +203,7 @@ export class KeyIndex {
   }
 
   /** Files a version of `key`: a key not seen before takes its place in order. */
-  add(key: string, v: MemoryVersion): void {
+  add(key: string, v: IndexedVersion): void {
     if (this.chunks.length === 0) this.chunks.push(chunkOf({ keys: [], cover: [], rec: [], last: [], least: [] }, 0, 0));
     const { c, i } = this.seek(key);
     const chunk = this.chunks[c] as Chunk;

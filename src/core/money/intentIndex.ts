@@ -8,7 +8,6 @@
  */
 import type { Dict } from '../util.ts';
 import { dict, firstNotBefore, toDict } from '../util.ts';
-import type { IntentRecord, IntentStatus } from './slice.ts';
 
 /** One mandate's intents, indexed. */
 export interface MandateIntents {
@@ -25,9 +24,21 @@ export interface MandateIntents {
   lapse_intent: string[];
 }
 
-/** The index's part of the money fields. */
-export interface IntentIndexFields {
-  intents: Dict<IntentRecord>;
+/**
+ * What the index reads of an intent. An intent record (the slice's IntentRecord) is one; the index names
+ * only what it reads, so that it does not import its slice.
+ */
+export interface IndexedIntent {
+  id: string;
+  mandate: string;
+  status: string;
+  approval: string | null;
+  created_seq: number;
+}
+
+/** The index's part of the money fields, its intents of type R. */
+export interface IntentIndexFields<R extends IndexedIntent = IndexedIntent> {
+  intents: Dict<R>;
   intent_index: Dict<MandateIntents>;
 }
 
@@ -49,16 +60,16 @@ function indexOf(s: IntentIndexFields, mandate: string): MandateIntents {
 const createdSeq = (s: IntentIndexFields, id: string | undefined): number => (id === undefined ? 0 : (s.intents[id]?.created_seq ?? 0));
 
 /** Where intent `r` is, or would go, in a list ordered by created_seq. */
-function placeIn(s: IntentIndexFields, list: string[], r: IntentRecord): number {
+function placeIn(s: IntentIndexFields, list: string[], r: IndexedIntent): number {
   return firstNotBefore(list.length, (i) => createdSeq(s, list[i]) < r.created_seq);
 }
 
-function addToStatus(s: IntentIndexFields, ix: MandateIntents, r: IntentRecord): void {
+function addToStatus(s: IntentIndexFields, ix: MandateIntents, r: IndexedIntent): void {
   const list = (ix.by_status[r.status] ??= []);
   list.splice(placeIn(s, list, r), 0, r.id);
 }
 
-function removeFromStatus(s: IntentIndexFields, ix: MandateIntents, r: IntentRecord, status: IntentStatus): void {
+function removeFromStatus(s: IntentIndexFields, ix: MandateIntents, r: IndexedIntent, status: string): void {
   const list = ix.by_status[status];
   if (!list) return;
   const at = placeIn(s, list, r);
@@ -81,7 +92,7 @@ function addLapse(ix: MandateIntents, id: string, ms: number): void {
 
 /** An intent as it was before an event changed it: what the index filed it under. */
 export interface Filed {
-  status: IntentStatus;
+  status: string;
   approval: string | null;
 }
 
@@ -92,7 +103,7 @@ export interface Filed {
  */
 export function fileIntentEvent(
   s: IntentIndexFields,
-  r: IntentRecord,
+  r: IndexedIntent,
   was: Filed | null,
   seq: number,
   expiresAt: (approval: string) => string | undefined,
@@ -113,7 +124,7 @@ export function fileIntentEvent(
  * Takes an intent out of the index before its record is replaced (an `intent.submitted` for an id that
  * exists: never written by Holon, but folded as the journal says). Costs a pass over its mandate's trail.
  */
-export function forgetIntent(s: IntentIndexFields, r: IntentRecord): void {
+export function forgetIntent(s: IntentIndexFields, r: IndexedIntent): void {
   const ix = s.intent_index[r.mandate];
   if (!ix) return;
   const keep = ix.audit_intent.map((id) => id !== r.id);
@@ -150,12 +161,12 @@ export function auditRange(ix: MandateIntents | undefined, after: number, limit:
 }
 
 /** The mandate's intents in `statuses` submitted before journal seq `before`, newest first (the lists merged). */
-export function* newestFirst(
-  s: IntentIndexFields,
+export function* newestFirst<R extends IndexedIntent>(
+  s: IntentIndexFields<R>,
   ix: MandateIntents | undefined,
   statuses: readonly string[],
   before: number,
-): Generator<IntentRecord> {
+): Generator<R> {
   if (!ix) return;
   const lists = statuses.map((st) => ix.by_status[st] ?? []);
   const at = lists.map((list) => firstNotBefore(list.length, (i) => createdSeq(s, list[i]) < before) - 1);
@@ -174,10 +185,10 @@ export function* newestFirst(
 }
 
 /** The parked intents of a mandate whose approval may have lapsed by `now` (to be checked), in submission order. */
-export function mayHaveLapsed(s: IntentIndexFields, ix: MandateIntents | undefined, now: number): IntentRecord[] {
+export function mayHaveLapsed<R extends IndexedIntent>(s: IntentIndexFields<R>, ix: MandateIntents | undefined, now: number): R[] {
   if (!ix) return [];
   const n = firstNotBefore(ix.lapse_ms.length, (i) => (ix.lapse_ms[i] as number) <= now);
-  const out: IntentRecord[] = [];
+  const out: R[] = [];
   for (let i = 0; i < n; i++) {
     const r = s.intents[ix.lapse_intent[i] as string];
     if (r) out.push(r);

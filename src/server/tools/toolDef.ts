@@ -10,8 +10,15 @@ import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations
 import type { z } from 'zod';
 import type { HolonError } from '../../core/errors.ts';
 import type { ToolsetName } from '../../core/model.ts';
-import type { AppView } from '../apps.ts';
 import type { ServerDeps } from '../serverDeps.ts';
+
+/**
+ * The MCP App views (src/server/apps.ts serves them), one per kind of result: a receipt tree, a spend
+ * chart, a comparison of agents, a call's card. A tool names the one its result is shown in.
+ */
+export const APP_VIEWS = ['receipt', 'spend', 'agents', 'call'] as const;
+/** One of the views. */
+export type AppView = (typeof APP_VIEWS)[number];
 
 /** What one tool call may use: the server's deps, its mandate, and the request's own context. */
 export interface ToolContext {
