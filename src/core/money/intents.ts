@@ -29,7 +29,7 @@ import type { HolonState } from '../state.ts';
 import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import { canonicalHash } from '../util.ts';
 import type { Ed25519Signature, GateVerdict, IntentReceipt, IntentRecord, IntentStatus, JobEvent } from './slice.ts';
-import { intentKey, moneyEvent } from './slice.ts';
+import { intentKey, intentReceipt, moneyEvent } from './slice.ts';
 import type { SettlementView } from './settlement.ts';
 import { isOpen, settlementFor, settlementView } from './settlement.ts';
 import type { ChainRail } from './chainPay.ts';
@@ -235,17 +235,7 @@ function settleEvents(s: HolonState, r: IntentRecord, reference: string, approva
   const payee = parsePayee(r.payee);
   if (!h || payee.kind !== 'account') return [];
   const charged = M.toJson({ units: h.units, currency: h.currency });
-  const receipt: IntentReceipt = {
-    id: newId('rcpt'),
-    intent: r.id,
-    rail: 'journal',
-    payee: r.payee,
-    amount: { ...r.amount },
-    charged,
-    reference,
-    approval,
-    settled_at: new Date(now).toISOString(),
-  };
+  const receipt = intentReceipt(r, { id: newId('rcpt'), rail: 'journal', charged, reference, approval }, now);
   return [
     spendEvent('hold.settled', { hold: r.id, cost: charged.amount }),
     moneyEvent('intent.settled', { intent: r.id, credit: { account: payee.account, amount: { ...r.amount } }, receipt }),

@@ -19,8 +19,7 @@ import * as M from '../amount.ts';
 import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import type { HolonState } from '../state.ts';
 import type { ChainReader } from './chain.ts';
-import type { IntentReceipt } from './slice.ts';
-import { moneyEvent } from './slice.ts';
+import { intentReceipt, moneyEvent } from './slice.ts';
 import type { Authorization, ChainVerdict, FlagReason, Settlement, SettlementFor } from './settlement.ts';
 import { awaitsChain, chainVerdict, isOpen, settlementEvent } from './settlement.ts';
 import { getAddress } from 'viem';
@@ -141,18 +140,9 @@ function outcomeEvents(s: HolonState, r: Settlement, o: Outcome, now: number): N
     const intent = s.intents[r.for.id];
     if (intent && intent.status === 'authorized') {
       if (spent) {
-        const receipt: IntentReceipt = {
-          id: newId('rcpt'),
-          intent: intent.id,
-          rail: 'x402',
-          payee: intent.payee,
-          amount: { ...intent.amount },
-          charged: { ...r.held },
-          reference: o.kind === 'landed' ? o.transaction : (r.claimed?.transaction ?? `unlanded:${r.id}`),
-          approval: null,
-          settled_at: new Date(now).toISOString(),
-          settlement: r.id,
-        };
+        const reference = o.kind === 'landed' ? o.transaction : (r.claimed?.transaction ?? `unlanded:${r.id}`);
+        const paid = { id: newId('rcpt'), rail: 'x402' as const, charged: r.held, reference, approval: null, settlement: r.id };
+        const receipt = intentReceipt(intent, paid, now);
         events.push(moneyEvent('intent.settled', { intent: intent.id, receipt }));
       } else
         events.push(moneyEvent('intent.failed', { intent: intent.id, error: o.kind === 'never' ? `not_landed:${o.why}` : 'not_landed' }));

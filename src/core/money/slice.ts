@@ -65,6 +65,29 @@ export interface IntentReceipt {
   settlement?: string;
 }
 
+/**
+ * The receipt of intent `r` settled on `rail` at `now`: the payee got what the intent asked, the mandate
+ * was charged `charged`. One shape for the journal's rail (intents.ts) and a chain's (landing.ts).
+ */
+export function intentReceipt(
+  r: Pick<IntentRecord, 'id' | 'payee' | 'amount'>,
+  paid: { id: string; rail: IntentReceipt['rail']; charged: MoneyJson; reference: string; approval: string | null; settlement?: string },
+  now: number,
+): IntentReceipt {
+  return {
+    id: paid.id,
+    intent: r.id,
+    rail: paid.rail,
+    payee: r.payee,
+    amount: { ...r.amount },
+    charged: { ...paid.charged },
+    reference: paid.reference,
+    approval: paid.approval,
+    settled_at: new Date(now).toISOString(),
+    ...(paid.settlement !== undefined ? { settlement: paid.settlement } : {}),
+  };
+}
+
 /** One payment intent and its lifecycle. */
 export interface IntentRecord {
   id: string;
