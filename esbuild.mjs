@@ -126,6 +126,44 @@ const holonEntry = {
 };
 
 /** @type {import('esbuild').BuildOptions[]} */
+/**
+ * The libraries every webview uses (zod/mini and the vscode-elements components, with lit under them) are
+ * built once into dist/webview/shared.js, which each page loads before its own bundle, instead of a copy
+ * in each page's bundle. A page takes zod/mini from the global the shared script sets; its imports of
+ * components are there for their side effect (defining the element), which the shared script has had
+ * already. The shared script holds what any page imports, collected from the sources.
+ */
+const webviewShared = (() => {
+  const SHARED_WEBVIEW = /^(zod\/mini|@vscode-elements\/elements\/dist\/[\w-]+\/index\.js)$/;
+  const GLOBAL = '__holonWebviewShared';
+  const imported = sources('src/webview').flatMap((text) => [...text.matchAll(/^import (?:[^'";]+ from )?'([^']+)';$/gm)].map((m) => m[1]));
+  const specs = [...new Set(imported.filter((spec) => SHARED_WEBVIEW.test(spec)))].sort();
+  const modules = specs.filter((spec) => !spec.startsWith('@vscode-elements/'));
+  const name = (spec) => `m${specs.indexOf(spec)}`;
+  return {
+    contents: {
+      contents: [
+        ...specs.map((spec) => (modules.includes(spec) ? `import * as ${name(spec)} from '${spec}';` : `import '${spec}';`)),
+        `globalThis.${GLOBAL} = { ${modules.map((spec) => `${JSON.stringify(spec)}: ${name(spec)}`).join(', ')} };`,
+      ].join('\n'),
+      resolveDir: process.cwd(),
+      sourcefile: 'webview-shared.js',
+    },
+    /** @type {import('esbuild').Plugin} */
+    plugin: {
+      name: 'webview-shared',
+      setup(build) {
+        build.onResolve({ filter: SHARED_WEBVIEW }, (args) => ({ path: args.path, namespace: 'webview-shared' }));
+        build.onLoad({ filter: /.*/, namespace: 'webview-shared' }, (args) => {
+          if (!specs.includes(args.path)) throw new Error(`${args.path} is not in dist/webview/shared.js: import it on a line of its own`);
+          const contents = modules.includes(args.path) ? `module.exports = globalThis.${GLOBAL}[${JSON.stringify(args.path)}];` : '';
+          return { contents, loader: 'js' };
+        });
+      },
+    },
+  };
+})();
+
 const targets = [
   {
     ...base,
@@ -172,6 +210,17 @@ const targets = [
     external: ['vscode', PG_NATIVE],
     plugins: [lazyModules],
   },
+  // The webviews' shared libraries, once (dist/webview/shared.js): every page loads it before its own bundle.
+  {
+    ...base,
+    stdin: webviewShared.contents,
+    outfile: 'dist/webview/shared.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    // All of zod/mini is kept (a page may use any of it), so its locales would all be kept too.
+    plugins: [englishOnly],
+  },
   {
     ...base,
     entryPoints: { holonView: 'src/webview/holonView.ts', receipts: 'src/webview/receipts.ts', mandateEditor: 'src/webview/mandateEditor.ts', proposal: 'src/webview/proposal.ts' },
@@ -179,6 +228,7 @@ const targets = [
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
+    plugins: [webviewShared.plugin],
   },
   // The demo agents, self-contained, so the packaged extension (which ships no node_modules) can run them.
   {

@@ -145,9 +145,13 @@ function details(err: unknown): string {
 }
 
 /**
- * The HTML shell of a webview: a strict CSP (no inline script but the nonce'd bundle, styles only from
- * the extension and the elements' constructed style sheets), the shared stylesheet, and one root.
+ * The HTML shell of a webview: a strict CSP (no inline script but the nonce'd bundles, styles only from
+ * the extension and the elements' constructed style sheets), the shared stylesheet, and one root. The
+ * libraries every page uses come first, in their own bundle (esbuild.mjs), then the page's.
  */
+/** The bundle of the libraries every page shares (dist/webview/shared.js). */
+const SHARED_SCRIPT = 'shared';
+
 function webviewHtml(webview: HostedWebview, assets: WebviewAssets, entry: string, title: string): string {
   const nonce = randomBytes(16).toString('base64');
   const csp = [
@@ -168,6 +172,7 @@ function webviewHtml(webview: HostedWebview, assets: WebviewAssets, entry: strin
 </head>
 <body>
 <div id="root"></div>
+<script nonce="${nonce}" src="${webview.asWebviewUri(assets.script(SHARED_SCRIPT)).toString()}"></script>
 <script nonce="${nonce}" src="${webview.asWebviewUri(assets.script(entry)).toString()}"></script>
 </body>
 </html>`;

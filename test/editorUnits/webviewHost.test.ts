@@ -51,7 +51,7 @@ function host(
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('the page', () => {
-  test('scripts only from the panel\'s bundle, with a fresh nonce; resources only from dist/webview and media', () => {
+  test('scripts only from the shared and the panel\'s bundles, with a fresh nonce; resources only from dist/webview and media', () => {
     const one = new FakePanel();
     const two = new FakePanel();
     host(one);
@@ -64,7 +64,11 @@ describe('the page', () => {
     assert.match(csp, /^default-src 'none'; /);
     assert.doesNotMatch(csp, /unsafe-(inline|eval)/);
     const scripts = [...html.matchAll(/<script[^>]*>/g)].map((m) => m[0]);
-    assert.deepEqual(scripts, [`<script nonce="${nonce}" src="https://webview.test/ext/dist/webview/holonView.js">`]);
+    // The libraries every page shares, then the page's own bundle, both under the page's nonce.
+    assert.deepEqual(scripts, [
+      `<script nonce="${nonce}" src="https://webview.test/ext/dist/webview/shared.js">`,
+      `<script nonce="${nonce}" src="https://webview.test/ext/dist/webview/holonView.js">`,
+    ]);
     assert.match(html, /<link rel="stylesheet" href="https:\/\/webview.test\/ext\/media\/holon.css">/);
     assert.match(html, /<div id="root"><\/div>/);
     assert.match(two.webview.html, /dist\/webview\/receipts\.js/);
