@@ -5,10 +5,9 @@
  * a durable journal, through a real SDK client; the group commit's own timer is told apart by its stack.
  */
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
+import fs from 'node:fs';
 import * as path from 'node:path';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { after, before, test } from 'node:test';
+import { after, before, mock, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { generatePrivateKey } from 'viem/accounts';
 import { silentLogger, systemClock } from '../../src/core/deps.ts';
@@ -29,8 +28,7 @@ const BUYER = 'demo/buyer';
 
 /** Every fdatasync of this process: the journal's size then, and whether the group commit's timer made it. */
 const syncs: { size: number; timer: boolean }[] = [];
-const nodeFs = createRequire(__filename)('node:fs') as { fdatasyncSync: (fd: number) => void };
-const realSync = nodeFs.fdatasyncSync;
+const realSync = fs.fdatasyncSync;
 
 let runtime: Runtime;
 let client: Client;
@@ -39,11 +37,10 @@ let cleanup: () => void;
 let journal: string;
 
 before(async () => {
-  nodeFs.fdatasyncSync = (fd: number) => {
+  mock.method(fs, 'fdatasyncSync', (fd: number) => {
     realSync(fd);
     syncs.push({ size: fs.fstatSync(fd).size, timer: (new Error().stack ?? '').includes('listOnTimeout') });
-  };
-  syncBuiltinESMExports();
+  });
   const made = tempDir();
   cleanup = made.cleanup;
   journal = path.join(made.dir, JOURNAL_FILE);
@@ -61,8 +58,7 @@ before(async () => {
   client = await connect(runtime, { mandate: BUYER });
 });
 after(async () => {
-  nodeFs.fdatasyncSync = realSync;
-  syncBuiltinESMExports();
+  mock.restoreAll();
   await client.close();
   await seller.close();
   await runtime.close();
