@@ -374,6 +374,8 @@ async function main(): Promise<void> {
   const work = context['per_call_journal_work'] as { transactions: number; writing_transactions: number; events: number } | undefined;
   if (work) out.write(`Per call_agent: ${work.transactions.toFixed(2)} journal transactions, ${work.writing_transactions.toFixed(2)} appends, ${work.events.toFixed(2)} events; transactions of ${JSON.stringify(context['transaction_bytes'])} bytes.\n`);
   const round = (_k: string, v: unknown): unknown => (typeof v === 'number' ? Math.round(v * 100) / 100 : v);
+  const paid = context['t_per_call'] as { transactions: number; fdatasyncs: number } | undefined;
+  if (paid) out.write(`Per atr_transact: ${paid.transactions.toFixed(2)} journal transactions, ${paid.fdatasyncs.toFixed(2)} fdatasyncs.\n`);
   for (const key of ['h_per_call', 'r_world_r-1k', 'r_world_r-big', 'million', 'd_open_1M', 'f_throughput_calls_per_s', 'g_activation_ms', 'c_sizes']) {
     if (context[key] !== undefined) out.write(`${key}: ${JSON.stringify(context[key], round)}\n`);
   }

@@ -4,12 +4,15 @@
  * signature of the same request and one GET of the same ATR from the same local seller.
  */
 import * as fs from 'node:fs';
+import nodeFs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { generatePrivateKey } from 'viem/accounts';
 import { systemClock, silentLogger } from '../src/core/deps.ts';
 import { createMandate } from '../src/core/mandates.ts';
 import { setFx } from '../src/core/money/fx.ts';
+import type { HolonState } from '../src/core/state.ts';
+import type { EventStore } from '../src/core/store/store.ts';
 import type { TypedRequest } from '../src/core/wallet.ts';
 import { walletFromKey } from '../src/core/wallet.ts';
 import { publicFetch } from '../src/server/net/publicFetch.ts';
@@ -17,7 +20,7 @@ import { openRuntime } from '../src/server/runtime.ts';
 import { JOURNAL_FILE } from '../src/core/store/file/journal.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../examples/sellers/x402Seller.ts';
 import { connect } from '../test/helpers.ts';
-import { log, n, plan, row, side } from './report.ts';
+import { context, log, n, plan, row, side } from './report.ts';
 import { interleave } from './timing.ts';
 import type { TempDirs } from './world.ts';
 import { durableAppender, seedState } from './world.ts';
@@ -30,6 +33,34 @@ async function transact(client: Client, document: unknown): Promise<void> {
   const r = await client.callTool({ name: 'atr_transact', arguments: { pairing: PAIRING, document } });
   const s = r.structuredContent as { signed?: { payload?: { authorization?: Record<string, string> } } } | undefined;
   if (r.isError || !s?.signed?.payload?.authorization) throw new Error(`atr_transact did not sign: ${JSON.stringify(r.content)}`);
+}
+
+/**
+ * Journal transactions and fdatasyncs per call while `fn` runs `calls` times, untimed: by wrapping the
+ * store's transact and the fs module's fdatasyncSync (the journal's group commit may add one by its timer).
+ */
+async function countWork(store: EventStore<HolonState>, calls: number, fn: () => Promise<void>): Promise<{ transactions: number; fdatasyncs: number }> {
+  const transact = store.transact;
+  const fdatasync = nodeFs.fdatasyncSync;
+  let transactions = 0;
+  let syncs = 0;
+  store.transact = <T>(...args: Parameters<EventStore<HolonState>['transact']>): Promise<T> => {
+    transactions += 1;
+    return transact.apply(store, args) as Promise<T>;
+  };
+  Object.assign(nodeFs, {
+    fdatasyncSync: (fd: number) => {
+      syncs += 1;
+      fdatasync(fd);
+    },
+  });
+  try {
+    for (let i = 0; i < calls; i++) await fn();
+  } finally {
+    store.transact = transact;
+    Object.assign(nodeFs, { fdatasyncSync: fdatasync });
+  }
+  return { transactions: transactions / calls, fdatasyncs: syncs / calls };
 }
 
 export async function comparisonT(dirs: TempDirs, closers: (() => Promise<void>)[]): Promise<void> {
@@ -89,6 +120,7 @@ export async function comparisonT(dirs: TempDirs, closers: (() => Promise<void>)
     ],
     plan(15),
   );
+  context['t_per_call'] = await countWork(runtime.store, n(40, 10), () => transact(client, seller.document));
   const subject = side('atr_transact, Holon in-memory', s, 'transact');
   row('t', 'atr_transact (exact, allowed) vs its floor (a wallet signature + one GET of the ATR), in-memory', subject, side('signTypedData + GET of the ATR', s, 'floor'), '≤ 1.5×');
   row('t.d', 'atr_transact vs its floor + 1 durable append (the settlement), in-memory (context)', subject, side('signTypedData + GET + 1 append+fdatasync', s, 'durable'));

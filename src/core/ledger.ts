@@ -26,9 +26,14 @@ export interface LedgerEvents {
 
 const ledgerEvent = eventsOf<LedgerEvents>();
 
-/** Records one call, before anything can refuse it. */
+/**
+ * Records one call, before anything can refuse it. The line is group-committed: written at once, so a
+ * process killed mid-call (kill -9) loses nothing, and made durable by the call's first durable append
+ * (a durable append makes every line before it durable: a payment's settlement, before it leaves) or by
+ * the store's flush, which the caller awaits before the call answers (see the pipeline's ledgerCall).
+ */
 export async function ledgerToolCall(store: EventStore<object>, entry: LedgerEvents['tool.called']): Promise<void> {
-  await store.transact(() => ({ events: [ledgerEvent('tool.called', entry)], result: undefined }));
+  await store.transact(() => ({ events: [ledgerEvent('tool.called', entry)], result: undefined }), { durable: false });
 }
 
 /**

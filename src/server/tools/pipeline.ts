@@ -159,13 +159,22 @@ export const parseInput: Middleware = async (call, next) => {
   return next({ ...call, args: parsed.args });
 };
 
-/** Toolsets that ledger every allowed call (seed 004) do it here, before the handler runs. */
+/**
+ * Toolsets that ledger every allowed call (seed 004) do it here, before the handler runs. The line is
+ * group-committed: the call's own durable append, if it makes one (a payment's settlement, before the
+ * payment leaves), makes it durable with itself, and at the latest it is flushed before the call answers
+ * — one fdatasync per call where there were two, and never an answer whose line is not on disk.
+ */
 export const ledgerCall: Middleware = async (call, next) => {
-  if (call.toolset.ledgerCalls) {
-    await ledgerToolCall(call.ctx.deps.store, entryOf(call, summaryOf(call.tool, { ok: true, args: call.args })));
-    call.record.called = true;
+  if (!call.toolset.ledgerCalls) return next(call);
+  await ledgerToolCall(call.ctx.deps.store, entryOf(call, summaryOf(call.tool, { ok: true, args: call.args })));
+  call.record.called = true;
+  try {
+    return await next(call);
+  } finally {
+    // Nothing to do when the handler's own durable append came after the line (the usual case).
+    await call.ctx.deps.store.flush();
   }
-  return next(call);
 };
 
 /** The last step: the handler, its output checked against the tool's own output schema. */
