@@ -19,6 +19,7 @@ import { createMandate } from '../../src/core/mandates.ts';
 import type { SnapshotQuery } from '../../src/core/memory/memory.ts';
 import { allVersions, readContents, remember, snapshotRecords, snapshotTotal } from '../../src/core/memory/memory.ts';
 import { assembleContext, renderBlock, verifyArtifact } from '../../src/core/memory/artifact.ts';
+import { KeyIndex, SortedCounts } from '../../src/core/memory/keyIndex.ts';
 import type { MemoryVersion } from '../../src/core/memory/slice.ts';
 import type { TransferRail } from '../../src/core/money/intents.ts';
 import { auditPage, intentPage, journalRail, lapsedIntents, payIntent, statusNow } from '../../src/core/money/intents.ts';
@@ -498,4 +499,104 @@ test('an assembly passes over what cannot fit unread, and fits, names and counts
     store.close();
     cleanup();
   }
+});
+
+test('SortedCounts counts what is at most any number as a sorted array would, through inserts and removals', () => {
+  const rand = random(23);
+  const counts = new SortedCounts();
+  const naive: number[] = [];
+  const atMostNaive = (x: number): number => naive.filter((y) => y <= x).length;
+  // Few distinct values (so that runs share them at their ends), and enough of them for many runs.
+  const value = (): number => Math.floor(rand() * 3000) * 7 - 9000;
+  for (let i = 0; i < 12_000; i++) {
+    // Mostly inserts at first, then mostly removals, some of values it does not hold: runs split, shrink and go.
+    const removing = rand() < (i < 6000 ? 0.2 : 0.85);
+    const x = removing && naive.length > 0 && rand() < 0.8 ? (naive[Math.floor(rand() * naive.length)] as number) : value();
+    if (removing) {
+      counts.remove(x);
+      const at = naive.indexOf(x);
+      if (at >= 0) naive.splice(at, 1);
+    } else {
+      counts.insert(x);
+      naive.push(x);
+    }
+    if (i % 500 === 0 || i > 11_900) {
+      assert.equal(counts.size, naive.length, `after ${i} steps: the size`);
+      for (const probe of [value(), value() + 1, value() - 1, -Infinity, Infinity, ...naive.slice(0, 3)])
+        assert.equal(counts.atMost(probe), atMostNaive(probe), `after ${i} steps: at most ${probe}`);
+    }
+  }
+  const built = SortedCounts.of([...naive].reverse());
+  for (let i = 0; i < 50; i++) {
+    const probe = value() + (rand() < 0.5 ? 0 : 3);
+    assert.equal(built.atMost(probe), atMostNaive(probe), `built at once: at most ${probe}`);
+  }
+});
+
+test('a count of every key, and an assembly passing over what cannot fit, read no chunk of the key index they pass over', () => {
+  const rand = random(29);
+  const day = 86400_000;
+  const now = Date.parse('2026-06-01T00:00:00Z');
+  const ix = new KeyIndex();
+  const shown = new Map<string, { from: number; to: number; seq: number }[]>();
+  const lightest = new Map<string, number>();
+  let seq = 0;
+  const add = (key: string, bytes: number): void => {
+    seq += 1;
+    const from = now - Math.floor(rand() * 30 * day);
+    const to = rand() < 0.3 ? from + Math.floor(1 + rand() * 40 * day) : null;
+    const v = {
+      id: `mem_${seq}`,
+      key,
+      valid_from: new Date(from).toISOString(),
+      valid_to: to === null ? null : new Date(to).toISOString(),
+      system_seq: seq,
+      recorded_at: new Date(now - day).toISOString(),
+      bytes,
+    };
+    ix.add(key, v);
+    lightest.set(key, Math.min(lightest.get(key) ?? Infinity, bytes));
+    (shown.get(key) ?? shown.set(key, []).get(key))?.push({ from, to: to ?? Infinity, seq });
+  };
+  // Twenty thousand keys in no order, a few heavy enough that an assembly out of room must look at their chunks.
+  const keys = Array.from({ length: 20_000 }, (_, i) => `k/${Math.floor(rand() * 1e9).toString(36)}-${i}`);
+  for (const key of keys) add(key, rand() < 0.001 ? 10 : 5000);
+  const bounded = seq;
+  // Written after the snapshot a cursor pinned: only their chunks are resolved key by key.
+  for (let i = 0; i < 5; i++) add(keys[Math.floor(rand() * keys.length)] as string, 5000);
+  const chunks = (ix as unknown as { chunks: unknown[] }).chunks;
+  let visited = 0;
+  (ix as unknown as { chunks: unknown[] }).chunks = new Proxy(chunks, {
+    get: (t, p, r) => {
+      if (typeof p === 'string' && /^\d+$/.test(p)) visited += 1;
+      return Reflect.get(t, p, r);
+    },
+  });
+  const seekCost = 2 * Math.ceil(Math.log2(chunks.length)) + 2;
+  assert.ok(chunks.length > 30, `${chunks.length} chunks`);
+  for (const [atSeq, dirty] of [
+    [seq, 0],
+    [bounded, 5],
+  ] as const) {
+    for (let i = 0; i < 20; i++) {
+      const validMs = now - Math.floor(rand() * 40 * day) + (i === 0 ? 0 : day / 3);
+      const want = [...shown.values()].filter((vs) => vs.some((v) => v.seq <= atSeq && v.from <= validMs && validMs < v.to)).length;
+      visited = 0;
+      const got = ix.count(null, atSeq, now, validMs, (k) =>
+        (shown.get(k) ?? []).some((v) => v.seq <= atSeq && v.from <= validMs && validMs < v.to),
+      );
+      assert.equal(got, want, `the count at ${new Date(validMs).toISOString()}, sealed at ${atSeq}`);
+      assert.ok(visited <= dirty, `a count sealed at ${atSeq} read ${visited} chunks (${dirty} with keys written after it)`);
+    }
+  }
+  // An assembly with room for the light keys only reads the chunks that hold one.
+  const light = [...lightest]
+    .filter(([, bytes]) => bytes < 1000)
+    .map(([k]) => k)
+    .sort();
+  visited = 0;
+  const passed = [...ix.keysFrom(null, null, () => 1000)];
+  assert.deepEqual(passed, light, 'the keys light enough, in order');
+  assert.ok(light.length > 0 && light.length < 60, `${light.length} light keys`);
+  assert.ok(visited <= light.length + seekCost, `passing over what cannot fit read ${visited} of ${chunks.length} chunks`);
 });
