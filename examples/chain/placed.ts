@@ -46,7 +46,7 @@ export function linkedCode(chainId: number): { permit2: Hex; proxy: Hex } {
   return {
     permit2: link(PERMIT2_RUNTIME, PERMIT2_IMMUTABLES, {
       _CACHED_CHAIN_ID: word([{ type: 'uint256' }], [BigInt(chainId)]),
-      _CACHED_DOMAIN_SEPARATOR: hashDomain({ domain: permit2Domain(chainId), types: { EIP712Domain: EIP712_DOMAIN } }),
+      _CACHED_DOMAIN_SEPARATOR: hashDomain({ domain: { ...permit2Domain(chainId), chainId: BigInt(chainId) }, types: { EIP712Domain: EIP712_DOMAIN } }),
     }),
     proxy: link(UPTO_PROXY_RUNTIME, UPTO_PROXY_IMMUTABLES, { PERMIT2: word([{ type: 'address' }], [PERMIT2_ADDRESS]) }),
   };

@@ -50,7 +50,7 @@ describe('Permit2 and the upto proxy on the local chain', () => {
       functionName: 'DOMAIN_SEPARATOR',
     });
     const expected = hashDomain({
-      domain: { name: 'Permit2', chainId: chain.chainId, verifyingContract: PERMIT2_ADDRESS },
+      domain: { name: 'Permit2', chainId: BigInt(chain.chainId), verifyingContract: PERMIT2_ADDRESS },
       types: {
         EIP712Domain: [
           { name: 'name', type: 'string' },
