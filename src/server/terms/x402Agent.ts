@@ -2,7 +2,8 @@
  * Agents that are HTTP resources answering 402 (catalog endpoint `x402`): the input is POSTed as JSON; a
  * 402 is paid the way `atr_transact` pays on `x402/exact/eip155` — H confirmed from bytes fetched here,
  * the amount in a token Holon knows and within what the call holds, the human's wallet signing — and
- * the request sent again with the payment. The call's receipt carries H. Anything else is a failure,
+ * the request sent again with the payment. An agent offering x402's `upto` is paid its worst case at most
+ * (x402Upto.ts), and charged what the chain shows it was paid. The call's receipt carries H. Anything else is a failure,
  * not charged: nothing is paid for terms that do not confirm. On a chain Holon reads, the payment is
  * recorded (its settlement, with a hold of its own drawn from the call's) before it is sent, and read back
  * from the chain once the seller answers: the transaction its `PAYMENT-RESPONSE` names is only where
