@@ -20,6 +20,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { reconcileSettlements } from '../../src/core/money/landing.ts';
+import type { Wallet } from '../../src/core/wallet.ts';
 import { walletFromKey } from '../../src/core/wallet.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
@@ -33,7 +34,16 @@ import { connect, demoRuntime, MANDATE, TestClock } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
 import { chainOf, onChain } from './support.ts';
 
-const wallet = walletFromKey(generatePrivateKey());
+const key = walletFromKey(generatePrivateKey());
+/** What the wallet signed, by primary type: the real wallet's signatures, counted. */
+const signatures: string[] = [];
+const wallet: Wallet = {
+  address: key.address,
+  signTypedData: (r) => {
+    signatures.push(r.primaryType);
+    return key.signTypedData(r);
+  },
+};
 let chain: LocalChain;
 let runtime: Runtime;
 let clock: TestClock;
@@ -120,6 +130,7 @@ describe('call_agent and an agent priced upto', () => {
     const spentBefore = spend();
     const r = await call('sellers/pages', { pages: 2 });
     assert.equal(r.status, 'succeeded', JSON.stringify(r));
+    assert.deepEqual(signatures, ['PermitWitnessTransferFrom', 'Permit'], 'the Permit2 transfer, and the EIP-2612 permit of Permit2');
     // What it cost is what the chain moved (2 pages, 0.10 USDC at 0.92), not the 0.30 authorized.
     assert.deepEqual(r.cost, { amount: '0.092', currency: 'EUR' });
 
@@ -162,10 +173,12 @@ describe('call_agent and an agent priced upto', () => {
     const before = [...(await balances()), await chain.client.getBlockNumber({ cacheTime: 0 })];
     const spentBefore = spend();
     const settlements = Object.keys(runtime.store.state.settlements).length;
+    const signed = signatures.length;
     const r = await call('sellers/greedy-pages', { pages: 1 });
     assert.equal(r.status, 'failed');
     assert.deepEqual([r.error?.code, r.error?.charged], ['payment_refused', false]);
-    assert.equal(s.received.length, 0, 'no payment reached the seller: none was signed');
+    assert.equal(signatures.length, signed, 'the wallet signed nothing');
+    assert.equal(s.received.length, 0, 'no payment reached the seller');
     assert.deepEqual([...(await balances()), await chain.client.getBlockNumber({ cacheTime: 0 })], before);
     assert.equal(Object.keys(runtime.store.state.settlements).length, settlements);
     assert.deepEqual(spend(), spentBefore);
