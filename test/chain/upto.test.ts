@@ -14,12 +14,13 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import type { PaymentPayload } from '@x402/core/types';
-import type { Address, Hex } from 'viem';
+import type { Hex } from 'viem';
 import { createWalletClient, getAddress, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { reconcileSettlements } from '../../src/core/money/landing.ts';
+import type { UptoAuthorization } from '../../src/core/money/permit2.ts';
 import type { Wallet } from '../../src/core/wallet.ts';
 import { walletFromKey } from '../../src/core/wallet.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
@@ -111,17 +112,7 @@ const nonceSpent = async (h: string): Promise<boolean> => {
   const word = await chain.client.readContract({ address: PERMIT2_ADDRESS, abi: PERMIT2, functionName: 'nonceBitmap', args: [wallet.address, nonce >> 8n] });
   return ((word >> (nonce & 0xffn)) & 1n) === 1n;
 };
-type Permit2Payload = {
-  signature: Hex;
-  permit2Authorization: {
-    from: Address;
-    permitted: { token: Address; amount: string };
-    spender: Address;
-    nonce: string;
-    deadline: string;
-    witness: { to: Address; facilitator: Address; validAfter: string };
-  };
-};
+type Permit2Payload = { signature: Hex; permit2Authorization: UptoAuthorization };
 
 describe('call_agent and an agent priced upto', () => {
   test('the worst case is held and authorized, the pages done are paid: the chain, the receipt and the mandate agree', async () => {

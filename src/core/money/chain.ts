@@ -86,9 +86,7 @@ export const TOKEN_ABI = /* @__PURE__ */ parseAbi([
 ]);
 
 /** Permit2's unordered nonces, which an `upto` payment spends (permit2.ts). */
-const PERMIT2_NONCES_ABI = /* @__PURE__ */ parseAbi([
-  'function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)',
-]);
+const PERMIT2_NONCES_ABI = /* @__PURE__ */ parseAbi(['function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)']);
 
 /** What one mined transaction did with the token: its status, block, and the token's events in it. */
 export interface MinedTransfers {
@@ -234,7 +232,8 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
         throw err;
       }
     },
-    allowance: (owner, spender) => client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'allowance', args: [owner, spender] }),
+    allowance: (owner, spender) =>
+      client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'allowance', args: [owner, spender] }),
     permitNonce: (owner) => client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'nonces', args: [owner] }),
   };
 }

@@ -129,9 +129,7 @@ export async function recordSigned(
 
 /** What the chain's answer does, for a settlement still open. */
 type Outcome =
-  | { kind: 'landed'; transaction: string; block: bigint; value: bigint }
-  | { kind: 'never'; why: string }
-  | { kind: 'released' | 'kept' };
+  { kind: 'landed'; transaction: string; block: bigint; value: bigint } | { kind: 'never'; why: string } | { kind: 'released' | 'kept' };
 
 /**
  * What an outcome does to the spend a settlement pays for: its hold settles at what it carries (landed,
@@ -143,7 +141,9 @@ type Outcome =
 function outcomeEvents(s: HolonState, r: Settlement, o: Outcome, now: number): NewEvent[] {
   const spent = o.kind === 'landed' || o.kind === 'kept';
   const charged =
-    o.kind === 'landed' ? chargeOf({ ...r, landed: { transaction: o.transaction, block: o.block.toString(), value: o.value.toString() } }) : r.held;
+    o.kind === 'landed'
+      ? chargeOf({ ...r, landed: { transaction: o.transaction, block: o.block.toString(), value: o.value.toString() } })
+      : r.held;
   const events = [...endHold(s, r.hold, spent ? M.fromJson(charged) : null, spent ? 'landed' : 'not_landed').events];
   if (r.for.kind === 'intent') {
     const intent = s.intents[r.for.id];

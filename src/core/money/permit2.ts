@@ -105,7 +105,15 @@ export function permitRequest(
       message,
     },
     // x402's eip2612GasSponsoring info, without its signature (added once signed).
-    info: { from: a.from, asset: a.permitted.token, spender: PERMIT2, amount: a.permitted.amount, nonce: message.nonce, deadline: a.deadline, version: '1' },
+    info: {
+      from: a.from,
+      asset: a.permitted.token,
+      spender: PERMIT2,
+      amount: a.permitted.amount,
+      nonce: message.nonce,
+      deadline: a.deadline,
+      version: '1',
+    },
   };
 }
 
@@ -122,7 +130,10 @@ export function uptoSettlementAuthorization(a: UptoAuthorization): Authorization
 }
 
 /** What a transaction's call of the upto proxy settles, when it is one. */
-function proxySettlement(call: { to: Address | null; input: Hex }): { owner: Address; nonce: bigint; to: Address; amount: bigint } | undefined {
+function proxySettlement(call: {
+  to: Address | null;
+  input: Hex;
+}): { owner: Address; nonce: bigint; to: Address; amount: bigint } | undefined {
   if (!call.to || getAddress(call.to) !== UPTO_PROXY) return undefined;
   try {
     const d = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data: call.input });

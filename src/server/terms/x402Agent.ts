@@ -198,7 +198,14 @@ export class X402AgentRunner implements AgentRunner {
       const read = await checkLanding(deps, settlement, { claimed });
       const moved = read?.landed?.value;
       const asset = read && knownAsset(read.network, read.token);
-      if (read?.scheme === 'upto' && read.status === 'landed' && asset && claimed && response.amount !== undefined && moved !== response.amount) {
+      if (
+        read?.scheme === 'upto' &&
+        read.status === 'landed' &&
+        asset &&
+        claimed &&
+        response.amount !== undefined &&
+        moved !== response.amount
+      ) {
         const words = (v: string): string => M.format(fromAtomic(v, asset.decimals, asset.currency));
         const detail = `the seller said it settled ${words(response.amount)}, and the chain moved ${words(moved ?? '0')}`;
         await flagSettlement(deps, settlement, 'other_amount', detail);

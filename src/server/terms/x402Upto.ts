@@ -49,7 +49,12 @@ export function choosePayment(accepts: unknown[], chain: ChainReader | undefined
  */
 export async function paidUpto(
   deps: { wallet: Wallet; chain: ChainReader },
-  chosen: { option: PaymentRequirements; resource: PaymentRequired['resource']; deadline: string; extensions: Record<string, unknown> | undefined },
+  chosen: {
+    option: PaymentRequirements;
+    resource: PaymentRequired['resource'];
+    deadline: string;
+    extensions: Record<string, unknown> | undefined;
+  },
   h: string,
 ): Promise<PaymentPayload> {
   const { wallet, chain } = deps;
