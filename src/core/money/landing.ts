@@ -24,6 +24,7 @@ import type { Authorization, ChainVerdict, FlagReason, Settlement, SettlementFor
 import { awaitsChain, chainVerdict, chargeOf, isOpen, settlementEvent } from './settlement.ts';
 import { getAddress } from 'viem';
 import { endHold, spendEvent } from './spend.ts';
+import { uptoVerdict } from './permit2.ts';
 
 /** What a toolset hands over once the wallet signed, before the payment is sent. */
 export interface SignedDraft {
@@ -207,6 +208,11 @@ function flagEvents(s: HolonState, r: Settlement, reason: FlagReason, detail: st
   return [...gate.events, settlementEvent('settlement.flagged', { settlement: r.id, reason, detail, approval: gate.approval.id })];
 }
 
+/** Holon's own reading of the chain for a settlement, as its scheme moves money: EIP-3009's (settlement.ts) or Permit2's (permit2.ts). */
+function verdictOf(reader: ChainReader, r: Settlement): Promise<ChainVerdict> {
+  return r.scheme === 'upto' ? uptoVerdict(reader, r) : chainVerdict(reader, r);
+}
+
 /** What checking settlements needs from its host. */
 export interface LandingDeps {
   store: EventStore<HolonState>;
@@ -242,7 +248,7 @@ export async function checkLanding(deps: LandingDeps, id: string, options: { cla
   const deadline = Date.now() + (options.claimed ? CLAIM_GRACE_MS : 0);
   let verdict: ChainVerdict;
   for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
-    verdict = await chainVerdict(reader, deps.store.state.settlements[id] ?? first);
+    verdict = await verdictOf(reader, deps.store.state.settlements[id] ?? first);
     if (verdict.kind !== 'pending' || Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, wait));
   }
@@ -370,7 +376,7 @@ export async function reconcileSettlements(deps: LandingDeps): Promise<number> {
       if (deps.store.state.settlements[id]?.refund?.transaction) changed += 1;
       continue;
     }
-    const verdict = await chainVerdict(reader, before as Settlement);
+    const verdict = await verdictOf(reader, before as Settlement);
     await applyVerdict(deps, id, verdict, false);
     const after = deps.store.state.settlements[id];
     if (after?.status !== before?.status || after?.flag?.approval !== before?.flag?.approval) changed += 1;

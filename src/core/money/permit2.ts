@@ -13,17 +13,51 @@
  * `Transfer` of exactly that amount from the wallet to the payee in it — and Permit2's nonce bitmap for
  * whether the nonce was spent. The value the chain moved is what the payment costs.
  */
-import { PERMIT2_ADDRESS, uptoPermit2WitnessTypes, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import type { Address, Hash, Hex } from 'viem';
-import { decodeFunctionData, getAddress, numberToHex } from 'viem';
+import { decodeFunctionData, getAddress, numberToHex, parseAbi } from 'viem';
 import type { TypedRequest } from '../wallet.ts';
 import type { ChainReader } from './chain.ts';
 import type { Authorization, ChainVerdict, Settlement } from './settlement.ts';
 
+// What `@x402/evm` 2.27 names these (PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress, uptoPermit2WitnessTypes,
+// x402UptoPermit2ProxyABI), written here rather than imported: the package has side effects as far as a
+// bundler knows, and importing it would carry all of it into every bundle that reads a settlement's words
+// (the extension's). test/core/permit2.test.ts holds each to the package's own.
+
 /** Permit2, at the address it has on every chain (on the local chain, placed there: examples/chain/placed.ts). */
-export const PERMIT2 = getAddress(PERMIT2_ADDRESS);
+export const PERMIT2: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 /** x402's upto proxy, the spender every `upto` permit names (never one a seller names). */
-export const UPTO_PROXY = getAddress(x402UptoPermit2ProxyAddress);
+export const UPTO_PROXY: Address = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
+
+/** x402's witness types for an `upto` Permit2 transfer: the payee, the one facilitator that may settle, the earliest time. */
+export const UPTO_WITNESS_TYPES = {
+  PermitWitnessTransferFrom: [
+    { name: 'permitted', type: 'TokenPermissions' },
+    { name: 'spender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+    { name: 'witness', type: 'Witness' },
+  ],
+  TokenPermissions: [
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+  ],
+  Witness: [
+    { name: 'to', type: 'address' },
+    { name: 'facilitator', type: 'address' },
+    { name: 'validAfter', type: 'uint256' },
+  ],
+} as const;
+
+/** The upto proxy's two ways to settle, as its ABI has them: what a settling transaction is read as. */
+export const UPTO_PROXY_SETTLE_ABI = /* @__PURE__ */ parseAbi([
+  'struct TokenPermissions { address token; uint256 amount; }',
+  'struct PermitTransferFrom { TokenPermissions permitted; uint256 nonce; uint256 deadline; }',
+  'struct Witness { address to; address facilitator; uint256 validAfter; }',
+  'struct EIP2612Permit { uint256 value; uint256 deadline; bytes32 r; bytes32 s; uint8 v; }',
+  'function settle(PermitTransferFrom permit, uint256 amount, address owner, Witness witness, bytes signature)',
+  'function settleWithPermit(EIP2612Permit p, PermitTransferFrom permit, uint256 amount, address owner, Witness witness, bytes signature)',
+]);
 
 /** Permit2's nonce for H: the 32-byte hash as a uint256 (decimal, as x402's payload carries it). */
 export function permit2Nonce(h: string): string {
@@ -64,7 +98,7 @@ export function uptoAuthorization(p: {
 export function uptoRequest(a: UptoAuthorization, chainId: number): TypedRequest {
   return {
     domain: { name: 'Permit2', chainId: String(chainId), verifyingContract: PERMIT2 },
-    types: uptoPermit2WitnessTypes,
+    types: UPTO_WITNESS_TYPES,
     primaryType: 'PermitWitnessTransferFrom',
     message: {
       permitted: { ...a.permitted },
@@ -136,7 +170,7 @@ function proxySettlement(call: {
 }): { owner: Address; nonce: bigint; to: Address; amount: bigint } | undefined {
   if (!call.to || getAddress(call.to) !== UPTO_PROXY) return undefined;
   try {
-    const d = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data: call.input });
+    const d = decodeFunctionData({ abi: UPTO_PROXY_SETTLE_ABI, data: call.input });
     const [permit, amount, owner, witness] = (d.functionName === 'settleWithPermit' ? d.args.slice(1) : d.args) as [
       { nonce: bigint },
       bigint,

@@ -20,7 +20,6 @@ import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';
 import { dict, toDict } from '../util.ts';
 import type { ChainReader, MinedTransfers } from './chain.ts';
-import { uptoVerdict } from './permit2.ts';
 
 /** An EIP-3009 authorization as signed (uint256 members as decimal strings, the nonce as 0x hex). */
 export interface Authorization {
@@ -273,7 +272,6 @@ function shows(m: MinedTransfers, a: { from: Address; to: Address; nonce: Hex; v
  * to look first.
  */
 export async function chainVerdict(reader: ChainReader, r: Settlement): Promise<ChainVerdict> {
-  if (r.scheme === 'upto') return uptoVerdict(reader, r);
   const a = {
     from: getAddress(r.authorization.from),
     to: getAddress(r.authorization.to),
