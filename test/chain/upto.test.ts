@@ -158,6 +158,17 @@ describe('call_agent and an agent priced upto', () => {
     assert.equal(runtime.store.state.settlements[stl.id]?.landed?.value, '100000');
   });
 
+  test("the same terms again: Permit2 spent the wallet's nonce H already, so nothing is signed that could never land", async () => {
+    const before = [...(await balances()), await chain.client.getBlockNumber({ cacheTime: 0 })];
+    const spentBefore = spend();
+    const signed = signatures.length;
+    const r = await call('sellers/pages', { pages: 1 });
+    assert.deepEqual([r.status, r.error?.code, r.error?.charged], ['failed', 'payment_refused', false]);
+    assert.equal(signatures.length, signed, 'the wallet signed nothing');
+    assert.deepEqual([...(await balances()), await chain.client.getBlockNumber({ cacheTime: 0 })], before);
+    assert.deepEqual(spend(), spentBefore);
+  });
+
   test('a worst case above what the call may hold: refused, nothing signed, nothing moved, nothing recorded', async () => {
     // Listed at 0.30 a call (what the call holds), asking to authorize up to 1.00.
     const s = await listed('sellers/greedy-pages', '1000000', '0.30');
