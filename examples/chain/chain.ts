@@ -1,7 +1,8 @@
 /**
  * The local chain that the demo and the tests pay on: a real EVM node (Hardhat Network from npm, run by
  * node.cjs as a child process), the token deployed on it (contracts/TestUSDC.sol, USDC's EIP-3009 and
- * EIP-2612), and an x402 facilitator (facilitator.ts) that settles on it from a key of its own.
+ * EIP-2612), Permit2 and x402's upto proxy placed at their canonical addresses (placed.ts), and an x402
+ * facilitator (facilitator.ts) that settles `exact` and `upto` payments on it from a key of its own.
  *
  * How it lives and dies: the node runs in a process group of its own and listens on a free loopback
  * port, so any number of chains run side by side. `stop()` ends the group. A process that never calls
@@ -23,6 +24,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Facilitator } from './facilitator.ts';
 import { startFacilitator } from './facilitator.ts';
 import { CHAIN_ID, localChainDefinition, localTransport, NETWORK, TOKEN } from './network.ts';
+import { placeUptoContracts } from './placed.ts';
 import { TEST_USDC_ABI, TEST_USDC_BYTECODE } from './testUsdcArtifact.ts';
 
 /** A running node. */
@@ -137,6 +139,8 @@ export async function startChain(): Promise<LocalChain> {
     if (deployed.contractAddress?.toLowerCase() !== TOKEN.toLowerCase()) {
       throw new Error(`the token was deployed at ${deployed.contractAddress ?? 'no address'}, not ${TOKEN}: the node was not fresh`);
     }
+    // Permit2 and x402's upto proxy, at the addresses @x402/evm names (placed.ts): what `upto` settles through.
+    await placeUptoContracts((args) => client.request(args as never), CHAIN_ID);
     const key = generatePrivateKey();
     await mined(devWallet.sendTransaction({ to: privateKeyToAccount(key).address, value: FACILITATOR_GAS }));
     facilitator = await startFacilitator({ rpcUrl: node.rpcUrl, key });

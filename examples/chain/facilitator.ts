@@ -1,6 +1,6 @@
 /**
- * An x402 facilitator for the local chain: `@x402/core`'s `x402Facilitator` with `@x402/evm`'s `exact`
- * EVM scheme (its facilitator side), served over HTTP the way a hosted facilitator is (`GET /supported`,
+ * An x402 facilitator for the local chain: `@x402/core`'s `x402Facilitator` with `@x402/evm`'s `exact` and
+ * `upto` EVM schemes (their facilitator side), served over HTTP the way a hosted facilitator is (`GET /supported`,
  * `POST /verify`, `POST /settle`), so a seller reaches it with `@x402/core`'s `HTTPFacilitatorClient`
  * exactly as it would reach the public one for Base. It verifies a payment's EIP-3009 signature and
  * simulates the transfer on the chain, then settles it: it submits `transferWithAuthorization` from its
@@ -13,6 +13,7 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
 import type { Hex } from 'viem';
 import { createWalletClient, nonceManager, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -54,6 +55,9 @@ export async function startFacilitator(options: { rpcUrl: string; key: Hex }): P
   });
   const facilitator = new x402Facilitator();
   registerExactEvmScheme(facilitator, { signer, networks: NETWORK });
+  // `upto`: a Permit2 witness transfer of at most what the payer signed, settled through x402's upto proxy
+  // (placed on the local chain at the address it has on Base: placed.ts) for the amount the seller asks.
+  facilitator.register(NETWORK, new UptoEvmScheme(signer));
 
   const server = http.createServer((req, res) => {
     const reply = (status: number, body: unknown): void => {

@@ -1,6 +1,6 @@
 /**
- * `node dist/examples/sellers/seller.mjs --facilitator URL [--variant wrong-bytes] [--amount 250000]`: a
- * local x402 seller to try the terms tools against, settling through the facilitator at URL (the one
+ * `node dist/examples/sellers/seller.mjs --facilitator URL [--variant wrong-bytes] [--scheme upto] [--amount 250000]`:
+ * a local x402 seller (priced `exact` at the amount, or `upto` at most the amount, by the page) to try the terms tools against, settling through the facilitator at URL (the one
  * `node dist/examples/chain/chain.cjs` prints). It prints its 402 document (what an agent passes to
  * atr_confirm or atr_transact as `document`) and serves until stopped.
  */
@@ -21,7 +21,12 @@ if (!facilitator) {
 }
 const variant = (flag('--variant') ?? 'honest') as Variant;
 const amount = flag('--amount');
-void startSeller(variant, { facilitator, ...(amount ? { amount } : {}) }).then(
+const scheme = flag('--scheme');
+if (scheme !== undefined && scheme !== 'exact' && scheme !== 'upto') {
+  process.stderr.write(`[seller] --scheme is exact or upto, not ${scheme}\n`);
+  process.exit(2);
+}
+void startSeller(variant, { facilitator, ...(amount ? { amount } : {}), ...(scheme ? { scheme } : {}) }).then(
   (seller) => {
     process.stdout.write(
       `${JSON.stringify({ resource: `${seller.url}/resource`, atrHash: seller.hash, document: seller.document }, null, 2)}\n`,

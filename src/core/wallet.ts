@@ -16,12 +16,29 @@ import { HolonError } from './errors.ts';
 /** Where the wallet's key lives in a state folder. */
 export const WALLET_FILE = path.join('keys', 'wallet.key');
 
-/** EIP-712 typed data as the terms pairings build it (uint256 members as decimal strings). */
+/** A member of a typed message: a string (uint256 members as decimal strings), or a struct of them. */
+export type TypedValue = string | { [member: string]: TypedValue };
+
+/**
+ * EIP-712 typed data as the terms pairings build it (uint256 members as decimal strings, structs nested).
+ * A domain without `version` is one whose EIP712Domain has none (Permit2's).
+ */
 export interface TypedRequest {
-  domain: { name: string; version: string; chainId: string; verifyingContract: `0x${string}` };
+  domain: { name: string; version?: string; chainId: string; verifyingContract: `0x${string}` };
   types: Record<string, readonly { name: string; type: string }[]>;
   primaryType: string;
-  message: Record<string, string>;
+  message: Record<string, TypedValue>;
+}
+
+/** A typed message with its integer members as bigints, struct by struct, as the types say. */
+export function typedMessage(types: TypedRequest['types'], type: string, value: Record<string, TypedValue>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of types[type] ?? []) {
+    const v = value[f.name];
+    if (types[f.type]) out[f.name] = typedMessage(types, f.type, typeof v === 'object' ? v : {});
+    else out[f.name] = f.type.startsWith('uint') || f.type.startsWith('int') ? BigInt(typeof v === 'string' ? v : '0') : v;
+  }
+  return out;
 }
 
 /** What signs for the human. */
@@ -42,12 +59,7 @@ function walletOf(account: PrivateKeyAccount): Wallet {
   return {
     address: account.address,
     signTypedData: (r) => {
-      const fields = r.types[r.primaryType] ?? [];
-      const message: Record<string, unknown> = {};
-      for (const f of fields) {
-        const v = r.message[f.name];
-        message[f.name] = f.type.startsWith('uint') || f.type.startsWith('int') ? BigInt(v ?? '0') : v;
-      }
+      const message = typedMessage(r.types, r.primaryType, r.message);
       // The request's shape is checked where it is built (the pairing); viem's generics cannot see it here.
       const typed = { domain: { ...r.domain, chainId: Number(r.domain.chainId) }, types: r.types, primaryType: r.primaryType, message };
       return account.signTypedData(typed as unknown as Parameters<PrivateKeyAccount['signTypedData']>[0]);

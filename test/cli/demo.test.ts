@@ -50,14 +50,19 @@ describe('holon demo', { concurrency: true }, () => {
       assert.match(out, /the wallet holds 10\.00 USDC \(before\)/);
       assert.match(out, /Holon's own reading of the chain: landed in block \d+ \(eip155:31337\) \(0x[0-9a-f]{64}\)/);
       assert.match(out, /signed, settled through the facilitator: landed in block \d+ \(eip155:31337\)/);
-      assert.match(out, /the wallet now holds 9\.65 USDC \(after\); the seller holds \d+(\.\d+)? USDC \(after\)/);
+      // call_agent to a seller priced upto: 0.30 authorized, the 2 pages done (0.10) paid, as Holon read the chain.
+      assert.match(out, /Holon's own reading of the chain: authorized up to 0\.30 USDC, paid 0\.10 USDC, landed in block \d+ \(eip155:31337\)/);
+      assert.match(out, /the call cost 0\.092 EUR/);
+      assert.match(out, /the wallet now holds 9\.55 USDC \(after\); the seller holds \d+(\.\d+)? USDC \(after\)/);
       assert.match(out, /holon mcp --mandate demo\/buyer .* --rpc-url RPC --chain-id 31337 --token TOKEN --facilitator FACILITATOR/);
 
       const list = await holonIn(state, ['receipts']);
       assert.equal(list.code, 0, list.stderr);
       assert.equal(list.stdout.split('\n').filter((l) => l.includes('└─ ')).length, 4);
       const roots = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Tree[];
-      assert.equal(roots.length, 2, 'the small call and the pipeline');
+      assert.equal(roots.length, 3, "the small call, the pipeline, and the buyer's call priced upto");
+      const upto = roots.find((t) => t.agent === 'sellers/pages');
+      assert.equal(upto?.status, 'succeeded');
       const pipeline = roots.find((t) => t.agent === 'holon-labs/invoice-pipeline');
       assert.equal(pipeline?.status, 'succeeded');
       assert.equal(pipeline?.children.length, 4);
@@ -180,7 +185,7 @@ describe('holon demo', { concurrency: true }, () => {
       const again = await holonIn(state, ['demo']);
       assert.equal(again.code, 0, again.stdout + again.stderr);
       const roots2 = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Tree[];
-      assert.equal(roots2.length, 2);
+      assert.equal(roots2.length, 3);
       assert.ok(roots2.every((t) => !firstIds.has(t.receipt)), 'fresh receipts');
       assert.deepEqual((await readEvents(state)).filter((e) => e.type === 'account.funded').map((e) => e.data['account']), ['demo', 'demo', 'studio'], 'funded as one demo does, not twice as much');
       assert.equal((await holonIn(state, ['verify'])).code, 0);

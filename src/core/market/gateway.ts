@@ -25,6 +25,7 @@ import type { AgentEntry, Endpoint, Mandate, Receipt } from '../model.ts';
 import type { Money, MoneyJson } from '../amount.ts';
 import * as M from '../amount.ts';
 import type { BudgetView } from '../money/spend.ts';
+import { chargeOf } from '../money/settlement.ts';
 import { budgetOf, endHold, gateSpend, limitDenials, roomFor, spendEvent, thresholdDenial } from '../money/spend.ts';
 import type { HolonState } from '../state.ts';
 import { canonicalHash, checkJsonLimits, previewJson, summarize } from '../util.ts';
@@ -652,11 +653,13 @@ export class Gateway {
         // A payment on a chain Holon reads holds its own money, drawn from this call's, until the chain
         // says where it went (money/landing.ts): the call's own hold then owes nothing more for it.
         const stl = result.paid?.settlement ? s.settlements[result.paid.settlement] : undefined;
-        const carried = stl && stl.status !== 'unchecked' && stl.held.currency === currency ? M.fromJson(stl.held).units : 0n;
+        // (An `upto` payment that landed already carries what the chain moved, no longer its worst case.)
+        const carries = stl !== undefined && stl.status !== 'unchecked' && stl.held.currency === currency;
+        const carried = carries ? M.fromJson(stl.status === 'landed' ? chargeOf(stl) : stl.held).units : 0n;
         // Never charge more than was held for this call (what its children did not use).
-        const cost = carried > 0n ? M.zero(currency) : (convertTo(s, priceCost, currency) ?? M.zero(currency));
+        const cost = carries ? M.zero(currency) : (convertTo(s, priceCost, currency) ?? M.zero(currency));
         const end =
-          carried > 0n && s.holds[receipt.id]
+          carries && s.holds[receipt.id]
             ? { events: [spendEvent('hold.settled', { hold: receipt.id, cost: '0.00' })], charged: 0n }
             : endHold(s, receipt.id, cost, judged.error?.code ?? 'succeeded');
         const endedAt = new Date(this.deps.clock.now()).toISOString();

@@ -81,7 +81,12 @@ export const TOKEN_ABI = /* @__PURE__ */ parseAbi([
   'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
   'function balanceOf(address account) view returns (uint256)',
+  'function allowance(address owner, address spender) view returns (uint256)',
+  'function nonces(address owner) view returns (uint256)',
 ]);
+
+/** Permit2's unordered nonces, which an `upto` payment spends (permit2.ts). */
+const PERMIT2_NONCES_ABI = /* @__PURE__ */ parseAbi(['function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)']);
 
 /** What one mined transaction did with the token: its status, block, and the token's events in it. */
 export interface MinedTransfers {
@@ -113,6 +118,14 @@ export interface ChainReader {
   transfers(from: Address, to: Address, fromBlock: bigint): Promise<{ transaction: Hash; block: bigint; value: bigint }[]>;
   /** What `address` holds: the token (smallest units) and the chain's native coin (wei). */
   balances(address: Address): Promise<{ token: bigint; native: bigint }>;
+  /** True once `permit2` has spent `owner`'s unordered `nonce` (its nonce bitmap's bit), as of `block` (default the latest). */
+  permit2NonceUsed(permit2: Address, owner: Address, nonce: bigint, block?: bigint): Promise<boolean>;
+  /** What a mined transaction called: its target and its input; undefined when the chain has no such transaction. */
+  called(transaction: Hash): Promise<{ to: Address | null; input: Hex } | undefined>;
+  /** The token `owner` lets `spender` move (ERC-20 allowance). */
+  allowance(owner: Address, spender: Address): Promise<bigint>;
+  /** `owner`'s next EIP-2612 permit nonce at the token. */
+  permitNonce(owner: Address): Promise<bigint>;
 }
 
 /** A reader of the chain `config` names, over viem's public client (HTTP JSON-RPC, no retries: an error is the node's answer). */
@@ -200,6 +213,28 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
       ]);
       return { token: tokens, native };
     },
+    permit2NonceUsed: async (permit2, owner, nonce, block) => {
+      const word = await client.readContract({
+        address: permit2,
+        abi: PERMIT2_NONCES_ABI,
+        functionName: 'nonceBitmap',
+        args: [owner, nonce >> 8n],
+        ...(block !== undefined ? { blockNumber: block } : {}),
+      });
+      return ((word >> (nonce & 0xffn)) & 1n) === 1n;
+    },
+    called: async (transaction) => {
+      try {
+        const tx = await client.getTransaction({ hash: transaction });
+        return { to: tx.to ? getAddress(tx.to) : null, input: tx.input };
+      } catch (err) {
+        if ((err as { name?: string }).name === 'TransactionNotFoundError') return undefined;
+        throw err;
+      }
+    },
+    allowance: (owner, spender) =>
+      client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'allowance', args: [owner, spender] }),
+    permitNonce: (owner) => client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'nonces', args: [owner] }),
   };
 }
 

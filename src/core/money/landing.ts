@@ -20,10 +20,11 @@ import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import type { HolonState } from '../state.ts';
 import type { ChainReader } from './chain.ts';
 import { intentReceipt, moneyEvent } from './slice.ts';
-import type { Authorization, ChainVerdict, FlagReason, Settlement, SettlementFor } from './settlement.ts';
-import { awaitsChain, chainVerdict, isOpen, settlementEvent } from './settlement.ts';
+import type { Authorization, ChainVerdict, FlagReason, Settlement, SettlementFor, SettlementScheme } from './settlement.ts';
+import { awaitsChain, chainVerdict, chargeOf, isOpen, settlementEvent } from './settlement.ts';
 import { getAddress } from 'viem';
 import { endHold, spendEvent } from './spend.ts';
+import { uptoVerdict } from './permit2.ts';
 
 /** What a toolset hands over once the wallet signed, before the payment is sent. */
 export interface SignedDraft {
@@ -35,6 +36,8 @@ export interface SignedDraft {
   held: Money;
   network: string;
   token: string;
+  /** `upto`: a Permit2 witness transfer of at most `authorization.value` (permit2.ts); absent: EIP-3009's exact. */
+  scheme?: SettlementScheme;
   authorization: Authorization;
   /** The signed payment as it is sent (kept to send exactly it again). */
   payload: unknown;
@@ -72,6 +75,7 @@ export function signedSettlement(
     settlement: {
       id,
       mandate: draft.mandate,
+      ...(draft.scheme ? { scheme: draft.scheme } : {}),
       hold: draft.hold,
       for: { ...draft.for },
       network: draft.network,
@@ -125,23 +129,29 @@ export async function recordSigned(
 }
 
 /** What the chain's answer does, for a settlement still open. */
-type Outcome = { kind: 'landed'; transaction: string; block: bigint } | { kind: 'never'; why: string } | { kind: 'released' | 'kept' };
+type Outcome =
+  { kind: 'landed'; transaction: string; block: bigint; value: bigint } | { kind: 'never'; why: string } | { kind: 'released' | 'kept' };
 
 /**
  * What an outcome does to the spend a settlement pays for: its hold settles at what it carries (landed,
- * or kept by a human) or is released; a payment intent settles with its receipt, or fails (its key may
+ * or kept by a human) — an `upto` payment's at its share for what the chain moved, the rest going back —
+ * or is released; a payment intent settles with its receipt, or fails (its key may
  * then be sent again: the old authorization can never land). A running call's hold is its gateway's to
  * end; the call's payment holds its own, drawn from it, which ends here.
  */
 function outcomeEvents(s: HolonState, r: Settlement, o: Outcome, now: number): NewEvent[] {
   const spent = o.kind === 'landed' || o.kind === 'kept';
-  const events = [...endHold(s, r.hold, spent ? M.fromJson(r.held) : null, spent ? 'landed' : 'not_landed').events];
+  const charged =
+    o.kind === 'landed'
+      ? chargeOf({ ...r, landed: { transaction: o.transaction, block: o.block.toString(), value: o.value.toString() } })
+      : r.held;
+  const events = [...endHold(s, r.hold, spent ? M.fromJson(charged) : null, spent ? 'landed' : 'not_landed').events];
   if (r.for.kind === 'intent') {
     const intent = s.intents[r.for.id];
     if (intent && intent.status === 'authorized') {
       if (spent) {
         const reference = o.kind === 'landed' ? o.transaction : (r.claimed?.transaction ?? `unlanded:${r.id}`);
-        const paid = { id: newId('rcpt'), rail: 'x402' as const, charged: r.held, reference, approval: null, settlement: r.id };
+        const paid = { id: newId('rcpt'), rail: 'x402' as const, charged, reference, approval: null, settlement: r.id };
         const receipt = intentReceipt(intent, paid, now);
         events.push(moneyEvent('intent.settled', { intent: intent.id, receipt }));
       } else
@@ -158,7 +168,12 @@ function finalEvents(s: HolonState, id: string, o: Outcome, now: number): NewEve
   if (o.kind === 'never' && r.status === 'flagged') return [];
   const own =
     o.kind === 'landed'
-      ? settlementEvent('settlement.landed', { settlement: id, transaction: o.transaction, block: o.block.toString() })
+      ? settlementEvent('settlement.landed', {
+          settlement: id,
+          transaction: o.transaction,
+          block: o.block.toString(),
+          value: o.value.toString(),
+        })
       : o.kind === 'never'
         ? settlementEvent('settlement.expired', { settlement: id, why: o.why })
         : undefined;
@@ -191,6 +206,11 @@ function flagEvents(s: HolonState, r: Settlement, reason: FlagReason, detail: st
   });
   if (gate.kind !== 'ask') return [];
   return [...gate.events, settlementEvent('settlement.flagged', { settlement: r.id, reason, detail, approval: gate.approval.id })];
+}
+
+/** Holon's own reading of the chain for a settlement, as its scheme moves money: EIP-3009's (settlement.ts) or Permit2's (permit2.ts). */
+function verdictOf(reader: ChainReader, r: Settlement): Promise<ChainVerdict> {
+  return r.scheme === 'upto' ? uptoVerdict(reader, r) : chainVerdict(reader, r);
 }
 
 /** What checking settlements needs from its host. */
@@ -228,7 +248,7 @@ export async function checkLanding(deps: LandingDeps, id: string, options: { cla
   const deadline = Date.now() + (options.claimed ? CLAIM_GRACE_MS : 0);
   let verdict: ChainVerdict;
   for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
-    verdict = await chainVerdict(reader, deps.store.state.settlements[id] ?? first);
+    verdict = await verdictOf(reader, deps.store.state.settlements[id] ?? first);
     if (verdict.kind !== 'pending' || Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, wait));
   }
@@ -245,7 +265,7 @@ async function applyVerdict(deps: LandingDeps, id: string, verdict: ChainVerdict
     if (!r || !isOpen(r)) return { events: [], result: undefined };
     if (verdict.kind === 'landed')
       return {
-        events: finalEvents(s, id, { kind: 'landed', transaction: verdict.transaction, block: verdict.block }, now),
+        events: finalEvents(s, id, { kind: 'landed', transaction: verdict.transaction, block: verdict.block, value: verdict.value }, now),
         result: undefined,
       };
     if (verdict.kind === 'never' && r.status === 'signed' && !r.claimed)
@@ -356,7 +376,7 @@ export async function reconcileSettlements(deps: LandingDeps): Promise<number> {
       if (deps.store.state.settlements[id]?.refund?.transaction) changed += 1;
       continue;
     }
-    const verdict = await chainVerdict(reader, before as Settlement);
+    const verdict = await verdictOf(reader, before as Settlement);
     await applyVerdict(deps, id, verdict, false);
     const after = deps.store.state.settlements[id];
     if (after?.status !== before?.status || after?.flag?.approval !== before?.flag?.approval) changed += 1;

@@ -45,7 +45,7 @@ export type PaymentOutcome<T> =
   { kind: 'paid'; result: T; spend: string; charged: Money; settlement?: string } | { kind: 'pending' | 'rejected'; approval: Approval };
 
 /** A payment on a chain, as the wallet signed it: what its settlement record keeps (landing.ts). */
-export type ChainPayment = Pick<SignedDraft, 'network' | 'token' | 'authorization' | 'payload' | 'amount'>;
+export type ChainPayment = Pick<SignedDraft, 'network' | 'token' | 'scheme' | 'authorization' | 'payload' | 'amount'>;
 
 /** How a payment's settlement is recorded: the chain it is read on, and what the wallet signed, read from the result. */
 export interface ChainSettle<T> {

@@ -68,10 +68,20 @@ export type FlagReason =
   /** The merchant completed an order for another amount than the one paid on chain. */
   | 'other_amount';
 
+/**
+ * How a payment moves its money. Absent: x402 `exact`, an EIP-3009 authorization of exactly its amount.
+ * `upto`: x402 `upto`, a Permit2 witness transfer of at most its amount (the authorization's `value`),
+ * settled by the seller's facilitator for what the work cost; its nonce is Permit2's (`authorization.nonce`
+ * is that uint256 as 32 bytes of hex) and its deadline is `validBefore` (permit2.ts reads it on the chain).
+ */
+export type SettlementScheme = 'upto';
+
 /** One payment Holon signed, and what became of it. */
 export interface Settlement {
   id: string;
   mandate: string;
+  /** Absent for `exact` (and every settlement from before `upto`). */
+  scheme?: SettlementScheme;
   /** The hold that carries its money (in the mandate's currency) while it is not settled. */
   hold: string;
   for: SettlementFor;
@@ -80,9 +90,9 @@ export interface Settlement {
   /** Who is paid, CAIP-10. */
   payee: string;
   authorization: Authorization;
-  /** What it pays, in the token's currency. */
+  /** What it pays, in the token's currency (`upto`: the most it may pay, what was authorized). */
   amount: MoneyJson;
-  /** What the hold carries for it, in the mandate's currency. */
+  /** What the hold carries for it, in the mandate's currency (`upto`: for the most it may pay). */
   held: MoneyJson;
   status: SettlementStatus;
   /**
@@ -94,8 +104,12 @@ export interface Settlement {
   from_block: string | null;
   /** The transaction the seller, merchant or facilitator named, as it named it. */
   claimed: { transaction: string; by: string } | null;
-  /** Holon's own reading of the chain. */
-  landed: { transaction: string; block: string } | null;
+  /**
+   * Holon's own reading of the chain, and the value (the token's smallest units) it read moving from the
+   * payer to the payee: an `upto` payment's may be less than authorized (absent in records from before:
+   * the authorization's value).
+   */
+  landed: { transaction: string; block: string; value?: string } | null;
   flag: { reason: FlagReason; detail: string; approval: string | null } | null;
   /**
    * For a channel's deposit: what its closing gives back to the payer (from the escrow it was paid to),
@@ -128,7 +142,7 @@ export interface SettlementEvents {
   /** The payee (its seller, merchant or facilitator) named the transaction it says the payment landed in. */
   'settlement.claimed': { settlement: string; transaction: string; by: string };
   /** Holon read the payment on the chain. */
-  'settlement.landed': { settlement: string; transaction: string; block: string };
+  'settlement.landed': { settlement: string; transaction: string; block: string; value?: string };
   /** The chain shows it can never land: its nonce was not spent before its validity ended (or was cancelled). */
   'settlement.expired': { settlement: string; why: string };
   /** It is flagged to the human; `approval` asks them what to do with its hold, where one is held. */
@@ -201,7 +215,7 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
     'settlement.landed': (s, d, e) =>
       touch(s, d.settlement, e.time, (r) => {
         r.status = 'landed';
-        r.landed = { transaction: d.transaction, block: d.block };
+        r.landed = { transaction: d.transaction, block: d.block, ...(d.value !== undefined ? { value: d.value } : {}) };
       }),
     'settlement.expired': (s, d, e) =>
       touch(s, d.settlement, e.time, (r) => {
@@ -291,8 +305,41 @@ export async function chainVerdict(reader: ChainReader, r: Settlement): Promise<
   return head.timestamp >= BigInt(r.authorization.validBefore) ? { kind: 'never', why: 'expired' } : { kind: 'pending' };
 }
 
+/** `share` of `total` in the units of `units`, exactly or rounded up (never in the mandate's favour). */
+function shareOf(units: bigint, part: bigint, total: bigint): bigint {
+  return total === 0n ? 0n : (units * part + total - 1n) / total;
+}
+
+/** The value the chain showed moving for a settlement that landed: what it read, else (older records) all it authorized. */
+function landedValue(r: Pick<Settlement, 'landed' | 'authorization'>): bigint {
+  return BigInt(r.landed?.value ?? r.authorization.value);
+}
+
+/**
+ * What a settlement's hold is charged once it landed, in the mandate's currency: all it carries, or, for an
+ * `upto` payment settled for less than authorized, the same share of it as the chain moved of the value
+ * authorized (rounded up); the rest goes back to the mandate.
+ */
+export function chargeOf(r: Pick<Settlement, 'landed' | 'authorization' | 'held'>): MoneyJson {
+  const max = BigInt(r.authorization.value);
+  const value = landedValue(r);
+  if (value >= max) return { ...r.held };
+  return { amount: formatUnits(shareOf(parseUnits(r.held.amount), value, max)), currency: r.held.currency };
+}
+
+/** What a settlement paid, in the token's currency: its amount, or an `upto` payment's share of its maximum the chain moved. */
+export function paidOf(r: Pick<Settlement, 'landed' | 'authorization' | 'amount'>): MoneyJson {
+  const max = BigInt(r.authorization.value);
+  const value = landedValue(r);
+  if (value >= max) return { ...r.amount };
+  return { amount: formatUnits(shareOf(parseUnits(r.amount.amount), value, max)), currency: r.amount.currency };
+}
+
 /** How a settlement reads for a human and an agent: `landed in block N`, or what else it is. */
-export function settlementWords(r: Pick<Settlement, 'status' | 'landed' | 'flag' | 'network' | 'refund'>): string {
+export function settlementWords(
+  r: Pick<Settlement, 'status' | 'landed' | 'flag' | 'network' | 'refund' | 'scheme' | 'amount' | 'authorization'>,
+): string {
+  const upto = r.scheme === 'upto' ? `authorized up to ${r.amount.amount} ${r.amount.currency}, ` : '';
   switch (r.status) {
     case 'landed': {
       const flag = r.flag ? `; flagged: ${r.flag.detail}` : '';
@@ -301,10 +348,11 @@ export function settlementWords(r: Pick<Settlement, 'status' | 'landed' | 'flag'
         : r.refund.block
           ? `; its refund landed in block ${r.refund.block}`
           : '; its refund is not on the chain yet';
-      return `landed in block ${r.landed?.block ?? '?'} (${r.network})${flag}${refund}`;
+      const paid = upto ? `${upto}paid ${paidOf(r).amount} ${r.amount.currency}, ` : '';
+      return `${paid}landed in block ${r.landed?.block ?? '?'} (${r.network})${flag}${refund}`;
     }
     case 'signed':
-      return 'not landed yet';
+      return `${upto}not landed yet`;
     case 'expired':
       return 'not landed: it never can now (nothing moved)';
     case 'flagged':
@@ -331,7 +379,10 @@ export interface SettlementView {
   summary: string;
   network: string;
   payee: string;
+  /** What it paid (landed), or pays: an `upto` payment's is what the chain moved once it landed, its maximum before. */
   amount: MoneyJson;
+  /** An `upto` payment's maximum, what the wallet authorized; null for `exact`, whose amount is what it authorized. */
+  authorized: MoneyJson | null;
   transaction: string | null;
   block: string | null;
   /** The transaction the payee named, where it named one. */
@@ -349,7 +400,8 @@ export function settlementView(r: Settlement): SettlementView {
     summary: settlementWords(r),
     network: r.network,
     payee: r.payee,
-    amount: { ...r.amount },
+    amount: r.status === 'landed' ? paidOf(r) : { ...r.amount },
+    authorized: r.scheme === 'upto' ? { ...r.amount } : null,
     transaction: r.landed?.transaction ?? null,
     block: r.landed?.block ?? null,
     claimed_transaction: r.claimed?.transaction ?? null,

@@ -2,7 +2,8 @@
  * Agents that are HTTP resources answering 402 (catalog endpoint `x402`): the input is POSTed as JSON; a
  * 402 is paid the way `atr_transact` pays on `x402/exact/eip155` — H confirmed from bytes fetched here,
  * the amount in a token Holon knows and within what the call holds, the human's wallet signing — and
- * the request sent again with the payment. The call's receipt carries H. Anything else is a failure,
+ * the request sent again with the payment. An agent offering x402's `upto` is paid its worst case at most
+ * (x402Upto.ts), and charged what the chain shows it was paid. The call's receipt carries H. Anything else is a failure,
  * not charged: nothing is paid for terms that do not confirm. On a chain Holon reads, the payment is
  * recorded (its settlement, with a hold of its own drawn from the call's) before it is sent, and read back
  * from the chain once the seller answers: the transaction its `PAYMENT-RESPONSE` names is only where
@@ -20,12 +21,15 @@ import type { TypedRequest, Wallet } from '../../core/wallet.ts';
 import type { ChainReader } from '../../core/money/chain.ts';
 import { newId } from '../../core/ids.ts';
 import type { ChainPayment } from '../../core/money/pay.ts';
-import { checkLanding, recordClaim, recordSigned } from '../../core/money/landing.ts';
+import { checkLanding, flagSettlement, recordClaim, recordSigned } from '../../core/money/landing.ts';
 import type { Authorization } from '../../core/money/settlement.ts';
 import type { EventStore } from '../../core/store/store.ts';
 import type { HolonState } from '../../core/state.ts';
 import { knownAsset } from '../../core/money/assets.ts';
-import { confirmRead, paidByWallet, readDocument } from './x402Exact.ts';
+import type { UptoAuthorization } from '../../core/money/permit2.ts';
+import { uptoSettlementAuthorization } from '../../core/money/permit2.ts';
+import { confirmedChoice, EXACT, paidByWallet, readAdvertised } from './x402Exact.ts';
+import { choosePayment, paidUpto, UPTO } from './x402Upto.ts';
 
 const failed = (errorCode: string): AgentRunResult => ({ isError: true, structured: null, text: '', units: 0, errorCode });
 
@@ -37,21 +41,31 @@ export function fromAtomic(amount: string, decimals: number, currency: string): 
   return { units, currency };
 }
 
-/** An x402 payment the wallet signed (an `exact` payment or a channel's opening), as its settlement keeps it. */
+/**
+ * An x402 payment the wallet signed (an `exact` payment, a channel's opening, or an `upto` payment's Permit2
+ * witness transfer), as its settlement keeps it.
+ */
 export function chainPaymentOf(signed: unknown, amount: Money): ChainPayment | undefined {
-  const p = signed as Partial<PaymentPayload> & { payload?: { authorization?: Authorization } };
-  const authorization = p?.payload?.authorization;
-  if (!p?.accepted || !authorization) return undefined;
-  return { network: p.accepted.network, token: p.accepted.asset, authorization: { ...authorization }, payload: signed, amount };
+  const p = signed as Partial<PaymentPayload> & { payload?: { authorization?: Authorization; permit2Authorization?: UptoAuthorization } };
+  if (!p?.accepted) return undefined;
+  const base = { network: p.accepted.network, token: p.accepted.asset, payload: signed, amount };
+  const permit2 = p.payload?.permit2Authorization;
+  if (p.accepted.scheme === 'upto' && permit2) return { ...base, scheme: 'upto', authorization: uptoSettlementAuthorization(permit2) };
+  const authorization = p.payload?.authorization;
+  return authorization ? { ...base, authorization: { ...authorization } } : undefined;
 }
 
-/** A seller's `PAYMENT-RESPONSE`, when it sent one that reads: whether it says it settled, and the transaction it names. */
-export function paymentResponseOf(res: Response): { success: boolean; transaction: string } | undefined {
+/**
+ * A seller's `PAYMENT-RESPONSE`, when it sent one that reads: whether it says it settled, the transaction it
+ * names and, where it says one, the amount (the token's smallest units) it says it settled.
+ */
+export function paymentResponseOf(res: Response): { success: boolean; transaction: string; amount?: string } | undefined {
   const header = res.headers.get('payment-response');
   if (!header) return undefined;
   try {
     const r = decodePaymentResponseHeader(header);
-    return { success: r.success === true, transaction: typeof r.transaction === 'string' ? r.transaction : '' };
+    const amount = typeof r.amount === 'string' && /^[0-9]{1,78}$/.test(r.amount) ? { amount: r.amount } : {};
+    return { success: r.success === true, transaction: typeof r.transaction === 'string' ? r.transaction : '', ...amount };
   } catch {
     return undefined;
   }
@@ -123,21 +137,35 @@ export class X402AgentRunner implements AgentRunner {
     if (!wallet || !limit || !header) return undefined;
     try {
       const document = decodePaymentRequiredHeader(header);
-      const read = readDocument(document);
-      const option = read.options.find((o) => knownAsset(o.network, o.asset));
-      if (!option) return undefined;
-      const asset = knownAsset(option.network, option.asset);
-      if (!asset) return undefined;
+      const { accepts, ...read } = readAdvertised(document);
+      // `exact`, or `upto` (its worst case authorized, the real cost settled: x402Upto.ts), whichever authorizes less.
+      const option = choosePayment(accepts, this.deps.chain);
+      const asset = option && knownAsset(option.network, option.asset);
+      if (!option || !asset) return undefined;
       const amount = fromAtomic(option.amount, asset.decimals, asset.currency);
       const counted = limit.convert(amount);
-      // Never more than the call holds.
+      // Never more than the call holds: for `upto`, its worst case.
       if (!counted || counted.currency !== limit.limit.currency || M.compare(counted, limit.limit) > 0) return undefined;
-      const c = await confirmRead({ fetch: this.deps.fetch, now: this.deps.now }, read, `${option.network}:${wallet.address}`);
-      const signed = await paidByWallet(c.unsigned, c.atrHash, (r) => wallet.signTypedData(r as unknown as TypedRequest));
+      const upto = option.scheme === 'upto';
+      const { unsigned, served } = await confirmedChoice(
+        { fetch: this.deps.fetch, now: this.deps.now },
+        { ...read, options: [option] },
+        `${option.network}:${wallet.address}`,
+        upto ? UPTO : EXACT,
+      );
+      const chain = this.deps.chain;
+      const signed =
+        upto && chain
+          ? await paidUpto(
+              { wallet, chain },
+              { option, resource: unsigned.resource, deadline: unsigned.validBefore, extensions: read.required.extensions },
+              served,
+            )
+          : await paidByWallet({ ...unsigned, pairing: EXACT }, served, (r) => wallet.signTypedData(r as unknown as TypedRequest));
       const settlement = await this.record(limit, signed, amount, counted);
       return {
         header: encodePaymentSignatureHeader(signed),
-        paid: { amount: M.toJson(amount), terms_hash: c.atrHash, ...(settlement ? { settlement } : {}) },
+        paid: { amount: M.toJson(amount), terms_hash: served, ...(settlement ? { settlement } : {}) },
       };
     } catch (err) {
       this.deps.logger.warn(`an agent's 402 was not paid: ${HolonError.is(err) ? err.message : String(err)}`);
@@ -154,15 +182,34 @@ export class X402AgentRunner implements AgentRunner {
     return (await recordSigned({ store, chain: this.deps.chain }, draft, { parent: limit.hold })).id;
   }
 
-  /** Reads the chain for a payment the seller answered: what its `PAYMENT-RESPONSE` names is only where to look first. */
-  private async landed(settlement: string | undefined, response: { success: boolean; transaction: string } | undefined): Promise<void> {
+  /**
+   * Reads the chain for a payment the seller answered: what its `PAYMENT-RESPONSE` names is only where to
+   * look first. An `upto` seller that says it settled nothing did not claim a payment (the permit still may
+   * be settled until its deadline: its hold waits for that); one that says it settled another amount than
+   * the chain moved is flagged, and the chain's amount is what is charged.
+   */
+  private async landed(settlement: string | undefined, response: ReturnType<typeof paymentResponseOf>): Promise<void> {
     const store = this.deps.store;
     if (!settlement || !store || !this.deps.clock) return;
     try {
-      if (response?.success && response.transaction) await recordClaim({ store }, settlement, response.transaction, 'seller');
-      await checkLanding({ store, clock: this.deps.clock, chain: this.deps.chain, logger: this.deps.logger }, settlement, {
-        claimed: response?.success === true,
-      });
+      const claimed = response?.success === true && response.amount !== '0';
+      if (claimed && response.transaction) await recordClaim({ store }, settlement, response.transaction, 'seller');
+      const deps = { store, clock: this.deps.clock, chain: this.deps.chain, logger: this.deps.logger };
+      const read = await checkLanding(deps, settlement, { claimed });
+      const moved = read?.landed?.value;
+      const asset = read && knownAsset(read.network, read.token);
+      if (
+        read?.scheme === 'upto' &&
+        read.status === 'landed' &&
+        asset &&
+        claimed &&
+        response.amount !== undefined &&
+        moved !== response.amount
+      ) {
+        const words = (v: string): string => M.format(fromAtomic(v, asset.decimals, asset.currency));
+        const detail = `the seller said it settled ${words(response.amount)}, and the chain moved ${words(moved ?? '0')}`;
+        await flagSettlement(deps, settlement, 'other_amount', detail);
+      }
     } catch (err) {
       // The chain is read again by the watch (landing.ts): the payment keeps its hold until then.
       this.deps.logger.warn(`could not read the chain for payment ${settlement} yet: ${(err as Error).message}`);

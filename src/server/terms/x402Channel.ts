@@ -24,6 +24,7 @@ import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { macVerifies, withMac } from '../../core/terms/mac.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { TypedRequest } from '../../core/wallet.ts';
+import { typedMessage } from '../../core/wallet.ts';
 import { confirmedChoice, readAdvertised, refuse, TRANSFER_TYPES, unreadable } from './x402Exact.ts';
 
 export const CHANNEL = 'x402/channel/eip155';
@@ -136,9 +137,7 @@ export interface Opening {
 }
 
 const typed = (r: TypedRequest, signature: `0x${string}`, address: `0x${string}`): Promise<boolean> => {
-  const fields = r.types[r.primaryType] ?? [];
-  const message: Record<string, unknown> = {};
-  for (const f of fields) message[f.name] = f.type.startsWith('uint') ? BigInt(r.message[f.name] ?? '0') : r.message[f.name];
+  const message = typedMessage(r.types, r.primaryType, r.message);
   return verifyTypedData({
     address,
     domain: { ...r.domain, chainId: Number(r.domain.chainId) },
@@ -173,7 +172,7 @@ export async function finishChannel(
     x402Version: 2,
     resource: c.resource,
     accepted: c.option as unknown as PaymentRequirements,
-    payload: { signature: signature as `0x${string}`, authorization: request.message },
+    payload: { signature: signature as `0x${string}`, authorization: request.message as Record<string, string> },
   };
   return { atrHash: h, signed, mac: openingMac(signed, null) };
 }

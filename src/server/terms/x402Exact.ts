@@ -68,16 +68,29 @@ export function readAdvertised(document: unknown): { required: PaymentRequired; 
   return { required: document as PaymentRequired, hash: link.data.hash.toLowerCase(), url: link.data.url, accepts: doc.data.accepts };
 }
 
-/** Reads an x402 v2 `PaymentRequired` for this pairing; refuses what it cannot read, naming what. */
-export function readDocument(document: unknown): ReadDocument {
-  const { accepts, ...read } = readAdvertised(document);
+/**
+ * The options of `accepts` in `scheme` on an EVM chain that read: a token and a payee that are addresses,
+ * and whatever `extra` the scheme needs (`extra` says whether it has it).
+ */
+export function evmOptions(accepts: unknown[], scheme: string, extra: (e: Record<string, unknown>) => boolean): PaymentRequirements[] {
   const options: PaymentRequirements[] = [];
   for (const raw of accepts) {
     const r = Requirement.safeParse(raw);
-    if (!r.success || r.data.scheme !== 'exact' || !isAddress(r.data.asset) || !isAddress(r.data.payTo)) continue;
-    if (typeof r.data.extra['name'] !== 'string' || typeof r.data.extra['version'] !== 'string') continue;
+    if (!r.success || r.data.scheme !== scheme || !isAddress(r.data.asset) || !isAddress(r.data.payTo) || !extra(r.data.extra)) continue;
     options.push(r.data as PaymentRequirements);
   }
+  return options;
+}
+
+/** The `exact` EVM options of `accepts`: EIP-3009 needs the token's EIP-712 name and version. */
+export function exactOptions(accepts: unknown[]): PaymentRequirements[] {
+  return evmOptions(accepts, 'exact', (e) => typeof e['name'] === 'string' && typeof e['version'] === 'string');
+}
+
+/** Reads an x402 v2 `PaymentRequired` for this pairing; refuses what it cannot read, naming what. */
+export function readDocument(document: unknown): ReadDocument {
+  const { accepts, ...read } = readAdvertised(document);
+  const options = exactOptions(accepts);
   if (options.length === 0) throw unreadable('x402/no-exact-eip155-option');
   return { ...read, options };
 }

@@ -4,16 +4,19 @@
  * mandate's own server, told the chain (`--rpc-url`, `--chain-id`, `--token`, `--facilitator`), confirms
  * H and pays with the demo's wallet; the seller's facilitator settles the payment, and Holon reads it
  * back from the chain (its settlement: landed in block N). Then `pay` sends the seller's account a
- * payment of its own through the facilitator. The demo shows the wallet's balance before and after and
- * the seller's after, as `holon wallet` and the chain itself say.
+ * payment of its own through the facilitator, and `call_agent` calls a seller priced `upto` (by the page):
+ * the worst case authorized, the pages done paid, what landed read from the chain. The demo shows the
+ * wallet's balance before and after and the seller's after, as `holon wallet` and the chain itself say.
  */
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Address, Hex } from 'viem';
 import { createPublicClient, erc20Abi, http } from 'viem';
 import { formatUnits } from '../../../core/amount.ts';
 import { setFx } from '../../../core/money/fx.ts';
 import { createMandate } from '../../../core/mandates.ts';
 import { systemClock } from '../../../core/deps.ts';
+import { addAgent } from '../../../core/market/catalog.ts';
 import { createWallet } from '../../../core/wallet.ts';
 import type { Settlement } from '../../../core/money/settlement.ts';
 import { settlementWords } from '../../../core/money/settlement.ts';
@@ -25,6 +28,8 @@ const BUYER = 'demo/buyer';
 /** The example seller's payee on the local chain (examples/sellers/x402Seller.ts). */
 const SELLER: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const EXAMPLE_PAYEE = `eip155:31337:${SELLER}`;
+/** The seller priced `upto` the demo calls: at most 0.30 USDC a call, 0.05 a page (examples/sellers/x402Seller.ts). */
+const PAGES = { id: 'sellers/pages', capability: 'extraction.table', max: '300000', worst: '0.30' } as const;
 /** The wallet each demo created in its set-up, for its play to fund. */
 const wallets = new WeakMap<Demo, Address>();
 
@@ -36,13 +41,19 @@ async function setUp(store: DemoStore, demo: Demo): Promise<void> {
   wallets.set(demo, address);
   out(`$ holon wallet create                    → ${address} (the demo's wallet; the local chain funds it)`);
   await createMandate(store, systemClock, BUYER, {
-    toolsets: ['terms', 'money'],
+    toolsets: ['terms', 'money', 'market'],
     approval_threshold: '0.50',
     budget: { total: '2.00', per_day: null, per_call: null },
-    capabilities: [{ name: 'pay', params: { payees: [EXAMPLE_PAYEE] } }],
+    capabilities: [
+      { name: 'pay', params: { payees: [EXAMPLE_PAYEE] } },
+      { name: 'market.call', params: { capabilities: [PAGES.capability] } },
+    ],
     grantee: { slug: 'buyer', name: 'Buying agent', role: 'buyer', manager: 'demo' },
   });
-  out(`$ holon mandate create ${BUYER} --toolsets terms,money --threshold 0.50 --total 2 --payees ${EXAMPLE_PAYEE}`);
+  out(
+    `$ holon mandate create ${BUYER} --toolsets terms,money,market --threshold 0.50 --total 2 --payees ${EXAMPLE_PAYEE} ` +
+      `--capabilities ${PAGES.capability}`,
+  );
 }
 
 /** Waits until Holon's own reading of the chain decided a settlement (the server writes it), and returns it. */
@@ -125,6 +136,7 @@ async function play(demo: Demo): Promise<string[]> {
           indent(`signed, settled through the facilitator: ${tip.intent?.settlement?.summary ?? ''}
 transaction ${tip.receipt.reference}`),
         );
+        await callUpto(demo, agent, facilitator);
       });
       out(`   the wallet now holds ${await usdc(wallet)} (after); the seller holds ${await usdc(SELLER)} (after)`);
     } finally {
@@ -140,8 +152,60 @@ transaction ${tip.receipt.reference}`),
     `          holon mcp --mandate ${BUYER} ${demo.at} --allow-private-sellers --rpc-url RPC --chain-id 31337 --token TOKEN ` +
       `--facilitator FACILITATOR`,
     `          pays it (atr_transact) and its account (pay ${EXAMPLE_PAYEE}); holon wallet ${demo.at} --rpc-url RPC --chain-id ` +
-      `31337 --token TOKEN shows what the wallet holds`,
+      `31337 --token TOKEN shows what the wallet holds;`,
+    `          a seller priced upto: the same seller with --scheme upto --amount ${PAGES.max}, added to the catalog as an x402 ` +
+      'agent, then call_agent {"agent":…,"input":{"pages":2}}',
   ];
+}
+
+/** The catalog entry of the `upto` seller at `url`: its worst case is its price, what the call holds. */
+function pagesAgent(url: string): { manifest: unknown; endpoint: unknown } {
+  return {
+    manifest: {
+      id: PAGES.id,
+      version: '1.0.0',
+      name: 'Tables by the page',
+      description: 'Extracts invoice tables, paid by the page through x402 upto: at most 0.30 USDC a call, 0.05 a page.',
+      publisher: 'sellers',
+      capabilities: [PAGES.capability],
+      input_schema: { type: 'object', properties: { pages: { type: 'integer', minimum: 1 } } },
+      output_schema: { type: 'object' },
+      errors: [],
+      price: { currency: 'USDC', per_call: PAGES.worst },
+      data_policy: { regions: ['EU'], retention_days: 0, training: false },
+      models: [],
+      delegated_calls: [],
+      examples: [],
+    },
+    endpoint: { type: 'x402', url },
+  };
+}
+
+/** `call_agent` to a seller priced `upto`: the worst case held and authorized, the pages done paid, what landed read back. */
+async function callUpto(demo: Demo, agent: Client, facilitator: string): Promise<void> {
+  const { out } = demo;
+  const args = ['--facilitator', facilitator, '--scheme', 'upto', '--amount', PAGES.max];
+  const seller = await startExample<{ resource: string; atrHash: string }>(demo, 'sellers/seller.mjs', args);
+  try {
+    const entry = pagesAgent(seller.ready.resource);
+    await withState(demo.stateDir, (store) => addAgent(store, systemClock, entry.manifest, entry.endpoint, 'demo'));
+    out(`   a seller priced upto at ${seller.ready.resource}: at most ${PAGES.worst} USDC a call, 0.05 USDC a page`);
+    out(`→ call_agent {"agent":"${PAGES.id}","input":{"pages":2}}`);
+    const r = await agent.callTool({ name: 'call_agent', arguments: { agent: PAGES.id, input: { pages: 2 } } });
+    const done = (r.structuredContent ?? {}) as { status?: string; receipt?: string; cost?: { amount: string; currency: string } };
+    if (r.isError || done.status !== 'succeeded' || !done.receipt)
+      throw new Error(`call_agent failed: ${JSON.stringify(r.structuredContent)}`);
+    const g = await agent.callTool({ name: 'get_receipt', arguments: { receipt: done.receipt } });
+    const tree = (g.structuredContent ?? {}) as { tree?: { settlement?: { summary: string; transaction: string | null } | null } };
+    const stl = tree.tree?.settlement;
+    out(
+      indent(`the worst case held and authorized: a Permit2 transfer bound to H (and an EIP-2612 permit of Permit2)
+the seller settled 2 pages; Holon's own reading of the chain: ${stl?.summary ?? 'no settlement'}
+transaction ${stl?.transaction ?? 'none'}; the call cost ${done.cost?.amount ?? '?'} ${done.cost?.currency ?? ''}`),
+    );
+  } finally {
+    await seller.stop();
+  }
 }
 
 export const terms: Scenario = { setUp, play };

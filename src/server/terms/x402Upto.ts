@@ -1,0 +1,100 @@
+/**
+ * Paying an x402 agent that offers `@x402/evm`'s `upto` scheme (core/money/permit2.ts says how it moves
+ * money): which of an agent's offers `call_agent` takes, and the payment the human's wallet signs for an
+ * `upto` one — the Permit2 witness transfer of the worst case bound to H and, where Permit2 may not move the
+ * wallet's token yet, the EIP-2612 permit the seller's facilitator submits with the settlement (x402's
+ * `eip2612GasSponsoring`, which the seller must have declared). Nothing here trusts the seller for what the
+ * chain can answer: the allowance, the permit nonce and whether H's Permit2 nonce is spent are read there.
+ */
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { getAddress, isAddress } from 'viem';
+import { denial } from '../../core/denials.ts';
+import { knownAsset } from '../../core/money/assets.ts';
+import type { ChainReader } from '../../core/money/chain.ts';
+import { reads } from '../../core/money/landing.ts';
+import { PERMIT2, permitRequest, uptoAuthorization, uptoRequest } from '../../core/money/permit2.ts';
+import type { Wallet } from '../../core/wallet.ts';
+import { evmOptions, exactOptions, refuse } from './x402Exact.ts';
+
+/** How a receipt names an `upto` payment's pairing: x402's `upto` on an EVM chain, H as Permit2's nonce. */
+export const UPTO = 'x402/upto/eip155';
+
+/** x402's extension through which a payer's EIP-2612 permit of Permit2 reaches the facilitator. */
+const EIP2612_SPONSORING = 'eip2612GasSponsoring';
+
+/** The `upto` EVM options of `accepts`: the facilitator the payer's witness names is part of the offer. */
+export function uptoOptions(accepts: unknown[]): PaymentRequirements[] {
+  return evmOptions(accepts, 'upto', (e) => typeof e['facilitatorAddress'] === 'string' && isAddress(e['facilitatorAddress']));
+}
+
+/**
+ * The offer `call_agent` pays, of an agent's `exact` and `upto` offers in tokens Holon counts (an `upto`
+ * one only on the chain Holon reads: its cost is what Holon reads there, never the seller's word): the
+ * one whose signature authorizes the least, `exact` on a tie — a fixed price no higher than the worst
+ * case is never worse, and is known before anything is signed.
+ */
+export function choosePayment(accepts: unknown[], chain: ChainReader | undefined): PaymentRequirements | undefined {
+  const candidates = [...exactOptions(accepts), ...uptoOptions(accepts).filter((o) => reads(chain, o.network, o.asset))].filter((o) =>
+    knownAsset(o.network, o.asset),
+  );
+  let best: PaymentRequirements | undefined;
+  for (const o of candidates) if (!best || BigInt(o.amount) < BigInt(best.amount)) best = o;
+  return best;
+}
+
+/**
+ * The `upto` payment for `option`, of at most its amount, bound to H (`h`) and valid until `deadline`,
+ * signed by the wallet. Refused, before anything is signed: when H's Permit2 nonce is spent already (the
+ * payment could never land), or when Permit2 may not move the amount and the seller takes no EIP-2612 permit.
+ */
+export async function paidUpto(
+  deps: { wallet: Wallet; chain: ChainReader },
+  chosen: {
+    option: PaymentRequirements;
+    resource: PaymentRequired['resource'];
+    deadline: string;
+    extensions: Record<string, unknown> | undefined;
+  },
+  h: string,
+): Promise<PaymentPayload> {
+  const { wallet, chain } = deps;
+  const o = chosen.option;
+  const asset = knownAsset(o.network, o.asset);
+  if (!asset) throw refuse(denial('offer_unreadable', { read: 'x402/unknown-asset' }));
+  const authorization = uptoAuthorization({
+    from: wallet.address,
+    token: o.asset,
+    amount: o.amount,
+    to: o.payTo,
+    facilitator: getAddress(String(o.extra['facilitatorAddress'])),
+    deadline: chosen.deadline,
+    h,
+  });
+  if (await chain.permit2NonceUsed(PERMIT2, wallet.address, BigInt(authorization.nonce)))
+    throw refuse(denial('offer_unreadable', { read: 'x402/upto-nonce-h-spent' }));
+  // Permit2 moves the token only as far as the wallet allowed it; what it may not, an EIP-2612 permit allows.
+  const sponsoring = chosen.extensions?.[EIP2612_SPONSORING] as { info?: Record<string, unknown> } | undefined;
+  const needsPermit = (await chain.allowance(wallet.address, PERMIT2)) < BigInt(o.amount);
+  if (needsPermit && !sponsoring) throw refuse(denial('offer_unreadable', { read: 'x402/upto-permit2-not-approved' }));
+  const chainId = Number(o.network.slice('eip155:'.length));
+  const permit = needsPermit
+    ? permitRequest(authorization, { name: asset.name, version: asset.version, chainId }, await chain.permitNonce(wallet.address))
+    : undefined;
+  const signature = await wallet.signTypedData(uptoRequest(authorization, chainId));
+  const extensions = permit
+    ? {
+        [EIP2612_SPONSORING]: {
+          ...sponsoring,
+          // What the seller declared, echoed, with the permit (x402's resource server checks the echo).
+          info: { ...sponsoring?.info, ...permit.info, signature: await wallet.signTypedData(permit.request) },
+        },
+      }
+    : undefined;
+  return {
+    x402Version: 2,
+    resource: chosen.resource,
+    accepted: o,
+    payload: { signature, permit2Authorization: authorization },
+    ...(extensions ? { extensions } : {}),
+  };
+}
