@@ -112,6 +112,7 @@ const nonceSpent = async (h: string): Promise<boolean> => {
   const word = await chain.client.readContract({ address: PERMIT2_ADDRESS, abi: PERMIT2, functionName: 'nonceBitmap', args: [wallet.address, nonce >> 8n] });
   return ((word >> (nonce & 0xffn)) & 1n) === 1n;
 };
+const ERC20_ALLOWANCE = parseAbi(['function allowance(address owner, address spender) view returns (uint256)']);
 type Permit2Payload = { signature: Hex; permit2Authorization: UptoAuthorization };
 
 describe('call_agent and an agent priced upto', () => {
@@ -166,6 +167,25 @@ describe('call_agent and an agent priced upto', () => {
     assert.deepEqual([r.status, r.error?.code, r.error?.charged], ['failed', 'payment_refused', false]);
     assert.equal(signatures.length, signed, 'the wallet signed nothing');
     assert.deepEqual([...(await balances()), await chain.client.getBlockNumber({ cacheTime: 0 })], before);
+    assert.deepEqual(spend(), spentBefore);
+  });
+
+  test("a seller that takes no EIP-2612 permit, where Permit2 may not move the worst case: refused before anything is signed", async () => {
+    const s = await listed('sellers/no-permit', '300000', '0.30', 'no-permit');
+    assert.equal(s.document.accepts[0]?.scheme, 'upto');
+    // What the wallet let Permit2 move so far (the first call's permit, less what it paid) is below this worst case.
+    const allowance = await chain.client.readContract({ address: chain.token, abi: ERC20_ALLOWANCE, functionName: 'allowance', args: [wallet.address, PERMIT2_ADDRESS] });
+    assert.ok(allowance < 300_000n, `Permit2 may move ${allowance}`);
+    const before = [...(await balances()), await chain.client.getBlockNumber({ cacheTime: 0 })];
+    const spentBefore = spend();
+    const settlements = Object.keys(runtime.store.state.settlements).length;
+    const signed = signatures.length;
+    const r = await call('sellers/no-permit', { pages: 1 });
+    assert.deepEqual([r.status, r.error?.code, r.error?.charged], ['failed', 'payment_refused', false]);
+    assert.equal(signatures.length, signed, 'the wallet signed nothing');
+    assert.equal(s.received.length, 0, 'no payment reached the seller');
+    assert.deepEqual([...(await balances()), await chain.client.getBlockNumber({ cacheTime: 0 })], before);
+    assert.equal(Object.keys(runtime.store.state.settlements).length, settlements);
     assert.deepEqual(spend(), spentBefore);
   });
 
