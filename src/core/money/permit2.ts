@@ -18,6 +18,7 @@ import { decodeFunctionData, getAddress, numberToHex, parseAbi } from 'viem';
 import type { TypedRequest } from '../wallet.ts';
 import type { ChainReader } from './chain.ts';
 import type { Authorization, ChainVerdict, Settlement } from './settlement.ts';
+import { readVerdict } from './settlement.ts';
 
 // What `@x402/evm` 2.27 names these (PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress, uptoPermit2WitnessTypes,
 // x402UptoPermit2ProxyABI), written here rather than imported: the package has side effects as far as a
@@ -184,10 +185,11 @@ function proxySettlement(call: {
 }
 
 /**
- * Holon's own reading of the chain for an `upto` settlement: the transaction the payee named, when it
- * settles this payment (see above); else the one that did, found among the token's transfers from the
- * wallet to the payee since it was signed, once Permit2 shows the nonce spent; else whether it still can
- * land (Permit2 refuses a permit once the block's time is past its deadline).
+ * Holon's own reading of the chain for an `upto` settlement (settlement.ts's `readVerdict`): landed where a
+ * transaction succeeded calling the upto proxy for this owner, nonce and payee, for no more than the
+ * maximum, and the token's `Transfer` shows that amount moving; spent as Permit2's nonce bitmap says, and
+ * then found among the token's transfers from the wallet to the payee since it was signed; never once a
+ * block's time is past the permit's deadline (Permit2 refuses it from then on).
  */
 export async function uptoVerdict(reader: ChainReader, r: Settlement): Promise<ChainVerdict> {
   const owner = getAddress(r.authorization.from);
@@ -203,20 +205,17 @@ export async function uptoVerdict(reader: ChainReader, r: Settlement): Promise<C
     const moved = mined.transfers.some((t) => getAddress(t.from) === owner && getAddress(t.to) === payee && t.value === settled.amount);
     return moved ? { kind: 'landed', transaction: mined.transaction, block: mined.block, value: settled.amount } : undefined;
   };
-  if (r.claimed && /^0x[0-9a-fA-F]{64}$/.test(r.claimed.transaction)) {
-    const claimed = await landedIn(r.claimed.transaction as Hash);
-    if (claimed) return claimed;
-  }
-  // The head first, then the nonce as of that block: a payment landing between the two reads can never
-  // be taken for one that expired.
-  const head = await reader.head();
-  if (await reader.permit2NonceUsed(PERMIT2, owner, nonce, head.number)) {
-    for (const t of await reader.transfers(owner, payee, BigInt(r.from_block ?? '0'))) {
-      const found = await landedIn(t.transaction);
-      if (found) return found;
-    }
-    // Spent, and no settlement of it to be read (yet): the logs may not be served yet.
-    return { kind: 'pending' };
-  }
-  return head.timestamp > BigInt(r.authorization.validBefore) ? { kind: 'never', why: 'expired' } : { kind: 'pending' };
+  return readVerdict(reader, r, {
+    landedIn,
+    spent: (block) => reader.permit2NonceUsed(PERMIT2, owner, nonce, block),
+    whereSpent: async () => {
+      for (const t of await reader.transfers(owner, payee, BigInt(r.from_block ?? '0'))) {
+        const found = await landedIn(t.transaction);
+        if (found) return found;
+      }
+      // Spent, and no settlement of it to be read (yet): the logs may not be served yet.
+      return undefined;
+    },
+    expired: (blockTime) => blockTime > BigInt(r.authorization.validBefore),
+  });
 }

@@ -265,11 +265,40 @@ function shows(m: MinedTransfers, a: { from: Address; to: Address; nonce: Hex; v
 }
 
 /**
- * Holon's own reading of the chain for a settlement: the transaction the payee named, when it shows the
- * payment (its status, the token's `AuthorizationUsed` with this payer and nonce, and its `Transfer` from
- * the payer to the payee of the amount); else the transaction that spent the nonce, found on the chain
- * itself; else, whether the payment still can land. Nothing the payee said is taken for more than where
- * to look first.
+ * How one scheme's payment shows on the chain, for `readVerdict`: the transaction it landed in (when `tx`
+ * is one), whether its nonce is spent as of a block, where it was spent (a verdict, or undefined: not
+ * readable yet), and whether a block's time is past the last one it could land in.
+ */
+export interface LandingRules {
+  landedIn(tx: Hash): Promise<ChainVerdict | undefined>;
+  spent(block: bigint): Promise<boolean>;
+  whereSpent(): Promise<ChainVerdict | undefined>;
+  expired(blockTime: bigint): boolean;
+}
+
+/**
+ * Holon's own reading of the chain for a settlement, as its scheme's rules read it: the transaction the
+ * payee named, when it shows the payment; else, once the nonce is spent, the transaction that spent it,
+ * found on the chain itself; else, whether the payment still can land. Nothing the payee said is taken
+ * for more than where to look first.
+ */
+export async function readVerdict(reader: ChainReader, r: Settlement, rules: LandingRules): Promise<ChainVerdict> {
+  if (r.claimed && /^0x[0-9a-fA-F]{64}$/.test(r.claimed.transaction)) {
+    const claimed = await rules.landedIn(r.claimed.transaction as Hash);
+    if (claimed) return claimed;
+  }
+  // The head first, then the nonce as of that block: a payment landing between the two reads can never
+  // be taken for one that expired.
+  const head = await reader.head();
+  if (await rules.spent(head.number)) return (await rules.whereSpent()) ?? { kind: 'pending' };
+  return rules.expired(head.timestamp) ? { kind: 'never', why: 'expired' } : { kind: 'pending' };
+}
+
+/**
+ * An EIP-3009 (`exact`) settlement on the chain: landed where a transaction shows its status, the token's
+ * `AuthorizationUsed` with this payer and nonce, and its `Transfer` from the payer to the payee of the
+ * amount; spent as the token's authorization state says; never once cancelled, or once a block's time
+ * reaches `validBefore` (the token refuses it from then on).
  */
 export async function chainVerdict(reader: ChainReader, r: Settlement): Promise<ChainVerdict> {
   const a = {
@@ -282,27 +311,21 @@ export async function chainVerdict(reader: ChainReader, r: Settlement): Promise<
     const mined = await reader.mined(tx);
     return mined && shows(mined, a) ? { kind: 'landed', transaction: mined.transaction, block: mined.block, value: a.value } : undefined;
   };
-  if (r.claimed && /^0x[0-9a-fA-F]{64}$/.test(r.claimed.transaction)) {
-    const claimed = await landedIn(r.claimed.transaction as Hash);
-    if (claimed) return claimed;
-  }
-  // The head first, then the nonce as of that block: a payment landing between the two reads can never
-  // be taken for one that expired.
-  const head = await reader.head();
-  if (await reader.authorizationSpent(a.from, a.nonce, head.number)) {
-    const tx = await reader.spentIn(a.from, a.nonce, BigInt(r.from_block ?? '0'));
-    const found = tx ? await landedIn(tx) : undefined;
-    if (found) return found;
-    // Spent without this payment's Transfer: the authorization was cancelled (or the logs are not served yet).
-    if (tx) {
+  return readVerdict(reader, r, {
+    landedIn,
+    spent: (block) => reader.authorizationSpent(a.from, a.nonce, block),
+    whereSpent: async () => {
+      const tx = await reader.spentIn(a.from, a.nonce, BigInt(r.from_block ?? '0'));
+      if (!tx) return undefined;
+      const found = await landedIn(tx);
+      if (found) return found;
+      // Spent without this payment's Transfer: the authorization was cancelled (or the logs are not served yet).
       const mined = await reader.mined(tx);
-      if (mined?.canceled.some((c) => getAddress(c.authorizer) === a.from && c.nonce.toLowerCase() === a.nonce.toLowerCase()))
-        return { kind: 'never', why: 'cancelled' };
-    }
-    return { kind: 'pending' };
-  }
-  // The token refuses an authorization once block.timestamp reaches validBefore: from then on it never lands.
-  return head.timestamp >= BigInt(r.authorization.validBefore) ? { kind: 'never', why: 'expired' } : { kind: 'pending' };
+      const cancelled = mined?.canceled.some((c) => getAddress(c.authorizer) === a.from && c.nonce.toLowerCase() === a.nonce.toLowerCase());
+      return cancelled ? { kind: 'never', why: 'cancelled' } : undefined;
+    },
+    expired: (blockTime) => blockTime >= BigInt(r.authorization.validBefore),
+  });
 }
 
 /** `share` of `total` in the units of `units`, exactly or rounded up (never in the mandate's favour). */
