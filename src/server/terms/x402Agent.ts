@@ -147,13 +147,15 @@ export class X402AgentRunner implements AgentRunner {
       // Never more than the call holds: for `upto`, its worst case.
       if (!counted || counted.currency !== limit.limit.currency || M.compare(counted, limit.limit) > 0) return undefined;
       const upto = option.scheme === 'upto';
+      // `upto` is chosen only on the chain Holon reads (its cost is what the chain shows): never signed as `exact`.
+      const chain = this.deps.chain;
+      if (upto && !chain) return undefined;
       const { unsigned, served } = await confirmedChoice(
         { fetch: this.deps.fetch, now: this.deps.now },
         { ...read, options: [option] },
         `${option.network}:${wallet.address}`,
         upto ? UPTO : EXACT,
       );
-      const chain = this.deps.chain;
       const signed =
         upto && chain
           ? await paidUpto(
