@@ -10,7 +10,7 @@ import * as z from 'zod';
 import { verifySignature } from '../store/keys.ts';
 import type { Signer } from '../store/store.ts';
 import type { MemoryStoreView, SnapshotQuery } from './memory.ts';
-import { contentHash, readContents, snapshotRecords, snapshotTotal } from './memory.ts';
+import { contentHash, readContents, snapshotEntries, snapshotTotal } from './memory.ts';
 import type { MemoryVersion } from './slice.ts';
 
 /** The type tag an assembled context is signed with. */
@@ -101,7 +101,7 @@ export function artifactMessage(a: Omit<MemoryArtifact, 'signature'> & { signatu
 export interface Assembly {
   artifact: MemoryArtifact;
   /** The first records that did not fit, in snapshot order (at most the `listed` asked for; the artifact counts them all). */
-  omitted: MemoryRef[];
+  omitted: Pick<MemoryRef, 'id' | 'key' | 'bytes'>[];
 }
 
 /** The fewest bytes any record's block takes: its markup with every field empty. */
@@ -125,22 +125,23 @@ export async function assembleContext(
   const limitBytes = budget.unit === 'bytes' ? budget.limit : budget.limit * 4;
   const blocks: string[] = [];
   const included: MemoryRef[] = [];
-  const omitted: MemoryRef[] = [];
+  const omitted: Assembly['omitted'] = [];
   let usedBytes = 0;
   const sep = (): number => (blocks.length > 0 ? SEPARATOR.length : 0);
   const room = (): number => (omitted.length < listed ? Infinity : limitBytes - usedBytes - sep() - LEAST_BLOCK);
-  for (const v of snapshotRecords(store.state, q, { offset: 0 }, room)) {
-    // The raw content is a lower bound of its block: a record that cannot fit is never read back.
-    const lowerBound = usedBytes + sep() + Buffer.byteLength(renderBlock(v, ''), 'utf8') + v.bytes;
-    if (lowerBound > limitBytes) {
-      if (omitted.length < listed) omitted.push(refOf(v));
+  for (const e of snapshotEntries(store.state, q, { offset: 0 }, room)) {
+    // Its weight and the markup are a lower bound of its block (escaping only adds): a record that cannot
+    // fit is never read, its version nor its content.
+    if (usedBytes + sep() + LEAST_BLOCK + e.weight > limitBytes) {
+      if (omitted.length < listed) omitted.push({ id: e.id, key: e.key, bytes: e.bytes });
       continue;
     }
+    const v = e.version();
     const content = (await readContents(store, q.mandate, [v])).get(v.id) ?? '';
     const block = renderBlock(v, content);
     const size = usedBytes + sep() + Buffer.byteLength(block, 'utf8');
     if (size > limitBytes) {
-      if (omitted.length < listed) omitted.push(refOf(v));
+      if (omitted.length < listed) omitted.push({ id: v.id, key: v.key, bytes: v.bytes });
       continue;
     }
     blocks.push(block);

@@ -21,6 +21,10 @@
  * after it is counted from those alone), and each chunk's latest seq, record time and least weight in
  * flat arrays, so that finding the chunks a snapshot must resolve key by key, or the next chunk with a
  * key light enough for an assembly, reads a few cache lines of numbers, never the chunks passed over.
+ * For the same reason each key keeps its latest version's id, valid span, bytes and weight beside it:
+ * where a snapshot shows that version (most keys, in a read of now), a read meets the record without
+ * reading its versions. An assembly lists the hundred records it leaves out, and reading their scattered
+ * versions cost it ~0.1 ms more at 100k keys than at 1k (measured).
  */
 import { firstNotBefore } from '../util.ts';
 
@@ -57,6 +61,12 @@ interface Chunk {
   last: number[];
   /** Per key: the least weight of its versions (recordWeight). */
   least: number[];
+  /** Per key, of its latest version (the last filed): id, valid span [from, to) (ms, as validSpan reads it), bytes, weight. */
+  topId: string[];
+  topFrom: number[];
+  topTo: number[];
+  topBytes: number[];
+  topWeight: number[];
   /** Every interval's start, and every end before LATEST, of every key in the chunk, ascending. */
   starts: number[];
   ends: number[];
@@ -69,13 +79,44 @@ interface ChunkSummary {
   least: number;
 }
 
-/** The index as a snapshot holds it: the keys in order and, aligned, what each covers, its record time, last seq and least weight. */
-export interface KeyIndexJson {
-  keys: string[];
-  cover: number[][];
-  rec: number[];
-  last: number[];
-  least: number[];
+/** The index as a snapshot holds it: the keys in order and, aligned, what a chunk keeps of each (PER_KEY). */
+export type KeyIndexJson = Pick<Chunk, PerKey>;
+
+/** What a chunk keeps per key, aligned with its keys: what a snapshot holds, and a chunk's split divides. */
+const PER_KEY = ['keys', 'cover', 'rec', 'last', 'least', 'topId', 'topFrom', 'topTo', 'topBytes', 'topWeight'] as const;
+type PerKey = (typeof PER_KEY)[number];
+
+/** An index with no keys, as its JSON. */
+const emptyJson = (): KeyIndexJson => ({
+  keys: [],
+  cover: [],
+  rec: [],
+  last: [],
+  least: [],
+  topId: [],
+  topFrom: [],
+  topTo: [],
+  topBytes: [],
+  topWeight: [],
+});
+
+/**
+ * A key as the index finds it in order, with its latest version as the index keeps it: enough for a read
+ * to tell whether that version is the one a snapshot shows, and to list or weigh it, without reading it.
+ */
+export interface KeyEntry {
+  key: string;
+  /** The latest version's id, and its journal seq (the key's last). */
+  id: string;
+  seq: number;
+  /** The latest record time of the key's versions (ms; EARLIEST when no date reads): never before the latest version's own. */
+  rec: number;
+  /** The latest version's valid span [from, to) in ms, as validSpan reads it. */
+  from: number;
+  to: number;
+  /** The latest version's content bytes, and its weight (recordWeight). */
+  bytes: number;
+  weight: number;
 }
 
 /**
@@ -141,6 +182,11 @@ function chunkOf(json: KeyIndexJson, from: number, to: number): Chunk {
     rec: json.rec.slice(from, to),
     last: json.last.slice(from, to),
     least: json.least.slice(from, to),
+    topId: json.topId.slice(from, to),
+    topFrom: json.topFrom.slice(from, to),
+    topTo: json.topTo.slice(from, to),
+    topBytes: json.topBytes.slice(from, to),
+    topWeight: json.topWeight.slice(from, to),
     starts: [],
     ends: [],
   };
@@ -285,14 +331,8 @@ export class KeyIndex {
 
   /** What a snapshot keeps: the same whatever the chunks, so that a fold from the start and one from a snapshot write the same. */
   toJSON(): KeyIndexJson {
-    const out: KeyIndexJson = { keys: [], cover: [], rec: [], last: [], least: [] };
-    for (const c of this.chunks) {
-      out.keys.push(...c.keys);
-      out.cover.push(...c.cover);
-      out.rec.push(...c.rec);
-      out.last.push(...c.last);
-      out.least.push(...c.least);
-    }
+    const out = emptyJson();
+    for (const c of this.chunks) for (const f of PER_KEY) (out[f] as unknown[]).push(...c[f]);
     return out;
   }
 
@@ -323,19 +363,26 @@ export class KeyIndex {
   /** Files a version of `key`: a key not seen before takes its place in order. */
   add(key: string, v: IndexedVersion): void {
     if (this.chunks.length === 0) {
-      this.chunks.push(chunkOf({ keys: [], cover: [], rec: [], last: [], least: [] }, 0, 0));
+      this.chunks.push(chunkOf(emptyJson(), 0, 0));
       this.summarize(0);
     }
     const { c, i } = this.seek(key);
     const chunk = this.chunks[c] as Chunk;
+    const [from, to] = validSpan(v);
+    const weight = recordWeight(v);
     if (chunk.keys[i] !== key) {
       chunk.keys.splice(i, 0, key);
       chunk.cover.splice(i, 0, []);
       chunk.rec.splice(i, 0, EARLIEST);
       chunk.last.splice(i, 0, 0);
       chunk.least.splice(i, 0, Infinity);
+      for (const f of ['topId', 'topFrom', 'topTo', 'topBytes', 'topWeight'] as const) (chunk[f] as unknown[]).splice(i, 0, null);
     }
-    const weight = recordWeight(v);
+    chunk.topId[i] = v.id;
+    chunk.topFrom[i] = from;
+    chunk.topTo[i] = to;
+    chunk.topBytes[i] = v.bytes;
+    chunk.topWeight[i] = weight;
     chunk.least[i] = Math.min(chunk.least[i] as number, weight);
     const rec = recordedMs(v);
     chunk.rec[i] = Math.max(chunk.rec[i] as number, rec);
@@ -345,7 +392,6 @@ export class KeyIndex {
     this.chunkSeq[c] = Math.max(this.chunkSeq[c] as number, v.system_seq);
     this.maxRec = Math.max(this.maxRec, rec);
     this.maxSeq = Math.max(this.maxSeq, v.system_seq);
-    const [from, to] = validSpan(v);
     if (from < to) this.merge(chunk, chunk.cover[i] as number[], from, to);
     if (chunk.keys.length > 2 * CHUNK) this.split(c);
   }
@@ -380,7 +426,7 @@ export class KeyIndex {
 
   private split(c: number): void {
     const chunk = this.chunks[c] as Chunk;
-    const json: KeyIndexJson = { keys: chunk.keys, cover: chunk.cover, rec: chunk.rec, last: chunk.last, least: chunk.least };
+    const json: KeyIndexJson = chunk;
     const half = chunk.keys.length >>> 1;
     this.chunks.splice(c, 1, chunkOf(json, 0, half), chunkOf(json, half, chunk.keys.length));
     for (const flat of [this.chunkSeq, this.chunkRec, this.chunkLeast]) flat.splice(c, 0, 0);
@@ -394,6 +440,11 @@ export class KeyIndex {
    * whose keys does is passed over whole).
    */
   *keysFrom(after: string | null, prefix: string | null, room?: () => number): Generator<string> {
+    for (const e of this.entriesFrom(after, prefix, room)) yield e.key;
+  }
+
+  /** As keysFrom, each key with its latest version as the index keeps it (KeyEntry). */
+  *entriesFrom(after: string | null, prefix: string | null, room?: () => number): Generator<KeyEntry> {
     let { c, i } = this.seek(after ?? prefix ?? '');
     const cs = this.chunks;
     if (after !== null && cs[c]?.keys[i] === after) i += 1;
@@ -417,7 +468,16 @@ export class KeyIndex {
           return;
         }
         if (room && (chunk.least[i] as number) > room()) continue;
-        yield k;
+        yield {
+          key: k,
+          id: chunk.topId[i] as string,
+          seq: chunk.last[i] as number,
+          rec: chunk.rec[i] as number,
+          from: chunk.topFrom[i] as number,
+          to: chunk.topTo[i] as number,
+          bytes: chunk.topBytes[i] as number,
+          weight: chunk.topWeight[i] as number,
+        };
       }
     }
   }

@@ -12,7 +12,8 @@ import { denialTexts } from '../words.ts';
 import type { EventStore, NewEvent } from '../store/store.ts';
 import type { MemoryEvents, MemoryFields, MemoryVersion } from './slice.ts';
 import { memoryEvent, memoryKey } from './slice.ts';
-import { LATEST } from './keyIndex.ts';
+import { LATEST, recordWeight } from './keyIndex.ts';
+import type { Dict } from '../util.ts';
 
 /** What one record may hold, and how a key may look: the tool schemas and the core check the same numbers. */
 export const MEMORY_LIMITS = {
@@ -191,34 +192,95 @@ export interface SnapshotPlace {
 }
 
 /**
+ * A record of a snapshot as a read first meets it: enough to list or weigh it (its weight is recordWeight's)
+ * without reading its version; `version()` reads that.
+ */
+export interface SnapshotEntry {
+  key: string;
+  id: string;
+  bytes: number;
+  weight: number;
+  version: () => MemoryVersion;
+}
+
+const entryOf = (v: MemoryVersion): SnapshotEntry => ({ key: v.key, id: v.id, bytes: v.bytes, weight: recordWeight(v), version: () => v });
+
+/**
  * The records of a snapshot in order — the keys' order when it names keys, key order otherwise — from
  * `from`, one at a time: a page reads only its own keys (and, without `after`, those before it), never
  * every key of the memory. With `room`, a key none of whose versions weighs as little as `room()` says
  * now (recordWeight) is passed over unread, unless the snapshot names its keys: what an assembly that
  * has no room for it left does not need to see.
+ *
+ * A key whose latest version is within the snapshot's bounds and valid at its instant shows that version
+ * (visibleIn looks at it first), and the key index keeps enough of it to say so: such a record is met
+ * without reading its key's versions, which at 100k keys are scattered over a large heap (an assembly
+ * lists a hundred it leaves out). Any other key is resolved as visibleIn does.
  */
+export function* snapshotEntries(
+  state: MemoryFields,
+  q: SnapshotQuery,
+  from: SnapshotPlace = { offset: 0 },
+  room?: () => number,
+): Generator<SnapshotEntry> {
+  const byKey = state.memory[q.mandate];
+  if (!byKey) return;
+  const systemMs = Date.parse(q.system_as_of);
+  const validMs = Date.parse(q.valid_as_of);
+  let skip = !q.keys && typeof from.after === 'string' ? 0 : from.offset;
+  const shown = (key: string): SnapshotEntry | undefined => {
+    const v = visibleIn(byKey[key], q, systemMs, validMs);
+    return v && entryOf(v);
+  };
+  const entries = q.keys ? named(new Set(q.keys), shown) : indexed(state, q, from, room, byKey, systemMs, validMs, shown);
+  for (const e of entries) {
+    if (!e || (q.prefix !== null && !e.key.startsWith(q.prefix))) continue;
+    if (skip > 0) skip -= 1;
+    else yield e;
+  }
+}
+
+function* named(keys: Iterable<string>, shown: (key: string) => SnapshotEntry | undefined): Generator<SnapshotEntry | undefined> {
+  for (const k of keys) yield shown(k);
+}
+
+/** The entries of every key (or a prefix's) in key order, through the key index: see snapshotEntries. */
+function* indexed(
+  state: MemoryFields,
+  q: SnapshotQuery,
+  from: SnapshotPlace,
+  room: (() => number) | undefined,
+  byKey: Dict<MemoryVersion[]>,
+  systemMs: number,
+  validMs: number,
+  shown: (key: string) => SnapshotEntry | undefined,
+): Generator<SnapshotEntry | undefined> {
+  const ix = state.memory_index[q.mandate];
+  if (!ix) return;
+  for (const e of ix.entriesFrom(typeof from.after === 'string' ? from.after : null, q.prefix, room)) {
+    // A bound that is no number fails these comparisons, and the key is resolved as visibleIn reads it.
+    if (e.seq <= q.system_seq && e.rec <= systemMs && e.from <= validMs && validMs < e.to) {
+      const { key, id, bytes, weight } = e;
+      yield { key, id, bytes, weight, version: () => latestOf(byKey, key, id) };
+    } else yield shown(e.key);
+  }
+}
+
+/** A key's latest version, which the key index says is `id`. */
+function latestOf(byKey: Dict<MemoryVersion[]>, key: string, id: string): MemoryVersion {
+  const v = byKey[key]?.at(-1);
+  if (v?.id !== id) throw new Error(`the memory index says the latest version of "${key}" is ${id}; the state says ${v?.id ?? 'none'}`);
+  return v;
+}
+
+/** The records of a snapshot in order, from `from` (snapshotEntries, each version read). */
 export function* snapshotRecords(
   state: MemoryFields,
   q: SnapshotQuery,
   from: SnapshotPlace = { offset: 0 },
   room?: () => number,
 ): Generator<MemoryVersion> {
-  const byKey = state.memory[q.mandate];
-  if (!byKey) return;
-  const systemMs = Date.parse(q.system_as_of);
-  const validMs = Date.parse(q.valid_as_of);
-  const seek = !q.keys && typeof from.after === 'string';
-  const keys: Iterable<string> = q.keys
-    ? new Set(q.keys)
-    : (state.memory_index[q.mandate]?.keysFrom(seek ? (from.after as string) : null, q.prefix, room) ?? []);
-  let skip = seek ? 0 : from.offset;
-  for (const key of keys) {
-    if (q.prefix !== null && !key.startsWith(q.prefix)) continue;
-    const v = visibleIn(byKey[key], q, systemMs, validMs);
-    if (!v) continue;
-    if (skip > 0) skip -= 1;
-    else yield v;
-  }
+  for (const e of snapshotEntries(state, q, from, room)) yield e.version();
 }
 
 /**

@@ -297,8 +297,7 @@ const assembleTool = defineTool({
       q = pinned;
     } else q = newSnapshot(ctx, args);
     const { artifact, omitted } = await assembleContext(ctx.deps.store, signer, q, args.budget, now);
-    const left = omitted.slice(0, 100).map((r) => ({ id: r.id, key: r.key, bytes: r.bytes }));
-    return json({ artifact, included: artifact.records.length, omitted: left });
+    return json({ artifact, included: artifact.records.length, omitted });
   },
 });
 

@@ -13,7 +13,7 @@ import type { Signer } from '../store.ts';
 import { parseEventLine } from '../store.ts';
 
 export const SNAPSHOT_FILE = 'snapshot.json';
-const SNAPSHOT_VERSION = 3;
+const SNAPSHOT_VERSION = 4;
 
 /** Where in the journal a state was taken: just after a whole transaction. */
 export interface Position {
