@@ -501,6 +501,48 @@ test('an assembly passes over what cannot fit unread, and fits, names and counts
   }
 });
 
+test('an assembly of now reads the versions of the records it includes, and of none it leaves out', async () => {
+  const { dir, cleanup } = tempDir();
+  const clock = new TestClock();
+  const store = openFileJournal(dir, { clock, logger: silentLogger, durable: false, watch: false, snapshotEvery: 0 });
+  try {
+    const mandate = PAYERS[0] as string;
+    await createMandate(store, clock, mandate, { toolsets: ['memory'], capabilities: [] });
+    // Keys over several chunks of the key index, each remembered and some corrected since: a snapshot of
+    // now shows every key's latest version.
+    for (let i = 0; i < 1500; i++) {
+      const key = `k/${String(i).padStart(5, '0')}`;
+      await remember(store, mandate, { key, content: `${'x'.repeat(100)}${i}` }, clock.now());
+      if (i % 7 === 0) await remember(store, mandate, { key, content: `corrected ${i}` }, clock.now());
+      clock.advance(1000);
+    }
+    const now = new Date(clock.now()).toISOString();
+    const q: SnapshotQuery = { mandate, system_seq: store.seq, system_as_of: now, valid_as_of: now, keys: null, prefix: null };
+    const byKey = store.state.memory[mandate] as Record<string, MemoryVersion[]>;
+    const read = new Set<string>();
+    store.state.memory[mandate] = new Proxy(byKey, {
+      get: (target, key, receiver) => {
+        if (typeof key === 'string') read.add(key);
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    try {
+      const got = await assembleContext(store, loadOrCreateSigner(dir), q, { unit: 'bytes', limit: 2000 }, clock.now());
+      assert.ok(
+        got.artifact.records.length > 3 && got.omitted.length === 100,
+        `${got.artifact.records.length} included, ${got.omitted.length} listed`,
+      );
+      assert.deepEqual([...read].sort(), got.artifact.records.map((r) => r.key).sort(), 'the keys whose versions were read');
+      assert.equal(got.artifact.records.length + got.artifact.omitted, 1500);
+    } finally {
+      store.state.memory[mandate] = byKey;
+    }
+  } finally {
+    store.close();
+    cleanup();
+  }
+});
+
 test('SortedCounts counts what is at most any number as a sorted array would, through inserts and removals', () => {
   const rand = random(23);
   const counts = new SortedCounts();
