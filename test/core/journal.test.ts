@@ -699,6 +699,47 @@ describe('FileJournal: the lock', () => {
     });
   }
 
+  for (const rerunnable of [true, false]) {
+    test(`a transaction decided while its lock was handed on never writes over the next holder's events: ${rerunnable ? 'it is decided again' : 'it is refused, with nothing written'}`, async () => {
+      const dir = newDir();
+      const go = path.join(dir, 'go');
+      const quiet = `{ clock: { now: () => Date.now() }, logger: { info() {}, warn() {}, error() {} }, durable: false, watch: false }`;
+      const funding = `const { fund } = require(${JSON.stringify(path.join(ROOT, 'src/core/money/spend.ts'))});`;
+      // The coordinator: elected by its first transaction, then it only grants, until it is killed.
+      const coordinator = child(dir, `${funding} const j = openState(dir, ${quiet}); await fund(j, 'demo', '1'); say('coordinating'); await holdOn();`);
+      await coordinator.said('coordinating');
+      // A client granted the lock by it, deciding (synchronously, as every transaction decides) until told to go on.
+      const client = child(
+        dir,
+        `${funding} const fs = require('node:fs'); const j = openState(dir, ${quiet});
+        const transact = j.transact.bind(j);
+        let decided = 0;
+        j.transact = (fn, o) => transact((s) => {
+          decided += 1;
+          if (decided === 1) { say('deciding'); while (!fs.existsSync(${JSON.stringify(go)})) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5); }
+          return fn(s);
+        }, { ...o, rerunnable: ${rerunnable} });
+        try { await fund(j, 'demo', '1'); say('funded, decided ' + decided + ' times'); } catch (e) { say('refused: ' + e.reason); }
+        j.close(); process.exit(0);`,
+      );
+      await client.said('deciding');
+      // Its coordinator dies; this process coordinates next and, after its grace, appends while the client still decides.
+      coordinator.proc.kill('SIGKILL');
+      await coordinator.exited;
+      const j = open(dir);
+      await fund(j, 'demo', '1');
+      fs.writeFileSync(go, '');
+      await client.said(rerunnable ? 'funded, decided 2 times' : 'refused: conflict');
+      assert.equal(await client.exited, 0);
+      const verified = verifyJournal(dir);
+      assert.equal(verified.ok, true, JSON.stringify(verified));
+      const seqs = lines(dir).map((e) => e.seq);
+      assert.deepEqual(seqs, seqs.map((_, i) => i + 1), 'every seq once, in order');
+      const after = open(dir);
+      assert.equal(after.state.accounts['demo']?.funded['EUR'], (rerunnable ? 3n : 2n) * 1_000_000n);
+    });
+  }
+
   test('the lock is granted in the order it was asked for, across processes: first come, first served', async () => {
     const dir = newDir();
     // The first to ask coordinates; the others ask it over the socket, as other processes do.

@@ -76,6 +76,12 @@ interface Located {
   offset: number;
 }
 
+/** How many times a transaction that may be decided again is, when the journal grew under it each time. */
+const HANDED_ON_RERUNS = 5;
+
+/** The journal grew while a transaction was decided (see appendLocked): nothing of it was written. */
+class HandedOn extends Error {}
+
 /** The append-only journal in `<dir>/journal.jsonl`, folded into memory and tailed. */
 export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   readonly dir: string;
@@ -93,11 +99,6 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   private readonly lock: JournalLock;
   /** The descriptor appends go through, opened on the first one. */
   private fd: number | undefined;
-  /**
-   * Where the journal ended when the catch-up of the transaction under way found nothing new there (the
-   * append checks the same thing, and need not ask the file again).
-   */
-  private endSeen: number | undefined;
   /** Appends not yet made durable, and the timer that will. */
   private unsynced = false;
   private syncTimer: NodeJS.Timeout | undefined;
@@ -161,13 +162,29 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   }
 
   async transact<T>(fn: (state: S) => TxResult<T>, options: TxOptions = {}): Promise<T> {
-    const result = await this.withLock(() => {
-      const { events, result } = fn(this.current);
-      if (events.length === 0) return { appended: [], result };
-      return { appended: this.appendLocked(events, options.durable ?? true), result };
-    });
-    this.maybeSnapshot();
-    return result;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.withLock(() => {
+          const { events, result } = fn(this.current);
+          if (events.length === 0) return { appended: [], result };
+          return { appended: this.appendLocked(events, options.durable ?? true), result };
+        });
+        this.maybeSnapshot();
+        return result;
+      } catch (err) {
+        if (!(err instanceof HandedOn)) throw err;
+        // Decided on a state another process has since appended to: decided again on the new one, when
+        // deciding twice is harmless; otherwise refused, with nothing written.
+        if (!options.rerunnable || attempt >= HANDED_ON_RERUNS) {
+          throw new HolonError(
+            'conflict',
+            'another process wrote to the journal while this was decided (the lock was handed on when its coordinator went away); ' +
+              'nothing was written: try again',
+            { file: this.file },
+          );
+        }
+      }
+    }
   }
 
   async flush(): Promise<void> {
@@ -257,7 +274,6 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
 
   /** Events after the last one seen, and the repair of a transaction a crash cut short. Lock held. */
   private catchUpLocked(): Located[] {
-    this.endSeen = undefined;
     const read = this.readFrom(this.pos.offset);
     const folded = this.foldRead(read.txs, read.end);
     if (read.open.length > 0 || read.tail.length > 0) folded.push(...this.repairLocked(read));
@@ -340,11 +356,14 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
       fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       this.fd = fs.openSync(this.file, 'a', 0o600);
     }
-    // The file must end where this process last read: otherwise someone appended without the lock. The
-    // catch-up of this same transaction looked already when it found nothing new.
-    const checked = this.endSeen === this.pos.offset;
-    this.endSeen = undefined;
-    if (!checked && fs.fstatSync(this.fd).size !== this.pos.offset) {
+    // The file must end where this process last read, asked again now that the transaction is decided:
+    // one whose grant outlived the coordinator that gave it (lock.ts) may have been decided while the next
+    // coordinator let another process append. Nothing is written then; the next attempt reads, checks and
+    // folds what was appended (a writer without the key stops the store there). A journal shorter than
+    // what was read was cut by someone else.
+    const size = fs.fstatSync(this.fd).size;
+    if (size > this.pos.offset) throw new HandedOn();
+    if (size !== this.pos.offset) {
       throw this.breakWith(`journal ${this.file}: it changed outside the lock (its end is not where the last event was read)`, {
         offset: this.pos.offset,
       });
@@ -436,10 +455,7 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   private readFrom(offset: number): { txs: SealedTx<Located>[]; end: number; open: Located[]; tail: Buffer; tailAt: number } {
     const none = { txs: [], end: offset, open: [], tail: Buffer.alloc(0), tailAt: offset };
     // Most looks find nothing new: the descriptor appends go through says so without opening the file.
-    if (this.fd !== undefined && fs.fstatSync(this.fd).size === offset) {
-      if (this.inTransaction) this.endSeen = offset;
-      return none;
-    }
+    if (this.fd !== undefined && fs.fstatSync(this.fd).size === offset) return none;
     let fd: number;
     try {
       fd = fs.openSync(this.file, 'r');

@@ -4,7 +4,9 @@
  * local socket and grants the lock in the order asked; the others ask over that socket. A holder that
  * dies releases by closing its connection. When the coordinator goes, the others elect a new one —
  * under a file lock, so there is only ever one — and a coordinator that follows a crashed one waits a
- * moment before its first grant, for whoever held the lock then to finish.
+ * moment before its first grant, for whoever held the lock then to finish. A holder slower than that
+ * moment is not trusted to have kept the lock: the journal asks the file, once a transaction is
+ * decided, whether anyone appended since it read, and writes nothing if so (journal.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
