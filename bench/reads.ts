@@ -115,8 +115,9 @@ async function memory(store: Store, clock: StepClock, count: number): Promise<vo
   for (let start = 0; start < count; start += BATCH) {
     const events: NewEvent[] = [];
     for (let i = start; i < Math.min(count, start + BATCH); i++) {
+      // The tenth of each batch corrects a key the batch before remembered new (i - BATCH + 1 is never a correction).
       const corrects = i % 10 === 9 && i >= BATCH;
-      const key = `customer/${hex(corrects ? i - BATCH : i)}/billing`;
+      const key = `customer/${hex(corrects ? i - BATCH + 1 : i)}/billing`;
       events.push(rememberEvent(store.state, PAYER, { key, content: `${content}${i}` }, newId('mem'), clock.now()));
     }
     clock.ms += 60_000;
