@@ -84,6 +84,11 @@ const FORGERIES: Record<string, (dir: string) => void> = {
     const forged = widened(body);
     writeSnapshotFile(dir, { ...header, body_sha256: sha256(forged) }, forged);
   },
+  'said to be of an older build, whose format is not checked': (dir) => {
+    const { header, body } = readSnapshotFile(dir);
+    const forged = widened(body);
+    writeSnapshotFile(dir, { ...header, version: header.version - 1, body_sha256: sha256(forged) }, forged);
+  },
   'signed again with a key of its own': (dir) => {
     const { header, body } = readSnapshotFile(dir);
     const forged = widened(body);
@@ -134,6 +139,21 @@ describe('a forged snapshot cannot widen a mandate', () => {
     const report = verifyJournal(dir);
     assert.equal(report.ok, false);
     assert.equal(report.snapshot?.ok, false);
+  });
+
+  test('a true snapshot of an older build is not used, and is not wrong: holon verify passes, and the next server folds from the start', async () => {
+    const { dir, truth } = await narrowState();
+    const { header, body } = readSnapshotFile(dir);
+    // What an older build signed: this installation's key, over its own version.
+    const { sig: _sig, ...unsigned } = { ...header, version: header.version - 1 };
+    writeSnapshotFile(dir, { ...unsigned, sig: loadOrCreateSigner(dir).sign(snapshotMessage(unsigned)) }, body);
+    const report = verifyJournal(dir);
+    assert.equal(report.ok, true, JSON.stringify(report.snapshot));
+    assert.match(report.snapshot?.problem ?? '', /older build/);
+    const { journal, warnings } = serve(dir);
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0]!, /older build/);
+    assert.equal(stateText(journal.state), truth);
   });
 
   for (const [how, forge] of Object.entries(FORGERIES)) {

@@ -115,12 +115,14 @@ export function readSnapshot(dir: string, journalFile: string, fields: string): 
   } catch {
     return { ok: false, problem: 'its header is unreadable' };
   }
-  if (!header || typeof header !== 'object' || header.version !== SNAPSHOT_VERSION)
+  if (!header || typeof header !== 'object' || typeof header.version !== 'number' || header.version > SNAPSHOT_VERSION)
     return { ok: false, problem: 'it is not a signed snapshot of this version' };
   const key = installationPublicKey(dir);
   if (!key || header.key !== key) return { ok: false, problem: "it is not signed by this installation's key" };
   const { sig, ...unsigned } = header;
   if (typeof sig !== 'string' || !verifySignature(key, message(unsigned), sig)) return { ok: false, problem: 'its signature is invalid' };
+  // Signed by this installation in an older format: not wrong, only unusable here (folded from the start).
+  if (header.version !== SNAPSHOT_VERSION) return { ok: false, problem: 'it was written by an older build, in its format', stale: true };
   const body = text.slice(nl + 1);
   if (sha256(body) !== header.body_sha256) return { ok: false, problem: 'its body is not the one it signed' };
   if (!journalHasAt(journalFile, header.offset, header.seq, header.hash))
