@@ -376,7 +376,9 @@ export class KeyIndex {
       chunk.rec.splice(i, 0, EARLIEST);
       chunk.last.splice(i, 0, 0);
       chunk.least.splice(i, 0, Infinity);
-      for (const f of ['topId', 'topFrom', 'topTo', 'topBytes', 'topWeight'] as const) (chunk[f] as unknown[]).splice(i, 0, null);
+      // Numbers where numbers go (set just below): an array that ever holds anything else stops keeping them flat.
+      chunk.topId.splice(i, 0, '');
+      for (const f of ['topFrom', 'topTo', 'topBytes', 'topWeight'] as const) chunk[f].splice(i, 0, 0);
     }
     chunk.topId[i] = v.id;
     chunk.topFrom[i] = from;
