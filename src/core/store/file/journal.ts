@@ -76,7 +76,7 @@ interface Located {
   offset: number;
 }
 
-/** How many times a transaction that may be decided again is, when the journal grew under it each time. */
+/** How many times a transaction that may be decided again is tried while the journal keeps growing under it. */
 const HANDED_ON_RERUNS = 5;
 
 /** The journal grew while a transaction was decided (see appendLocked): nothing of it was written. */
