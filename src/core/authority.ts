@@ -230,7 +230,14 @@ const RULES: Record<string, Rule> = {
     return member(account);
   }),
   ...Object.fromEntries(
-    ['settlement.claimed', 'settlement.landed', 'settlement.expired', 'settlement.flagged', 'settlement.refund_expected'].map((t) => [
+    [
+      'settlement.claimed',
+      'settlement.landed',
+      'settlement.expired',
+      'settlement.flagged',
+      'settlement.refund_expected',
+      'settlement.cancel_sent',
+    ].map((t) => [
       t,
       rule<{ settlement: unknown }>((d, x) =>
         onRef(x, 'settlement', d.settlement, (id) => accountOfMandate(x.s.settlements[id]?.mandate) || undefined, member),
@@ -305,6 +312,13 @@ const RULES: Record<string, Rule> = {
       (d.outcome !== 'released' && d.outcome !== 'kept')
     )
       return notDecided('deciding a payment that did not land');
+    return onMandate(a.mandate, approver);
+  }),
+  // A human's release of a payment that did not land: only beside their approval of its card.
+  'settlement.release_asked': rule<{ settlement: unknown; approval: unknown }>((d, x) => {
+    const a = decision(x, d.approval, 'approved');
+    if (!a || a.subject.kind !== 'unlanded_payment' || a.subject.settlement !== d.settlement)
+      return notDecided('releasing a payment that did not land');
     return onMandate(a.mandate, approver);
   }),
   'policy.merged': rule<{ id: unknown; mandate: unknown }>((d, x) => {

@@ -68,3 +68,16 @@ export function callablePatterns(mandate: Mandate): string[] {
 export function capabilityDenial(mandate: Mandate, name: string): Denial | undefined {
   return grantOf(mandate, name) ? undefined : denial('capability_missing', { capability: name });
 }
+
+/**
+ * Why the mandate may not pay `payee` (CAIP-10), or nothing when it may: every signature of the human's
+ * wallet, whichever tool makes it, goes through the `pay` capability and its payees.
+ */
+export function payeeScopeDenial(mandate: Mandate, payee: string): Denial | undefined {
+  const grant = grantOf(mandate, CAP.pay);
+  if (!grant) return denial('capability_missing', { capability: CAP.pay });
+  const payees = listParam(grant, 'payees');
+  if (payees && !payees.includes('*') && !payees.includes(payee))
+    return denial('capability_scope', { capability: CAP.pay, target: payee, allowed: payees });
+  return undefined;
+}

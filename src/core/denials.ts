@@ -125,6 +125,23 @@ export interface DenialParams {
   merchant_unusable: { merchant: string; configured: string; why: 'no_endpoint' | 'endpoint_elsewhere' };
   /** A tool's arguments do not fit its input schema: which fields (their paths), never what was sent in them. */
   invalid_arguments: { fields: string[] };
+  /**
+   * The payment's nonce is fixed by the terms (H), and the chain shows it spent already: a new signature
+   * could never land. `transaction` is where it was spent, where Holon knows it.
+   */
+  terms_paid: { transaction: string | null };
+  /** A payment of the same terms (the same nonce) is signed and may still land: that one is sent again, never a second. */
+  payment_open: { settlement: string; until: string };
+  /**
+   * A payment on another network or token than the chain the human configured (`configured`; null: none is),
+   * where Holon signs nothing: it pays only where it reads the payment back.
+   */
+  other_chain: { network: string; asset: string; configured: { network: string; asset: string } | null };
+  /**
+   * An x402 agent asks to be paid to another address (`payee`; null: not asked yet) than the payee its catalog
+   * entry declares (`declared`; null: it declares none).
+   */
+  payee_undeclared: { agent: string; payee: string | null; declared: string | null };
   /** A tool call that failed with an expected error other than a refusal with its own code, by the error's reason. */
   call_failed: { reason: HolonErrorReason };
 }
@@ -183,6 +200,10 @@ export const DENIAL_CODES = [
   'merchant_unusable',
   'invalid_arguments',
   'call_failed',
+  'terms_paid',
+  'payment_open',
+  'other_chain',
+  'payee_undeclared',
 ] as const satisfies readonly DenialCode[];
 type Missing = Exclude<DenialCode, (typeof DENIAL_CODES)[number]>;
 // A denial code added above but not to the list fails here.

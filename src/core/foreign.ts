@@ -69,6 +69,14 @@ export function asData(party: string, text: string | null | undefined): string |
   return text === null || text === undefined ? null : markForeign('data', party, text);
 }
 
+/**
+ * A transaction another party named (a seller's `PAYMENT-RESPONSE`, a merchant's order): as named when it
+ * has a transaction hash's form (0x and 64 hex digits, which can say nothing else), else marked as data.
+ */
+export function transactionAsNamed(party: string, text: string): string {
+  return /^0x[0-9a-fA-F]{64}$/.test(text) ? text : markForeign('data', party, text);
+}
+
 /** Another agent's output, wrapped so the model reads it as data (seed 000). */
 export function wrapAgentOutput(agent: string, text: string): string {
   return markForeign('agent_output', agent, text);

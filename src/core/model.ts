@@ -94,7 +94,11 @@ export type Endpoint =
   | { type: 'stdio'; command: string; args: string[]; cwd?: string; tool: string }
   | { type: 'http'; url: string; tool: string }
   /** An HTTP resource that may answer 402: the input is POSTed as JSON, and a 402 is paid through the terms pairings. */
-  | { type: 'x402'; url: string };
+  /**
+   * An HTTP resource that answers 402, paid to `payee` (CAIP-10) only: the address the human added it with.
+   * One without a payee is never paid (catalog entries from before payees were declared).
+   */
+  | { type: 'x402'; url: string; payee?: string };
 
 /** A catalog entry. */
 export interface AgentEntry {

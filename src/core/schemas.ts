@@ -72,7 +72,15 @@ export const EndpointSchema = z.discriminatedUnion('type', [
     tool: z.string().min(1),
   }),
   z.object({ type: z.literal('http'), url: z.string().url(), tool: z.string().min(1) }),
-  z.object({ type: z.literal('x402'), url: z.string().url() }),
+  z.object({
+    type: z.literal('x402'),
+    url: z.string().url(),
+    // Who it is paid: the one address (CAIP-10, on an EVM chain) Holon signs its payments to.
+    payee: z
+      .string()
+      .regex(/^eip155:[0-9]{1,12}:0x[0-9a-fA-F]{40}$/, 'must be a CAIP-10 EVM account, eip155:<chain id>:<address>')
+      .optional(),
+  }),
 ]);
 
 export const CatalogSchema = z.object({

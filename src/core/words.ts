@@ -172,6 +172,28 @@ export function denialText(d: Denial): string {
         return `the arguments do not fit the tool's input schema (${d.params.fields.join(', ') || 'the arguments as a whole'})`;
       case 'call_failed':
         return `the call failed: ${CALL_FAILED_WORDS[d.params.reason]}`;
+      case 'terms_paid':
+        return (
+          `these terms were already paid${d.params.transaction ? ` in transaction ${d.params.transaction}` : ''}: their nonce (H) ` +
+          'is spent on the chain, so a new signature could never land; the seller must offer new terms. Nothing was signed or charged'
+        );
+      case 'payment_open':
+        return (
+          `a payment of these terms is signed already and may still land (settlement ${d.params.settlement}, until ` +
+          `${d.params.until}): it is sent again, never a second one. Nothing new was signed or charged`
+        );
+      case 'other_chain':
+        return d.params.configured
+          ? `the payment asked for is in token ${d.params.asset} on ${d.params.network}, and Holon pays only in token ` +
+              `${d.params.configured.asset} on ${d.params.configured.network}, the chain the human configured. Nothing was signed`
+          : `the payment asked for is in token ${d.params.asset} on ${d.params.network}, and no chain is configured: Holon signs ` +
+              'a payment only on a chain it reads it back from (the human sets the chain). Nothing was signed';
+      case 'payee_undeclared':
+        return d.params.declared
+          ? `${d.params.agent} asks to be paid to ${d.params.payee ?? 'another payee'}, not to ${d.params.declared}, the payee its ` +
+              'catalog entry declares. Nothing was signed'
+          : `${d.params.agent}'s catalog entry declares no payee: Holon pays an x402 agent only to the payee the human added it ` +
+              "with (its endpoint's payee). Nothing was signed";
     }
   })();
   return d.agent ? `${d.agent}: ${text}` : text;

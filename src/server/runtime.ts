@@ -8,6 +8,7 @@ import { recoverOrphanedHolds } from '../core/money/spend.ts';
 import type { ChainConfig } from '../core/money/chain.ts';
 import { chainReader } from '../core/money/chain.ts';
 import { watchLandings } from '../core/money/landing.ts';
+import { cancellerOf } from '../core/money/cancel.ts';
 import type { HolonState } from '../core/state.ts';
 import { McpAgentRunner } from './agentClient.ts';
 import type { FetchLike } from './net/publicFetch.ts';
@@ -112,7 +113,9 @@ export function openRuntime(
   // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
   const stopRecovery = recoverOrphanedHolds(store, options.logger);
   // Payments signed here or by a process that died before it could read them back are read on the chain.
-  const stopLandings = watchLandings({ store, clock: options.clock, chain, logger: options.logger, signer }, options.landingPollMs);
+  // A payment a human released is cancelled on the chain by the wallet, where it can pay the gas.
+  const cancel = chain ? cancellerOf(wallet, chain.config) : undefined;
+  const stopLandings = watchLandings({ store, clock: options.clock, chain, logger: options.logger, signer, cancel }, options.landingPollMs);
   // Rows of a team store that were not folded are told to whoever runs the server (never to the agent), each once.
   if (store.refused.length > 0) options.logger.warn(refusalNotice(store.refused, 'holon verify --store'));
   const stopRefusals = store.onRefused((tx) => options.logger.warn(refusalNotice([tx], 'holon verify --store')));

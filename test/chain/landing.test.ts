@@ -25,9 +25,10 @@ import { localChain } from '../../examples/chain/chain.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { manifest } from '../core/fixtures.ts';
-import { connect, demoRuntime, MANDATE, TestClock } from '../helpers.ts';
+import { connect, demoRuntime, MANDATE, TestClock, until } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
-import { chainOf, onChain, settled } from './support.ts';
+import { allowPaying, chainOf, onChain, settled, x402Endpoint } from './support.ts';
+import { settlementWords } from '../../src/core/money/settlement.ts';
 
 const PAYS = 'demo/buyer';
 const wallet = walletFromKey(generatePrivateKey());
@@ -57,6 +58,8 @@ before(async () => {
     budget: { total: '3.00', per_day: null, per_call: null },
     capabilities: [{ name: 'pay', params: { payees: [`${TEST_NETWORK}:${SELLER}`] } }],
   });
+  // The demo mandate hires, and may pay the example seller's address: every signature goes through pay's payees.
+  await allowPaying(runtime.store, clock, MANDATE);
   terms = await connect(runtime, { mandate: PAYS });
   market = await connect(runtime);
 });
@@ -88,7 +91,7 @@ describe('a payment Holon signs is read back from the chain', () => {
     assert.notEqual(r.isError, true, JSON.stringify(r.structuredContent));
     const out = r.structuredContent as { signed: PaymentPayload; settlement: Stl };
     assert.equal(out.settlement.status, 'signed');
-    assert.equal(out.settlement.summary, 'not landed yet');
+    assert.match(out.settlement.summary, /^not landed yet \(it can land until 20\d\d-/);
     assert.deepEqual(out.settlement.amount, { amount: '0.25', currency: 'USDC' });
     // Signed, not sent: nothing moved on the chain, and its money is held, not spent.
     assert.deepEqual(await balances(), before);
@@ -112,10 +115,8 @@ describe('a payment Holon signs is read back from the chain', () => {
 
   test('call_agent: the seller settles, Holon reads its transaction on the chain; get_receipt says landed in block N', async () => {
     const s = await seller('honest', '120000');
-    await addAgent(runtime.store, clock, manifest('sellers/tables', ['extraction.table'], { price: { currency: 'USDC', per_call: '0.12' } }), {
-      type: 'x402',
-      url: `${s.url}/resource`,
-    }, 'test');
+    const tables = manifest('sellers/tables', ['extraction.table'], { price: { currency: 'USDC', per_call: '0.12' } });
+    await addAgent(runtime.store, clock, tables, x402Endpoint(`${s.url}/resource`), 'test');
     const before = await balances();
     const spentBefore = spendOf(MANDATE);
     const call = (await callTool(market, 'call_agent', { agent: 'sellers/tables', input: {} })).structuredContent as {
@@ -153,10 +154,8 @@ describe('a payment Holon signs is read back from the chain', () => {
 
   test('a seller that says "settled" and never settles: flagged, its hold kept, until a human decides; the chain moved nothing', async () => {
     const s = await seller('claims-unpaid', '130000');
-    await addAgent(runtime.store, clock, manifest('sellers/liar', ['extraction.table'], { price: { currency: 'USDC', per_call: '0.13' } }), {
-      type: 'x402',
-      url: `${s.url}/resource`,
-    }, 'test');
+    const liar = manifest('sellers/liar', ['extraction.table'], { price: { currency: 'USDC', per_call: '0.13' } });
+    await addAgent(runtime.store, clock, liar, x402Endpoint(`${s.url}/resource`), 'test');
     const before = await balances();
     const spentBefore = spendOf(MANDATE);
     const call = (await callTool(market, 'call_agent', { agent: 'sellers/liar', input: {} })).structuredContent as { receipt: string };
@@ -179,9 +178,21 @@ describe('a payment Holon signs is read back from the chain', () => {
     await reconcileSettlements({ store: runtime.store, clock, chain: runtime.deps.chain });
     assert.equal(runtime.store.state.settlements[stl.id]?.status, 'flagged');
     assert.equal(spendOf(MANDATE).held, spentBefore.held + 119_600n);
-    // The human releases it: the money goes back to the mandate, nothing counted as spent.
+    // The human releases it. The seller still holds the signed authorization, and this wallet has no gas to
+    // cancel it with: its money stays held while it could land, and goes back once it can no longer.
     await decideApproval(runtime.store, clock, stl.flag.approval, 'approved', 'cli');
-    assert.equal(runtime.store.state.settlements[stl.id]?.status, 'released');
-    assert.deepEqual(spendOf(MANDATE), spentBefore);
+    assert.equal(runtime.store.state.settlements[stl.id]?.status, 'releasing');
+    assert.match(runtime.store.state.settlements[stl.id] ? settlementWords(runtime.store.state.settlements[stl.id] as never) : '', /stays held/);
+    assert.equal(spendOf(MANDATE).held, spentBefore.held + 119_600n);
+    // The chain passes the authorization's validity (the last test here: the chain's clock runs ahead from now on).
+    await chain.client.request({ method: 'evm_increaseTime', params: [3_600] } as never);
+    await chain.client.request({ method: 'evm_mine', params: [] } as never);
+    const released = await until(() => {
+      const r = runtime.store.state.settlements[stl.id];
+      return r?.status === 'released' ? r : undefined;
+    }, 'the release to end once the payment can no longer land');
+    assert.equal(released.never, 'expired');
+    assert.deepEqual(spendOf(MANDATE), spentBefore, 'its money is back, nothing counted as spent');
+    assert.deepEqual(await balances(), before, 'nothing moved on the chain');
   });
 });

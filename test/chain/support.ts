@@ -8,6 +8,22 @@ import type { EventStore } from '../../src/core/store/store.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { until } from '../helpers.ts';
+import type { Clock } from '../../src/core/deps.ts';
+import { patchMandate } from '../../src/core/mandates.ts';
+import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
+
+/** The example seller's payee, as a catalog entry and a mandate name it (CAIP-10). */
+export const SELLER_PAYEE = `${TEST_NETWORK}:${SELLER}`;
+
+/** A catalog endpoint for an x402 agent at `url`, paid to `payee` only (the example seller's, by default). */
+export function x402Endpoint(url: string, payee: string = SELLER_PAYEE): { type: 'x402'; url: string; payee: string } {
+  return { type: 'x402', url, payee };
+}
+
+/** Lets `mandate` pay `payees` (the human's `pay` grant): every signature of the wallet goes through it. */
+export async function allowPaying(store: EventStore<HolonState>, clock: Clock, mandate: string, payees: string[] = [SELLER_PAYEE]): Promise<void> {
+  await patchMandate(store, clock, mandate, { grants: [{ name: 'pay', params: { payees } }] });
+}
 
 /** Holon's settings for a local chain: its node, its token, its facilitator. */
 export function chainOf(chain: LocalChain, facilitator: string | null = chain.facilitator.url): ChainConfig {

@@ -33,7 +33,7 @@ import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Se
 import { manifest } from '../core/fixtures.ts';
 import { connect, demoRuntime, MANDATE, TestClock } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
-import { chainOf, onChain } from './support.ts';
+import { allowPaying, chainOf, onChain, x402Endpoint } from './support.ts';
 
 const key = walletFromKey(generatePrivateKey());
 /** What the wallet signed, by primary type: the real wallet's signatures, counted. */
@@ -65,6 +65,7 @@ before(async () => {
   });
   ({ runtime, clock, cleanup } = world);
   await setFx(runtime.store, 'USDC', 'EUR', '0.92');
+  await allowPaying(runtime.store, clock, MANDATE);
   market = await connect(runtime);
 });
 after(async () => {
@@ -78,11 +79,11 @@ async function listed(id: string, max: string, listed: string, variant: Variant 
   const s = await startSeller(variant, { scheme: 'upto', amount: max, perPage: '50000' });
   sellers.push(s);
   const m = manifest(id, ['extraction.table'], { price: { currency: 'USDC', per_call: listed } });
-  await addAgent(runtime.store, clock, m, { type: 'x402', url: `${s.url}/resource` }, 'test');
+  await addAgent(runtime.store, clock, m, x402Endpoint(`${s.url}/resource`), 'test');
   return s;
 }
 type Money = { amount: string; currency: string };
-type Call = { status: string; receipt: string; cost: Money | null; error: { code: string; charged: boolean } | null };
+type Call = { status: string; receipt: string; cost: Money | null; error: { code: string; charged: boolean } | null; reasons: string[]; denials: { code: string; params: Record<string, unknown> }[] };
 type Stl = {
   id: string;
   status: string;
@@ -165,6 +166,11 @@ describe('call_agent and an agent priced upto', () => {
     const signed = signatures.length;
     const r = await call('sellers/pages', { pages: 1 });
     assert.deepEqual([r.status, r.error?.code, r.error?.charged], ['failed', 'payment_refused', false]);
+    // Said in Holon's words, naming where the terms were paid (Holon's own record of the first payment).
+    const first = Object.values(runtime.store.state.settlements).find((x) => x.status === 'landed' && x.scheme === 'upto');
+    assert.ok(first?.landed);
+    assert.deepEqual(r.denials, [{ code: 'terms_paid', params: { transaction: first.landed.transaction } }]);
+    assert.match(r.reasons[0] ?? '', new RegExp(`^these terms were already paid in transaction ${first.landed.transaction}`));
     assert.equal(signatures.length, signed, 'the wallet signed nothing');
     assert.deepEqual([...(await balances()), await chain.client.getBlockNumber({ cacheTime: 0 })], before);
     assert.deepEqual(spend(), spentBefore);

@@ -27,6 +27,7 @@ import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
+import { chainOf } from './support.ts';
 
 const PAYS = 'demo/buyer';
 const wallet = walletFromKey(generatePrivateKey());
@@ -43,6 +44,7 @@ before(async () => {
     clock: new TestClock(Date.now()),
     fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }),
     wallet,
+    chain: chainOf(chain),
   });
   cleanup = world.cleanup;
   await setFx(world.runtime.store, 'USDC', 'EUR', '0.92');

@@ -67,6 +67,14 @@ const SAMPLES: { [C in keyof DenialParams]: DenialParams[C] } = {
   merchant_unusable: { merchant: 'hardware', configured: 'http://127.0.0.1:8802', why: 'endpoint_elsewhere' },
   invalid_arguments: { fields: ['subject', 'lines.0.price'] },
   call_failed: { reason: 'not_found' },
+  terms_paid: { transaction: `0x${'12'.repeat(32)}` },
+  payment_open: { settlement: 'stl_1', until: '2026-11-29T10:05:00.000Z' },
+  other_chain: {
+    network: 'eip155:8453',
+    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    configured: { network: 'eip155:31337', asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
+  },
+  payee_undeclared: { agent: 'sellers/tables', payee: 'eip155:31337:0x1111111111111111111111111111111111111111', declared: null },
 };
 
 const denialOf = (code: keyof DenialParams): Denial => ({ code, params: SAMPLES[code] }) as Denial;

@@ -68,7 +68,7 @@ const approvalsCmd: Command = {
 };
 
 /** Checks an approval can be decided here, by this installation, before asking the human anything. */
-function decidable(state: HolonState, id: string, decider: Signer): void {
+export function decidable(state: HolonState, id: string, decider: Signer): void {
   const a = state.approvals[id];
   if (!a) throw new HolonError('not_found', `no approval "${id}"`);
   if (!isWaiting(a, clock.now()))
@@ -122,6 +122,9 @@ const approveCmd: Command = {
           budget_override: "Today's limit is raised.",
           proposal: 'The proposal is merged into the personnel file.',
           action: 'The agent sees it approved.',
+          unlanded_payment:
+            'The payment is released: its money goes back once it can no longer land (Holon cancels it on the chain where the ' +
+            'wallet has gas for that; otherwise when its authorization lapses). Should it land before, it is counted as spent.',
         };
         const effect = done[a.kind];
         const waiting = store.state.approvals[id]?.released !== true;

@@ -7,7 +7,13 @@ import type { MoneyJson } from '../../core/amount.ts';
 import * as M from '../../core/amount.ts';
 import { ownerState } from '../../core/store/owner.ts';
 import { holdTree, INTERRUPTED_REASON, releaseAll } from '../../core/money/spend.ts';
+import type { Settlement } from '../../core/money/settlement.ts';
 import { isOpen, settlementWords } from '../../core/money/settlement.ts';
+import { decideApproval } from '../../core/decisions/decide.ts';
+import { approvalMessage } from '../../core/present.ts';
+import { lazySigner } from '../../core/store/keys.ts';
+import type { EventStore } from '../../core/store/store.ts';
+import { decidable } from './approvals.ts';
 import type { HolonState } from '../../core/state.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
@@ -65,18 +71,40 @@ const budgetCmd: Command = {
   },
 };
 
-/** A hold as the human sees it: what it is for, how much, and whether the process that placed it still runs. */
+/** The open settlement whose money a hold carries (a payment signed on a chain), if it carries one. */
+function paymentOf(s: HolonState, hold: string): Settlement | undefined {
+  return Object.values(s.settlements).find((r) => r.hold === hold && isOpen(r));
+}
+
+/**
+ * A hold as the human sees it: what it is for, how much, and what ends it — the process that placed it
+ * (whether it still runs), or, for a payment signed on a chain, the chain (and its settlement).
+ */
 function holdJson(
+  s: HolonState,
   id: string,
   h: HolonState['holds'][string],
-): { hold: string; mandate: string; amount: MoneyJson; payee: string; placed_at: string; owner: string } {
+): {
+  hold: string;
+  mandate: string;
+  amount: MoneyJson;
+  payee: string;
+  placed_at: string;
+  owner: string;
+  settlement: string | null;
+  why: string;
+} {
+  const paying = paymentOf(s, id);
+  const owner = paying ? 'chain' : h.owner ? ownerState(h.owner) : 'unknown';
   return {
     hold: id,
     mandate: h.mandate,
     amount: M.toJson({ units: h.units, currency: h.currency }),
     payee: `${h.payee.kind} ${h.payee.id}`,
     placed_at: h.placed_at,
-    owner: h.owner ? ownerState(h.owner) : 'unknown',
+    owner,
+    settlement: paying?.id ?? null,
+    why: paying ? `payment ${paying.id} on ${paying.network}: ${settlementWords(paying)}` : (HOLD_OWNERS[owner] ?? owner),
   };
 }
 
@@ -101,18 +129,13 @@ const holdsCmd: Command = {
     const [sub, id] = ctx.args;
     if (sub === undefined) {
       return withStore(openExisting(ctx), async (store) => {
-        const rows = Object.entries(store.state.holds).map(([hid, h]) => holdJson(hid, h));
+        const rows = Object.entries(store.state.holds).map(([hid, h]) => holdJson(store.state, hid, h));
         return print(
           ctx,
           rows,
           rows.length === 0
             ? 'Nothing is held.'
-            : rows
-                .map(
-                  (r) =>
-                    `${r.hold}  ${fmt(r.amount)}  ${r.mandate} → ${r.payee}  since ${r.placed_at}  (${HOLD_OWNERS[r.owner] ?? r.owner})`,
-                )
-                .join('\n'),
+            : rows.map((r) => `${r.hold}  ${fmt(r.amount)}  ${r.mandate} → ${r.payee}  since ${r.placed_at}  (${r.why})`).join('\n'),
         );
       });
     }
@@ -122,21 +145,13 @@ const holdsCmd: Command = {
       async (store) => {
         const h = store.state.holds[id];
         if (!h) throw new HolonError('not_found', `no hold "${id}"`);
-        // A payment signed on a chain: the chain says where its money went, and only a human's decision on a
-        // flagged one gives it back (holon approve / reject), never a release from here.
-        const paying = Object.values(store.state.settlements).find((r) => r.hold === id && isOpen(r));
-        if (paying)
-          throw new HolonError(
-            'conflict',
-            `hold ${id} carries payment ${paying.id}, signed on ${paying.network}: ${settlementWords(paying)}. ` +
-              (paying.flag?.approval
-                ? `Decide it with holon approve ${paying.flag.approval} (give it back) or holon reject ` +
-                  `${paying.flag.approval} (keep it spent)`
-                : 'It ends when the chain shows it landed, or that it never can'),
-            { settlement: paying.id },
-          );
+        // A payment signed on a chain: the chain says where its money went. A flagged one (the payee says it
+        // was paid, the chain does not show it) is released by the human's decision on its card, asked here
+        // as `holon approve` asks it; any other ends when the chain shows it landed, or that it never can.
+        const paying = paymentOf(store.state, id);
+        if (paying) return releasePayment(ctx, store, paying);
         if (h.parent) throw new HolonError('conflict', `hold ${id} draws on ${h.parent}: release that one`);
-        const row = holdJson(id, h);
+        const row = holdJson(store.state, id, h);
         if (row.owner === 'running') throw new HolonError('conflict', `the process that placed hold ${id} is still running it`);
         if (
           !(await confirmAtTerminal(
@@ -159,5 +174,32 @@ const holdsCmd: Command = {
     );
   },
 };
+
+/**
+ * Releases a flagged payment's hold: the human approves its card (at this terminal, after seeing it), which
+ * gives the money back once the payment can no longer land. One that is not flagged is not the human's to
+ * release: the chain ends it.
+ */
+async function releasePayment(ctx: Parameters<Command['run']>[0], store: EventStore<HolonState>, paying: Settlement): Promise<number> {
+  const approval = paying.status === 'flagged' ? paying.flag?.approval : null;
+  const a = approval ? store.state.approvals[approval] : undefined;
+  if (!approval || !a || a.status !== 'pending')
+    throw new HolonError(
+      'conflict',
+      `hold ${paying.hold} carries payment ${paying.id}, signed on ${paying.network}: ${settlementWords(paying)}. It ends when the ` +
+        'chain shows it landed, or that it never can',
+      { settlement: paying.id },
+    );
+  const decider = lazySigner(ctx.stateDir);
+  decidable(store.state, approval, decider);
+  process.stdout.write(`${approvalMessage(a)}\n`);
+  if (!(await confirmAtTerminal('Release it? [y/N] ', 'releasing a payment'))) {
+    ctx.out('Not released.');
+    return 1;
+  }
+  await decideApproval(store, clock, approval, 'approved', 'cli', decider);
+  const now = store.state.settlements[paying.id] ?? paying;
+  return print(ctx, { settlement: now.id, status: now.status }, `Released payment ${now.id}: ${settlementWords(now)}.`);
+}
 
 export const commands: Command[] = [receiptsCmd, budgetCmd, holdsCmd];

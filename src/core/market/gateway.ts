@@ -46,7 +46,8 @@ export const CALL_FAILURES = {
   output_too_large: 'the agent answered with more than Holon accepts',
   undeclared_error: 'the agent failed with an error its manifest does not declare',
   payment_refused:
-    'the agent asked to be paid in a way Holon does not sign: terms that do not confirm, an amount above the hold, or no wallet',
+    'the agent asked to be paid in a way Holon does not sign: terms that do not confirm or were paid already, an amount above the ' +
+    'hold, another chain or payee than allowed, or no wallet',
 } as const;
 
 /** The most output (JSON or text, in bytes) a call may return; more is a failure, not charged. */
@@ -69,6 +70,8 @@ export interface AgentRunResult {
    * on a chain, its settlement record (whose own hold, drawn from the call's, carries the payment).
    */
   paid?: { amount: MoneyJson; terms_hash: string; settlement?: string };
+  /** Why Holon refused to pay an agent that answered 402 (`payment_refused`), where it is a refusal of its own. */
+  refusal?: Denial;
 }
 
 /** The most a call may pay an agent that answers 402: the hold, and how to count an amount against it. */
@@ -77,6 +80,8 @@ export interface PayLimit {
   /** The call's mandate and hold (its receipt's id): a payment on a chain holds its own money from it. */
   mandate: string;
   hold: string;
+  /** The agent called, as a refusal names it. */
+  agent: string;
   /** An amount in the mandate's currency, by the human's rates; undefined when there is no rate. */
   convert(amount: Money): Money | undefined;
 }
@@ -628,6 +633,7 @@ export class Gateway {
                 limit: hold,
                 mandate: receipt.mandate,
                 hold: receipt.id,
+                agent: entry.manifest.id,
                 convert: (m: Money) => convertTo(this.state, m, hold.currency),
               },
             }
@@ -673,6 +679,8 @@ export class Gateway {
           duration_ms: duration,
           ended_at: endedAt,
           terms_hash: result.paid?.terms_hash ?? null,
+          // Why Holon refused to pay it, where it was a refusal of its own: said as every refusal is.
+          ...(judged.error?.code === 'payment_refused' && result.refusal ? { denials: [result.refusal] } : {}),
         };
         // The receipt as the journal will read it back, built here: it has left the folded state.
         const open = s.open_receipts[receipt.id] ?? receipt;

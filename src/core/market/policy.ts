@@ -2,7 +2,7 @@
  * What a mandate allows in the market: pure functions of the folded state, shared by search, get_agent
  * and the gateway's decision (through the market index) so that the three can never disagree.
  */
-import { callablePatterns, capabilityMatches } from '../capabilities.ts';
+import { callablePatterns, capabilityMatches, payeeScopeDenial } from '../capabilities.ts';
 import type { Denial } from '../denials.ts';
 import { denial } from '../denials.ts';
 import type { FxFields } from '../money/fx.ts';
@@ -59,7 +59,18 @@ export function staticDenials(s: FxFields, mandate: Mandate, entry: AgentEntry):
   }
   if (!convertTo(s, M.zero(m.price.currency), mandate.currency))
     out.push(denial('no_rate', { from: m.price.currency, to: mandate.currency }));
+  if (entry.endpoint.type === 'x402') out.push(...payeeDenials(mandate, entry.manifest.id, entry.endpoint.payee));
   return out;
+}
+
+/**
+ * Why a mandate may not pay an x402 agent: every signature goes through the `pay` capability and its
+ * payees, so the agent's declared payee must be one of them (and it must declare one).
+ */
+function payeeDenials(mandate: Mandate, agent: string, payee: string | undefined): Denial[] {
+  if (!payee) return [denial('payee_undeclared', { agent, payee: null, declared: null })];
+  const scope = payeeScopeDenial(mandate, payee);
+  return scope ? [scope] : [];
 }
 
 /** True if the agent offers a capability matching `capability` (a name or a pattern). */

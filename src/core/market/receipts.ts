@@ -5,6 +5,7 @@
  * back from the journal on demand, so memory does not grow with the number of calls.
  */
 import type { ApprovalEvents } from '../approvals/slice.ts';
+import type { Denial } from '../denials.ts';
 import { denial } from '../denials.ts';
 import type { MeasuredRecord, Receipt } from '../model.ts';
 import type { Money, MoneyJson } from '../amount.ts';
@@ -47,6 +48,8 @@ export interface ReceiptEvents {
     ended_at?: string;
     /** H, when the agent was paid through the terms pairings. */
     terms_hash?: string | null;
+    /** Why Holon refused to pay the agent, where the call failed on a refusal of its own (absent: none). */
+    denials?: Denial[];
   };
 }
 
@@ -89,6 +92,7 @@ export function applyToReceipt(r: Receipt | undefined, e: ReceiptEvent, time: st
         output_summary: e.data.output_summary,
         ended_at: e.data.ended_at ?? time,
         ...(e.data.terms_hash ? { terms_hash: e.data.terms_hash } : {}),
+        ...(e.data.denials?.length ? { denials: structuredClone(e.data.denials) } : {}),
         duration_ms: e.data.duration_ms,
       };
     case 'approval.decided':

@@ -93,9 +93,10 @@ export interface MinedTransfers {
   transaction: Hash;
   status: 'success' | 'reverted';
   block: bigint;
-  transfers: { from: Address; to: Address; value: bigint }[];
-  /** Authorizations the token marked used in it (EIP-3009 `AuthorizationUsed`). */
-  used: { authorizer: Address; nonce: Hex }[];
+  /** The token's `Transfer`s in it, each with its log's index in the block (what one transfer is known by). */
+  transfers: { from: Address; to: Address; value: bigint; logIndex: number }[];
+  /** Authorizations the token marked used in it (EIP-3009 `AuthorizationUsed`), each with its log's index. */
+  used: { authorizer: Address; nonce: Hex; logIndex: number }[];
   /** Authorizations cancelled in it (`AuthorizationCanceled`). */
   canceled: { authorizer: Address; nonce: Hex }[];
 }
@@ -115,7 +116,11 @@ export interface ChainReader {
   /** What a mined transaction did with the token; undefined when the chain has no such transaction (or not yet). */
   mined(transaction: Hash): Promise<MinedTransfers | undefined>;
   /** The token's transfers from `from` to `to` in blocks from `fromBlock` on, oldest first. */
-  transfers(from: Address, to: Address, fromBlock: bigint): Promise<{ transaction: Hash; block: bigint; value: bigint }[]>;
+  transfers(
+    from: Address,
+    to: Address,
+    fromBlock: bigint,
+  ): Promise<{ transaction: Hash; block: bigint; value: bigint; logIndex: number }[]>;
   /** What `address` holds: the token (smallest units) and the chain's native coin (wei). */
   balances(address: Address): Promise<{ token: bigint; native: bigint }>;
   /** True once `permit2` has spent `owner`'s unordered `nonce` (its nonce bitmap's bit), as of `block` (default the latest). */
@@ -189,8 +194,9 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
         canceled: [],
       };
       for (const l of logs) {
-        if (l.eventName === 'Transfer') out.transfers.push({ from: l.args.from, to: l.args.to, value: l.args.value });
-        else if (l.eventName === 'AuthorizationUsed') out.used.push({ authorizer: l.args.authorizer, nonce: l.args.nonce });
+        if (l.eventName === 'Transfer') out.transfers.push({ from: l.args.from, to: l.args.to, value: l.args.value, logIndex: l.logIndex });
+        else if (l.eventName === 'AuthorizationUsed')
+          out.used.push({ authorizer: l.args.authorizer, nonce: l.args.nonce, logIndex: l.logIndex });
         else if (l.eventName === 'AuthorizationCanceled') out.canceled.push({ authorizer: l.args.authorizer, nonce: l.args.nonce });
       }
       return out;
@@ -204,7 +210,7 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
         fromBlock,
         toBlock: 'latest',
       });
-      return logs.map((l) => ({ transaction: l.transactionHash, block: l.blockNumber, value: l.args.value ?? 0n }));
+      return logs.map((l) => ({ transaction: l.transactionHash, block: l.blockNumber, value: l.args.value ?? 0n, logIndex: l.logIndex }));
     },
     balances: async (address) => {
       const [tokens, native] = await Promise.all([

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { Clock, Logger } from '../deps.ts';
 import { HolonError } from '../errors.ts';
+import { asData } from '../foreign.ts';
 import type { Money } from '../amount.ts';
 import * as M from '../amount.ts';
 import type { EventStore, Signer } from '../store/store.ts';
@@ -172,9 +173,12 @@ export async function payIntentOnChain(deps: ChainPayDeps, id: string, order: { 
       );
     }
     if (read?.status === 'signed') {
+      // The facilitator's reason is its own words: marked as data.
+      const why = answer?.errorReason ? asData('facilitator', answer.errorReason) : 'no reason given';
       throw new HolonError(
         'agent_failed',
-        `the facilitator did not settle the payment (${answer?.errorReason ?? 'no reason given'}), and it is not on ${read.network}; ` +
+        `the facilitator did not settle the payment (${why}), ` +
+          `and it is not on ${read.network}; ` +
           'its money stays held until it lands or its authorization expires. Send the same intent again with the same key later',
         { settlement: read.id },
       );

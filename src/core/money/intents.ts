@@ -24,14 +24,14 @@ import * as M from '../amount.ts';
 import type { ProcessRef } from '../store/owner.ts';
 import { payeeDenial } from './pay.ts';
 import { denialTexts } from '../words.ts';
-import { gateSpend, limitDenials, roomFor, spendEvent, thresholdDenial } from './spend.ts';
+import { countsAsHeld, gateSpend, limitDenials, roomFor, spendEvent, thresholdDenial } from './spend.ts';
 import type { HolonState } from '../state.ts';
 import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import { canonicalHash } from '../util.ts';
 import type { Ed25519Signature, GateVerdict, IntentReceipt, IntentRecord, IntentStatus, JobEvent } from './slice.ts';
 import { intentKey, intentReceipt, moneyEvent } from './slice.ts';
 import type { SettlementView } from './settlement.ts';
-import { isOpen, settlementFor, settlementView } from './settlement.ts';
+import { isOpen, settlementFor, settlementView, settlementWords } from './settlement.ts';
 import type { ChainRail } from './chainPay.ts';
 import { payIntentOnChain } from './chainPay.ts';
 import { auditRange, mayHaveLapsed, newestFirst } from './intentIndex.ts';
@@ -110,7 +110,7 @@ export interface GateDecision {
 export function unconvertibleCurrencies(s: HolonState, m: Mandate): string[] {
   const seen = new Set<string>();
   for (const [ccy, units] of Object.entries(s.drawn[m.id]?.total ?? {})) if (units > 0n) seen.add(ccy);
-  for (const h of Object.values(s.holds)) if (h.mandate === m.id && h.parent === null) seen.add(h.currency);
+  for (const h of Object.values(s.holds)) if (h.mandate === m.id && countsAsHeld(s, h)) seen.add(h.currency);
   return [...seen].filter((c) => c !== m.currency && !convertTo(s, { units: 1n, currency: c }, m.currency)).sort();
 }
 
@@ -598,12 +598,12 @@ async function onChain(deps: PayDeps, id: string, order: TransferOrder): Promise
   const r = s.intents[id] as IntentRecord;
   if (r.status === 'settled' && r.receipt)
     return { intent: intentView(s, r, deps.clock.now()), receipt: structuredClone(r.receipt), replayed: false };
-  if (settlement.status === 'flagged')
-    throw new HolonError(
-      'denied',
-      `intent ${r.idempotency_key}: ${settlement.flag?.detail ?? 'the payment is not on the chain'}; flagged for a human, its money held`,
-      { idempotency_key: r.idempotency_key, settlement: settlement.id },
-    );
+  // Not landed, and it may still: its one authorization stands, and no second is signed while it does.
+  if (settlement.status === 'flagged' || settlement.status === 'releasing')
+    throw new HolonError('denied', `intent ${r.idempotency_key}: ${settlementWords(settlement)}`, {
+      idempotency_key: r.idempotency_key,
+      settlement: settlement.id,
+    });
   throw notSettled(s, r, false, deps.clock.now());
 }
 

@@ -5,8 +5,13 @@
  * process died between signing and settlement is reconciled by the next one. Landed, the hold that
  * carries it settles (a payment intent settles with a receipt naming the transaction); never landing,
  * it is released; claimed by the payee and absent from the chain, it is flagged and kept for a human,
- * whose decision (decisions/effects.ts) releases it or keeps it spent. No tool an agent has reaches any
- * of these: an agent can neither mark a payment landed nor release a flagged hold.
+ * whose decision (decisions/effects.ts) keeps it spent, or releases it — which gives its money back only
+ * once the chain shows it can no longer land (its authorization cancelled, which Holon sends where the
+ * wallet can pay for it, or lapsed). One transfer lands one settlement: the one who records a landing
+ * checks, under the journal's lock, that its transfer landed no other. Before the wallet signs, Holon
+ * refuses (`assertSignable`) a payment on any chain but the configured one, and one whose nonce the terms
+ * fix (H) when the chain shows it spent or another payment of it may still land. No tool an agent has
+ * reaches any of these: an agent can neither mark a payment landed nor release a flagged hold.
  */
 import type { ApprovalsFields } from '../approvals/slice.ts';
 import { approvalGate } from '../approvals/flow.ts';
@@ -20,9 +25,14 @@ import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import type { HolonState } from '../state.ts';
 import type { ChainReader } from './chain.ts';
 import { intentReceipt, moneyEvent } from './slice.ts';
-import type { Authorization, ChainVerdict, FlagReason, Settlement, SettlementFor, SettlementScheme } from './settlement.ts';
-import { awaitsChain, chainVerdict, chargeOf, isOpen, settlementEvent } from './settlement.ts';
+import type { Authorization, ChainVerdict, FlagReason, NeverWhy, Settlement, SettlementFor, SettlementScheme } from './settlement.ts';
+import { awaitsChain, chainVerdict, chargeOf, isOpen, lapsesAt, sameNonce, settlementEvent, transferKey } from './settlement.ts';
+import type { Hash, Hex } from 'viem';
 import { getAddress } from 'viem';
+import { denial } from '../denials.ts';
+import { HolonError } from '../errors.ts';
+import { denialText } from '../words.ts';
+import { approvalEvent } from '../approvals/slice.ts';
 import { endHold, spendEvent } from './spend.ts';
 import { uptoVerdict } from './permit2.ts';
 
@@ -60,17 +70,91 @@ export async function startBlock(reader: ChainReader | undefined): Promise<bigin
   }
 }
 
+/** A refusal before anything is signed, with its one denial. */
+function refusedBeforeSigning(d: ReturnType<typeof denial>): HolonError {
+  return new HolonError('denied', denialText(d), {}, [d]);
+}
+
 /**
- * The event that records a signed payment: `signed` when `reader` reads its chain (its hold then waits for
- * the chain), else `unchecked` (its spend settles as it always did: a signed authorization can be taken).
+ * Refuses, before the wallet signs, a payment on another network or token than the chain the human
+ * configured (or any, where none is): Holon signs only what it reads back from the chain.
+ */
+export function assertOnConfiguredChain(reader: ChainReader | undefined, network: string, asset: string): asserts reader is ChainReader {
+  const configuredChain: ChainReader | undefined = reader;
+  if (reads(reader, network, asset)) return;
+  const configured = configuredChain ? { network: configuredChain.config.network, asset: configuredChain.config.token } : null;
+  // Only what has the form it must have is named: a network id, an address.
+  const shown = (text: string, form: RegExp): string => (form.test(text) ? text : 'one Holon cannot read');
+  throw refusedBeforeSigning(
+    denial('other_chain', {
+      network: shown(network, /^[a-z0-9-]{3,8}:[A-Za-z0-9-]{1,32}$/),
+      asset: shown(asset, /^0x[0-9a-fA-F]{40}$/),
+      configured,
+    }),
+  );
+}
+
+/** A payment about to be signed under a nonce the terms fix (H): who pays, in which scheme's nonces, and to whom. */
+export interface NonceToSign {
+  scheme?: SettlementScheme;
+  /** The payer and the nonce, as its settlement will keep them (32 bytes of hex). */
+  authorization: Pick<Authorization, 'from' | 'nonce'>;
+}
+
+/**
+ * Refuses, before the wallet signs under a nonce the terms fix (H): when the chain shows that nonce spent
+ * already (the terms were paid: a new signature could never land), naming where where Holon knows it; or
+ * when a payment Holon signed under it may still land (`payment_open`: that one is sent again, never a
+ * second). `spent` reads the nonce's state on the chain (the scheme's own: EIP-3009's or Permit2's).
+ */
+export async function assertNonceUnspent(
+  s: HolonState,
+  payment: NonceToSign,
+  spent: () => Promise<boolean>,
+  whereSpent: () => Promise<Hash | undefined>,
+): Promise<void> {
+  const key = { scheme: payment.scheme, authorization: { ...payment.authorization } } as Pick<Settlement, 'scheme' | 'authorization'>;
+  const earlier = sameNonce(s, { id: '', ...key });
+  const open = earlier.find((r) => isOpen(r));
+  if (open) throw refusedBeforeSigning(denial('payment_open', { settlement: open.id, until: lapsesAt(open) }));
+  if (!(await spent())) return;
+  const landed = earlier.find((r) => r.landed)?.landed?.transaction;
+  const transaction = landed ?? (await whereSpent().catch(() => undefined)) ?? null;
+  throw refusedBeforeSigning(denial('terms_paid', { transaction }));
+}
+
+/** The same check for an EIP-3009 (`exact`) payment, read at the token. */
+export function assertExactNonceUnspent(
+  s: HolonState,
+  reader: ChainReader,
+  authorization: Pick<Authorization, 'from' | 'nonce'>,
+): Promise<void> {
+  const from = getAddress(authorization.from);
+  const nonce = authorization.nonce as Hex;
+  return assertNonceUnspent(
+    s,
+    { authorization },
+    () => reader.authorizationSpent(from, nonce),
+    () => reader.spentIn(from, nonce, 0n),
+  );
+}
+
+/** The settlement signed under the same nonce as `payment` that may still land, if one is (the one to send again). */
+export function openUnderNonce(s: HolonState, payment: NonceToSign): Settlement | undefined {
+  return sameNonce(s, { id: '', scheme: payment.scheme, authorization: { ...payment.authorization } } as Settlement).find((r) => isOpen(r));
+}
+
+/**
+ * The event that records a signed payment, `signed`: its hold waits for the chain `reader` reads. Only ever
+ * on that chain (`assertOnConfiguredChain` refused any other before the wallet signed).
  */
 export function signedSettlement(
   draft: SignedDraft,
   reader: ChainReader | undefined,
   fromBlock: bigint | null,
 ): { id: string; checked: boolean; event: NewEvent } {
+  assertOnConfiguredChain(reader, draft.network, draft.token);
   const id = newId('stl');
-  const checked = reads(reader, draft.network, draft.token);
   const event = settlementEvent('settlement.signed', {
     settlement: {
       id,
@@ -84,19 +168,18 @@ export function signedSettlement(
       authorization: { ...draft.authorization },
       amount: M.toJson(draft.amount),
       held: M.toJson(draft.held),
-      status: checked ? 'signed' : 'unchecked',
+      status: 'signed',
       payload: draft.payload,
       from_block: fromBlock === null ? null : fromBlock.toString(),
     },
   });
-  return { id, checked, event };
+  return { id, checked: true, event };
 }
 
 /**
  * Records a payment the wallet signed, in one transaction, before it is sent: its settlement and, for a
  * payment drawn from a call's hold (`parent`), a hold of its own that carries it from then on, whatever
- * becomes of the call. Without a chain to read it on, nothing is held for it apart: the spend settles as
- * it always did. Returns the settlement's id, and whether the chain will be read for it.
+ * becomes of the call. Returns the settlement's id.
  */
 export async function recordSigned(
   deps: Pick<LandingDeps, 'store' | 'chain'>,
@@ -107,7 +190,7 @@ export async function recordSigned(
   return deps.store.transact((s) => {
     const signed = signedSettlement(draft, deps.chain, fromBlock);
     const events: NewEvent[] = [];
-    if (signed.checked && options.parent !== undefined) {
+    if (options.parent !== undefined) {
       const parent = s.holds[options.parent];
       if (!parent || parent.currency !== draft.held.currency || parent.units < draft.held.units)
         throw new Error(`the payment of ${M.toJson(draft.held).amount} is not within what hold ${options.parent} has left`);
@@ -128,9 +211,11 @@ export async function recordSigned(
   });
 }
 
-/** What the chain's answer does, for a settlement still open. */
+/** What the chain's answer, or a human's decision, does to a settlement's money. */
 type Outcome =
-  { kind: 'landed'; transaction: string; block: bigint; value: bigint } | { kind: 'never'; why: string } | { kind: 'released' | 'kept' };
+  | { kind: 'landed'; transaction: string; block: bigint; value: bigint; logIndex: number }
+  | { kind: 'never'; why: NeverWhy }
+  | { kind: 'kept' };
 
 /**
  * What an outcome does to the spend a settlement pays for: its hold settles at what it carries (landed,
@@ -150,7 +235,7 @@ function outcomeEvents(s: HolonState, r: Settlement, o: Outcome, now: number): N
     const intent = s.intents[r.for.id];
     if (intent && intent.status === 'authorized') {
       if (spent) {
-        const reference = o.kind === 'landed' ? o.transaction : (r.claimed?.transaction ?? `unlanded:${r.id}`);
+        const reference = o.kind === 'landed' ? o.transaction : `unlanded:${r.id}`;
         const paid = { id: newId('rcpt'), rail: 'x402' as const, charged, reference, approval: null, settlement: r.id };
         const receipt = intentReceipt(intent, paid, now);
         events.push(moneyEvent('intent.settled', { intent: intent.id, receipt }));
@@ -161,23 +246,53 @@ function outcomeEvents(s: HolonState, r: Settlement, o: Outcome, now: number): N
   return events;
 }
 
-/** The events of a settlement's outcome: its own, and what it does to its spend. Nothing for one already final. */
-function finalEvents(s: HolonState, id: string, o: Outcome, now: number): NewEvent[] {
+/** Closes a flagged settlement's card that no longer asks anything (the chain has answered it). */
+function closeFlag(s: HolonState, r: Settlement): NewEvent[] {
+  const a = r.flag?.approval ? s.approvals[r.flag.approval] : undefined;
+  return a && a.status === 'pending' ? [approvalEvent('approval.used', { id: a.id, by: r.id })] : [];
+}
+
+/**
+ * The events of what the chain showed for a settlement: its own, and what it does to its money. A
+ * landing whose transfer already landed another settlement is no landing of this one: its nonce was
+ * spent by a payment that is not it. Landed, a settlement still held (signed, flagged, released by a
+ * human and still able to land) settles its hold; one a human kept as spent is only recorded. Never
+ * landing, a held one gives its money back; a kept one stays spent. A flagged one's card is closed.
+ */
+function chainEvents(s: HolonState, id: string, verdict: Exclude<ChainVerdict, { kind: 'pending' }>, now: number): NewEvent[] {
   const r = s.settlements[id];
-  if (!r || !isOpen(r)) return [];
-  if (o.kind === 'never' && r.status === 'flagged') return [];
-  const own =
-    o.kind === 'landed'
-      ? settlementEvent('settlement.landed', {
-          settlement: id,
-          transaction: o.transaction,
-          block: o.block.toString(),
-          value: o.value.toString(),
-        })
-      : o.kind === 'never'
-        ? settlementEvent('settlement.expired', { settlement: id, why: o.why })
-        : undefined;
-  return [...(own ? [own] : []), ...outcomeEvents(s, r, o, now)];
+  if (!r || !awaitsChain(r) || r.status === 'landed') return [];
+  let v: Exclude<ChainVerdict, { kind: 'pending' }> = verdict;
+  if (v.kind === 'landed') {
+    const other = s.settlement_by_transfer[transferKey(v.transaction, v.logIndex)];
+    if (other !== undefined && other !== id) v = { kind: 'never', why: 'spent_elsewhere', transaction: v.transaction };
+  }
+  if (v.kind === 'landed') {
+    const landed = settlementEvent('settlement.landed', {
+      settlement: id,
+      transaction: v.transaction,
+      block: v.block.toString(),
+      value: v.value.toString(),
+      log_index: v.logIndex,
+    });
+    const money = r.status === 'kept' ? [] : outcomeEvents(s, r, { ...v, kind: 'landed' }, now);
+    return [landed, ...money, ...closeFlag(s, r)];
+  }
+  // The payee said it was paid, and the chain shows it never can be: on the record, with no question left.
+  const claim =
+    r.status === 'signed' && r.claimed
+      ? [settlementEvent('settlement.flagged', { settlement: id, reason: 'not_on_chain', detail: claimDetail(r), approval: null })]
+      : [];
+  const never = settlementEvent('settlement.expired', { settlement: id, why: v.why });
+  const money = r.status === 'kept' ? [] : outcomeEvents(s, r, { kind: 'never', why: v.why }, now);
+  return [...claim, never, ...money, ...closeFlag(s, r)];
+}
+
+/** Why a payee's claim is flagged, in Holon's own words: never the transaction text the payee sent. */
+function claimDetail(r: Settlement): string {
+  return r.claimed
+    ? `the payee named a transaction that does not show this payment on ${r.network}`
+    : `the payee said it was paid, and ${r.network} does not show the payment`;
 }
 
 /** Flags a settlement to the human, asking them what to do with its hold; an approval already waiting is kept. */
@@ -195,6 +310,7 @@ function flagEvents(s: HolonState, r: Settlement, reason: FlagReason, detail: st
       network: r.network,
       reason: detail,
       claimed_transaction: r.claimed?.transaction ?? null,
+      lapses_at: lapsesAt(r),
     },
     amount: held,
     threshold: null,
@@ -222,6 +338,11 @@ export interface LandingDeps {
   logger?: Logger;
   /** The installation that asks the human, should a settlement be flagged. */
   signer?: Signer;
+  /**
+   * Sends the cancellation of a released settlement's authorization from the wallet (it pays the gas), and
+   * returns its transaction; none: a released payment waits until its authorization lapses.
+   */
+  cancel?: ((r: Settlement) => Promise<Hash>) | undefined;
 }
 
 /** Records the transaction the payee (`by`) says the payment landed in: where Holon looks first, nothing more. */
@@ -262,21 +383,11 @@ async function applyVerdict(deps: LandingDeps, id: string, verdict: ChainVerdict
   await deps.store.transact((s) => {
     const now = deps.clock.now();
     const r = s.settlements[id];
-    if (!r || !isOpen(r)) return { events: [], result: undefined };
-    if (verdict.kind === 'landed')
-      return {
-        events: finalEvents(s, id, { kind: 'landed', transaction: verdict.transaction, block: verdict.block, value: verdict.value }, now),
-        result: undefined,
-      };
-    if (verdict.kind === 'never' && r.status === 'signed' && !r.claimed)
-      return { events: finalEvents(s, id, { kind: 'never', why: verdict.why }, now), result: undefined };
+    if (!r || !awaitsChain(r)) return { events: [], result: undefined };
+    if (verdict.kind !== 'pending') return { events: chainEvents(s, id, verdict, now), result: undefined };
     // The payee said it was paid (now, or before a restart) and the chain does not show it: the human decides.
-    if ((claimed || r.claimed) && (r.status === 'signed' || r.status === 'flagged')) {
-      const detail = r.claimed
-        ? `the payee named transaction ${r.claimed.transaction}, which does not show this payment on ${r.network}`
-        : `the payee said it was paid, and ${r.network} does not show the payment`;
-      return { events: flagEvents(s, r, 'not_on_chain', detail, now, deps.signer), result: undefined };
-    }
+    if ((claimed || r.claimed) && (r.status === 'signed' || r.status === 'flagged'))
+      return { events: flagEvents(s, r, 'not_on_chain', claimDetail(r), now, deps.signer), result: undefined };
     return { events: [], result: undefined };
   });
 }
@@ -362,8 +473,9 @@ async function checkRefund(deps: LandingDeps, reader: ChainReader, id: string): 
 
 /**
  * Reads the chain once for every open settlement on it and records what it shows: what a process does
- * for those whose process died before it could, and for payments an agent sent itself. Returns how
- * many changed.
+ * for those whose process died before it could, and for payments an agent sent itself. A released one
+ * whose authorization is not cancelled yet gets its cancellation sent first, where this process can send
+ * it. Returns how many changed.
  */
 export async function reconcileSettlements(deps: LandingDeps): Promise<number> {
   const reader = deps.chain;
@@ -371,17 +483,53 @@ export async function reconcileSettlements(deps: LandingDeps): Promise<number> {
   let changed = 0;
   for (const id of openOnChain(deps.store.state, reader)) {
     const before = deps.store.state.settlements[id];
-    if (before && !isOpen(before)) {
+    if (!before) continue;
+    if (before.status === 'landed') {
       await checkRefund(deps, reader, id);
       if (deps.store.state.settlements[id]?.refund?.transaction) changed += 1;
       continue;
     }
-    const verdict = await verdictOf(reader, before as Settlement);
+    if (before.status === 'releasing' && !before.cancel) await sendCancel(deps, before);
+    const verdict = await verdictOf(reader, before);
     await applyVerdict(deps, id, verdict, false);
     const after = deps.store.state.settlements[id];
-    if (after?.status !== before?.status || after?.flag?.approval !== before?.flag?.approval) changed += 1;
+    if (after?.status !== before.status || after?.flag?.approval !== before.flag?.approval || after?.never !== before.never) changed += 1;
   }
   return changed;
+}
+
+/**
+ * The releases whose cancellation this process is sending, or could not send: one try per settlement and
+ * process, however often the chain is read (a wallet without gas is said once, not at every block).
+ */
+const cancelling = new Set<string>();
+
+/**
+ * Sends the cancellation of a released settlement's authorization (where this process can: `deps.cancel`)
+ * and records it. One that cannot be sent (no gas, the node refuses it) is said once in the log; the
+ * payment then stays held until its authorization lapses. One that lost the race to the payee's settlement
+ * reverts: the chain then shows the payment landed, and it is counted.
+ */
+async function sendCancel(deps: LandingDeps, r: Settlement): Promise<void> {
+  if (!deps.cancel || cancelling.has(r.id)) return;
+  cancelling.add(r.id);
+  try {
+    const transaction = await deps.cancel(r);
+    cancelling.delete(r.id);
+    await deps.store.transact((s) => {
+      const now = s.settlements[r.id];
+      return {
+        events:
+          now?.status === 'releasing' && !now.cancel ? [settlementEvent('settlement.cancel_sent', { settlement: r.id, transaction })] : [],
+        result: undefined,
+      };
+    });
+  } catch (err) {
+    deps.logger?.warn(
+      `could not cancel payment ${r.id} on ${r.network} (${(err as Error).message.split('\n')[0]}): its money stays held until its ` +
+        `authorization lapses at ${lapsesAt(r)}`,
+    );
+  }
 }
 
 /** How often a process looks at the chain for open settlements: often on the local chain, gently on a public one. */
@@ -407,7 +555,7 @@ export function watchLandings(deps: LandingDeps, everyMs?: number): () => void {
     void (async () => {
       const head = await reader.head();
       // Nothing new on the chain: nothing can have landed (an expiry needs a new block's time too).
-      if (seen !== undefined && head.number === seen && !hasUnflaggedClaim(deps.store.state, reader)) return;
+      if (seen !== undefined && head.number === seen && !waitsForThisProcess(deps, reader)) return;
       seen = head.number;
       await reconcileSettlements(deps);
       warned = false;
@@ -424,27 +572,35 @@ export function watchLandings(deps: LandingDeps, everyMs?: number): () => void {
   return () => clearInterval(timer);
 }
 
-/** True when a payee's claim has not been judged yet (its process died after recording it). */
-function hasUnflaggedClaim(s: HolonState, reader: ChainReader): boolean {
+/**
+ * True when an open settlement needs this process whether or not a block came: a payee's claim not judged
+ * yet (its process died after recording it), or a release whose cancellation this process may still send.
+ */
+function waitsForThisProcess(deps: LandingDeps, reader: ChainReader): boolean {
+  const s = deps.store.state;
   return openOnChain(s, reader).some((id) => {
     const r = s.settlements[id];
-    return r?.status === 'signed' && r.claimed !== null;
+    return (
+      (r?.status === 'signed' && r.claimed !== null) ||
+      (r?.status === 'releasing' && !r.cancel && deps.cancel !== undefined && !cancelling.has(r.id))
+    );
   });
 }
 
 /**
- * What a human's decision on a flagged settlement does, in the decision's own transaction: approved, its
- * hold is released (nothing moved); rejected, it is kept as spent. A settlement that landed or was
- * decided meanwhile is left as it is.
+ * What a human's decision on a flagged settlement does, in the decision's own transaction: rejected, it is
+ * kept as spent; approved, it is released — its money stays held until the chain shows it can no longer
+ * land (Holon cancels its authorization where the wallet can pay for that, or it lapses), and goes back
+ * then; should it land before, it is counted as spent. A settlement the chain decided meanwhile is left as it is.
  */
 export function unlandedDecisionEvents(s: object, a: Approval, decision: 'approved' | 'rejected', now: number): NewEvent[] {
   if (a.subject.kind !== 'unlanded_payment' || !('settlements' in s)) return [];
   const st = s as HolonState;
   const r = st.settlements[a.subject.settlement];
   if (!r || r.status !== 'flagged' || r.flag?.approval !== a.id) return [];
-  const outcome = decision === 'approved' ? 'released' : 'kept';
+  if (decision === 'approved') return [settlementEvent('settlement.release_asked', { settlement: r.id, approval: a.id })];
   return [
-    settlementEvent('settlement.decided', { settlement: r.id, approval: a.id, outcome }),
-    ...outcomeEvents(st, r, { kind: outcome }, now),
+    settlementEvent('settlement.decided', { settlement: r.id, approval: a.id, outcome: 'kept' }),
+    ...outcomeEvents(st, r, { kind: 'kept' }, now),
   ];
 }

@@ -10,7 +10,7 @@ import type { CapabilityGrant, Mandate } from '../model.ts';
 import type { Money, MoneyJson } from '../amount.ts';
 import * as M from '../amount.ts';
 import type { BudgetView } from './spend.ts';
-import { budgetOf } from './spend.ts';
+import { budgetOf, countsAsHeld } from './spend.ts';
 import type { HolonState } from '../state.ts';
 import type { Dict } from '../util.ts';
 import { unconvertibleCurrencies } from './intents.ts';
@@ -82,10 +82,11 @@ export function mandateDrawn(s: HolonState, m: Mandate, now: number): MandateDra
   const budget = budgetOf(s, m, now);
   const today = new Date(now).toISOString().slice(0, 10);
   const drawn = s.drawn[m.id];
-  // Held money is counted in the currency of each hold; a delegated hold draws on its parent's.
+  // Held money is counted in the currency of each hold, as the fold counts it (spend.ts): a delegated hold
+  // draws on its parent's while that one is open, and counts on its own once its parent ended.
   const heldBy: Dict<bigint> = {};
   for (const h of Object.values(s.holds))
-    if (h.mandate === m.id && h.parent === null) heldBy[h.currency] = (heldBy[h.currency] ?? 0n) + h.units;
+    if (h.mandate === m.id && countsAsHeld(s, h)) heldBy[h.currency] = (heldBy[h.currency] ?? 0n) + h.units;
   const unconvertible = unconvertibleCurrencies(s, m);
   const held = sumIn(s, heldBy, cur) ?? { units: 0n, currency: cur };
   const spent = unconvertible.length === 0 ? sumIn(s, drawn?.total, cur) : undefined;

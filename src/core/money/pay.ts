@@ -9,7 +9,7 @@ import type { ApprovalWaiter } from '../approvals/flow.ts';
 import { untilDecided } from '../approvals/flow.ts';
 import type { Approval, ApprovalSubject } from '../approvals/model.ts';
 import { approvalStatus, bindingOf } from '../approvals/model.ts';
-import { CAP, grantOf, listParam } from '../capabilities.ts';
+import { payeeScopeDenial } from '../capabilities.ts';
 import type { Clock } from '../deps.ts';
 import type { Denial } from '../denials.ts';
 import { denial } from '../denials.ts';
@@ -55,12 +55,7 @@ export interface ChainSettle<T> {
 
 /** Why the mandate does not let this payee be paid, or nothing when it does. */
 export function payeeDenial(s: HolonState, mandateId: string, payee: string): Denial | undefined {
-  const grant = grantOf(mandateOf(s, mandateId), CAP.pay);
-  if (!grant) return denial('capability_missing', { capability: CAP.pay });
-  const payees = listParam(grant, 'payees');
-  if (payees && !payees.includes('*') && !payees.includes(payee))
-    return denial('capability_scope', { capability: CAP.pay, target: payee, allowed: payees });
-  return undefined;
+  return payeeScopeDenial(mandateOf(s, mandateId), payee);
 }
 
 function refused(denials: Denial[]): HolonError {
@@ -155,7 +150,7 @@ export async function payWithin<T>(
   }
   const payment = options.chain?.payment(result);
   if (payment && options.chain) {
-    // On a chain Holon reads, the hold waits for the chain; elsewhere the spend settles now, as below.
+    // The hold waits for the chain Holon reads it back from (and only that chain's payments are signed).
     const draft: SignedDraft = {
       ...payment,
       mandate: ask.mandate,
@@ -163,11 +158,15 @@ export async function payWithin<T>(
       hold: spend,
       held: decision.charged,
     };
-    const signed = signedSettlement(draft, options.chain.reader, fromBlock);
-    await store.transact((s) => ({
-      events: [signed.event, ...(signed.checked ? [] : endHold(s, spend, decision.charged, 'signed').events)],
-      result: undefined,
-    }));
+    let signed: ReturnType<typeof signedSettlement>;
+    try {
+      signed = signedSettlement(draft, options.chain.reader, fromBlock);
+    } catch (err) {
+      // Never handed out: nothing is spent for it.
+      await store.transact((s) => ({ events: endHold(s, spend, null, 'not_signed').events, result: undefined }));
+      throw err;
+    }
+    await store.transact(() => ({ events: [signed.event], result: undefined }));
     return { kind: 'paid', result, spend, charged: decision.charged, settlement: signed.id };
   }
   await store.transact((s) => ({ events: endHold(s, spend, decision.charged, 'signed').events, result: undefined }));

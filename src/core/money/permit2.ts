@@ -189,7 +189,8 @@ function proxySettlement(call: {
  * transaction succeeded calling the upto proxy for this owner, nonce and payee, for no more than the
  * maximum, and the token's `Transfer` shows that amount moving; spent as Permit2's nonce bitmap says, and
  * then found among the token's transfers from the wallet to the payee since it was signed; never once a
- * block's time is past the permit's deadline (Permit2 refuses it from then on).
+ * block's time is past the permit's deadline (Permit2 refuses it from then on), and once its nonce was spent
+ * by nothing that settles it by then (the wallet invalidated it, or it was spent before this was signed).
  */
 export async function uptoVerdict(reader: ChainReader, r: Settlement): Promise<ChainVerdict> {
   const owner = getAddress(r.authorization.from);
@@ -202,8 +203,10 @@ export async function uptoVerdict(reader: ChainReader, r: Settlement): Promise<C
     const call = await reader.called(tx);
     const settled = call ? proxySettlement(call) : undefined;
     if (!settled || settled.owner !== owner || settled.nonce !== nonce || settled.to !== payee || settled.amount > most) return undefined;
-    const moved = mined.transfers.some((t) => getAddress(t.from) === owner && getAddress(t.to) === payee && t.value === settled.amount);
-    return moved ? { kind: 'landed', transaction: mined.transaction, block: mined.block, value: settled.amount } : undefined;
+    const moved = mined.transfers.find((t) => getAddress(t.from) === owner && getAddress(t.to) === payee && t.value === settled.amount);
+    return moved
+      ? { kind: 'landed', transaction: mined.transaction, block: mined.block, value: settled.amount, logIndex: moved.logIndex }
+      : undefined;
   };
   return readVerdict(reader, r, {
     landedIn,
@@ -213,6 +216,9 @@ export async function uptoVerdict(reader: ChainReader, r: Settlement): Promise<C
         const found = await landedIn(t.transaction);
         if (found) return found;
       }
+      // Holon's own invalidation of the nonce (a human released it), mined, and no settlement of it before: never.
+      const cancel = r.cancel ? await reader.mined(r.cancel.transaction as Hash) : undefined;
+      if (cancel?.status === 'success') return { kind: 'never', why: 'cancelled', transaction: cancel.transaction };
       // Spent, and no settlement of it to be read (yet): the logs may not be served yet.
       return undefined;
     },

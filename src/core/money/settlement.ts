@@ -4,21 +4,25 @@
  * signed payment itself (to resend exactly that one, never a second), the hold that carries its money,
  * the transaction the seller or merchant said it landed in, and what Holon's own reading of the chain
  * found: landed in block N, or not. The chain decides: a payment is `landed` only when Holon read the
- * token's `Transfer` and `AuthorizationUsed` for it, and `expired` only when the chain proves it can never
- * land (its nonce unspent after its validity ended). One the payee claims and the chain does not show is
- * `flagged`, its hold kept until a human decides (approvals/kinds/unlandedPayment.ts).
+ * token's `Transfer` and `AuthorizationUsed` for it in a block after the one it was signed at, and one
+ * transfer (a transaction and the log's index) lands one settlement, ever; it is `expired` only when the
+ * chain proves it can never land (its validity ended with its nonce unspent, or its nonce was spent by
+ * something that is not this payment). One the payee claims and the chain does not show is `flagged`, its
+ * hold kept until a human decides (approvals/kinds/unlandedPayment.ts); one the human released is
+ * `releasing` — still held, still read — until it can no longer land.
  *
  * This file is the record, its events and its fold, and the one reading of the chain a record is judged
  * by (`chainVerdict`); what each outcome does to the spend it pays for is landing.ts.
  */
 import type { Address, Hash, Hex } from 'viem';
-import { getAddress } from 'viem';
+import { decodeFunctionData, getAddress, parseAbi } from 'viem';
 import type { MoneyJson } from '../amount.ts';
 import { formatUnits, parseUnits } from '../amount.ts';
 import type { Slice } from '../slice.ts';
 import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';
 import { dict, toDict } from '../util.ts';
+import { transactionAsNamed } from '../foreign.ts';
 import type { ChainReader, MinedTransfers } from './chain.ts';
 
 /** An EIP-3009 authorization as signed (uint256 members as decimal strings, the nonce as 0x hex). */
@@ -53,13 +57,23 @@ export type SettlementFor =
 
 /**
  * Where a settlement stands. `signed`: waiting for the chain (its money held). `landed`: the chain shows
- * it. `expired`: it never landed and no longer can (its money went back). `flagged`: the payee says it
- * was paid and the chain does not show it (its money held for a human). `released` and `kept`: a human
- * decided a flagged one (money back, or counted as spent). `unchecked`: no chain is configured to read
- * it on, so it counts as spent from the moment it was signed, as a signed authorization can be taken.
+ * it. `expired`: it never landed and no longer can (its money went back; `why` says how the chain showed
+ * it). `flagged`: the payee says it was paid and the chain does not show it (its money held for a human).
+ * `releasing`: a human released a flagged one, and it may still land (its authorization is neither
+ * cancelled on the chain nor past its validity): its money stays held, and it is read until it lands
+ * (then counted as spent) or never can (`released`, its money back). `kept`: a human kept a flagged one as
+ * spent. `unchecked`: only in journals from before Holon signed only on a chain it reads.
  */
-export const SETTLEMENT_STATUSES = ['signed', 'landed', 'expired', 'flagged', 'released', 'kept', 'unchecked'] as const;
+export const SETTLEMENT_STATUSES = ['signed', 'landed', 'expired', 'flagged', 'releasing', 'released', 'kept', 'unchecked'] as const;
 export type SettlementStatus = (typeof SETTLEMENT_STATUSES)[number];
+
+/**
+ * How the chain shows a payment can never land. `expired`: its validity ended with its nonce unspent.
+ * `cancelled`: its authorization was cancelled on the chain. `spent_before`: its nonce was spent before it
+ * was signed (by an earlier payment of the same terms). `spent_elsewhere`: its nonce was spent by a
+ * transaction that is not this payment, or whose transfer already landed another settlement.
+ */
+export type NeverWhy = 'expired' | 'cancelled' | 'spent_before' | 'spent_elsewhere';
 
 /** Why a settlement is flagged to the human. */
 export type FlagReason =
@@ -107,10 +121,17 @@ export interface Settlement {
   /**
    * Holon's own reading of the chain, and the value (the token's smallest units) it read moving from the
    * payer to the payee: an `upto` payment's may be less than authorized (absent in records from before:
-   * the authorization's value).
+   * the authorization's value). `log_index` is the `Transfer` log's index in its block (absent in records
+   * from before): with the transaction, what the one transfer that landed it is known by.
    */
-  landed: { transaction: string; block: string; value?: string } | null;
+  landed: { transaction: string; block: string; value?: string; log_index?: number } | null;
   flag: { reason: FlagReason; detail: string; approval: string | null } | null;
+  /** How the chain showed it can never land, once it did (absent until then, and in records from before). */
+  never?: NeverWhy;
+  /** The human's release of a flagged payment (its approval, when): it is `releasing` until it can no longer land. */
+  release?: { approval: string; at: string };
+  /** The cancellation of its authorization Holon sent on the chain, once a human released it. */
+  cancel?: { transaction: string; at: string };
   /**
    * For a channel's deposit: what its closing gives back to the payer (from the escrow it was paid to),
    * looked for on the chain from `from_block`, and, once Holon read it there, where — and what the mandate
@@ -133,6 +154,20 @@ export interface SettlementFields {
   settlements: Dict<Settlement>;
   /** What a spend's settlement is, by `kind:id` of what it pays for (the newest). */
   settlement_of: Dict<string>;
+  /** The settlement each transfer landed (`transferKey`): one transfer lands one settlement, ever. */
+  settlement_by_transfer: Dict<string>;
+  /** The settlements signed under each nonce of each payer (`nonceKey`), oldest first. */
+  settlements_by_nonce: Dict<string[]>;
+}
+
+/** What one transfer is known by: its transaction and its log's index (`?` for a record from before log indices). */
+export function transferKey(transaction: string, logIndex: number | undefined): string {
+  return `${transaction.toLowerCase()}:${logIndex ?? '?'}`;
+}
+
+/** What a payer's nonce is known by, in its scheme's own nonce space (EIP-3009's, or Permit2's). */
+export function nonceKey(r: Pick<Settlement, 'scheme' | 'authorization'>): string {
+  return `${r.scheme ?? 'exact'}:${r.authorization.from.toLowerCase()}:${r.authorization.nonce.toLowerCase()}`;
 }
 
 /** The settlements' events. */
@@ -141,13 +176,23 @@ export interface SettlementEvents {
   'settlement.signed': { settlement: Omit<Settlement, 'claimed' | 'landed' | 'flag' | 'signed_at' | 'updated_at'> };
   /** The payee (its seller, merchant or facilitator) named the transaction it says the payment landed in. */
   'settlement.claimed': { settlement: string; transaction: string; by: string };
-  /** Holon read the payment on the chain. */
-  'settlement.landed': { settlement: string; transaction: string; block: string; value?: string };
-  /** The chain shows it can never land: its nonce was not spent before its validity ended (or was cancelled). */
+  /** Holon read the payment on the chain: the transaction, its block, the value moved, the `Transfer` log's index. */
+  'settlement.landed': { settlement: string; transaction: string; block: string; value?: string; log_index?: number };
+  /** The chain shows it can never land (`why`: a `NeverWhy`; older journals say only `expired` or `cancelled`). */
   'settlement.expired': { settlement: string; why: string };
+  /**
+   * A human released a flagged settlement (approving its card): its money stays held until the chain shows
+   * it can no longer land, and goes back then. Written only beside that decision.
+   */
+  'settlement.release_asked': { settlement: string; approval: string };
+  /** Holon sent a cancellation of a released settlement's authorization, in `transaction`. */
+  'settlement.cancel_sent': { settlement: string; transaction: string };
   /** It is flagged to the human; `approval` asks them what to do with its hold, where one is held. */
   'settlement.flagged': { settlement: string; reason: FlagReason; detail: string; approval: string | null };
-  /** A human decided a flagged settlement: its money goes back (`released`), or stays spent (`kept`). */
+  /**
+   * A human decided a flagged settlement: it stays spent (`kept`), or — in journals from before a release
+   * waited for the chain — its money went back at once (`released`).
+   */
   'settlement.decided': { settlement: string; approval: string; outcome: 'released' | 'kept' };
   /** A channel was closed: `value` of its deposit is to come back from the escrow, looked for from `from_block`. */
   'settlement.refund_expected': { settlement: string; value: string; from: string; from_block: string };
@@ -170,7 +215,7 @@ export const settlementEvent = eventsOf<SettlementEvents>();
 /** The statuses after which nothing more happens to a settlement's money. */
 export const FINAL: ReadonlySet<SettlementStatus> = new Set<SettlementStatus>(['landed', 'expired', 'released', 'kept', 'unchecked']);
 
-/** True while the chain may still change what a settlement is (signed, or flagged and undecided). */
+/** True while a settlement's money is held for it: signed, flagged and undecided, or released by a human and still able to land. */
 export function isOpen(r: Pick<Settlement, 'status'>): boolean {
   return !FINAL.has(r.status);
 }
@@ -194,7 +239,7 @@ function touch(s: SettlementFields, id: string, at: string, change: (r: Settleme
 }
 
 export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
-  initial: () => ({ settlements: dict(), settlement_of: dict() }),
+  initial: () => ({ settlements: dict(), settlement_of: dict(), settlement_by_transfer: dict(), settlements_by_nonce: dict() }),
   on: {
     'settlement.signed': (s, d, e) => {
       const r: Settlement = {
@@ -207,6 +252,7 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
       };
       s.settlements[r.id] = r;
       s.settlement_of[settlementKey(r.for)] = r.id;
+      (s.settlements_by_nonce[nonceKey(r)] ??= []).push(r.id);
     },
     'settlement.claimed': (s, d, e) =>
       touch(s, d.settlement, e.time, (r) => {
@@ -215,12 +261,32 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
     'settlement.landed': (s, d, e) =>
       touch(s, d.settlement, e.time, (r) => {
         r.status = 'landed';
-        r.landed = { transaction: d.transaction, block: d.block, ...(d.value !== undefined ? { value: d.value } : {}) };
+        r.landed = {
+          transaction: d.transaction,
+          block: d.block,
+          ...(d.value !== undefined ? { value: d.value } : {}),
+          ...(d.log_index !== undefined ? { log_index: d.log_index } : {}),
+        };
+        // The first settlement a transfer lands keeps it (the writer never lands a second: landing.ts).
+        s.settlement_by_transfer[transferKey(d.transaction, d.log_index)] ??= r.id;
       }),
     'settlement.expired': (s, d, e) =>
       touch(s, d.settlement, e.time, (r) => {
-        // A flagged one waits for the human, whatever the chain says.
-        if (r.status === 'signed') r.status = 'expired';
+        if (r.status === 'signed' || r.status === 'flagged') r.status = 'expired';
+        else if (r.status === 'releasing') r.status = 'released';
+        // A kept one stays spent as the human decided; the chain has only said it will never land.
+        else if (r.status !== 'kept') return;
+        r.never = d.why as NeverWhy;
+      }),
+    'settlement.release_asked': (s, d, e) =>
+      touch(s, d.settlement, e.time, (r) => {
+        if (r.status !== 'flagged') return;
+        r.status = 'releasing';
+        r.release = { approval: d.approval, at: e.time };
+      }),
+    'settlement.cancel_sent': (s, d, e) =>
+      touch(s, d.settlement, e.time, (r) => {
+        r.cancel ??= { transaction: d.transaction, at: e.time };
       }),
     'settlement.flagged': (s, d, e) =>
       touch(s, d.settlement, e.time, (r) => {
@@ -244,24 +310,55 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
   revive: (s) => {
     s.settlements = toDict(s.settlements);
     s.settlement_of = toDict(s.settlement_of);
+    s.settlement_by_transfer = toDict(s.settlement_by_transfer);
+    s.settlements_by_nonce = toDict(s.settlements_by_nonce);
   },
 };
 
+/** The other settlements signed under the same nonce of the same payer as `r` (an earlier payment of the same terms). */
+export function sameNonce(s: SettlementFields, r: Pick<Settlement, 'id' | 'scheme' | 'authorization'>): Settlement[] {
+  const out: Settlement[] = [];
+  for (const id of s.settlements_by_nonce[nonceKey(r)] ?? []) {
+    const other = s.settlements[id];
+    if (other && other.id !== r.id) out.push(other);
+  }
+  return out;
+}
+
 /** What the chain says of one settlement now. */
 export type ChainVerdict =
-  /** It landed: the transaction, its block, and the value the token moved from the payer to the payee in it. */
-  | { kind: 'landed'; transaction: Hash; block: bigint; value: bigint }
+  /**
+   * It landed: the transaction, its block, the value the token moved from the payer to the payee in it, and
+   * the `Transfer` log's index (what the one transfer is known by).
+   */
+  | { kind: 'landed'; transaction: Hash; block: bigint; value: bigint; logIndex: number }
   /** Not on the chain yet, and it still may be (its validity has not ended). */
   | { kind: 'pending' }
-  /** It never can be: the validity ended with the nonce unspent, or the authorization was cancelled. */
-  | { kind: 'never'; why: 'expired' | 'cancelled' };
+  /** It never can be (`why`), and, where the chain showed one, the transaction that spent its nonce. */
+  | { kind: 'never'; why: NeverWhy; transaction?: Hash };
 
-/** The payment a mined transaction shows for an authorization, when it shows it: the nonce spent, and its Transfer. */
-function shows(m: MinedTransfers, a: { from: Address; to: Address; nonce: Hex; value: bigint }): boolean {
-  if (m.status !== 'success') return false;
-  const used = m.used.some((u) => getAddress(u.authorizer) === a.from && u.nonce.toLowerCase() === a.nonce.toLowerCase());
-  const moved = m.transfers.some((t) => getAddress(t.from) === a.from && getAddress(t.to) === a.to && t.value === a.value);
-  return used && moved;
+/** EIP-3009's two ways to move a signed authorization: what an `exact` payment's transaction is read as. */
+const TRANSFER_WITH_AUTHORIZATION_ABI = /* @__PURE__ */ parseAbi([
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, ' +
+    'uint8 v, bytes32 r, bytes32 s)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, ' +
+    'bytes signature)',
+]);
+
+/**
+ * The `Transfer` a mined transaction shows for an authorization, when it shows it: the token's
+ * `AuthorizationUsed` for this payer and nonce, and the first `Transfer` after it from the payer to the
+ * payee of the amount (the token emits them in that order), so that a transaction settling two payments
+ * of one amount pairs each with its own.
+ */
+function shows(m: MinedTransfers, a: { from: Address; to: Address; nonce: Hex; value: bigint }): number | undefined {
+  if (m.status !== 'success') return undefined;
+  const used = m.used.find((u) => getAddress(u.authorizer) === a.from && u.nonce.toLowerCase() === a.nonce.toLowerCase());
+  if (!used) return undefined;
+  const moved = m.transfers
+    .filter((t) => t.logIndex > used.logIndex && getAddress(t.from) === a.from && getAddress(t.to) === a.to && t.value === a.value)
+    .sort((x, y) => x.logIndex - y.logIndex)[0];
+  return moved?.logIndex;
 }
 
 /**
@@ -278,27 +375,47 @@ export interface LandingRules {
 
 /**
  * Holon's own reading of the chain for a settlement, as its scheme's rules read it: the transaction the
- * payee named, when it shows the payment; else, once the nonce is spent, the transaction that spent it,
- * found on the chain itself; else, whether the payment still can land. Nothing the payee said is taken
- * for more than where to look first.
+ * payee named, when it shows the payment in a block after the one it was signed at; else, once the nonce is
+ * spent, where — never this payment when it was spent already at the block it was signed at (an earlier
+ * payment of the same terms), or by a transaction that does not show it; else, whether it still can land.
+ * Nothing the payee said is taken for more than where to look first. Whether the transfer it shows already
+ * landed another settlement is for the one who records it (landing.ts), under the journal's lock.
  */
-export async function readVerdict(reader: ChainReader, r: Settlement, rules: LandingRules): Promise<ChainVerdict> {
+export async function readVerdict(
+  reader: ChainReader,
+  r: Pick<Settlement, 'claimed' | 'from_block'>,
+  rules: LandingRules,
+): Promise<ChainVerdict> {
+  const signedAt = r.from_block === null ? null : BigInt(r.from_block);
+  // Mined at or before the block that was the chain's head when it was signed: not this payment.
+  const after = (v: ChainVerdict): ChainVerdict =>
+    v.kind === 'landed' && signedAt !== null && v.block <= signedAt
+      ? { kind: 'never', why: 'spent_before', transaction: v.transaction }
+      : v;
   if (r.claimed && /^0x[0-9a-fA-F]{64}$/.test(r.claimed.transaction)) {
     const claimed = await rules.landedIn(r.claimed.transaction as Hash);
-    if (claimed) return claimed;
+    if (claimed?.kind === 'landed' && after(claimed).kind === 'landed') return claimed;
   }
   // The head first, then the nonce as of that block: a payment landing between the two reads can never
   // be taken for one that expired.
   const head = await reader.head();
-  if (await rules.spent(head.number)) return (await rules.whereSpent()) ?? { kind: 'pending' };
+  if (await rules.spent(head.number)) {
+    // Spent already in the block that was the head when it was signed: spent before it was.
+    if (signedAt !== null && (signedAt >= head.number || (await rules.spent(signedAt)))) return { kind: 'never', why: 'spent_before' };
+    const where = await rules.whereSpent();
+    if (where) return after(where);
+    // Spent, and nowhere to be read since it was signed: not this payment, once it could no longer land anyway.
+    return rules.expired(head.timestamp) ? { kind: 'never', why: 'spent_elsewhere' } : { kind: 'pending' };
+  }
   return rules.expired(head.timestamp) ? { kind: 'never', why: 'expired' } : { kind: 'pending' };
 }
 
 /**
  * An EIP-3009 (`exact`) settlement on the chain: landed where a transaction shows its status, the token's
- * `AuthorizationUsed` with this payer and nonce, and its `Transfer` from the payer to the payee of the
- * amount; spent as the token's authorization state says; never once cancelled, or once a block's time
- * reaches `validBefore` (the token refuses it from then on).
+ * `AuthorizationUsed` with this payer and nonce, its `Transfer` from the payer to the payee of the amount
+ * and — where the transaction calls `transferWithAuthorization` itself — this authorization's own
+ * validity; spent as the token's authorization state says; never once cancelled, once its nonce was
+ * spent by something else, or once a block's time reaches `validBefore` (the token refuses it from then on).
  */
 export async function chainVerdict(reader: ChainReader, r: Settlement): Promise<ChainVerdict> {
   const a = {
@@ -309,7 +426,12 @@ export async function chainVerdict(reader: ChainReader, r: Settlement): Promise<
   };
   const landedIn = async (tx: Hash): Promise<ChainVerdict | undefined> => {
     const mined = await reader.mined(tx);
-    return mined && shows(mined, a) ? { kind: 'landed', transaction: mined.transaction, block: mined.block, value: a.value } : undefined;
+    const logIndex = mined ? shows(mined, a) : undefined;
+    if (!mined || logIndex === undefined) return undefined;
+    // Two authorizations of one nonce (the same terms signed twice) show the same Transfer: the call tells
+    // which of them the transaction carried, where it is the token's own.
+    if (!(await carries(reader, tx, r.authorization))) return { kind: 'never', why: 'spent_elsewhere', transaction: mined.transaction };
+    return { kind: 'landed', transaction: mined.transaction, block: mined.block, value: a.value, logIndex };
   };
   return readVerdict(reader, r, {
     landedIn,
@@ -319,13 +441,31 @@ export async function chainVerdict(reader: ChainReader, r: Settlement): Promise<
       if (!tx) return undefined;
       const found = await landedIn(tx);
       if (found) return found;
-      // Spent without this payment's Transfer: the authorization was cancelled (or the logs are not served yet).
       const mined = await reader.mined(tx);
-      const cancelled = mined?.canceled.some((c) => getAddress(c.authorizer) === a.from && c.nonce.toLowerCase() === a.nonce.toLowerCase());
-      return cancelled ? { kind: 'never', why: 'cancelled' } : undefined;
+      // Not served yet: read again later.
+      if (!mined) return undefined;
+      const cancelled = mined.canceled.some((c) => getAddress(c.authorizer) === a.from && c.nonce.toLowerCase() === a.nonce.toLowerCase());
+      return { kind: 'never', why: cancelled ? 'cancelled' : 'spent_elsewhere', transaction: mined.transaction };
     },
     expired: (blockTime) => blockTime >= BigInt(r.authorization.validBefore),
   });
+}
+
+/**
+ * False when transaction `tx` calls the token's `transferWithAuthorization` with another validity than
+ * `a`'s (so it carries another authorization of the same nonce); true when it carries `a`, or calls
+ * something else (a facilitator's contract, a batch), where the logs alone are read.
+ */
+async function carries(reader: ChainReader, tx: Hash, a: Authorization): Promise<boolean> {
+  const call = await reader.called(tx);
+  if (!call?.to || getAddress(call.to) !== reader.config.token) return true;
+  try {
+    const d = decodeFunctionData({ abi: TRANSFER_WITH_AUTHORIZATION_ABI, data: call.input });
+    const [, , , validAfter, validBefore] = d.args as readonly [Address, Address, bigint, bigint, bigint, Hex, ...unknown[]];
+    return validAfter === BigInt(a.validAfter) && validBefore === BigInt(a.validBefore);
+  } catch {
+    return true;
+  }
 }
 
 /** `share` of `total` in the units of `units`, exactly or rounded up (never in the mandate's favour). */
@@ -358,40 +498,72 @@ export function paidOf(r: Pick<Settlement, 'landed' | 'authorization' | 'amount'
   return { amount: formatUnits(shareOf(parseUnits(r.amount.amount), value, max)), currency: r.amount.currency };
 }
 
-/** How a settlement reads for a human and an agent: `landed in block N`, or what else it is. */
+/** How the chain showed a payment can never land, in words. */
+const NEVER_WORDS: Record<NeverWhy, string> = {
+  expired: 'its authorization lapsed before it was sent',
+  cancelled: 'its authorization was cancelled on the chain',
+  spent_before: 'its nonce was spent before it was signed: these terms were paid already',
+  spent_elsewhere: 'its nonce was spent by a transaction that is not this payment',
+};
+
+/** When an authorization can no longer be settled: its `validBefore` (seconds) as a UTC time. */
+export function lapsesAt(r: Pick<Settlement, 'authorization'>): string {
+  const seconds = Number(r.authorization.validBefore);
+  return Number.isSafeInteger(seconds) && seconds * 1000 <= 8.64e15 ? new Date(seconds * 1000).toISOString() : r.authorization.validBefore;
+}
+
+/** How a settlement reads for a human and an agent: `landed in block N`, or what else it is. Holon's own words only. */
 export function settlementWords(
-  r: Pick<Settlement, 'status' | 'landed' | 'flag' | 'network' | 'refund' | 'scheme' | 'amount' | 'authorization'>,
+  r: Pick<
+    Settlement,
+    'status' | 'landed' | 'flag' | 'network' | 'refund' | 'scheme' | 'amount' | 'authorization' | 'never' | 'release' | 'cancel'
+  >,
 ): string {
   const upto = r.scheme === 'upto' ? `authorized up to ${r.amount.amount} ${r.amount.currency}, ` : '';
   switch (r.status) {
     case 'landed': {
       const flag = r.flag ? `; flagged: ${r.flag.detail}` : '';
+      const released = r.release ? '; it landed after a human released it, so it is counted as spent' : '';
       const refund = !r.refund
         ? ''
         : r.refund.block
           ? `; its refund landed in block ${r.refund.block}`
           : '; its refund is not on the chain yet';
       const paid = upto ? `${upto}paid ${paidOf(r).amount} ${r.amount.currency}, ` : '';
-      return `${paid}landed in block ${r.landed?.block ?? '?'} (${r.network})${flag}${refund}`;
+      return `${paid}landed in block ${r.landed?.block ?? '?'} (${r.network})${flag}${released}${refund}`;
     }
     case 'signed':
-      return `${upto}not landed yet`;
+      return `${upto}not landed yet (it can land until ${lapsesAt(r)})`;
     case 'expired':
-      return 'not landed: it never can now (nothing moved)';
+      return `not landed: it never can now (${r.never ? NEVER_WORDS[r.never] : 'its authorization lapsed'}); nothing moved`;
     case 'flagged':
       return `not landed: flagged (${r.flag?.detail ?? 'the payee says it was paid'}), its money held for you`;
+    case 'releasing':
+      return (
+        `not landed: released by a human; its money stays held until it can no longer land — ` +
+        (r.cancel ? 'its cancellation was sent to the chain, ' : '') +
+        `its authorization lapses at ${lapsesAt(r)}; if it lands before then, it is counted as spent`
+      );
     case 'released':
-      return 'not landed: released by a human (nothing counted)';
+      return (
+        `not landed: released by a human, and it can no longer land (${r.never ? NEVER_WORDS[r.never] : 'nothing moved'}); ` +
+        'nothing counted'
+      );
     case 'kept':
       return 'not landed: kept as spent by a human';
     case 'unchecked':
-      return 'not checked: no chain is configured to read it on';
+      return 'not checked: no chain was configured to read it on';
   }
 }
 
-/** True while a settlement waits for the chain: its payment, or a refund of it (a channel's closing). */
+/**
+ * True while a settlement waits for the chain: its payment (one a human kept as spent too, until the chain
+ * shows whether it lands after all), or a refund of it (a channel's closing).
+ */
 export function awaitsChain(r: Settlement): boolean {
-  return isOpen(r) || (r.status === 'landed' && !!r.refund && r.refund.transaction === null);
+  return (
+    isOpen(r) || (r.status === 'kept' && r.never === undefined) || (r.status === 'landed' && !!r.refund && r.refund.transaction === null)
+  );
 }
 
 /** A settlement as receipts show it: what an agent and a human read (never the signed payment itself). */
@@ -408,11 +580,19 @@ export interface SettlementView {
   authorized: MoneyJson | null;
   transaction: string | null;
   block: string | null;
-  /** The transaction the payee named, where it named one. */
+  /**
+   * The transaction the payee named, where it named one: as named when it has a transaction's form (0x and
+   * 64 hex digits), else marked as data (the payee's words, never Holon's).
+   */
   claimed_transaction: string | null;
   flag: { reason: FlagReason; detail: string; approval: string | null } | null;
   /** A channel's refund at its closing: what comes back, and where Holon read it (null until it did). */
   refund: { amount: MoneyJson; transaction: string | null; block: string | null; credited: MoneyJson | null } | null;
+}
+
+/** The transaction a payee named, as anyone is shown it: as named when it has a transaction's form, else marked as its data. */
+export function claimedTransaction(r: Pick<Settlement, 'claimed'>): string | null {
+  return r.claimed ? transactionAsNamed(r.claimed.by, r.claimed.transaction) : null;
 }
 
 /** The view of a settlement. */
@@ -427,7 +607,7 @@ export function settlementView(r: Settlement): SettlementView {
     authorized: r.scheme === 'upto' ? { ...r.amount } : null,
     transaction: r.landed?.transaction ?? null,
     block: r.landed?.block ?? null,
-    claimed_transaction: r.claimed?.transaction ?? null,
+    claimed_transaction: claimedTransaction(r),
     flag: r.flag ? { ...r.flag } : null,
     refund: r.refund
       ? {

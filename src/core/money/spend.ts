@@ -202,6 +202,16 @@ export const spendSlice: Slice<SpendFields, SpendEvents> = {
   },
 };
 
+/**
+ * True when a hold counts in its mandate's held money on its own: a root hold, or a delegated one whose
+ * parent has ended (a call's payment on a chain outlives the call: its money stays held until the chain
+ * says where it went). One whose parent is open is part of its parent's hold. The fold's running totals
+ * count exactly these (`hold.placed`, `hold.settled`).
+ */
+export function countsAsHeld(s: SpendFields, h: Pick<Hold, 'parent'>): boolean {
+  return h.parent === null || s.holds[h.parent] === undefined;
+}
+
 /** Adds funds to an account. */
 export async function fund(store: EventStore<SpendFields>, account: string, amount: string, currency = 'EUR'): Promise<Money> {
   accountId(account);

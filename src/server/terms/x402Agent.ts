@@ -28,10 +28,23 @@ import type { HolonState } from '../../core/state.ts';
 import { knownAsset } from '../../core/money/assets.ts';
 import type { UptoAuthorization } from '../../core/money/permit2.ts';
 import { uptoSettlementAuthorization } from '../../core/money/permit2.ts';
-import { confirmedChoice, EXACT, paidByWallet, readAdvertised } from './x402Exact.ts';
-import { choosePayment, paidUpto, UPTO } from './x402Upto.ts';
+import { confirmedChoice, EXACT, exactOptions, paidByWallet, readAdvertised } from './x402Exact.ts';
+import { choosePayment, paidUpto, UPTO, uptoOptions } from './x402Upto.ts';
+import { assertExactNonceUnspent, assertOnConfiguredChain } from '../../core/money/landing.ts';
+import type { Denial } from '../../core/denials.ts';
+import { denial } from '../../core/denials.ts';
+import type { Endpoint } from '../../core/model.ts';
+import { getAddress } from 'viem';
 
 const failed = (errorCode: string): AgentRunResult => ({ isError: true, structured: null, text: '', units: 0, errorCode });
+
+/** The refusals a call's receipt says in words: Holon's own, of values it checked the form of. */
+const OWN_REFUSALS: ReadonlySet<Denial['code']> = new Set<Denial['code']>([
+  'other_chain',
+  'terms_paid',
+  'payment_open',
+  'payee_undeclared',
+]);
 
 /** An amount in a token's smallest units as Money (rounded up past Holon's six decimals). */
 export function fromAtomic(amount: string, decimals: number, currency: string): Money {
@@ -104,8 +117,8 @@ export class X402AgentRunner implements AgentRunner {
     }
     let paid: AgentRunResult['paid'];
     if (res.status === 402) {
-      const payment = await this.pay(res, request.pay);
-      if (!payment) return failed('payment_refused');
+      const payment = await this.pay(res, request.pay, endpoint);
+      if (!('paid' in payment)) return { ...failed('payment_refused'), ...(payment.refusal ? { refusal: payment.refusal } : {}) };
       paid = payment.paid;
       try {
         res = await post({ 'payment-signature': payment.header });
@@ -127,43 +140,58 @@ export class X402AgentRunner implements AgentRunner {
     return { isError: false, structured, text, units: 0, ...(paid ? { paid } : {}) };
   }
 
-  /** The payment for a 402, or nothing when Holon will not sign it. */
+  /**
+   * The payment for a 402, or why Holon will not sign it (`refusal`, where the refusal is one of its own
+   * words: another chain, another payee, terms paid already; otherwise only logged).
+   */
   private async pay(
     res: Response,
     limit: Parameters<AgentRunner['run']>[0]['pay'],
-  ): Promise<{ header: string; paid: NonNullable<AgentRunResult['paid']> } | undefined> {
+    endpoint: Extract<Endpoint, { type: 'x402' }>,
+  ): Promise<{ header: string; paid: NonNullable<AgentRunResult['paid']> } | { refusal?: Denial }> {
     const wallet = this.deps.wallet;
     const header = res.headers.get('payment-required');
-    if (!wallet || !limit || !header) return undefined;
+    const store = this.deps.store;
+    if (!wallet || !limit || !header || !store) return {};
     try {
       const document = decodePaymentRequiredHeader(header);
       const { accepts, ...read } = readAdvertised(document);
-      // `exact`, or `upto` (its worst case authorized, the real cost settled: x402Upto.ts), whichever authorizes less.
-      const option = choosePayment(accepts, this.deps.chain);
-      const asset = option && knownAsset(option.network, option.asset);
-      if (!option || !asset) return undefined;
+      // `exact`, or `upto` (its worst case authorized, the real cost settled: x402Upto.ts), whichever authorizes less,
+      // on the chain the human configured only.
+      const chain = this.deps.chain;
+      const option = choosePayment(accepts, chain);
+      if (!option) {
+        const elsewhere = [...exactOptions(accepts), ...uptoOptions(accepts)][0];
+        if (elsewhere) assertOnConfiguredChain(chain, elsewhere.network, elsewhere.asset);
+        return {};
+      }
+      assertOnConfiguredChain(chain, option.network, option.asset);
+      const asset = knownAsset(option.network, option.asset);
+      if (!asset) return {};
+      // Only to the payee the human added the agent with.
+      const payTo = `${option.network}:${getAddress(option.payTo)}`;
+      if (!endpoint.payee || endpoint.payee.toLowerCase() !== payTo.toLowerCase())
+        return { refusal: denial('payee_undeclared', { agent: limit.agent, payee: payTo, declared: endpoint.payee ?? null }) };
       const amount = fromAtomic(option.amount, asset.decimals, asset.currency);
       const counted = limit.convert(amount);
       // Never more than the call holds: for `upto`, its worst case.
-      if (!counted || counted.currency !== limit.limit.currency || M.compare(counted, limit.limit) > 0) return undefined;
+      if (!counted || counted.currency !== limit.limit.currency || M.compare(counted, limit.limit) > 0) return {};
       const upto = option.scheme === 'upto';
-      // `upto` is chosen only on the chain Holon reads (its cost is what the chain shows): never signed as `exact`.
-      const chain = this.deps.chain;
-      if (upto && !chain) return undefined;
       const { unsigned, served } = await confirmedChoice(
         { fetch: this.deps.fetch, now: this.deps.now },
         { ...read, options: [option] },
         `${option.network}:${wallet.address}`,
         upto ? UPTO : EXACT,
       );
-      const signed =
-        upto && chain
-          ? await paidUpto(
-              { wallet, chain },
-              { option, resource: unsigned.resource, deadline: unsigned.validBefore, extensions: read.required.extensions },
-              served,
-            )
-          : await paidByWallet({ ...unsigned, pairing: EXACT }, served, (r) => wallet.signTypedData(r as unknown as TypedRequest));
+      // The nonce is H: terms paid already, or whose payment may still land, are never signed again.
+      if (!upto) await assertExactNonceUnspent(store.state, chain, { from: wallet.address, nonce: served });
+      const signed = upto
+        ? await paidUpto(
+            { wallet, chain, state: store.state },
+            { option, resource: unsigned.resource, deadline: unsigned.validBefore, extensions: read.required.extensions },
+            served,
+          )
+        : await paidByWallet({ ...unsigned, pairing: EXACT }, served, (r) => wallet.signTypedData(r as unknown as TypedRequest));
       const settlement = await this.record(limit, signed, amount, counted);
       return {
         header: encodePaymentSignatureHeader(signed),
@@ -171,7 +199,8 @@ export class X402AgentRunner implements AgentRunner {
       };
     } catch (err) {
       this.deps.logger.warn(`an agent's 402 was not paid: ${HolonError.is(err) ? err.message : String(err)}`);
-      return undefined;
+      const refusal = HolonError.is(err) ? err.denials[0] : undefined;
+      return refusal && OWN_REFUSALS.has(refusal.code) ? { refusal } : {};
     }
   }
 
@@ -179,7 +208,7 @@ export class X402AgentRunner implements AgentRunner {
   private async record(limit: NonNullable<Parameters<AgentRunner['run']>[0]['pay']>, signed: PaymentPayload, amount: Money, held: Money) {
     const store = this.deps.store;
     const payment = chainPaymentOf(signed, amount);
-    if (!store || !payment) return undefined;
+    if (!store || !payment) throw new Error('a payment signed for an agent could not be recorded');
     const draft = { ...payment, mandate: limit.mandate, for: { kind: 'call' as const, id: limit.hold }, hold: newId('pay'), held };
     return (await recordSigned({ store, chain: this.deps.chain }, draft, { parent: limit.hold })).id;
   }

@@ -11,8 +11,9 @@ import { getAddress, isAddress } from 'viem';
 import { denial } from '../../core/denials.ts';
 import { knownAsset } from '../../core/money/assets.ts';
 import type { ChainReader } from '../../core/money/chain.ts';
-import { reads } from '../../core/money/landing.ts';
-import { PERMIT2, permitRequest, uptoAuthorization, uptoRequest } from '../../core/money/permit2.ts';
+import { assertNonceUnspent, reads } from '../../core/money/landing.ts';
+import type { HolonState } from '../../core/state.ts';
+import { PERMIT2, permitRequest, uptoAuthorization, uptoRequest, uptoSettlementAuthorization } from '../../core/money/permit2.ts';
 import type { Wallet } from '../../core/wallet.ts';
 import { evmOptions, exactOptions, refuse } from './x402Exact.ts';
 
@@ -28,14 +29,14 @@ export function uptoOptions(accepts: unknown[]): PaymentRequirements[] {
 }
 
 /**
- * The offer `call_agent` pays, of an agent's `exact` and `upto` offers in tokens Holon counts (an `upto`
- * one only on the chain Holon reads: its cost is what Holon reads there, never the seller's word): the
- * one whose signature authorizes the least, `exact` on a tie — a fixed price no higher than the worst
- * case is never worse, and is known before anything is signed.
+ * The offer `call_agent` pays, of an agent's `exact` and `upto` offers on the chain and in the token the
+ * human configured (Holon signs only what it reads back there: an `upto` payment's cost is what the chain
+ * shows, never the seller's word): the one whose signature authorizes the least, `exact` on a tie — a
+ * fixed price no higher than the worst case is never worse, and is known before anything is signed.
  */
 export function choosePayment(accepts: unknown[], chain: ChainReader | undefined): PaymentRequirements | undefined {
-  const candidates = [...exactOptions(accepts), ...uptoOptions(accepts).filter((o) => reads(chain, o.network, o.asset))].filter((o) =>
-    knownAsset(o.network, o.asset),
+  const candidates = [...exactOptions(accepts), ...uptoOptions(accepts)].filter(
+    (o) => reads(chain, o.network, o.asset) && knownAsset(o.network, o.asset),
   );
   let best: PaymentRequirements | undefined;
   for (const o of candidates) if (!best || BigInt(o.amount) < BigInt(best.amount)) best = o;
@@ -45,10 +46,11 @@ export function choosePayment(accepts: unknown[], chain: ChainReader | undefined
 /**
  * The `upto` payment for `option`, of at most its amount, bound to H (`h`) and valid until `deadline`,
  * signed by the wallet. Refused, before anything is signed: when H's Permit2 nonce is spent already (the
- * payment could never land), or when Permit2 may not move the amount and the seller takes no EIP-2612 permit.
+ * terms were paid: the payment could never land), or an `upto` payment of these terms may still land,
+ * or when Permit2 may not move the amount and the seller takes no EIP-2612 permit.
  */
 export async function paidUpto(
-  deps: { wallet: Wallet; chain: ChainReader },
+  deps: { wallet: Wallet; chain: ChainReader; state: HolonState },
   chosen: {
     option: PaymentRequirements;
     resource: PaymentRequired['resource'];
@@ -70,8 +72,13 @@ export async function paidUpto(
     deadline: chosen.deadline,
     h,
   });
-  if (await chain.permit2NonceUsed(PERMIT2, wallet.address, BigInt(authorization.nonce)))
-    throw refuse(denial('offer_unreadable', { read: 'x402/upto-nonce-h-spent' }));
+  await assertNonceUnspent(
+    deps.state,
+    { scheme: 'upto', authorization: uptoSettlementAuthorization(authorization) },
+    () => chain.permit2NonceUsed(PERMIT2, wallet.address, BigInt(authorization.nonce)),
+    // Permit2 says nothing of where a nonce was spent: only Holon's own record of it can name the transaction.
+    async () => undefined,
+  );
   // Permit2 moves the token only as far as the wallet allowed it; what it may not, an EIP-2612 permit allows.
   const sponsoring = chosen.extensions?.[EIP2612_SPONSORING] as { info?: Record<string, unknown> } | undefined;
   const needsPermit = (await chain.allowance(wallet.address, PERMIT2)) < BigInt(o.amount);

@@ -36,7 +36,16 @@ import {
 import { fromAtomic as atomicToMoney } from '../terms/x402Agent.ts';
 import { chainPaymentOf } from '../terms/x402Agent.ts';
 import { settlementView } from '../../core/money/settlement.ts';
-import { channelSettlement, expectRefund } from '../../core/money/landing.ts';
+import {
+  assertExactNonceUnspent,
+  assertOnConfiguredChain,
+  channelSettlement,
+  expectRefund,
+  openUnderNonce,
+  reads,
+} from '../../core/money/landing.ts';
+import type { Settlement } from '../../core/money/settlement.ts';
+import * as M from '../../core/amount.ts';
 import { SettlementSchema } from './settlementSchema.ts';
 import {
   CHANNEL,
@@ -286,11 +295,20 @@ const atrTransact = defineTool({
   handler: async (args, ctx) => {
     const wallet = walletOf(ctx);
     const deps = netOf(ctx);
-    // The option paid is one in a token Holon can count; the payer is the wallet on its chain.
+    const chain = ctx.deps.chain;
+    // The option paid is one on the chain and in the token the human configured (Holon reads back every
+    // payment it signs); the payer is the wallet on that chain.
     const read = args.pairing === CHANNEL ? undefined : readDocument(args.document);
-    const option = (read ?? readChannelDocument(args.document)).options.find((o) => knownAsset(o.network, o.asset));
-    if (!option) throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
+    const options = (read ?? readChannelDocument(args.document)).options;
+    const option = options.find((o) => reads(chain, o.network, o.asset) && knownAsset(o.network, o.asset));
+    if (!option || !chain) {
+      const first = options[0];
+      if (first) assertOnConfiguredChain(chain, first.network, first.asset);
+      throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
+    }
     const asset = knownAsset(option.network, option.asset) as KnownAsset;
+    // A payment whose nonce is H: never signed again once the terms were paid, nor beside one that may still land.
+    const unspent = (h: string): Promise<void> => assertExactNonceUnspent(ctx.deps.store.state, chain, { from: wallet.address, nonce: h });
     const account = `${option.network}:${wallet.address}`;
     const ask = (amount: string, h: string, resource: { url: string; description?: string | undefined }): PaymentAsk => ({
       mandate: ctx.mandate,
@@ -302,6 +320,8 @@ const atrTransact = defineTool({
     if (args.pairing === CHANNEL) {
       // A channel's deposit is the payment the mandate allows: vouchers never go above it.
       const c = await confirmChannel(deps, args.document, account);
+      assertOnConfiguredChain(chain, c.chosen.option.network, c.chosen.option.asset);
+      await unspent(c.atrHash);
       const deposit = ask(c.chosen.option.extra.channel.deposit, c.atrHash, c.chosen.resource);
       const opened = await signRecorded(
         ctx,
@@ -323,6 +343,7 @@ const atrTransact = defineTool({
         const approve = approveFrom(c.chosen.agreement, status.required, c.atrHash, option.network);
         return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), approve });
       } else receipt = await agreeWithin(ctx, wallet, c.chosen, c.atr, args.approved, asset);
+      assertOnConfiguredChain(chain, c.chosen.option.network, c.chosen.option.asset);
       // The resource's payment: an ordinary exact payment, with its own nonce.
       const resource = { ...c.chosen, pairing: EXACT } as const;
       const price = ask(c.chosen.option.amount, c.atrHash, c.chosen.resource);
@@ -335,12 +356,23 @@ const atrTransact = defineTool({
         ...settlementOut(ctx, paid.settlement),
       });
     }
-    const c = await confirmRead(deps, read ?? readDocument(args.document), account);
+    const exact = read ?? readDocument(args.document);
+    const c = await confirmRead(deps, { ...exact, options: exact.options.filter((o) => o === option) }, account);
     const price = ask(c.unsigned.option.amount, c.atrHash, c.unsigned.resource);
+    // The same terms asked again (an answer that was lost): the payment signed for them, while it may still land.
+    const again = openUnderNonce(ctx.deps.store.state, { authorization: { from: wallet.address, nonce: c.atrHash } });
+    if (again && again.mandate === ctx.mandate && again.status === 'signed' && samePayment(again, price))
+      return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: again.payload, ...settlementOut(ctx, again.id) });
+    await unspent(c.atrHash);
     const paid = await signRecorded(ctx, price, () => paidByWallet(c.unsigned, c.atrHash, signer(wallet)));
     return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: paid.result, ...settlementOut(ctx, paid.settlement) });
   },
 });
+
+/** True when settlement `r` pays exactly what `ask` asks: the same payee, the same amount. */
+function samePayment(r: Settlement, ask: PaymentAsk): boolean {
+  return r.payee.toLowerCase() === ask.payee.toLowerCase() && M.compare(M.fromJson(r.amount), ask.amount) === 0;
+}
 
 /** The wallet signing an exact payment's request (its members as the pairing built them). */
 function signer(wallet: Wallet): (request: SignRequest) => Promise<`0x${string}`> {
@@ -367,6 +399,9 @@ async function agreeWithin(
   const amount = fromAtomic(option.amount, knownAsset(option.network, option.asset) ?? asset);
   const purpose = `the agreement to the terms at ${chosen.agreement}`;
   const ask = { mandate: ctx.mandate, payee: `${option.network}:${option.payTo}`, amount, termsHash: h, purpose };
+  // The agreement payment's nonce is H: on the configured chain only, and never once the chain shows it spent.
+  assertOnConfiguredChain(ctx.deps.chain, option.network, option.asset);
+  await assertExactNonceUnspent(ctx.deps.store.state, ctx.deps.chain, { from: wallet.address, nonce: h });
   const signed = (await signRecorded(ctx, ask, () => paidByWallet(payment, h, signer(wallet)))).result;
   const moved = { signed, atr: atrOut(atr), atrHash: h };
   // Signed but cancelled before it left: it is not sent (the hold it settled stays spent: the signature existed).

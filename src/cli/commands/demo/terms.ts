@@ -177,7 +177,8 @@ function pagesAgent(url: string): { manifest: unknown; endpoint: unknown } {
       delegated_calls: [],
       examples: [],
     },
-    endpoint: { type: 'x402', url },
+    // Paid only to this address, which the buyer's mandate allows (pay's payees).
+    endpoint: { type: 'x402', url, payee: EXAMPLE_PAYEE },
   };
 }
 
