@@ -3,18 +3,49 @@
  * MCP client) can use; it replaces its own earlier state and refuses to touch anyone else's.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { demoCatalog, priceLine } from '../../examples/merchants/shop.ts';
 import * as M from '../../src/core/amount.ts';
-import { approveAtTerminal, ensureBuilt, HANG_MS, holonIn, ledgerBytes, json, mcpSession, readEvents, seededState, structured, openLedger, tempDir } from './cliHarness.ts';
+import type { Ap2Evidence } from '../../src/core/commerce/ap2.ts';
+import { approveAtTerminal, ensureBuilt, HANG_MS, holonIn, ledgerBytes, json, mcpSession, readEvents, seededState, structured, openLedger, tempDir, until } from './cliHarness.ts';
 
 before(ensureBuilt);
 
 type Tree = { receipt: string; agent: string; status: string; approval: string | null; children: Tree[] };
 type MoneyJson = { amount: string; currency: string };
 type IntentRow = { intent: string; idempotency_key: string; status: string; payee: string; amount: MoneyJson; pending: { approval: string } | null; receipt: { rail: string; charged: MoneyJson; approval: string | null } | null };
+
+/** A command the demo printed, started as the human would start it; what it printed once ready (JSON), and how to stop it. */
+async function started<T>(command: string[]): Promise<{ ready: T; stop: () => Promise<void> }> {
+  // A pipe on its standard input, as a terminal would hold it open: the examples end when it closes.
+  const child = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+    await exited;
+  };
+  try {
+    const ready = await until(() => {
+      if (child.exitCode !== null) throw new Error(`${command.join(' ')} stopped: ${err}`);
+      try {
+        return JSON.parse(out) as T;
+      } catch {
+        return undefined;
+      }
+    }, `${command.join(' ')} to print that it is ready`);
+    return { ready, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
 
 /** What an account has received (funded, and credited by settled intents), read from the state folder. */
 async function received(state: string, account: string, currency: string): Promise<bigint | undefined> {
@@ -85,7 +116,7 @@ describe('holon demo', { concurrency: true }, () => {
       // The office: three colleagues with the office toolset, and what they did through their servers.
       assert.match(out, /── 8\. The office/);
       assert.match(out, /^ {3}Not permitted: needs capability office\.read — use approval_request$/m);
-      const mandates = JSON.parse((await holonIn(state, ['mandate', 'list', '--json'])).stdout) as { id: string; toolsets: string[]; grantee: { slug: string }; capabilities: { name: string; params?: unknown }[] }[];
+      const mandates = JSON.parse((await holonIn(state, ['mandate', 'list', '--json'])).stdout) as { id: string; currency: string; toolsets: string[]; grantee: { slug: string }; capabilities: { name: string; params?: unknown }[] }[];
       for (const slug of ['lead', 'ada', 'bob']) {
         const m = mandates.find((x) => x.id === `demo/${slug}`);
         assert.deepEqual([m?.grantee.slug, m?.toolsets], [slug, ['office']], slug);
@@ -117,9 +148,13 @@ describe('holon demo', { concurrency: true }, () => {
       }
 
       // 9. The shopper: the four seed-003 toolsets, a journal payment to the studio's account, a parked
-      // one, a purchase at the merchant's price and a memory — read back from the state, not the output.
+      // one, a purchase at each merchant's price (at the UCP business with AP2, paid on the chain) and a
+      // memory — read back from the state, not the output. Its mandate is in USD, the AP2 business's
+      // currency; the studio and the stationery shop are paid in EUR at the human's rate (1 USD = 0.92 EUR).
       const shopper = mandates.find((x) => x.id === 'demo/shopper');
+      assert.equal(shopper?.currency, 'USD');
       assert.deepEqual(shopper?.toolsets, ['money', 'commerce', 'memory', 'records']);
+      assert.match(out, /Merchants will see this \(its AP2 open mandate, signed with your key \S+\): stationery, hardware; up to 1\.50 USD a purchase; no expiry/);
       assert.deepEqual(shopper?.capabilities, [
         { name: 'pay', params: { payees: ['acct:studio'] } },
         { name: 'commerce.buy', params: { merchants: ['stationery', 'hardware'] } },
@@ -132,7 +167,7 @@ describe('holon demo', { concurrency: true }, () => {
         ],
       );
       const sketches = shopperIntents[1];
-      assert.deepEqual([sketches?.receipt?.rail, sketches?.receipt?.charged, sketches?.receipt?.approval], ['journal', { amount: '0.40', currency: 'EUR' }, null]);
+      assert.deepEqual([sketches?.receipt?.rail, sketches?.receipt?.charged, sketches?.receipt?.approval], ['journal', { amount: '0.434783', currency: 'USD' }, null], '0.40 EUR at 0.92 EUR a USD, rounded against the payer');
       const shopperEvents = await readEvents(state);
       assert.deepEqual(
         shopperEvents.filter((e) => e.type === 'intent.submitted' && e.data['mandate'] === 'demo/shopper').map((e) => e.data['idempotency_key']),
@@ -150,13 +185,81 @@ describe('holon demo', { concurrency: true }, () => {
       const ink = demoCatalog('stationery').find((p) => p.id === 'ink-refill');
       assert.ok(ink);
       const price = { amount: M.formatUnits(BigInt(priceLine('li_1', ink, 2, 2000).total) * 10_000n), currency: 'EUR' };
+      // The UCP business's own price: 2 sticker packs with its 8 % sales tax, in USD — what the mandate paid, unconverted.
+      const sticker = demoCatalog('hardware').find((p) => p.id === 'sticker-pack');
+      assert.ok(sticker);
+      const stickers = { amount: M.formatUnits(BigInt(priceLine('li_1', sticker, 2, 800).total) * 10_000n), currency: 'USD' };
       assert.deepEqual(
         purchases.map((p) => [p.mandate, p.merchant, p.order.lines.map((l) => [l.product, l.quantity]), p.order.total, p.charged]),
-        [['demo/shopper', 'stationery', [['ink-refill', 2]], price, price]],
+        [
+          // 1.08 EUR at 0.92 EUR a USD, rounded against the payer.
+          ['demo/shopper', 'stationery', [['ink-refill', 2]], price, { amount: '1.173914', currency: 'USD' }],
+          ['demo/shopper', 'hardware', [['sticker-pack', 2]], stickers, stickers],
+        ],
       );
+      // At the UCP business the human's key signed the purchase's mandates under the open mandate it signed when the
+      // mandate was made (its cap in USD, the business's currency), and the wallet paid the x402 payment on the chain.
+      assert.match(out, /consent holds: mandate ✓ → checkout ✓ → payment ✓ → transaction ✓/);
+      const ledger = await openLedger(state);
+      try {
+        const bought = ledger.state.purchases['demo/shopper#stickers-1'];
+        const evidence = bought?.ap2 as Ap2Evidence | null | undefined;
+        assert.deepEqual(evidence?.open.terms, { merchants: ['stationery', 'hardware'], cap: { amount: 150, currency: 'USD' }, expires_at: null });
+        assert.deepEqual(evidence?.payment_mandate.payment_amount, { amount: 108, currency: 'USD' });
+        assert.equal(evidence?.payment_mandate.payment_instrument.type, 'org.x402.exact');
+        const paid = Object.values(ledger.state.settlements).find((x) => x?.for.kind === 'purchase' && x.for.id === bought?.id);
+        assert.deepEqual([paid?.status, paid?.amount], ['landed', { amount: '1.08', currency: 'USDC' }]);
+      } finally {
+        ledger.close();
+      }
       const memory = await json<{ records: { key: string; content: string }[] }>(state, ['memory', 'demo/shopper']);
       assert.deepEqual(memory.records.map((r) => r.key), ['suppliers/stationery']);
       assert.ok(memory.records[0]?.content.includes(purchases[0]?.order.id ?? '?'), memory.records[0]?.content);
+      // The commands the demo prints for the shopper, followed as a human would: the merchants with --ap2 on this
+      // state, `holon mcp` with the flag they print, then the printed buy. The business completes it only once its
+      // own verifier (examples/merchants/ap2Verify.ts) has accepted the mandates against what this state publishes.
+      const printed = /Money: node '([^']+)' --ap2 '([^']+)' starts the merchants/.exec(out);
+      assert.ok(printed?.[1] && printed[2] === state, 'the demo prints how to start the merchants with AP2 on its state');
+      assert.ok(out.includes(`holon mcp --mandate demo/shopper --state '${state}' FLAG\n`), 'the demo prints the shopper\'s server');
+      const buyArgs = JSON.parse(/buys with AP2 end to end: buy (\{.*\})$/m.exec(out)?.[1] ?? 'null') as Record<string, unknown> | null;
+      assert.equal(buyArgs?.['merchant'], 'hardware');
+      type Bought = { total: MoneyJson; charged: MoneyJson; settlement: unknown; consent: { holds: boolean; steps: { link: string; ok: boolean | null }[] } | null };
+      const merchants = await started<{ flag: string }>([printed[1], '--ap2', printed[2]]);
+      try {
+        const shopperServer = await mcpSession(state, 'demo/shopper', merchants.ready.flag.split(' '));
+        try {
+          const r = await shopperServer.client.callTool({ name: 'buy', arguments: buyArgs ?? {} });
+          assert.notEqual(r.isError, true, `${JSON.stringify(r.structuredContent)}\n${shopperServer.log()}`);
+          const order = structured<Bought>(r);
+          assert.deepEqual([order.total, order.charged], [{ amount: '0.54', currency: 'USD' }, { amount: '0.54', currency: 'USD' }]);
+          assert.equal(order.settlement, null, "no chain named: the business takes Holon's own credential");
+          assert.deepEqual(
+            order.consent?.steps.map((x) => [x.link, x.ok]),
+            [['mandate', true], ['checkout', true], ['payment', true], ['transaction', null]],
+          );
+        } finally {
+          await shopperServer.close();
+        }
+      } finally {
+        await merchants.stop();
+      }
+      // The same purchase at a business that reads another publication (none) is refused by the business itself.
+      const elsewhere = tempDir('holon-cli-demo-elsewhere-');
+      const stranger = await started<{ flag: string }>([printed[1], '--ap2', elsewhere.dir]);
+      try {
+        const shopperServer = await mcpSession(state, 'demo/shopper', stranger.ready.flag.split(' '));
+        try {
+          const r = await shopperServer.client.callTool({ name: 'buy', arguments: { ...buyArgs, replay_key: 'stickers-elsewhere' } });
+          assert.equal(r.isError, true);
+          assert.equal(structured<{ data: { code: string } }>(r).data.code, 'agent_missing_key');
+        } finally {
+          await shopperServer.close();
+        }
+      } finally {
+        await stranger.stop();
+        elsewhere.cleanup();
+      }
+
       // The line the demo prints for the human releases the parked payment: the studio is paid 1.80 more.
       assert.ok(out.includes(`holon approve ${parked?.pending?.approval ?? '?'} --state`), 'the demo names the parked payment\'s approval');
       const released = await approveAtTerminal(state, parked?.pending?.approval ?? '', 'y');
@@ -171,6 +274,15 @@ describe('holon demo', { concurrency: true }, () => {
       const v = await holonIn(state, ['verify']);
       assert.equal(v.code, 0, v.stdout);
       assert.match(v.stdout, /^OK: /);
+      // Both AP2 purchases, the demo's (paid on the chain) and the one by hand (Holon's credential), verified offline.
+      assert.deepEqual(
+        v.stdout
+          .split('\n')
+          .filter((l) => l.startsWith('Purchase '))
+          .map((l) => l.replace(/^Purchase \S+: /, ''))
+          .sort(),
+        ['consent holds, mandate → checkout → payment → transaction', 'consent holds, mandate → checkout → payment → transaction (none)'],
+      );
 
       const session = await mcpSession(state, 'demo/sandbox');
       try {

@@ -48,8 +48,8 @@ const demoCmd: Command = {
   summary:
     'Plays a typical session on a fresh state: funds demo with 5 EUR, creates demo/sandbox, and drives the MCP server with a real ' +
     'client, approving the big call from the CLI; then buys under terms, leaves an office of three colleagues (demo/lead, demo/ada, ' +
-    'demo/bob) to try, and a shopper (demo/shopper) that pays, buys from the local merchants and remembers, with one payment left for ' +
-    'you to approve.',
+    'demo/bob) to try, and a shopper (demo/shopper) that pays, buys from the local merchants (at one with AP2 mandates, paid on a ' +
+    'chain) and remembers, with one payment left for you to approve.',
   options: {},
   positionals: [0, 0],
   async run(ctx) {
