@@ -30,7 +30,7 @@ export interface ServerDeps {
   merchants?: Merchants;
   /**
    * The chain the human configured (RPC, token, facilitator): every payment signed on it is read back from
-   * it, and `pay` settles on it. None: payments are signed as before and recorded unchecked.
+   * it, and `pay` settles on it. None: no chain payment is signed at all (Holon signs only what it reads back).
    */
   chain?: ChainReader;
   /**

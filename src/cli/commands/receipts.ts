@@ -120,9 +120,10 @@ const holdsCmd: Command = {
   name: 'holds',
   usage: 'holds [release HOLD_ID]',
   summary:
-    "Lists the money held for spends in flight, and whether each one's process still " +
-    'runs. `holds release` (interactive only) gives back a hold left from before the ' +
-    'machine restarted: its spend is then recorded as interrupted.',
+    'Lists the money held for spends in flight, and what ends each: its process (whether it still runs), ' +
+    'or, for a payment signed on a chain, the chain. `holds release` (interactive only) gives back a hold left ' +
+    'from before the machine restarted (its spend is then recorded as interrupted), or releases a flagged ' +
+    'payment as approving its card does (its money comes back once it can no longer land).',
   options: {},
   positionals: [0, 2],
   async run(ctx) {

@@ -26,7 +26,17 @@ import type { HolonState } from '../state.ts';
 import type { ChainReader } from './chain.ts';
 import { intentReceipt, moneyEvent } from './slice.ts';
 import type { Authorization, ChainVerdict, FlagReason, NeverWhy, Settlement, SettlementFor, SettlementScheme } from './settlement.ts';
-import { awaitsChain, chainVerdict, chargeOf, isOpen, lapsesAt, sameNonce, settlementEvent, transferKey } from './settlement.ts';
+import {
+  awaitsChain,
+  chainVerdict,
+  chargeOf,
+  isOpen,
+  lapsesAt,
+  sameNonce,
+  settlementEvent,
+  settlementWords,
+  transferKey,
+} from './settlement.ts';
 import type { Hash, Hex } from 'viem';
 import { getAddress } from 'viem';
 import { denial } from '../denials.ts';
@@ -493,6 +503,9 @@ export async function reconcileSettlements(deps: LandingDeps): Promise<number> {
     const verdict = await verdictOf(reader, before);
     await applyVerdict(deps, id, verdict, false);
     const after = deps.store.state.settlements[id];
+    // The human released it, and the payee settled it all the same: they are told, beside the record's words.
+    if (before.status === 'releasing' && after?.status === 'landed')
+      deps.logger?.warn(`payment ${id}, which a human released, landed on ${after.network} all the same: ${settlementWords(after)}`);
     if (after?.status !== before.status || after?.flag?.approval !== before.flag?.approval || after?.never !== before.never) changed += 1;
   }
   return changed;
