@@ -30,6 +30,7 @@ import { ensureBuilt, holonIn, json, mcpSession, ok, openLedger, readEvents, tem
 import { consentChain } from '../../src/core/commerce/consent.ts';
 import { receiptsState } from '../../src/editor/views.ts';
 import { callTool } from '../server/support.ts';
+import { chainFlags } from './support.ts';
 
 const SHOPPER = 'demo/shopper';
 const walletKey = generatePrivateKey();
@@ -41,16 +42,6 @@ let shop: Shop;
 let payTo: `0x${string}`;
 let session: McpSession;
 
-const chainFlags = (): string[] => [
-  '--rpc-url',
-  chain.rpcUrl,
-  '--chain-id',
-  String(chain.chainId),
-  '--token',
-  chain.token,
-  '--facilitator',
-  chain.facilitator.url,
-];
 
 before(async () => {
   await ensureBuilt();
@@ -82,7 +73,7 @@ before(async () => {
     '{"commerce.buy": {"merchants": ["hardware"]}}',
   ]);
   assert.match(created, /Merchants will see this .*hardware; up to 30(\.00)? USD a purchase; no expiry/);
-  session = await mcpSession(state.dir, SHOPPER, ['--merchant', `hardware=ucp:${shop.url}`, ...chainFlags()]);
+  session = await mcpSession(state.dir, SHOPPER, ['--merchant', `hardware=ucp:${shop.url}`, ...chainFlags(chain)]);
 });
 after(async () => {
   await session?.close();

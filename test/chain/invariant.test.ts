@@ -18,7 +18,6 @@ import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Address } from 'viem';
-import { parseAbiItem } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { systemClock } from '../../src/core/deps.ts';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
@@ -30,34 +29,22 @@ import { pidAlive } from '../../src/core/store/file/lock.ts';
 import type { EventStore } from '../../src/core/store/store.ts';
 import type { HolonState } from '../../src/core/state.ts';
 import { saveWallet } from '../../src/core/wallet.ts';
-import { budgetInfo } from '../../src/editor/views.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import type { Seller, Variant } from '../../examples/sellers/x402Seller.ts';
 import { startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { manifest } from '../core/fixtures.ts';
 import type { McpSession } from '../cli/cliHarness.ts';
-import { ensureBuilt, HANG_MS, json, mcpSession, openLedger, seededState, until } from '../cli/cliHarness.ts';
+import { ensureBuilt, HANG_MS, mcpSession, openLedger, seededState, until } from '../cli/cliHarness.ts';
+import { seededRandom } from '../helpers.ts';
 import type { FacilitatorProxy } from './facilitatorProxy.ts';
 import { startFacilitatorProxy } from './facilitatorProxy.ts';
-import { SELLER_PAYEE, x402Endpoint } from './support.ts';
+import { budgetViews, chainFlags, SELLER_PAYEE, transfersOut, x402Endpoint } from './support.ts';
 
 const BUYER = 'demo/buyer';
 const OTHER = privateKeyToAccount(generatePrivateKey()).address;
 const OTHER_PAYEE = `${TEST_NETWORK}:${OTHER}`;
 const STEPS = 36;
-
-/** A small seeded generator (mulberry32): the same seed draws the same sequence. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let chain: LocalChain;
 let proxy: FacilitatorProxy;
@@ -99,34 +86,12 @@ after(async () => {
   done();
 });
 
-const flags = (): string[] => [
-  '--allow-private-sellers',
-  '--rpc-url',
-  chain.rpcUrl,
-  '--chain-id',
-  String(chain.chainId),
-  '--token',
-  chain.token,
-  '--facilitator',
-  proxy.url,
-];
-
-/** What the wallet sent out on the chain: every `Transfer` of the token from it. */
-async function transfersOut(): Promise<{ key: string; value: bigint }[]> {
-  const logs = await chain.client.getLogs({
-    address: chain.token,
-    event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
-    args: { from: wallet },
-    fromBlock: 0n,
-    toBlock: 'latest',
-  });
-  return logs.map((l) => ({ key: `${l.transactionHash.toLowerCase()}:${l.logIndex}`, value: l.args.value ?? 0n }));
-}
+const flags = (): string[] => ['--allow-private-sellers', ...chainFlags(chain, proxy.url)];
 
 test('after a random sequence of payments, lies, losses, releases, kills and expiries, the money adds up', { timeout: HANG_MS }, async (t) => {
   const seed = Number(process.env['HOLON_INVARIANT_SEED'] ?? Math.floor(Math.random() * 2 ** 31));
   t.diagnostic(`seed ${seed} (HOLON_INVARIANT_SEED=${seed} replays it)`);
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
   const log: string[] = [];
 
@@ -254,7 +219,7 @@ test('after a random sequence of payments, lies, losses, releases, kills and exp
     }, 'every payment to be decided by the chain');
 
     // What landed is what left the wallet, transfer by transfer.
-    const out = await transfersOut();
+    const out = await transfersOut(chain, wallet);
     const landed = Object.values(s.settlements).filter((r) => r.status === 'landed' && r.landed);
     const landedKeys = landed.map((r) => `${r.landed?.transaction.toLowerCase()}:${r.landed?.log_index}`);
     assert.equal(new Set(landedKeys).size, landedKeys.length, 'one transfer lands at most one settlement');
@@ -272,30 +237,13 @@ test('after a random sequence of payments, lies, losses, releases, kills and exp
     }, 'every hold to end');
 
     // Every view agrees.
-    const views = await budgetViews();
+    ledger.refresh();
+    const views = await budgetViews(server.client, state, BUYER, ledger.state, Date.now());
     for (const [name, v] of Object.entries(views)) assert.deepEqual(v, views['get_budget'], `${name} agrees with get_budget`);
   } catch (err) {
     t.diagnostic(log.join('\n'));
     throw err;
   }
 
-  /** What each view says the buyer spent, holds and has left. */
-  async function budgetViews(): Promise<Record<string, { spent: string; held: string; remaining: string }>> {
-    type J = { amount: string; currency: string };
-    const w = (m: J): string => `${m.amount} ${m.currency}`;
-    const of = (v: { spent: J; held: J; remaining: J }) => ({ spent: w(v.spent), held: w(v.held), remaining: w(v.remaining) });
-    const budget = (await server.client.callTool({ name: 'get_budget', arguments: {} })).structuredContent as Parameters<typeof of>[0];
-    const authority = (await server.client.callTool({ name: 'get_mandate', arguments: {} })).structuredContent as Parameters<typeof of>[0];
-    const cli = (await json<Parameters<typeof of>[0][]>(state, ['budget', BUYER]))[0];
-    ledger.refresh();
-    const view = budgetInfo(ledger.state, BUYER, Date.now());
-    assert.ok(cli && view);
-    return {
-      get_budget: of(budget),
-      get_mandate: of(authority),
-      'holon budget': of(cli),
-      'the Holon view': { spent: view.spent.exact, held: view.held.exact, remaining: view.remaining.exact },
-    };
-  }
 });
 

@@ -1,6 +1,9 @@
 /** What the chain suites share: Holon's chain settings for the local chain, and reading a settlement back. */
-import type { Hex } from 'viem';
-import { getAddress } from 'viem';
+import type { Address, Hex } from 'viem';
+import { getAddress, parseAbiItem } from 'viem';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { budgetInfo } from '../../src/editor/views.ts';
+import { json } from '../cli/cliHarness.ts';
 import type { ChainConfig } from '../../src/core/money/chain.ts';
 import { chainConfig } from '../../src/core/money/chain.ts';
 import type { Settlement } from '../../src/core/money/settlement.ts';
@@ -54,4 +57,51 @@ export async function onChain(chain: LocalChain, tx: string): Promise<{ block: b
     }));
   if (receipt.status !== 'success') throw new Error(`${tx} reverted`);
   return { block: receipt.blockNumber, transfers };
+}
+
+/** The flags that tell `holon mcp` (or any `holon` command) the local chain, settling through `facilitator`. */
+export function chainFlags(chain: LocalChain, facilitator: string = chain.facilitator.url): string[] {
+  return ['--rpc-url', chain.rpcUrl, '--chain-id', String(chain.chainId), '--token', chain.token, '--facilitator', facilitator];
+}
+
+/** Every `Transfer` of the token out of `from`, read from the chain: the transfer (transaction and log index) and its value. */
+export async function transfersOut(chain: LocalChain, from: Address): Promise<{ to: Address; value: bigint; key: string }[]> {
+  const logs = await chain.client.getLogs({
+    address: chain.token,
+    event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
+    args: { from },
+    fromBlock: 0n,
+    toBlock: 'latest',
+  });
+  return logs.map((l) => ({ to: getAddress(l.args.to ?? '0x'), value: l.args.value ?? 0n, key: `${l.transactionHash.toLowerCase()}:${l.logIndex}` }));
+}
+
+type Amount = { amount: string; currency: string };
+type Spends = { spent: Amount; held: Amount; remaining: Amount };
+
+/**
+ * What each view says a mandate spent, holds and has left: get_budget and get_mandate through `client` (a
+ * server for the mandate, offering market and records), `holon budget` (the built CLI, on `state`), and the
+ * editor's Holon view (`budgetInfo`, on `s`). Each amount as "0.138 EUR".
+ */
+export async function budgetViews(
+  client: Client,
+  state: string,
+  mandate: string,
+  s: HolonState,
+  now: number,
+): Promise<Record<string, { spent: string; held: string; remaining: string }>> {
+  const w = (m: Amount): string => `${m.amount} ${m.currency}`;
+  const of = (v: Spends): { spent: string; held: string; remaining: string } => ({ spent: w(v.spent), held: w(v.held), remaining: w(v.remaining) });
+  const budget = (await client.callTool({ name: 'get_budget', arguments: {} })).structuredContent as Spends;
+  const authority = (await client.callTool({ name: 'get_mandate', arguments: {} })).structuredContent as Spends;
+  const cli = (await json<Spends[]>(state, ['budget', mandate]))[0];
+  const view = budgetInfo(s, mandate, now);
+  if (!cli || !view) throw new Error(`no budget of ${mandate} to compare`);
+  return {
+    get_budget: of(budget),
+    get_mandate: of(authority),
+    'holon budget': of(cli),
+    'the Holon view': { spent: view.spent.exact, held: view.held.exact, remaining: view.remaining.exact },
+  };
 }

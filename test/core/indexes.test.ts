@@ -41,19 +41,9 @@ import type { JournalEvent } from '../../src/core/store/store.ts';
 import { checkJournal } from '../../src/core/store/verify.ts';
 import { silentLogger } from '../../src/core/deps.ts';
 import { openFileJournal } from '../../src/core/holon.ts';
-import { TestClock, tempDir } from '../helpers.ts';
+import { seededRandom, TestClock, tempDir } from '../helpers.ts';
 
-/** A reproducible stream of numbers in [0, 1). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const random = seededRandom;
 
 // ---- The reads as they were before the indexes: the references. ----
 
