@@ -30,10 +30,28 @@ export interface ReceiptNodeJson {
   children: ReceiptNodeJson[];
 }
 
-/** get_receipt's result. */
+/** A payment on a chain, as get_receipt returns it for a settlement id (as far as the view reads it). */
+export interface SettlementJson {
+  id: string;
+  status: string;
+  /** Holon's own words: `landed in block N (network)`, or not landed and why. */
+  summary: string;
+  network: string;
+  payee: string;
+  amount: MoneyJson;
+  transaction: string | null;
+  block: string | null;
+  /** The transaction the payee named: as named when it has a transaction's form, else marked as the payee's data. */
+  claimed_transaction: string | null;
+  for: { kind: string; id: string; idempotency_key: string | null };
+  held: MoneyJson;
+}
+
+/** get_receipt's result: a call's receipt tree, or a payment by its settlement id. */
 export interface ReceiptJson {
-  tree: ReceiptNodeJson;
-  total_cost: MoneyJson | null;
+  tree?: ReceiptNodeJson;
+  total_cost?: MoneyJson | null;
+  settlement?: SettlementJson;
 }
 
 /** The spend figures the server adds for the spend view (apps.ts, `holon/spend`). */
@@ -247,10 +265,15 @@ function descendants(n: ReceiptNodeJson): number {
   return n.children.reduce((sum, c) => sum + 1 + descendants(c), 0);
 }
 
-/** get_receipt: the tree, each call's cost against its worst case, the terms hash and where a payment landed. */
+/**
+ * get_receipt: the tree, each call's cost against its worst case, the terms hash and where a payment landed;
+ * or, for a settlement id, the one payment: where it landed (or why not), and what it pays for.
+ */
 export function renderReceipt(root: HTMLElement, r: ReceiptJson): void {
   const doc = root.ownerDocument;
   clear(root);
+  if (r.settlement) return renderPayment(root, r.settlement);
+  if (!r.tree) return renderMessage(root, 'This receipt has nothing to show.');
   const delegated = descendants(r.tree);
   append(root, [
     heading(doc, `Receipt ${r.tree.receipt}`),
@@ -262,6 +285,31 @@ export function renderReceipt(root: HTMLElement, r: ReceiptJson): void {
       delegated > 0 ? `, ${delegated} delegated call${delegated === 1 ? '' : 's'}` : '',
     ),
     h(doc, 'ul', { class: 'tree', role: 'list', 'data-testid': 'receipt-tree' }, receiptNode(doc, r.tree, 0)),
+  ]);
+}
+
+/** One payment on a chain: Holon's words for where it landed, what it pays for, and the transactions. */
+function renderPayment(root: HTMLElement, p: SettlementJson): void {
+  const doc = root.ownerDocument;
+  const facts: HTMLElement[] = [];
+  const fact = (label: string, value: string | HTMLElement, testId: string): void => {
+    facts.push(h(doc, 'dt', {}, label), h(doc, 'dd', { 'data-testid': testId }, value));
+  };
+  fact('Paid', `${money(p.amount)} to ${p.payee}`, 'payment-amount');
+  fact('Held', money(p.held), 'payment-held');
+  fact(
+    'For',
+    `${p.for.kind} ${p.for.id}${p.for.idempotency_key !== null ? ` (idempotency key ${p.for.idempotency_key})` : ''}`,
+    'payment-for',
+  );
+  if (p.transaction)
+    fact('Transaction', h(doc, 'code', { class: 'hash' }, `${p.transaction} · block ${p.block ?? '?'}`), 'payment-transaction');
+  if (p.claimed_transaction !== null && p.claimed_transaction !== p.transaction)
+    fact('The payee named', foreign(doc, p.claimed_transaction, { class: 'hash' }), 'payment-claimed');
+  append(root, [
+    heading(doc, `Payment ${p.id}`),
+    h(doc, 'p', { class: 'lead', 'data-testid': 'payment-summary', 'data-status': p.status }, p.summary),
+    h(doc, 'dl', { class: 'kv' }, ...facts),
   ]);
 }
 

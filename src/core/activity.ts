@@ -272,10 +272,13 @@ export function spendKind(entry: Pick<SpendEntry, 'id' | 'payee'>, isIntent: (id
   return isIntent(entry.id) ? 'intent' : 'payment';
 }
 
-/** The spends of every account (or of one mandate), newest first, at most `limit`. */
-export function recentSpends(s: ActivityFields, filter: { mandate?: string | undefined; limit: number }): SpendEntry[] {
+/** The spends of every account (or of one mandate, or those `where` keeps), newest first, at most `limit`. */
+export function recentSpends(
+  s: ActivityFields,
+  filter: { mandate?: string | undefined; limit: number; where?: ((e: SpendEntry) => boolean) | undefined },
+): SpendEntry[] {
   const all = Object.values(s.activity.spends).flat();
-  const wanted = filter.mandate ? all.filter((e) => e.mandate === filter.mandate) : all;
+  const wanted = all.filter((e) => (!filter.mandate || e.mandate === filter.mandate) && (!filter.where || filter.where(e)));
   // ISO times sort as text; a spend placed in the same millisecond keeps the journal's order.
   return wanted
     .map((e, i) => ({ e, i }))

@@ -8,6 +8,7 @@ import type { KindView } from './approvals/kinds/kind.ts';
 import { APPROVAL_KIND_SPECS, kindSpec } from './approvals/kinds/registry.ts';
 import type { Approval } from './approvals/model.ts';
 import type { ReceiptTree } from './market/receiptTree.ts';
+import type { PaidFor, SettlementDetail } from './money/payments.ts';
 import type { TeamMember } from './team.ts';
 import { denialsJson, denialTexts, fmt } from './words.ts';
 
@@ -28,6 +29,22 @@ export function receiptLines(t: ReceiptTree, depth = 0): string[] {
   const refused = t.status === 'denied' || t.status === 'rejected';
   const extra = refused ? denialTexts(t.denials).map((r) => `${'  '.repeat(depth + 1)}reason: ${r}`) : [];
   return [line, ...extra, ...t.children.flatMap((c) => receiptLines(c, depth + 1))];
+}
+
+/** What a payment on a chain pays for, in words: `call rcpt_…`, `intent int_… (key k-1)`. */
+export function paidForText(f: PaidFor): string {
+  return `${f.kind} ${f.id}${f.idempotency_key !== null ? ` (idempotency key ${f.idempotency_key})` : ''}`;
+}
+
+/** A payment on a chain, found by its settlement id, in a few lines: a terminal's or a text answer's. */
+export function settlementText(d: SettlementDetail): string {
+  const lines = [
+    `Payment ${d.id} (${d.mandate}): ${fmt(d.amount)} to ${d.payee}, ${d.summary}`,
+    `For ${paidForText(d.for)}; held ${fmt(d.held)}; signed ${d.signed_at}`,
+  ];
+  if (d.transaction) lines.push(`Transaction ${d.transaction}, block ${d.block ?? '?'}`);
+  if (d.claimed_transaction !== null && d.claimed_transaction !== d.transaction) lines.push(`The payee named ${d.claimed_transaction}`);
+  return lines.join('\n');
 }
 
 /**

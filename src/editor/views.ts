@@ -5,12 +5,13 @@ import { pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
 import { settlementWords } from '../core/money/settlement.ts';
+import { newestSettlements, settlementDetail, settlementOfSpend } from '../core/money/payments.ts';
 import { recentRefusals, recentSpends, spendKind } from '../core/activity.ts';
 import type { ReceiptTree } from '../core/market/receiptTree.ts';
 import type { ReceiptSource } from '../core/market/receiptTree.ts';
 import { readReceipt, recentRootReceipts, treeOf } from '../core/market/receiptTree.ts';
 import * as M from '../core/amount.ts';
-import { APPROVAL_KIND_LABELS, approvalView, deciderText } from '../core/present.ts';
+import { APPROVAL_KIND_LABELS, approvalView, deciderText, paidForText } from '../core/present.ts';
 import { kindSpec } from '../core/approvals/kinds/registry.ts';
 import { denialTexts } from '../core/words.ts';
 import { budgetOf } from '../core/money/spend.ts';
@@ -222,22 +223,25 @@ export function holonViewState(
   };
 }
 
-/** The newest payments signed on a chain (of the selected mandate, when one is), newest first, as Holon read them. */
+/**
+ * The newest payments signed on a chain (of the selected mandate, when one is), newest first, as Holon read
+ * them: every scheme (x402 exact and upto, a channel's deposit, `pay`, `buy`), each with what it pays for.
+ */
 export function chainPaymentRows(s: HolonState, mandate: string | null, limit = 10): HolonViewState['payments'] {
-  return Object.values(s.settlements)
-    .filter((r) => mandate === null || r.mandate === mandate)
-    .sort((a, b) => (a.signed_at < b.signed_at ? 1 : a.signed_at > b.signed_at ? -1 : 0))
-    .slice(0, limit)
-    .map((r) => ({
-      id: r.id,
-      at: r.updated_at,
-      mandate: r.mandate,
-      payee: r.payee,
-      amount: `${r.amount.amount} ${r.amount.currency}`,
-      status: r.status,
-      summary: settlementWords(r),
-      transaction: r.landed?.transaction ?? null,
-    }));
+  return newestSettlements(s, { mandate, limit }).map((r) => {
+    const d = settlementDetail(s, r);
+    return {
+      id: d.id,
+      paysFor: paidForText(d.for),
+      at: d.updated_at,
+      mandate: d.mandate,
+      payee: d.payee,
+      amount: `${d.amount.amount} ${d.amount.currency}`,
+      status: d.status,
+      summary: d.summary,
+      transaction: d.transaction,
+    };
+  });
 }
 
 /** Where the ledger is, as the view shows it: the team store's `host/database`, never its URL. */
@@ -322,18 +326,13 @@ export function spendRows(s: HolonState, mandate: string | null, limit = 200, ba
     mandate: mandate ?? undefined,
     limit: bar ? SPENDS_KEPT * Math.max(1, Object.keys(s.accounts).length) : limit,
   });
-  // What Holon read on the chain for each spend that paid there, by its hold (or, for a call, its receipt).
-  const onChain = new Map<string, string>();
-  for (const r of Object.values(s.settlements)) {
-    const words = `${settlementWords(r)}${r.landed ? ` · ${r.landed.transaction}` : ''}`;
-    onChain.set(r.hold, words);
-    onChain.set(r.for.id, words);
-  }
   return found
     .filter(counted)
     .slice(0, limit)
     .map((e) => {
       const kind = spendKind(e, (id) => s.intents[id] !== undefined);
+      // What Holon read on the chain for the payment that pays it, found by its hold (or, for a call, its receipt).
+      const paid = settlementOfSpend(s, { id: e.id, kind });
       // Open: what it holds. Ended: what it cost (a released call may still have paid for its delegated calls).
       const amount = { amount: e.status === 'held' ? e.held : (e.cost ?? '0'), currency: e.currency };
       return {
@@ -347,7 +346,8 @@ export function spendRows(s: HolonState, mandate: string | null, limit = 200, ba
         reason: e.reason === null ? null : e.reason.replaceAll('_', ' '),
         at: e.placed_at,
         receipt: kind === 'call' ? e.id : null,
-        onChain: onChain.get(e.id) ?? null,
+        onChain: paid ? `${settlementWords(paid)}${paid.landed ? ` · ${paid.landed.transaction}` : ''}` : null,
+        settlement: paid?.id ?? null,
       };
     });
 }

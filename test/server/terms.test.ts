@@ -71,7 +71,7 @@ const sign = (r: SignRequest): Promise<`0x${string}`> =>
 describe('the terms toolset', () => {
   test('a mandate that offers terms lists its tools, read-only where they only read', async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['atr_confirm', 'atr_finish', 'atr_check', 'atr_channel_open', 'atr_channel_record_charge'], 'no wallet: nothing that signs');
+    assert.deepEqual(tools.map((t) => t.name), ['atr_confirm', 'atr_finish', 'atr_check', 'atr_channel_open', 'atr_channel_record_charge', 'atr_settlement'], 'no wallet: nothing that signs');
     for (const t of tools) assert.equal(t.annotations?.readOnlyHint, true, t.name);
     assert.deepEqual((tools[0]?.inputSchema.properties?.['pairing'] as { enum: string[] }).enum, [PAIRING, 'x402/agreement/eip155', 'x402/channel/eip155']);
   });

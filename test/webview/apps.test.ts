@@ -2,7 +2,7 @@
 // the card of a waiting call has nothing to click; a bar's length is exact thousandths of its axis.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { NO_APPROVE_HERE, permilleOf, renderAgents, renderCall, unwrapData } from '../../src/apps/views.ts';
+import { NO_APPROVE_HERE, permilleOf, renderAgents, renderCall, renderReceipt, unwrapData } from '../../src/apps/views.ts';
 import { page } from './fakes.ts';
 
 const eur = (amount: string): { amount: string; currency: string } => ({ amount, currency: 'EUR' });
@@ -65,6 +65,38 @@ test('the card of a call that waits: where to decide, why it cannot approve, and
     assert.match(p.root.querySelector('[data-testid="where-to-decide"]')?.textContent ?? '', /holon approve apr_1/);
     assert.equal(p.root.querySelector('[data-testid="no-approve-here"]')?.textContent, NO_APPROVE_HERE);
     assert.equal(p.root.querySelectorAll('button, a, input, select, textarea, [role="button"], [tabindex]').length, 0);
+  } finally {
+    await p.close();
+  }
+});
+
+test("get_receipt of a settlement id: the payment in Holon's words, what it pays for, and a payee's claimed transaction only as its text", async () => {
+  const p = page();
+  try {
+    const tx = `0x${'ab'.repeat(32)}`;
+    renderReceipt(p.root, {
+      settlement: {
+        id: 'stl_1',
+        status: 'landed',
+        summary: 'landed in block 7 (eip155:84532)',
+        network: 'eip155:84532',
+        payee: 'eip155:84532:0xabc',
+        amount: { amount: '0.25', currency: 'USDC' },
+        transaction: tx,
+        block: '7',
+        claimed_transaction: '<data from="eip155:84532:0xabc">&lt;b>see here&lt;/b></data>',
+        for: { kind: 'payment', id: 'pay_1', idempotency_key: null },
+        held: eur('0.23'),
+      },
+    });
+    const get = (id: string): string => p.root.querySelector(`[data-testid="${id}"]`)?.textContent ?? '';
+    assert.equal(p.root.querySelector('h1')?.textContent, 'Payment stl_1');
+    assert.equal(get('payment-summary'), 'landed in block 7 (eip155:84532)');
+    assert.equal(get('payment-for'), 'payment pay_1');
+    assert.equal(get('payment-transaction'), `${tx} · block 7`);
+    assert.equal(get('payment-claimed'), '<b>see here</b>');
+    assert.equal(p.root.querySelectorAll('b').length, 0);
+    assert.equal(p.root.querySelector('[data-testid="receipt-tree"]'), null);
   } finally {
     await p.close();
   }

@@ -215,6 +215,7 @@ export function receiptsState(overrides: Partial<ReceiptsState> = {}): ReceiptsS
         at: '2026-03-01T10:03:00.000Z',
         receipt: null,
         onChain: 'landed in block 12 (eip155:84532) · 0x5e1f0000000000000000000000000000000000000000000000000000000000aa',
+        settlement: 'stl_1',
       },
       {
         id: 'rcp_1',
@@ -228,6 +229,7 @@ export function receiptsState(overrides: Partial<ReceiptsState> = {}): ReceiptsS
         at: '2026-03-01T10:01:00.000Z',
         receipt: 'rcp_1',
         onChain: null,
+        settlement: null,
       },
     ],
     filter: 'all',

@@ -525,14 +525,14 @@ describe('the wallet', () => {
 });
 
 describe('payments on a chain', () => {
-  test('each says where Holon read it: landed in block N with its transaction, or not landed and why', () => {
+  test('each says where Holon read it: landed in block N with its transaction, or not landed and why; its id and what it pays for', () => {
     const tx = `0x${'ab'.repeat(32)}`;
     renderHolonView(
       p.root,
       viewState({
         payments: [
-          { id: 'stl_1', at: '2026-03-01T10:00:00.000Z', mandate: 'demo/buyer', payee: 'eip155:8453:0xabc', amount: '0.25 USDC', status: 'landed', summary: 'landed in block 7 (eip155:8453)', transaction: tx },
-          { id: 'stl_2', at: '2026-03-01T10:01:00.000Z', mandate: 'demo/buyer', payee: 'eip155:8453:0xdef', amount: '0.13 USDC', status: 'flagged', summary: 'not landed: flagged (the payee named a transaction that does not show it), its money held for you', transaction: null },
+          { id: 'stl_1', paysFor: 'payment pay_1', at: '2026-03-01T10:00:00.000Z', mandate: 'demo/buyer', payee: 'eip155:8453:0xabc', amount: '0.25 USDC', status: 'landed', summary: 'landed in block 7 (eip155:8453)', transaction: tx },
+          { id: 'stl_2', paysFor: 'call rcpt_2', at: '2026-03-01T10:01:00.000Z', mandate: 'demo/buyer', payee: 'eip155:8453:0xdef', amount: '0.13 USDC', status: 'flagged', summary: 'not landed: flagged (the payee named a transaction that does not show it), its money held for you', transaction: null },
         ],
       }),
       post,
@@ -540,6 +540,7 @@ describe('payments on a chain', () => {
     const landed = get(p.root, 'payment-stl_1');
     assert.equal(get(landed, 'payment-summary').textContent, 'landed in block 7 (eip155:8453)');
     assert.equal(get(landed, 'payment-transaction').textContent, tx);
+    assert.equal(get(landed, 'payment-for').textContent, 'stl_1 · for payment pay_1', 'the id the agent was answered with, and what it pays for');
     const flagged = get(p.root, 'payment-stl_2');
     assert.match(get(flagged, 'payment-summary').textContent ?? '', /^not landed: flagged/);
     assert.equal(byTestId(flagged, 'payment-transaction'), null);

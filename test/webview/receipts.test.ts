@@ -190,7 +190,9 @@ describe('spends of the accounts', () => {
     assert.match(get(payment, 'spend-status').textContent ?? '', /settled/);
     // A payment signed on a chain says where Holon read it landed; a call that paid nothing on one says nothing.
     assert.match(get(payment, 'spend-chain').textContent ?? '', /^landed in block 12 \(eip155:84532\) · 0x5e1f/);
+    assert.equal(get(payment, 'spend-settlement').textContent, 'payment stl_1', 'the id the agent was answered with');
     assert.equal(byTestId(get(p.root, 'spend-rcp_1'), 'spend-chain'), null);
+    assert.equal(byTestId(get(p.root, 'spend-rcp_1'), 'spend-settlement'), null);
     assert.equal(get(p.root, 'spend-rcp_1').getAttribute('data-kind'), 'call');
     assert.match(get(p.root, 'account-demo').textContent ?? '', /3\.79 EUR left of 5\.00 EUR · spent 1\.21 EUR by all its mandates/);
     assert.equal(get(p.root, 'account-demo').querySelector('[title="3.7938 EUR"]')?.textContent, '3.79 EUR');

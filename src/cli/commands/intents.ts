@@ -5,6 +5,9 @@ import { parseCallLimit, setCallLimits, usageOf } from '../../core/money/meterin
 import type { CallLimit, IntentStatus, JobEvent } from '../../core/money/slice.ts';
 import { INTENT_STATUSES, jobEventHash } from '../../core/money/slice.ts';
 import { fmt } from '../../core/words.ts';
+import type { PaymentAuditEntry } from '../../core/money/audit.ts';
+import { latestPaymentEntries } from '../../core/money/audit.ts';
+import { paidForText } from '../../core/present.ts';
 import type { HolonState } from '../../core/state.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
@@ -84,9 +87,9 @@ const auditCmd: Command = {
   name: 'audit',
   usage: 'audit [--mandate M] [--limit N]',
   summary:
-    "Shows the audit trail of payment intents, newest last: each intent's hash-linked " +
-    'events (submitted, authorized, parked, settled, denied, …), and checks that ' +
-    "every intent's events link.",
+    "Shows the audit trail, newest last: each payment intent's hash-linked events (submitted, " +
+    'authorized, parked, settled, denied, …) and each payment on a chain with its events ' +
+    "(signed, landed, …) and where it landed or why not; checks that every intent's events link.",
   options: {
     mandate: { type: 'string', help: 'only this mandate' },
     limit: { type: 'string', help: 'how many of the latest events (default 100)' },
@@ -97,18 +100,35 @@ const auditCmd: Command = {
     return withStore(openExisting(ctx), async (store) => {
       const s = store.state;
       const mandate = mandateOpt(s, ctx.opts);
-      const entries: (JobEvent & { intent: string; mandate: string; idempotency_key: string })[] = Object.values(s.intents)
+      type IntentLine = JobEvent & { intent: string; mandate: string; idempotency_key: string };
+      type PaymentLine = PaymentAuditEntry & { mandate: string };
+      const jobs: IntentLine[] = Object.values(s.intents)
         .filter((r) => !mandate || r.mandate === mandate)
-        .flatMap((r) => r.events.map((e) => ({ ...e, intent: r.id, mandate: r.mandate, idempotency_key: r.idempotency_key })))
-        .sort((a, b) => a.seq - b.seq || a.n - b.n)
+        .flatMap((r) => r.events.map((e) => ({ ...e, intent: r.id, mandate: r.mandate, idempotency_key: r.idempotency_key })));
+      // The payments' trail from its index: the latest `limit` events of each mandate are all that can be shown.
+      const payments: PaymentLine[] = (mandate ? [mandate] : Object.keys(s.settlement_index)).flatMap((m) =>
+        latestPaymentEntries(s, m, limit).map((e) => ({ ...e, mandate: m })),
+      );
+      const entries: (IntentLine | PaymentLine)[] = [...jobs, ...payments]
+        .sort((a, b) => a.seq - b.seq || ('n' in a && 'n' in b ? a.n - b.n : 0))
         .slice(-limit);
       const breaks = chainBreaks(s);
-      const lines = entries.map((e) => `${e.at} ${e.intent} ${e.mandate} ${e.idempotency_key} ${e.type}`);
+      // A payment's standing now is said once, beside its newest event shown.
+      const newest = new Map<string, number>();
+      entries.forEach((e, i) => {
+        if ('settlement' in e) newest.set(e.settlement.id, i);
+      });
+      const lines = entries.map((e, i) =>
+        'settlement' in e
+          ? `${e.at} ${e.settlement.id} ${e.mandate} ${paidForText(e.settlement.for)} ${e.type}` +
+            (newest.get(e.settlement.id) === i ? `: ${fmt(e.settlement.amount)} to ${e.settlement.payee}, ${e.settlement.summary}` : '')
+          : `${e.at} ${e.intent} ${e.mandate} ${e.idempotency_key} ${e.type}`,
+      );
       lines.push(breaks.length === 0 ? "Every intent's events link." : `BROKEN: ${breaks.join('; ')}`);
       print(
         ctx,
         { entries, chains_ok: breaks.length === 0, breaks },
-        entries.length === 0 ? `No intent events. ${lines.at(-1) ?? ''}` : lines.join('\n'),
+        entries.length === 0 ? `No intent or payment events. ${lines.at(-1) ?? ''}` : lines.join('\n'),
       );
       return breaks.length === 0 ? 0 : 1;
     });

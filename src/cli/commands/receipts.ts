@@ -1,7 +1,11 @@
 import { HolonError } from '../../core/errors.ts';
 import { receiptTree, recentRootReceipts, treeOf } from '../../core/market/receiptTree.ts';
+import type { SpendEntry, SpendKind } from '../../core/activity.ts';
+import { recentSpends, spendKind } from '../../core/activity.ts';
+import type { SettlementDetail } from '../../core/money/payments.ts';
+import { isSettlementId, settlementDetail, settlementOfSpend } from '../../core/money/payments.ts';
 import type { Mandate } from '../../core/model.ts';
-import { receiptJson, receiptLines } from '../../core/present.ts';
+import { receiptJson, receiptLines, settlementText } from '../../core/present.ts';
 import { fmt } from '../../core/words.ts';
 import type { MoneyJson } from '../../core/amount.ts';
 import * as M from '../../core/amount.ts';
@@ -22,29 +26,105 @@ import { budgetJson, mandateText } from '../render.ts';
 
 const receiptsCmd: Command = {
   name: 'receipts',
-  usage: 'receipts [RECEIPT_ID] [--mandate M] [--limit N]',
-  summary: 'Shows one receipt as a tree with its delegated calls, or lists recent calls.',
+  usage: 'receipts [RECEIPT_ID | SETTLEMENT_ID] [--mandate M] [--limit N]',
+  summary:
+    'Shows one receipt as a tree with its delegated calls, or one payment on a chain by its settlement id (stl_…) and where it ' +
+    'landed; or lists the recent spends: calls, payments, intents and purchases, each paid on a chain with where it landed.',
   options: {
     mandate: { type: 'string', help: 'only this mandate' },
-    limit: { type: 'string', help: 'how many recent calls (default 20)' },
+    limit: { type: 'string', help: 'how many recent spends (default 20)' },
   },
   positionals: [0, 1],
   async run(ctx) {
     return withStore(openExisting(ctx), async (store) => {
       const s = store.state;
-      if (ctx.args[0]) {
-        const tree = await receiptTree(store, ctx.args[0]);
+      const id = ctx.args[0];
+      if (id) {
+        const paid = paymentById(s, id);
+        if (paid) return print(ctx, paid, settlementText(paid));
+        const tree = await receiptTree(store, id);
         return print(ctx, receiptJson(tree), [`Total ${fmt(tree.total_cost)} (${tree.mandate})`, ...receiptLines(tree)].join('\n'));
       }
       const limit = Number(str(ctx.opts, 'limit') ?? '20');
       if (!Number.isInteger(limit) || limit < 1) throw new HolonError('invalid_input', '--limit takes a positive whole number');
       const mandate = str(ctx.opts, 'mandate');
       if (mandate !== undefined && !s.mandates[mandate]) throw new HolonError('not_found', `no mandate "${mandate}"`);
-      const roots = await Promise.all((await recentRootReceipts(store, { mandate, limit })).map((r) => treeOf(store, r)));
-      return print(ctx, roots.map(receiptJson), roots.length === 0 ? 'No receipts yet.' : roots.flatMap((t) => receiptLines(t)).join('\n'));
+      const rows = await recentRows(store, mandate, limit);
+      return print(
+        ctx,
+        rows.map((r) => r.json),
+        rows.length === 0 ? 'No receipts yet.' : rows.flatMap((r) => r.lines).join('\n'),
+      );
     });
   },
 };
+
+/**
+ * The payment `id` names, if it names one: a settlement id, or the hold of a spend a payment on a chain
+ * pays (the id `holon receipts` lists a payment, an intent or a purchase by). A settlement id that names
+ * none is not found; any other id may be a call's receipt.
+ */
+function paymentById(s: HolonState, id: string): SettlementDetail | undefined {
+  if (isSettlementId(id)) {
+    const r = s.settlements[id];
+    if (!r) throw new HolonError('not_found', `no payment "${id}"`, { settlement: id });
+    return settlementDetail(s, r);
+  }
+  // A call's receipt is never a hold a payment is filed under (a call's payment has a hold of its own).
+  const held = s.settlement_by_hold[id];
+  const r = held !== undefined ? s.settlements[held] : undefined;
+  return r ? settlementDetail(s, r) : undefined;
+}
+
+/** One row of `holon receipts`: a call with its receipt tree, or another spend with the payment that pays it. */
+interface Row {
+  at: string;
+  json: Record<string, unknown>;
+  lines: string[];
+}
+
+/**
+ * The newest spends, newest first: the calls (every root receipt, a denied or rejected one too) and the
+ * other spends of the accounts — payments under terms, intents, purchases — each with where the payment
+ * on a chain that pays it landed, or why not.
+ */
+async function recentRows(store: EventStore<HolonState>, mandate: string | undefined, limit: number): Promise<Row[]> {
+  const s = store.state;
+  const calls = await Promise.all((await recentRootReceipts(store, { mandate, limit })).map((r) => treeOf(store, r)));
+  const isIntent = (id: string): boolean => s.intents[id] !== undefined;
+  const others = recentSpends(s, { mandate, limit, where: (e) => spendKind(e, isIntent) !== 'call' });
+  const rows: Row[] = [
+    ...calls.map((t) => ({ at: t.started_at, json: { kind: 'call', ...receiptJson(t) }, lines: receiptLines(t) })),
+    ...others.map((e) => spendRow(s, e, spendKind(e, isIntent))),
+  ];
+  // ISO times sort as text; each list is newest first already, and a sort is stable.
+  return rows.sort((a, b) => (a.at === b.at ? 0 : a.at < b.at ? 1 : -1)).slice(0, limit);
+}
+
+/** A spend that is not a call, with the payment on a chain that pays it. */
+function spendRow(s: HolonState, e: SpendEntry, kind: SpendKind): Row {
+  const paid = settlementOfSpend(s, { id: e.id, kind });
+  const held = { amount: e.held, currency: e.currency };
+  const cost = e.cost === null ? null : { amount: e.cost, currency: e.currency };
+  const json = {
+    kind,
+    id: e.id,
+    mandate: e.mandate,
+    account: e.account,
+    payee: { ...e.payee },
+    status: e.status,
+    held,
+    cost,
+    reason: e.reason,
+    placed_at: e.placed_at,
+    ended_at: e.ended_at,
+    settlement: paid ? settlementDetail(s, paid) : null,
+  };
+  const amount = e.status === 'held' ? `${fmt(held)} held` : fmt(cost ?? { amount: '0', currency: e.currency });
+  const why = e.reason === null ? '' : ` (${e.reason.replaceAll('_', ' ')})`;
+  const chain = paid ? ` · ${paid.id}: ${settlementWords(paid)}` : '';
+  return { at: e.placed_at, json, lines: [`${e.id} ${kind} ${e.mandate} → ${e.payee.id} ${e.status}${why} ${amount}${chain}`] };
+}
 
 const budgetCmd: Command = {
   name: 'budget',

@@ -23,7 +23,10 @@ import { eventsOf } from '../slice.ts';
 import type { Dict } from '../util.ts';
 import { dict, toDict } from '../util.ts';
 import { transactionAsNamed } from '../foreign.ts';
+import type { JournalEvent } from '../store/store.ts';
 import type { ChainReader, MinedTransfers } from './chain.ts';
+import type { SettlementIndexFields } from './settlementIndex.ts';
+import { emptySettlementIndex, fileSettlementEvent, fileSigned, reviveSettlementIndex } from './settlementIndex.ts';
 
 /** An EIP-3009 authorization as signed (uint256 members as decimal strings, the nonce as 0x hex). */
 export interface Authorization {
@@ -149,8 +152,8 @@ export interface Settlement {
   updated_at: string;
 }
 
-/** The settlements' part of the state. */
-export interface SettlementFields {
+/** The settlements' part of the state, with the index their reads need (settlementIndex.ts). */
+export interface SettlementFields extends SettlementIndexFields {
   settlements: Dict<Settlement>;
   /** What a spend's settlement is, by `kind:id` of what it pays for (the newest). */
   settlement_of: Dict<string>;
@@ -231,15 +234,23 @@ export function settlementFor(s: SettlementFields, f: SettlementFor): Settlement
   return id ? s.settlements[id] : undefined;
 }
 
-function touch(s: SettlementFields, id: string, at: string, change: (r: Settlement) => void): void {
+/** Applies an event to its settlement, and files the event in its mandate's trail. */
+function touch(s: SettlementFields, id: string, e: JournalEvent, change: (r: Settlement) => void): void {
   const r = s.settlements[id];
   if (!r) return;
   change(r);
-  r.updated_at = at;
+  r.updated_at = e.time;
+  fileSettlementEvent(s, r.mandate, r.id, e);
 }
 
 export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
-  initial: () => ({ settlements: dict(), settlement_of: dict(), settlement_by_transfer: dict(), settlements_by_nonce: dict() }),
+  initial: () => ({
+    settlements: dict(),
+    settlement_of: dict(),
+    settlement_by_transfer: dict(),
+    settlements_by_nonce: dict(),
+    ...emptySettlementIndex(),
+  }),
   on: {
     'settlement.signed': (s, d, e) => {
       const r: Settlement = {
@@ -250,16 +261,22 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
         signed_at: e.time,
         updated_at: e.time,
       };
+      // Never written twice by Holon; folded as the journal says, its first signing keeps its place.
+      const again = s.settlements[r.id] !== undefined;
       s.settlements[r.id] = r;
       s.settlement_of[settlementKey(r.for)] = r.id;
-      (s.settlements_by_nonce[nonceKey(r)] ??= []).push(r.id);
+      if (!again) {
+        (s.settlements_by_nonce[nonceKey(r)] ??= []).push(r.id);
+        fileSigned(s, r, e.seq);
+      }
+      fileSettlementEvent(s, r.mandate, r.id, e);
     },
     'settlement.claimed': (s, d, e) =>
-      touch(s, d.settlement, e.time, (r) => {
+      touch(s, d.settlement, e, (r) => {
         r.claimed = { transaction: d.transaction, by: d.by };
       }),
     'settlement.landed': (s, d, e) =>
-      touch(s, d.settlement, e.time, (r) => {
+      touch(s, d.settlement, e, (r) => {
         r.status = 'landed';
         r.landed = {
           transaction: d.transaction,
@@ -271,7 +288,7 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
         s.settlement_by_transfer[transferKey(d.transaction, d.log_index)] ??= r.id;
       }),
     'settlement.expired': (s, d, e) =>
-      touch(s, d.settlement, e.time, (r) => {
+      touch(s, d.settlement, e, (r) => {
         if (r.status === 'signed' || r.status === 'flagged') r.status = 'expired';
         else if (r.status === 'releasing') r.status = 'released';
         // A kept one stays spent as the human decided; the chain has only said it will never land.
@@ -279,30 +296,30 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
         r.never = d.why as NeverWhy;
       }),
     'settlement.release_asked': (s, d, e) =>
-      touch(s, d.settlement, e.time, (r) => {
+      touch(s, d.settlement, e, (r) => {
         if (r.status !== 'flagged') return;
         r.status = 'releasing';
         r.release = { approval: d.approval, at: e.time };
       }),
     'settlement.cancel_sent': (s, d, e) =>
-      touch(s, d.settlement, e.time, (r) => {
+      touch(s, d.settlement, e, (r) => {
         r.cancel ??= { transaction: d.transaction, at: e.time };
       }),
     'settlement.flagged': (s, d, e) =>
-      touch(s, d.settlement, e.time, (r) => {
+      touch(s, d.settlement, e, (r) => {
         if (r.status === 'signed') r.status = 'flagged';
         r.flag = { reason: d.reason, detail: d.detail, approval: d.approval };
       }),
     'settlement.decided': (s, d, e) =>
-      touch(s, d.settlement, e.time, (r) => {
+      touch(s, d.settlement, e, (r) => {
         if (r.status === 'flagged') r.status = d.outcome;
       }),
     'settlement.refund_expected': (s, d, e) =>
-      touch(s, d.settlement, e.time, (r) => {
+      touch(s, d.settlement, e, (r) => {
         r.refund = { value: d.value, from: d.from, from_block: d.from_block, transaction: null, block: null, credited: null };
       }),
     'settlement.refunded': (s, d, e) =>
-      touch(s, d.settlement, e.time, (r) => {
+      touch(s, d.settlement, e, (r) => {
         if (!r.refund || r.refund.transaction) return;
         r.refund = { ...r.refund, transaction: d.transaction, block: d.block, credited: { ...d.credit.amount } };
       }),
@@ -312,6 +329,7 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
     s.settlement_of = toDict(s.settlement_of);
     s.settlement_by_transfer = toDict(s.settlement_by_transfer);
     s.settlements_by_nonce = toDict(s.settlements_by_nonce);
+    Object.assign(s, reviveSettlementIndex(s));
   },
 };
 

@@ -10,7 +10,7 @@ import type { ReceiptTree } from '../../core/market/receiptTree.ts';
 import { INTERRUPTED, recordStats } from '../../core/market/receipts.ts';
 import { agentTimeoutMs } from '../../core/market/policy.ts';
 import * as M from '../../core/amount.ts';
-import { receiptJson, receiptLines } from '../../core/present.ts';
+import { receiptJson, receiptLines, settlementText } from '../../core/present.ts';
 import { denialsJson, denialTexts, fmt, pct } from '../../core/words.ts';
 import type { Manifest } from '../../core/model.ts';
 import { AgentId, MoneySchema } from '../../core/schemas.ts';
@@ -20,7 +20,8 @@ import { summarize } from '../../core/util.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import { marketFailure } from '../render/market.ts';
 import type { ToolContext, ToolReply, Toolset } from './toolDef.ts';
-import { SettlementSchema } from './settlementSchema.ts';
+import { SettlementDetailSchema, SettlementSchema } from './settlementSchema.ts';
+import { isSettlementId, mandateSettlement, settlementDetail } from '../../core/money/payments.ts';
 import { WalletSchema, walletHoldings } from './walletHoldings.ts';
 import { defineTool } from './toolDef.ts';
 import { GrantSchema, READ, WRITE } from './toolKit.ts';
@@ -522,15 +523,26 @@ const getReceipt = defineTool({
   title: 'Get receipt',
   description:
     'A receipt of this mandate as a tree, with every delegated call as a child: agent, version, status, cost against worst case, ' +
-    'duration, approval. Only receipts under this mandate.',
+    "duration, approval. Given a payment's settlement id (stl_…, as atr_transact, a receipt tree, an intent or a purchase named " +
+    'it), returns that payment instead, as settlement: where it landed on the chain (or why not yet, or never), and what it pays ' +
+    'for. Only receipts and payments under this mandate.',
   toolset: 'market',
   capability: null,
-  input: z.object({ receipt: z.string().min(1).max(64) }),
-  output: z.object({ tree: ReceiptNode, total_cost: MoneyOrNull }),
+  input: z.object({ receipt: z.string().min(1).max(64).describe("A call's receipt id, or a payment's settlement id (stl_…)") }),
+  output: z.object({
+    tree: ReceiptNode.optional().describe("A call's receipt tree (absent for a payment's settlement id)"),
+    total_cost: MoneyOrNull.optional().describe('What the call and its delegated calls cost (absent for a payment)'),
+    settlement: SettlementDetailSchema.optional().describe("The payment a settlement id names (absent for a call's receipt)"),
+  }),
   annotations: READ,
   ui: 'receipt',
   summary: (a) => ({ receipt: a.receipt }),
   handler: async (args, ctx) => {
+    if (isSettlementId(args.receipt)) {
+      const s = ctx.deps.store.state;
+      const d = settlementDetail(s, mandateSettlement(s, ctx.mandate, args.receipt));
+      return { output: { settlement: d }, text: settlementText(d) };
+    }
     const t = await ctx.deps.gateway.receiptTree(ctx.mandate, args.receipt);
     const text = [`Total ${fmt(t.total_cost)}`, ...receiptLines(t)].join('\n');
     return { output: { tree: receiptOut(t), total_cost: t.total_cost }, text };

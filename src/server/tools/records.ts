@@ -6,8 +6,10 @@
 import * as z from 'zod';
 import { HolonError } from '../../core/errors.ts';
 import type { IntentView } from '../../core/money/intents.ts';
-import { auditPage, intentByKey, intentPage, intentView, jobChainStatement, signWith } from '../../core/money/intents.ts';
+import { intentByKey, intentPage, intentView, jobChainStatement, signWith } from '../../core/money/intents.ts';
+import { auditTrailPage } from '../../core/money/audit.ts';
 import { mandateAuthority } from '../../core/money/mandateView.ts';
+import { SettlementDetailSchema } from './settlementSchema.ts';
 import { USAGE_WINDOWS, usageOf } from '../../core/money/metering.ts';
 import type { IntentRecord } from '../../core/money/slice.ts';
 import { INTENT_STATUSES } from '../../core/money/slice.ts';
@@ -105,13 +107,26 @@ const getAudit = defineTool({
   name: 'get_audit',
   title: 'Get the audit trail',
   description:
-    'The audit trail across every intent of this mandate, oldest first, cursor-paginated: each entry is one hash-linked intent event ' +
-    '(as get_job_events returns it) with its intent and idempotency key. A simulate leaves no entry.',
+    "The audit trail across every intent and every payment on a chain of this mandate, oldest first, cursor-paginated. An intent's " +
+    "entry is one hash-linked intent event (as get_job_events returns it) with its intent and idempotency key. A payment's entry " +
+    "(an x402 call, atr_transact, a channel's deposit, pay, buy) is one event of its settlement (settlement.signed, " +
+    'settlement.landed, settlement.expired, …) with the payment as it stands now: where it landed, or why not, and what it pays ' +
+    'for. A simulate leaves no entry.',
   toolset: 'records',
   capability: null,
   input: z.object({ cursor: Cursor, limit: Limit }),
   output: orProblem({
-    entries: z.array(JobEventSchema.extend({ intent: z.string(), idempotency_key: z.string() })),
+    entries: z.array(
+      z.union([
+        JobEventSchema.extend({ intent: z.string(), idempotency_key: z.string() }),
+        z.object({
+          seq: z.number().int(),
+          type: z.string().describe('The settlement event: settlement.signed, settlement.landed, settlement.expired, …'),
+          at: z.string(),
+          settlement: SettlementDetailSchema.describe('The payment as it stands now'),
+        }),
+      ]),
+    ),
     next_cursor: z.string().nullable(),
   }),
   annotations: READ,
@@ -119,7 +134,7 @@ const getAudit = defineTool({
   handler: async (args, ctx) => {
     const after = readCursor(args.cursor, 'after') ?? 0;
     await metered(ctx, 'get_audit');
-    const page = auditPage(ctx.deps.store.state, ctx.mandate, after, args.limit ?? 50);
+    const page = auditTrailPage(ctx.deps.store.state, ctx.mandate, after, args.limit ?? 50);
     return json({ entries: page.entries, next_cursor: page.next === null ? null : cursorOf('after', page.next) });
   },
 });

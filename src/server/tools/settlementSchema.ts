@@ -4,6 +4,7 @@
  * whose receipts carry one: a call's, an intent's, a purchase's.
  */
 import * as z from 'zod';
+import { PAID_FOR_KINDS } from '../../core/money/payments.ts';
 import { SETTLEMENT_STATUSES } from '../../core/money/settlement.ts';
 import { MoneySchema } from '../../core/schemas.ts';
 
@@ -31,3 +32,18 @@ export const SettlementSchema = z
       .describe("A channel's deposit: what its closing gives back"),
   })
   .describe("The payment on the chain, as Holon's own reading of the chain found it");
+
+/** A payment on a chain found on its own, by its settlement id: the payment, what it pays for, whose, and when. */
+export const SettlementDetailSchema = SettlementSchema.extend({
+  mandate: z.string(),
+  for: z
+    .object({
+      kind: z.enum(PAID_FOR_KINDS),
+      id: z.string().describe("The call's receipt (get_receipt takes it), the payment's spend, the intent, or the purchase"),
+      idempotency_key: z.string().nullable().describe("An intent's idempotency key (get_job takes it); null for the others"),
+    })
+    .describe('What it pays for: an x402 call, a payment under terms (atr_transact, atr_agree, a channel), a pay intent, a purchase'),
+  held: MoneySchema.describe("What the mandate's hold carries for it, in the mandate's currency"),
+  signed_at: z.string(),
+  updated_at: z.string(),
+}).describe("A payment on the chain, found by its settlement id, as Holon's own reading of the chain found it");

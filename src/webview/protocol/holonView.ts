@@ -108,7 +108,10 @@ export type RefusalRow = z.infer<typeof RefusalRow>;
 
 /** A payment the wallet signed on a chain, as Holon read it back: landed in block N, or not landed and why. */
 export const ChainPaymentRow = z.strictObject({
+  /** Its settlement id: what the agent's answer named it by (`holon receipts` and `get_receipt` take it). */
   id: z.string(),
+  /** What it pays for, in Holon's words: `call rcpt_…`, `payment pay_…`, `intent int_… (idempotency key …)`, `purchase …`. */
+  paysFor: z.string(),
   at: z.string(),
   mandate: z.string(),
   payee: z.string(),

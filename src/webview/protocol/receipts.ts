@@ -127,6 +127,8 @@ export const SpendRow = z.strictObject({
   receipt: z.nullable(z.string()),
   /** A payment signed on a chain: `landed in block N`, or not landed and why (Holon's reading of the chain). */
   onChain: z.nullable(z.string().check(z.maxLength(1000))),
+  /** That payment's settlement id, what the agent's answer named it by; null where no payment on a chain pays the spend. */
+  settlement: z.nullable(z.string()),
 });
 /** One spend of an account. */
 export type SpendRow = z.infer<typeof SpendRow>;

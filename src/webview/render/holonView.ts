@@ -170,6 +170,7 @@ export function renderHolonView(
       { class: p.status === 'flagged' ? 'card card-warning' : 'card', 'data-testid': `payment-${p.id}` },
       h(doc, 'p', { class: 'card-kind' }, `${p.amount} → ${p.payee} · ${p.mandate}`),
       h(doc, 'p', { class: 'card-title', 'data-testid': 'payment-summary' }, p.summary),
+      h(doc, 'p', { class: 'mono muted', 'data-testid': 'payment-for' }, `${p.id} · for ${p.paysFor}`),
       p.transaction ? h(doc, 'p', { class: 'mono muted', 'data-testid': 'payment-transaction' }, p.transaction) : null,
       time(doc, p.at),
     ),

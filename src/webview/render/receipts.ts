@@ -156,6 +156,8 @@ function renderSpends(doc: Document, state: ReceiptsState, post: (command: Recei
           { class: `status spend-${sp.status}`, 'data-testid': 'spend-status' },
           sp.status === 'released' && sp.reason ? `released: ${sp.reason}` : sp.status,
           sp.onChain ? h(doc, 'div', { class: 'muted', 'data-testid': 'spend-chain' }, sp.onChain) : null,
+          // The id the agent's answer named the payment by: what it finds it again with (get_receipt, holon receipts).
+          sp.settlement ? h(doc, 'div', { class: 'muted mono', 'data-testid': 'spend-settlement' }, `payment ${sp.settlement}`) : null,
         ),
       );
       const receipt = sp.receipt;
