@@ -153,7 +153,8 @@ const budgetCmd: Command = {
 
 /** The open settlement whose money a hold carries (a payment signed on a chain), if it carries one. */
 function paymentOf(s: HolonState, hold: string): Settlement | undefined {
-  return Object.values(s.settlements).find((r) => r.hold === hold && isOpen(r));
+  const r = s.settlements[s.settlement_by_hold[hold] ?? ''];
+  return r && isOpen(r) ? r : undefined;
 }
 
 /**
