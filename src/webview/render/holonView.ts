@@ -167,7 +167,7 @@ export function renderHolonView(
     h(
       doc,
       'article',
-      { class: p.status === 'flagged' ? 'card card-warning' : 'card', 'data-testid': `payment-${p.id}` },
+      { class: p.status === 'flagged' || p.status === 'releasing' ? 'card card-warning' : 'card', 'data-testid': `payment-${p.id}` },
       h(doc, 'p', { class: 'card-kind' }, `${p.amount} → ${p.payee} · ${p.mandate}`),
       h(doc, 'p', { class: 'card-title', 'data-testid': 'payment-summary' }, p.summary),
       h(doc, 'p', { class: 'mono muted', 'data-testid': 'payment-for' }, `${p.id} · for ${p.paysFor}`),
