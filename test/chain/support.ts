@@ -33,6 +33,11 @@ export function chainOf(chain: LocalChain, facilitator: string | null = chain.fa
   return chainConfig({ rpcUrl: chain.rpcUrl, chainId: chain.chainId, token: chain.token, facilitator });
 }
 
+/** The same settings as `holon mcp` and `holon serve` take them: the flags a human types. */
+export function chainFlags(chain: LocalChain, facilitator: string = chain.facilitator.url): string[] {
+  return ['--rpc-url', chain.rpcUrl, '--chain-id', String(chain.chainId), '--token', chain.token, '--facilitator', facilitator];
+}
+
 /** Waits until a settlement leaves `signed` (Holon read the chain for it), and returns it. */
 export function settled(store: EventStore<HolonState>, id: string): Promise<Settlement> {
   return until(() => {

@@ -13,6 +13,7 @@ import { createWallet } from '../../src/core/wallet.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
+import { chainFlags } from '../chain/support.ts';
 import { ensureBuilt, HANG_MS, mcpSession, openLedger, seededState } from './cliHarness.ts';
 
 before(ensureBuilt);
@@ -29,10 +30,13 @@ test('after a restart, the hold and the opening from before are declined; nothin
     await setFx(store, 'USDC', 'EUR', '0.92');
     await createMandate(store, systemClock, 'demo/pages', { toolsets: ['terms'], approval_threshold: '1.00', capabilities: [{ name: 'pay', params: { payees: [`${TEST_NETWORK}:${SELLER}`] } }] });
     store.close();
-    // The seller settles the deposit on the local chain: the wallet holds the token there.
-    await (await localChain()).fund(createWallet(state), { usdc: 5_000_000n });
+    // The seller settles the deposit on the local chain: the wallet holds the token there, and both
+    // processes are told that chain (Holon signs only on the chain the human configured).
+    const chain = await localChain();
+    await chain.fund(createWallet(state), { usdc: 5_000_000n });
+    const flags = ['--allow-private-sellers', ...chainFlags(chain)];
 
-    const first = await mcpSession(state, 'demo/pages', ['--allow-private-sellers']);
+    const first = await mcpSession(state, 'demo/pages', flags);
     const t = result(await first.client.callTool({ name: 'atr_transact', arguments: { pairing: CHANNEL, document: seller.document() } }));
     assert.notEqual(t.isError, true, JSON.stringify(t.structuredContent));
     const opened = t.structuredContent as { atr: { base64: string }; signed: unknown; mac: string };
@@ -42,7 +46,7 @@ test('after a restart, the hold and the opening from before are declined; nothin
     assert.ok(hold['mac']);
     await first.close();
 
-    const second = await mcpSession(state, 'demo/pages', ['--allow-private-sellers']);
+    const second = await mcpSession(state, 'demo/pages', flags);
     try {
       assert.equal(code(await second.client.callTool({ name: 'atr_channel_record_charge', arguments: { hold, charged: '0' } })), 'hold-unverified');
       assert.equal(code(await second.client.callTool({ name: 'atr_channel_within', arguments: { pairing: CHANNEL, hold, document: seller.document() } })), 'hold-unverified');

@@ -471,7 +471,7 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       await screenshot(p, '07-receipts-other-client');
     });
 
-    await step('a payment under terms, above the threshold, is approved in the Holon view; the seller takes it', async () => {
+    await step('a payment under terms, above the threshold, is approved in the Holon view; the seller takes it, and it is spent once it lands on the chain', async () => {
       await clearNotifications();
       // The human imports their wallet through the palette: it becomes this state's one wallet.
       const key = generatePrivateKey();
@@ -491,12 +491,20 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       if (fs.existsSync(journal)) assert.equal(fs.readFileSync(journal, 'utf8').includes(key.slice(2)), false, 'the key is not in the journal');
       const seller = await startSeller('honest', { amount: '1000000' });
       try {
-        // The seller settles on the local chain: the wallet holds the token there.
-        await (await localChain()).fund(address, { usdc: 1_000_000n });
+        // The seller settles on the local chain: the wallet holds the token there (1 USDC for the payment,
+        // 2.5 more and some ETH that the view shows it keeps).
+        const chain = await localChain();
+        await chain.fund(address, { usdc: 3_500_000n, eth: 10n ** 16n });
         await cli(bridge, ['fx', 'USDC', 'EUR', '0.92']);
         await cli(bridge, ['mandate', 'create', BUYER, '--toolsets', 'terms', '--threshold', '0.50', '--total', '5', '--payees', `${TEST_NETWORK}:${SELLER}`]);
         // The seller runs on this machine: reaching it takes the human's explicit setting.
         await host(bridge, '/setting', { key: 'terms.allowPrivateSellers', value: true });
+        // Holon signs only on the chain the human configured (user settings, the RPC URL last: it is the one
+        // that turns the chain on): the server started for the mandate below reads its payments back there,
+        // and the view reads what the wallet holds there (viem's client, which the extension loads only then).
+        await host(bridge, '/setting', { key: 'chain.id', value: chain.chainId });
+        await host(bridge, '/setting', { key: 'chain.token', value: chain.token });
+        await host(bridge, '/setting', { key: 'chain.rpcUrl', value: chain.rpcUrl });
         // Choosing a mandate from the palette is covered above; here the command is run with the id.
         await host(bridge, '/command', { id: 'holon.selectMandate', args: [BUYER] });
         await host(bridge, '/startServer', { tools: ['atr_confirm', 'atr_transact'] });
@@ -524,12 +532,18 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
         const res = await fetch(`${seller.url}/resource`, { headers: { 'payment-signature': encodePaymentSignatureHeader(signed as never) } });
         assert.equal(res.status, 200, seller.refused.join());
         assert.equal((seller.accepted[0] as { payload: { authorization: { from: string } } }).payload.authorization.from, address, 'signed by the wallet the human imported');
-        // Told the chain (user settings, the RPC URL last: it is the one that turns the chain on), the view
-        // reads what the wallet holds there: viem's client, which the extension loads only then.
-        await (await localChain()).fund(address, { usdc: 2_500_000n, eth: 10n ** 16n });
-        await host(bridge, '/setting', { key: 'chain.id', value: 31337 });
-        await host(bridge, '/setting', { key: 'chain.token', value: (await localChain()).token });
-        await host(bridge, '/setting', { key: 'chain.rpcUrl', value: (await localChain()).rpcUrl });
+        // Held until the server reads the payment landed on the chain; then spent: 1.00 USDC at 0.92.
+        type Budget = { spent: { amount: string }; held: { amount: string } };
+        await until(
+          async () => {
+            const b = (await cli<Budget[]>(bridge, ['budget', BUYER]))[0];
+            return b?.spent.amount === '0.92' && Number(b.held.amount) === 0;
+          },
+          'the payment to be read landed and counted as spent',
+          60_000,
+          250,
+        );
+        // The payment moved the wallet's money: the view reads it again, on the chain.
         const holds = view.locator('[data-testid="wallet-holdings"]');
         await until(async () => /holds 2\.5 USDC and 0\.01 ETH on eip155:31337/.test((await holds.count()) > 0 ? await holds.innerText() : ''), 'the wallet\'s balances in the Holon view', 30_000, 250);
         await holds.scrollIntoViewIfNeeded();

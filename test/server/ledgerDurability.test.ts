@@ -20,7 +20,9 @@ import type { Runtime } from '../../src/server/runtime.ts';
 import { openRuntime } from '../../src/server/runtime.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
+import { localChain } from '../../examples/chain/chain.ts';
 import { connect, seedDemo, tempDir } from '../helpers.ts';
+import { chainOf } from '../chain/support.ts';
 import { callTool, structured } from './support.ts';
 
 const PAIRING = 'x402/exact/eip155';
@@ -44,8 +46,15 @@ before(async () => {
   const made = tempDir();
   cleanup = made.cleanup;
   journal = path.join(made.dir, JOURNAL_FILE);
-  // Durable, as `holon mcp` runs: every durable append is an fdatasync.
-  runtime = openRuntime(made.dir, { clock: systemClock, logger: silentLogger, wallet: walletFromKey(generatePrivateKey()), fetch: publicFetch({ allowPrivate: true }) });
+  // Durable, as `holon mcp` runs: every durable append is an fdatasync. On the local chain the seller asks
+  // to be paid on (Holon signs only on the chain the human configured); reading it writes nothing.
+  runtime = openRuntime(made.dir, {
+    clock: systemClock,
+    logger: silentLogger,
+    wallet: walletFromKey(generatePrivateKey()),
+    fetch: publicFetch({ allowPrivate: true }),
+    chain: chainOf(await localChain()),
+  });
   await seedDemo(runtime.store, systemClock, { stateDir: made.dir });
   await setFx(runtime.store, 'USDC', 'EUR', '0.92');
   await createMandate(runtime.store, systemClock, BUYER, {
@@ -88,12 +97,13 @@ test('a paid atr_transact makes one fdatasync: its settlement, which covers its 
   assert.ok(structured<{ signed: unknown }>(t.result).signed);
   assert.equal(t.onTheWay, 1);
   assert.equal(t.durable, t.size, 'everything the call wrote is on disk when it answers');
-  // The line comes first: a money event on disk always has its call's line before it.
+  // The line comes first: a money event on disk always has its call's line before it. The hold stays
+  // held (no `hold.settled`) until Holon reads the payment landed on the chain, which no one sends it to here.
   const mine = events().slice(before);
   assert.deepEqual([mine[0]?.type, mine[0]?.data['tool']], ['tool.called', 'atr_transact']);
   assert.deepEqual(
     mine.slice(1).map((e) => e.type),
-    ['hold.placed', 'settlement.signed', 'hold.settled'],
+    ['hold.placed', 'settlement.signed'],
   );
 });
 

@@ -19,7 +19,9 @@ import { walletFromKey } from '../../src/core/wallet.ts';
 import type { AgreementSeller } from '../fixtures/sellers/agreementSeller.ts';
 import { startAgreementSeller } from '../fixtures/sellers/agreementSeller.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
+import { localChain } from '../../examples/chain/chain.ts';
 import { connect, demoRuntime, HANG_MS, TestClock, until } from '../helpers.ts';
+import { chainOf } from '../chain/support.ts';
 import { callTool, eventsAfter } from './support.ts';
 
 const AGREEMENT = 'x402/agreement/eip155';
@@ -36,7 +38,8 @@ const sellers: AgreementSeller[] = [];
 before(async () => {
   // The fetch's own time limit is far beyond any wait here: only a cancellation can end a held request in time.
   const fetch = publicFetch({ allowPrivate: true, maxBytes: 64 * 1024, timeoutMs: HANG_MS });
-  const world = await demoRuntime({ clock: new TestClock(Date.now()), fetch, wallet });
+  // Holon signs only on the chain the human configured: the local one, which the seller's 402 names.
+  const world = await demoRuntime({ clock: new TestClock(Date.now()), fetch, wallet, chain: chainOf(await localChain()) });
   ({ runtime, cleanup } = world);
   await setFx(runtime.store, 'USDC', 'EUR', '0.92');
   await createMandate(runtime.store, world.clock, BUYER, {
@@ -67,21 +70,25 @@ const declined = (r: CallToolResult): Declined => {
   return r.structuredContent as Declined;
 };
 const spent = (): bigint => runtime.store.state.spend[BUYER]?.spent ?? 0n;
+/** What the mandate holds: this seller settles nothing on the chain, so every payment signed here stays held (not landed, never spent). */
+const held = (): bigint => runtime.store.state.spend[BUYER]?.held ?? 0n;
 
 describe('x402/agreement/eip155', () => {
-  test('atr_transact: approve, then the agreement and the resource paid; later calls need no agreement payment', async () => {
+  test('atr_transact: approve, then the agreement and the resource signed and held until they land; later calls need no agreement payment', async () => {
     const s = await seller();
     const first = ok<{ atrHash: string; approve: Record<string, unknown> }>(await callTool(client, 'atr_transact', { pairing: AGREEMENT, document: s.document }));
     assert.equal(first.atrHash, s.hash);
     assert.deepEqual(first.approve['option'], { amount: '100000', asset: s.agreementRequired.accepts[0]?.asset, payTo: SELLER, network: TEST_NETWORK });
     assert.equal(s.agreementPayments, 0, 'nothing signed without approved');
-    const before = spent();
+    const before = { spent: spent(), held: held() };
     const paid = ok<{ signed: unknown; agreement: { atrHash: string; agreed: boolean } }>(await callTool(client, 'atr_transact', { pairing: AGREEMENT, document: s.document, approved: first.approve }));
     assert.equal(paid.agreement.atrHash, s.hash);
     assert.equal(s.agreementPayments, 1);
     const res = await fetch(`${s.url}/resource`, { headers: { 'payment-signature': encodePaymentSignatureHeader(paid.signed as never) } });
     assert.equal(res.status, 200, s.refused.join());
-    assert.equal(spent() - before, 92_000n + 230_000n, 'the agreement (0.10 USDC) and the table (0.25 USDC) at 0.92');
+    // Signed, and held until Holon reads them landed on the chain, which this seller never settles them on.
+    assert.equal(held() - before.held, 92_000n + 230_000n, 'the agreement (0.10 USDC) and the table (0.25 USDC) at 0.92');
+    assert.equal(spent(), before.spent, 'nothing counted as spent before the chain shows it');
     // Recorded: the next table needs no agreement payment.
     const again = ok<{ signed: unknown }>(await callTool(client, 'atr_transact', { pairing: AGREEMENT, document: s.document }));
     assert.equal((await fetch(`${s.url}/resource`, { headers: { 'payment-signature': encodePaymentSignatureHeader(again.signed as never) } })).status, 200);
@@ -181,19 +188,21 @@ async function cancelledWhileHeld(name: string, args: Record<string, unknown>, s
 describe('a client\'s cancellation ends the agreement exchange', () => {
   test('atr_transact asking the agreement URL: the held request is closed; nothing is signed', async () => {
     const s = await seller('hold');
-    const before = spent();
+    const before = { spent: spent(), held: held() };
     await cancelledWhileHeld('atr_transact', { pairing: AGREEMENT, document: s.document }, s);
     assert.equal(s.agreementPayments, 0);
-    assert.equal(spent(), before, 'nothing signed');
+    assert.deepEqual({ spent: spent(), held: held() }, before, 'nothing signed: nothing spent, nothing held');
   });
 
   test('atr_transact paying the agreement: the held payment is closed; the resource is never signed after', async () => {
     const s = await seller('hold-paid');
     const approve = { option: { amount: '100000', asset: s.agreementRequired.accepts[0]?.asset, payTo: SELLER, network: TEST_NETWORK }, url: `${s.url}/agree`, required: s.agreementRequired };
-    const before = spent();
+    const before = { spent: spent(), held: held() };
     await cancelledWhileHeld('atr_transact', { pairing: AGREEMENT, document: s.document, approved: approve }, s);
     assert.equal(s.agreementPayments, 1, 'the agreement payment was sent before the cancellation');
-    assert.equal(spent() - before, 92_000n, 'the agreement (0.10 USDC at 0.92) only: the resource (0.25 USDC) was not signed');
+    // The agreement payment was signed, so its money stays held until the chain shows whether it lands.
+    assert.equal(held() - before.held, 92_000n, 'the agreement (0.10 USDC at 0.92) only: the resource (0.25 USDC) was not signed');
+    assert.equal(spent(), before.spent);
     assert.equal(s.served, 0);
   });
 

@@ -21,7 +21,8 @@ import { startChannelSeller } from '../fixtures/sellers/channelSeller.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import type { TestClock } from '../helpers.ts';
-import { connect, demoRuntime, TestClock as Clock } from '../helpers.ts';
+import { connect, demoRuntime, TestClock as Clock, until } from '../helpers.ts';
+import { chainOf } from '../chain/support.ts';
 import { callTool } from './support.ts';
 
 const CHANNEL = 'x402/channel/eip155';
@@ -35,7 +36,9 @@ let cleanup: () => Promise<void>;
 const sellers: ChannelSeller[] = [];
 
 before(async () => {
-  const world = await demoRuntime({ clock: new Clock(Date.now()), fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }), wallet });
+  // Holon signs only on the chain the human configured: the local one, where the seller settles the deposits.
+  const chain = await localChain();
+  const world = await demoRuntime({ clock: new Clock(Date.now()), fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }), wallet, chain: chainOf(chain) });
   ({ runtime, clock, cleanup } = world);
   await setFx(runtime.store, 'USDC', 'EUR', '0.92');
   await createMandate(runtime.store, clock, BUYER, {
@@ -46,7 +49,7 @@ before(async () => {
   });
   client = await connect(runtime, { mandate: BUYER });
   // The seller settles each opening's deposit on the local chain: the wallet holds the token there.
-  await (await localChain()).fund(wallet.address, { usdc: 5_000_000n });
+  await chain.fund(wallet.address, { usdc: 5_000_000n });
 });
 after(async () => {
   await client.close();
@@ -71,20 +74,23 @@ const send = (s: ChannelSeller, signed: unknown): Promise<Response> => fetch(`${
 type Hold = Record<string, unknown> & { mac: string; charged: string; signed: string };
 
 /** Opens a channel with Holon's wallet and keeps it: the hold. */
-async function opened(s: ChannelSeller): Promise<{ hold: Hold; atr: string }> {
-  const t = json<{ atr: { base64: string }; signed: unknown; mac: string }>(await callTool(client, 'atr_transact', { pairing: CHANNEL, document: s.document() }));
+async function opened(s: ChannelSeller): Promise<{ hold: Hold; atr: string; settlement: string }> {
+  const t = json<{ atr: { base64: string }; signed: unknown; mac: string; settlement: { id: string } }>(await callTool(client, 'atr_transact', { pairing: CHANNEL, document: s.document() }));
   const res = await send(s, t.signed);
   assert.equal(res.status, 200, s.refused.join());
   const kept = json<{ hold: Hold }>(await callTool(client, 'atr_channel_open', { pairing: CHANNEL, atr: t.atr.base64, signed: t.signed, mac: t.mac }));
-  return { hold: kept.hold, atr: t.atr.base64 };
+  return { hold: kept.hold, atr: t.atr.base64, settlement: t.settlement.id };
 }
 
 describe('x402/channel/eip155', () => {
   test('open with the deposit, pay each page by voucher, record the charge, close: the seller takes every signature', async () => {
     const s = await seller();
     const spentBefore = runtime.store.state.spend[BUYER]?.spent ?? 0n;
-    let { hold } = await opened(s);
+    const open = await opened(s);
+    let { hold } = open;
     assert.equal(s.channel?.id, hold['channel']);
+    // The deposit is held until Holon reads it landed in the seller's escrow, then counted as spent.
+    await until(() => runtime.store.state.settlements[open.settlement]?.status === 'landed', 'the deposit to land');
     assert.equal((runtime.store.state.spend[BUYER]?.spent ?? 0n) - spentBefore, 184_000n, 'the deposit, 0.20 USDC at 0.92, is the payment the mandate allowed');
     for (let page = 1; page <= 3; page++) {
       const w = json<{ signed: unknown; hold: Hold }>(await callTool(client, 'atr_channel_within', { pairing: CHANNEL, hold, document: s.document() }));

@@ -1,7 +1,9 @@
 /**
  * atr_transact: Holon signs with the human's wallet, only after H is confirmed, and only within the
  * mandate — the pay capability and its payees, a rate to the mandate's currency, the limits, and the
- * human above the threshold. The local seller settles every payment on the local chain.
+ * human above the threshold. The local seller settles every payment on the local chain, the one the
+ * human configured: a signed payment's money is held until Holon reads it landed there, then spent.
+ * The terms name their price, so each test pays a price (an H) of its own: terms are paid once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -19,7 +21,8 @@ import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import type { TestClock } from '../helpers.ts';
-import { connect, demoRuntime, TestClock as Clock } from '../helpers.ts';
+import { connect, demoRuntime, TestClock as Clock, until } from '../helpers.ts';
+import { chainOf } from '../chain/support.ts';
 import { callTool } from './support.ts';
 
 const PAIRING = 'x402/exact/eip155';
@@ -33,7 +36,8 @@ let cleanup: () => Promise<void>;
 const sellers: Seller[] = [];
 
 before(async () => {
-  const world = await demoRuntime({ clock: new Clock(Date.now()), fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }), wallet });
+  // Holon signs only on the chain the human configured: the local one, where the seller settles.
+  const world = await demoRuntime({ clock: new Clock(Date.now()), fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }), wallet, chain: chainOf(await localChain()) });
   ({ runtime, clock, cleanup } = world);
   await setFx(runtime.store, 'USDC', 'EUR', '0.92');
   await createMandate(runtime.store, clock, PAYS, {
@@ -65,10 +69,16 @@ const declineOf = (r: CallToolResult): { code: string; detail: string } => {
 };
 const spent = (): bigint => runtime.store.state.spend[PAYS]?.spent ?? 0n;
 const held = (): bigint => runtime.store.state.spend[PAYS]?.held ?? 0n;
-const pay = async (s: Seller): Promise<Response> => {
-  const r = json<{ signed: Parameters<typeof encodePaymentSignatureHeader>[0] }>(await callTool(client, 'atr_transact', { pairing: PAIRING, document: s.document }));
-  return fetch(`${s.url}/resource`, { headers: { 'payment-signature': encodePaymentSignatureHeader(r.signed) } });
+/** Pays `s` with atr_transact and sends the payment to it: the seller's answer, and the payment's settlement. */
+const pay = async (s: Seller): Promise<{ res: Response; settlement: string }> => {
+  const r = json<{ signed: Parameters<typeof encodePaymentSignatureHeader>[0]; settlement: { id: string } }>(
+    await callTool(client, 'atr_transact', { pairing: PAIRING, document: s.document }),
+  );
+  const res = await fetch(`${s.url}/resource`, { headers: { 'payment-signature': encodePaymentSignatureHeader(r.signed) } });
+  return { res, settlement: r.settlement.id };
 };
+/** Waits until Holon reads settlement `id` landed on the chain. */
+const landed = (id: string): Promise<unknown> => until(() => runtime.store.state.settlements[id]?.status === 'landed', `settlement ${id} to land`);
 
 describe('atr_transact', () => {
   test('offered only with a wallet, and it spends: not read-only', async () => {
@@ -87,17 +97,18 @@ describe('atr_transact', () => {
     }
   });
 
-  test('under the threshold: H confirmed, signed by the wallet, accepted by the seller, spent in the mandate', async () => {
+  test('under the threshold: H confirmed, signed by the wallet, accepted by the seller, held until read landed, then spent in the mandate', async () => {
     const s = await seller('honest', '250000');
-    const res = await pay(s);
+    const { res, settlement } = await pay(s);
     assert.equal(res.status, 200, s.refused.join());
     assert.equal(s.accepted.length, 1);
     assert.equal((s.accepted[0] as { payload: { authorization: { from: string; nonce: string } } }).payload.authorization.from, wallet.address);
+    await landed(settlement);
     assert.equal(spent(), 230_000n, '0.25 USDC at 0.92 = 0.23 EUR');
     assert.equal(held(), 0n);
   });
 
-  test('above the threshold it waits for the human; after they approve, the same call pays', async () => {
+  test('above the threshold it waits for the human; after they approve, the same call pays; the paid terms are never paid again', async () => {
     const s = await seller('honest', '1000000');
     const before = spent();
     const first = declineOf(await callTool(client, 'atr_transact', { pairing: PAIRING, document: s.document }));
@@ -109,19 +120,25 @@ describe('atr_transact', () => {
     assert.equal(spent(), before, 'nothing spent while it waits');
     assert.equal(s.accepted.length, 0);
     await decideApproval(runtime.store, clock, approval.id, 'approved', 'panel');
-    const res = await pay(s);
+    const { res, settlement } = await pay(s);
     assert.equal(res.status, 200, s.refused.join());
+    await landed(settlement);
     assert.equal(spent(), before + 920_000n);
     assert.equal(runtime.store.state.approvals[approval.id]?.status, 'used');
-    // Used once: the same payment again asks again.
-    assert.equal(declineOf(await callTool(client, 'atr_transact', { pairing: PAIRING, document: s.document })).code, 'approval-pending');
+    // The approval is used, and the terms are paid: the same payment again is declined before anything is
+    // signed or asked (its nonce is H, which the chain shows spent), never paid a second time.
+    const pending = Object.values(runtime.store.state.approvals).filter((a) => a.status === 'pending').length;
+    assert.equal(declineOf(await callTool(client, 'atr_transact', { pairing: PAIRING, document: s.document })).code, 'terms-paid');
+    assert.equal(Object.values(runtime.store.state.approvals).filter((a) => a.status === 'pending').length, pending, 'no approval asked for it');
+    assert.equal(spent(), before + 920_000n);
   });
 
   test('nothing is signed or spent for a lying seller, a payee outside the mandate, no rate, or over the budget', async () => {
     const before = spent();
     const wrong = await seller('wrong-bytes');
     assert.equal(declineOf(await callTool(client, 'atr_transact', { pairing: PAIRING, document: wrong.document })).code, 'hash-mismatch');
-    const s = await seller();
+    // Terms of their own (a price no other test pays): terms already paid would be declined terms-paid first.
+    const s = await seller('honest', '240000');
     const elsewhere = { ...s.document, accepts: [{ ...s.document.accepts[0], payTo: '0x000000000000000000000000000000000000dEaD' }] };
     assert.equal(declineOf(await callTool(client, 'atr_transact', { pairing: PAIRING, document: elsewhere })).code, 'capability-scope');
     const big = await seller('honest', '5000000');

@@ -18,6 +18,7 @@ import { startSeller } from '../../examples/sellers/x402Seller.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import type { TestClock } from '../helpers.ts';
 import { connect, demoRuntime, MANDATE, TestClock as Clock } from '../helpers.ts';
+import { allowPaying, chainOf, x402Endpoint } from '../chain/support.ts';
 import { callTool } from './support.ts';
 
 const wallet = walletFromKey(generatePrivateKey());
@@ -28,9 +29,12 @@ let cleanup: () => Promise<void>;
 const sellers: Seller[] = [];
 
 before(async () => {
-  const world = await demoRuntime({ clock: new Clock(Date.now()), fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }), wallet });
+  // Holon pays only on the chain the human configured (the local one, which the sellers ask to be paid on),
+  // and only to a payee the mandate's `pay` grant names (the sellers').
+  const world = await demoRuntime({ clock: new Clock(Date.now()), fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }), wallet, chain: chainOf(await localChain()) });
   ({ runtime, clock, cleanup } = world);
   await setFx(runtime.store, 'USDC', 'EUR', '0.92');
+  await allowPaying(runtime.store, clock, MANDATE);
   client = await connect(runtime);
   // The seller's facilitator settles on the local chain: the wallet holds the token there.
   await (await localChain()).fund(wallet.address, { usdc: 1_000_000n });
@@ -41,11 +45,11 @@ after(async () => {
   for (const s of sellers) await s.close();
 });
 
-/** A seller in the catalog as an x402 agent offering extraction.table at 0.25 USDC. */
+/** A seller in the catalog as an x402 agent offering extraction.table at 0.25 USDC, declaring the seller's payee. */
 async function listed(id: string, variant: Parameters<typeof startSeller>[0] = 'honest', amount = '250000'): Promise<Seller> {
   const s = await startSeller(variant, { amount });
   sellers.push(s);
-  await addAgent(runtime.store, clock, manifest(id, ['extraction.table'], { price: { currency: 'USDC', per_call: '0.25' } }), { type: 'x402', url: `${s.url}/resource` }, 'test');
+  await addAgent(runtime.store, clock, manifest(id, ['extraction.table'], { price: { currency: 'USDC', per_call: '0.25' } }), x402Endpoint(`${s.url}/resource`), 'test');
   return s;
 }
 type Call = { status: string; cost: { amount: string; currency: string } | null; receipt: string; error: { code: string; charged: boolean } | null };
