@@ -64,10 +64,6 @@ export async function onChain(chain: LocalChain, tx: string): Promise<{ block: b
   return { block: receipt.blockNumber, transfers };
 }
 
-/** The flags that tell `holon mcp` (or any `holon` command) the local chain, settling through `facilitator`. */
-export function chainFlags(chain: LocalChain, facilitator: string = chain.facilitator.url): string[] {
-  return ['--rpc-url', chain.rpcUrl, '--chain-id', String(chain.chainId), '--token', chain.token, '--facilitator', facilitator];
-}
 
 /** Every `Transfer` of the token out of `from`, read from the chain: the transfer (transaction and log index) and its value. */
 export async function transfersOut(chain: LocalChain, from: Address): Promise<{ to: Address; value: bigint; key: string }[]> {
