@@ -9,6 +9,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { TransactionSerializable } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { HolonError } from './errors.ts';
@@ -47,10 +48,10 @@ export interface Wallet {
   /** Signs EIP-712 typed data; uint256 and bytes32 members arrive as strings and are typed here. */
   signTypedData(request: TypedRequest): Promise<`0x${string}`>;
   /**
-   * Sends a transaction of its own on a chain (it pays the gas), and returns its hash once the node took
-   * it: only for undoing what it signed (cancelling a released payment's authorization). None: it cannot.
+   * Signs a transaction of its own (it pays the gas), sent by the chain's reader: only for undoing what it
+   * signed (cancelling a released payment's authorization). None: it cannot.
    */
-  sendTransaction?(chain: { rpcUrl: string; chainId: number }, tx: { to: `0x${string}`; data: `0x${string}` }): Promise<`0x${string}`>;
+  signTransaction?(tx: TransactionSerializable): Promise<`0x${string}`>;
 }
 
 const KEY = /^0x[0-9a-fA-F]{64}$/;
@@ -63,18 +64,7 @@ export function walletFromKey(key: `0x${string}`): Wallet {
 function walletOf(account: PrivateKeyAccount): Wallet {
   return {
     address: account.address,
-    sendTransaction: async (chain, tx) => {
-      // Loaded when first needed: the extension, which never sends, does not carry viem's wallet client.
-      const { createWalletClient, defineChain, http } = await import('viem');
-      const definition = defineChain({
-        id: chain.chainId,
-        name: `eip155:${chain.chainId}`,
-        nativeCurrency: { decimals: 18, name: 'Ether', symbol: 'ETH' },
-        rpcUrls: { default: { http: [chain.rpcUrl] } },
-      });
-      const client = createWalletClient({ account, chain: definition, transport: http(chain.rpcUrl, { retryCount: 0, timeout: 10_000 }) });
-      return client.sendTransaction({ to: tx.to, data: tx.data });
-    },
+    signTransaction: (tx) => account.signTransaction(tx),
     signTypedData: (r) => {
       const message = typedMessage(r.types, r.primaryType, r.message);
       // The request's shape is checked where it is built (the pairing); viem's generics cannot see it here.

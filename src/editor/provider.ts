@@ -109,7 +109,7 @@ export function serverDefinition(
   return definition;
 }
 
-/** Registers the provider; it fires a change when the selection, the mandate's toolsets or the approval settings change. */
+/** Registers the provider; it fires a change when the selection, the mandate's toolsets or a setting the server starts with change. */
 export function registerProvider(state: EditorState, holonJs: string, wallet: EditorWallet): vscode.Disposable {
   const changed = new vscode.EventEmitter<void>();
   let last = '';
@@ -160,8 +160,10 @@ export function registerProvider(state: EditorState, holonJs: string, wallet: Ed
     vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, provider),
     state.onDidChange(check),
     wallet.onDidChange(check),
+    // Any Holon setting the server is started with (the chain, approvals, sellers, the office): the
+    // fingerprint says whether the server must start again.
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('holon.approvals') || e.affectsConfiguration('holon.office')) check();
+      if (e.affectsConfiguration('holon')) check();
     }),
   );
 }

@@ -114,7 +114,7 @@ export function openRuntime(
   const stopRecovery = recoverOrphanedHolds(store, options.logger);
   // Payments signed here or by a process that died before it could read them back are read on the chain.
   // A payment a human released is cancelled on the chain by the wallet, where it can pay the gas.
-  const cancel = chain ? cancellerOf(wallet, chain.config) : undefined;
+  const cancel = chain ? cancellerOf(wallet, chain) : undefined;
   const stopLandings = watchLandings({ store, clock: options.clock, chain, logger: options.logger, signer, cancel }, options.landingPollMs);
   // Rows of a team store that were not folded are told to whoever runs the server (never to the agent), each once.
   if (store.refused.length > 0) options.logger.warn(refusalNotice(store.refused, 'holon verify --store'));

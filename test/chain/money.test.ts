@@ -17,7 +17,7 @@ import { encodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Hex } from 'viem';
-import { createWalletClient } from 'viem';
+import { createWalletClient, keccak256 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { addAgent } from '../../src/core/market/catalog.ts';
@@ -62,10 +62,10 @@ const wallet: Wallet = {
     signatures.push(r.primaryType);
     return real.signTypedData(r);
   },
-  sendTransaction: async (c, tx) => {
-    const hash = await (real.sendTransaction as NonNullable<Wallet['sendTransaction']>)(c, tx);
-    sent.push(hash);
-    return hash;
+  signTransaction: async (tx) => {
+    const signed = await (real.signTransaction as NonNullable<Wallet['signTransaction']>)(tx);
+    sent.push(keccak256(signed));
+    return signed;
   },
 };
 

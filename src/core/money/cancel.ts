@@ -6,10 +6,10 @@
  * held until its authorization lapses. A cancellation that comes after the payee's settlement reverts (the
  * nonce is spent): the chain then shows the payment landed, and it is counted.
  */
-import type { Hash, Hex } from 'viem';
+import type { Address, Hash, Hex } from 'viem';
 import { encodeFunctionData, getAddress, parseAbi, parseSignature } from 'viem';
 import type { Wallet } from '../wallet.ts';
-import type { ChainConfig } from './chain.ts';
+import type { ChainReader } from './chain.ts';
 import { PERMIT2 } from './permit2.ts';
 import type { Settlement } from './settlement.ts';
 
@@ -26,11 +26,12 @@ const CANCEL_TYPES = {
   ],
 } as const;
 
-/** How a process cancels a released settlement's authorization with `wallet` on the chain `config` names; none without a way to send. */
-export function cancellerOf(wallet: Wallet | undefined, config: ChainConfig): ((r: Settlement) => Promise<Hash>) | undefined {
-  const send = wallet?.sendTransaction?.bind(wallet);
-  if (!wallet || !send) return undefined;
-  const chain = { rpcUrl: config.rpcUrl, chainId: config.chainId };
+/** How a process cancels a released settlement's authorization with `wallet` on the chain `reader` reads; none without a way to sign. */
+export function cancellerOf(wallet: Wallet | undefined, reader: ChainReader): ((r: Settlement) => Promise<Hash>) | undefined {
+  const signTransaction = wallet?.signTransaction?.bind(wallet);
+  if (!wallet || !signTransaction) return undefined;
+  const config = reader.config;
+  const send = (tx: { to: Address; data: Hex }): Promise<Hash> => reader.send(wallet.address, tx, signTransaction);
   return async (r) => {
     if (getAddress(r.authorization.from) !== getAddress(wallet.address)) throw new Error(`payment ${r.id} was signed by another wallet`);
     if (r.scheme === 'upto') {
@@ -41,7 +42,7 @@ export function cancellerOf(wallet: Wallet | undefined, config: ChainConfig): ((
         functionName: 'invalidateUnorderedNonces',
         args: [nonce >> 8n, 1n << (nonce & 0xffn)],
       });
-      return send(chain, { to: PERMIT2, data });
+      return send({ to: PERMIT2, data });
     }
     const signature = await wallet.signTypedData({
       domain: { name: config.asset.name, version: config.asset.version, chainId: String(config.chainId), verifyingContract: config.token },
@@ -55,6 +56,6 @@ export function cancellerOf(wallet: Wallet | undefined, config: ChainConfig): ((
       functionName: 'cancelAuthorization',
       args: [getAddress(r.authorization.from), r.authorization.nonce as Hex, Number(v ?? BigInt(27 + yParity)), sr, ss],
     });
-    return send(chain, { to: config.token, data });
+    return send({ to: config.token, data });
   };
 }

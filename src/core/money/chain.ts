@@ -5,7 +5,7 @@
  * transaction and block, moving what from whom to whom; what does an address hold. Nothing a seller,
  * a merchant or a facilitator says about a payment is taken for what this reader can answer.
  */
-import type { Address, Hash, Hex, PublicClient } from 'viem';
+import type { Address, Hash, Hex, PublicClient, TransactionSerializable } from 'viem';
 import { createPublicClient, defineChain, getAddress, http, isAddress, parseAbi, parseEventLogs } from 'viem';
 import { HolonError } from '../errors.ts';
 import type { KnownAsset } from './assets.ts';
@@ -131,6 +131,11 @@ export interface ChainReader {
   allowance(owner: Address, spender: Address): Promise<bigint>;
   /** `owner`'s next EIP-2612 permit nonce at the token. */
   permitNonce(owner: Address): Promise<bigint>;
+  /**
+   * Sends a transaction from `from` that `sign` signs (its nonce, gas and fees read from the node here), and
+   * returns its hash once the node took it.
+   */
+  send(from: Address, tx: { to: Address; data: Hex }, sign: (tx: TransactionSerializable) => Promise<Hex>): Promise<Hash>;
 }
 
 /** A reader of the chain `config` names, over viem's public client (HTTP JSON-RPC, no retries: an error is the node's answer). */
@@ -241,6 +246,25 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
     allowance: (owner, spender) =>
       client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'allowance', args: [owner, spender] }),
     permitNonce: (owner) => client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'nonces', args: [owner] }),
+    // Through the public client's own actions: a wallet client would carry much more into every bundle.
+    send: async (from, tx, sign) => {
+      const [nonce, gas, fees] = await Promise.all([
+        client.getTransactionCount({ address: from, blockTag: 'pending' }),
+        client.estimateGas({ account: from, to: tx.to, data: tx.data }),
+        client.estimateFeesPerGas(),
+      ]);
+      const serializedTransaction = await sign({
+        type: 'eip1559',
+        chainId: config.chainId,
+        to: tx.to,
+        data: tx.data,
+        nonce,
+        gas,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      return client.sendRawTransaction({ serializedTransaction });
+    },
   };
 }
 

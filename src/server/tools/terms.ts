@@ -405,7 +405,7 @@ async function agreeWithin(
   await assertExactNonceUnspent(ctx.deps.store.state, ctx.deps.chain, { from: wallet.address, nonce: h });
   const signed = (await signRecorded(ctx, ask, () => paidByWallet(payment, h, signer(wallet)))).result;
   const moved = { signed, atr: atrOut(atr), atrHash: h };
-  // Signed but cancelled before it left: it is not sent (the hold it settled stays spent: the signature existed).
+  // Signed but cancelled before it left: it is not sent (its money stays held until the chain shows it can no longer land).
   if (ctx.extra.signal.aborted) throw cancelled();
   let sent;
   try {
