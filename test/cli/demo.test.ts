@@ -15,6 +15,10 @@ import { approveAtTerminal, ensureBuilt, HANG_MS, holonIn, ledgerBytes, json, mc
 before(ensureBuilt);
 
 type Tree = { receipt: string; agent: string; status: string; approval: string | null; children: Tree[] };
+/** A row of `holon receipts --json`: a call's tree, or another spend with the payment on a chain that pays it. */
+type Spend = (Tree & { kind: 'call' }) | { kind: 'payment' | 'intent' | 'purchase'; id: string; settlement: { id: string; status: string; summary: string } | null };
+/** The calls among the spends `holon receipts --json` lists. */
+const callsOf = (rows: Spend[]): Tree[] => rows.filter((r): r is Tree & { kind: 'call' } => r.kind === 'call');
 type MoneyJson = { amount: string; currency: string };
 type IntentRow = { intent: string; idempotency_key: string; status: string; payee: string; amount: MoneyJson; pending: { approval: string } | null; receipt: { rail: string; charged: MoneyJson; approval: string | null } | null };
 
@@ -90,8 +94,12 @@ describe('holon demo', { concurrency: true }, () => {
       const list = await holonIn(state, ['receipts']);
       assert.equal(list.code, 0, list.stderr);
       assert.equal(list.stdout.split('\n').filter((l) => l.includes('└─ ')).length, 4);
-      const roots = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Tree[];
+      const spends = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Spend[];
+      const roots = callsOf(spends);
       assert.equal(roots.length, 3, "the small call, the pipeline, and the buyer's call priced upto");
+      // The payment under terms (atr_transact) is found beside the calls, with where it landed.
+      const underTerms = spends.find((r) => r.kind === 'payment' && r.settlement !== null);
+      assert.match(underTerms && 'settlement' in underTerms ? (underTerms.settlement?.summary ?? '') : '', /^landed in block \d+ \(eip155:31337\)/);
       const upto = roots.find((t) => t.agent === 'sellers/pages');
       assert.equal(upto?.status, 'succeeded');
       const pipeline = roots.find((t) => t.agent === 'holon-labs/invoice-pipeline');
@@ -296,7 +304,7 @@ describe('holon demo', { concurrency: true }, () => {
       const firstIds = new Set(roots.map((t) => t.receipt));
       const again = await holonIn(state, ['demo']);
       assert.equal(again.code, 0, again.stdout + again.stderr);
-      const roots2 = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Tree[];
+      const roots2 = callsOf(JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Spend[]);
       assert.equal(roots2.length, 3);
       assert.ok(roots2.every((t) => !firstIds.has(t.receipt)), 'fresh receipts');
       assert.deepEqual((await readEvents(state)).filter((e) => e.type === 'account.funded').map((e) => e.data['account']), ['demo', 'demo', 'studio'], 'funded as one demo does, not twice as much');

@@ -158,7 +158,8 @@ test("a team member's shell names the team store: the demo keeps its own journal
     assert.equal(table?.t, null, 'the demo never opened the team store');
     const receipts = await run(['receipts', '--json', '--state', state, '--store', ''], { env: { HOLON_STORE: url } });
     assert.equal(receipts.code, 0, receipts.stderr);
-    assert.equal((JSON.parse(receipts.stdout) as unknown[]).length, 3, "the small call, the pipeline, and the buyer's call priced upto");
+    const calls = (JSON.parse(receipts.stdout) as { kind: string }[]).filter((r) => r.kind === 'call');
+    assert.equal(calls.length, 3, "the small call, the pipeline, and the buyer's call priced upto");
   } finally {
     cleanup();
   }
