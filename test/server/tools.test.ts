@@ -140,6 +140,23 @@ test('every tool schema matches the committed snapshot', () => {
   );
 });
 
+/** Whether a JSON Schema lets anything through somewhere: an object whose keys are not all declared. */
+const freeForm = (s: unknown): boolean =>
+  typeof s === 'object' && s !== null && (((s as Record<string, unknown>)['type'] === 'object' && (s as Record<string, unknown>)['additionalProperties'] !== false) || Object.values(s).some((v) => (Array.isArray(v) ? v.some(freeForm) : freeForm(v))));
+
+test("the README names exactly the tools that take free-form JSON, which OpenAI's strict mode refuses", () => {
+  const free = everyTool.filter((t) => freeForm(t.inputSchema)).map((t) => t.name);
+  const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const said = /take free-form JSON[^:]*: ([^.]*)\./.exec(readme.replace(/\s+/g, ' '))?.[1] ?? '';
+  assert.deepEqual(said.split(', ').map((n) => n.replace(/`/g, '').replace(/^and /, '')).sort(), [...free].sort());
+  assert.match(readme.replace(/\s+/g, ' '), new RegExp(`${free.length} of ${everyTool.length} tools`));
+});
+
+test('openWorldHint is true exactly where a tool reaches outside Holon (another agent, a seller, a merchant, a forge, a chain)', () => {
+  const open = everyTool.filter((t) => t.annotations?.openWorldHint === true).map((t) => t.name);
+  assert.deepEqual(open.sort(), ['atr_agree', 'atr_channel_within', 'atr_confirm', 'atr_transact', 'buy', 'call_agent', 'forge_list_prs', 'forge_open_pr', 'pay', 'quote', 'resolve'].sort());
+});
+
 test('the server says its tool list never changes', () => {
   assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
 });

@@ -143,7 +143,8 @@ const pay = defineTool({
   capability: CAP.pay,
   input: z.object({ intent: IntentInput }),
   output: orProblem({ intent: IntentViewSchema, receipt: ReceiptSchema, replayed: z.boolean() }),
-  annotations: { ...WRITE, idempotentHint: true },
+  // A payee on a chain is paid through its facilitator and read back from the chain: outside Holon.
+  annotations: { ...WRITE, idempotentHint: true, openWorldHint: true },
   summary: (a) => ({
     payee: a.intent.payee,
     amount: a.intent.amount,
