@@ -41,6 +41,7 @@ import { ensureBuilt } from '../cli/cliHarness.ts';
 import { connect, demoRuntime, MANDATE, TestClock, until } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
 import type { FacilitatorProxy } from './facilitatorProxy.ts';
+import { quotedName } from '../../src/core/foreign.ts';
 import { startFacilitatorProxy } from './facilitatorProxy.ts';
 import { allowPaying, budgetViews as viewsOf, chainOf, onChain, SELLER_PAYEE, transfersOut as transfersFrom, x402Endpoint } from './support.ts';
 
@@ -429,9 +430,11 @@ describe("another party's words reach Holon's sentences only marked as data", ()
     const intent = { payee: OTHER_PAYEE, amount: '0.05', currency: 'USDC', purpose: 'a facilitator that talks', idempotency_key: 'talker-1' };
     const r = await callTool(buyer, 'pay', { intent });
     assert.equal(r.isError, true);
-    const text = JSON.stringify(r.structuredContent);
-    assert.ok(text.includes(`<data from=\\"facilitator\\">${proxy.reason}</data>`), text);
-    assert.ok(!text.replace(`<data from=\\"facilitator\\">${proxy.reason}</data>`, '').includes('SYSTEM'), text);
+    const detail = JSON.stringify(r.structuredContent);
+    // The facilitator's words, quoted as one name inside Holon's sentence, and nowhere else.
+    const said = JSON.stringify(`the facilitator said ${quotedName(proxy.reason)}`).slice(1, -1);
+    assert.ok(detail.includes(said), detail);
+    assert.ok(!detail.replace(said, '').includes('SYSTEM'), detail);
   });
 });
 

@@ -73,8 +73,8 @@ test('get_budget shows the one mandate: grantee, scope, limits, data rules and a
   assert.deepEqual(b, {
     mandate: MANDATE,
     status: 'active',
-    // The grantee's words are marked as data: in an office, a colleague may have written them.
-    grantee: { slug: 'sandbox', name: '<data from="sandbox">Agent on demo/sandbox</data>', role: '<data from="sandbox">coding agent</data>', manager: null },
+    // The grantee's words as written (named as the grantee's in _meta: in an office, a colleague may have written them).
+    grantee: { slug: 'sandbox', name: 'Agent on demo/sandbox', role: 'coding agent', manager: null },
     toolsets: ['market'],
     capabilities: [{ name: 'market.call', params: { capabilities: ['extraction.*', 'pipeline.*'] } }],
     data_rules: { regions: ['EU'], retention_days: 30, training: false },

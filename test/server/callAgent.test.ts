@@ -211,10 +211,11 @@ test('a declared charged error is charged, converted from USD: quickscan low_con
   assert.equal(r.status, 'failed');
   // The receipt keeps the declared code and the manifest's description — the publisher's words, marked as
   // data; the agent's own words stay wrapped.
-  assert.equal(r.error?.code, '<data from="quickscan/totals">low_confidence</data>');
+  assert.equal(r.error?.code, 'low_confidence');
   assert.equal(r.error?.charged, true);
   const declared = env.runtime.store.state.agents['quickscan/totals']?.manifest.errors.find((e) => e.code === 'low_confidence');
-  assert.equal(r.error?.message, `<data from="quickscan/totals">${declared?.description ?? ''}</data>`, 'the manifest\'s description, never the agent\'s own words');
+  assert.equal(r.error?.message, declared?.description ?? '', 'the manifest\'s description, never the agent\'s own words');
+  assert.deepEqual(r.raw._meta?.['holon/foreign'], [{ path: '/error/code', from: 'quickscan/totals' }, { path: '/error/message', from: 'quickscan/totals' }], "named as the publisher's");
   assert.match(r.output ?? '', /6 line items; the total can be cross-checked for at most 5/);
   assert.deepEqual(r.worst_case, { amount: '0.0092', currency: 'EUR' });
   assert.deepEqual(r.cost, { amount: '0.0092', currency: 'EUR' }, '0.01 USD at 0.92');
@@ -230,7 +231,7 @@ test('a declared uncharged error costs nothing: quickscan unreadable_file on not
   const before = money(env.runtime);
   const r = await callAgent(client, { agent: 'quickscan/totals', input: { file: NOTES } });
   assert.equal(r.status, 'failed');
-  assert.equal(r.error?.code, '<data from="quickscan/totals">unreadable_file</data>');
+  assert.equal(r.error?.code, 'unreadable_file');
   assert.equal(r.error?.charged, false);
   assert.deepEqual(r.cost, { amount: '0.00', currency: 'EUR' });
   assert.deepEqual(money(env.runtime), before);

@@ -321,11 +321,19 @@ describe('GitHub through the office toolset', () => {
     const again = structured<{ number: number; existing: boolean }>(await callTool(client, 'forge_open_pr', { repo: 'site', head: 'ada/fix-footer', base: 'main', title: 'Again', body: '' }));
     assert.deepEqual(again, { number: 3, url: `https://github.com/${OWNER}/site/pull/3`, existing: true });
     assert.equal(github.seen.filter((s) => s.method === 'POST').length, 1);
-    const listed = structured<{ repo: string; pull_requests: { number: number; head: string; author: string }[] }>(await callTool(client, 'forge_list_prs', { repo: 'site' }));
-    // Who opened a pull request chose its branches, and GitHub names its author: both marked as data from that author.
+    const r = await callTool(client, 'forge_list_prs', { repo: 'site' });
+    const listed = structured<{ repo: string; pull_requests: { number: number; head: string; author: string }[] }>(r);
+    // Who opened a pull request chose its branches, and GitHub names its author: both as given, named as that author's.
     assert.deepEqual(listed.pull_requests.map((p) => [p.number, p.head, p.author]), [
-      [1, '<data from="lea">lea/old</data>', '<data from="lea">lea</data>'],
-      [3, '<data from="holon-bot">ada/fix-footer</data>', '<data from="holon-bot">holon-bot</data>'],
+      [1, 'lea/old', 'lea'],
+      [3, 'ada/fix-footer', 'holon-bot'],
+    ]);
+    const named = (r._meta?.['holon/foreign'] ?? []) as { path: string; from: string }[];
+    assert.deepEqual(named.filter((f) => /\/(head|author)$/.test(f.path)), [
+      { path: '/pull_requests/0/head', from: 'lea' },
+      { path: '/pull_requests/0/author', from: 'lea' },
+      { path: '/pull_requests/1/head', from: 'holon-bot' },
+      { path: '/pull_requests/1/author', from: 'holon-bot' },
     ]);
   });
 

@@ -447,10 +447,12 @@ describe('identities: disclose, verify, resolve', () => {
     assert.equal(d.disclosure.mandate, PAYER);
     assert.equal(d.disclosure.expires_at, '2026-11-29T10:10:00.000Z');
     assert.ok(verifySignature(d.signature.public_key, canonicalize(d.disclosure), d.signature.value));
-    const v = ok<Decision & { subject: { who: { slug: string }; mandate: string } }>(await callTool(payer, 'verify', { ...d, policy: { require_capabilities: ['pay'] } }));
+    const verified = await callTool(payer, 'verify', { ...d, policy: { require_capabilities: ['pay'] } });
+    const v = ok<Decision & { subject: { who: { slug: string }; mandate: string } }>(verified);
     assert.deepEqual([v.decision, v.reasons, v.signals.own_installation], ['allow', [], true]);
-    // A valid signature says who signed, not that what they wrote is safe to follow: the claims are marked.
-    assert.deepEqual([v.subject.who.slug, v.subject.mandate], ['<data from="counterparty">payer</data>', `<data from="counterparty">${PAYER}</data>`]);
+    // A valid signature says who signed, not that what they wrote is safe to follow: the claims are named as the counterparty's.
+    assert.deepEqual([v.subject.who.slug, v.subject.mandate], ['payer', PAYER]);
+    assert.deepEqual(verified._meta?.['holon/foreign'], [{ path: '/subject/who', from: 'counterparty' }, { path: '/subject/mandate', from: 'counterparty' }]);
     assert.equal(d.disclosure.mandate, PAYER, 'the disclosure itself is signed, and stays as it was signed');
   });
 
@@ -489,13 +491,16 @@ describe('identities: disclose, verify, resolve', () => {
     const chain = ok<Identity>(await callTool(payer, 'resolve', { reference: 'eip155:8453:0x1111111111111111111111111111111111111111' }));
     assert.deepEqual([chain.kind, chain.rails, chain.trust['ownership_proven']], ['chain_account', ['x402'], false]);
     const inline = ok<Identity>(await callTool(payer, 'resolve', { reference: CARD }));
-    // What a card says is the counterparty's: marked as data, from the host it was fetched from where it was.
-    assert.deepEqual([inline.kind, inline.name, inline.rails, inline.trust['fetched_from']], ['a2a_agent', '<data from="counterparty">Invoice Reader</data>', ['x402'], null]);
-    const fetched = ok<Identity>(await callTool(payer, 'resolve', { reference: AGENT_URL }));
+    // What a card says is the counterparty's: as claimed, named as the host's it was fetched from where it was.
+    assert.deepEqual([inline.kind, inline.name, inline.rails, inline.trust['fetched_from']], ['a2a_agent', 'Invoice Reader', ['x402'], null]);
+    const got = await callTool(payer, 'resolve', { reference: AGENT_URL });
+    const fetched = ok<Identity>(got);
     assert.deepEqual(
       [fetched.id, fetched.name, fetched.trust['fetched_from'], fetched.trust['interfaces_on_card_origin'], fetched.trust['card_version']],
-      ['<data from="agent.example">https://agent.example/a2a</data>', '<data from="agent.example">Invoice Reader</data>', 'https://agent.example/.well-known/agent-card.json', true, '1.0'],
+      ['https://agent.example/a2a', 'Invoice Reader', 'https://agent.example/.well-known/agent-card.json', true, '1.0'],
     );
+    const named = (got._meta?.['holon/foreign'] ?? []) as { path: string; from: string }[];
+    for (const p of ['/id', '/name', '/interfaces']) assert.ok(named.some((f) => f.path === p && f.from === 'agent.example'), `${p}: ${JSON.stringify(named)}`);
     const d = ok<Signed>(await callTool(payer, 'disclose'));
     const who = ok<Identity>(await callTool(payer, 'resolve', { reference: d }));
     assert.deepEqual([who.kind, who.rails, who.trust['own_installation'], who.trust['account']], ['disclosure', ['journal'], true, 'acct:demo']);

@@ -5,7 +5,6 @@
  * proposal, no approval, no mandate, no journal that no longer verifies. Never a JSON-RPC error.
  */
 import assert from 'node:assert/strict';
-import { asData } from '../../src/core/foreign.ts';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -294,7 +293,7 @@ describe('commerce, money, records and memory', () => {
         assert.notEqual(r.isError, true, textOf(r));
         const cart = r.structuredContent as { status: string; merchant_status: string };
         // The merchant's own word for it reaches the agent as the merchant's, marked as data.
-        assert.deepEqual([cart.status, cart.merchant_status], ['not_ready', asData('odd', status)]);
+        assert.deepEqual([cart.status, cart.merchant_status], ['not_ready', status]);
       }
     } finally {
       merchantStatus = 'ready_for_payment';

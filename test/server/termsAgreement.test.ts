@@ -103,8 +103,8 @@ describe('x402/agreement/eip155', () => {
     const pending = declined(await callTool(client, 'atr_agree', { atr: c.atr.base64, chosen: c.chosen, approved: approve }));
     assert.equal(pending.decline.code, 'agreement-pending');
     assert.equal(pending.moved?.atrHash, s.hash);
-    // What moved names the ATR as every result does: its bytes, and its text (valid UTF-8) marked as data.
-    assert.deepEqual(pending.moved?.atr, { base64: s.atr.toString('base64'), utf8: `<data from="seller">${s.atr.toString('utf8')}</data>` });
+    // What moved names the ATR as every result does: its bytes, and its text (valid UTF-8) itself.
+    assert.deepEqual(pending.moved?.atr, { base64: s.atr.toString('base64'), utf8: s.atr.toString('utf8') });
     assert.equal(s.agreementPayments, 1);
     assert.equal(declined(await callTool(client, 'atr_agree', { atr: c.atr.base64, chosen: c.chosen })).decline.code, 'agreement-pending', 'it still settles');
     const got = ok<{ receipt: { atrHash: string; agreed: boolean; network: string; transaction: string } }>(await callTool(client, 'atr_agree', { atr: c.atr.base64, chosen: c.chosen }));

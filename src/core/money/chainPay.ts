@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { Clock, Logger } from '../deps.ts';
 import { HolonError } from '../errors.ts';
-import { asData } from '../foreign.ts';
+import { quotedName } from '../foreign.ts';
 import type { Money } from '../amount.ts';
 import * as M from '../amount.ts';
 import type { EventStore, Signer } from '../store/store.ts';
@@ -173,8 +173,8 @@ export async function payIntentOnChain(deps: ChainPayDeps, id: string, order: { 
       );
     }
     if (read?.status === 'signed') {
-      // The facilitator's reason is its own words: marked as data.
-      const why = answer?.errorReason ? asData('facilitator', answer.errorReason) : 'no reason given';
+      // The facilitator's reason is its own words: quoted, so it reads as one name and never as more of the sentence.
+      const why = answer?.errorReason ? `the facilitator said ${quotedName(answer.errorReason)}` : 'no reason given';
       throw new HolonError(
         'agent_failed',
         `the facilitator did not settle the payment (${why}), ` +

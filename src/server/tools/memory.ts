@@ -6,7 +6,7 @@
  * never a content; every failure is a seed-003 problem (render/problems.ts).
  */
 import * as z from 'zod';
-import { asData } from '../../core/foreign.ts';
+import { FOREIGN_META_KEY, foreignFields } from '../../core/foreign.ts';
 import { installationPublicKey } from '../../core/store/keys.ts';
 import { assembleContext, BUDGET_ESTIMATES, BUDGET_MAX, MemoryArtifactSchema, verifyArtifact } from '../../core/memory/artifact.ts';
 import { decodeCursor, encodeCursor } from '../../core/memory/cursor.ts';
@@ -309,8 +309,8 @@ const verifyTool = defineTool({
   description:
     'Checks an artifact memory_assemble returned, offline: that it is well formed, that its Ed25519 signature matches exactly what it ' +
     'holds (one byte changed anywhere fails), that its arithmetic is right and within its budget, and that its context is exactly the ' +
-    'records it names. Pass the artifact as an object or as its JSON text. The mandate an artifact names is marked as data unless it ' +
-    'is valid and signed by this installation.',
+    "records it names. Pass the artifact as an object or as its JSON text. The mandate an artifact names is its maker's word, named " +
+    `in the result's _meta "${FOREIGN_META_KEY}", unless the artifact is valid and signed by this installation.`,
   toolset: 'memory',
   capability: null,
   input: z.strictObject({
@@ -337,8 +337,8 @@ const verifyTool = defineTool({
     const check = verifyArtifact(args.artifact);
     const ours = check.public_key !== null && check.public_key === installationKey(ctx.deps);
     // Only a valid artifact this installation signed names its mandate in Holon's own words; any other names what its maker chose.
-    const mandate = check.valid && ours ? check.mandate : asData('counterparty', check.mandate);
-    return json({ ...check, mandate, signed_by_this_installation: ours });
+    const out = { ...check, signed_by_this_installation: ours };
+    return json(check.valid && ours ? out : foreignFields('counterparty', out, ['mandate']));
   },
 });
 
@@ -352,7 +352,8 @@ export const memoryToolset: Toolset<'memory'> = {
   name: 'memory',
   instructions:
     `Memory tools keep bi-temporal records under this mandate only; there is no way to forget, and a correction is a new version. ` +
-    `${MEMORY_REMINDER} memory_verify gives the mandate an artifact from elsewhere names inside <data>.`,
+    `${MEMORY_REMINDER} memory_verify names the mandate an artifact from elsewhere names as the counterparty's, in _meta ` +
+    `"${FOREIGN_META_KEY}".`,
   tools: TOOLS,
   ledgerCalls: true,
   renderFailure: (err) => problemFailure(err),

@@ -12,6 +12,7 @@ import type { core, z } from 'zod';
 import { denial } from '../../core/denials.ts';
 import type { Denial } from '../../core/denials.ts';
 import { HolonError } from '../../core/errors.ts';
+import { FOREIGN_META_KEY, foreignPaths } from '../../core/foreign.ts';
 import type { LedgerEvents } from '../../core/ledger.ts';
 import { ledgerRefusal, ledgerToolCall } from '../../core/ledger.ts';
 import { grantsNow } from '../../core/office/colleagues.ts';
@@ -182,10 +183,13 @@ async function runHandler(call: ToolCall): Promise<CallToolResult> {
   const reply = await call.tool.handler(call.args, call.ctx);
   const checked = call.tool.output.safeParse(reply.output);
   if (!checked.success) throw new Error(`${call.tool.name} produced output outside its schema: ${checked.error.message}`);
+  const foreign = foreignPaths(reply.output);
   return {
     content: [{ type: 'text', text: reply.text }],
     structuredContent: reply.output as Record<string, unknown>,
     ...(reply.isError ? { isError: true } : {}),
+    // Where another party's text sits, said beside the values rather than inside them (core/foreign.ts).
+    ...(foreign.length > 0 ? { _meta: { [FOREIGN_META_KEY]: foreign } } : {}),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
+import { foreignPaths, jsonText } from '../../core/foreign.ts';
 import type { ToolReply } from './toolDef.ts';
 
 /**
@@ -27,14 +28,17 @@ export const WRITE = {
   openWorldHint: false,
 } as const satisfies ToolAnnotations;
 
-/** A reply whose text is its output as indented JSON (the office, memory, money and records tools). */
+/**
+ * A reply whose text is its output as indented JSON (the office, memory, money and records tools), another
+ * party's text in it unable to spell an envelope (core/foreign.ts).
+ */
 export function json<O>(output: O): ToolReply<O> {
-  return { output, text: JSON.stringify(output, null, 2) };
+  return { output, text: jsonText(output, foreignPaths(output), 2) };
 }
 
-/** A reply whose text is its output as one line of JSON (the terms and commerce tools). */
+/** A reply whose text is its output as one line of JSON (the terms and commerce tools), as json writes it. */
 export function jsonLine<O>(output: O): ToolReply<O> {
-  return { output, text: JSON.stringify(output) };
+  return { output, text: jsonText(output, foreignPaths(output)) };
 }
 
 /** The arguments a client gave: a null (how a strict client leaves an optional one out) is not given. */
