@@ -25,13 +25,13 @@ export interface ReceiptNodeJson {
   approval: string | null;
   duration_ms: number | null;
   terms_hash?: string | null;
-  /** Where a payment landed, once a rail reports it (a chain's network and transaction). */
-  landed?: { network?: string; tx?: string; block?: number | string; at?: string } | null;
+  /** The payment on a chain that paid this call, as Holon read the chain: where it landed, or why not. */
+  settlement?: PaymentJson | null;
   children: ReceiptNodeJson[];
 }
 
-/** A payment on a chain, as get_receipt returns it for a settlement id (as far as the view reads it). */
-export interface SettlementJson {
+/** A payment on a chain, as every receipt carries it (the server's SettlementSchema, as far as the view reads it). */
+export interface PaymentJson {
   id: string;
   status: string;
   /** Holon's own words: `landed in block N (network)`, or not landed and why. */
@@ -39,10 +39,15 @@ export interface SettlementJson {
   network: string;
   payee: string;
   amount: MoneyJson;
+  /** The transaction Holon read the payment in, on the chain itself; null until it landed. */
   transaction: string | null;
   block: string | null;
   /** The transaction the payee named: as named when it has a transaction's form, else marked as the payee's data. */
   claimed_transaction: string | null;
+}
+
+/** A payment on a chain, as get_receipt returns it for a settlement id: the payment, and what it pays for. */
+export interface SettlementJson extends PaymentJson {
   for: { kind: string; id: string; idempotency_key: string | null };
   held: MoneyJson;
 }
@@ -202,28 +207,35 @@ export function renderMessage(root: HTMLElement, message: string, testId = 'mess
 
 // ---- the receipt tree -------------------------------------------------------------------------------
 
+type Fact = (label: string, value: string | HTMLElement, testId: string) => void;
+
+/** Denied by Holon, or rejected by the human: the call never ran. */
+function refused(status: string): boolean {
+  return status === 'denied' || status === 'rejected';
+}
+
+/** What a call cost against its worst case, in words: a refused call cost nothing, an unknown figure is said to be unknown. */
+function costWords(status: string, cost: MoneyJson | null, worstCase: MoneyJson | null): string {
+  if (refused(status)) return 'nothing: it did not run';
+  return worstCase ? `${money(cost)} of worst case ${money(worstCase)}` : money(cost);
+}
+
 function receiptNode(doc: Document, n: ReceiptNodeJson, depth: number): HTMLElement {
   const who = n.agent ? `${n.agent}${n.version ? ` ${n.version}` : ''}` : (n.capability ?? 'call');
   const facts: HTMLElement[] = [];
-  const fact = (label: string, value: string | HTMLElement, testId: string): void => {
+  const fact: Fact = (label, value, testId) => {
     facts.push(h(doc, 'dt', {}, label), h(doc, 'dd', { 'data-testid': testId }, value));
   };
-  fact(
-    'Cost',
-    n.worst_case ? `${money(n.total_cost ?? n.cost)} of worst case ${money(n.worst_case)}` : money(n.total_cost ?? n.cost),
-    'node-cost',
-  );
+  fact('Cost', costWords(n.status, n.total_cost ?? n.cost, n.worst_case), 'node-cost');
   if (n.children.length > 0) fact('Own cost', money(n.cost), 'node-own-cost');
   if (n.capability) fact('Capability', n.capability, 'node-capability');
   if (n.duration_ms !== null) fact('Took', `${(n.duration_ms / 1000).toFixed(1)} s`, 'node-duration');
   if (n.approval) fact('Approval', h(doc, 'code', {}, n.approval), 'node-approval');
   if (n.terms_hash) fact('Terms hash', h(doc, 'code', { class: 'hash' }, n.terms_hash), 'node-terms-hash');
-  if (n.landed) {
-    const l = n.landed;
-    const where = [l.network, l.tx ? `tx ${l.tx}` : null, l.block !== undefined ? `block ${String(l.block)}` : null]
-      .filter(Boolean)
-      .join(' · ');
-    fact('Landed', h(doc, 'code', {}, where || 'yes'), 'node-landed');
+  if (n.settlement) {
+    const p = n.settlement;
+    fact('Payment', h(doc, 'span', { class: `payment-${p.status}`, 'data-status': p.status }, p.summary), 'node-payment');
+    paymentFacts(doc, p, fact, 'node-payment');
   }
   if (n.error) fact('Error', `${n.error.code}: ${unwrapData(n.error.message).text}${n.error.charged ? ' (charged)' : ''}`, 'node-error');
   const item = h(
@@ -288,24 +300,33 @@ export function renderReceipt(root: HTMLElement, r: ReceiptJson): void {
   ]);
 }
 
+/**
+ * What any receipt shows of a payment on a chain, whether in a call's tree or found by its settlement id:
+ * what it paid and to whom, the transaction and block Holon read it in, and the transaction the payee
+ * named when that is another one (the payee's word, shown as its text).
+ */
+function paymentFacts(doc: Document, p: PaymentJson, fact: Fact, testId: string): void {
+  fact('Paid', `${money(p.amount)} to ${p.payee}`, `${testId}-amount`);
+  if (p.transaction)
+    fact('Transaction', h(doc, 'code', { class: 'hash' }, `${p.transaction} · block ${p.block ?? '?'}`), `${testId}-transaction`);
+  if (p.claimed_transaction !== null && p.claimed_transaction !== p.transaction)
+    fact('The payee named', foreign(doc, p.claimed_transaction, { class: 'hash' }), `${testId}-claimed`);
+}
+
 /** One payment on a chain: Holon's words for where it landed, what it pays for, and the transactions. */
 function renderPayment(root: HTMLElement, p: SettlementJson): void {
   const doc = root.ownerDocument;
   const facts: HTMLElement[] = [];
-  const fact = (label: string, value: string | HTMLElement, testId: string): void => {
+  const fact: Fact = (label, value, testId) => {
     facts.push(h(doc, 'dt', {}, label), h(doc, 'dd', { 'data-testid': testId }, value));
   };
-  fact('Paid', `${money(p.amount)} to ${p.payee}`, 'payment-amount');
+  paymentFacts(doc, p, fact, 'payment');
   fact('Held', money(p.held), 'payment-held');
   fact(
     'For',
     `${p.for.kind} ${p.for.id}${p.for.idempotency_key !== null ? ` (idempotency key ${p.for.idempotency_key})` : ''}`,
     'payment-for',
   );
-  if (p.transaction)
-    fact('Transaction', h(doc, 'code', { class: 'hash' }, `${p.transaction} · block ${p.block ?? '?'}`), 'payment-transaction');
-  if (p.claimed_transaction !== null && p.claimed_transaction !== p.transaction)
-    fact('The payee named', foreign(doc, p.claimed_transaction, { class: 'hash' }), 'payment-claimed');
   append(root, [
     heading(doc, `Payment ${p.id}`),
     h(doc, 'p', { class: 'lead', 'data-testid': 'payment-summary', 'data-status': p.status }, p.summary),
@@ -548,6 +569,12 @@ export const WHERE_TO_DECIDE = [
   'A terminal you typed in yourself: holon approve ID.',
 ];
 
+/** A refused call's card in words: who refused it, and that nothing ran or was spent (the reasons follow). */
+const REFUSED_WORDS: Record<string, string> = {
+  denied: 'Holon did not run this call, and nothing was spent.',
+  rejected: 'You rejected this call: it did not run, and nothing was spent.',
+};
+
 /** What the card knows of a call: what was asked, its result once it came, and its approval's state. */
 export interface CallCard {
   input: { agent?: string | null; capability?: string | null } | null;
@@ -625,11 +652,13 @@ export function renderCall(root: HTMLElement, card: CallCard): void {
       'p',
       { class: 'lead', 'data-testid': 'call-summary' },
       statusBadge(doc, r.status, 'call-status'),
-      ` ${money(r.cost)} of worst case ${money(r.worst_case)}${delegated}`,
+      ` ${REFUSED_WORDS[r.status] ?? `${costWords(r.status, r.cost, r.worst_case)}${delegated}`}`,
     ),
   ]);
-  if (r.reasons.length > 0)
+  if (r.reasons.length > 0) {
+    if (refused(r.status)) root.appendChild(heading(doc, 'Why', 'h2'));
     root.appendChild(h(doc, 'ul', { class: 'reasons', 'data-testid': 'call-reasons' }, ...r.reasons.map((x) => h(doc, 'li', {}, x))));
+  }
   if (r.error)
     root.appendChild(
       h(

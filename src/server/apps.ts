@@ -3,9 +3,8 @@
  * Goose), a tool's result is shown inside the chat by a `ui://` view this server serves — the receipt
  * tree, the spend chart, the ranked comparison, the card of a call that waits for the human. One bundle
  * (dist/apps/holon.html, built by esbuild.mjs) holds every view; each `ui://holon/<view>` resource is
- * that page naming its view. A host without apps sees the same tools, text and structuredContent: the
- * tool's `_meta` link, and the chart's figures in the result's `_meta` for a client that said it renders
- * apps, are all that differ.
+ * that page naming its view. Every client gets the same tools and results: a host without apps simply
+ * ignores the tool's `_meta` link and the chart's figures in the result's `_meta`.
  *
  * No app approves, rejects or widens anything: an app can call only the server's tools, which the model
  * can call too, and none of them decides (DESIGN §4). The views call the read-only ones.
@@ -13,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { McpUiAppResourceConfig, McpUiReadResourceCallback } from '@modelcontextprotocol/ext-apps/server';
-import { getUiCapability, registerAppResource, registerAppTool, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import { registerAppResource, registerAppTool, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, ListResourcesRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -159,20 +158,15 @@ export function registerApps(server: Server, tools: readonly ToolDef[]): void {
   });
 }
 
-/** True when the client said it renders MCP Apps (the ext-apps extension, with its MIME type). */
-export function rendersApps(server: Server | undefined): boolean {
-  const ui = getUiCapability(server?.getClientCapabilities() as Parameters<typeof getUiCapability>[0]);
-  return ui?.mimeTypes?.includes(RESOURCE_MIME_TYPE) ?? false;
-}
-
 /**
  * What a view needs beyond the tool's result, in the result's `_meta` (which the model is not shown): the
  * spend view's chart — the last 30 days, the payees and the kinds of spend — read from the fold's day
- * totals. Only for a client that renders apps, and never on a failure: everything else is the result as
- * it was.
+ * totals. Sent whenever the tool has the view, whatever the client announced: a host may render apps
+ * without saying so in its capabilities (the ext-apps example host does), and a view without its figures
+ * would show the limits beside an empty space. Never on a failure: everything else is the result as it was.
  */
 export function withAppData(tool: ToolDef, ctx: ToolContext, result: CallToolResult): CallToolResult {
-  if (tool.ui !== 'spend' || result.isError || !rendersApps(ctx.server)) return result;
+  if (tool.ui !== 'spend' || result.isError) return result;
   const chart = spendChart(ctx.deps.store.state, ctx.mandate, ctx.deps.clock.now());
   if (!chart) return result;
   const j = M.toJson;

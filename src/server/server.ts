@@ -127,7 +127,9 @@ export function createHolonServer(deps: ServerDeps, mandateId: string): Server {
     mandateId,
     sets,
     {
-      name: 'holon',
+      // Named by its mandate, not only titled: a host that shows the name (the ext-apps example host does)
+      // would otherwise show every mandate's server as the same "holon".
+      name: `holon · ${mandateId}`,
       title: `Holon · ${mandateId}`,
       // The rule for every envelope, said once; each toolset's own instructions say what it marks.
       instructions: [`This server acts for mandate ${mandateId}.`, DATA_RULE, ...sets.map((s) => s.instructions), ...absent].join('\n'),

@@ -3,8 +3,10 @@
  * the ext-apps package's host side (AppBridge, test/apps/host.ts) shows it in a sandboxed frame in
  * Debian's Chromium, and the view's own tool calls go back to the same server. Checked on the page: the
  * comparison's excluded agents, the card of a call that waits for the human (and that it updates when
- * the human decides elsewhere, and has nothing to click), the receipt tree's four delegated calls, the
- * spend chart's bars against the daily limit, and the host's theme. Screenshots in test-results/apps/.
+ * the human decides elsewhere, and has nothing to click), a refused call's card in words, the receipt
+ * tree's four delegated calls, the spend chart's bars against the daily limit (also for a host that does
+ * not announce apps, as the ext-apps example host does not), the host's theme, where a call's payment
+ * landed on a real local chain, and the server's name. Screenshots in test-results/apps/.
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -18,7 +20,15 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { systemClock } from '../../src/core/deps.ts';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
-import { HOLON_BIN, INVOICES, MANDATE, openAgain, PatientClient, ROOT, servedState, until } from '../helpers.ts';
+import { addAgent } from '../../src/core/market/catalog.ts';
+import { setFx } from '../../src/core/money/fx.ts';
+import { createWallet } from '../../src/core/wallet.ts';
+import { localChain } from '../../examples/chain/chain.ts';
+import type { Seller } from '../../examples/sellers/x402Seller.ts';
+import { startSeller } from '../../examples/sellers/x402Seller.ts';
+import { allowPaying, chainFlags, onChain, x402Endpoint } from '../chain/support.ts';
+import { manifest } from '../core/fixtures.ts';
+import { FACTURE, HOLON_BIN, INVOICES, MANDATE, openAgain, PatientClient, ROOT, servedState, until } from '../helpers.ts';
 import { launchChromium } from '../editor/harness.ts';
 
 // What the host page (host.ts) and the browser give the functions page.evaluate runs there (this file is
@@ -33,7 +43,12 @@ const DARK = { theme: 'dark', styles: { variables: { '--color-background-primary
 
 let state: { dir: string; cleanup: () => void };
 let client: PatientClient;
+/** A host that renders apps without announcing it in its capabilities, as the ext-apps example host does. */
+let plain: PatientClient;
+/** The client whose server the view's own tool calls reach: the one that made the call it shows. */
+let viewClient: PatientClient;
 let tools: Tool[];
+let seller: Seller | undefined;
 let browser: Browser;
 let page: Page;
 const consoleErrors: string[] = [];
@@ -41,18 +56,25 @@ const consoleErrors: string[] = [];
 /** The frame the host shows the view in. */
 const app = (): FrameLocator => page.frameLocator('#app');
 
+/** A `holon mcp` for the demo's mandate on the test's state, as a host starts it. */
+function holonMcp(flags: string[] = []): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [HOLON_BIN, 'mcp', '--mandate', MANDATE, '--state', state.dir, '--approval-wait', '0', ...flags],
+    stderr: 'pipe',
+  });
+}
+
 before(async () => {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'apps', 'holon.html'))) execFileSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' });
   state = await servedState();
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [HOLON_BIN, 'mcp', '--mandate', MANDATE, '--state', state.dir, '--approval-wait', '0'],
-    stderr: 'pipe',
-  });
   // A host that renders apps says so, as VS Code does (capabilities.extensions).
   client = new PatientClient({ name: 'apps-host', version: '1.0.0' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [RESOURCE_MIME_TYPE] } } } });
-  await client.connect(transport);
+  await client.connect(holonMcp());
+  viewClient = client;
   tools = (await client.listTools()).tools;
+  plain = new PatientClient({ name: 'MCP Apps Host', version: '1.0.0' });
+  await plain.connect(holonMcp());
 
   const host = await esbuild.build({ entryPoints: [path.join(__dirname, 'host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
   browser = await launchChromium();
@@ -61,7 +83,7 @@ before(async () => {
     if (m.type() === 'error') consoleErrors.push(m.text());
   });
   page.on('pageerror', (e) => consoleErrors.push(e.message));
-  await page.exposeFunction('holonCallTool', (params: { name: string; arguments?: Record<string, unknown> }) => client.callTool(params));
+  await page.exposeFunction('holonCallTool', (params: { name: string; arguments?: Record<string, unknown> }) => viewClient.callTool(params));
   await page.setContent('<!DOCTYPE html><html><head><title>MCP Apps host</title></head><body></body></html>');
   await page.addScriptTag({ content: host.outputFiles[0]?.text ?? '' });
 });
@@ -69,16 +91,19 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await client?.close();
+  await plain?.close();
+  await seller?.close();
   state?.cleanup();
 });
 
-/** Calls `tool` on the server, reads the view its `_meta` links, and has the host show the result in it. */
-async function show(tool: string, args: Record<string, unknown>, context: object = LIGHT): Promise<CallToolResult> {
+/** Calls `tool` through `via`, reads the view its `_meta` links, and has the host show the result in it. */
+async function show(tool: string, args: Record<string, unknown>, context: object = LIGHT, via: PatientClient = client): Promise<CallToolResult> {
   const listed = tools.find((t) => t.name === tool);
   const uri = (listed?._meta?.['ui'] as { resourceUri?: string } | undefined)?.resourceUri;
   assert.ok(uri, `${tool} links no view`);
-  const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
-  const content = (await client.readResource({ uri })).contents[0] as { text?: string };
+  viewClient = via;
+  const result = (await via.callTool({ name: tool, arguments: args })) as CallToolResult;
+  const content = (await via.readResource({ uri })).contents[0] as { text?: string };
   assert.ok(content.text);
   await page.evaluate((s) => window.holonShow(s), { html: content.text, input: args, result, context });
   return result;
@@ -137,6 +162,20 @@ describe('the MCP Apps, from a real holon mcp, in the ext-apps host', () => {
     assert.ok(calls.length > 0 && calls.every((c) => c === 'check_approval'), `the card called ${calls.join(', ')}`);
   });
 
+  test("call_agent refused: the card says in words that it did not run and nothing was spent, and lists the mandate's reasons", async () => {
+    const result = await show('call_agent', { agent: 'fastcheap/table-extract-us', input: { file: FACTURE } });
+    const r = result.structuredContent as { status: string; reasons: string[] };
+    assert.equal(result.isError, true);
+    assert.equal(r.status, 'denied');
+    assert.ok(r.reasons.length > 0);
+    const summary = app().locator('[data-testid="call-summary"]');
+    await summary.waitFor();
+    assert.equal(await summary.innerText(), 'denied Holon did not run this call, and nothing was spent.');
+    assert.deepEqual(await app().locator('[data-testid="call-reasons"] li').allInnerTexts(), r.reasons);
+    assert.doesNotMatch(await app().locator('body').innerText(), /unknown/);
+    await shot('call-denied-light');
+  });
+
   let receipt = '';
   test('call_agent with the approval: the card shows the run and its receipt tree', async () => {
     const result = await show('call_agent', { agent: PIPELINE, input: { files: INVOICES }, approval });
@@ -189,6 +228,26 @@ describe('the MCP Apps, from a real holon mcp, in the ext-apps host', () => {
     await shot('spend-light');
   });
 
+  test('get_budget in a host that renders apps without announcing it: the chart is there all the same', async () => {
+    const result = await show('get_budget', {}, LIGHT, plain);
+    const chart = result._meta?.['holon/spend'] as { days: { permille: number }[] } | undefined;
+    assert.ok(chart, 'the chart rides in _meta whatever the client announced');
+    await app().locator('[data-testid="spend-spent"]').waitFor();
+    assert.equal(await app().locator('[data-testid="day-chart"]').count(), 1, 'the chart, not an empty space under the limits');
+    assert.deepEqual(
+      await app().locator('[data-testid="day-bar"]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-permille')))),
+      chart.days.map((d) => d.permille),
+    );
+    await shot('spend-unannounced-host');
+  });
+
+  test("each server is named by its mandate, in the name a host shows as well as in the title", () => {
+    for (const c of [client, plain]) {
+      assert.equal(c.getServerVersion()?.name, `holon · ${MANDATE}`);
+      assert.equal(c.getServerVersion()?.title, `Holon · ${MANDATE}`);
+    }
+  });
+
   test("the views take the host's theme and colours, and change with them", async () => {
     await show('get_budget', {}, DARK);
     const background = (): Promise<string> => app().locator('body').evaluate((b) => getComputedStyle(b).backgroundColor);
@@ -197,6 +256,59 @@ describe('the MCP Apps, from a real holon mcp, in the ext-apps host', () => {
     await shot('spend-dark');
     await page.evaluate((c) => window.holonContext(c), LIGHT);
     await until(async () => (await background()) === 'rgb(255, 255, 255)', "the host's light background");
+  });
+
+  test("get_receipt of a call paid on a real chain: where its payment landed — status, block and transaction, as the chain has them", async () => {
+    // A seller paid over x402 on a local chain, in the catalog; the mandate may pay it; the wallet holds the token.
+    const chain = await localChain();
+    seller = await startSeller('honest', { amount: '250000' });
+    const store = await openAgain(state.dir, systemClock);
+    try {
+      await setFx(store, 'USDC', 'EUR', '0.92');
+      const listing = manifest('sellers/tables', ['extraction.table'], { price: { currency: 'USDC', per_call: '0.25' } });
+      await addAgent(store, systemClock, listing, x402Endpoint(`${seller.url}/resource`), 'test');
+      await allowPaying(store, systemClock, MANDATE);
+    } finally {
+      store.close();
+    }
+    await chain.fund(createWallet(state.dir), { usdc: 1_000_000n });
+    const payer = new PatientClient({ name: 'MCP Apps Host', version: '1.0.0' });
+    await payer.connect(holonMcp(['--allow-private-sellers', ...chainFlags(chain)]));
+    try {
+      const call = (await payer.callTool({ name: 'call_agent', arguments: { agent: 'sellers/tables', input: { file: FACTURE } } })) as CallToolResult;
+      const r = call.structuredContent as { status: string; receipt: string };
+      assert.equal(r.status, 'succeeded', JSON.stringify(call.content));
+      type Paid = { id: string; status: string; summary: string; transaction: string | null; block: string | null };
+      const paid = await until(async () => {
+        const got = (await payer.callTool({ name: 'get_receipt', arguments: { receipt: r.receipt } })) as CallToolResult;
+        const s = (got.structuredContent as { tree: { settlement?: Paid | null } }).tree.settlement;
+        return s?.status === 'landed' ? s : undefined;
+      }, 'the payment to land');
+      assert.ok(paid.transaction && paid.block);
+      // The chain's own word for where it landed, read by the test.
+      assert.equal((await onChain(chain, paid.transaction)).block, BigInt(paid.block));
+
+      await show('get_receipt', { receipt: r.receipt }, LIGHT, payer);
+      const node = app().locator('[data-testid="receipt-node"][data-depth="0"]');
+      await node.waitFor();
+      const where = node.locator('> dl [data-testid="node-payment"]');
+      assert.equal(await where.count(), 1, 'the receipt says where its payment landed');
+      assert.equal(await where.innerText(), paid.summary);
+      assert.match(paid.summary, new RegExp(`^landed in block ${paid.block} `));
+      assert.equal(await where.locator('[data-status]').getAttribute('data-status'), 'landed');
+      assert.equal(await app().locator('[data-testid="node-payment-transaction"]').innerText(), `${paid.transaction} · block ${paid.block}`);
+      assert.match(await app().locator('[data-testid="node-payment-amount"]').innerText(), /^0\.25 USDC to /);
+      await shot('receipt-paid-light');
+
+      // The same payment found by its settlement id reads the same.
+      await show('get_receipt', { receipt: paid.id }, LIGHT, payer);
+      const summary = app().locator('[data-testid="payment-summary"]');
+      await summary.waitFor();
+      assert.equal(await summary.innerText(), paid.summary);
+      assert.equal(await app().locator('[data-testid="payment-transaction"]').innerText(), `${paid.transaction} · block ${paid.block}`);
+    } finally {
+      await payer.close();
+    }
   });
 
   test('nothing broke the page: no script error, no CSP violation', () => {

@@ -88,7 +88,7 @@ test('annotations are honest: read-only only where the tool only reads; call_age
 
 test('the server names its one mandate and says that other agents\' output is data', () => {
   const info = client.getServerVersion();
-  assert.equal(info?.name, 'holon');
+  assert.equal(info?.name, 'holon · demo/sandbox');
   assert.equal(info?.title, 'Holon · demo/sandbox');
   const instructions = client.getInstructions() ?? '';
   assert.match(instructions, /mandate demo\/sandbox/);

@@ -70,6 +70,31 @@ test('the card of a call that waits: where to decide, why it cannot approve, and
   }
 });
 
+test('the card of a refused call says in words that it did not run and nothing was spent, never "unknown"', async () => {
+  const p = page();
+  try {
+    const refusal = (status: 'denied' | 'rejected', reasons: string[]) =>
+      renderCall(p.root, {
+        input: { capability: 'translation.text' },
+        result: { receipt: 'rcpt_1', status, agent: null, version: null, worst_case: null, cost: null, delegated_calls: 0, approval: null, reasons, error: null },
+        approval: null,
+      });
+    refusal('denied', ['no agent the mandate allows offers capability "translation.text"']);
+    assert.equal(p.root.querySelector('h1')?.textContent, 'translation.text');
+    assert.equal(p.root.querySelector('[data-testid="call-summary"]')?.textContent, 'denied Holon did not run this call, and nothing was spent.');
+    assert.equal(p.root.querySelector('h2')?.textContent, 'Why');
+    assert.deepEqual(
+      [...p.root.querySelectorAll('[data-testid="call-reasons"] li')].map((li) => li.textContent),
+      ['no agent the mandate allows offers capability "translation.text"'],
+    );
+    refusal('rejected', []);
+    assert.equal(p.root.querySelector('[data-testid="call-summary"]')?.textContent, 'rejected You rejected this call: it did not run, and nothing was spent.');
+    assert.doesNotMatch(p.root.textContent ?? '', /unknown/);
+  } finally {
+    await p.close();
+  }
+});
+
 test("get_receipt of a settlement id: the payment in Holon's words, what it pays for, and a payee's claimed transaction only as its text", async () => {
   const p = page();
   try {
