@@ -77,8 +77,15 @@ export function formToInput(
     }
     return text.trim();
   };
-  if (mode === 'create' && !MANDATE_ID.test(v.id)) errors.id = ID_RULES.mandate;
-  if (!CURRENCY_CODE.test(v.currency)) errors.currency = ID_RULES.currency;
+  // An empty field is "Required", never the format it failed: the human left it out, they did not misspell it.
+  const required = (key: 'id' | 'grantee' | 'currency'): boolean => {
+    if (v[key].trim() !== '') return true;
+    errors[key] = 'Required';
+    return false;
+  };
+  if (mode === 'create' && required('id') && !MANDATE_ID.test(v.id)) errors.id = ID_RULES.mandate;
+  required('grantee');
+  if (required('currency') && !CURRENCY_CODE.test(v.currency)) errors.currency = ID_RULES.currency;
   const total = amount('total', v.total, false);
   const perDay = amount('perDay', v.perDay, true);
   const perCall = amount('perCall', v.perCall, true);
@@ -97,7 +104,7 @@ export function formToInput(
   const marketCall = { name: CAP.marketCall, params: { capabilities: caps.ok ? caps.capabilities : [] } };
   const regions = list(v.regions).length > 0 ? list(v.regions) : null;
   const expires = v.expiresAt.trim() === '' || errors.expiresAt ? null : new Date(Date.parse(v.expiresAt)).toISOString();
-  const name = v.grantee.trim() || `Agent on ${v.id}`;
+  const name = v.grantee.trim();
   if (mode === 'create' || !old) {
     return {
       input: {

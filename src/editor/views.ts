@@ -60,13 +60,19 @@ export function localTime(iso: string): string {
   return Number.isNaN(t.getTime()) ? iso : t.toLocaleString();
 }
 
-/** Time left, as a countdown reads: `4:05`, `1:02:03`; `0:00` once it is past. */
+/**
+ * Time left. Under an hour, as a countdown reads (`4:05`; `0:00` once it is past), since the seconds
+ * matter; beyond, in the words the view uses for durations (`2 h 5 min`, `6 days 23 h`): a proposal's week
+ * read `167:59:52`.
+ */
 export function countdown(ms: number): string {
   const total = Math.max(0, Math.ceil(ms / 1000));
-  const h = Math.floor(total / 3600);
+  const days = Math.floor(total / 86_400);
+  const h = Math.floor((total % 86_400) / 3600);
   const m = Math.floor((total % 3600) / 60);
-  const sec = String(total % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+  if (days > 0) return `${days} ${days === 1 ? 'day' : 'days'}${h > 0 ? ` ${h} h` : ''}`;
+  if (h > 0) return `${h} h${m > 0 ? ` ${m} min` : ''}`;
+  return `${m}:${String(total % 60).padStart(2, '0')}`;
 }
 
 /** The selected mandate's budget: its own spend beside its account's, at the currency's precision. */

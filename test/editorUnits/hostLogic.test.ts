@@ -242,9 +242,13 @@ describe('spend at a glance, from the journal', () => {
   });
 });
 
-test("the status bar's countdown: minutes and seconds, hours when there are, never below zero", () => {
+test("the status bar's countdown: minutes and seconds under an hour, never below zero; hours and days in words", () => {
   assert.equal(countdown(299_001), '5:00');
   assert.equal(countdown(65_000), '1:05');
-  assert.equal(countdown(3_723_000), '1:02:03');
   assert.equal(countdown(-5_000), '0:00');
+  assert.equal(countdown(3_723_000), '1 h 2 min');
+  assert.equal(countdown(7_200_000), '2 h');
+  // A proposal waits a week: it read 167:59:52.
+  assert.equal(countdown(7 * 86_400_000 - 8_000), '6 days 23 h');
+  assert.equal(countdown(86_400_000 + 60_000), '1 day');
 });

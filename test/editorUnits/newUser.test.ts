@@ -25,7 +25,7 @@ const PAYER = 'demo/payer';
 
 describe("the mandate form's Capabilities", () => {
   test('one capability per line, trimmed, empty lines dropped: two lines are two capabilities', () => {
-    const values = { ...formValues(undefined), id: 'demo/new', capabilities: '  extraction.*\r\n\npipeline.*  \n' };
+    const values = { ...formValues(undefined), id: 'demo/new', grantee: 'Copilot', capabilities: '  extraction.*\r\n\npipeline.*  \n' };
     const { input, errors } = formToInput(values, 'create');
     assert.deepEqual(errors, {});
     assert.deepEqual(input['capabilities'], [{ name: 'market.call', params: { capabilities: ['extraction.*', 'pipeline.*'] } }]);
@@ -193,7 +193,7 @@ describe('the Holon view and the receipts panel, from the journal', () => {
       const lines = detail.split('\n');
       for (const row of approvalRows(card)) assert.ok(lines.includes(`${row.label}: ${row.text}`), `${row.label}: ${row.text}`);
       const grantee = runtime.store.state.mandates[MANDATE]!.grantee.name;
-      assert.ok(lines.includes(`Asked by: ${grantee} on ${card.machine}`), detail);
+      assert.ok(lines.includes(`Asked by: ${grantee} · machine ${card.machine}`), detail);
       assert.ok(lines.includes(`Requested: ${localTime(a.requested_at)}`), detail);
       assert.ok(!detail.includes(a.requested_at) && !detail.includes(a.expires_at), 'no UTC timestamp the card does not show');
       assert.ok(!lines.some((l) => l.startsWith('Asked by') && l.includes(`Asked by ${MANDATE}`)), 'the grantee, not the mandate id');

@@ -122,7 +122,7 @@ export function approval(overrides: Partial<PendingApproval> = {}): PendingAppro
     expiresAt: '2026-03-01T10:15:00.000Z',
     requested: '3/1/2026, 11:00:00 AM',
     expires: '3/1/2026, 11:15:00 AM',
-    askedBy: 'Agent on demo/sandbox',
+    askedBy: 'Copilot (sandbox)',
     machine: 'dev-laptop',
     mayDecide: true,
     decider: null,

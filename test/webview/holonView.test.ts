@@ -43,11 +43,17 @@ describe('no mandate', () => {
 });
 
 describe('the store', () => {
-  test('says which ledger this is: the journal, or the team store by host/database', () => {
+  test("says nothing of this workspace's own journal, and names a team store by host/database", () => {
+    // A newcomer's first line read "Ledger: this workspace's journal": the default goes unsaid.
+    renderHolonView(p.root, viewState({ mandate: null, budget: null, spend: null, setup: { funded: false, mandates: 0 } }), post);
+    assert.equal(byTestId(p.root, 'store'), null);
+    assert.ok(get(p.root, 'section-store').hidden);
+    assert.doesNotMatch(p.root.textContent ?? '', /journal|Ledger/);
     renderHolonView(p.root, viewState(), post);
-    assert.equal(get(p.root, 'store').getAttribute('data-kind'), 'journal');
+    assert.equal(byTestId(p.root, 'store'), null);
     renderHolonView(p.root, viewState({ store: { kind: 'team', label: 'db.example.com/holon', error: null } }), post);
     assert.equal(get(p.root, 'store').getAttribute('data-kind'), 'team');
+    assert.equal(get(p.root, 'section-store').hidden, false);
     assert.equal(get(p.root, 'store-label').textContent, 'db.example.com/holon');
     assert.equal(byTestId(p.root, 'store-error'), null);
   });
@@ -136,7 +142,7 @@ describe('approvals', () => {
     assert.equal(get(card, 'approval-expires-apr_1').textContent, approval().expires);
     assert.deepEqual(facts(card).slice(4), [
       ['Mandate', 'demo/sandbox'],
-      ['Asked by', 'Agent on demo/sandbox on dev-laptop'],
+      ['Asked by', 'Copilot (sandbox) · machine dev-laptop'],
       ['Requested', approval().requested],
       ['Expires', approval().expires],
     ]);
@@ -306,7 +312,8 @@ describe('approvals', () => {
 
   test('who asked and from which machine; on a team\'s account, an approval for someone else has no buttons', () => {
     renderHolonView(p.root, viewState({ approvals: [approval()], panelApprovals: true }), post);
-    assert.equal(get(p.root, 'approval-asked-by-apr_1').textContent, 'Agent on demo/sandbox on dev-laptop');
+    // The machine after the view's separator: a grantee named "Agent on demo/buyer" read "Agent on demo/buyer on vm".
+    assert.equal(get(p.root, 'approval-asked-by-apr_1').textContent, 'Copilot (sandbox) · machine dev-laptop');
     assert.equal(get(p.root, 'approval-machine-apr_1').textContent, 'dev-laptop');
     assert.equal(byTestId(p.root, 'approval-decider-apr_1'), null, 'no team: nothing said about who decides');
     renderHolonView(p.root, viewState({ approvals: [approval({ mayDecide: false, decider: 'Waiting for an approver of account demo: this installation is not one.' })], panelApprovals: true }), post);
@@ -316,7 +323,7 @@ describe('approvals', () => {
     renderHolonView(p.root, viewState({ approvals: [approval({ machine: null, mayDecide: true, decider: 'You are an approver of account demo.' })], panelApprovals: true }), post);
     assert.ok(byTestId(p.root, 'approve-apr_1'));
     assert.equal(get(p.root, 'approval-decider-apr_1').textContent, 'You are an approver of account demo.');
-    assert.equal(get(p.root, 'approval-asked-by-apr_1').textContent, 'Agent on demo/sandbox', 'an approval recorded before machines were');
+    assert.equal(get(p.root, 'approval-asked-by-apr_1').textContent, 'Copilot (sandbox)', 'an approval recorded before machines were');
   });
 
   test('hostile text in every field is text, never markup', () => {

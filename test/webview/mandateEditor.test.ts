@@ -4,6 +4,7 @@ import type { MandateEditorCommand, MandateFormValues } from '../../src/webview/
 import { MANDATE_TEXT_FIELDS, MANDATE_TOOLSETS, MandateEditorCommand as MandateEditorCommandSchema } from '../../src/webview/protocol/mandateEditor.ts';
 import { is } from '../../src/webview/protocol/messages.ts';
 import { renderMandateEditor } from '../../src/webview/render/mandateEditor.ts';
+import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
 import type { Page } from './fakes.ts';
 import { byTestId, check, click, editorState, get, HOSTILE, page, type } from './fakes.ts';
 
@@ -120,6 +121,35 @@ describe('create mode', () => {
     type(get(p.root, 'field-capabilities'), '  extraction.*\n\npipeline.*  \n');
     click(get(p.root, 'mandate-save'));
     assert.deepEqual(posted, [{ type: 'save', values: { ...editorState().values, id: 'demo/ci', capabilities: '  extraction.*\n\npipeline.*  \n' } }]);
+  });
+
+  test('an empty field shows nothing grey that reads as a value; the required ones say so, and Save answers "Required", not a format', () => {
+    // The form as the host opens it for a new mandate, with its real defaults.
+    const fresh = editorState({ values: formValues(undefined) });
+    renderMandateEditor(p.root, fresh, post);
+    for (const name of MANDATE_TEXT_FIELDS) {
+      const control = get(p.root, `field-${name}`);
+      assert.equal(control.getAttribute('placeholder'), null, `${name} has a placeholder`);
+    }
+    const required = (name: string): boolean => p.root.querySelector(`[data-field="${name}"] vscode-label`)?.hasAttribute('required') ?? false;
+    assert.deepEqual(
+      MANDATE_TEXT_FIELDS.filter(required),
+      ['id', 'grantee', 'currency', 'total', 'threshold'],
+    );
+    // What a placeholder used to show is an example in the help.
+    assert.match(p.root.querySelector('[data-field="id"] .field-help')?.textContent ?? '', /e\.g\. demo\/sandbox/);
+    // Save with Id and Grantee left empty: the host's own validation of what was posted, shown back in the form.
+    click(get(p.root, 'mandate-save'));
+    const [save] = posted;
+    assert.ok(save?.type === 'save');
+    const { errors } = formToInput(save.values, 'create');
+    assert.deepEqual(errors, { id: 'Required', grantee: 'Required' });
+    renderMandateEditor(p.root, { ...fresh, values: save.values, errors }, post);
+    assert.equal(get(p.root, 'error-id').textContent, 'Required');
+    assert.equal(get(p.root, 'error-grantee').textContent, 'Required');
+    // A cleared currency is required too; a misspelt one is told the format.
+    assert.equal(formToInput({ ...save.values, currency: ' ' }, 'create').errors.currency, 'Required');
+    assert.match(formToInput({ ...save.values, id: 'Demo' }, 'create').errors.id ?? '', /account\/name/);
   });
 
   test('Cancel posts cancel', () => {

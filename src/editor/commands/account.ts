@@ -6,7 +6,9 @@ import { fund } from '../../core/money/spend.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
 import { givenOrTyped } from './command.ts';
 
-function validAmount(text: string): string | undefined {
+/** What an input box says of the amount typed; VS Code shows it only once something was typed, or on Enter. */
+function validAmount(text: string, currency: string): string | undefined {
+  if (text.trim() === '') return `Required: the amount to add, in ${currency}`;
   try {
     if (M.parseUnits(text) <= 0n) return 'The amount must be more than zero';
     return undefined;
@@ -34,9 +36,9 @@ export function accountCommands({ state }: CommandDeps): FeatureCommands<'fundAc
       const amount = await vscode.window.showInputBox({
         ignoreFocusOut: true,
         title: `Holon: Fund ${account}`,
-        prompt: `Amount in ${currency}`,
-        placeHolder: '5.00',
-        validateInput: validAmount,
+        // No placeholder: a grey "5.00" in the box read as a value, and Enter then sent nothing.
+        prompt: `Amount in ${currency}, e.g. 5.00`,
+        validateInput: (v) => validAmount(v, currency),
       });
       if (!amount) return;
       const m = await fund(await state.store(), account, amount, currency);

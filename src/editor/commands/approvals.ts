@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { pendingApprovals } from '../../core/approvals/flow.ts';
+import { approvalStatus } from '../../core/approvals/model.ts';
 import { HolonError } from '../../core/errors.ts';
 import type { PendingApproval } from '../../webview/protocol/holonView.ts';
 import { decideInEditor } from '../decisions.ts';
@@ -12,8 +13,27 @@ function presented(deps: CommandDeps, id: string): PendingApproval | undefined {
   return a ? pendingApprovalView(deps.state.state, a, { decider: deps.state.signer, wallet: deps.wallet.address ?? null }) : undefined;
 }
 
+/** How an approval that stopped waiting ended, in words. */
+const ENDED = {
+  approved: 'was already approved',
+  used: 'was already approved',
+  rejected: 'was already rejected',
+  expired: 'expired unanswered',
+} as const;
+
+/**
+ * The approval to decide: the one named (a notification's button, another extension), or the human's pick.
+ * A named one that no longer waits is explained, not decided: a notification VS Code cannot close may
+ * outlive its approval.
+ */
 async function pickApproval(deps: CommandDeps, verb: string, id: unknown): Promise<string | undefined> {
-  if (typeof id === 'string') return id;
+  if (typeof id === 'string') {
+    const a = deps.state.state.approvals[id];
+    const status = a ? approvalStatus(a, deps.state.clock.now()) : 'pending';
+    if (status === 'pending') return id;
+    void vscode.window.showInformationMessage(`Holon: nothing to ${verb}: approval ${id} ${ENDED[status]}.`);
+    return undefined;
+  }
   const items = pendingApprovals(deps.state.state, deps.state.clock.now()).flatMap((a) => {
     const p = presented(deps, a.id);
     if (!p) return [];

@@ -79,7 +79,7 @@ export const PendingApproval = z.strictObject({
   /** When it was asked for and when it expires, in the host's local time: the same words as the Approve command's dialog. */
   requested: z.string(),
   expires: z.string(),
-  /** Who asked: the grantee of the mandate, e.g. "Agent on demo/sandbox". */
+  /** Who asked: the grantee of the mandate, e.g. "Copilot (sandbox)". */
   askedBy: z.string(),
   /** The machine the request came from; null on approvals recorded before machines were. */
   machine: z.nullable(z.string()),
@@ -133,6 +133,12 @@ export interface ApprovalRow {
 }
 
 /**
+ * Between who asked and the machine they asked from, with the view's separator: "Buying agent · machine
+ * vm". A grantee's name may end in "on …" (the default names did), so " on vm" would not read as a machine.
+ */
+export const MACHINE_SEPARATOR = ' · machine ';
+
+/**
  * An approval's lines, in order, as both the view's card and the Approve command's dialog show them: one
  * presentation, whichever the human decides in (the same labels, the same names, the same local times).
  */
@@ -143,7 +149,7 @@ export function approvalRows(a: PendingApproval): ApprovalRow[] {
   rows.push(...a.facts.map((f): ApprovalRow => ({ key: 'fact', label: f.label, text: f.value })));
   rows.push(
     { key: 'mandate', label: 'Mandate', text: a.mandate },
-    { key: 'askedBy', label: 'Asked by', text: a.machine === null ? a.askedBy : `${a.askedBy} on ${a.machine}` },
+    { key: 'askedBy', label: 'Asked by', text: a.machine === null ? a.askedBy : `${a.askedBy}${MACHINE_SEPARATOR}${a.machine}` },
     { key: 'requested', label: 'Requested', text: a.requested },
     { key: 'expires', label: 'Expires', text: a.expires },
   );

@@ -12,7 +12,7 @@ import type {
   SpendInfo,
   StoreInfo,
 } from '../protocol/holonView.ts';
-import { approvalRows } from '../protocol/holonView.ts';
+import { approvalRows, MACHINE_SEPARATOR } from '../protocol/holonView.ts';
 import type { Child } from './dom.ts';
 import { append, button, clear, h, keepFocus, money, setDisabled, time } from './dom.ts';
 
@@ -52,11 +52,15 @@ export function renderHolonView(
   if (options.resendAfterMs !== undefined) ctx.resendAfterMs = options.resendAfterMs;
   const view = ctx;
 
-  // Which ledger this is comes first: a team store that cannot be reached explains an empty view below.
+  // Which ledger this is comes first when it matters: a team store (shared with others), or a store that
+  // cannot be used (it explains an empty view below). This workspace's own journal, the default, goes
+  // unsaid: "Ledger: this workspace's journal" was the first line a newcomer read, and told them nothing.
   const store = section(root, 'store');
   keepFocus(store, () => {
     clear(store);
-    store.appendChild(renderStore(doc, state.store, view));
+    const line = renderStore(doc, state.store, view);
+    store.hidden = line === null;
+    if (line) store.appendChild(line);
   });
 
   // What waits for the human comes first: it is where the focus goes when the view is shown (focusFirst).
@@ -292,14 +296,12 @@ function run(doc: Document, label: string, command: RunCommand['command'], view:
   return button(doc, label, `run-${command}`, () => view.post({ type: 'run', command }), { secondary });
 }
 
-function renderStore(doc: Document, store: StoreInfo, view: ViewContext): HTMLElement {
+function renderStore(doc: Document, store: StoreInfo, view: ViewContext): HTMLElement | null {
   const where = store.kind === 'team' ? 'Team store ' : 'Ledger: ';
   const label = h(doc, 'span', { class: store.kind === 'team' ? 'mono' : undefined, 'data-testid': 'store-label' }, store.label);
   if (store.error === null) {
-    const title =
-      store.kind === 'team'
-        ? 'Accounts, mandates and receipts are shared with your team (holon.store)'
-        : 'Accounts, mandates and receipts of this workspace only (holon.store is empty)';
+    if (store.kind === 'journal') return null;
+    const title = 'Accounts, mandates and receipts are shared with your team (holon.store)';
     return h(doc, 'p', { class: 'note muted', 'data-testid': 'store', 'data-kind': store.kind, title }, where, label);
   }
   return h(
@@ -644,7 +646,7 @@ function renderApproval(doc: Document, approval: PendingApproval, answerable: bo
           'dd',
           { 'data-testid': `approval-asked-by-${id}` },
           approval.askedBy,
-          approval.machine !== null && ' on ',
+          approval.machine !== null && MACHINE_SEPARATOR,
           approval.machine !== null && h(doc, 'span', { class: 'mono', 'data-testid': `approval-machine-${id}` }, approval.machine),
         );
         break;

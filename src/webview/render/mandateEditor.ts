@@ -12,30 +12,34 @@ interface TextFieldSpec {
   name: TextField;
   label: string;
   help?: string;
-  placeholder?: string;
+  /** The host answers "Required" when it is left empty (mandateForm.ts); the label says so first. */
+  required?: boolean;
   multiline?: boolean;
 }
+
+// No placeholders: a grey "demo/sandbox" in an empty field read as a value the form already had. An
+// example, where one helps, is in the help line under the field.
 
 const GROUPS: { title: string; fields: TextFieldSpec[] }[] = [
   {
     title: 'Mandate',
     fields: [
-      { name: 'id', label: 'Id', help: 'account/name — it cannot change later.', placeholder: 'demo/sandbox' },
-      { name: 'grantee', label: 'Grantee', help: 'Who acts under this mandate.', placeholder: 'copilot' },
+      { name: 'id', label: 'Id', help: 'account/name, e.g. demo/sandbox. It cannot change later.', required: true },
+      { name: 'grantee', label: 'Grantee', help: 'Who acts under this mandate, e.g. Copilot.', required: true },
     ],
   },
   {
     title: 'Budget',
     fields: [
-      { name: 'currency', label: 'Currency', placeholder: 'EUR' },
-      { name: 'total', label: 'Total', placeholder: '5.00' },
+      { name: 'currency', label: 'Currency', help: 'e.g. EUR', required: true },
+      { name: 'total', label: 'Total', required: true },
       { name: 'perDay', label: 'Per day', help: 'Empty: no daily limit.' },
       { name: 'perCall', label: 'Per call', help: 'Empty: no per-call limit.' },
       {
         name: 'threshold',
         label: 'Ask above',
         help: 'A call whose worst case is above this waits for your approval.',
-        placeholder: '0.50',
+        required: true,
       },
     ],
   },
@@ -48,7 +52,7 @@ const GROUPS: { title: string; fields: TextFieldSpec[] }[] = [
         help: `The agents' capabilities this mandate may hire. ${CAPABILITY_LINES_HELP}`,
         multiline: true,
       },
-      { name: 'regions', label: 'Data regions', help: 'Comma-separated; empty: anywhere.', placeholder: 'EU' },
+      { name: 'regions', label: 'Data regions', help: 'Comma-separated, e.g. EU; empty: anywhere.' },
       { name: 'retentionDays', label: 'Retention (days)', help: 'Empty: no limit.' },
       { name: 'expiresAt', label: 'Expires', help: 'A date (YYYY-MM-DD); empty: never.' },
     ],
@@ -149,7 +153,6 @@ export function renderMandateEditor(
           id: `mandate-${spec.name}`,
           name: spec.name,
           'data-testid': `field-${spec.name}`,
-          placeholder: spec.placeholder,
           rows: spec.multiline ? 4 : undefined,
           readonly: edit && spec.name === 'id',
           invalid: state.errors[spec.name] !== undefined,
@@ -159,7 +162,7 @@ export function renderMandateEditor(
         control.addEventListener('input', changed);
         control.addEventListener('change', changed);
         controls.set(spec.name, control);
-        fieldset.appendChild(field(doc, spec.name, spec.label, control, spec.help, state.errors[spec.name]));
+        fieldset.appendChild(field(doc, spec.name, spec.label, control, spec.help, state.errors[spec.name], spec.required));
       }
       form.appendChild(fieldset);
     }
@@ -256,8 +259,9 @@ function field(
   control: HTMLElement,
   help: string | undefined,
   error: string | undefined,
+  required = false,
 ): HTMLElement {
-  const node = h(doc, 'div', { class: 'field', 'data-field': name }, h(doc, 'vscode-label', { for: control.id }, label), control);
+  const node = h(doc, 'div', { class: 'field', 'data-field': name }, h(doc, 'vscode-label', { for: control.id, required }, label), control);
   if (help) node.appendChild(h(doc, 'p', { class: 'field-help' }, help));
   if (error !== undefined) node.appendChild(errorNode(doc, name, error));
   return node;
