@@ -43,6 +43,8 @@ export const CONTEXT_KEYS = {
   hasSpends: 'holon.hasSpends',
   /** A human approved something once (the walkthrough's fifth step). */
   approvedOnce: 'holon.approvedOnce',
+  /** The human has opened the receipts panel once (the walkthrough's last step). */
+  receiptsShown: 'holon.receiptsShown',
 } as const;
 
 /** The walkthrough package.json contributes, as `publisher.name#id` (Holon: Get Started opens it). */

@@ -1,10 +1,22 @@
 import * as vscode from 'vscode';
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import { CONTEXT_KEYS } from './commandIds.ts';
+import { RECEIPTS_VIEW_TYPE } from './receiptsPanel.ts';
 import type { EditorState } from './editorState.ts';
 import { setupInfo } from './views.ts';
 
-/** Keeps the context keys in step with the ledger and the settings. */
+/** Whether a receipts panel is open in any tab (a tab's view type may carry a prefix VS Code adds). */
+function receiptsOpen(): boolean {
+  return vscode.window.tabGroups.all.some((g) =>
+    g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(RECEIPTS_VIEW_TYPE)),
+  );
+}
+
+/**
+ * Keeps the context keys in step with the ledger, the settings and the host's record. The walkthrough's
+ * ticks are these keys, so they come from the workspace's state each time the extension starts, never
+ * from what one browser remembers.
+ */
 export function registerContextKeys(state: EditorState): vscode.Disposable {
   const last = new Map<string, boolean>();
   const set = (key: string, value: boolean): void => {
@@ -34,7 +46,13 @@ export function registerContextKeys(state: EditorState): vscode.Disposable {
         CONTEXT_KEYS.approvedOnce,
         Object.values(s.approvals).some((a) => a.status === 'approved' || a.status === 'used'),
       );
+    set(CONTEXT_KEYS.receiptsShown, state.receiptsShown);
+  };
+  // However the receipts were opened (the command, the view's links, a restored tab), the human saw them.
+  const watchTabs = (): void => {
+    if (!state.receiptsShown && receiptsOpen()) state.markReceiptsShown();
   };
   update();
-  return state.onDidChange(update);
+  watchTabs();
+  return vscode.Disposable.from(state.onDidChange(update), vscode.window.tabGroups.onDidChangeTabs(watchTabs));
 }

@@ -10,12 +10,15 @@ import type { HolonState } from '../core/state.ts';
 import { initialState } from '../core/state.ts';
 import type { EventStore, RefusedTx, Signer } from '../core/store/store.ts';
 import { unseenRefusals } from '../core/store/store.ts';
+import type { HostRecord } from './hostRecord.ts';
+import { hostRecordFile, readHostRecord, writeHostRecord } from './hostRecord.ts';
 import type { ApprovalConfig } from './settings.ts';
 import { approvalConfig, storeSetting } from './settings.ts';
 import type { StoreInUse, TeamStore } from './storeSetting.ts';
 import { teamStoreFromSetting, withPassword } from './storeSetting.ts';
 
-const SELECTED = 'holon.selectedMandate';
+/** Where the selection was kept before: workspace state, read once to carry it over. */
+const OLD_SELECTED = 'holon.selectedMandate';
 
 /** What the settings choose now: a store, or why the one named cannot be used. */
 interface StoreChoice {
@@ -42,8 +45,8 @@ function chooseStore(): StoreChoice {
 /**
  * The editor's view of the ledger: the journal in one state folder (workspace storage), or the team store
  * the human named in `holon.store`, tailed so that a change appended by any process (a server, the CLI)
- * fires `onDidChange`; and the selected mandate, kept in workspace state — never in a workspace file an
- * agent could edit.
+ * fires `onDidChange`; and the selected mandate, kept in a record of the extension host's own (see
+ * `selected`) — never in a workspace file or the state folder, which an agent can write.
  *
  * The store is opened after activation returns, so that activating costs the same whatever the journal's
  * size (and loads no PostgreSQL client); until then the state is empty, and `onDidChange` fires once it
@@ -81,6 +84,9 @@ export class EditorState implements vscode.Disposable {
   /** Whether a password was kept for the team store being opened (a refusal without one says what to do). */
   private passwordKept = false;
   private disposed = false;
+  /** The host's record for this state folder (see `selected`). */
+  private readonly recordFile: string;
+  private record: HostRecord;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -88,6 +94,10 @@ export class EditorState implements vscode.Disposable {
   ) {
     this.dir = (context.storageUri ?? context.globalStorageUri).fsPath;
     this.signer = lazySigner(this.dir);
+    this.recordFile = hostRecordFile(context.globalStorageUri.fsPath, this.dir);
+    this.record = readHostRecord(this.recordFile);
+    const old = context.workspaceState.get<string>(OLD_SELECTED);
+    if (this.record.selected === undefined && old) this.remember({ selected: old });
     this.loading = this.open(new Promise<void>((resolve) => setImmediate(resolve)));
   }
 
@@ -213,15 +223,47 @@ export class EditorState implements vscode.Disposable {
     this.serverUrl = undefined;
   }
 
-  /** The selected mandate, if it still exists. */
+  /**
+   * The selected mandate, if it still exists. It decides which mandate the editor's server acts for, so it
+   * is kept where the extension host keeps its own files: a record in the extension's global storage, on
+   * the machine the extension host runs on. VS Code's workspace state would do on the desktop, but in a
+   * browser (code-server, Codespaces) it lives in the browser's storage, and a new browser profile would
+   * forget the choice. The record is outside the workspace and the state folder, and no server or tool is
+   * told where it is; whatever it says, only a mandate the human made in the ledger can be selected.
+   */
   get selected(): string | undefined {
-    const id = this.context.workspaceState.get<string>(SELECTED);
+    const id = this.record.selected;
     return id && this.state.mandates[id] ? id : undefined;
   }
 
-  async select(id: string | undefined): Promise<void> {
-    await this.context.workspaceState.update(SELECTED, id);
+  select(id: string | undefined): Promise<void> {
+    this.remember({ selected: id });
     this.changed.fire();
+    return Promise.resolve();
+  }
+
+  /** Whether the human has opened the receipts (kept in the host's record, like the selection). */
+  get receiptsShown(): boolean {
+    return this.record.receiptsShown === true;
+  }
+
+  /** Records that the human has seen the receipts; once is enough. */
+  markReceiptsShown(): void {
+    if (this.record.receiptsShown) return;
+    this.remember({ receiptsShown: true });
+    this.changed.fire();
+  }
+
+  private remember(change: { selected?: string | undefined; receiptsShown?: true }): void {
+    const { selected, ...rest } = { ...this.record, ...change };
+    const next: HostRecord = selected === undefined ? rest : { ...rest, selected };
+    this.record = next;
+    try {
+      writeHostRecord(this.recordFile, next);
+    } catch (err) {
+      // Kept for this session at least; the human is told why it will not outlive it.
+      this.logger.error(`could not keep the selection in ${this.recordFile}: ${(err as Error).message}`);
+    }
   }
 
   /** Which channels the human accepts, and how long a server waits (the user's settings only). */
