@@ -56,7 +56,9 @@ export async function consentChain(s: HolonState, p: Purchase, human: PublicJwk 
   const ev = p.ap2;
   if (!ev) return undefined;
   const presented = s.presentations[p.id];
-  const at = Date.parse(p.started_at);
+  // As of the purchase's last step: its checkout and payment mandates are signed during it, after it started
+  // (as of its start, one signed a second later reads as not yet valid).
+  const at = Date.parse(p.updated_at);
   const steps: ConsentStep[] = [];
   const step = (link: ConsentLink, ok: boolean | null, detail: string): void => void steps.push({ link, ok, detail });
 
