@@ -159,7 +159,7 @@ export function permilleOf(part: MoneyJson | null | undefined, whole: MoneyJson 
 }
 
 /**
- * Text another party chose arrives marked for the model as `<data from="party">…</data>` (src/core/foreign.ts,
+ * Text another party chose arrives marked for the model as `<data from="party">…</data>` (src/core/kernel/foreign.ts,
  * `<` inside written `&lt;`). The view shows the text and names the party on hover — as text, never markup.
  */
 export function unwrapData(text: string): { text: string; from: string | null } {

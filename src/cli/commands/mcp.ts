@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { findBinding, serveBound } from '../../core/bindings.ts';
-import { HolonError } from '../../core/errors.ts';
+import { findBinding, serveBound } from '../../core/local/bindings.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import type { Forge } from '../../core/office/forge.ts';
-import { recordServer } from '../../core/presence.ts';
-import { refuseArtifactState } from '../../core/stateFolder.ts';
+import { recordServer } from '../../core/accounts/presence.ts';
+import { refuseArtifactState } from '../../core/local/stateFolder.ts';
 import type { MerchantConfig } from '../../server/commerce/merchants.ts';
 import { parseMerchants } from '../../server/commerce/merchants.ts';
 import { openRuntime } from '../../server/runtime.ts';

@@ -20,8 +20,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { liveRunToken, tokenFor } from '../../core/runTokens.ts';
-import type { RunToken } from '../../core/runTokens.ts';
+import { liveRunToken, tokenFor } from '../../core/accounts/runTokens.ts';
+import type { RunToken } from '../../core/accounts/runTokens.ts';
 import { createHolonServer } from '../server.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 
