@@ -139,6 +139,8 @@ export async function toolDocs(): Promise<string> {
     'Input schemas are written for strict function-calling clients: every argument is listed as required,',
     'and one a tool can do without is nullable, its description ending with "(optional: pass null or leave',
     'it out)". The tables below say "no" for those; the server takes them absent as well as null.',
+    "Output schemas write nullable values as `anyOf`: the MCP Inspector's portability report",
+    '(`--cli … --method tools/list --strict`, Inspector 2.12) finds nothing.',
     `Not every input is closed, though: ${free.length} of ${withWallet.all.length} tools take free-form JSON`,
     "somewhere (an agent's input, a seller's payment document, a signed disclosure or artifact, personnel",
     `capabilities), and a client in OpenAI's strict mode refuses these: ${free.join(', ')}.`,
