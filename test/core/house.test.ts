@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.join(__dirname, '..', '..');
 const CORE = path.join(ROOT, 'src/core');
 const DOC = fs.readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8');
 
@@ -19,11 +19,11 @@ function floorsOfDoc(): { floor: string; places: string[] }[] {
   assert.ok(section, 'docs/architecture.md has a section "Inside `src/core`"');
   const rows = section.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| floor'));
   return rows.map((row) => {
-    const [floor, places] = row
+    const [floor = '', places = ''] = row
       .split('|')
       .slice(1, 3)
       .map((c) => c.trim());
-    return { floor, places: [...places.matchAll(/`([^`]+)`/g)].map((m) => m[1]) };
+    return { floor, places: [...places.matchAll(/`([^`]+)`/g)].map((m) => m[1]!) };
   });
 }
 
@@ -36,7 +36,7 @@ function tsFiles(dir: string): string[] {
 
 /** The top-level place (folder `x/` or file `x.ts`) of a file of src/core. */
 function placeOf(file: string): string {
-  const [first, ...rest] = path.relative(CORE, file).split(path.sep);
+  const [first = '', ...rest] = path.relative(CORE, file).split(path.sep);
   return rest.length ? `${first}/` : first;
 }
 
@@ -48,7 +48,7 @@ function placeOf(file: string): string {
 function importsOf(file: string): { to: string; typeOnly: boolean }[] {
   const text = fs.readFileSync(file, 'utf8');
   return [...text.matchAll(/^(import|export)(\s+type)?\b[^;]*?from\s+'(\.{1,2}\/[^']+)'|import\(\s*'(\.{1,2}\/[^']+)'/gms)].map((m) => ({
-    to: path.resolve(path.dirname(file), m[3] ?? m[4]),
+    to: path.resolve(path.dirname(file), m[3] ?? m[4] ?? ''),
     typeOnly: Boolean(m[2]),
   }));
 }
