@@ -1,9 +1,10 @@
 // The mandate form (create and edit). The host validates and answers with errors per field; the view
 // only collects what the human typed.
 import type { MandateEditorCommand, MandateEditorState, MandateFormValues } from '../protocol/mandateEditor.ts';
-import { MANDATE_STATUSES, MANDATE_TOOLSETS, MandateStatus } from '../protocol/mandateEditor.ts';
+import { MANDATE_STATUSES, MandateStatus } from '../protocol/mandateEditor.ts';
 import { is } from '../protocol/messages.ts';
 import { CAPABILITY_LINES_HELP, parseCapabilityLines } from '../../shared/capabilityLines.ts';
+import { TOOLSETS } from '../../shared/toolsets.ts';
 import { append, button, clear, h, keepFocus, readChecked, readValue, setChecked, setValue } from './dom.ts';
 
 type TextField = Exclude<keyof MandateFormValues, 'toolsets' | 'training' | 'status'>;
@@ -169,7 +170,7 @@ export function renderMandateEditor(
 
     const toolsets = h(doc, 'fieldset', { class: 'group toolsets', 'data-testid': 'field-toolsets' }, h(doc, 'legend', {}, 'Toolsets'));
     // Keep a toolset the form does not know, rather than drop it on save.
-    const known: string[] = [...MANDATE_TOOLSETS];
+    const known: string[] = [...TOOLSETS];
     const shown = [...known, ...state.values.toolsets.filter((t) => !known.includes(t))];
     for (const toolset of shown) {
       const box = h(doc, 'vscode-checkbox', { name: 'toolsets', value: toolset, 'data-testid': `toolset-${toolset}` }, toolset);
