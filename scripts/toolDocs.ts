@@ -13,10 +13,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { generatePrivateKey } from 'viem/accounts';
-import { silentLogger } from '../src/core/deps.ts';
-import { createMandate } from '../src/core/mandates.ts';
-import type { ToolsetName } from '../src/core/model.ts';
-import { walletFromKey } from '../src/core/wallet.ts';
+import { silentLogger } from '../src/core/kernel/deps.ts';
+import { createMandate } from '../src/core/accounts/mandates.ts';
+import type { ToolsetName } from '../src/core/kernel/model.ts';
+import { walletFromKey } from '../src/core/local/wallet.ts';
 import { openRuntime } from '../src/server/runtime.ts';
 import { createHolonServer, TOOLSETS } from '../src/server/server.ts';
 
