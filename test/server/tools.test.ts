@@ -152,6 +152,12 @@ test("the tool reference names exactly the tools that take free-form JSON, which
 test('openWorldHint is true exactly where a tool reaches outside Holon (another agent, a seller, a merchant, a forge, a chain)', () => {
   const open = everyTool.filter((t) => t.annotations?.openWorldHint === true).map((t) => t.name);
   assert.deepEqual(open.sort(), ['atr_agree', 'atr_channel_within', 'atr_confirm', 'atr_transact', 'buy', 'call_agent', 'forge_list_prs', 'forge_open_pr', 'pay', 'quote', 'resolve'].sort());
+  // Where a payment landed is read from the chain by Holon's own watcher, which records it in the journal;
+  // atr_settlement and get_receipt answer from that record, and atr_check and atr_channel_open check the
+  // bytes they are given. None of them reaches the chain or anyone else while it answers.
+  for (const closed of ['atr_settlement', 'get_receipt', 'atr_check', 'atr_channel_open']) {
+    assert.equal(everyTool.find((t) => t.name === closed)?.annotations?.openWorldHint, false, `${closed} reads what Holon holds`);
+  }
 });
 
 test('the server says its tool list never changes', () => {
