@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint';
 const sdk = { group: ['@modelcontextprotocol/*'], message: 'Only src/server and src/cli speak MCP.' };
 const vscode = { name: 'vscode', message: 'Only src/editor and src/extension.ts import vscode.' };
 const coreOnly = { group: ['**/server/**', '**/cli/**', '**/editor/**', '**/webview/**'], message: 'core imports only core, node: builtins and small pure libraries.' };
-const storeOnly = 'The store imports no domain module: only the store, deps.ts and errors.ts (a fold or a codec is passed in).';
+const storeOnly = 'The store imports no domain module: only the store, kernel/deps.ts and kernel/errors.ts (a fold or a codec is passed in).';
+const kernelOnly = { regex: '^\\.\\./(?!\\.\\./shared/)', message: 'The kernel (amounts, ids, errors, denials, words, model) imports only the kernel and src/shared.' };
 const webviewOnly = {
   group: ['**/core/**', '**/server/**', '**/cli/**', '**/editor/**'],
   message: 'Webviews import only src/webview, and src/shared (what the core and the webviews both read).',
@@ -13,12 +14,12 @@ const webviewOnly = {
 // The subjects an approval can be about, and what is built on them. The approvals (and every kind's
 // declaration) are read by the subjects whenever they ask for an approval, so an import of one back would
 // close a circle; what a decision does to its subject is src/core/decisions, above both. Amounts
-// (amount.ts, amountJson.ts) are values every module uses, not a subject.
+// (kernel/amount.ts, kernel/amountJson.ts) are values every module uses, not a subject.
 const subjects = {
   group: [
     '**/office/**', '**/money/**', '**/market/**', '**/commerce/**', '**/memory/**',
-    '**/terms/**', '**/identity/**', '**/mandates.ts', '**/team.ts', '**/teamAdmin.ts', '**/authority.ts', '**/state.ts',
-    '**/present.ts', '**/decisions/**',
+    '**/terms/**', '**/identity/**', '**/accounts/mandates.ts', '**/accounts/team.ts', '**/teamAdmin.ts', '**/fold/**',
+    '**/views/**', '**/decisions/**',
   ],
   message: 'approvals import no subject module: a kind declares what it binds and shows; what deciding it does is src/core/decisions.',
 };
@@ -47,15 +48,20 @@ export default tseslint.config(
     files: ['src/core/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly] }] },
   },
+  // The ground floor: the words every module speaks.
+  {
+    files: ['src/core/kernel/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, kernelOnly] }] },
+  },
   // The store knows events, bytes, hashes and signatures: from the rest of the core it takes only the
-  // host services (deps.ts) and the failure vocabulary (errors.ts); a fold or a codec is passed in.
+  // host services (kernel/deps.ts) and the failure vocabulary (kernel/errors.ts); a fold or a codec is passed in.
   {
     files: ['src/core/store/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, { regex: '^\\.\\./(?!(deps|errors)\\.ts$)', message: storeOnly }] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, { regex: '^\\.\\./(?!kernel/(deps|errors)\\.ts$)', message: storeOnly }] }] },
   },
   {
     files: ['src/core/store/*/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, { regex: '^\\.\\./\\.\\./(?!(deps|errors)\\.ts$)', message: storeOnly }] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [vscode], patterns: [sdk, coreOnly, { regex: '^\\.\\./\\.\\./(?!kernel/(deps|errors)\\.ts$)', message: storeOnly }] }] },
   },
   {
     files: ['src/core/approvals/**/*.ts'],

@@ -7,11 +7,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client as PgClient } from 'pg';
-import { silentLogger, systemClock } from '../src/core/deps.ts';
+import { silentLogger, systemClock } from '../src/core/kernel/deps.ts';
 import { lazySigner } from '../src/core/store/keys.ts';
 import { migrateToTeamStore } from '../src/core/teamAdmin.ts';
 import { PostgresStore } from '../src/core/store/pg/store.ts';
-import { holonReducer } from '../src/core/state.ts';
+import { holonReducer } from '../src/core/fold/state.ts';
 import { aroundQueries, startPostgres } from '../test/pg/harness.ts';
 import { context, log, n, plan, row, side } from './report.ts';
 import { interleave } from './timing.ts';

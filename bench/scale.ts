@@ -17,7 +17,7 @@ import * as esbuild from 'esbuild';
 import { JOURNAL_FILE } from '../src/core/store/file/journal.ts';
 import { buildSnapshot } from '../src/core/store/file/journalIndex.ts';
 import { loadOrCreateSigner } from '../src/core/store/keys.ts';
-import { holonReducer } from '../src/core/state.ts';
+import { holonReducer } from '../src/core/fold/state.ts';
 import { ROOT } from '../test/helpers.ts';
 import { context, log, n, plan, QUICK, row, side } from './report.ts';
 import type { Stats } from './timing.ts';

@@ -6,9 +6,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Receipt } from '../src/core/model.ts';
-import { parseUnits } from '../src/core/amount.ts';
-import type { HolonState } from '../src/core/state.ts';
+import type { Receipt } from '../src/core/kernel/model.ts';
+import { parseUnits } from '../src/core/kernel/amount.ts';
+import type { HolonState } from '../src/core/fold/state.ts';
 import type { CallTemplate } from './world.ts';
 
 /** The state as v0 kept it on disk: the same objects, amounts as decimal-unit strings. */

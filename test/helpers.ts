@@ -1,6 +1,6 @@
 /** Shared set-up for tests: temporary states, a clock tests can move, the demo world, MCP clients. */
 import type { FetchLike } from '../src/server/net/publicFetch.ts';
-import type { Wallet } from '../src/core/wallet.ts';
+import type { Wallet } from '../src/core/local/wallet.ts';
 import type { Forge } from '../src/core/office/forge.ts';
 import type { ChainConfig } from '../src/core/money/chain.ts';
 import type { MerchantConfig } from '../src/server/commerce/merchants.ts';
@@ -15,15 +15,15 @@ import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/z
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { addAgent, readCatalog } from '../src/core/market/catalog.ts';
-import { createMandate } from '../src/core/mandates.ts';
+import { createMandate } from '../src/core/accounts/mandates.ts';
 import { fund } from '../src/core/money/spend.ts';
 import { setFx } from '../src/core/money/fx.ts';
-import { copyExampleFiles as copyDemoFiles } from '../src/core/demoFiles.ts';
-import type { Clock } from '../src/core/deps.ts';
-import { silentLogger, systemClock } from '../src/core/deps.ts';
+import { copyExampleFiles as copyDemoFiles } from '../src/core/local/demoFiles.ts';
+import type { Clock } from '../src/core/kernel/deps.ts';
+import { silentLogger, systemClock } from '../src/core/kernel/deps.ts';
 import { openState } from '../src/core/holon.ts';
 import type { EventStore } from '../src/core/store/store.ts';
-import type { HolonState } from '../src/core/state.ts';
+import type { HolonState } from '../src/core/fold/state.ts';
 import type { Runtime } from '../src/server/runtime.ts';
 import { openRuntime } from '../src/server/runtime.ts';
 import type { ApprovalSettings } from '../src/server/serverDeps.ts';

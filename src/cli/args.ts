@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { HolonError } from '../core/errors.ts';
-import { refuseArtifactState } from '../core/stateFolder.ts';
+import { HolonError } from '../core/kernel/errors.ts';
+import { refuseArtifactState } from '../core/local/stateFolder.ts';
 import { STORE_ENV } from '../core/store/url.ts';
 
 /** An option a command takes. */
@@ -50,7 +50,7 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
 
 /**
  * The state folder: --state, else HOLON_STATE, else .holon/ under the current folder. Never an office
- * artifact folder or one inside it: an agent writes those (see core/stateFolder.ts).
+ * artifact folder or one inside it: an agent writes those (see core/local/stateFolder.ts).
  */
 export function resolveStateDir(flag: string | undefined): string {
   const dir = path.resolve(flag ?? process.env['HOLON_STATE'] ?? '.holon');

@@ -6,7 +6,7 @@
  */
 import type { ChainConfig } from '../core/money/chain.ts';
 import { chainConfig } from '../core/money/chain.ts';
-import { HolonError } from '../core/errors.ts';
+import { HolonError } from '../core/kernel/errors.ts';
 import type { Command } from './args.ts';
 import { str } from './args.ts';
 

@@ -2,14 +2,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline/promises';
-import { stderrLogger, systemClock } from '../core/deps.ts';
-import { HolonError } from '../core/errors.ts';
+import { stderrLogger, systemClock } from '../core/kernel/deps.ts';
+import { HolonError } from '../core/kernel/errors.ts';
 import { goneOwners, releaseOrphanedHolds } from '../core/money/spend.ts';
 import type { EventStore } from '../core/store/store.ts';
 import { refusalNotice, unseenRefusals } from '../core/store/store.ts';
 import { JOURNAL_FILE } from '../core/store/file/journal.ts';
 import { openStore } from '../core/holon.ts';
-import type { HolonState } from '../core/state.ts';
+import type { HolonState } from '../core/fold/state.ts';
 import type { CommandContext } from './args.ts';
 
 export const clock = systemClock;

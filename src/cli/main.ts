@@ -1,5 +1,5 @@
-import { HolonError } from '../core/errors.ts';
-import { HOLON_VERSION } from '../core/version.ts';
+import { HolonError } from '../core/kernel/errors.ts';
+import { HOLON_VERSION } from '../core/kernel/version.ts';
 import type { Command } from './args.ts';
 import { commandHelp, parseCommand, resolveStateDir, resolveStore, stateNamed, str } from './args.ts';
 

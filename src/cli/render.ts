@@ -1,11 +1,11 @@
-/** How the terminal shows mandates, budgets and approvals (the words themselves come from core/present.ts). */
+/** How the terminal shows mandates, budgets and approvals (the words themselves come from core/views/present.ts). */
 import type { Approval } from '../core/approvals/model.ts';
 import { approvalStatus } from '../core/approvals/model.ts';
-import type { Mandate } from '../core/model.ts';
-import * as M from '../core/amount.ts';
-import { APPROVAL_KIND_LABELS, approvalView } from '../core/present.ts';
+import type { Mandate } from '../core/kernel/model.ts';
+import * as M from '../core/kernel/amount.ts';
+import { APPROVAL_KIND_LABELS, approvalView } from '../core/views/present.ts';
 import { mandateDrawn } from '../core/money/mandateView.ts';
-import type { HolonState } from '../core/state.ts';
+import type { HolonState } from '../core/fold/state.ts';
 
 /** An amount, or "unknown" where a spend no rate converts leaves it unknown (never zero). */
 const known = (x: M.Money | undefined): string => (x ? M.format(x) : 'unknown');

@@ -3,7 +3,7 @@
  * sellers and merchants it may reach, GitHub as the forge), the one way both build the runtime they serve
  * from those flags, and how both run until they are stopped.
  */
-import { HolonError } from '../core/errors.ts';
+import { HolonError } from '../core/kernel/errors.ts';
 import type { Forge } from '../core/office/forge.ts';
 import { openStore } from '../core/holon.ts';
 import type { MerchantConfig } from '../server/commerce/merchants.ts';

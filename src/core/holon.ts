@@ -6,9 +6,9 @@ import { runWorker } from './store/file/journal.ts';
 import type { OpenOptions, StoreFold } from './store/open.ts';
 import { openJournalAt, openStoreAt } from './store/open.ts';
 import { thisProcess } from './store/owner.ts';
-import type { HolonState } from './state.ts';
-import { holonReducer } from './state.ts';
-import { registration } from './team.ts';
+import type { HolonState } from './fold/state.ts';
+import { holonReducer } from './fold/state.ts';
+import { registration } from './accounts/team.ts';
 import type { VerifyReport } from './store/verify.ts';
 
 /** Options for opening a state folder. */

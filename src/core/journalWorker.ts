@@ -9,7 +9,7 @@ import { JOURNAL_FILE } from './store/file/journal.ts';
 import { buildSnapshot } from './store/file/journalIndex.ts';
 import { loadOrCreateSigner } from './store/keys.ts';
 import type { Position } from './store/file/snapshot.ts';
-import { holonReducer } from './state.ts';
+import { holonReducer } from './fold/state.ts';
 import { verifyJournal } from './verify.ts';
 
 /** A job for the worker. */

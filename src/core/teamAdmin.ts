@@ -5,12 +5,12 @@
  */
 import type { InitReport, MigrateReport, StoreDomain } from './store/pg/admin.ts';
 import { initStore, migrateJournal, verifyStore } from './store/pg/admin.ts';
-import type { Logger } from './deps.ts';
-import type { HolonState } from './state.ts';
-import { holonReducer } from './state.ts';
+import type { Logger } from './kernel/deps.ts';
+import type { HolonState } from './fold/state.ts';
+import { holonReducer } from './fold/state.ts';
 import type { Signer } from './store/store.ts';
 import type { VerifyReport } from './store/verify.ts';
-import { registerInstallation } from './team.ts';
+import { registerInstallation } from './accounts/team.ts';
 
 const holonStore: StoreDomain<HolonState> = {
   reducer: holonReducer,

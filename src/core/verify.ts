@@ -2,7 +2,7 @@
  * `holon verify` of a state folder: the store's offline check of its journal (store/verify.ts), folded
  * with Holon's own state, so what it admits is exactly what every process admits.
  */
-import { holonReducer } from './state.ts';
+import { holonReducer } from './fold/state.ts';
 import type { VerifyReport } from './store/verify.ts';
 import { checkJournal } from './store/verify.ts';
 

@@ -1,8 +1,8 @@
 // Amounts as the editor shows them: at the currency's precision ("4.58 EUR"), with the exact amount Holon
 // keeps ("4.5824 EUR") for the hover. Holon counts in millionths, so a cost per page reads 0.0238 EUR; a
 // person reading a budget wants cents, and the exact figure one hover away. Pure: no vscode.
-import type { Money, MoneyJson } from '../core/amount.ts';
-import * as M from '../core/amount.ts';
+import type { Money, MoneyJson } from '../core/kernel/amount.ts';
+import * as M from '../core/kernel/amount.ts';
 import type { Amount } from '../webview/protocol/messages.ts';
 
 const digits = new Map<string, number | null>();

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { HolonState } from '../core/state.ts';
+import type { HolonState } from '../core/fold/state.ts';
 
 /**
  * The file of a published artifact, to open in the editor. The path comes from the journal's record,

@@ -4,7 +4,7 @@
  * error handling every command shares.
  */
 import * as vscode from 'vscode';
-import { HolonError } from '../core/errors.ts';
+import { HolonError } from '../core/kernel/errors.ts';
 import { COMMANDS } from './commandIds.ts';
 import { accountCommands } from './commands/account.ts';
 import { agentCommands } from './commands/agents.ts';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { decideApproval } from '../core/decisions/decide.ts';
-import { HolonError } from '../core/errors.ts';
+import { HolonError } from '../core/kernel/errors.ts';
 import type { EditorState } from './editorState.ts';
 
 /**

@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
 import { setApprovalChannels } from '../core/approvals/flow.ts';
 import { approvalEvent } from '../core/approvals/slice.ts';
-import type { Clock, Logger } from '../core/deps.ts';
-import { systemClock } from '../core/deps.ts';
+import type { Clock, Logger } from '../core/kernel/deps.ts';
+import { systemClock } from '../core/kernel/deps.ts';
 import { openStore } from '../core/holon.ts';
 import { lazySigner } from '../core/store/keys.ts';
 import { recoverOrphanedHolds } from '../core/money/spend.ts';
-import type { HolonState } from '../core/state.ts';
-import { initialState } from '../core/state.ts';
+import type { HolonState } from '../core/fold/state.ts';
+import { initialState } from '../core/fold/state.ts';
 import type { EventStore, RefusedTx, Signer } from '../core/store/store.ts';
 import { unseenRefusals } from '../core/store/store.ts';
 import type { HostRecord } from './hostRecord.ts';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { loadMandateKey } from '../core/mandateKey.ts';
+import { loadMandateKey } from '../core/local/mandateKey.ts';
 import { channelAccepted } from '../core/approvals/flow.ts';
 import type { HolonViewCommand, HolonViewState } from '../webview/protocol/holonView.ts';
 import type { ReadyCommand } from '../webview/protocol/messages.ts';

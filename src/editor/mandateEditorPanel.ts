@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { createMandate, patchMandate } from '../core/mandates.ts';
-import { HolonError } from '../core/errors.ts';
+import { createMandate, patchMandate } from '../core/accounts/mandates.ts';
+import { HolonError } from '../core/kernel/errors.ts';
 import type { OpenMandates } from '../core/commerce/ap2.ts';
 import type { MandateEditorState, MandateFormValues } from '../webview/protocol/mandateEditor.ts';
 import type { EditorState } from './editorState.ts';

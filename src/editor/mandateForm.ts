@@ -1,8 +1,8 @@
 /** The mandate form's text ↔ the core's mandate input, with a problem per field. Pure. */
-import { CAP } from '../core/capabilities.ts';
-import { CURRENCY_CODE, ID_RULES, MANDATE_ID } from '../core/ids.ts';
-import type { Mandate } from '../core/model.ts';
-import { parseUnits } from '../core/amount.ts';
+import { CAP } from '../core/kernel/capabilities.ts';
+import { CURRENCY_CODE, ID_RULES, MANDATE_ID } from '../core/kernel/ids.ts';
+import type { Mandate } from '../core/kernel/model.ts';
+import { parseUnits } from '../core/kernel/amount.ts';
 import { parseCapabilityLines } from '../shared/capabilityLines.ts';
 import type { MandateFormValues } from '../webview/protocol/mandateEditor.ts';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import * as M from '../core/amount.ts';
+import * as M from '../core/kernel/amount.ts';
 import { budgetOf } from '../core/money/spend.ts';
 import { allowPrivateSellers, githubOwner, chainSettings } from './settings.ts';
 import { serverStoreEnv } from './storeSetting.ts';
@@ -101,7 +101,7 @@ export function serverDefinition(
     env,
     mandate ? fingerprint(state, mandate, wallet) : '0',
   );
-  // A server started in a bound workspace serves only its binding (core/bindings.ts), which guards
+  // A server started in a bound workspace serves only its binding (core/local/bindings.ts), which guards
   // against a config file an agent edited. This one is started by VS Code from this definition, not from
   // a file, and names everything itself: it runs in the root of the file system, which is never bound,
   // so that no binding (of the open folder, or of a folder holding VS Code's storage) can refuse it.

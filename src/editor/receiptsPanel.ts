@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { loadMandateKey } from '../core/mandateKey.ts';
+import { loadMandateKey } from '../core/local/mandateKey.ts';
 import type { ReceiptsCommand, ReceiptsState } from '../webview/protocol/receipts.ts';
 import type { EditorState } from './editorState.ts';
 import type { ReceiptsFilter, SpendBar } from './views.ts';

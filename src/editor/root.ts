@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Logger } from '../core/deps.ts';
+import type { Logger } from '../core/kernel/deps.ts';
 import { registerApprovalNotices } from './approvalNotices.ts';
 import { registerCommands } from './commands.ts';
 import { registerContextKeys } from './contextKeys.ts';

@@ -7,7 +7,7 @@
  * carries one is refused, not used, and the human is sent to Holon: Set Team Store Password, which keeps
  * it in SecretStorage (the OS keychain) under a key naming the URL.
  */
-import { HolonError } from '../core/errors.ts';
+import { HolonError } from '../core/kernel/errors.ts';
 import { isPostgresUrl, STORE_ENV } from '../core/store/url.ts';
 
 /** The setting's key, under `holon`. */

@@ -1,23 +1,23 @@
 /** Core state → the webviews' protocol states. Pure, so the same mapping serves every panel. */
 import { mayDecide } from '../core/decisions/decide.ts';
-import type { PublicJwk } from '../core/mandateKey.ts';
+import type { PublicJwk } from '../core/local/mandateKey.ts';
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
 import { settlementWords } from '../core/money/settlement.ts';
 import { newestSettlements, settlementDetail, settlementOfSpend } from '../core/money/payments.ts';
-import { recentRefusals, recentSpends, spendKind } from '../core/activity.ts';
+import { recentRefusals, recentSpends, spendKind } from '../core/fold/activity.ts';
 import type { ReceiptTree } from '../core/market/receiptTree.ts';
 import type { ReceiptSource } from '../core/market/receiptTree.ts';
 import { readReceipt, recentRootReceipts, treeOf } from '../core/market/receiptTree.ts';
-import * as M from '../core/amount.ts';
-import { APPROVAL_KIND_LABELS, approvalView, deciderText, paidForText } from '../core/present.ts';
+import * as M from '../core/kernel/amount.ts';
+import { APPROVAL_KIND_LABELS, approvalView, deciderText, paidForText } from '../core/views/present.ts';
 import { kindSpec } from '../core/approvals/kinds/registry.ts';
-import { denialTexts } from '../core/words.ts';
+import { denialTexts } from '../core/kernel/words.ts';
 import { budgetOf } from '../core/money/spend.ts';
-import type { HolonState } from '../core/state.ts';
+import type { HolonState } from '../core/fold/state.ts';
 import type { Signer } from '../core/store/store.ts';
-import { hasTeam } from '../core/team.ts';
+import { hasTeam } from '../core/accounts/team.ts';
 import type {
   ApprovalFact,
   BudgetInfo,
@@ -40,8 +40,8 @@ import type {
   SpendNarrow,
   SpendRow,
 } from '../webview/protocol/receipts.ts';
-import { payeeKey, SPENDS_KEPT } from '../core/activity.ts';
-import { CHART_DAYS, payeeOf, SPEND_GROUP_LABELS, spendChart } from '../core/spendChart.ts';
+import { payeeKey, SPENDS_KEPT } from '../core/fold/activity.ts';
+import { CHART_DAYS, payeeOf, SPEND_GROUP_LABELS, spendChart } from '../core/views/spendChart.ts';
 import { purchasesOf } from '../core/commerce/purchases.ts';
 import { approvalStatus } from '../core/approvals/model.ts';
 import { displayJson, displayMoney, displayOrNull } from './amounts.ts';

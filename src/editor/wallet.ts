@@ -7,7 +7,7 @@ const OLD_SECRET = 'holon.wallet.key';
 
 /**
  * The state's wallet, as the editor shows and keeps it. One state has one wallet: its key is in the state
- * folder (`<state>/keys/wallet.key`, core/wallet.ts), where every process on this state reads it — the
+ * folder (`<state>/keys/wallet.key`, core/local/wallet.ts), where every process on this state reads it — the
  * server the editor starts, `holon` in the editor's terminals, Claude Code's `holon mcp` — so the
  * address the view shows is the one that signs, whoever asks. (An editor-only key in SecretStorage made
  * the terminal sign with another wallet than the view named; handing that key to the terminals instead
@@ -52,7 +52,7 @@ export class EditorWallet implements vscode.Disposable {
 
   /** Reads the address again; fires a change when it is not the one known. */
   async refresh(): Promise<string | undefined> {
-    const { stateWalletAddress } = await import('../core/wallet.ts');
+    const { stateWalletAddress } = await import('../core/local/wallet.ts');
     const address = stateWalletAddress(this.dir);
     if (address !== this.known) {
       this.known = address;
@@ -63,7 +63,7 @@ export class EditorWallet implements vscode.Disposable {
 
   /** Makes a wallet for the state (no key given) or keeps the human's key as it; never replaces one. Returns the address. */
   async keep(key: string | undefined): Promise<string> {
-    const { createWallet, saveWallet } = await import('../core/wallet.ts');
+    const { createWallet, saveWallet } = await import('../core/local/wallet.ts');
     const address = key === undefined ? createWallet(this.dir) : saveWallet(this.dir, key);
     await this.refresh();
     return address;
@@ -78,7 +78,7 @@ export class EditorWallet implements vscode.Disposable {
   private async adoptOldKey(): Promise<void> {
     const old = await this.secrets.get(OLD_SECRET);
     if (!old) return;
-    const { stateWalletAddress, saveWallet, walletFromKey } = await import('../core/wallet.ts');
+    const { stateWalletAddress, saveWallet, walletFromKey } = await import('../core/local/wallet.ts');
     const mine = stateWalletAddress(this.dir);
     if (mine === undefined) {
       const address = saveWallet(this.dir, old);

@@ -3,7 +3,7 @@
 // for types only, so unit tests run it against a small fake of the webview.
 import { randomBytes } from 'node:crypto';
 import type * as vscode from 'vscode';
-import { HolonError } from '../core/errors.ts';
+import { HolonError } from '../core/kernel/errors.ts';
 import type { PanelProtocol, ReadyCommand, StateNotification } from '../webview/protocol/messages.ts';
 
 /** The part of a webview a host uses. */

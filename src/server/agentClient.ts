@@ -2,10 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../core/deps.ts';
+import type { Logger } from '../core/kernel/deps.ts';
 import type { AgentRunner, AgentRunResult } from '../core/market/gateway.ts';
-import type { Endpoint } from '../core/model.ts';
-import { HOLON_VERSION } from '../core/version.ts';
+import type { Endpoint } from '../core/kernel/model.ts';
+import { HOLON_VERSION } from '../core/kernel/version.ts';
 
 type McpEndpoint = Exclude<Endpoint, { type: 'x402' }>;
 

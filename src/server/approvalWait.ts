@@ -5,9 +5,9 @@ import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalWaiter } from '../core/approvals/flow.ts';
 import { decideApproval, mayDecide } from '../core/decisions/decide.ts';
 import { channelAccepted, waitForDecision } from '../core/approvals/flow.ts';
-import { HolonError } from '../core/errors.ts';
-import { approvalMessage } from '../core/present.ts';
-import { fmt } from '../core/words.ts';
+import { HolonError } from '../core/kernel/errors.ts';
+import { approvalMessage } from '../core/views/present.ts';
+import { fmt } from '../core/kernel/words.ts';
 import type { ServerDeps } from './serverDeps.ts';
 
 /** The form's one field. It has no default: only a human choosing "Approve" approves. */

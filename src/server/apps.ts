@@ -16,8 +16,8 @@ import { registerAppResource, registerAppTool, RESOURCE_MIME_TYPE } from '@model
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Resource } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, ListResourcesRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import * as M from '../core/amount.ts';
-import { SPEND_GROUP_LABELS, spendChart } from '../core/spendChart.ts';
+import * as M from '../core/kernel/amount.ts';
+import { SPEND_GROUP_LABELS, spendChart } from '../core/views/spendChart.ts';
 import type { AppView, ToolContext, ToolDef } from './tools/toolDef.ts';
 import { APP_VIEWS } from './tools/toolDef.ts';
 

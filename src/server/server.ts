@@ -1,10 +1,10 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { HolonError } from '../core/errors.ts';
-import { DATA_RULE } from '../core/foreign.ts';
-import type { ToolsetName } from '../core/model.ts';
-import { HOLON_VERSION } from '../core/version.ts';
+import { HolonError } from '../core/kernel/errors.ts';
+import { DATA_RULE } from '../core/kernel/foreign.ts';
+import type { ToolsetName } from '../core/kernel/model.ts';
+import { HOLON_VERSION } from '../core/kernel/version.ts';
 import { appToolMeta, registerApps, withAppData } from './apps.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import { inputJsonSchema, outputJsonSchema } from './tools/jsonSchema.ts';
@@ -19,10 +19,10 @@ import { runTool } from './tools/pipeline.ts';
 import type { ToolDef, Toolset } from './tools/toolDef.ts';
 
 /**
- * Every toolset, under its own name: a name added to TOOLSETS in core/schemas.ts and not here, or a
+ * Every toolset, under its own name: a name added to TOOLSETS in src/shared/toolsets.ts and not here, or a
  * toolset under another's name, fails to compile.
  */
-const TOOLSETS: { [N in ToolsetName]: Toolset<N> } = {
+export const TOOLSETS: { [N in ToolsetName]: Toolset<N> } = {
   market: marketToolset,
   terms: termsToolset,
   office: officeToolset,

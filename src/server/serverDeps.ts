@@ -1,9 +1,9 @@
-import type { Clock, Logger } from '../core/deps.ts';
+import type { Clock, Logger } from '../core/kernel/deps.ts';
 import type { EventStore, Signer } from '../core/store/store.ts';
 import type { Gateway } from '../core/market/gateway.ts';
-import type { HolonState } from '../core/state.ts';
+import type { HolonState } from '../core/fold/state.ts';
 import type { FetchLike } from './net/publicFetch.ts';
-import type { Wallet } from '../core/wallet.ts';
+import type { Wallet } from '../core/local/wallet.ts';
 import type { Forge } from '../core/office/forge.ts';
 import type { Merchants } from './commerce/merchants.ts';
 import type { ChainReader } from '../core/money/chain.ts';

@@ -16,10 +16,10 @@ import { loadOpenMandates, loadPublished, signClosedMandates } from '../../src/c
 import type { Cart, LineRequest } from '../../src/core/commerce/checkout.ts';
 import { toMinor } from '../../src/core/commerce/checkout.ts';
 import { signCheckoutPayment } from '../../src/core/commerce/payCheckout.ts';
-import * as M from '../../src/core/amount.ts';
-import type { MandateKey } from '../../src/core/mandateKey.ts';
-import { loadMandateKey, mandateKeyOf, newMandateJwk } from '../../src/core/mandateKey.ts';
-import { saveWallet, walletFromKey } from '../../src/core/wallet.ts';
+import * as M from '../../src/core/kernel/amount.ts';
+import type { MandateKey } from '../../src/core/local/mandateKey.ts';
+import { loadMandateKey, mandateKeyOf, newMandateJwk } from '../../src/core/local/mandateKey.ts';
+import { saveWallet, walletFromKey } from '../../src/core/local/wallet.ts';
 import { UcpCheckout } from '../../src/server/commerce/ucp.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';

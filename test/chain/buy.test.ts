@@ -9,9 +9,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createMandate } from '../../src/core/mandates.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { setFx } from '../../src/core/money/fx.ts';
-import { walletFromKey } from '../../src/core/wallet.ts';
+import { walletFromKey } from '../../src/core/local/wallet.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { pidAlive } from '../../src/core/store/file/lock.ts';
-import { saveWallet } from '../../src/core/wallet.ts';
+import { saveWallet } from '../../src/core/local/wallet.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import type { McpSession } from '../cli/cliHarness.ts';

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { generatePrivateKey } from 'viem/accounts';
-import { systemClock } from '../../src/core/deps.ts';
+import { systemClock } from '../../src/core/kernel/deps.ts';
 import { addAgent } from '../../src/core/market/catalog.ts';
-import { saveWallet } from '../../src/core/wallet.ts';
+import { saveWallet } from '../../src/core/local/wallet.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';

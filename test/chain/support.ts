@@ -8,11 +8,11 @@ import type { ChainConfig } from '../../src/core/money/chain.ts';
 import { chainConfig } from '../../src/core/money/chain.ts';
 import type { Settlement } from '../../src/core/money/settlement.ts';
 import type { EventStore } from '../../src/core/store/store.ts';
-import type { HolonState } from '../../src/core/state.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { until } from '../helpers.ts';
-import type { Clock } from '../../src/core/deps.ts';
-import { patchMandate } from '../../src/core/mandates.ts';
+import type { Clock } from '../../src/core/kernel/deps.ts';
+import { patchMandate } from '../../src/core/accounts/mandates.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 
 /** The example seller's payee, as a catalog entry and a mandate name it (CAIP-10). */

@@ -16,7 +16,7 @@ import type { TestContext } from 'node:test';
 import { before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { bindingPath } from '../../src/core/bindings.ts';
+import { bindingPath } from '../../src/core/local/bindings.ts';
 import { cleanEnv, ensureBuilt, HOLON_BIN, holon, inTerminal, journalFile, ledgerBytes, mcpSession, ok, seededState, structured, tempDir } from './cliHarness.ts';
 
 before(ensureBuilt);

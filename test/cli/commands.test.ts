@@ -27,8 +27,8 @@ import {
   tempDir,
   units,
 } from './cliHarness.ts';
-import { systemClock } from '../../src/core/deps.ts';
-import { createMandate } from '../../src/core/mandates.ts';
+import { systemClock } from '../../src/core/kernel/deps.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
 
 type MoneyJson = { amount: string; currency: string };
 

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { demoCatalog, priceLine } from '../../examples/merchants/shop.ts';
-import * as M from '../../src/core/amount.ts';
+import * as M from '../../src/core/kernel/amount.ts';
 import type { Ap2Evidence } from '../../src/core/commerce/ap2.ts';
 import { approveAtTerminal, ensureBuilt, HANG_MS, holonIn, ledgerBytes, json, mcpSession, readEvents, seededState, structured, openLedger, tempDir, until } from './cliHarness.ts';
 

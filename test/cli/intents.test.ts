@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { systemClock } from '../../src/core/deps.ts';
-import { createMandate } from '../../src/core/mandates.ts';
+import { systemClock } from '../../src/core/kernel/deps.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { fund } from '../../src/core/money/spend.ts';
 import type { McpSession } from './cliHarness.ts';
 import { approveAtTerminal, ensureBuilt, holonIn, ledgerBytes, json, mcpSession, ok, openLedger, seededState, structured } from './cliHarness.ts';

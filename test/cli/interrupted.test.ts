@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
 import { pidAlive } from '../../src/core/store/file/lock.ts';
-import * as M from '../../src/core/amount.ts';
+import * as M from '../../src/core/kernel/amount.ts';
 import { gateSpend } from '../../src/core/money/spend.ts';
 import type { McpSession } from './cliHarness.ts';
 import { ensureBuilt, HANG_MS, holonIn, inTerminal, json, mcpSession, ok, openLedger, readEvents, seededState, SLOW_AGENT, SLOW_CATALOG, units, until } from './cliHarness.ts';

@@ -1,8 +1,8 @@
 /** `holon memory`: what a mandate remembers, shown to the human read-only, as of any valid and system time. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { systemClock } from '../../src/core/deps.ts';
-import { createMandate } from '../../src/core/mandates.ts';
+import { systemClock } from '../../src/core/kernel/deps.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { remember } from '../../src/core/memory/memory.ts';
 import { ensureBuilt, holon, ledgerBytes, openLedger, tempDir, until } from './cliHarness.ts';
 

@@ -13,7 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
-import { systemClock } from '../../src/core/deps.ts';
+import { systemClock } from '../../src/core/kernel/deps.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { Event, Served } from './cliHarness.ts';
 import { ensureBuilt, HANG_MS, json, mcpSession, ok, openLedger, PatientClient, readEvents, seededState, serveIn, tempDir, until } from './cliHarness.ts';

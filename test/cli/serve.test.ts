@@ -12,8 +12,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startAcpMerchant } from '../../examples/merchants/acpMerchant.ts';
 import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
-import { systemClock } from '../../src/core/deps.ts';
-import { createMandate } from '../../src/core/mandates.ts';
+import { systemClock } from '../../src/core/kernel/deps.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
 import type { Served } from './cliHarness.ts';
 import { ensureBuilt, HANG_MS, holonIn, ledgerBytes, json, openLedger, readEvents, seededState, serveIn, structured } from './cliHarness.ts';
 

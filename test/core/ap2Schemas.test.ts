@@ -12,7 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { signClosedMandates, signOpenMandates } from '../../src/core/commerce/ap2.ts';
-import { mandateKeyOf, newMandateJwk } from '../../src/core/mandateKey.ts';
+import { mandateKeyOf, newMandateJwk } from '../../src/core/local/mandateKey.ts';
 import { ROOT } from '../helpers.ts';
 
 const DIR = path.join(ROOT, 'test', 'fixtures', 'ap2-schemas');

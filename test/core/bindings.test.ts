@@ -1,5 +1,5 @@
 /**
- * The rules of core/bindings.ts and core/stateFolder.ts that need no binding file: how store URLs are
+ * The rules of core/local/bindings.ts and core/local/stateFolder.ts that need no binding file: how store URLs are
  * compared, what a bound server serves given what its command line named, and what may be a state.
  * Reading and writing real binding files is tested through the CLI (test/cli/bindings.test.ts).
  */
@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import type { Binding } from '../../src/core/bindings.ts';
-import { bindingFor, serveBound, storeWithoutPassword } from '../../src/core/bindings.ts';
-import { HolonError } from '../../src/core/errors.ts';
-import { refuseArtifactState } from '../../src/core/stateFolder.ts';
+import type { Binding } from '../../src/core/local/bindings.ts';
+import { bindingFor, serveBound, storeWithoutPassword } from '../../src/core/local/bindings.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
+import { refuseArtifactState } from '../../src/core/local/stateFolder.ts';
 import { tempDir, TestClock } from '../helpers.ts';
 
 const reason = (fn: () => unknown): { reason: string; details: Record<string, unknown>; message: string } => {

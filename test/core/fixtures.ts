@@ -3,18 +3,18 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { addAgent } from '../../src/core/market/catalog.ts';
-import { createMandate } from '../../src/core/mandates.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { fund } from '../../src/core/money/spend.ts';
-import { silentLogger } from '../../src/core/deps.ts';
-import { HolonError } from '../../src/core/errors.ts';
-import type { HolonErrorReason } from '../../src/core/errors.ts';
+import { silentLogger } from '../../src/core/kernel/deps.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
+import type { HolonErrorReason } from '../../src/core/kernel/errors.ts';
 import type { AgentRunner, AgentRunResult } from '../../src/core/market/gateway.ts';
 import { Gateway } from '../../src/core/market/gateway.ts';
 import type { EventStore } from '../../src/core/store/store.ts';
-import { MemoryStore } from '../../src/core/store/memory.ts';
-import type { Manifest, Receipt } from '../../src/core/model.ts';
-import type { HolonState } from '../../src/core/state.ts';
-import { holonReducer } from '../../src/core/state.ts';
+import { InMemoryStore } from '../../src/core/store/inMemory.ts';
+import type { Manifest, Receipt } from '../../src/core/kernel/model.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
+import { holonReducer } from '../../src/core/fold/state.ts';
 import { seedDemo, tempDir, TestClock } from '../helpers.ts';
 
 export type RunRequest = Parameters<AgentRunner['run']>[0];
@@ -62,7 +62,7 @@ export const FILE_A = 'holon://files/a.pdf';
 export const FILE_B = 'holon://files/b.pdf';
 
 export interface World {
-  store: MemoryStore<HolonState>;
+  store: InMemoryStore<HolonState>;
   clock: TestClock;
   runner: FakeRunner;
   gateway: Gateway;
@@ -74,12 +74,12 @@ export interface World {
 }
 
 /**
- * The demo world (demo funded, USD→EUR 0.92, demo/sandbox, the demo catalog) on a MemoryStore, with a
+ * The demo world (demo funded, USD→EUR 0.92, demo/sandbox, the demo catalog) on a InMemoryStore, with a
  * fake runner; `root` is the key its transactions are sealed by (the store's root).
  */
 export async function world(options: Parameters<typeof seedDemo>[2] & { root?: string } = {}): Promise<World> {
   const clock = new TestClock();
-  const store = new MemoryStore<HolonState>(holonReducer, clock, options.root);
+  const store = new InMemoryStore<HolonState>(holonReducer, clock, options.root);
   await seedDemo(store, clock, options);
   const { dir, cleanup } = tempDir('holon-core-');
   const filesRoot = path.join(dir, 'files');

@@ -12,7 +12,7 @@ import {
   quotedName,
   wrapAgentOutput,
   wrapMail,
-} from '../../src/core/foreign.ts';
+} from '../../src/core/kernel/foreign.ts';
 
 const count = (text: string, re: RegExp): number => (text.match(re) ?? []).length;
 /** The wrapper without the fixed reminder after it (which names the tag in prose). */

@@ -7,15 +7,15 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { canonicalize } from 'json-canonicalize';
-import { HolonError } from '../../src/core/errors.ts';
-import { createMandate } from '../../src/core/mandates.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { assembleContext, verifyArtifact } from '../../src/core/memory/artifact.ts';
 import { decodeCursor, encodeCursor } from '../../src/core/memory/cursor.ts';
 import type { SnapshotQuery } from '../../src/core/memory/memory.ts';
 import { readContents, remember, resolveSnapshot } from '../../src/core/memory/memory.ts';
-import { MemoryStore } from '../../src/core/store/memory.ts';
-import type { HolonState } from '../../src/core/state.ts';
-import { holonReducer } from '../../src/core/state.ts';
+import { InMemoryStore } from '../../src/core/store/inMemory.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
+import { holonReducer } from '../../src/core/fold/state.ts';
 import type { Signer } from '../../src/core/store/store.ts';
 import { TestClock } from '../helpers.ts';
 
@@ -27,14 +27,14 @@ function testSigner(): Signer {
   return { publicKey: raw, sign: (m) => sign(null, Buffer.from(m), privateKey).toString('base64') };
 }
 
-async function world(): Promise<{ store: MemoryStore<HolonState>; clock: TestClock }> {
+async function world(): Promise<{ store: InMemoryStore<HolonState>; clock: TestClock }> {
   const clock = new TestClock(Date.parse('2026-05-01T00:00:00Z'));
-  const store = new MemoryStore<HolonState>(holonReducer, clock);
+  const store = new InMemoryStore<HolonState>(holonReducer, clock);
   await createMandate(store, clock, M, { toolsets: ['memory'] });
   return { store, clock };
 }
 
-const query = (store: MemoryStore<HolonState>, over: Partial<SnapshotQuery> = {}): SnapshotQuery => ({
+const query = (store: InMemoryStore<HolonState>, over: Partial<SnapshotQuery> = {}): SnapshotQuery => ({
   mandate: M,
   system_seq: store.seq,
   system_as_of: '2100-01-01T00:00:00.000Z',

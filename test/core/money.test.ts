@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { HolonError } from '../../src/core/errors.ts';
-import * as M from '../../src/core/amount.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
+import * as M from '../../src/core/kernel/amount.ts';
 
 const invalid = (fn: () => unknown): void => {
   assert.throws(fn, (err: unknown) => HolonError.is(err, 'invalid_input'));

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
-import { HolonError } from '../../src/core/errors.ts';
-import { createMandate, patchMandate } from '../../src/core/mandates.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
+import { createMandate, patchMandate } from '../../src/core/accounts/mandates.ts';
 import { journalRail, parsePayee, payIntent } from '../../src/core/money/intents.ts';
 import { meterCall, parseCallLimit, setCallLimits, usageOf } from '../../src/core/money/metering.ts';
 import { fund } from '../../src/core/money/spend.ts';

@@ -6,7 +6,7 @@ import { sideBySide } from '../../src/core/office/personnelDiff.ts';
 import { mergeEvents } from '../../src/core/office/merge.ts';
 import type { Proposal } from '../../src/core/office/slice.ts';
 import { harnessPermissions, OFFICE_TOOL_CAPABILITIES } from '../../src/core/office/tools.ts';
-import type { Mandate } from '../../src/core/model.ts';
+import type { Mandate } from '../../src/core/kernel/model.ts';
 
 const mandate = (capabilities: Mandate['capabilities'], status: Mandate['status'] = 'active'): Mandate => ({
   id: 'demo/ada',

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createMandate, patchMandate } from '../../src/core/mandates.ts';
+import { createMandate, patchMandate } from '../../src/core/accounts/mandates.ts';
 import { fund } from '../../src/core/money/spend.ts';
 import { setFx } from '../../src/core/money/fx.ts';
-import type { AgentEntry, Mandate } from '../../src/core/model.ts';
-import * as M from '../../src/core/amount.ts';
+import type { AgentEntry, Mandate } from '../../src/core/kernel/model.ts';
+import * as M from '../../src/core/kernel/amount.ts';
 import type { WorstCase } from '../../src/core/market/policy.ts';
 import { compareRankings, costOf, MAX_DELEGATION_DEPTH, MEASURED_RUNS_TO_TRUST, ownWorstCase, rankingOf, staticDenials } from '../../src/core/market/policy.ts';
 import { marketIndex } from '../../src/core/market/marketIndex.ts';
-import { mandateDenials } from '../../src/core/mandates.ts';
+import { mandateDenials } from '../../src/core/accounts/mandates.ts';
 import { budgetOf, limitDenials } from '../../src/core/money/spend.ts';
-import { callablePatterns, capabilityMatches } from '../../src/core/capabilities.ts';
+import { callablePatterns, capabilityMatches } from '../../src/core/kernel/capabilities.ts';
 import { convertTo } from '../../src/core/money/fx.ts';
-import type { HolonState } from '../../src/core/state.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
 import { ACME, addSynthetic, failed, FASTCHEAP, FILE_A, LENA, MANDATE, manifest, ok, PIPELINE, QUICKSCAN, u, wideMandate, withWorld } from './fixtures.ts';
 
 const entry = (s: HolonState, id: string): AgentEntry => {

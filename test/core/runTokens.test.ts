@@ -2,16 +2,16 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { HolonError } from '../../src/core/errors.ts';
-import { MemoryStore } from '../../src/core/store/memory.ts';
-import { createRunToken, endRunToken, liveRunToken, MAX_RUN_TOKEN_TTL_MS, runTokenStatus, tokenFor } from '../../src/core/runTokens.ts';
-import type { HolonState } from '../../src/core/state.ts';
-import { holonReducer } from '../../src/core/state.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
+import { InMemoryStore } from '../../src/core/store/inMemory.ts';
+import { createRunToken, endRunToken, liveRunToken, MAX_RUN_TOKEN_TTL_MS, runTokenStatus, tokenFor } from '../../src/core/accounts/runTokens.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
+import { holonReducer } from '../../src/core/fold/state.ts';
 import { MANDATE, seedDemo, TestClock } from '../helpers.ts';
 
-async function seeded(): Promise<{ store: MemoryStore<HolonState>; clock: TestClock }> {
+async function seeded(): Promise<{ store: InMemoryStore<HolonState>; clock: TestClock }> {
   const clock = new TestClock();
-  const store = new MemoryStore<HolonState>(holonReducer, clock);
+  const store = new InMemoryStore<HolonState>(holonReducer, clock);
   await seedDemo(store, clock);
   return { store, clock };
 }

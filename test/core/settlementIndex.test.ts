@@ -11,8 +11,8 @@ import { test } from 'node:test';
 import type { PaymentAuditEntry } from '../../src/core/money/audit.ts';
 import { auditTrailPage, isPaymentEntry, latestPaymentEntries } from '../../src/core/money/audit.ts';
 import { newestSettlements, settlementDetail } from '../../src/core/money/payments.ts';
-import type { HolonState } from '../../src/core/state.ts';
-import { holonReducer, initialState } from '../../src/core/state.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
+import { holonReducer, initialState } from '../../src/core/fold/state.ts';
 import type { JournalEvent } from '../../src/core/store/store.ts';
 
 /** A reproducible stream of numbers in [0, 1). */

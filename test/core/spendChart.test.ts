@@ -4,13 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SPEND_DAYS_KEPT } from '../../src/core/activity.ts';
-import * as M from '../../src/core/amount.ts';
-import { newId } from '../../src/core/ids.ts';
+import { SPEND_DAYS_KEPT } from '../../src/core/fold/activity.ts';
+import * as M from '../../src/core/kernel/amount.ts';
+import { newId } from '../../src/core/kernel/ids.ts';
 import { endHold, gateSpend } from '../../src/core/money/spend.ts';
-import { payeeOf, spendChart } from '../../src/core/spendChart.ts';
-import { holonReducer } from '../../src/core/state.ts';
-import type { HolonState } from '../../src/core/state.ts';
+import { payeeOf, spendChart } from '../../src/core/views/spendChart.ts';
+import { holonReducer } from '../../src/core/fold/state.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
 import type { World } from './fixtures.ts';
 import { ACME, failed, FILE_A, FILE_B, MANDATE, ok, PIPELINE, withWorld } from './fixtures.ts';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { HolonError } from '../../src/core/errors.ts';
-import { newId } from '../../src/core/ids.ts';
-import { canonicalHash as inputHash, checkJsonLimits, dict, JSON_LIMITS, summarize, toDict } from '../../src/core/util.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
+import { newId } from '../../src/core/kernel/ids.ts';
+import { canonicalHash as inputHash, checkJsonLimits, dict, JSON_LIMITS, summarize, toDict } from '../../src/core/kernel/util.ts';
 
 describe('canonicalHash', () => {
   test('is the SHA-256 of the RFC 8785 canonical JSON', () => {

@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import * as M from '../../src/core/amount.ts';
-import { createMandate } from '../../src/core/mandates.ts';
-import type { Mandate } from '../../src/core/model.ts';
+import * as M from '../../src/core/kernel/amount.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
+import type { Mandate } from '../../src/core/kernel/model.ts';
 import { fund } from '../../src/core/money/spend.ts';
 import { currencyDigits, displayMoney } from '../../src/editor/amounts.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';

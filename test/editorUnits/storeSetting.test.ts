@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse } from 'pg-connection-string';
 import { resolveStore } from '../../src/cli/args.ts';
-import { HolonError } from '../../src/core/errors.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
 import { STORE_ENV } from '../../src/core/store/url.ts';
 import type { StoreSettingProblem } from '../../src/editor/storeSetting.ts';
 import { serverStoreEnv, storeBeside, storeSecretKey, teamStoreFromSetting, withPassword } from '../../src/editor/storeSetting.ts';

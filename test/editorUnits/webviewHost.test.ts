@@ -1,7 +1,7 @@
 /** The host side every panel shares, against a small fake of the webview (no VS Code needed). */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { HolonError } from '../../src/core/errors.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
 import type { WebviewHostOptions } from '../../src/editor/webviewHost.ts';
 import { WebviewHost } from '../../src/editor/webviewHost.ts';
 import type { HolonViewCommand, HolonViewState } from '../../src/webview/protocol/holonView.ts';

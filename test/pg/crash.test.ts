@@ -9,13 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { money } from '../../src/core/amount.ts';
+import { silentLogger, systemClock } from '../../src/core/kernel/deps.ts';
+import { money } from '../../src/core/kernel/amount.ts';
 import { endHold, gateSpend, goneOwners, releaseOrphanedHolds } from '../../src/core/money/spend.ts';
 import type { ProcessRef } from '../../src/core/store/owner.ts';
 import { thisProcess } from '../../src/core/store/owner.ts';
 import type { PostgresStore } from '../../src/core/store/pg/store.ts';
-import type { HolonState } from '../../src/core/state.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
 import { seedDemo, tempDir } from '../helpers.ts';
 import type { TestPostgres } from './harness.ts';
 import { openHolonStore, sqlAt, startPostgres } from './harness.ts';

@@ -11,12 +11,12 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import type { Logger } from '../../src/core/deps.ts';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import type { Logger } from '../../src/core/kernel/deps.ts';
+import { silentLogger, systemClock } from '../../src/core/kernel/deps.ts';
 import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
 import { PostgresStore } from '../../src/core/store/pg/store.ts';
-import type { HolonState } from '../../src/core/state.ts';
-import { holonReducer } from '../../src/core/state.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
+import { holonReducer } from '../../src/core/fold/state.ts';
 import { aptInstall } from '../apt.ts';
 import { withLockFolder } from '../lockFolder.ts';
 

@@ -4,12 +4,12 @@
  * of 0.10 EUR on demo/sandbox, each decided by gateSpend in one transaction. Prints what it got as JSON.
  */
 import * as readline from 'node:readline';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { silentLogger, systemClock } from '../../src/core/kernel/deps.ts';
 import { lazySigner } from '../../src/core/store/keys.ts';
-import { money } from '../../src/core/amount.ts';
+import { money } from '../../src/core/kernel/amount.ts';
 import { PostgresStore } from '../../src/core/store/pg/store.ts';
 import { gateSpend } from '../../src/core/money/spend.ts';
-import { holonReducer } from '../../src/core/state.ts';
+import { holonReducer } from '../../src/core/fold/state.ts';
 
 async function main(): Promise<void> {
   const [url, stateDir, count] = process.argv.slice(2) as [string, string, string];

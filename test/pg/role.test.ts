@@ -6,12 +6,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Client } from 'pg';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
-import { HolonError } from '../../src/core/errors.ts';
+import { silentLogger, systemClock } from '../../src/core/kernel/deps.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
 import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
 import { PostgresStore } from '../../src/core/store/pg/store.ts';
 import { fund } from '../../src/core/money/spend.ts';
-import { holonReducer } from '../../src/core/state.ts';
+import { holonReducer } from '../../src/core/fold/state.ts';
 import { cliCluster } from './cliCluster.ts';
 
 const MEMBER = 'holon_member';

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadPublished, signMandateConsent } from '../../src/core/commerce/ap2.ts';
-import { createMandate, patchMandate } from '../../src/core/mandates.ts';
+import { createMandate, patchMandate } from '../../src/core/accounts/mandates.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import type { Shop } from '../../examples/merchants/shop.ts';
 import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';

@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { APP_VIEWS, appUri, SPEND_META_KEY } from '../../src/server/apps.ts';
 import { createHolonServer } from '../../src/server/server.ts';
-import { createMandate } from '../../src/core/mandates.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { demoRuntime, FACTURE, MANDATE } from '../helpers.ts';
 import { callAgent, callTool } from './support.ts';

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { AGENT_OUTPUT_REMINDER } from '../../src/core/foreign.ts';
+import { AGENT_OUTPUT_REMINDER } from '../../src/core/kernel/foreign.ts';
 import { connect, demoRuntime, FACTURE, INVOICES } from '../helpers.ts';
 import {
   addEchoAgent,

@@ -16,7 +16,7 @@ import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/t
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { readCatalog } from '../../src/core/market/catalog.ts';
-import { JSON_LIMITS } from '../../src/core/util.ts';
+import { JSON_LIMITS } from '../../src/core/kernel/util.ts';
 import { createHolonServer } from '../../src/server/server.ts';
 import { MAX_LINE_BYTES } from '../../src/server/transports/stdio.ts';
 import { connect, demoRuntime, EXAMPLES, HOLON_BIN, INVOICES, MANDATE, servedState, until } from '../helpers.ts';

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { HolonError } from '../../src/core/errors.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import { GitHubForge } from '../../src/server/forge/github.ts';
 import { GITHUB_TOKEN_ENV, githubForge } from '../../src/cli/serverRuntime.ts';

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalize } from 'json-canonicalize';
-import { createMandate, patchMandate } from '../../src/core/mandates.ts';
+import { createMandate, patchMandate } from '../../src/core/accounts/mandates.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { connect, demoRuntime, TestClock } from '../helpers.ts';
 import { assertRefusalsOnly, callTool, eventsAfter } from './support.ts';

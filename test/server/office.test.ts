@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
-import { patchMandate } from '../../src/core/mandates.ts';
+import { patchMandate } from '../../src/core/accounts/mandates.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import type { JournalEvent } from '../../src/core/store/store.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
@@ -229,7 +229,7 @@ describe('mail', () => {
   });
 
   test('the office is the account: another account\'s mandate is nobody\'s colleague, and cannot be mailed', async () => {
-    const { createMandate } = await import('../../src/core/mandates.ts');
+    const { createMandate } = await import('../../src/core/accounts/mandates.ts');
     await createMandate(runtime.store, clock, 'other/zed', { toolsets: ['office'], grantee: { slug: 'zed', name: 'Zed', role: 'x', manager: null }, capabilities: [{ name: 'mail.read' }] });
     assert.ok(!out<{ colleagues: { slug: string }[] }>(await lead('colleagues_list')).colleagues.some((c) => c.slug === 'zed'));
     assert.match(text(await lead('mail_send', { to: 'zed', subject: 's', body: 'b' })), /not a hired colleague/);

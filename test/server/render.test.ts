@@ -4,11 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Denial, DenialParams } from '../../src/core/denials.ts';
-import { denial, DENIAL_CODES } from '../../src/core/denials.ts';
-import type { HolonErrorReason } from '../../src/core/errors.ts';
-import { HolonError } from '../../src/core/errors.ts';
-import { denialText } from '../../src/core/words.ts';
+import type { Denial, DenialParams } from '../../src/core/kernel/denials.ts';
+import { denial, DENIAL_CODES } from '../../src/core/kernel/denials.ts';
+import type { HolonErrorReason } from '../../src/core/kernel/errors.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
+import { denialText } from '../../src/core/kernel/words.ts';
 import { marketFailure } from '../../src/server/render/market.ts';
 import { officeFailure, officeFailureText } from '../../src/server/render/office.ts';
 import { ALL_PROBLEM_CODES, ERROR_ACTIONS, isRetryable, problemFailure, problemOf, requiresHuman } from '../../src/server/render/problems.ts';

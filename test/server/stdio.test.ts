@@ -5,7 +5,7 @@ import * as readline from 'node:readline';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { silentLogger, systemClock } from '../../src/core/deps.ts';
+import { silentLogger, systemClock } from '../../src/core/kernel/deps.ts';
 import { openState } from '../../src/core/holon.ts';
 import { FACTURE, HOLON_BIN, INVOICES, MANDATE, servedState, until } from '../helpers.ts';
 import { callAgent, callTool, structured } from './support.ts';

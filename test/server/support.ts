@@ -5,12 +5,12 @@ import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { addAgent } from '../../src/core/market/catalog.ts';
-import type { Clock } from '../../src/core/deps.ts';
+import type { Clock } from '../../src/core/kernel/deps.ts';
 import type { JournalEvent } from '../../src/core/store/store.ts';
 import { JOURNAL_FILE } from '../../src/core/store/file/journal.ts';
-import * as M from '../../src/core/amount.ts';
+import * as M from '../../src/core/kernel/amount.ts';
 import { budgetOf } from '../../src/core/money/spend.ts';
-import type { Manifest } from '../../src/core/model.ts';
+import type { Manifest } from '../../src/core/kernel/model.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { MANDATE } from '../helpers.ts';
 

@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createMandate } from '../../src/core/mandates.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import type { SignRequest } from '../../src/server/terms/x402Exact.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { HolonError } from '../../src/core/errors.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
 import { atrBytes } from '../../src/core/terms/atr.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { SignRequest } from '../../src/server/terms/x402Exact.ts';

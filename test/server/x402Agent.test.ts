@@ -11,7 +11,7 @@ import { setFx } from '../../src/core/money/fx.ts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
-import { walletFromKey } from '../../src/core/wallet.ts';
+import { walletFromKey } from '../../src/core/local/wallet.ts';
 import { manifest } from '../core/fixtures.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { startSeller } from '../../examples/sellers/x402Seller.ts';

@@ -16,24 +16,24 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { silentLogger } from '../../src/core/deps.ts';
-import { HolonError } from '../../src/core/errors.ts';
+import { silentLogger } from '../../src/core/kernel/deps.ts';
+import { HolonError } from '../../src/core/kernel/errors.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { openFileJournal } from '../../src/core/holon.ts';
 import { JOURNAL_FILE } from '../../src/core/store/file/journal.ts';
 import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
 import { readReceipt } from '../../src/core/market/receiptTree.ts';
-import { createMandate } from '../../src/core/mandates.ts';
-import { MemoryStore } from '../../src/core/store/memory.ts';
-import type { Receipt } from '../../src/core/model.ts';
+import { createMandate } from '../../src/core/accounts/mandates.ts';
+import { InMemoryStore } from '../../src/core/store/inMemory.ts';
+import type { Receipt } from '../../src/core/kernel/model.ts';
 import { runningReceipt } from '../core/fixtures.ts';
-import { money } from '../../src/core/amount.ts';
+import { money } from '../../src/core/kernel/amount.ts';
 import { verifyTeamStore } from '../../src/core/teamAdmin.ts';
 import type { EventRow } from '../../src/core/store/pg/store.ts';
 import { EVENT_COLUMNS, eventOfRow, PostgresStore, rowOfEvent, TABLE } from '../../src/core/store/pg/store.ts';
 import { fund, gateSpend } from '../../src/core/money/spend.ts';
-import type { HolonState } from '../../src/core/state.ts';
-import { holonReducer } from '../../src/core/state.ts';
+import type { HolonState } from '../../src/core/fold/state.ts';
+import { holonReducer } from '../../src/core/fold/state.ts';
 import type { EventStore, JournalEvent, NewEvent, RefusedTx, Signer } from '../../src/core/store/store.ts';
 import { asStored, eventHash, parseEventLine, seal } from '../../src/core/store/store.ts';
 import type { VerifyReport } from '../../src/core/store/verify.ts';
@@ -176,7 +176,7 @@ const memory: StoreKind = {
   },
   async make() {
     const key = installation();
-    const store = new MemoryStore<HolonState>(holonReducer, clock, key.publicKey);
+    const store = new InMemoryStore<HolonState>(holonReducer, clock, key.publicKey);
     let opened = 0;
     return {
       key,

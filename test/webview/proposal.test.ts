@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { personnelOf } from '../../src/core/office/personnel.ts';
 import { personnelYaml, sideBySide } from '../../src/core/office/personnelDiff.ts';
-import type { Mandate } from '../../src/core/model.ts';
+import type { Mandate } from '../../src/core/kernel/model.ts';
 import { is } from '../../src/webview/protocol/messages.ts';
 import type { ProposalCommand, ProposalState } from '../../src/webview/protocol/proposal.ts';
 import { ProposalCommand as ProposalCommandSchema, ProposalState as ProposalStateSchema } from '../../src/webview/protocol/proposal.ts';

@@ -1,7 +1,7 @@
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import { addAgent, readCatalog } from '../../core/market/catalog.ts';
 import { offers } from '../../core/market/policy.ts';
-import { denialTexts, fmt } from '../../core/words.ts';
+import { denialTexts, fmt } from '../../core/kernel/words.ts';
 import { openRuntime } from '../../server/runtime.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';

@@ -3,11 +3,11 @@ import { channelAccepted, pendingApprovals, setApprovalChannels } from '../../co
 import { accountOfApproval } from '../../core/approvals/slice.ts';
 import type { ApprovalChannel } from '../../core/approvals/model.ts';
 import { APPROVAL_CHANNELS, isWaiting } from '../../core/approvals/model.ts';
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import { lazySigner } from '../../core/store/keys.ts';
 import { closeWindow, openWindows } from '../../core/office/colleagues.ts';
-import { approvalMessage } from '../../core/present.ts';
-import type { HolonState } from '../../core/state.ts';
+import { approvalMessage } from '../../core/views/present.ts';
+import type { HolonState } from '../../core/fold/state.ts';
 import type { Signer } from '../../core/store/store.ts';
 import type { Command } from '../args.ts';
 import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';

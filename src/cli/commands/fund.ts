@@ -1,4 +1,4 @@
-import * as M from '../../core/amount.ts';
+import * as M from '../../core/kernel/amount.ts';
 import { fund } from '../../core/money/spend.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';

@@ -1,4 +1,4 @@
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import { setFx } from '../../core/money/fx.ts';
 import type { Command } from '../args.ts';
 import { open, openExisting, print, withStore } from '../context.ts';

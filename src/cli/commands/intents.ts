@@ -1,14 +1,14 @@
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import type { IntentView } from '../../core/money/intents.ts';
 import { intentView, statusNow } from '../../core/money/intents.ts';
 import { parseCallLimit, setCallLimits, usageOf } from '../../core/money/metering.ts';
 import type { CallLimit, IntentStatus, JobEvent } from '../../core/money/slice.ts';
 import { INTENT_STATUSES, jobEventHash } from '../../core/money/slice.ts';
-import { fmt } from '../../core/words.ts';
+import { fmt } from '../../core/kernel/words.ts';
 import type { PaymentAuditEntry } from '../../core/money/audit.ts';
 import { latestPaymentEntries } from '../../core/money/audit.ts';
-import { paidForText } from '../../core/present.ts';
-import type { HolonState } from '../../core/state.ts';
+import { paidForText } from '../../core/views/present.ts';
+import type { HolonState } from '../../core/fold/state.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, open, openExisting, print, withStore } from '../context.ts';

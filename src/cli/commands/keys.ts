@@ -1,5 +1,5 @@
 import { loadPublished } from '../../core/commerce/ap2.ts';
-import { loadMandateKey, MANDATE_KEY_FILE } from '../../core/mandateKey.ts';
+import { loadMandateKey, MANDATE_KEY_FILE } from '../../core/local/mandateKey.ts';
 import type { Command } from '../args.ts';
 import { print } from '../context.ts';
 import * as path from 'node:path';

@@ -1,11 +1,11 @@
-import type { Binding } from '../../core/bindings.ts';
-import { bindingFor, bindingOf, bindingWhere, findBinding, removeBinding, writeBinding } from '../../core/bindings.ts';
-import { CAP } from '../../core/capabilities.ts';
-import type { CapabilityGrant, Mandate } from '../../core/model.ts';
+import type { Binding } from '../../core/local/bindings.ts';
+import { bindingFor, bindingOf, bindingWhere, findBinding, removeBinding, writeBinding } from '../../core/local/bindings.ts';
+import { CAP } from '../../core/kernel/capabilities.ts';
+import type { CapabilityGrant, Mandate } from '../../core/kernel/model.ts';
 import { grantOfEntry } from '../../core/office/personnel.ts';
-import { HolonError } from '../../core/errors.ts';
-import { mandateId } from '../../core/ids.ts';
-import { createMandate, patchMandate } from '../../core/mandates.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { mandateId } from '../../core/kernel/ids.ts';
+import { createMandate, patchMandate } from '../../core/accounts/mandates.ts';
 import { openTermsText, signMandateConsent } from '../../core/commerce/ap2.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
@@ -138,7 +138,7 @@ function bindingText(b: Binding): string {
 }
 
 /**
- * `bind`, `unbind` and `binding`: which mandate a server started in a workspace serves (core/bindings.ts).
+ * `bind`, `unbind` and `binding`: which mandate a server started in a workspace serves (core/local/bindings.ts).
  * Binding and unbinding need a human at a terminal: the one process an agent that only edits files can
  * have started is a client's server, from the config file it edited, and that process has no terminal.
  */

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { findBinding, serveBound } from '../../core/bindings.ts';
-import { HolonError } from '../../core/errors.ts';
-import { recordServer } from '../../core/presence.ts';
-import { refuseArtifactState } from '../../core/stateFolder.ts';
+import { findBinding, serveBound } from '../../core/local/bindings.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { recordServer } from '../../core/accounts/presence.ts';
+import { refuseArtifactState } from '../../core/local/stateFolder.ts';
 import { createHolonServer } from '../../server/server.ts';
 import { StdioServerTransport } from '../../server/transports/stdio.ts';
 import type { Command, CommandContext } from '../args.ts';

@@ -4,7 +4,7 @@
  * version of every key, superseded ones included. Nothing here writes: memory is the agent's to write,
  * and nobody's to forget.
  */
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import type { MemoryVersion } from '../../core/memory/slice.ts';
 import { allVersions, isoInstant, readContents, resolveSnapshot } from '../../core/memory/memory.ts';
 import type { Command } from '../args.ts';

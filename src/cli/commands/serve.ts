@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HolonError } from '../../core/errors.ts';
-import { createRunToken, endRunToken, MAX_RUN_TOKEN_TTL_MS, runTokenStatus } from '../../core/runTokens.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { createRunToken, endRunToken, MAX_RUN_TOKEN_TTL_MS, runTokenStatus } from '../../core/accounts/runTokens.ts';
 import type { HttpServerHandle, HttpServerOptions } from '../../server/transports/http.ts';
 import { MCP_AGENT_PATH, MCP_PATH, startHttpServer } from '../../server/transports/http.ts';
 import type { Command, CommandContext } from '../args.ts';

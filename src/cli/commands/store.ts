@@ -1,4 +1,4 @@
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import { initTeamStore, migrateToTeamStore } from '../../core/teamAdmin.ts';
 import { lazySigner } from '../../core/store/keys.ts';
 import { thisProcess } from '../../core/store/owner.ts';

@@ -1,11 +1,11 @@
-import { HolonError } from '../../core/errors.ts';
-import { accountId } from '../../core/ids.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { accountId } from '../../core/kernel/ids.ts';
 import { lazySigner } from '../../core/store/keys.ts';
 import { thisProcess } from '../../core/store/owner.ts';
-import { memberLine } from '../../core/present.ts';
-import type { HolonState } from '../../core/state.ts';
-import type { TeamMember, TeamRole, TeamRoleChange } from '../../core/team.ts';
-import { checkedKey, machineOf, roleOf, setTeamMember, WHOLE_STORE } from '../../core/team.ts';
+import { memberLine } from '../../core/views/present.ts';
+import type { HolonState } from '../../core/fold/state.ts';
+import type { TeamMember, TeamRole, TeamRoleChange } from '../../core/accounts/team.ts';
+import { checkedKey, machineOf, roleOf, setTeamMember, WHOLE_STORE } from '../../core/accounts/team.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { confirmAtTerminal, hasState, open, openExisting, print, withStore } from '../context.ts';

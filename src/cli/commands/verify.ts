@@ -1,10 +1,10 @@
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import { verifyJournal } from '../../core/verify.ts';
 import { verifyText } from '../../core/store/verify.ts';
 import type { Command } from '../args.ts';
 import { hasState, openExisting, print, withStore } from '../context.ts';
 import { consentChains, consentText } from '../../core/commerce/consent.ts';
-import { loadMandateKey } from '../../core/mandateKey.ts';
+import { loadMandateKey } from '../../core/local/mandateKey.ts';
 
 const verifyCmd: Command = {
   name: 'verify',

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HolonError } from '../../core/errors.ts';
-import { createWallet, loadWallet, saveWallet, WALLET_FILE } from '../../core/wallet.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { createWallet, loadWallet, saveWallet, WALLET_FILE } from '../../core/local/wallet.ts';
 import type { Command } from '../args.ts';
 import { chainReader, walletBalances } from '../../core/money/chain.ts';
 import { CHAIN_OPTIONS, chainOf } from '../chainOptions.ts';

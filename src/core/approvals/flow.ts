@@ -4,13 +4,13 @@
  * `decideApproval` (decisions/decide.ts), which no MCP tool reaches: only the panel, an elicitation
  * form and the interactive CLI do.
  */
-import type { Denial } from '../denials.ts';
-import { denial } from '../denials.ts';
-import { newId } from '../ids.ts';
+import type { Denial } from '../kernel/denials.ts';
+import { denial } from '../kernel/denials.ts';
+import { newId } from '../kernel/ids.ts';
 import { thisProcess } from '../store/owner.ts';
 import type { EventStore, NewEvent, Signer } from '../store/store.ts';
-import type { Money } from '../amount.ts';
-import * as M from '../amount.ts';
+import type { Money } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
 import type { Approval, ApprovalChannel, ApprovalOrigin, ApprovalStatus, ApprovalSubject } from './model.ts';
 import { approvalExpiry, bindingOf, isExpired, isWaiting } from './model.ts';
 import type { ApprovalsFields } from './slice.ts';

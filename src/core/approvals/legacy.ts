@@ -2,8 +2,8 @@
  * Journals written before approvals had kinds held agent-call approvals in a flat shape. They are read as
  * the agent-call approvals they were; the journal itself is never rewritten (its hashes must hold).
  */
-import type { MoneyJson } from '../amount.ts';
-import { previewJson } from '../util.ts';
+import type { MoneyJson } from '../kernel/amount.ts';
+import { previewJson } from '../kernel/util.ts';
 import type { Approval, ApprovalSubject } from './model.ts';
 import { bindingOf } from './model.ts';
 

@@ -5,8 +5,8 @@
  * here. What each kind binds and how long it lives are the kind's own declaration (kinds/).
  */
 import type { ApprovalKind } from '../../shared/approvalKinds.ts';
-import type { MoneyJson } from '../amount.ts';
-import { canonicalHash } from '../util.ts';
+import type { MoneyJson } from '../kernel/amount.ts';
+import { canonicalHash } from '../kernel/util.ts';
 import type { SubjectOf } from './kinds/registry.ts';
 import { kindSpec } from './kinds/registry.ts';
 

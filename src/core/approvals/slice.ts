@@ -1,8 +1,8 @@
 /** The approvals slice: every approval asked for, and the channels the human accepts answers from. */
-import type { Slice } from '../slice.ts';
-import { eventsOf } from '../slice.ts';
-import type { Dict } from '../util.ts';
-import { dict, toDict } from '../util.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 import type { Approval, ApprovalChannel } from './model.ts';
 import { upcastApproval } from './legacy.ts';
 

@@ -21,12 +21,12 @@ import * as path from 'node:path';
 import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { canonicalize } from 'json-canonicalize';
-import { CAP } from '../capabilities.ts';
-import { HolonError } from '../errors.ts';
-import * as M from '../amount.ts';
-import type { Mandate } from '../model.ts';
-import type { MandateKey, PublicJwk } from '../mandateKey.ts';
-import { jwkThumbprint, loadMandateKey, mandateKey } from '../mandateKey.ts';
+import { CAP } from '../kernel/capabilities.ts';
+import { HolonError } from '../kernel/errors.ts';
+import * as M from '../kernel/amount.ts';
+import type { Mandate } from '../kernel/model.ts';
+import type { MandateKey, PublicJwk } from '../local/mandateKey.ts';
+import { jwkThumbprint, loadMandateKey, mandateKey } from '../local/mandateKey.ts';
 import type { Presentation, SignedCheckout } from './checkout.ts';
 import { fromMinor, toMinor } from './checkout.ts';
 

@@ -4,10 +4,10 @@
  * merchant's, never the caller's — and the order a completed checkout became. The protocol clients
  * (src/server/commerce) translate each wire form into these; nothing here does I/O.
  */
-import { HolonError } from '../errors.ts';
-import { CURRENCY_CODE } from '../ids.ts';
-import type { Money, MoneyJson } from '../amount.ts';
-import * as M from '../amount.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { CURRENCY_CODE } from '../kernel/ids.ts';
+import type { Money, MoneyJson } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
 
 /** The checkout protocols Holon speaks. */
 export const CHECKOUT_PROTOCOLS = ['acp', 'ucp'] as const;

@@ -9,10 +9,10 @@
 import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
 import { convertTo } from '../money/fx.ts';
-import type { Money } from '../amount.ts';
-import * as M from '../amount.ts';
-import type { HolonState } from '../state.ts';
-import type { TypedRequest, Wallet } from '../wallet.ts';
+import type { Money } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
+import type { HolonState } from '../fold/state.ts';
+import type { TypedRequest, Wallet } from '../local/wallet.ts';
 import { knownAsset } from '../money/assets.ts';
 import type { ChainReader } from '../money/chain.ts';
 import { tokenUnits } from '../money/chainPay.ts';

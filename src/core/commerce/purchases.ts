@@ -3,11 +3,11 @@
  * lines), the checkout it went through, the hold while it ran, and the order it became. The journal is
  * the only memory of a replay key, so the same key never buys twice, from any process.
  */
-import type { MoneyJson } from '../amount.ts';
-import type { Slice } from '../slice.ts';
-import { eventsOf } from '../slice.ts';
-import type { Dict } from '../util.ts';
-import { dict, toDict } from '../util.ts';
+import type { MoneyJson } from '../kernel/amount.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 import type { Ap2Evidence } from './ap2.ts';
 import type { CheckoutProtocol, LineRequest, Order, Presentation } from './checkout.ts';
 

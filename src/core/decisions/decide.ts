@@ -9,11 +9,11 @@ import { accountOfApproval, approvalEvent } from '../approvals/slice.ts';
 import { channelAccepted } from '../approvals/flow.ts';
 import type { Approval, ApprovalChannel } from '../approvals/model.ts';
 import { decisionMessage, isExpired } from '../approvals/model.ts';
-import type { Clock } from '../deps.ts';
-import { HolonError } from '../errors.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { HolonError } from '../kernel/errors.ts';
 import type { EventStore, Signer } from '../store/store.ts';
-import type { TeamFields } from '../team.ts';
-import { isApprover } from '../team.ts';
+import type { TeamFields } from '../accounts/team.ts';
+import { isApprover } from '../accounts/team.ts';
 import type { DecisionState } from './effects.ts';
 import { decisionEffect } from './effects.ts';
 

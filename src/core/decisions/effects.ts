@@ -12,7 +12,7 @@ import type { ApprovalKind } from '../../shared/approvalKinds.ts';
 import { useApproval } from '../approvals/flow.ts';
 import type { SubjectOf } from '../approvals/kinds/registry.ts';
 import type { Approval } from '../approvals/model.ts';
-import type { MandatesFields } from '../mandates.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
 import { intentDecisionEvents } from '../money/intents.ts';
 import { unlandedDecisionEvents } from '../money/landing.ts';
 import { spendEvent } from '../money/spend.ts';

@@ -6,11 +6,11 @@
  */
 import { canonicalize } from 'json-canonicalize';
 import { z } from 'zod';
-import { HolonError } from '../errors.ts';
+import { HolonError } from '../kernel/errors.ts';
 import { verifySignature } from '../store/keys.ts';
-import { mandateOf } from '../mandates.ts';
-import type { CapabilityGrant } from '../model.ts';
-import type { HolonState } from '../state.ts';
+import { mandateOf } from '../accounts/mandates.ts';
+import type { CapabilityGrant } from '../kernel/model.ts';
+import type { HolonState } from '../fold/state.ts';
 import type { Signer } from '../store/store.ts';
 import type { Ed25519Signature } from '../money/slice.ts';
 

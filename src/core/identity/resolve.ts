@@ -5,8 +5,8 @@
  * the public-only fetch); every field read from a card is the counterparty's claim, kept as data.
  */
 import { z } from 'zod';
-import { HolonError } from '../errors.ts';
-import type { HolonState } from '../state.ts';
+import { HolonError } from '../kernel/errors.ts';
+import type { HolonState } from '../fold/state.ts';
 import { parsePayee } from '../money/intents.ts';
 import type { DisclosurePolicy } from './disclosure.ts';
 import { verifyDisclosure } from './disclosure.ts';

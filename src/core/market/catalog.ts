@@ -4,14 +4,14 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Clock } from '../deps.ts';
-import { HolonError } from '../errors.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { HolonError } from '../kernel/errors.ts';
 import type { EventStore } from '../store/store.ts';
-import type { AgentEntry, Endpoint, Manifest } from '../model.ts';
-import type { Slice } from '../slice.ts';
-import { eventsOf } from '../slice.ts';
-import type { Dict } from '../util.ts';
-import { dict, toDict } from '../util.ts';
+import type { AgentEntry, Endpoint, Manifest } from '../kernel/model.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 
 /** The catalog's part of the state. */
 export interface CatalogFields {
@@ -49,7 +49,7 @@ export async function addAgent(
   source: string,
 ): Promise<AgentEntry> {
   // The schemas (zod) are loaded on the first write that needs them, never to fold or read a state.
-  const { EndpointSchema, firstIssue, ManifestSchema } = await import('../schemas.ts');
+  const { EndpointSchema, firstIssue, ManifestSchema } = await import('../kernel/schemas.ts');
   const m = ManifestSchema.safeParse(manifest);
   if (!m.success) throw new HolonError('invalid_input', `manifest: ${firstIssue(m.error)}`);
   const e = EndpointSchema.safeParse(endpoint);
@@ -69,7 +69,7 @@ export async function addAgent(
  * arguments starting with "./" resolve against the file's folder.
  */
 export async function readCatalog(file: string): Promise<{ manifest: Manifest; endpoint: Endpoint }[]> {
-  const { CatalogSchema, firstIssue } = await import('../schemas.ts');
+  const { CatalogSchema, firstIssue } = await import('../kernel/schemas.ts');
   let json: unknown;
   try {
     json = JSON.parse(fs.readFileSync(file, 'utf8'));

@@ -6,11 +6,11 @@
  * sorting. It is rebuilt when the catalog, the rates or the mandate change; when a call changes an agent's
  * measured record, only that agent is ranked again and the order re-sorted on its cached keys.
  */
-import { capabilityMatches } from '../capabilities.ts';
-import type { Denial } from '../denials.ts';
+import { capabilityMatches } from '../kernel/capabilities.ts';
+import type { Denial } from '../kernel/denials.ts';
 import type { FxFields } from '../money/fx.ts';
-import type { AgentEntry, Mandate } from '../model.ts';
-import type { Money } from '../amount.ts';
+import type { AgentEntry, Mandate } from '../kernel/model.ts';
+import type { Money } from '../kernel/amount.ts';
 import type { CatalogFields } from './catalog.ts';
 import type { Ranking, WorstCase } from './policy.ts';
 import { compareRankings, rankingOf, staticDenials, worstCase } from './policy.ts';

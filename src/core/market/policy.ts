@@ -2,17 +2,17 @@
  * What a mandate allows in the market: pure functions of the folded state, shared by search, get_agent
  * and the gateway's decision (through the market index) so that the three can never disagree.
  */
-import { callablePatterns, capabilityMatches, payeeScopeDenial } from '../capabilities.ts';
-import type { Denial } from '../denials.ts';
-import { denial } from '../denials.ts';
+import { callablePatterns, capabilityMatches, payeeScopeDenial } from '../kernel/capabilities.ts';
+import type { Denial } from '../kernel/denials.ts';
+import { denial } from '../kernel/denials.ts';
 import type { FxFields } from '../money/fx.ts';
 import { convertTo } from '../money/fx.ts';
-import type { AgentEntry, Mandate } from '../model.ts';
-import type { Money, MoneyJson } from '../amount.ts';
-import * as M from '../amount.ts';
+import type { AgentEntry, Mandate } from '../kernel/model.ts';
+import type { Money, MoneyJson } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
 import type { ReceiptsFields } from './receipts.ts';
 import { recordStats } from './receipts.ts';
-import { AGENT_TIMEOUT } from '../model.ts';
+import { AGENT_TIMEOUT } from '../kernel/model.ts';
 
 /** Longest chain of delegated calls a worst case follows. */
 export const MAX_DELEGATION_DEPTH = 4;

@@ -2,12 +2,12 @@
  * Reading receipts back: a receipt and the tree of its delegated calls, from the journal by key (the
  * open ones from the folded state), with old journals' events read in today's vocabulary.
  */
-import { HolonError } from '../errors.ts';
-import { upcast } from '../legacy.ts';
-import type { MandatesFields } from '../mandates.ts';
-import type { Receipt } from '../model.ts';
-import type { Money, MoneyJson } from '../amount.ts';
-import * as M from '../amount.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { upcast } from '../fold/legacy.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import type { Receipt } from '../kernel/model.ts';
+import type { Money, MoneyJson } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
 import type { EventStore, JournalEvent } from '../store/store.ts';
 import type { ReceiptEvent, ReceiptEvents, ReceiptsFields } from './receipts.ts';
 import { applyToReceipt, RECEIPT_KEYS } from './receipts.ts';

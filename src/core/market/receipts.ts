@@ -5,17 +5,17 @@
  * back from the journal on demand, so memory does not grow with the number of calls.
  */
 import type { ApprovalEvents } from '../approvals/slice.ts';
-import type { Denial } from '../denials.ts';
-import { denial } from '../denials.ts';
-import type { MeasuredRecord, Receipt } from '../model.ts';
-import type { Money, MoneyJson } from '../amount.ts';
-import * as M from '../amount.ts';
-import type { Slice } from '../slice.ts';
-import { big, eventsOf } from '../slice.ts';
+import type { Denial } from '../kernel/denials.ts';
+import { denial } from '../kernel/denials.ts';
+import type { MeasuredRecord, Receipt } from '../kernel/model.ts';
+import type { Money, MoneyJson } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
+import type { Slice } from '../store/slice.ts';
+import { big, eventsOf } from '../store/slice.ts';
 import type { SpendEvents } from '../money/spend.ts';
 import { INTERRUPTED_REASON } from '../money/spend.ts';
-import type { Dict } from '../util.ts';
-import { dict, toDict } from '../util.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 
 /** The receipts' part of the state. */
 export interface ReceiptsFields {

@@ -4,7 +4,7 @@
  * a cursor made up, or one issued to another mandate is refused before anything is read.
  */
 import { canonicalize } from 'json-canonicalize';
-import { HolonError } from '../errors.ts';
+import { HolonError } from '../kernel/errors.ts';
 import { verifySignature } from '../store/keys.ts';
 import type { Signer } from '../store/store.ts';
 import type { SnapshotQuery } from './memory.ts';

@@ -26,7 +26,7 @@
  * reading its versions. An assembly lists the hundred records it leaves out, and reading their scattered
  * versions cost it ~0.1 ms more at 100k keys than at 1k (measured).
  */
-import { firstNotBefore } from '../util.ts';
+import { firstNotBefore } from '../kernel/util.ts';
 
 /**
  * What the index reads of a version: its key's place, its times and its weight. A memory version (the

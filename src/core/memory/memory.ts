@@ -4,16 +4,16 @@
  * contents of the records it shows read back from the journal.
  */
 import { createHash } from 'node:crypto';
-import { HolonError } from '../errors.ts';
-import { newId } from '../ids.ts';
-import { mandateDenials, mandateOf } from '../mandates.ts';
-import type { MandatesFields } from '../mandates.ts';
-import { denialTexts } from '../words.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { newId } from '../kernel/ids.ts';
+import { mandateDenials, mandateOf } from '../accounts/mandates.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import { denialTexts } from '../kernel/words.ts';
 import type { EventStore, NewEvent } from '../store/store.ts';
 import type { MemoryEvents, MemoryFields, MemoryVersion } from './slice.ts';
 import { memoryEvent, memoryKey } from './slice.ts';
 import { LATEST, recordWeight } from './keyIndex.ts';
-import type { Dict } from '../util.ts';
+import type { Dict } from '../kernel/util.ts';
 
 /** What one record may hold, and how a key may look: the tool schemas and the core check the same numbers. */
 export const MEMORY_LIMITS = {

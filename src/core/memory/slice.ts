@@ -11,11 +11,11 @@
  */
 import type { KeyIndexJson } from './keyIndex.ts';
 import { KeyIndex } from './keyIndex.ts';
-import type { Slice } from '../slice.ts';
-import { eventsOf } from '../slice.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
 import type { FiledKey, JournalEvent } from '../store/store.ts';
-import type { Dict } from '../util.ts';
-import { dict, toDict } from '../util.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 
 /** One version of a record, as the index keeps it (no content). */
 export interface MemoryVersion {

@@ -4,7 +4,7 @@
  * intent's, a purchase's), each with where that payment landed, or why not. Two seeks in two indexes
  * (intentIndex.ts, settlementIndex.ts) merged: a page costs the page, whatever the trail's length.
  */
-import type { HolonState } from '../state.ts';
+import type { HolonState } from '../fold/state.ts';
 import { auditRange } from './intentIndex.ts';
 import type { AuditEntry } from './intents.ts';
 import type { SettlementDetail } from './payments.ts';

@@ -8,7 +8,7 @@
  */
 import type { Address, Hash, Hex } from 'viem';
 import { encodeFunctionData, getAddress, parseAbi, parseSignature } from 'viem';
-import type { Wallet } from '../wallet.ts';
+import type { Wallet } from '../local/wallet.ts';
 import type { ChainReader } from './chain.ts';
 import { PERMIT2 } from './permit2.ts';
 import type { Settlement } from './settlement.ts';

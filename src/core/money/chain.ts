@@ -7,7 +7,7 @@
  */
 import type { Address, Hash, Hex, PublicClient, TransactionSerializable } from 'viem';
 import { createPublicClient, defineChain, getAddress, http, isAddress, parseAbi, parseEventLogs } from 'viem';
-import { HolonError } from '../errors.ts';
+import { HolonError } from '../kernel/errors.ts';
 import type { KnownAsset } from './assets.ts';
 import { knownAsset } from './assets.ts';
 

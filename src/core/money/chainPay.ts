@@ -9,14 +9,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { getAddress } from 'viem';
-import type { Clock, Logger } from '../deps.ts';
-import { HolonError } from '../errors.ts';
-import { quotedName } from '../foreign.ts';
-import type { Money } from '../amount.ts';
-import * as M from '../amount.ts';
+import type { Clock, Logger } from '../kernel/deps.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { quotedName } from '../kernel/foreign.ts';
+import type { Money } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
 import type { EventStore, Signer } from '../store/store.ts';
-import type { HolonState } from '../state.ts';
-import type { TypedRequest, Wallet } from '../wallet.ts';
+import type { HolonState } from '../fold/state.ts';
+import type { TypedRequest, Wallet } from '../local/wallet.ts';
 import type { ChainReader } from './chain.ts';
 import { checkLanding, recordClaim, recordSigned } from './landing.ts';
 import type { Authorization, Settlement } from './settlement.ts';

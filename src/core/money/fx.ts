@@ -1,14 +1,14 @@
 /**
  * Exchange rates, only the ones a human set. An amount no rate converts is unknown, never zero.
  */
-import { HolonError } from '../errors.ts';
+import { HolonError } from '../kernel/errors.ts';
 import type { EventStore } from '../store/store.ts';
-import type { Money } from '../amount.ts';
-import * as M from '../amount.ts';
-import type { Slice } from '../slice.ts';
-import { eventsOf } from '../slice.ts';
-import type { Dict } from '../util.ts';
-import { dict, toDict } from '../util.ts';
+import type { Money } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 
 /** The rates' part of the state: "FROM/TO" → units of TO per one FROM, as a decimal string. */
 export interface FxFields {

@@ -6,8 +6,8 @@
  * intents by when their approval lapses (`pay` releases the lapsed ones without looking at any other
  * intent). It holds ids and positions only: each intent stays in `intents`, each job event in its intent.
  */
-import type { Dict } from '../util.ts';
-import { dict, firstNotBefore, toDict } from '../util.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, firstNotBefore, toDict } from '../kernel/util.ts';
 
 /** One mandate's intents, indexed. */
 export interface MandateIntents {

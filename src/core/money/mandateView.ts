@@ -5,14 +5,14 @@
  * are unknown, and are left out together — never shown as zero.
  */
 import { convertTo } from './fx.ts';
-import { mandateOf } from '../mandates.ts';
-import type { CapabilityGrant, Mandate } from '../model.ts';
-import type { Money, MoneyJson } from '../amount.ts';
-import * as M from '../amount.ts';
+import { mandateOf } from '../accounts/mandates.ts';
+import type { CapabilityGrant, Mandate } from '../kernel/model.ts';
+import type { Money, MoneyJson } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
 import type { BudgetView } from './spend.ts';
 import { budgetOf, countsAsHeld } from './spend.ts';
-import type { HolonState } from '../state.ts';
-import type { Dict } from '../util.ts';
+import type { HolonState } from '../fold/state.ts';
+import type { Dict } from '../kernel/util.ts';
 import { unconvertibleCurrencies } from './intents.ts';
 
 /** One cap: its limit, and (when known) what it has drawn and what is left of it. */

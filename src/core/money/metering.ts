@@ -3,14 +3,14 @@
  * rate limit (calls per UTC minute; it clears by itself, so the agent retries as is) and a quota (calls
  * per UTC day; only the human who set it can raise it). Only a human sets either (`holon limits`).
  */
-import type { Clock } from '../deps.ts';
-import { denial } from '../denials.ts';
-import { HolonError } from '../errors.ts';
-import { mandateOf } from '../mandates.ts';
-import { denialTexts } from '../words.ts';
-import type { HolonState } from '../state.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { denial } from '../kernel/denials.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { mandateOf } from '../accounts/mandates.ts';
+import { denialTexts } from '../kernel/words.ts';
+import type { HolonState } from '../fold/state.ts';
 import type { EventStore } from '../store/store.ts';
-import type { Dict } from '../util.ts';
+import type { Dict } from '../kernel/util.ts';
 import type { CallLimit, MeterRecord } from './slice.ts';
 import { moneyEvent } from './slice.ts';
 

@@ -4,8 +4,8 @@
  * it landed (or why not); the newest of a mandate; and the one a spend's hold carries. Reads of the
  * settlement index (settlementIndex.ts): none scans the settlements.
  */
-import type { MoneyJson } from '../amount.ts';
-import { HolonError } from '../errors.ts';
+import type { MoneyJson } from '../kernel/amount.ts';
+import { HolonError } from '../kernel/errors.ts';
 import type { MoneyFields } from './slice.ts';
 import type { Settlement, SettlementFields, SettlementFor, SettlementView } from './settlement.ts';
 import { settlementFor, settlementView } from './settlement.ts';

@@ -15,7 +15,7 @@
  */
 import type { Address, Hash, Hex } from 'viem';
 import { decodeFunctionData, getAddress, numberToHex, parseAbi } from 'viem';
-import type { TypedRequest } from '../wallet.ts';
+import type { TypedRequest } from '../local/wallet.ts';
 import type { ChainReader } from './chain.ts';
 import type { Authorization, ChainVerdict, Settlement } from './settlement.ts';
 import { readVerdict } from './settlement.ts';

@@ -16,13 +16,13 @@
  */
 import type { Address, Hash, Hex } from 'viem';
 import { decodeFunctionData, getAddress, parseAbi } from 'viem';
-import type { MoneyJson } from '../amount.ts';
-import { formatUnits, parseUnits } from '../amount.ts';
-import type { Slice } from '../slice.ts';
-import { eventsOf } from '../slice.ts';
-import type { Dict } from '../util.ts';
-import { dict, toDict } from '../util.ts';
-import { transactionAsNamed } from '../foreign.ts';
+import type { MoneyJson } from '../kernel/amount.ts';
+import { formatUnits, parseUnits } from '../kernel/amount.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
+import { transactionAsNamed } from '../kernel/foreign.ts';
 import type { JournalEvent } from '../store/store.ts';
 import type { ChainReader, MinedTransfers } from './chain.ts';
 import type { SettlementIndexFields } from './settlementIndex.ts';

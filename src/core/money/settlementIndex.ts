@@ -6,8 +6,8 @@
  * each hold carries, so that a spend's payment is one lookup. Ids and positions only: each settlement
  * stays in `settlements`.
  */
-import type { Dict } from '../util.ts';
-import { dict, firstNotBefore, toDict } from '../util.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, firstNotBefore, toDict } from '../kernel/util.ts';
 
 /** One mandate's settlements, indexed. */
 export interface MandateSettlements {

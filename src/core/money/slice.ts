@@ -5,17 +5,17 @@
  * with the limits a human set on them. Every field is folded from the journal, the same in every process.
  */
 import type { ApprovalEvents, ApprovalsFields } from '../approvals/slice.ts';
-import type { Denial } from '../denials.ts';
-import type { MoneyJson } from '../amount.ts';
-import * as M from '../amount.ts';
-import type { Slice } from '../slice.ts';
+import type { Denial } from '../kernel/denials.ts';
+import type { MoneyJson } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
+import type { Slice } from '../store/slice.ts';
 import type { JournalEvent } from '../store/store.ts';
-import { big, eventsOf } from '../slice.ts';
+import { big, eventsOf } from '../store/slice.ts';
 import type { SpendEvents } from './spend.ts';
 import type { Filed, MandateIntents } from './intentIndex.ts';
 import { fileIntentEvent, forgetIntent, refileLapse, reviveIntentIndex } from './intentIndex.ts';
-import type { Dict } from '../util.ts';
-import { bump, canonicalHash, dict, toDict } from '../util.ts';
+import type { Dict } from '../kernel/util.ts';
+import { bump, canonicalHash, dict, toDict } from '../kernel/util.ts';
 
 /** Where an intent is in its life. `expired` is also derived from the clock for a parked intent whose approval lapsed. */
 export const INTENT_STATUSES = ['authorized', 'pending', 'settled', 'denied', 'rejected', 'failed', 'expired'] as const;

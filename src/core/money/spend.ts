@@ -8,23 +8,23 @@
 import type { Approval, ApprovalSubject } from '../approvals/model.ts';
 import type { ApprovalsFields } from '../approvals/slice.ts';
 import { approvalGate, unusableApproval, useApproval } from '../approvals/flow.ts';
-import type { Denial } from '../denials.ts';
-import { denial } from '../denials.ts';
-import { HolonError } from '../errors.ts';
-import { accountId } from '../ids.ts';
+import type { Denial } from '../kernel/denials.ts';
+import { denial } from '../kernel/denials.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { accountId } from '../kernel/ids.ts';
 import type { EventStore, NewEvent, Signer } from '../store/store.ts';
-import type { MandatesFields } from '../mandates.ts';
-import { mandateDenials } from '../mandates.ts';
-import type { Mandate } from '../model.ts';
-import type { Money, MoneyJson } from '../amount.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import { mandateDenials } from '../accounts/mandates.ts';
+import type { Mandate } from '../kernel/model.ts';
+import type { Money, MoneyJson } from '../kernel/amount.ts';
 import type { ProcessRef } from '../store/owner.ts';
 import { ownerState, processKey } from '../store/owner.ts';
-import type { Logger } from '../deps.ts';
-import * as M from '../amount.ts';
-import type { Slice } from '../slice.ts';
-import { big, eventsOf } from '../slice.ts';
-import type { Dict } from '../util.ts';
-import { bump, dict, toDict } from '../util.ts';
+import type { Logger } from '../kernel/deps.ts';
+import * as M from '../kernel/amount.ts';
+import type { Slice } from '../store/slice.ts';
+import { big, eventsOf } from '../store/slice.ts';
+import type { Dict } from '../kernel/util.ts';
+import { bump, dict, toDict } from '../kernel/util.ts';
 
 /** Who a spend pays. */
 export interface Payee {

@@ -8,15 +8,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Clock } from '../deps.ts';
-import { HolonError } from '../errors.ts';
-import { ARTIFACT_META, ARTIFACTS_DIR } from '../stateFolder.ts';
-import type { MandatesFields } from '../mandates.ts';
-import { mandateOf } from '../mandates.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { ARTIFACT_META, ARTIFACTS_DIR } from '../local/stateFolder.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import { mandateOf } from '../accounts/mandates.ts';
 import type { EventStore } from '../store/store.ts';
-import { toDict } from '../util.ts';
+import { toDict } from '../kernel/util.ts';
 import { commitToArtifactsRef, excludeFromStatus, repoRoot } from './git.ts';
-import type { Logger } from '../deps.ts';
+import type { Logger } from '../kernel/deps.ts';
 import type { Artifact, OfficeFields } from './slice.ts';
 import { officeEvent } from './slice.ts';
 

@@ -3,12 +3,12 @@
  * (one per grantee slug), and what a mandate grants is widened only by a window a human approved,
  * for as long as it is open.
  */
-import type { MandatesFields } from '../mandates.ts';
-import type { CapabilityGrant, Mandate } from '../model.ts';
-import { HolonError } from '../errors.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import type { CapabilityGrant, Mandate } from '../kernel/model.ts';
+import { HolonError } from '../kernel/errors.ts';
 import type { CapabilityWindow, OfficeFields } from './slice.ts';
 import { officeEvent } from './slice.ts';
-import type { Clock } from '../deps.ts';
+import type { Clock } from '../kernel/deps.ts';
 import type { EventStore } from '../store/store.ts';
 import type { PersonnelStatus } from './personnel.ts';
 import { personnelStatus } from './personnel.ts';

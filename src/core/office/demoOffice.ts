@@ -2,12 +2,12 @@
  * The demo's office: a lead who coordinates (and may propose personnel changes) and two colleagues, so
  * anyone can try the office tools with `holon mcp --mandate demo/lead` on the demo's state.
  */
-import { CAP } from '../capabilities.ts';
-import type { Clock } from '../deps.ts';
+import { CAP } from '../kernel/capabilities.ts';
+import type { Clock } from '../kernel/deps.ts';
 import type { EventStore } from '../store/store.ts';
-import type { MandatesFields } from '../mandates.ts';
-import { createMandate } from '../mandates.ts';
-import type { Mandate } from '../model.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import { createMandate } from '../accounts/mandates.ts';
+import type { Mandate } from '../kernel/model.ts';
 
 /** The office's mandates, by the slug of their grantee. */
 export const DEMO_OFFICE = { lead: 'demo/lead', ada: 'demo/ada', bob: 'demo/bob' } as const;

@@ -4,12 +4,12 @@
  * ones, never merge — merging is the human's, in their forge. An open pull request for the same head and
  * base is returned instead of a second one.
  */
-import { CAP } from '../capabilities.ts';
-import type { Clock } from '../deps.ts';
-import { denial } from '../denials.ts';
-import { HolonError } from '../errors.ts';
-import type { MandatesFields } from '../mandates.ts';
-import { mandateOf } from '../mandates.ts';
+import { CAP } from '../kernel/capabilities.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { denial } from '../kernel/denials.ts';
+import { HolonError } from '../kernel/errors.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import { mandateOf } from '../accounts/mandates.ts';
 import type { EventStore } from '../store/store.ts';
 import { allowedTargets, grantsAllow, grantsNow } from './colleagues.ts';
 import { branchCommit, checkBranchName, isMerged } from './git.ts';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { HolonError } from '../errors.ts';
+import { HolonError } from '../kernel/errors.ts';
 
 const run = promisify(execFile);
 

@@ -4,12 +4,12 @@
  * is delivered to that agent's inbox as new mail that wakes it — except past three automatic hops, when
  * it is delivered without waking (the loop guard), so two agents cannot keep waking each other.
  */
-import { CAP } from '../capabilities.ts';
-import type { Clock } from '../deps.ts';
-import { denial } from '../denials.ts';
-import { HolonError } from '../errors.ts';
-import type { MandatesFields } from '../mandates.ts';
-import { mandateOf } from '../mandates.ts';
+import { CAP } from '../kernel/capabilities.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { denial } from '../kernel/denials.ts';
+import { HolonError } from '../kernel/errors.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import { mandateOf } from '../accounts/mandates.ts';
 import type { EventStore, NewEvent } from '../store/store.ts';
 import { allowedTargets, colleagueMandate, grantsAllow, grantsNow } from './colleagues.ts';
 import type { MailState, MailThread, OfficeFields } from './slice.ts';

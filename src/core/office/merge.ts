@@ -2,10 +2,10 @@
  * Merging a proposal: what a human's approval of it writes. Apart from proposals.ts (which makes the
  * diff) so that every process can decide approvals without the YAML and diff libraries.
  */
-import { HolonError } from '../errors.ts';
-import type { MandatesFields } from '../mandates.ts';
-import { checkedMandate, mandateEvent } from '../mandates.ts';
-import type { Mandate } from '../model.ts';
+import { HolonError } from '../kernel/errors.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import { checkedMandate, mandateEvent } from '../accounts/mandates.ts';
+import type { Mandate } from '../kernel/model.ts';
 import type { NewEvent } from '../store/store.ts';
 import { grantOfEntry, mandateStatus, personnelOf, samePersonnel } from './personnel.ts';
 import type { OfficeFields, Proposal } from './slice.ts';

@@ -3,11 +3,11 @@
  * capabilities in `personnel.yaml` form, run settings and budget — and the plain-English difference
  * between two of them, which is what a human reads before merging a proposal.
  */
-import * as M from '../amount.ts';
-import type { CapabilityGrant, Mandate } from '../model.ts';
-import { CAP, isObjectMemberName } from '../capabilities.ts';
-import { HolonError } from '../errors.ts';
-import { canonicalHash, toDict } from '../util.ts';
+import * as M from '../kernel/amount.ts';
+import type { CapabilityGrant, Mandate } from '../kernel/model.ts';
+import { CAP, isObjectMemberName } from '../kernel/capabilities.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { canonicalHash, toDict } from '../kernel/util.ts';
 
 /** How a capability is written in `personnel.yaml`: a bare name, or `{name: params}`. */
 export type PersonnelCapability = string | Record<string, unknown>;

@@ -5,7 +5,7 @@
  */
 import { createTwoFilesPatch, diffLines } from 'diff';
 import { stringify } from 'yaml';
-import { canonicalHash } from '../util.ts';
+import { canonicalHash } from '../kernel/util.ts';
 import type { Personnel } from './personnel.ts';
 
 /** The file as a human reads it in a diff. */

@@ -3,11 +3,11 @@
  * between them — mail threads per grantee, capability windows a human opened, published artifacts, pull
  * requests and personnel proposals — from the journal, like every other module.
  */
-import type { CapabilityGrant } from '../model.ts';
-import type { Slice } from '../slice.ts';
-import { eventsOf } from '../slice.ts';
-import type { Dict } from '../util.ts';
-import { dict, toDict } from '../util.ts';
+import type { CapabilityGrant } from '../kernel/model.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 import type { Personnel, PersonnelChange } from './personnel.ts';
 
 export type MailState = 'new' | 'working' | 'replied' | 'closed';

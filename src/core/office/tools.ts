@@ -2,8 +2,8 @@
  * The office tools and the capabilities each needs (seed 004), in one place: the server checks a call
  * against it, and `Connect Claude Code` writes the harness's allow and deny lists from it.
  */
-import { CAP } from '../capabilities.ts';
-import type { Mandate } from '../model.ts';
+import { CAP } from '../kernel/capabilities.ts';
+import type { Mandate } from '../kernel/model.ts';
 
 /** Tool → the capabilities any one of which lets an agent call it; null: every agent may. */
 export const OFFICE_TOOL_CAPABILITIES = {

@@ -4,8 +4,8 @@
  * fold and the worker are passed in, so the store knows nothing of what its events mean.
  */
 import * as path from 'node:path';
-import type { Clock, Logger } from '../deps.ts';
-import { HolonError } from '../errors.ts';
+import type { Clock, Logger } from '../kernel/deps.ts';
+import { HolonError } from '../kernel/errors.ts';
 import type { WorkerSpec } from './file/journal.ts';
 import { FileJournal } from './file/journal.ts';
 import { installationPublicKey, lazySigner } from './keys.ts';

@@ -8,8 +8,8 @@
  * is folded whole or not at all, and a row a teammate wrote by hand decides nothing.
  */
 import { hash } from 'node:crypto';
-import type { Logger } from '../deps.ts';
-import { HolonError } from '../errors.ts';
+import type { Logger } from '../kernel/deps.ts';
+import { HolonError } from '../kernel/errors.ts';
 import type { ProcessRef } from './owner.ts';
 
 /** One event of the journal: a fact, hash-linked to the one before it. */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
-import { HolonError } from '../../core/errors.ts';
-import { ACCOUNT_ID, ID_RULES } from '../../core/ids.ts';
-import * as M from '../../core/amount.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { ACCOUNT_ID, ID_RULES } from '../../core/kernel/ids.ts';
+import * as M from '../../core/kernel/amount.ts';
 import { fund } from '../../core/money/spend.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
 import { givenOrTyped } from './command.ts';

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { copyExampleFiles } from '../../core/demoFiles.ts';
+import { copyExampleFiles } from '../../core/local/demoFiles.ts';
 import { addAgent, readCatalog } from '../../core/market/catalog.ts';
 import { registries } from '../settings.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';

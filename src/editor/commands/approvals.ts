@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { pendingApprovals } from '../../core/approvals/flow.ts';
 import { approvalStatus } from '../../core/approvals/model.ts';
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import type { PendingApproval } from '../../webview/protocol/holonView.ts';
 import { decideInEditor } from '../decisions.ts';
 import { approvalPrompt, pendingApprovalView } from '../views.ts';

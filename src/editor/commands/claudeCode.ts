@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { Binding } from '../../core/bindings.ts';
-import { bindingFor, writeBinding } from '../../core/bindings.ts';
-import { HolonError } from '../../core/errors.ts';
-import type { Mandate } from '../../core/model.ts';
+import type { Binding } from '../../core/local/bindings.ts';
+import { bindingFor, writeBinding } from '../../core/local/bindings.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import type { Mandate } from '../../core/kernel/model.ts';
 import { harnessPermissions } from '../../core/office/tools.ts';
 import type { EditorState } from '../editorState.ts';
 import { storeBeside } from '../storeSetting.ts';
@@ -36,7 +36,7 @@ function writeClaudePermissions(folder: string, server: string, mandate: Mandate
 /**
  * Binds the folder to the mandate on the editor's own state folder and store (its URL without the
  * password), as the human chose them here: a Holon server Claude Code starts in the folder then serves
- * only that mandate, whatever the .mcp.json it was started from says (core/bindings.ts).
+ * only that mandate, whatever the .mcp.json it was started from says (core/local/bindings.ts).
  */
 function bindForClaudeCode(state: EditorState, folder: string, mandate: string): Binding {
   if (state.storeFailure) throw new HolonError('conflict', state.storeFailure);

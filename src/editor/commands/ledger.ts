@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import { verifyInWorker } from '../../core/holon.ts';
 import { JOURNAL_FILE } from '../../core/store/file/journal.ts';
 import { verifyText } from '../../core/store/verify.ts';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
 import { pickMandate } from './command.ts';
 

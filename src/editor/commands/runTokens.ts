@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { createRunToken } from '../../core/runTokens.ts';
+import { createRunToken } from '../../core/accounts/runTokens.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
 import { pickMandate } from './command.ts';
 

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import { storeSetting } from '../settings.ts';
 import type { TeamStore } from '../storeSetting.ts';
 import { teamStoreFromSetting } from '../storeSetting.ts';

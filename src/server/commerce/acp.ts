@@ -7,12 +7,12 @@
  * not_ready_for_payment, ready_for_payment, in_progress, authentication_required, completed, canceled.
  * Create and complete carry an Idempotency-Key; the same key with the same body answers the original.
  */
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import * as z from 'zod';
 import type { Cart, CartStatus, LineRequest } from '../../core/commerce/checkout.ts';
 import { fromMinor, minorJson } from '../../core/commerce/checkout.ts';
-import * as M from '../../core/amount.ts';
-import { toDict } from '../../core/util.ts';
+import * as M from '../../core/kernel/amount.ts';
+import { toDict } from '../../core/kernel/util.ts';
 import type { MerchantConfig } from './merchants.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import { codeOf, exchange, merchantFailure, readBody } from './merchants.ts';

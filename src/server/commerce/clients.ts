@@ -3,7 +3,7 @@
  * UCP client keeps the endpoint its business's profile named).
  */
 import type { CheckoutClient } from '../../core/commerce/checkout.ts';
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import { AcpCheckout } from './acp.ts';
 import type { MerchantConfig, Merchants } from './merchants.ts';
 import { UcpCheckout } from './ucp.ts';

@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import type { CheckoutProtocol } from '../../core/commerce/checkout.ts';
 import { CHECKOUT_PROTOCOLS } from '../../core/commerce/checkout.ts';
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import { publicFetch } from '../net/publicFetch.ts';
 

@@ -5,8 +5,8 @@
  * sent to GitHub only, and never appears in an error, a log line or a result.
  */
 import { Octokit } from '@octokit/rest';
-import type { Logger } from '../../core/deps.ts';
-import { HolonError } from '../../core/errors.ts';
+import type { Logger } from '../../core/kernel/deps.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import type { Forge, ForgePr, OpenPrRequest } from '../../core/office/forge.ts';
 
 /** GitHub's public API; GitHub Enterprise Server answers under `https://HOST/api/v3`. */

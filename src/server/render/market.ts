@@ -5,8 +5,8 @@
  * failure: it returns its receipt, with `reasons`.)
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { HolonError } from '../../core/errors.ts';
-import { denialsJson, denialTexts } from '../../core/words.ts';
+import type { HolonError } from '../../core/kernel/errors.ts';
+import { denialsJson, denialTexts } from '../../core/kernel/words.ts';
 
 /** A failure of a market tool. */
 export function marketFailure(err: HolonError): CallToolResult {

@@ -4,9 +4,9 @@
  * human could grant for a while; any other failure says its reason and what went wrong.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Denial } from '../../core/denials.ts';
-import type { HolonError } from '../../core/errors.ts';
-import { denialTexts } from '../../core/words.ts';
+import type { Denial } from '../../core/kernel/denials.ts';
+import type { HolonError } from '../../core/kernel/errors.ts';
+import { denialTexts } from '../../core/kernel/words.ts';
 
 /** The capability a denial says is missing, with what it would have to cover; undefined for other denials. */
 function neededCapability(d: Denial): string | undefined {

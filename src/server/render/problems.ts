@@ -5,12 +5,12 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { Denial } from '../../core/denials.ts';
-import type { HolonError } from '../../core/errors.ts';
-import type { MoneyJson } from '../../core/amount.ts';
-import * as M from '../../core/amount.ts';
+import type { Denial } from '../../core/kernel/denials.ts';
+import type { HolonError } from '../../core/kernel/errors.ts';
+import type { MoneyJson } from '../../core/kernel/amount.ts';
+import * as M from '../../core/kernel/amount.ts';
 import { roomLeft } from '../../core/money/spend.ts';
-import { denialTexts } from '../../core/words.ts';
+import { denialTexts } from '../../core/kernel/words.ts';
 
 /** What an agent should do about a problem: the four classes, closed. */
 export const ERROR_ACTIONS = ['never-retry', 'retry-as-is', 'retry-after-renegotiation', 'escalate-to-human'] as const;

@@ -4,8 +4,8 @@
  * approval) decline with their code in the seed's kebab-case, and the sentence as the detail.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { HolonError } from '../../core/errors.ts';
-import { denialTexts } from '../../core/words.ts';
+import type { HolonError } from '../../core/kernel/errors.ts';
+import { denialTexts } from '../../core/kernel/words.ts';
 
 /** A decline as seed 002 returns it. */
 export interface Decline {

@@ -16,7 +16,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { canonicalize } from 'json-canonicalize';
 import * as z from 'zod';
-import { denial } from '../../core/denials.ts';
+import { denial } from '../../core/kernel/denials.ts';
 import type { AtrView } from '../../core/terms/atr.ts';
 import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { macVerifies, withMac } from '../../core/terms/mac.ts';

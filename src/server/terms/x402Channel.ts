@@ -17,14 +17,14 @@ import { createHash } from 'node:crypto';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddress, verifyTypedData } from 'viem';
 import * as z from 'zod';
-import { denial } from '../../core/denials.ts';
-import { HolonError } from '../../core/errors.ts';
+import { denial } from '../../core/kernel/denials.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import type { AtrView } from '../../core/terms/atr.ts';
 import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { macVerifies, withMac } from '../../core/terms/mac.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
-import type { TypedRequest } from '../../core/wallet.ts';
-import { typedMessage } from '../../core/wallet.ts';
+import type { TypedRequest } from '../../core/local/wallet.ts';
+import { typedMessage } from '../../core/local/wallet.ts';
 import { confirmedChoice, readAdvertised, refuse, TRANSFER_TYPES, unreadable } from './x402Exact.ts';
 
 export const CHANNEL = 'x402/channel/eip155';

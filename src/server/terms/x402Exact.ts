@@ -13,10 +13,10 @@
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddress, verifyTypedData } from 'viem';
 import * as z from 'zod';
-import type { Denial } from '../../core/denials.ts';
-import { denial } from '../../core/denials.ts';
-import { HolonError } from '../../core/errors.ts';
-import { denialText } from '../../core/words.ts';
+import type { Denial } from '../../core/kernel/denials.ts';
+import { denial } from '../../core/kernel/denials.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { denialText } from '../../core/kernel/words.ts';
 import type { AtrView } from '../../core/terms/atr.ts';
 import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { withMac } from '../../core/terms/mac.ts';

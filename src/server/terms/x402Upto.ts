@@ -8,13 +8,13 @@
  */
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddress } from 'viem';
-import { denial } from '../../core/denials.ts';
+import { denial } from '../../core/kernel/denials.ts';
 import { knownAsset } from '../../core/money/assets.ts';
 import type { ChainReader } from '../../core/money/chain.ts';
 import { assertNonceUnspent, reads } from '../../core/money/landing.ts';
-import type { HolonState } from '../../core/state.ts';
+import type { HolonState } from '../../core/fold/state.ts';
 import { PERMIT2, permitRequest, uptoAuthorization, uptoRequest, uptoSettlementAuthorization } from '../../core/money/permit2.ts';
-import type { Wallet } from '../../core/wallet.ts';
+import type { Wallet } from '../../core/local/wallet.ts';
 import { evmOptions, exactOptions, refuse } from './x402Exact.ts';
 
 /** How a receipt names an `upto` payment's pairing: x402's `upto` on an EVM chain, H as Permit2's nonce. */

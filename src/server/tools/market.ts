@@ -3,20 +3,20 @@
  * mandate. No tool here approves anything.
  */
 import { z } from 'zod';
-import { CAP } from '../../core/capabilities.ts';
+import { CAP } from '../../core/kernel/capabilities.ts';
 import type { AgentView, CallOutcome } from '../../core/market/gateway.ts';
 import { CALL_FAILURES } from '../../core/market/gateway.ts';
 import type { ReceiptTree } from '../../core/market/receiptTree.ts';
 import { INTERRUPTED, recordStats } from '../../core/market/receipts.ts';
 import { agentTimeoutMs } from '../../core/market/policy.ts';
-import * as M from '../../core/amount.ts';
-import { receiptJson, receiptLines, settlementText } from '../../core/present.ts';
-import { denialsJson, denialTexts, fmt, pct } from '../../core/words.ts';
-import type { Manifest } from '../../core/model.ts';
-import { AgentId, MoneySchema } from '../../core/schemas.ts';
+import * as M from '../../core/kernel/amount.ts';
+import { receiptJson, receiptLines, settlementText } from '../../core/views/present.ts';
+import { denialsJson, denialTexts, fmt, pct } from '../../core/kernel/words.ts';
+import type { Manifest } from '../../core/kernel/model.ts';
+import { AgentId, MoneySchema } from '../../core/kernel/schemas.ts';
 import { budgetOf } from '../../core/money/spend.ts';
-import { AGENT_OUTPUT_REMINDER, FOREIGN_META_KEY, foreignFields, quotedName, wrapAgentOutput } from '../../core/foreign.ts';
-import { summarize } from '../../core/util.ts';
+import { AGENT_OUTPUT_REMINDER, FOREIGN_META_KEY, foreignFields, quotedName, wrapAgentOutput } from '../../core/kernel/foreign.ts';
+import { summarize } from '../../core/kernel/util.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import { marketFailure } from '../render/market.ts';
 import type { ToolContext, ToolReply, Toolset } from './toolDef.ts';

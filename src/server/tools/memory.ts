@@ -6,7 +6,7 @@
  * never a content; every failure is a seed-003 problem (render/problems.ts).
  */
 import * as z from 'zod';
-import { FOREIGN_META_KEY, foreignFields } from '../../core/foreign.ts';
+import { FOREIGN_META_KEY, foreignFields } from '../../core/kernel/foreign.ts';
 import { installationPublicKey } from '../../core/store/keys.ts';
 import { assembleContext, BUDGET_ESTIMATES, BUDGET_MAX, MemoryArtifactSchema, verifyArtifact } from '../../core/memory/artifact.ts';
 import { decodeCursor, encodeCursor } from '../../core/memory/cursor.ts';

@@ -6,8 +6,8 @@
  * only a human releases a parked intent.
  */
 import * as z from 'zod';
-import { CAP } from '../../core/capabilities.ts';
-import { HolonError } from '../../core/errors.ts';
+import { CAP } from '../../core/kernel/capabilities.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import { DISCLOSURE_TTL, discloseMandate, looksLikeDisclosure, verifyDisclosure } from '../../core/identity/disclosure.ts';
 import { agentCardUrl, looksLikeAgentCard, resolveAccountRef, resolveAgentCard, resolveDisclosure } from '../../core/identity/resolve.ts';
 import type { Identity } from '../../core/identity/resolve.ts';
@@ -18,10 +18,10 @@ import type { ChainRail } from '../../core/money/chainPay.ts';
 import { httpFacilitator } from '../chain/facilitatorClient.ts';
 import { INTENT_STATUSES } from '../../core/money/slice.ts';
 import { thisProcess } from '../../core/store/owner.ts';
-import { Amount, CurrencyCode, MoneySchema } from '../../core/schemas.ts';
-import { parseUnits } from '../../core/amount.ts';
+import { Amount, CurrencyCode, MoneySchema } from '../../core/kernel/schemas.ts';
+import { parseUnits } from '../../core/kernel/amount.ts';
 import type { Signer } from '../../core/store/store.ts';
-import { FOREIGN_META_KEY, foreignFields } from '../../core/foreign.ts';
+import { FOREIGN_META_KEY, foreignFields } from '../../core/kernel/foreign.ts';
 import { RefusedLink } from '../net/publicFetch.ts';
 import { ERROR_ACTIONS, orProblem, problemFailure, refusalOf } from '../render/problems.ts';
 import type { ServerDeps } from '../serverDeps.ts';

@@ -6,10 +6,10 @@
  */
 import path from 'node:path';
 import * as z from 'zod';
-import { CAP } from '../../core/capabilities.ts';
-import { HolonError } from '../../core/errors.ts';
-import { mandateOf } from '../../core/mandates.ts';
-import * as M from '../../core/amount.ts';
+import { CAP } from '../../core/kernel/capabilities.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { mandateOf } from '../../core/accounts/mandates.ts';
+import * as M from '../../core/kernel/amount.ts';
 import { artifactsOf, publishArtifact } from '../../core/office/artifacts.ts';
 import { capabilityNamesNow, colleagues } from '../../core/office/colleagues.ts';
 import type { Forge } from '../../core/office/forge.ts';
@@ -17,10 +17,10 @@ import { GitForge, listPrs, openPr } from '../../core/office/forge.ts';
 import { OFFICE_TOOL_CAPABILITIES } from '../../core/office/tools.ts';
 import { repoRoot } from '../../core/office/git.ts';
 import { openMailCount } from '../../core/office/mail.ts';
-import { runningMandates } from '../../core/presence.ts';
+import { runningMandates } from '../../core/accounts/presence.ts';
 import { DEFAULT_WINDOW_HOURS, MAX_WINDOW_HOURS, requestApproval } from '../../core/office/requests.ts';
 import { budgetOf } from '../../core/money/spend.ts';
-import { FOREIGN_META_KEY, foreignFields, MAIL_REMINDER } from '../../core/foreign.ts';
+import { FOREIGN_META_KEY, foreignFields, MAIL_REMINDER } from '../../core/kernel/foreign.ts';
 import { officeFailure } from '../render/office.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { ToolDef, Toolset } from './toolDef.ts';

@@ -3,8 +3,8 @@
  * personnel.yaml), a colleague as every tool shows one, and how another party's words are named.
  */
 import * as z from 'zod';
-import { mandateOf } from '../../core/mandates.ts';
-import { FOREIGN_META_KEY, foreignFields } from '../../core/foreign.ts';
+import { mandateOf } from '../../core/accounts/mandates.ts';
+import { FOREIGN_META_KEY, foreignFields } from '../../core/kernel/foreign.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 
 /** A single line of at most `max` characters: subjects, names, titles. */

@@ -9,15 +9,15 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { core, z } from 'zod';
-import { denial } from '../../core/denials.ts';
-import type { Denial } from '../../core/denials.ts';
-import { HolonError } from '../../core/errors.ts';
-import { FOREIGN_META_KEY, foreignPaths } from '../../core/foreign.ts';
-import type { LedgerEvents } from '../../core/ledger.ts';
-import { ledgerRefusal, ledgerToolCall } from '../../core/ledger.ts';
+import { denial } from '../../core/kernel/denials.ts';
+import type { Denial } from '../../core/kernel/denials.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { FOREIGN_META_KEY, foreignPaths } from '../../core/kernel/foreign.ts';
+import type { LedgerEvents } from '../../core/accounts/ledger.ts';
+import { ledgerRefusal, ledgerToolCall } from '../../core/accounts/ledger.ts';
 import { grantsNow } from '../../core/office/colleagues.ts';
-import { mandateDenials, mandateOf } from '../../core/mandates.ts';
-import { denialTexts } from '../../core/words.ts';
+import { mandateDenials, mandateOf } from '../../core/accounts/mandates.ts';
+import { denialTexts } from '../../core/kernel/words.ts';
 import type { ToolContext, ToolDef, Toolset } from './toolDef.ts';
 
 /** One call on its way through the chain. */
@@ -188,7 +188,7 @@ async function runHandler(call: ToolCall): Promise<CallToolResult> {
     content: [{ type: 'text', text: reply.text }],
     structuredContent: reply.output as Record<string, unknown>,
     ...(reply.isError ? { isError: true } : {}),
-    // Where another party's text sits, said beside the values rather than inside them (core/foreign.ts).
+    // Where another party's text sits, said beside the values rather than inside them (core/kernel/foreign.ts).
     ...(foreign.length > 0 ? { _meta: { [FOREIGN_META_KEY]: foreign } } : {}),
   };
 }

@@ -4,7 +4,7 @@
  * metered calls. Reads only (each call is metered); every failure is an RFC 9457 problem.
  */
 import * as z from 'zod';
-import { HolonError } from '../../core/errors.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
 import type { IntentView } from '../../core/money/intents.ts';
 import { intentByKey, intentPage, intentView, jobChainStatement, signWith } from '../../core/money/intents.ts';
 import { auditTrailPage } from '../../core/money/audit.ts';
@@ -13,8 +13,8 @@ import { SettlementDetailSchema } from './settlementSchema.ts';
 import { USAGE_WINDOWS, usageOf } from '../../core/money/metering.ts';
 import type { IntentRecord } from '../../core/money/slice.ts';
 import { INTENT_STATUSES } from '../../core/money/slice.ts';
-import { MoneySchema } from '../../core/schemas.ts';
-import type { HolonState } from '../../core/state.ts';
+import { MoneySchema } from '../../core/kernel/schemas.ts';
+import type { HolonState } from '../../core/fold/state.ts';
 import { orProblem, problemFailure } from '../render/problems.ts';
 import type { MoneyServerDeps } from './money.ts';
 import { IdempotencyKey, installationSigner, IntentViewSchema, metered } from './money.ts';

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import { PAID_FOR_KINDS } from '../../core/money/payments.ts';
 import { SETTLEMENT_STATUSES } from '../../core/money/settlement.ts';
-import { MoneySchema } from '../../core/schemas.ts';
+import { MoneySchema } from '../../core/kernel/schemas.ts';
 
 export const SettlementSchema = z
   .object({

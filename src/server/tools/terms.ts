@@ -4,15 +4,15 @@
  * one content block; a decline is `isError` with `{decline: {code, detail}}` (render/terms.ts).
  */
 import * as z from 'zod';
-import { CAP } from '../../core/capabilities.ts';
-import { denial } from '../../core/denials.ts';
-import { HolonError } from '../../core/errors.ts';
-import { FOREIGN_META_KEY, foreignFields } from '../../core/foreign.ts';
-import type { Money } from '../../core/amount.ts';
+import { CAP } from '../../core/kernel/capabilities.ts';
+import { denial } from '../../core/kernel/denials.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { FOREIGN_META_KEY, foreignFields } from '../../core/kernel/foreign.ts';
+import type { Money } from '../../core/kernel/amount.ts';
 import type { PaymentAsk } from '../../core/money/pay.ts';
-import { denialText } from '../../core/words.ts';
+import { denialText } from '../../core/kernel/words.ts';
 import { atrBytes, atrHash as hashOf, atrView } from '../../core/terms/atr.ts';
-import type { TypedRequest, Wallet } from '../../core/wallet.ts';
+import type { TypedRequest, Wallet } from '../../core/local/wallet.ts';
 import { termsFailure } from '../render/terms.ts';
 import type { KnownAsset } from '../../core/money/assets.ts';
 import { knownAsset } from '../../core/money/assets.ts';
@@ -31,7 +31,7 @@ import {
 import { fromAtomic as atomicToMoney } from '../terms/x402Agent.ts';
 import { assertExactNonceUnspent, assertOnConfiguredChain, openUnderNonce, reads } from '../../core/money/landing.ts';
 import type { Settlement } from '../../core/money/settlement.ts';
-import * as M from '../../core/amount.ts';
+import * as M from '../../core/kernel/amount.ts';
 import { SettlementDetailSchema, SettlementSchema } from './settlementSchema.ts';
 import { mandateSettlement, settlementDetail } from '../../core/money/payments.ts';
 import { CHANNEL, confirmChannel, finishChannel, readChannelDocument, readChannelH } from '../terms/x402Channel.ts';

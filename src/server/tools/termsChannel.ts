@@ -3,12 +3,12 @@
  * cumulative charge, and signing a later payment (or the refund that closes it) within the held channel.
  */
 import * as z from 'zod';
-import { CAP } from '../../core/capabilities.ts';
-import { denial } from '../../core/denials.ts';
-import { HolonError } from '../../core/errors.ts';
-import { mandateDenials, mandateOf } from '../../core/mandates.ts';
+import { CAP } from '../../core/kernel/capabilities.ts';
+import { denial } from '../../core/kernel/denials.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { mandateDenials, mandateOf } from '../../core/accounts/mandates.ts';
 import { payeeDenial } from '../../core/money/pay.ts';
-import { denialText } from '../../core/words.ts';
+import { denialText } from '../../core/kernel/words.ts';
 import { atrBytes } from '../../core/terms/atr.ts';
 import { settlementView } from '../../core/money/settlement.ts';
 import { channelSettlement, expectRefund } from '../../core/money/landing.ts';

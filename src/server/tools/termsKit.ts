@@ -4,14 +4,14 @@
  * with the settlement record of what was signed.
  */
 import * as z from 'zod';
-import { denial } from '../../core/denials.ts';
-import { HolonError } from '../../core/errors.ts';
-import { foreignFields } from '../../core/foreign.ts';
+import { denial } from '../../core/kernel/denials.ts';
+import { HolonError } from '../../core/kernel/errors.ts';
+import { foreignFields } from '../../core/kernel/foreign.ts';
 import type { PaymentAsk } from '../../core/money/pay.ts';
 import { payWithin } from '../../core/money/pay.ts';
-import { denialText } from '../../core/words.ts';
+import { denialText } from '../../core/kernel/words.ts';
 import { isCanonicalBase64 } from '../../core/terms/atr.ts';
-import type { Wallet } from '../../core/wallet.ts';
+import type { Wallet } from '../../core/local/wallet.ts';
 import { createApprovalWaiter } from '../approvalWait.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { FetchLike } from '../net/publicFetch.ts';

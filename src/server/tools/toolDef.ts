@@ -8,8 +8,8 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { HolonError } from '../../core/errors.ts';
-import type { ToolsetName } from '../../core/model.ts';
+import type { HolonError } from '../../core/kernel/errors.ts';
+import type { ToolsetName } from '../../core/kernel/model.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { foreignPaths, jsonText } from '../../core/foreign.ts';
+import { foreignPaths, jsonText } from '../../core/kernel/foreign.ts';
 import type { ToolReply } from './toolDef.ts';
 
 /**
@@ -30,7 +30,7 @@ export const WRITE = {
 
 /**
  * A reply whose text is its output as indented JSON (the office, memory, money and records tools), another
- * party's text in it unable to spell an envelope (core/foreign.ts).
+ * party's text in it unable to spell an envelope (core/kernel/foreign.ts).
  */
 export function json<O>(output: O): ToolReply<O> {
   return { output, text: jsonText(output, foreignPaths(output), 2) };

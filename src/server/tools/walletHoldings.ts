@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { walletBalances } from '../../core/money/chain.ts';
-import { MoneySchema } from '../../core/schemas.ts';
+import { MoneySchema } from '../../core/kernel/schemas.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 
 export const WalletSchema = z

@@ -16,8 +16,8 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tokenFor } from '../../core/runTokens.ts';
-import type { RunToken } from '../../core/runTokens.ts';
+import { tokenFor } from '../../core/accounts/runTokens.ts';
+import type { RunToken } from '../../core/accounts/runTokens.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { AllowedNames } from './httpReply.ts';
 import { allowedNames, bearerOf, jsonBody, refusedByName, reply, rpcError, unauthorized, urlHost } from './httpReply.ts';

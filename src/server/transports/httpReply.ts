@@ -3,7 +3,7 @@
  * Host and an Origin may carry, the bearer, the body with its limit, and the JSON answers of a refusal.
  */
 import type * as http from 'node:http';
-import type { Logger } from '../../core/deps.ts';
+import type { Logger } from '../../core/kernel/deps.ts';
 
 /** A host as it appears in a URL or a Host header: IPv6 in brackets. */
 export function hostPart(host: string): string {

@@ -7,7 +7,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../../core/deps.ts';
+import type { Logger } from '../../core/kernel/deps.ts';
 
 /**
  * The longest line (one message) accepted, in bytes: room for the largest artifact an office agent may

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HolonError } from '../../../core/errors.ts';
+import { HolonError } from '../../../core/kernel/errors.ts';
 import type { Command } from '../../args.ts';
 import { office } from './office.ts';
 import type { Demo, Scenario } from './play.ts';

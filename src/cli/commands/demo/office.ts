@@ -4,7 +4,7 @@
  * refused a tool he lacks and asks a human for it. Bob's approval is left for the human.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { systemClock } from '../../../core/deps.ts';
+import { systemClock } from '../../../core/kernel/deps.ts';
 import { DEMO_OFFICE, seedOffice } from '../../../core/office/demoOffice.ts';
 import type { Demo, Scenario } from './play.ts';
 import { indent, section, textOf, withAgents, withState } from './play.ts';

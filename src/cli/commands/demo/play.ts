@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { silentLogger, systemClock } from '../../../core/deps.ts';
+import { silentLogger, systemClock } from '../../../core/kernel/deps.ts';
 import { openState } from '../../../core/holon.ts';
-import { HOLON_VERSION } from '../../../core/version.ts';
+import { HOLON_VERSION } from '../../../core/kernel/version.ts';
 
 /** One demo being played. */
 export interface Demo {

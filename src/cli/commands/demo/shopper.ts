@@ -8,12 +8,12 @@
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { openTermsText, signMandateConsent } from '../../../core/commerce/ap2.ts';
-import { CAP } from '../../../core/capabilities.ts';
-import { systemClock } from '../../../core/deps.ts';
-import { createMandate } from '../../../core/mandates.ts';
+import { CAP } from '../../../core/kernel/capabilities.ts';
+import { systemClock } from '../../../core/kernel/deps.ts';
+import { createMandate } from '../../../core/accounts/mandates.ts';
 import { setFx } from '../../../core/money/fx.ts';
 import { fund } from '../../../core/money/spend.ts';
-import { stateWalletAddress } from '../../../core/wallet.ts';
+import { stateWalletAddress } from '../../../core/local/wallet.ts';
 import type { Demo, MoneyOut, Scenario } from './play.ts';
 import { bundledExample, fmtMoney, indent, section, shq, startExample, textOf, withAgent, withState } from './play.ts';
 

@@ -12,12 +12,12 @@ import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Address, Hex } from 'viem';
 import { createPublicClient, erc20Abi, http } from 'viem';
-import { formatUnits } from '../../../core/amount.ts';
+import { formatUnits } from '../../../core/kernel/amount.ts';
 import { setFx } from '../../../core/money/fx.ts';
-import { createMandate } from '../../../core/mandates.ts';
-import { systemClock } from '../../../core/deps.ts';
+import { createMandate } from '../../../core/accounts/mandates.ts';
+import { systemClock } from '../../../core/kernel/deps.ts';
 import { addAgent } from '../../../core/market/catalog.ts';
-import { createWallet } from '../../../core/wallet.ts';
+import { createWallet } from '../../../core/local/wallet.ts';
 import type { Settlement } from '../../../core/money/settlement.ts';
 import { settlementWords } from '../../../core/money/settlement.ts';
 import type { Demo, DemoStore, Scenario } from './play.ts';

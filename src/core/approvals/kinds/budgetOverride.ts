@@ -2,8 +2,8 @@
  * An agent asks to run past the day's limit (seed 004's `budget.override`). Bound to the amount and its
  * currency. Approved, today's limit is raised by it (decisions/effects.ts).
  */
-import type { MoneyJson } from '../../amount.ts';
-import { fmt } from '../../words.ts';
+import type { MoneyJson } from '../../kernel/amount.ts';
+import { fmt } from '../../kernel/words.ts';
 import type { KindSpec } from './kind.ts';
 import { OFFICE_APPROVAL_TTL_MS } from './kind.ts';
 

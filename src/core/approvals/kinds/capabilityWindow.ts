@@ -3,8 +3,8 @@
  * (its hash: the name and every parameter) and the hours; the title and reason are shown, not bound.
  * Approved, the window opens for its hours (decisions/effects.ts).
  */
-import type { CapabilityGrant } from '../../model.ts';
-import { canonicalHash } from '../../util.ts';
+import type { CapabilityGrant } from '../../kernel/model.ts';
+import { canonicalHash } from '../../kernel/util.ts';
 import type { KindSpec } from './kind.ts';
 import { OFFICE_APPROVAL_TTL_MS } from './kind.ts';
 

@@ -2,8 +2,8 @@
  * A payment to a payee: bound to the payee, the amount, its currency and the terms hash H of the seller's
  * terms, so the human's yes pays exactly what they saw, under exactly those terms.
  */
-import type { MoneyJson } from '../../amount.ts';
-import { fmt } from '../../words.ts';
+import type { MoneyJson } from '../../kernel/amount.ts';
+import { fmt } from '../../kernel/words.ts';
 import type { KindSpec } from './kind.ts';
 import { APPROVAL_TTL_MS } from './kind.ts';
 

@@ -2,8 +2,8 @@
  * A payment intent the gate parked for a human, its money held meanwhile. Bound to the intent, the payee,
  * the amount and its currency. Deciding it settles or releases the intent (decisions/effects.ts).
  */
-import type { MoneyJson } from '../../amount.ts';
-import { fmt } from '../../words.ts';
+import type { MoneyJson } from '../../kernel/amount.ts';
+import { fmt } from '../../kernel/words.ts';
 import type { KindSpec } from './kind.ts';
 import { APPROVAL_TTL_MS } from './kind.ts';
 

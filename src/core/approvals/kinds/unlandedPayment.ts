@@ -6,9 +6,9 @@
  * as spent. Bound to the settlement, its payee, the amount and the transaction the seller named. Holon
  * keeps reading the chain meanwhile: a payment that lands, or can no longer land, closes the card itself.
  */
-import type { MoneyJson } from '../../amount.ts';
-import { fmt } from '../../words.ts';
-import { transactionAsNamed } from '../../foreign.ts';
+import type { MoneyJson } from '../../kernel/amount.ts';
+import { fmt } from '../../kernel/words.ts';
+import { transactionAsNamed } from '../../kernel/foreign.ts';
 import type { KindSpec } from './kind.ts';
 import { OFFICE_APPROVAL_TTL_MS } from './kind.ts';
 

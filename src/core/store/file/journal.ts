@@ -13,8 +13,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Clock, Logger } from '../../deps.ts';
-import { HolonError } from '../../errors.ts';
+import type { Clock, Logger } from '../../kernel/deps.ts';
+import { HolonError } from '../../kernel/errors.ts';
 import { JournalLock } from './lock.ts';
 import type { Entry } from './journalIndex.ts';
 import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HolonError } from '../../errors.ts';
+import { HolonError } from '../../kernel/errors.ts';
 import { acquireFileLock } from './lock.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, stateFields, writeSnapshot } from './snapshot.ts';

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HolonError } from '../../errors.ts';
+import { HolonError } from '../../kernel/errors.ts';
 
 /** How long a coordinator that follows a crashed one waits before its first grant. */
 const GRACE_MS = 500;

@@ -22,8 +22,8 @@
 import type * as PG from 'pg';
 import type { Pool, PoolClient, Client } from 'pg';
 import { createHash } from 'node:crypto';
-import type { Clock, Logger } from '../../deps.ts';
-import { HolonError } from '../../errors.ts';
+import type { Clock, Logger } from '../../kernel/deps.ts';
+import { HolonError } from '../../kernel/errors.ts';
 import type { ProcessRef } from '../owner.ts';
 import { processKey, thisProcess } from '../owner.ts';
 import type {

@@ -10,23 +10,23 @@
  * what it was for, once.
  */
 import { canonicalize } from 'json-canonicalize';
-import type { Approval } from './approvals/model.ts';
-import { ACCOUNT_ID } from './ids.ts';
-import { parseUnits } from './amount.ts';
-import type { Mandate } from './model.ts';
-import { mergeEvents } from './office/merge.ts';
-import type { ApprovalsFields } from './approvals/slice.ts';
-import type { ReceiptsFields } from './market/receipts.ts';
-import type { MandatesFields } from './mandates.ts';
-import type { MoneyFields } from './money/slice.ts';
-import type { SpendFields } from './money/spend.ts';
-import type { OfficeFields } from './office/slice.ts';
-import type { PresenceFields } from './presence.ts';
-import type { SettlementFields } from './money/settlement.ts';
-import type { RunTokensFields } from './runTokens.ts';
-import type { JournalEvent, Refusal } from './store/store.ts';
-import type { TeamFields, TeamRole } from './team.ts';
-import { hasRole, WHOLE_STORE } from './team.ts';
+import type { Approval } from '../approvals/model.ts';
+import { ACCOUNT_ID } from '../kernel/ids.ts';
+import { parseUnits } from '../kernel/amount.ts';
+import type { Mandate } from '../kernel/model.ts';
+import { mergeEvents } from '../office/merge.ts';
+import type { ApprovalsFields } from '../approvals/slice.ts';
+import type { ReceiptsFields } from '../market/receipts.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import type { MoneyFields } from '../money/slice.ts';
+import type { SpendFields } from '../money/spend.ts';
+import type { OfficeFields } from '../office/slice.ts';
+import type { PresenceFields } from '../accounts/presence.ts';
+import type { SettlementFields } from '../money/settlement.ts';
+import type { RunTokensFields } from '../accounts/runTokens.ts';
+import type { JournalEvent, Refusal } from '../store/store.ts';
+import type { TeamFields, TeamRole } from '../accounts/team.ts';
+import { hasRole, WHOLE_STORE } from '../accounts/team.ts';
 
 /** The slices the rule reads: who is who, and what earlier events made. */
 type AuthorityFields = TeamFields &

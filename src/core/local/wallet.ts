@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import type { TransactionSerializable } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { HolonError } from './errors.ts';
+import { HolonError } from '../kernel/errors.ts';
 
 /** Where the wallet's key lives in a state folder. */
 export const WALLET_FILE = path.join('keys', 'wallet.key');

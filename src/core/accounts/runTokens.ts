@@ -5,16 +5,16 @@
  * nothing.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock } from './deps.ts';
-import { HolonError } from './errors.ts';
-import { newId } from './ids.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { newId } from '../kernel/ids.ts';
 import type { MandatesFields } from './mandates.ts';
 import { mandateOf } from './mandates.ts';
-import type { Slice } from './slice.ts';
-import { eventsOf } from './slice.ts';
-import type { EventStore } from './store/store.ts';
-import type { Dict } from './util.ts';
-import { dict, toDict } from './util.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { EventStore } from '../store/store.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 
 /** The longest a run token may live: a forgotten token ends on its own within a week. */
 export const MAX_RUN_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000;

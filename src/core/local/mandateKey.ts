@@ -11,7 +11,7 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sig
 import type { JsonWebKey } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HolonError } from './errors.ts';
+import { HolonError } from '../kernel/errors.ts';
 
 /** Where the mandate key lives in a state folder. */
 export const MANDATE_KEY_FILE = path.join('keys', 'mandate.jwk');

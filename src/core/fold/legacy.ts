@@ -3,15 +3,15 @@
  * `call.started` and its settlement as `call.settled`, with reasons in words. They are read as the events
  * they stand for today; the journal itself is never rewritten (its hashes must hold).
  */
-import type { ApprovalEvents } from './approvals/slice.ts';
-import { denial } from './denials.ts';
-import type { JournalEvent } from './store/store.ts';
-import type { ReceiptEvents } from './market/receipts.ts';
-import type { MandatesFields } from './mandates.ts';
-import type { Receipt } from './model.ts';
-import type { MoneyJson } from './amount.ts';
-import * as M from './amount.ts';
-import type { SpendEvents } from './money/spend.ts';
+import type { ApprovalEvents } from '../approvals/slice.ts';
+import { denial } from '../kernel/denials.ts';
+import type { JournalEvent } from '../store/store.ts';
+import type { ReceiptEvents } from '../market/receipts.ts';
+import type { MandatesFields } from '../accounts/mandates.ts';
+import type { Receipt } from '../kernel/model.ts';
+import type { MoneyJson } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
+import type { SpendEvents } from '../money/spend.ts';
 
 type LegacyReceipt = Omit<Receipt, 'denials'> & { reasons?: string[]; denials?: Receipt['denials'] };
 

@@ -3,7 +3,7 @@
  * receipts): each owns its fields, its events and how they fold. `combineSlices` joins them into the one
  * reducer every process folds the journal with.
  */
-import type { FiledKey, JournalEvent, NewEvent, Reducer } from './store/store.ts';
+import type { FiledKey, JournalEvent, NewEvent, Reducer } from './store.ts';
 
 /** How one module folds its events into its own fields of the state. */
 export interface Slice<F extends object, E extends object> {

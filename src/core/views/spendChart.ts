@@ -4,11 +4,11 @@
  * from the journal, so a chart costs the same on a day-old state and on a million events. The editor's
  * Holon view and the MCP Apps' budget view both draw it.
  */
-import type { DaySpend } from './activity.ts';
-import type * as M from './amount.ts';
-import type { Payee } from './money/spend.ts';
-import { budgetOf } from './money/spend.ts';
-import type { HolonState } from './state.ts';
+import type { DaySpend } from '../fold/activity.ts';
+import type * as M from '../kernel/amount.ts';
+import type { Payee } from '../money/spend.ts';
+import { budgetOf } from '../money/spend.ts';
+import type { HolonState } from '../fold/state.ts';
 
 /** How many days a chart shows by default: today and the 29 before it. */
 export const CHART_DAYS = 30;

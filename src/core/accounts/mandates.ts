@@ -3,20 +3,20 @@
  * personnel file. Only a human changes one — through the CLI, the editor's form or a merged proposal —
  * and every change is a patch: what it does not name stays as it was.
  */
-import { CAP } from './capabilities.ts';
-import type { Clock } from './deps.ts';
-import type { Denial } from './denials.ts';
-import { denial } from './denials.ts';
-import { HolonError } from './errors.ts';
-import { mandateId as checkMandateId } from './ids.ts';
-import type { EventStore } from './store/store.ts';
-import type { CapabilityGrant, Mandate } from './model.ts';
-import * as M from './amount.ts';
-import type { MandateInput, MandatePatch } from './schemas.ts';
-import type { Slice } from './slice.ts';
-import { eventsOf } from './slice.ts';
-import type { Dict } from './util.ts';
-import { defined, dict, toDict } from './util.ts';
+import { CAP } from '../kernel/capabilities.ts';
+import type { Clock } from '../kernel/deps.ts';
+import type { Denial } from '../kernel/denials.ts';
+import { denial } from '../kernel/denials.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { mandateId as checkMandateId } from '../kernel/ids.ts';
+import type { EventStore } from '../store/store.ts';
+import type { CapabilityGrant, Mandate } from '../kernel/model.ts';
+import * as M from '../kernel/amount.ts';
+import type { MandateInput, MandatePatch } from '../kernel/schemas.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { Dict } from '../kernel/util.ts';
+import { defined, dict, toDict } from '../kernel/util.ts';
 
 /** The mandates' part of the state. */
 export interface MandatesFields {
@@ -130,7 +130,7 @@ export function applyMandatePatch(old: Mandate, p: MandatePatch, now: string): M
 export async function createMandate(store: EventStore<MandatesFields>, clock: Clock, id: string, input: unknown): Promise<Mandate> {
   checkMandateId(id);
   // The schemas (zod) are loaded on the first write that needs them, never to fold or read a state.
-  const { firstIssue, MandateInputSchema } = await import('./schemas.ts');
+  const { firstIssue, MandateInputSchema } = await import('../kernel/schemas.ts');
   const parsed = MandateInputSchema.strict().safeParse(input);
   if (!parsed.success) throw new HolonError('invalid_input', `mandate: ${firstIssue(parsed.error)}`);
   const m = checkedMandate(fromInput(id, parsed.data, new Date(clock.now()).toISOString()));
@@ -155,7 +155,7 @@ export async function patchMandate(
   id: string,
   patch: unknown,
 ): Promise<Mandate> {
-  const { firstIssue, MandatePatchSchema } = await import('./schemas.ts');
+  const { firstIssue, MandatePatchSchema } = await import('../kernel/schemas.ts');
   const parsed = MandatePatchSchema.safeParse(patch);
   if (!parsed.success) throw new HolonError('invalid_input', `mandate: ${firstIssue(parsed.error)}`);
   return store.transact((s) => {

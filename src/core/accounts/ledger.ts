@@ -4,9 +4,9 @@
  * safe summary of its arguments (never a body, a charter, a secret, nor a value that did not parse).
  * Nothing is folded from these: they are the record an auditor reads back.
  */
-import type { Denial } from './denials.ts';
-import type { EventStore } from './store/store.ts';
-import { eventsOf } from './slice.ts';
+import type { Denial } from '../kernel/denials.ts';
+import type { EventStore } from '../store/store.ts';
+import { eventsOf } from '../store/slice.ts';
 
 /** The ledger's events. */
 export interface LedgerEvents {

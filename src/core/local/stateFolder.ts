@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HolonError } from './errors.ts';
+import { HolonError } from '../kernel/errors.ts';
 
 /** Where artifacts live, relative to the workspace. */
 export const ARTIFACTS_DIR = path.join('.holon', 'artifacts');

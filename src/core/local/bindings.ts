@@ -17,11 +17,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Clock } from './deps.ts';
-import { HolonError } from './errors.ts';
-import { mandateId, MANDATE_ID } from './ids.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { mandateId, MANDATE_ID } from '../kernel/ids.ts';
 import { refuseArtifactState } from './stateFolder.ts';
-import { isPostgresUrl } from './store/url.ts';
+import { isPostgresUrl } from '../store/url.ts';
 
 /** Which mandate, state and store a server started in `workspace` serves. */
 export interface Binding {

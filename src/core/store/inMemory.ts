@@ -1,6 +1,6 @@
-import type { Clock } from '../deps.ts';
-import { stderrLogger } from '../deps.ts';
-import { HolonError } from '../errors.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { stderrLogger } from '../kernel/deps.ts';
+import { HolonError } from '../kernel/errors.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, RefusedTx, TxResult } from './store.ts';
 import { linkEvents, ListenedStore, wouldAdmit } from './store.ts';
 
@@ -10,7 +10,7 @@ import { linkEvents, ListenedStore, wouldAdmit } from './store.ts';
  * disk to sign); `as(key)` writes as another installation, and `receive` takes a transaction the way a
  * shared store takes another process's rows, so the fold's rules can be tried without a database.
  */
-export class MemoryStore<S> extends ListenedStore implements EventStore<S> {
+export class InMemoryStore<S> extends ListenedStore implements EventStore<S> {
   readonly events: JournalEvent[] = [];
   private current: S;
   private readonly keyed = new Map<string, number[]>();

@@ -6,15 +6,15 @@
  * the receipts and the ledger already write, so every process (the editor's view, its receipts panel)
  * reads the same lists. The journal keeps everything; these lists are bounded.
  */
-import * as M from './amount.ts';
-import type { Denial, DenialCode } from './denials.ts';
-import type { LedgerEvents } from './ledger.ts';
-import type { ReceiptEvents } from './market/receipts.ts';
-import type { Payee, SpendEvents } from './money/spend.ts';
-import type { Slice } from './slice.ts';
-import type { Dict } from './util.ts';
-import { big } from './slice.ts';
-import { bump, dict, toDict } from './util.ts';
+import * as M from '../kernel/amount.ts';
+import type { Denial, DenialCode } from '../kernel/denials.ts';
+import type { LedgerEvents } from '../accounts/ledger.ts';
+import type { ReceiptEvents } from '../market/receipts.ts';
+import type { Payee, SpendEvents } from '../money/spend.ts';
+import type { Slice } from '../store/slice.ts';
+import type { Dict } from '../kernel/util.ts';
+import { big } from '../store/slice.ts';
+import { bump, dict, toDict } from '../kernel/util.ts';
 
 /** How many spends each account keeps here (the newest). */
 export const SPENDS_KEPT = 500;

@@ -7,17 +7,17 @@
  * store by the presence PostgreSQL keeps for every connected process. The next server started on a machine
  * drops the records of that machine's processes that certainly died, so they do not pile up.
  */
-import type { Clock } from './deps.ts';
-import { newId } from './ids.ts';
+import type { Clock } from '../kernel/deps.ts';
+import { newId } from '../kernel/ids.ts';
 import type { RunTokensFields } from './runTokens.ts';
 import { runTokenStatus } from './runTokens.ts';
-import type { Slice } from './slice.ts';
-import { eventsOf } from './slice.ts';
-import type { ProcessRef } from './store/owner.ts';
-import { ownerState, thisProcess } from './store/owner.ts';
-import type { EventStore } from './store/store.ts';
-import type { Dict } from './util.ts';
-import { dict, toDict } from './util.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { ProcessRef } from '../store/owner.ts';
+import { ownerState, thisProcess } from '../store/owner.ts';
+import type { EventStore } from '../store/store.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 
 /** A server of one mandate that said it started and has not said it stopped. */
 export interface ServerPresence {

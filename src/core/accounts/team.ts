@@ -16,15 +16,15 @@
  * team's version it was made against, so an old signed change cannot be played again later.
  */
 import { canonicalize } from 'json-canonicalize';
-import { HolonError } from './errors.ts';
-import { accountId } from './ids.ts';
-import { verifySignature } from './store/keys.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { accountId } from '../kernel/ids.ts';
+import { verifySignature } from '../store/keys.ts';
 import type { MandatesFields } from './mandates.ts';
-import type { Slice } from './slice.ts';
-import { eventsOf } from './slice.ts';
-import type { EventStore, NewEvent, Signer } from './store/store.ts';
-import type { Dict } from './util.ts';
-import { dict, toDict } from './util.ts';
+import type { Slice } from '../store/slice.ts';
+import { eventsOf } from '../store/slice.ts';
+import type { EventStore, NewEvent, Signer } from '../store/store.ts';
+import type { Dict } from '../kernel/util.ts';
+import { dict, toDict } from '../kernel/util.ts';
 
 /** An installation whose key was registered in the store, and the machine it runs on. */
 export interface Installation {

@@ -3,14 +3,14 @@
  * or a model in words: market's reasons, the CLI, the editor, an elicitation form. One wording per fact,
  * so the panel, the terminal and the agent read the same sentence. Pure: no I/O, no vscode, no MCP.
  */
-import type { ApprovalKind } from '../shared/approvalKinds.ts';
-import type { KindView } from './approvals/kinds/kind.ts';
-import { APPROVAL_KIND_SPECS, kindSpec } from './approvals/kinds/registry.ts';
-import type { Approval } from './approvals/model.ts';
-import type { ReceiptTree } from './market/receiptTree.ts';
-import type { PaidFor, SettlementDetail } from './money/payments.ts';
-import type { TeamMember } from './team.ts';
-import { denialsJson, denialTexts, fmt } from './words.ts';
+import type { ApprovalKind } from '../../shared/approvalKinds.ts';
+import type { KindView } from '../approvals/kinds/kind.ts';
+import { APPROVAL_KIND_SPECS, kindSpec } from '../approvals/kinds/registry.ts';
+import type { Approval } from '../approvals/model.ts';
+import type { ReceiptTree } from '../market/receiptTree.ts';
+import type { PaidFor, SettlementDetail } from '../money/payments.ts';
+import type { TeamMember } from '../accounts/team.ts';
+import { denialsJson, denialTexts, fmt } from '../kernel/words.ts';
 
 /** A receipt tree as the tools and `holon receipts --json` show it: `receipt` for its id, reasons in words beside their codes. */
 export function receiptJson(t: ReceiptTree): Record<string, unknown> {
