@@ -2,7 +2,7 @@
  * What the owner of a team store does besides using it: set the database up (`holon store init`: the
  * events table, a guard that refuses to rewrite it, a member role that may only read and append) and
  * fill it from a state folder's file journal (`holon migrate`). The table's definition and the append
- * lock are PostgresStore's own (PostgresStore.ensureSchema); `pg` is loaded only when a command runs.
+ * lock are schema.ts's (ensureSchema); `pg` is loaded only when a command runs.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -15,20 +15,12 @@ import { JOURNAL_FILE } from '../file/journal.ts';
 import { scanLines } from '../file/journalIndex.ts';
 import { JournalLock } from '../file/lock.ts';
 import { installationPublicKey, lazySigner } from '../keys.ts';
-import type { EventRow } from './store.ts';
-import {
-  APPEND_LOCK,
-  CONNECT_TIMEOUT_MS,
-  EVENT_COLUMNS,
-  eventOfRow,
-  GUARD_TRIGGER,
-  isPostgresUrl,
-  PostgresStore,
-  rowOfEvent,
-  schemaStatements,
-  TABLE,
-} from './store.ts';
-import { redactUrl } from '../url.ts';
+import { CONNECT_TIMEOUT_MS } from './connection.ts';
+import type { EventRow } from './rows.ts';
+import { EVENT_COLUMNS, eventOfRow, rowOfEvent } from './rows.ts';
+import { APPEND_LOCK, ensureSchema, GUARD_TRIGGER, schemaStatements, TABLE } from './schema.ts';
+import { PostgresStore } from './store.ts';
+import { isPostgresUrl, redactUrl } from '../url.ts';
 import { thisProcess } from '../owner.ts';
 import type { EventStore, JournalEvent, Reducer, Signer } from '../store.ts';
 import { parseEventLine } from '../store.ts';
@@ -282,7 +274,7 @@ export async function migrateJournal<S extends object>(
     const key = checked.head ? installationPublicKey(dir) : undefined;
     const copy = new LogCheck(reducer, (k) => (k === key ? undefined : `sealed by a key that is not this installation's (${k})`));
     await inTransaction(url, async (client) => {
-      await PostgresStore.ensureSchema(client);
+      await ensureSchema(client);
       const { rows } = await client.query<{ last: string | null }>(`SELECT max(seq) AS last FROM ${TABLE}`);
       const last = rows[0]?.last;
       if (last !== null && last !== undefined)
