@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EventStore } from './store/store.ts';
-import type { FileJournal, WorkerSpec } from './store/file/journal.ts';
-import { runWorker } from './store/file/journal.ts';
+import type { FileJournal } from './store/file/journal.ts';
+import type { WorkerSpec } from './store/file/worker.ts';
+import { runWorker } from './store/file/worker.ts';
 import type { OpenOptions, StoreFold } from './store/open.ts';
 import { openJournalAt, openStoreAt } from './store/open.ts';
 import { thisProcess } from './store/owner.ts';

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { createMandate, patchMandate } from '../core/accounts/mandates.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import type { OpenMandates } from '../core/commerce/ap2.ts';
+import type { Mandate } from '../core/kernel/model.ts';
 import type { MandateEditorState, MandateFormValues } from '../webview/protocol/mandateEditor.ts';
 import type { EditorState } from './editorState.ts';
 import { formToInput, formValues } from './mandateForm.ts';
@@ -70,12 +71,7 @@ export class MandateEditorPanels implements vscode.Disposable {
           this.open_.delete(key);
           key = saved.id;
           this.open_.set(key, panel);
-          const caps = formValues(saved).capabilities.split('\n');
-          const hires = caps.includes('*') ? 'any agent' : caps.join(', ');
-          const budget = `${saved.budget.total} ${saved.currency}`;
-          void vscode.window.showInformationMessage(
-            `Holon: mandate ${saved.id} created${selected ? ' and selected' : ''}: it may hire ${hires}, up to ${budget}.`,
-          );
+          announceCreated(saved, selected);
         }
       } catch (err) {
         // A refusal the human can fix is shown on the form; anything else goes to the host's report.
@@ -111,4 +107,14 @@ export class MandateEditorPanels implements vscode.Disposable {
   dispose(): void {
     for (const p of [...this.open_.values()]) p.dispose();
   }
+}
+
+/** Tells the human what the mandate they just created allows. */
+function announceCreated(saved: Mandate, selected: boolean): void {
+  const caps = formValues(saved).capabilities.split('\n');
+  const hires = caps.includes('*') ? 'any agent' : caps.join(', ');
+  const budget = `${saved.budget.total} ${saved.currency}`;
+  void vscode.window.showInformationMessage(
+    `Holon: mandate ${saved.id} created${selected ? ' and selected' : ''}: it may hire ${hires}, up to ${budget}.`,
+  );
 }

@@ -120,6 +120,25 @@ export function formToInput(
       errors,
     };
   }
+  return { input: patchOf(v, old, { name, total, perDay, perCall, threshold, marketCall, regions, retention, expires }), errors };
+}
+
+/** What the form's fields read as, checked (see formToInput). */
+interface ReadFields {
+  name: string;
+  total: string | null;
+  perDay: string | null;
+  perCall: string | null;
+  threshold: string | null;
+  marketCall: { name: string; params: { capabilities: string[] } };
+  regions: string[] | null;
+  retention: number | null;
+  expires: string | null;
+}
+
+/** A patch of only the fields the human changed from `old`, so what the form does not show stays as it was. */
+function patchOf(v: MandateFormValues, old: Mandate, f: ReadFields): Record<string, unknown> {
+  const { name, total, perDay, perCall, threshold, marketCall, regions, retention, expires } = f;
   const was = formValues(old);
   const changed = (k: keyof MandateFormValues): boolean => JSON.stringify(v[k]) !== JSON.stringify(was[k]);
   const patch: Record<string, unknown> = {};
@@ -140,5 +159,5 @@ export function formToInput(
   if (changed('status')) patch['status'] = v.status;
   if (Object.keys(budget).length > 0) patch['budget'] = budget;
   if (Object.keys(data).length > 0) patch['data'] = data;
-  return { input: patch, errors };
+  return patch;
 }

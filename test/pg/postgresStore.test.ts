@@ -299,8 +299,8 @@ describe('PostgresStore: a settlement committed without waiting for its flush', 
     assert.match(sent[0] ?? '', /^BEGIN; SET LOCAL synchronous_commit = off; INSERT INTO holon_events .*; COMMIT$/s);
 
     // a hears nothing more: b's row is one it has not read when it decides.
-    clearInterval((a as unknown as { timer: NodeJS.Timeout }).timer);
-    (a as unknown as { listener: Client }).listener.removeAllListeners('notification');
+    clearInterval((a as unknown as { listener: { timer: NodeJS.Timeout } }).listener.timer);
+    (a as unknown as { listener: { client: Client } }).listener.client.removeAllListeners('notification');
     await until(() => b.seq === 1, 'b to read a');
     await b.transact(() => ({ events: [{ type: 'test.plain', data: { by: 'b' } }], result: undefined }));
     sent.length = 0;
@@ -321,11 +321,11 @@ describe('PostgresStore: a settlement committed without waiting for its flush', 
     const { url, stateDir } = await newDatabase();
     const a = await openCounter(url, stateDir);
     // The poll is stopped: every read the pool makes from here on is one an announcement asked for.
-    clearInterval((a as unknown as { timer: NodeJS.Timeout }).timer);
+    clearInterval((a as unknown as { listener: { timer: NodeJS.Timeout } }).listener.timer);
     // The reads a look makes (a transaction's own read names its seq in its text).
     let reads = 0;
     // Each commit's answer is held until the store has heard the announcement of the rows it committed.
-    const listener = (a as unknown as { listener: Client }).listener;
+    const listener = (a as unknown as { listener: { client: Client } }).listener.client;
     const heard = new Set<number>();
     listener.on('notification', (n) => heard.add(Number(n.payload)));
     aroundQueries(a, async (args, send) => {

@@ -26,7 +26,7 @@ import { getAddress } from 'viem';
 import { denialTexts } from '../kernel/words.ts';
 import { endHold, gateSpend } from '../money/spend.ts';
 import type { HolonState } from '../fold/state.ts';
-import type { EventStore } from '../store/store.ts';
+import type { EventStore, NewEvent, TxResult } from '../store/store.ts';
 import type { Ap2Consent, Ap2Instrument, OpenMandates } from './ap2.ts';
 import { consentFor, signClosedMandates } from './ap2.ts';
 import type { MandateKey } from '../local/mandateKey.ts';
@@ -142,15 +142,7 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   const done = completed(before);
   if (done) return { purchase: done, replayed: true };
   const key = merchantKey(r.mandate, r.replayKey);
-
-  // The merchant prices the cart; a retry reads the checkout it already priced. A create's key is its
-  // own: a checkout let go after a refusal must never be answered again to a later call under this key.
-  const cart = before ? await client.retrieve(before.checkout) : await client.create(r.lines, `${key}:create:${newId('try')}`);
-  if (cart.status !== 'ready' && cart.status !== 'completed') {
-    if (!before) await letGo(client, cart);
-    throw notReady(cart);
-  }
-  if (!cart.total) throw new HolonError('agent_failed', 'the merchant marked the cart ready without a total');
+  const cart = await pricedCart(r, before, key);
   const total = M.fromJson(cart.total);
   // AP2 negotiated: without the human's signed consent for this mandate as it is now, nothing is held or signed.
   let consent: { key: MandateKey; open: OpenMandates } | undefined;
@@ -165,72 +157,7 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   const hold = newId('buy');
   let amount: Money | null;
   try {
-    amount = await store.transact<Money | null>((s) => {
-      const now = clock.now();
-      const again = existing(s, r);
-      // Another call under this key finished meanwhile: its order is the answer.
-      if (completed(again)) return { events: [], result: null };
-      if (again && again.id !== purchase)
-        throw new HolonError(
-          'lock_timeout',
-          `another call under replay key "${r.replayKey}" got there first; call again with the same key`,
-          { replay_key: r.replayKey },
-        );
-      const mandate = mandateOf(s, r.mandate);
-      const scope = merchantDenial(s, mandate, client.merchant, now);
-      if (scope) throw refused([scope]);
-      const converted = convertTo(s, total, mandate.currency);
-      if (!converted) throw refused([denial('no_rate', { from: total.currency, to: mandate.currency })]);
-      const subject: ApprovalSubject = {
-        kind: 'payment',
-        payee: `merchant:${client.merchant}`,
-        amount: M.toJson(converted),
-        terms_hash: null,
-        purpose: `order at ${client.merchant}: ${r.lines.map((l) => `${l.quantity} × ${l.product}`).join(', ')}`,
-      };
-      const gate = gateSpend(s, {
-        id: hold,
-        mandate,
-        payee: { kind: 'merchant', id: client.merchant },
-        amount: converted,
-        subject,
-        now,
-        owner: r.owner ?? thisProcess(),
-      });
-      switch (gate.kind) {
-        case 'denied':
-          throw refused(gate.denials);
-        case 'ask':
-        case 'pending':
-        case 'rejected':
-          // No parked path: the approval the gate would ask for is never requested.
-          throw refused([
-            denial('purchase_over_threshold', {
-              amount: M.toJson(converted),
-              threshold: { amount: mandate.approval_threshold, currency: mandate.currency },
-            }),
-          ]);
-        case 'held':
-          return {
-            events: [
-              ...gate.events,
-              purchaseEvent('purchase.started', {
-                purchase,
-                mandate: mandate.id,
-                replay_key: r.replayKey,
-                merchant: client.merchant,
-                protocol: client.protocol,
-                checkout: cart.id,
-                lines: r.lines,
-                hold,
-                total: cart.total as M.MoneyJson,
-                amount: M.toJson(converted),
-              }),
-            ],
-            result: converted,
-          };
-      }
-    });
+    amount = await store.transact<Money | null>((s) => holdPurchase(s, clock.now(), r, { cart, total, purchase, hold }));
   } catch (err) {
     // A concurrent call under the same key may be completing this very checkout (the merchant answered
     // both creates with it): only a checkout no purchase holds is let go.
@@ -241,16 +168,7 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
     return { purchase: completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]) as BuyOutcome['purchase'], replayed: true };
   const held = amount;
   const onChain = payableOffer(store.state, cart, r.chain);
-
-  const fail = async (reason: string): Promise<void> => {
-    await store.transact((s) => ({
-      events: [
-        ...endHold(s, hold, null, reason).events,
-        purchaseEvent('purchase.failed', { purchase, mandate: r.mandate, replay_key: r.replayKey, reason }),
-      ],
-      result: undefined,
-    }));
-  };
+  const fail = (reason: string): Promise<void> => failPurchase(store, r, purchase, hold, reason);
   // The gate held it: only now does the human's key sign this purchase's mandates (AP2 negotiated).
   let mandates: Presentation | undefined;
   if (consent && cart.ap2) {
@@ -263,12 +181,143 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   }
   // On a chain: the payment goes with the completion, its settlement recorded (and holding the money) first.
   const paid = onChain && r.chain ? await chainPayment(store, clock, r, r.chain, onChain, purchase, hold, held, cart.id) : undefined;
+  const { placed, order } = await completeCheckout(r, cart, key, purchase, paid, mandates, fail);
+  // Completed, the merchant says: Holon reads the chain for the payment, and checks the order against it.
+  if (paid) await landedPurchase(store, clock, r.chain, paid.settlement, placed, order);
+  await store.transact((s) => ({
+    events: completionEvents(s, r, { purchase, hold, held, order, settlement: paid?.settlement }),
+    result: undefined,
+  }));
+  const recorded = completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]);
+  if (!recorded) throw new Error(`purchase ${purchase} completed but is not recorded`);
+  return { purchase: recorded, replayed: false };
+}
 
+/**
+ * The cart the merchant priced, ready to buy: a retry reads the checkout it already priced. A create's key
+ * is its own: a checkout let go after a refusal must never be answered again to a later call under this key.
+ */
+async function pricedCart(r: BuyRequest, before: Purchase | undefined, key: string): Promise<PricedCart> {
+  const client = r.merchant;
+  const cart = before ? await client.retrieve(before.checkout) : await client.create(r.lines, `${key}:create:${newId('try')}`);
+  if (cart.status !== 'ready' && cart.status !== 'completed') {
+    if (!before) await letGo(client, cart);
+    throw notReady(cart);
+  }
+  if (!cart.total) throw new HolonError('agent_failed', 'the merchant marked the cart ready without a total');
+  return cart as PricedCart;
+}
+
+/** A cart the merchant priced. */
+type PricedCart = Cart & { total: M.MoneyJson };
+
+/** What one attempt at a purchase is: its priced cart and total, the purchase it records, the hold it takes. */
+interface Attempt {
+  cart: PricedCart;
+  total: Money;
+  purchase: string;
+  hold: string;
+}
+
+/**
+ * The purchase's hold, decided on the latest state: its total converted into the mandate's currency and
+ * held within the mandate's limits (never asked of a human: a purchase over the threshold is refused).
+ * Null when another call under this key finished meanwhile: its order is the answer.
+ */
+function holdPurchase(s: HolonState, now: number, r: BuyRequest, a: Attempt): TxResult<Money | null> {
+  const client = r.merchant;
+  const again = existing(s, r);
+  if (completed(again)) return { events: [], result: null };
+  if (again && again.id !== a.purchase)
+    throw new HolonError('lock_timeout', `another call under replay key "${r.replayKey}" got there first; call again with the same key`, {
+      replay_key: r.replayKey,
+    });
+  const mandate = mandateOf(s, r.mandate);
+  const scope = merchantDenial(s, mandate, client.merchant, now);
+  if (scope) throw refused([scope]);
+  const converted = convertTo(s, a.total, mandate.currency);
+  if (!converted) throw refused([denial('no_rate', { from: a.total.currency, to: mandate.currency })]);
+  const subject: ApprovalSubject = {
+    kind: 'payment',
+    payee: `merchant:${client.merchant}`,
+    amount: M.toJson(converted),
+    terms_hash: null,
+    purpose: `order at ${client.merchant}: ${r.lines.map((l) => `${l.quantity} × ${l.product}`).join(', ')}`,
+  };
+  const gate = gateSpend(s, {
+    id: a.hold,
+    mandate,
+    payee: { kind: 'merchant', id: client.merchant },
+    amount: converted,
+    subject,
+    now,
+    owner: r.owner ?? thisProcess(),
+  });
+  switch (gate.kind) {
+    case 'denied':
+      throw refused(gate.denials);
+    case 'ask':
+    case 'pending':
+    case 'rejected':
+      // No parked path: the approval the gate would ask for is never requested.
+      throw refused([
+        denial('purchase_over_threshold', {
+          amount: M.toJson(converted),
+          threshold: { amount: mandate.approval_threshold, currency: mandate.currency },
+        }),
+      ]);
+    case 'held':
+      return {
+        events: [
+          ...gate.events,
+          purchaseEvent('purchase.started', {
+            purchase: a.purchase,
+            mandate: mandate.id,
+            replay_key: r.replayKey,
+            merchant: client.merchant,
+            protocol: client.protocol,
+            checkout: a.cart.id,
+            lines: r.lines,
+            hold: a.hold,
+            total: a.cart.total,
+            amount: M.toJson(converted),
+          }),
+        ],
+        result: converted,
+      };
+  }
+}
+
+/** Ends a purchase that failed before the merchant completed it: its hold goes back. */
+async function failPurchase(store: EventStore<HolonState>, r: BuyRequest, purchase: string, hold: string, reason: string): Promise<void> {
+  await store.transact((s) => ({
+    events: [
+      ...endHold(s, hold, null, reason).events,
+      purchaseEvent('purchase.failed', { purchase, mandate: r.mandate, replay_key: r.replayKey, reason }),
+    ],
+    result: undefined,
+  }));
+}
+
+/**
+ * The merchant completes the checkout under `key`, paid by the x402 payment or the purchase's token. A
+ * failure releases the hold (`fail`), except for a payment sent on a chain, which may have settled: it
+ * keeps its hold, and the purchase waits for the chain. Returns the completed cart and its order.
+ */
+async function completeCheckout(
+  r: BuyRequest,
+  cart: PricedCart,
+  key: string,
+  purchase: string,
+  paid: { payload: unknown; settlement: string } | undefined,
+  mandates: Presentation | undefined,
+  fail: (reason: string) => Promise<void>,
+): Promise<{ placed: Cart; order: Order }> {
+  const client = r.merchant;
   let placed: Cart;
   try {
     placed = await client.complete(cart.id, key, paid ? { x402: paid.payload } : { token: purchase }, mandates);
   } catch (err) {
-    // Sent on a chain, the payment may have settled: it keeps its hold, and the purchase waits for the chain.
     if (paid) throw unsettledPurchase(r, err);
     await fail(HolonError.is(err) ? err.reason : 'merchant_error');
     if (HolonError.is(err)) throw err;
@@ -289,38 +338,39 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
     lines: placed.lines,
     total: placed.total ?? cart.total,
   };
-  // Completed, the merchant says: Holon reads the chain for the payment, and checks the order against it.
-  if (paid) await landedPurchase(store, clock, r.chain, paid.settlement, placed, order);
-  await store.transact((s) => {
-    // On a chain, what was paid is the settlement's (its own hold ends with it; this attempt's, if it is
-    // another, goes back); otherwise the order's total, converted as the hold was, never more than held.
-    const stl = paid ? s.settlements[paid.settlement] : undefined;
-    const cost = convertTo(s, M.fromJson(order.total), held.currency) ?? held;
-    const end =
-      stl && stl.hold === hold
-        ? { events: [], charged: M.fromJson(stl.held).units }
-        : stl
-          ? { events: endHold(s, hold, null, 'paid_before').events, charged: M.fromJson(stl.held).units }
-          : endHold(s, hold, cost, 'completed');
-    const charged = M.toJson({ units: end.charged, currency: held.currency });
-    return {
-      events: [
-        ...end.events,
-        purchaseEvent('purchase.completed', {
-          purchase,
-          mandate: r.mandate,
-          replay_key: r.replayKey,
-          merchant: client.merchant,
-          order,
-          charged,
-        }),
-      ],
-      result: undefined,
-    };
-  });
-  const recorded = completed(store.state.purchases[purchaseKey(r.mandate, r.replayKey)]);
-  if (!recorded) throw new Error(`purchase ${purchase} completed but is not recorded`);
-  return { purchase: recorded, replayed: false };
+  return { placed, order };
+}
+
+/**
+ * The events of a completed purchase. On a chain, what was paid is the settlement's (its own hold ends
+ * with it; this attempt's, if it is another, goes back); otherwise the order's total, converted as the
+ * hold was, never more than held.
+ */
+function completionEvents(
+  s: HolonState,
+  r: BuyRequest,
+  c: { purchase: string; hold: string; held: Money; order: Order; settlement: string | undefined },
+): NewEvent[] {
+  const stl = c.settlement ? s.settlements[c.settlement] : undefined;
+  const cost = convertTo(s, M.fromJson(c.order.total), c.held.currency) ?? c.held;
+  const end =
+    stl && stl.hold === c.hold
+      ? { events: [], charged: M.fromJson(stl.held).units }
+      : stl
+        ? { events: endHold(s, c.hold, null, 'paid_before').events, charged: M.fromJson(stl.held).units }
+        : endHold(s, c.hold, cost, 'completed');
+  const charged = M.toJson({ units: end.charged, currency: c.held.currency });
+  return [
+    ...end.events,
+    purchaseEvent('purchase.completed', {
+      purchase: c.purchase,
+      mandate: r.mandate,
+      replay_key: r.replayKey,
+      merchant: r.merchant.merchant,
+      order: c.order,
+      charged,
+    }),
+  ];
 }
 
 /**

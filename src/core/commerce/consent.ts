@@ -9,6 +9,7 @@
 import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import * as M from '../kernel/amount.ts';
+import type { Money } from '../kernel/amount.ts';
 import type { PublicJwk } from '../local/mandateKey.ts';
 import { settlementFor } from '../money/settlement.ts';
 import type { HolonState } from '../fold/state.ts';
@@ -120,20 +121,24 @@ export async function consentChain(s: HolonState, p: Purchase, human: PublicJwk 
       : 'the payment mandate does not match the checkout',
   );
 
-  // The transaction: what the chain shows was paid for it, of that amount.
-  const stl = settlementFor(s, { kind: 'purchase', id: p.id });
-  if (!stl) step('transaction', null, 'not paid on a chain');
-  else {
-    const landed = stl.status === 'landed' && stl.landed !== null;
-    const mismatch = total ? orderMismatch(s, M.toJson(total), M.fromJson(stl.amount)) : 'no amount';
-    const ok = landed && mismatch === undefined;
-    step(
-      'transaction',
-      ok,
-      ok ? `landed in ${stl.landed?.transaction ?? ''} (block ${stl.landed?.block ?? ''})` : (mismatch ?? `the payment is ${stl.status}`),
-    );
-  }
+  steps.push(transactionStep(s, p, total));
   return { purchase: p.id, holds: steps.every((x) => x.ok !== false), steps };
+}
+
+/** The transaction: what the chain shows was paid for the purchase, of the amount its payment mandate names. */
+function transactionStep(s: HolonState, p: Purchase, total: Money | undefined): ConsentStep {
+  const stl = settlementFor(s, { kind: 'purchase', id: p.id });
+  if (!stl) return { link: 'transaction', ok: null, detail: 'not paid on a chain' };
+  const landed = stl.status === 'landed' && stl.landed !== null;
+  const mismatch = total ? orderMismatch(s, M.toJson(total), M.fromJson(stl.amount)) : 'no amount';
+  const ok = landed && mismatch === undefined;
+  return {
+    link: 'transaction',
+    ok,
+    detail: ok
+      ? `landed in ${stl.landed?.transaction ?? ''} (block ${stl.landed?.block ?? ''})`
+      : (mismatch ?? `the payment is ${stl.status}`),
+  };
 }
 
 /** The chains of consent of every purchase made with AP2 mandates, newest first. */

@@ -15,6 +15,7 @@ import type { MandatesFields } from '../accounts/mandates.ts';
 import { mandateOf } from '../accounts/mandates.ts';
 import type { EventStore } from '../store/store.ts';
 import { toDict } from '../kernel/util.ts';
+import type { Mandate } from '../kernel/model.ts';
 import { commitToArtifactsRef, excludeFromStatus, repoRoot } from './git.ts';
 import type { Logger } from '../kernel/deps.ts';
 import type { Artifact, OfficeFields } from './slice.ts';
@@ -148,52 +149,15 @@ export async function publishArtifact(
     sha256: createHash('sha256').update(bytes).digest('hex'),
     created_at,
   };
-  // Both files appear at once: the folder is complete before it gets its name.
-  const staging = fs.mkdtempSync(path.join(root, '.staging-'));
-  // The folder could have been swapped for a link since it was checked: the writes go only where it still is.
-  const stillInside = (): void => {
-    if (path.dirname(fs.realpathSync(staging)) !== root)
-      throw new HolonError('conflict', `${root} changed while publishing; the office will not write through it`, { path: root });
-  };
-  try {
-    stillInside();
-    fs.writeFileSync(path.join(staging, filename), bytes, { flag: 'wx' });
-    fs.writeFileSync(path.join(staging, ARTIFACT_META), JSON.stringify(meta, null, 2) + '\n', { flag: 'wx' });
-    stillInside();
-    fs.renameSync(staging, path.join(root, id));
-  } catch (err) {
-    fs.rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
+  writeFolder(root, id, [
+    [filename, bytes],
+    [ARTIFACT_META, JSON.stringify(meta, null, 2) + '\n'],
+  ]);
   const folder = path.join(root, id);
   const workspaceReal = fs.realpathSync(r.workspace);
   const rel = path.relative(workspaceReal, folder).split(path.sep).join('/');
-  let commit: string | null = null;
-  const repo = await repoRoot(workspaceReal);
-  if (repo) {
-    // The files stay in the working tree for the human to open: kept out of their `git status`, not shown as untracked.
-    try {
-      await excludeFromStatus(repo, path.dirname(root));
-    } catch (err) {
-      logger?.warn(
-        `artifact ${id}: could not keep ${path.dirname(root)} out of git status: ${String((err as Error).message).split('\n')[0]}`,
-      );
-    }
-    const files = [path.join(folder, filename), path.join(folder, ARTIFACT_META)].map((abs) => ({
-      abs,
-      path: path.relative(repo, abs).split(path.sep).join('/'),
-    }));
-    try {
-      commit = await commitToArtifactsRef(repo, files, `Publish artifact: ${r.title.replace(/\s+/g, ' ').slice(0, 200)}`, {
-        name: m.grantee.name,
-        email: `${m.grantee.slug}@agents.holon.invalid`,
-      });
-    } catch (err) {
-      // The files are published either way; a repository git cannot write to leaves them uncommitted.
-      logger?.warn(`artifact ${id}: not committed: ${String((err as Error).message).split('\n')[0]}`);
-      commit = null;
-    }
-  }
+  const paths = [path.join(folder, filename), path.join(folder, ARTIFACT_META)];
+  const commit = await commitArtifact(workspaceReal, root, id, paths, r.title, m, logger);
   const artifact: Artifact = {
     id,
     mandate: m.id,
@@ -210,6 +174,63 @@ export async function publishArtifact(
   };
   await store.transact(() => ({ events: [officeEvent('artifact.published', { artifact })], result: undefined }));
   return artifact;
+}
+
+/**
+ * Writes `files`, in order, into a new folder `root/id`. Both files appear at once: the folder is complete before it
+ * gets its name.
+ */
+function writeFolder(root: string, id: string, files: [name: string, content: Buffer | string][]): void {
+  const staging = fs.mkdtempSync(path.join(root, '.staging-'));
+  // The folder could have been swapped for a link since it was checked: the writes go only where it still is.
+  const stillInside = (): void => {
+    if (path.dirname(fs.realpathSync(staging)) !== root)
+      throw new HolonError('conflict', `${root} changed while publishing; the office will not write through it`, { path: root });
+  };
+  try {
+    stillInside();
+    for (const [name, content] of files) fs.writeFileSync(path.join(staging, name), content, { flag: 'wx' });
+    stillInside();
+    fs.renameSync(staging, path.join(root, id));
+  } catch (err) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * Commits an artifact's files to the artifacts ref of the workspace's repository, as its author; null
+ * when the workspace is in none, or git cannot write to it (the files are published either way).
+ */
+async function commitArtifact(
+  workspaceReal: string,
+  root: string,
+  id: string,
+  paths: string[],
+  title: string,
+  m: Mandate,
+  logger: Logger | undefined,
+): Promise<string | null> {
+  const repo = await repoRoot(workspaceReal);
+  if (!repo) return null;
+  // The files stay in the working tree for the human to open: kept out of their `git status`, not shown as untracked.
+  try {
+    await excludeFromStatus(repo, path.dirname(root));
+  } catch (err) {
+    logger?.warn(
+      `artifact ${id}: could not keep ${path.dirname(root)} out of git status: ${String((err as Error).message).split('\n')[0]}`,
+    );
+  }
+  const files = paths.map((abs) => ({ abs, path: path.relative(repo, abs).split(path.sep).join('/') }));
+  try {
+    return await commitToArtifactsRef(repo, files, `Publish artifact: ${title.replace(/\s+/g, ' ').slice(0, 200)}`, {
+      name: m.grantee.name,
+      email: `${m.grantee.slug}@agents.holon.invalid`,
+    });
+  } catch (err) {
+    logger?.warn(`artifact ${id}: not committed: ${String((err as Error).message).split('\n')[0]}`);
+    return null;
+  }
 }
 
 /** The caller's artifacts, newest first. */

@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import type { Clock, Logger } from '../kernel/deps.ts';
 import { HolonError } from '../kernel/errors.ts';
-import type { WorkerSpec } from './file/journal.ts';
+import type { WorkerSpec } from './file/worker.ts';
 import { FileJournal } from './file/journal.ts';
 import { installationPublicKey, lazySigner } from './keys.ts';
 import type { EventStore, NewEvent, Reducer, Signer } from './store.ts';

@@ -1,7 +1,7 @@
 /**
  * The journal's data format and the narrow store interface every process uses. The events and their
  * hashes are the same whatever holds them: a file in workspace storage (journal.ts) or a database table
- * a team shares (postgresStore.ts). Events are appended in transactions; the last event of each carries
+ * a team shares (pg/store.ts). Events are appended in transactions; the last event of each carries
  * its seal, the signature of the installation that wrote it over the transaction's first and last seq
  * and the hash it ends on. A reader folds a transaction only once its seal is there and verifies, and
  * only if the fold admits every one of its events from that signer (see Reducer.admit): a transaction

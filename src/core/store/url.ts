@@ -1,5 +1,5 @@
 /**
- * Which store a URL names. Kept apart from postgresStore.ts so that choosing a store never loads the
+ * Which store a URL names. Kept apart from pg/store.ts so that choosing a store never loads the
  * PostgreSQL client: a process that stays on the file journal never evaluates `pg`.
  */
 

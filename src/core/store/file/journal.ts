@@ -12,41 +12,27 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { Clock, Logger } from '../../kernel/deps.ts';
 import { HolonError } from '../../kernel/errors.ts';
 import { JournalLock } from './lock.ts';
 import type { Entry } from './journalIndex.ts';
-import { buildSnapshot, entryOf, IndexFile, matches } from './journalIndex.ts';
+import { buildSnapshot, entryOf, IndexFile } from './journalIndex.ts';
 import type { IndexCover, Position } from './snapshot.ts';
 import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, Signer, TxOptions, TxResult } from '../store.ts';
-import { describeRefusal, eventHash, eventLine, linkEvents, ListenedStore, parseEventLine, seal, wouldAdmit } from '../store.ts';
+import { describeRefusal, eventLine, linkEvents, ListenedStore, parseEventLine, seal, wouldAdmit } from '../store.ts';
 import type { SealedTx } from '../txChain.ts';
-import { crashCouldLeave, isRefused, TxChain } from '../txChain.ts';
+import { isRefused, TxChain } from '../txChain.ts';
+import type { Located, ReadFrom } from './read.ts';
+import { nothingRead, readAt, readFrom } from './read.ts';
+import type { WorkerSpec } from './worker.ts';
+import { runWorker } from './worker.ts';
 
 export { SNAPSHOT_FILE };
 export const JOURNAL_FILE = 'journal.jsonl';
 const POLL_MS = 200;
 /** A group-committed append is made durable within this long, if no durable one comes first. */
 const GROUP_COMMIT_MS = 50;
-
-/** How to run the journal's worker (journalWorker.ts): a script file, or (from sources) code to evaluate. */
-export type WorkerSpec = { file: string } | { eval: string };
-
-/** Runs one job in a worker thread that does not keep the process alive; resolves with its result. */
-export function runWorker<T>(spec: WorkerSpec, job: { job: string; dir: string; [k: string]: unknown }): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const data = { workerData: job };
-    const worker = 'file' in spec ? new Worker(spec.file, data) : new Worker(spec.eval, { ...data, eval: true });
-    worker.unref();
-    worker.once('message', (m: { ok: true; result: T } | { ok: false; error: string }) =>
-      m.ok ? resolve(m.result) : reject(new Error(m.error)),
-    );
-    worker.once('error', reject);
-    worker.once('exit', () => reject(new Error(`the journal worker stopped before its ${job.job} was done`)));
-  });
-}
 
 /** Options of a file journal. */
 export interface FileJournalOptions<S> {
@@ -68,12 +54,6 @@ export interface FileJournalOptions<S> {
   watch?: boolean;
   /** The worker that folds and writes snapshots off the event loop; without one they are written here. */
   worker?: WorkerSpec;
-}
-
-/** One event read back, with where its line starts. */
-interface Located {
-  e: JournalEvent;
-  offset: number;
 }
 
 /** How many times a transaction that may be decided again is tried while the journal keeps growing under it. */
@@ -203,34 +183,7 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
     const before = (begun !== undefined && begun >= this.index.end) || fromIndex === 0 ? [] : this.index.entries(key, fromIndex);
     const all = [...before, ...tail].sort((a, b) => a.offset - b.offset);
     const wanted = options.newest === undefined ? all : all.slice(Math.max(0, all.length - options.newest));
-    return wanted.map((x) => this.readAt(x));
-  }
-
-  /** The event an index entry points at, checked against the hash it was filed with. */
-  private readAt(entry: Entry): JournalEvent {
-    const fd = fs.openSync(this.file, 'r');
-    try {
-      let size = 4096;
-      for (;;) {
-        const buf = Buffer.allocUnsafe(size);
-        const n = fs.readSync(fd, buf, 0, size, entry.offset);
-        const nl = buf.subarray(0, n).indexOf(10);
-        if (nl >= 0) {
-          const e = parseEventLine(buf.toString('utf8', 0, nl));
-          if (!e || eventHash(e) !== e.hash || !matches(entry, e)) {
-            throw this.breakWith(
-              `journal ${this.file}: the event at byte ${entry.offset} is not the one filed there (altered); run \`holon verify\``,
-              { offset: entry.offset },
-            );
-          }
-          return e;
-        }
-        if (n < size) throw this.breakWith(`journal ${this.file}: no whole event at byte ${entry.offset}`, { offset: entry.offset });
-        size *= 4;
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
+    return wanted.map((x) => readAt(this.file, x, (message, details) => this.breakWith(message, details)));
   }
 
   /**
@@ -446,85 +399,11 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
     return this.listening.breakWith(message, details);
   }
 
-  /**
-   * The whole transactions from `offset` (just after the last one folded), each checked as verify would
-   * and admitted by the fold; `end` is where the last of them ends, `open` the whole lines after it that
-   * no seal covers yet, `tail` what follows the last newline. Anything verify would refuse breaks the
-   * store and names its line.
-   */
-  private readFrom(offset: number): { txs: SealedTx<Located>[]; end: number; open: Located[]; tail: Buffer; tailAt: number } {
-    const none = { txs: [], end: offset, open: [], tail: Buffer.alloc(0), tailAt: offset };
+  /** The transactions after `offset` (see read.ts's readFrom). */
+  private readFrom(offset: number): ReadFrom {
     // Most looks find nothing new: the descriptor appends go through says so without opening the file.
-    if (this.fd !== undefined && fs.fstatSync(this.fd).size === offset) return none;
-    let fd: number;
-    try {
-      fd = fs.openSync(this.file, 'r');
-    } catch {
-      return none;
-    }
-    let data: Buffer;
-    try {
-      const size = fs.fstatSync(fd).size;
-      if (size <= offset) return none;
-      const buf = Buffer.allocUnsafe(size - offset);
-      let read = 0;
-      while (read < buf.length) {
-        const n = fs.readSync(fd, buf, read, buf.length - read, offset + read);
-        if (n === 0) break;
-        read += n;
-      }
-      data = buf.subarray(0, read);
-    } finally {
-      fs.closeSync(fd);
-    }
-    const lastNl = data.lastIndexOf(10);
-    if (lastNl < 0) return { ...none, tail: data };
-    const tailAt = offset + lastNl + 1;
-    const chain = new TxChain<Located>({ seq: this.pos.seq, hash: this.pos.hash, legacy: this.pos.legacy });
-    const txs: SealedTx<Located>[] = [];
-    let end = offset;
-    let start = 0;
-    const fail = (line: number, problem: string): HolonError =>
-      this.breakWith(`journal ${this.file}, line ${line}: ${problem}; run \`holon verify\``, { after_seq: line - 1, line });
-    while (start <= lastNl) {
-      const nl = data.indexOf(10, start);
-      const at = offset + start;
-      const e = parseEventLine(data.toString('utf8', start, nl));
-      start = nl + 1;
-      if (!e) throw fail(chain.seq + 1, 'not a whole event');
-      const step = chain.push({ e, offset: at });
-      if ('broken' in step) throw fail(chain.seq + 1, step.broken);
-      for (const done of step.done) {
-        if (isRefused(done)) throw fail(done.refused.from, describeRefusal(done.refused));
-        const key = this.sealKey();
-        if (done.signer !== key)
-          throw fail(
-            e.seq,
-            key
-              ? `sealed by a key that is not this installation's (${done.signer})`
-              : `sealed by ${done.signer}, but this state folder holds no installation key to check it with`,
-          );
-        txs.push(done);
-        end = offset + start;
-      }
-    }
-    // A crash cuts short one transaction; more than that after the last seal is a journal rewritten
-    // (edited and re-hashed, its seals dropped), never a torn append.
-    if (
-      !crashCouldLeave(
-        chain.afterCheckpoint,
-        chain.open.map((x) => x.e),
-      )
-    )
-      throw fail(
-        chain.open[0]!.e.seq,
-        'no seal covers the events from here on, and they are not what a crash could have left (the journal was rewritten)',
-      );
-    // One signature covers them all: each seal signs the hash its transaction ends on, which the chain
-    // links to everything before it; the seal of the last one checked vouches for every event up to it.
-    const last = txs.at(-1);
-    if (last && !last.verify()) throw fail(last.items.at(-1)!.e.seq, "its seal's signature does not verify (the journal was rewritten)");
-    return { txs, end, open: chain.open, tail: data.subarray(lastNl + 1), tailAt };
+    if (this.fd !== undefined && fs.fstatSync(this.fd).size === offset) return nothingRead(offset);
+    return readFrom(this.file, offset, this.pos, this.sealKey, (message, details) => this.breakWith(message, details));
   }
 
   private loadSnapshot(): void {

@@ -2,7 +2,7 @@
  * What the owner of a team store does besides using it: set the database up (`holon store init`: the
  * events table, a guard that refuses to rewrite it, a member role that may only read and append) and
  * fill it from a state folder's file journal (`holon migrate`). The table's definition and the append
- * lock are PostgresStore's own (PostgresStore.ensureSchema); `pg` is loaded only when a command runs.
+ * lock are schema.ts's (ensureSchema); `pg` is loaded only when a command runs.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -15,20 +15,12 @@ import { JOURNAL_FILE } from '../file/journal.ts';
 import { scanLines } from '../file/journalIndex.ts';
 import { JournalLock } from '../file/lock.ts';
 import { installationPublicKey, lazySigner } from '../keys.ts';
-import type { EventRow } from './store.ts';
-import {
-  APPEND_LOCK,
-  CONNECT_TIMEOUT_MS,
-  EVENT_COLUMNS,
-  eventOfRow,
-  GUARD_TRIGGER,
-  isPostgresUrl,
-  PostgresStore,
-  rowOfEvent,
-  schemaStatements,
-  TABLE,
-} from './store.ts';
-import { redactUrl } from '../url.ts';
+import { CONNECT_TIMEOUT_MS } from './connection.ts';
+import type { EventRow } from './rows.ts';
+import { EVENT_COLUMNS, eventOfRow, rowOfEvent } from './rows.ts';
+import { APPEND_LOCK, ensureSchema, GUARD_TRIGGER, schemaStatements, TABLE } from './schema.ts';
+import { PostgresStore } from './store.ts';
+import { isPostgresUrl, redactUrl } from '../url.ts';
 import { thisProcess } from '../owner.ts';
 import type { EventStore, JournalEvent, Reducer, Signer } from '../store.ts';
 import { parseEventLine } from '../store.ts';
@@ -258,7 +250,7 @@ export async function migrateJournal<S extends object>(
   url: string,
   deps: { logger: Logger; domain: StoreDomain<S> },
 ): Promise<MigrateReport> {
-  const { reducer, register } = deps.domain;
+  const { reducer } = deps.domain;
   requirePostgresUrl(url);
   const dir = path.resolve(stateDir);
   const file = path.join(dir, JOURNAL_FILE);
@@ -282,7 +274,7 @@ export async function migrateJournal<S extends object>(
     const key = checked.head ? installationPublicKey(dir) : undefined;
     const copy = new LogCheck(reducer, (k) => (k === key ? undefined : `sealed by a key that is not this installation's (${k})`));
     await inTransaction(url, async (client) => {
-      await PostgresStore.ensureSchema(client);
+      await ensureSchema(client);
       const { rows } = await client.query<{ last: string | null }>(`SELECT max(seq) AS last FROM ${TABLE}`);
       const last = rows[0]?.last;
       if (last !== null && last !== undefined)
@@ -290,78 +282,12 @@ export async function migrateJournal<S extends object>(
           seq: Number(last),
         });
 
-      let offset = 0;
-      while (copy.seq < checked.events) {
-        const batch: JournalEvent[] = [];
-        let bytes = 0;
-        let readable = true;
-        const { end } = scanLines(file, offset, undefined, (line) => {
-          if (copy.seq === checked.events || batch.length === BATCH_EVENTS || bytes >= BATCH_BYTES) return false;
-          const e = parseEventLine(line);
-          readable = copy.next(e, copy.seq + 1);
-          if (!readable || !e) return false;
-          batch.push(e);
-          bytes += line.length;
-          return true;
-        });
-        const r = copy.report();
-        if (!readable || !r.ok || batch.length === 0) {
-          throw new HolonError(
-            'corrupt_journal',
-            `the journal changed while it was copied (` +
-              `${r.first_bad?.problem ?? r.refused[0]?.message ?? `event ${copy.seq + 1} is missing`}); nothing ` +
-              `was copied`,
-            { seq: copy.seq + 1 },
-          );
-        }
-        offset = end;
-        const rowsOf = batch.map((e) => rowOfEvent(e));
-        await client.query(
-          `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) SELECT * FROM unnest($1::bigint[], ` +
-            `$2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
-          [0, 1, 2, 3, 4, 5, 6].map((i) => rowsOf.map((row) => row[i])),
-        );
-      }
-      const { rows: after } = await client.query<{ n: string; head: string | null }>(
-        `SELECT count(*) AS n, (SELECT hash FROM ${TABLE} ORDER BY seq DESC LIMIT 1) AS head FROM ${TABLE}`,
-      );
-      if (Number(after[0]?.n) !== checked.events || after[0]?.head !== checked.head) {
-        throw new Error(
-          `the database holds ${after[0]?.n} events ending in ${after[0]?.head} after the copy, not ${checked.events} ` +
-            `ending in ${checked.head}`,
-        );
-      }
+      await copyEvents(client, file, checked, copy);
     });
     const state = copy.state;
 
     const expected = createHash('sha256').update(reducer.serialize(state)).digest('hex');
-    const store = await PostgresStore.open({
-      url,
-      reducer,
-      clock: systemClock,
-      logger: deps.logger,
-      signer: lazySigner(dir),
-      watch: false,
-    });
-    try {
-      const folded = createHash('sha256').update(reducer.serialize(store.state)).digest('hex');
-      if (store.seq !== checked.events || folded !== expected) {
-        throw new HolonError(
-          'corrupt_journal',
-          `the events were copied, but the database folds to another state than the ` +
-            `journal (seq ${store.seq}, state ${folded} where ${checked.events}, ${expected} ` +
-            `was expected); do not use it`,
-          {
-            seq: store.seq,
-            state_sha256: folded,
-          },
-        );
-      }
-      // The copied transactions are sealed with this installation's key, the store's root: the store learns its machine.
-      await register(store, lazySigner(dir), thisProcess().host);
-    } finally {
-      store.close();
-    }
+    await checkFolded(url, dir, deps.domain, deps.logger, checked, expected);
     return {
       events: checked.events,
       head: checked.head,
@@ -372,6 +298,93 @@ export async function migrateJournal<S extends object>(
   } finally {
     release();
     lock.close();
+  }
+}
+
+/**
+ * Copies the journal's events into the table, a batch per statement, folding them again as they are read
+ * (`copy`): the journal must still be the one `checked` verified, and the table must end where it ends.
+ */
+async function copyEvents<S>(client: Client, file: string, checked: VerifyReport, copy: LogCheck<S>): Promise<void> {
+  let offset = 0;
+  while (copy.seq < checked.events) {
+    const batch: JournalEvent[] = [];
+    let bytes = 0;
+    let readable = true;
+    const { end } = scanLines(file, offset, undefined, (line) => {
+      if (copy.seq === checked.events || batch.length === BATCH_EVENTS || bytes >= BATCH_BYTES) return false;
+      const e = parseEventLine(line);
+      readable = copy.next(e, copy.seq + 1);
+      if (!readable || !e) return false;
+      batch.push(e);
+      bytes += line.length;
+      return true;
+    });
+    const r = copy.report();
+    if (!readable || !r.ok || batch.length === 0) {
+      throw new HolonError(
+        'corrupt_journal',
+        `the journal changed while it was copied (` +
+          `${r.first_bad?.problem ?? r.refused[0]?.message ?? `event ${copy.seq + 1} is missing`}); nothing ` +
+          `was copied`,
+        { seq: copy.seq + 1 },
+      );
+    }
+    offset = end;
+    const rowsOf = batch.map((e) => rowOfEvent(e));
+    await client.query(
+      `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) SELECT * FROM unnest($1::bigint[], ` +
+        `$2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])`,
+      [0, 1, 2, 3, 4, 5, 6].map((i) => rowsOf.map((row) => row[i])),
+    );
+  }
+  const { rows: after } = await client.query<{ n: string; head: string | null }>(
+    `SELECT count(*) AS n, (SELECT hash FROM ${TABLE} ORDER BY seq DESC LIMIT 1) AS head FROM ${TABLE}`,
+  );
+  if (Number(after[0]?.n) !== checked.events || after[0]?.head !== checked.head) {
+    throw new Error(
+      `the database holds ${after[0]?.n} events ending in ${after[0]?.head} after the copy, not ${checked.events} ` +
+        `ending in ${checked.head}`,
+    );
+  }
+}
+
+/** Opens the copied store, which must fold to the state the journal folds to (`expected`), and registers its machine. */
+async function checkFolded<S>(
+  url: string,
+  dir: string,
+  domain: StoreDomain<S>,
+  logger: Logger,
+  checked: VerifyReport,
+  expected: string,
+): Promise<void> {
+  const { reducer } = domain;
+  const store = await PostgresStore.open({
+    url,
+    reducer,
+    clock: systemClock,
+    logger,
+    signer: lazySigner(dir),
+    watch: false,
+  });
+  try {
+    const folded = createHash('sha256').update(reducer.serialize(store.state)).digest('hex');
+    if (store.seq !== checked.events || folded !== expected) {
+      throw new HolonError(
+        'corrupt_journal',
+        `the events were copied, but the database folds to another state than the ` +
+          `journal (seq ${store.seq}, state ${folded} where ${checked.events}, ${expected} ` +
+          `was expected); do not use it`,
+        {
+          seq: store.seq,
+          state_sha256: folded,
+        },
+      );
+    }
+    // The copied transactions are sealed with this installation's key, the store's root: the store learns its machine.
+    await domain.register(store, lazySigner(dir), thisProcess().host);
+  } finally {
+    store.close();
   }
 }
 

@@ -20,12 +20,11 @@
  * how another machine tells that the money a dead process held can be given back.
  */
 import type * as PG from 'pg';
-import type { Pool, PoolClient, Client } from 'pg';
-import { createHash } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
 import type { Clock, Logger } from '../../kernel/deps.ts';
 import { HolonError } from '../../kernel/errors.ts';
 import type { ProcessRef } from '../owner.ts';
-import { processKey, thisProcess } from '../owner.ts';
+import { thisProcess } from '../owner.ts';
 import type {
   EventStore,
   JournalEvent,
@@ -38,134 +37,16 @@ import type {
   TxOptions,
   TxResult,
 } from '../store.ts';
-import { eventHash, isSeal, linkEvents, ListenedStore, seal, wouldAdmit } from '../store.ts';
+import { eventHash, linkEvents, ListenedStore, seal, wouldAdmit } from '../store.ts';
 import { redactUrl } from '../url.ts';
 import type { ChainPosition } from '../txChain.ts';
 import { isRefused, TxChain } from '../txChain.ts';
-
-// Where the URL check lived first; its home is storeUrl.ts, which loads no client.
-export { isPostgresUrl } from '../url.ts';
-
-/** The table every event is in, and the channel that announces new ones. */
-export const TABLE = 'holon_events';
-const CHANNEL = 'holon_events';
-/** Key of the advisory lock that serialises appends (and the schema's creation). */
-export const APPEND_LOCK = 0x686f6c6f; // "holo"
-/**
- * How long a writer waits for the append lock, and any statement for its answer. Someone else holding
- * the lock for longer is not a busy team: it is a session that keeps it (a teammate's psql left in a
- * transaction, a hostile member), and waiting behind it for ever would stop every writer.
- */
-export const LOCK_WAIT_MS = 5_000;
-const STATEMENT_MS = 30_000;
-/** PostgreSQL's SQLSTATEs: lock_not_available, query_canceled (a statement timeout), unique_violation. */
-const LOCK_NOT_AVAILABLE = '55P03';
-/** check_violation: the table's trigger refusing a row that does not follow the last one. */
-const CHECK_VIOLATION = '23514';
-const STATEMENT_TIMEOUT = '57014';
-const POLL_MS = 1000;
-const RECONNECT_MS = 500;
-/** First key of every presence lock ("holp"); the second is the process's own. */
-const PRESENCE_CLASS = 0x686f6c70;
-/**
- * For this long after the database started, nobody's absence counts: every client lost its connection
- * in the restart and reconnects within a few RECONNECT_MS, its presence with it.
- */
-const RESTART_GRACE_S = 10;
-
-/** The second key of a process's presence lock: 31 bits of a hash of the process (positive, as an oid reads it). */
-function presenceKey(p: ProcessRef): number {
-  return createHash('sha256').update(processKey(p)).digest().readUInt32BE(0) & 0x7fffffff;
-}
-
-/** The trigger that keeps every row inserted linked to the one before it. */
-export const LINK_TRIGGER = 'holon_events_link';
-/** The trigger that refuses UPDATE, DELETE and TRUNCATE. */
-export const GUARD_TRIGGER = 'holon_events_append_only';
-
-/**
- * The table, and the two triggers that keep its shape whoever writes to it, as statements safe to run
- * again (`holon store init` runs them on a table of an earlier version too):
- * - append only: UPDATE, DELETE and TRUNCATE are refused for every role (the table's owner or a
- *   superuser can still drop the trigger; no one else can);
- * - linked: every row inserted takes the append lock (so it cannot slip between another writer's read
- *   and its insert), follows the last row by one and carries its hash as `prev`, and has a hash's shape.
- *   One member's hand-written row can then be refused by the fold, but never break the chain for the
- *   others. What the database cannot check (RFC 8785 hashes, Ed25519 seals, roles) the fold does.
- */
-export function schemaStatements(): string[] {
-  return [
-    `CREATE TABLE IF NOT EXISTS ${TABLE} (seq bigint PRIMARY KEY CHECK (seq > 0), ` +
-      `time text NOT NULL, type text NOT NULL, data text NOT NULL, prev text NOT NULL, ` +
-      `hash text NOT NULL)`,
-    `ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS tx text`,
-    `CREATE OR REPLACE FUNCTION ${GUARD_TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  RAISE EXCEPTION '${TABLE} is append-only: % is refused', TG_OP USING ERRCODE = 'insufficient_privilege';
-END $$`,
-    `DROP TRIGGER IF EXISTS ${GUARD_TRIGGER} ON ${TABLE}`,
-    // Statement-level, so even an UPDATE or DELETE that matches no row is refused, and TRUNCATE with them.
-    `CREATE TRIGGER ${GUARD_TRIGGER} BEFORE UPDATE OR DELETE OR TRUNCATE ON ${TABLE} ` +
-      `FOR EACH STATEMENT EXECUTE FUNCTION ${GUARD_TRIGGER}()`,
-    `CREATE OR REPLACE FUNCTION ${LINK_TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  last_seq bigint;
-  last_hash text;
-BEGIN
-  PERFORM pg_advisory_xact_lock(${APPEND_LOCK});
-  SELECT seq, hash INTO last_seq, last_hash FROM ${TABLE} ORDER BY seq DESC LIMIT 1;
-  IF NEW.seq IS DISTINCT FROM coalesce(last_seq, 0) + 1 THEN
-    RAISE EXCEPTION '${TABLE}: row % does not follow row %', NEW.seq, coalesce(last_seq, 0) USING ERRCODE = 'check_violation';
-  END IF;
-  IF NEW.prev IS DISTINCT FROM coalesce(last_hash, '') THEN
-    RAISE EXCEPTION '${TABLE}: row % does not link to the hash of row %', NEW.seq, coalesce(last_seq, 0) USING ERRCODE = 'check_violation';
-  END IF;
-  IF NEW.hash !~ '^[0-9a-f]{64}$' THEN
-    RAISE EXCEPTION '${TABLE}: row % has no hash', NEW.seq USING ERRCODE = 'check_violation';
-  END IF;
-  RETURN NEW;
-END $$`,
-    `DROP TRIGGER IF EXISTS ${LINK_TRIGGER} ON ${TABLE}`,
-    `CREATE TRIGGER ${LINK_TRIGGER} BEFORE INSERT ON ${TABLE} FOR EACH ROW EXECUTE FUNCTION ${LINK_TRIGGER}()`,
-    `REVOKE ALL ON ${TABLE} FROM PUBLIC`,
-  ];
-}
-
-/** How long a transaction whose connection was lost mid-commit waits for the database to say whether it landed. */
-const LANDED_WAIT_MS = 15_000;
-
-/**
- * How long a connection may take to be ready. Without it, a host that drops packets keeps a command (or
- * the editor's "connecting…") waiting until TCP gives up, minutes later.
- */
-export const CONNECT_TIMEOUT_MS = 10_000;
-
-/**
- * True when `err` lost the connection rather than being refused by the database: no SQLSTATE (a socket
- * error), or one of the connection (08) or operator-intervention (57: a shutdown) classes.
- */
-function connectionLost(err: unknown): boolean {
-  if (err instanceof HolonError) return false;
-  const code = (err as { code?: unknown }).code;
-  if (code === STATEMENT_TIMEOUT) return false;
-  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57');
-}
-
-/** What every connection of a store is opened with: bounded waits, and a name others see it by. */
-export function connectionOptions(url: string): PG.ClientConfig {
-  return {
-    connectionString: url,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    lock_timeout: LOCK_WAIT_MS,
-    statement_timeout: STATEMENT_MS,
-    application_name: `holon on ${thisProcess().host}`.slice(0, 63),
-  };
-}
-
-/** The socket under a pg client (not part of its typed API). */
-function streamOf(client: Client | undefined): { ref?: () => void; unref?: () => void } | undefined {
-  return (client as unknown as { connection?: { stream?: { ref?: () => void; unref?: () => void } } } | undefined)?.connection?.stream;
-}
+import { CHECK_VIOLATION, connectionLost, connectionOptions, landed, LOCK_NOT_AVAILABLE, lockHeld } from './connection.ts';
+import { Listener } from './listener.ts';
+import { ownersAbsent, startedAt } from './presence.ts';
+import type { EventRow } from './rows.ts';
+import { EVENT_COLUMNS, eventOfRow, insertStatements, LostTail, rowsAfterHead } from './rows.ts';
+import { APPEND_LOCK, ensureSchema, TABLE } from './schema.ts';
 
 /** Options of a PostgreSQL store. */
 export interface PostgresStoreOptions<S> {
@@ -186,65 +67,6 @@ export interface PostgresStoreOptions<S> {
   introduce?(state: S): NewEvent[];
 }
 
-/** One event as the table holds it (seq as PostgreSQL's bigint text, data and the seal as JSON text). */
-export interface EventRow {
-  seq: string;
-  time: string;
-  type: string;
-  data: string;
-  prev: string;
-  hash: string;
-  tx: string | null;
-}
-
-/** The table's columns, in an event's order: what every read selects. */
-export const EVENT_COLUMNS = 'seq, time, type, data, prev, hash, tx';
-
-/**
- * A row as an event, not yet checked. Data that is not JSON is kept as its text, so its hash cannot
- * match and the transaction it is in is refused; a seal that is not one is no seal.
- */
-export function eventOfRow(r: EventRow): JournalEvent {
-  let data: unknown;
-  try {
-    data = JSON.parse(r.data);
-  } catch {
-    data = { unreadable: r.data };
-  }
-  let tx: unknown;
-  try {
-    tx = r.tx === null ? undefined : JSON.parse(r.tx);
-  } catch {
-    tx = undefined;
-  }
-  return { seq: Number(r.seq), time: r.time, type: r.type, data, prev: r.prev, hash: r.hash, ...(isSeal(tx) ? { tx } : {}) };
-}
-
-/** An event as the row that holds it (the seal as JSON, or null); `dataJson`, its data's JSON when made already. */
-export function rowOfEvent(
-  e: JournalEvent,
-  dataJson = JSON.stringify(e.data),
-): [number, string, string, string, string, string, string | null] {
-  return [e.seq, e.time, e.type, dataJson, e.prev, e.hash, e.tx ? JSON.stringify(e.tx) : null];
-}
-
-/**
- * The statements that insert `linked` and announce them (the announcement leaves at COMMIT): one simple
- * query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers).
- */
-function insertStatements(client: PoolClient, linked: LinkedEvent[]): string {
-  const lit = (v: string | null): string => (v === null ? 'NULL' : client.escapeLiteral(v));
-  const values = linked
-    .map(
-      (x) =>
-        `(${rowOfEvent(x.e, x.dataJson)
-          .map((v, i) => (i === 0 ? String(v) : lit(v as string | null)))
-          .join(', ')})`,
-    )
-    .join(', ');
-  return `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${linked.at(-1)?.e.seq ?? 0}')`;
-}
-
 /**
  * One of this process's transactions committed with `synchronous_commit` off: its events as it asked for
  * them, where its last row is, and when it was committed.
@@ -261,12 +83,6 @@ interface Unflushed {
  * after it flushes it sooner.
  */
 const UNFLUSHED_KEEP_MS = 60_000;
-
-/**
- * Thrown inside the store when the rows this process folded last are no longer in the table (a crash of
- * the database lost transactions committed without waiting for their flush): it reads the table again.
- */
-class LostTail extends Error {}
 
 /** The events of one PostgreSQL database, folded into memory and tailed. Open it with `PostgresStore.open`. */
 export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
@@ -290,10 +106,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   /** The transactions refused so far (first and last seq): a reload reads them again without reporting them twice. */
   private readonly reported = new Set<string>();
   private reading: Promise<void> | undefined;
-  private listener: Client | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private reconnect: NodeJS.Timeout | undefined;
-  private watching = true;
+  private listener: Listener | undefined;
   /** Connections with this store's 'error' listener. */
   private readonly heard = new WeakSet<PoolClient>();
   /** Resolves once close() has ended every connection. */
@@ -420,14 +233,8 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    if (this.reconnect) clearTimeout(this.reconnect);
-    const listener = this.listener;
-    this.listener = undefined;
-    // Its socket was unref'd so that it never keeps a process alive; while it closes, whoever awaits `ended` must be.
-    streamOf(listener)?.ref?.();
     this.ended = Promise.allSettled([
-      listener?.end(),
+      this.listener?.close(),
       this.queue.then(
         () => this.pool.end(),
         () => this.pool.end(),
@@ -466,7 +273,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
         `BEGIN; ${durable ? '' : 'SET LOCAL synchronous_commit = off; '}SELECT pg_advisory_xact_lock(${APPEND_LOCK}); ` +
           `SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq >= ${head} ORDER BY seq`,
       )) as unknown as PG.QueryResult<EventRow>[];
-      fresh = this.absorb(this.afterHead(opened.at(-1)?.rows ?? [], head, headHash));
+      fresh = this.absorb(rowsAfterHead(opened.at(-1)?.rows ?? [], head, headHash));
       const { events: own, result } = fn(this.current);
       outcome = { result };
       const events = this.opts.introduce && own.length > 0 ? [...this.opts.introduce(this.current), ...own] : own;
@@ -490,9 +297,9 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       // The connection went with the commit on its way (a database restart, a network cut): the rows
       // may be in. Said to have failed, a caller might do it again; so look, once the database answers.
       const last = appended.at(-1);
-      if (outcome && last && connectionLost(err) && (await this.landed(last))) return outcome.result;
+      if (outcome && last && connectionLost(err) && (await landed(this.pool, last, () => this.closed))) return outcome.result;
       appended = [];
-      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) throw await this.lockHeld();
+      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) throw await lockHeld(this.pool, this.opts.url);
       throw err;
     } finally {
       // A connection that failed mid-transaction is not given back to the pool.
@@ -533,7 +340,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       failed = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
       this.ownThrough = this.chain.seq;
-      if (connectionLost(err) && (await this.landed(last))) {
+      if (connectionLost(err) && (await landed(this.pool, last, () => this.closed))) {
         this.committed(own, last, durable);
         return { result };
       }
@@ -542,7 +349,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       if (code === CHECK_VIOLATION) return undefined;
       // Announcements this process let by, taking them for its own, are read now.
       this.look();
-      if (code === LOCK_NOT_AVAILABLE) throw await this.lockHeld();
+      if (code === LOCK_NOT_AVAILABLE) throw await lockHeld(this.pool, this.opts.url);
       throw err;
     } finally {
       // A connection that failed otherwise than by a row refused is not given back to the pool.
@@ -550,18 +357,6 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       const seen = this.foldOwn(appended);
       if (seen.length > 0) this.notify(seen);
     }
-  }
-
-  /**
-   * The rows after `head`, from a read that starts at it: the row at `head` itself must be the one
-   * folded there (`hash`), or the database lost it (LostTail).
-   */
-  private afterHead(rows: EventRow[], head: number, hash: string): JournalEvent[] {
-    const events = rows.map(eventOfRow);
-    if (head === 0) return events;
-    const first = events[0];
-    if (!first || first.seq !== head || first.hash !== hash) throw new LostTail(`the row with seq ${head} is not the one folded`);
-    return events.slice(1);
   }
 
   /**
@@ -612,65 +407,6 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       if (held.get(tx.last.seq) === tx.last.hash) continue;
       this.opts.logger.warn(`store: writing again a transaction the database lost (it ended at seq ${tx.last.seq})`);
       await this.transactNow(() => ({ events: tx.events, result: undefined }), true);
-    }
-  }
-
-  /**
-   * Why the append lock could not be had: who holds it and for how long, as PostgreSQL shows it to this
-   * role (another role's client address is shown to superusers only).
-   */
-  private async lockHeld(): Promise<HolonError> {
-    const waited = `${LOCK_WAIT_MS / 1000} s`;
-    try {
-      const { rows } = await this.pool.query<{
-        pid: number;
-        usename: string | null;
-        application_name: string | null;
-        held_s: string | null;
-      }>(
-        `SELECT a.pid, a.usename, a.application_name, round(extract(epoch FROM now() - ` +
-          `coalesce(a.xact_start, a.backend_start)))::text AS held_s
-           FROM ` +
-          `pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-          WHERE l.locktype = ` +
-          `'advisory' AND l.granted AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1
-  ` +
-          `          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-        [APPEND_LOCK],
-      );
-      const h = rows[0];
-      const who = h
-        ? `session ${h.pid}${h.usename ? ` (role ${h.usename}${h.application_name ? `, "${h.application_name}"` : ''})` : ''}` +
-          `${h.held_s ? `, for ${h.held_s} s` : ''}`
-        : 'another session';
-      return new HolonError(
-        'lock_timeout',
-        `the team store's append lock is held by ${who}; waited ${waited} and wrote ` +
-          `nothing. If it does not let go, the store's owner can end it: SELECT pg_terminate_backend(${h?.pid ?? 'PID'})`,
-        { store: redactUrl(this.opts.url), ...(h ? { pid: h.pid, role: h.usename } : {}) },
-      );
-    } catch {
-      return new HolonError('lock_timeout', `the team store's append lock is held by another session; waited ${waited} and wrote nothing`, {
-        store: redactUrl(this.opts.url),
-      });
-    }
-  }
-
-  /**
-   * Whether `e` is in the table as appended, asked on another connection for up to LANDED_WAIT_MS while
-   * the database comes back. False when another event holds its place, or the database stays away (the
-   * next transaction reads whatever is there, ours included, before it decides anything).
-   */
-  private async landed(e: JournalEvent): Promise<boolean> {
-    const deadline = Date.now() + LANDED_WAIT_MS;
-    for (;;) {
-      try {
-        const { rows } = await this.pool.query<{ hash: string }>(`SELECT hash FROM ${TABLE} WHERE seq = $1`, [e.seq]);
-        return rows[0]?.hash === e.hash;
-      } catch {
-        if (this.closed || Date.now() > deadline) return false;
-        await new Promise((r) => setTimeout(r, RECONNECT_MS));
-      }
     }
   }
 
@@ -772,7 +508,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     this.reading = this.pool
       .query<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${TABLE} WHERE seq >= $1 ORDER BY seq`, [after.seq])
       .then(({ rows }) => {
-        const events = this.afterHead(rows, after.seq, after.hash);
+        const events = rowsAfterHead(rows, after.seq, after.hash);
         if (events.length > 0) this.buffered.push(...events);
       })
       .catch((err: unknown) => {
@@ -801,54 +537,15 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
     );
   }
 
-  /**
-   * Creates the events table when there is none, inside the caller's transaction, and holds the append
-   * lock until that transaction ends (so nothing is appended meanwhile). The table is looked for before
-   * anything is created: a member role without CREATE on the schema opens a store its owner set up. A
-   * table there already must have the shape this version writes (its owner's `holon store init` brings
-   * an older one up to date). Returns whether it created the table.
-   */
-  static async ensureSchema(client: PG.ClientBase): Promise<boolean> {
-    // Two processes creating the table at once would collide in the catalog: one creates, the other waits.
-    await client.query('SELECT pg_advisory_xact_lock($1)', [APPEND_LOCK]);
-    const { rows } = await client.query<{ found: boolean; sealed: boolean; linked: boolean }>(
-      `SELECT to_regclass($1) IS NOT NULL AS found,
-              EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = 'tx' AND NOT attisdropped) AS sealed,
-              EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2 AND tgenabled <> 'D') AS linked`,
-      [TABLE, LINK_TRIGGER],
-    );
-    const found = rows[0];
-    if (found?.found) {
-      if (!found.sealed || !found.linked)
-        throw new HolonError(
-          'conflict',
-          `the team store's ${TABLE} table was set up by an earlier version of Holon; its ` +
-            `owner runs \`holon store init --url ADMIN_URL\` once to bring it up to date`,
-        );
-      return false;
-    }
-    try {
-      for (const statement of schemaStatements()) await client.query(statement);
-    } catch (err) {
-      if ((err as { code?: string }).code !== '42501') throw err;
-      throw new HolonError(
-        'denied',
-        `the database has no ${TABLE} table and this role may not create one; its owner ` +
-          `runs \`holon store init --url ADMIN_URL\` first`,
-      );
-    }
-    return true;
-  }
-
   private async createSchema(): Promise<void> {
     const client = await this.connect();
     try {
       await client.query('BEGIN');
-      await PostgresStore.ensureSchema(client);
+      await ensureSchema(client);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) throw await this.lockHeld();
+      if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) throw await lockHeld(this.pool, this.opts.url);
       throw err;
     } finally {
       client.release();
@@ -860,81 +557,29 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
    * a poll in case a notification was missed.
    */
   private async startTailing(watch: boolean): Promise<void> {
-    this.watching = watch;
-    if (watch) {
-      this.timer = setInterval(() => this.look(), POLL_MS);
-      this.timer.unref();
-    }
-    await this.listen();
-  }
-
-  async ownersAbsent(owners: ProcessRef[]): Promise<boolean[] | null> {
-    if (owners.length === 0) return [];
-    const { rows } = await this.pool.query<{ young: boolean; held: string[] }>(
-      `SELECT now() - pg_postmaster_start_time() < make_interval(secs => $2) AS young,
-              ARRAY(SELECT objid::text FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = $1::oid
-                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())) AS held`,
-      [PRESENCE_CLASS, RESTART_GRACE_S],
-    );
-    const row = rows[0];
-    if (!row || row.young) return null;
-    const held = new Set(row.held);
-    return owners.map((o) => !held.has(String(presenceKey(o))));
-  }
-
-  async startedAt(): Promise<number | null> {
-    try {
-      const { rows } = await this.pool.query<{ ms: string }>(
-        'SELECT (extract(epoch FROM pg_postmaster_start_time()) * 1000)::bigint::text AS ms',
-      );
-      return rows[0] ? Number(rows[0].ms) : null;
-    } catch {
-      return null;
-    }
-  }
-
-  private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new this.pg.Client(connectionOptions(this.opts.url));
-    const retry = (): void => {
-      if (this.closed || this.reconnect) return;
-      if (this.listener === client) this.listener = undefined;
-      client.end().catch(() => undefined);
-      this.reconnect = setTimeout(() => {
-        this.reconnect = undefined;
-        this.listen().then(
-          () => this.look(),
-          () => retry(),
-        );
-      }, RECONNECT_MS);
-      this.reconnect.unref();
-    };
-    client.on('error', (err) => {
-      this.opts.logger.warn(`store: the listening connection was lost (${err.message}); reconnecting`);
-      retry();
+    this.listener = new Listener({
+      pg: this.pg,
+      url: this.opts.url,
+      logger: this.opts.logger,
+      owner: this.opts.owner ?? thisProcess(),
+      watch,
+      // Our own appends come back as announcements too, maybe before the commit's answer: those are ours,
+      // folded already or about to be, and need no read.
+      announced: (seq) => {
+        if (!(seq <= Math.max(this.chain.seq, this.ownThrough))) this.look();
+      },
+      look: () => this.look(),
     });
-    client.on('end', retry);
-    // Our own appends come back as notifications too, maybe before the commit's answer: those are ours,
-    // folded already or about to be, and need no read.
-    client.on('notification', (n) => {
-      if (!(Number(n.payload) <= Math.max(this.chain.seq, this.ownThrough))) this.look();
-    });
-    try {
-      await client.connect();
-      // Not granted means this process already holds it on another store's connection: present either way.
-      await client.query('SELECT pg_try_advisory_lock($1, $2)', [PRESENCE_CLASS, presenceKey(this.opts.owner ?? thisProcess())]);
-      if (this.watching) await client.query(`LISTEN ${CHANNEL}`);
-    } catch (err) {
-      retry();
-      throw err;
-    }
-    if (this.closed) {
-      await client.end();
-      return;
-    }
-    this.listener = client;
-    // The listening connection must not keep a finished CLI command alive.
-    streamOf(client)?.unref?.();
+    await this.listener.start();
+  }
+
+  ownersAbsent(owners: ProcessRef[]): Promise<boolean[] | null> {
+    return ownersAbsent(this.pool, owners);
+  }
+
+  startedAt(): Promise<number | null> {
+    return startedAt(this.pool);
   }
 
   private notify(events: JournalEvent[]): void {
