@@ -25,7 +25,7 @@ import type { AgentEntry, Endpoint, Mandate, Receipt } from '../kernel/model.ts'
 import type { Money, MoneyJson } from '../kernel/amount.ts';
 import * as M from '../kernel/amount.ts';
 import type { BudgetView } from '../money/spend.ts';
-import { chargeOf } from '../money/settlement.ts';
+import { chargeOf } from '../rails/settlementView.ts';
 import { budgetOf, endHold, gateSpend, limitDenials, roomFor, spendEvent, thresholdDenial } from '../money/spend.ts';
 import type { HolonState } from '../fold/state.ts';
 import { canonicalHash, checkJsonLimits, previewJson, summarize } from '../kernel/util.ts';

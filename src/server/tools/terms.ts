@@ -10,8 +10,8 @@ import { HolonError } from '../../core/kernel/errors.ts';
 import { FOREIGN_META_KEY, foreignFields } from '../../core/kernel/foreign.ts';
 import { mandateDenials, mandateOf } from '../../core/accounts/mandates.ts';
 import type { Money } from '../../core/kernel/amount.ts';
-import type { PaymentAsk } from '../../core/money/pay.ts';
-import { payeeDenial, payWithin } from '../../core/money/pay.ts';
+import type { PaymentAsk } from '../../core/money/walletPay.ts';
+import { payeeDenial, payWithin } from '../../core/money/walletPay.ts';
 import { denialText } from '../../core/kernel/words.ts';
 import { atrBytes, atrHash as hashOf, atrView, isCanonicalBase64 } from '../../core/terms/atr.ts';
 import type { TypedRequest, Wallet } from '../../core/local/wallet.ts';
@@ -19,8 +19,8 @@ import { createApprovalWaiter } from '../approvalWait.ts';
 import { termsFailure } from '../render/terms.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
-import type { KnownAsset } from '../../core/money/assets.ts';
-import { knownAsset } from '../../core/money/assets.ts';
+import type { KnownAsset } from '../../core/rails/assets.ts';
+import { knownAsset } from '../../core/rails/assets.ts';
 import type { AgreementChosen, AgreementReceipt } from '../terms/x402Agreement.ts';
 import {
   AGREEMENT,
@@ -35,16 +35,10 @@ import {
 } from '../terms/x402Agreement.ts';
 import { fromAtomic as atomicToMoney } from '../terms/x402Agent.ts';
 import { chainPaymentOf } from '../terms/x402Agent.ts';
-import { settlementView } from '../../core/money/settlement.ts';
-import {
-  assertExactNonceUnspent,
-  assertOnConfiguredChain,
-  channelSettlement,
-  expectRefund,
-  openUnderNonce,
-  reads,
-} from '../../core/money/landing.ts';
-import type { Settlement } from '../../core/money/settlement.ts';
+import { settlementView } from '../../core/rails/settlementView.ts';
+import { assertExactNonceUnspent, assertOnConfiguredChain, openUnderNonce, reads } from '../../core/rails/signing.ts';
+import { channelSettlement, expectRefund } from '../../core/rails/refund.ts';
+import type { Settlement } from '../../core/rails/settlement.ts';
 import * as M from '../../core/kernel/amount.ts';
 import { SettlementDetailSchema, SettlementSchema } from './settlementSchema.ts';
 import { mandateSettlement, settlementDetail } from '../../core/money/payments.ts';
