@@ -3,8 +3,9 @@
 // variables, and renders the tool's result (views.ts). It calls only read-only tools, named below: an
 // app's tool call is one the model could make too, and no Holon tool approves, rejects or widens anything.
 import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
-import type { ApprovalJson, BudgetJson, CallCard, CallJson, ReceiptJson, SearchJson, SpendChartJson } from './views.ts';
-import { renderAgents, renderCall, renderMessage, renderReceipt, renderSpend } from './views.ts';
+import type { ApprovalJson, BudgetJson, CallJson, ReceiptJson, SearchJson, SpendChartJson } from './json.ts';
+import type { CallCard } from './views.ts';
+import { foreignPathsOf, renderAgents, renderCall, renderMessage, renderReceipt, renderSpend } from './views.ts';
 
 /** The tools a view calls: reads only. */
 const READS = ['check_approval', 'get_receipt'] as const;
@@ -25,6 +26,13 @@ type ToolResult = {
   isError?: boolean | undefined;
 };
 
+/** Follows the host's theme and CSS variables. */
+function theme(ctx: McpUiHostContext | undefined): void {
+  if (!ctx) return;
+  if (ctx.theme) applyDocumentTheme(ctx.theme);
+  if (ctx.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
+}
+
 function start(): void {
   const doc = document;
   const view = doc.documentElement.getAttribute('data-view') ?? '';
@@ -37,12 +45,6 @@ function start(): void {
   const read = async (name: Read, args: Record<string, unknown>): Promise<ToolResult> => {
     if (!READS.includes(name)) throw new Error(`${name} is not a read`);
     return (await app.callServerTool({ name, arguments: args })) as ToolResult;
-  };
-
-  const theme = (ctx: McpUiHostContext | undefined): void => {
-    if (!ctx) return;
-    if (ctx.theme) applyDocumentTheme(ctx.theme);
-    if (ctx.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
   };
 
   const card: CallCard = { input: null, result: null, approval: null };
@@ -64,7 +66,7 @@ function start(): void {
 
   const showTree = async (receipt: string): Promise<void> => {
     const r = await read('get_receipt', { receipt });
-    if (!r.isError && r.structuredContent) renderReceipt(extra, r.structuredContent as unknown as ReceiptJson);
+    if (!r.isError && r.structuredContent) renderReceipt(extra, r.structuredContent as unknown as ReceiptJson, foreignPathsOf(r._meta));
   };
 
   app.onhostcontextchanged = (ctx) => theme({ ...app.getHostContext(), ...ctx });
@@ -77,15 +79,18 @@ function start(): void {
     const result = params as ToolResult;
     const data = result.structuredContent;
     if (!data) return renderMessage(main, 'Holon answered with an error: the chat shows its text.', 'result-error');
+    // Where another party's text sits in the result: the views name its writer on hover.
+    const foreign = foreignPathsOf(result._meta);
     switch (view) {
       case 'receipt':
-        return renderReceipt(main, data as unknown as ReceiptJson);
+        return renderReceipt(main, data as unknown as ReceiptJson, foreign);
       case 'spend':
         return renderSpend(main, data as unknown as BudgetJson, (result._meta?.[SPEND_META_KEY] as SpendChartJson | undefined) ?? null);
       case 'agents':
-        return renderAgents(main, data as unknown as SearchJson);
+        return renderAgents(main, data as unknown as SearchJson, foreign);
       case 'call': {
         card.result = data as unknown as CallJson;
+        card.foreign = foreign;
         renderCall(main, card);
         if (card.result.status === 'pending_approval' && card.result.approval) poll(card.result.approval);
         else if (card.result.receipt && card.result.status !== 'denied') void showTree(card.result.receipt).catch(() => undefined);

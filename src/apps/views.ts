@@ -3,138 +3,20 @@
 // party chose — an agent's name and description, an error, a reason — is text, never HTML. Nothing here
 // decides anything: the views only read (see main.ts for the one list of tools they call).
 import { append, clear, h } from '../webview/render/dom.ts';
-
-/** An amount as the server sends it: a decimal string and its currency (never a float). */
-export interface MoneyJson {
-  amount: string;
-  currency: string;
-}
-
-/** One node of get_receipt's tree (its output schema, as far as the view reads it). */
-export interface ReceiptNodeJson {
-  receipt: string;
-  agent: string | null;
-  version: string | null;
-  capability: string | null;
-  status: string;
-  worst_case: MoneyJson | null;
-  cost: MoneyJson | null;
-  total_cost: MoneyJson | null;
-  reasons: string[];
-  error: { code: string; message: string; charged: boolean } | null;
-  approval: string | null;
-  duration_ms: number | null;
-  terms_hash?: string | null;
-  /** The payment on a chain that paid this call, as Holon read the chain: where it landed, or why not. */
-  settlement?: PaymentJson | null;
-  children: ReceiptNodeJson[];
-}
-
-/** A payment on a chain, as every receipt carries it (the server's SettlementSchema, as far as the view reads it). */
-export interface PaymentJson {
-  id: string;
-  status: string;
-  /** Holon's own words: `landed in block N (network)`, or not landed and why. */
-  summary: string;
-  network: string;
-  payee: string;
-  amount: MoneyJson;
-  /** The transaction Holon read the payment in, on the chain itself; null until it landed. */
-  transaction: string | null;
-  block: string | null;
-  /** The transaction the payee named: as named when it has a transaction's form, else marked as the payee's data. */
-  claimed_transaction: string | null;
-}
-
-/** A payment on a chain, as get_receipt returns it for a settlement id: the payment, and what it pays for. */
-export interface SettlementJson extends PaymentJson {
-  for: { kind: string; id: string; idempotency_key: string | null };
-  held: MoneyJson;
-}
-
-/** get_receipt's result: a call's receipt tree, or a payment by its settlement id. */
-export interface ReceiptJson {
-  tree?: ReceiptNodeJson;
-  total_cost?: MoneyJson | null;
-  settlement?: SettlementJson;
-}
-
-/** The spend figures the server adds for the spend view (apps.ts, `holon/spend`). */
-export interface SpendChartJson {
-  mandate: string;
-  currency: string;
-  days: { day: string; spent: MoneyJson; permille: number }[];
-  payees: { kind: string; id: string; spent: MoneyJson; permille: number }[];
-  groups: { group: string; label: string; spent: MoneyJson }[];
-  total: MoneyJson;
-  per_day: MoneyJson | null;
-  day_scale: MoneyJson;
-  per_day_permille: number | null;
-  budget: { total: MoneyJson; spent: MoneyJson; held: MoneyJson; remaining: MoneyJson };
-  other_currencies: string[];
-}
-
-/** get_budget's or get_mandate's result, as far as the view reads them. */
-export interface BudgetJson {
-  mandate: string;
-  currency?: string;
-  limits?: { total: MoneyJson; per_day: MoneyJson | null; per_call: MoneyJson | null; approval_threshold: MoneyJson };
-  caps?: { cap: string; limit: MoneyJson; drawn?: MoneyJson; remaining?: MoneyJson }[];
-  approval_threshold?: MoneyJson;
-  spent?: MoneyJson;
-  held?: MoneyJson;
-  remaining?: MoneyJson;
-  spent_today?: MoneyJson;
-}
-
-/** One agent of search_agents. */
-export interface AgentJson {
-  agent: string;
-  version: string;
-  name: string;
-  description: string;
-  worst_case: MoneyJson | null;
-  expected_cost_per_success: MoneyJson | null;
-  success_rate: string | null;
-  record_basis: string;
-  mandate_decision: string;
-  reasons: string[];
-}
-
-/** search_agents's result. */
-export interface SearchJson {
-  mandate: string;
-  currency: string;
-  agents: AgentJson[];
-  excluded: { agent: string; version: string; reasons: string[] }[];
-  total: { agents: number; excluded: number };
-}
-
-/** call_agent's result. */
-export interface CallJson {
-  receipt: string;
-  status: string;
-  agent: string | null;
-  version: string | null;
-  worst_case: MoneyJson | null;
-  cost: MoneyJson | null;
-  delegated_calls: number;
-  approval: string | null;
-  reasons: string[];
-  error: { code: string; message: string } | null;
-}
-
-/** check_approval's result. */
-export interface ApprovalJson {
-  approval: string;
-  status: 'pending' | 'approved' | 'rejected' | 'used' | 'expired';
-  worst_case: MoneyJson;
-  threshold: MoneyJson;
-  expires_at: string;
-  channel: string | null;
-}
-
-const SVG = 'http://www.w3.org/2000/svg';
+import type { ChartIds, SpendChart } from '../webview/render/spendChart.ts';
+import { dayChart, payeeBars } from '../webview/render/spendChart.ts';
+import type {
+  ApprovalJson,
+  BudgetJson,
+  CallJson,
+  MoneyJson,
+  PaymentJson,
+  ReceiptJson,
+  ReceiptNodeJson,
+  SearchJson,
+  SettlementJson,
+  SpendChartJson,
+} from './json.ts';
 
 /** `amount currency`, as the server wrote the amount (it is exact; the view never rounds money). */
 export function money(m: MoneyJson | null | undefined): string {
@@ -159,17 +41,42 @@ export function permilleOf(part: MoneyJson | null | undefined, whole: MoneyJson 
 }
 
 /**
- * Text another party chose arrives marked for the model as `<data from="party">…</data>` (src/core/kernel/foreign.ts,
- * `<` inside written `&lt;`). The view shows the text and names the party on hover — as text, never markup.
+ * Where a result holds another party's text, as its `_meta["holon/foreign"]` names it: a JSON Pointer and
+ * who wrote what is there (src/core/kernel/foreign.ts). The value itself is the party's, exactly as sent.
+ */
+export type ForeignPaths = readonly { path: string; from: string }[];
+
+/** The `_meta["holon/foreign"]` of a result: the places another party's text sits (none when it names none). */
+export function foreignPathsOf(meta: Record<string, unknown> | undefined): ForeignPaths {
+  const named = meta?.['holon/foreign'];
+  if (!Array.isArray(named)) return [];
+  return named.filter(
+    (f): f is { path: string; from: string } =>
+      typeof f === 'object' &&
+      f !== null &&
+      typeof (f as { path?: unknown }).path === 'string' &&
+      typeof (f as { from?: unknown }).from === 'string',
+  );
+}
+
+/** Who wrote the text at `pointer`: a place named as another party's, or inside one (a party's subtree is named at its root). */
+export function writerOf(foreign: ForeignPaths, pointer: string): string | null {
+  return foreign.find((f) => pointer === f.path || pointer.startsWith(`${f.path}/`))?.from ?? null;
+}
+
+/**
+ * A transaction a payee named that is not a transaction hash is the one text a result still wraps:
+ * `<data from="party">…</data>`, `<` inside written `&lt;` (src/core/kernel/foreign.ts, transactionAsNamed).
+ * The view shows the text and names the party on hover — as text, never markup.
  */
 export function unwrapData(text: string): { text: string; from: string | null } {
   const m = /^<data from="([^"]*)">([\s\S]*)<\/data>$/.exec(text);
   return m ? { text: (m[2] ?? '').replace(/&lt;/g, '<'), from: m[1] ?? null } : { text, from: null };
 }
 
-function foreign(doc: Document, text: string, attrs: Record<string, string> = {}): HTMLElement {
-  const d = unwrapData(text);
-  return h(doc, 'span', { ...attrs, title: d.from ? `Written by ${d.from}` : undefined }, d.text);
+/** Another party's text, as text, with who wrote it on hover (nothing when no one else did). */
+function theirs(doc: Document, text: string, from: string | null, attrs: Record<string, string> = {}): HTMLElement {
+  return h(doc, 'span', { ...attrs, title: from ? `Written by ${from}` : undefined }, text);
 }
 
 /** A horizontal meter: `permille` of its track filled, with an accessible name and value. */
@@ -220,7 +127,27 @@ function costWords(status: string, cost: MoneyJson | null, worstCase: MoneyJson 
   return worstCase ? `${money(cost)} of worst case ${money(worstCase)}` : money(cost);
 }
 
-function receiptNode(doc: Document, n: ReceiptNodeJson, depth: number): HTMLElement {
+/** An error's code and message, each the writer's text (named on hover when another party wrote it). */
+function errorWords(
+  doc: Document,
+  error: { code: string; message: string },
+  at: string,
+  foreign: ForeignPaths,
+  charged = false,
+): HTMLElement {
+  return h(
+    doc,
+    'span',
+    {},
+    theirs(doc, error.code, writerOf(foreign, `${at}/code`)),
+    ': ',
+    theirs(doc, error.message, writerOf(foreign, `${at}/message`)),
+    charged ? ' (charged)' : '',
+  );
+}
+
+/** A call and, under it, its delegated calls; `at` is the node's JSON Pointer in the result. */
+function receiptNode(doc: Document, n: ReceiptNodeJson, depth: number, at: string, foreign: ForeignPaths): HTMLElement {
   const who = n.agent ? `${n.agent}${n.version ? ` ${n.version}` : ''}` : (n.capability ?? 'call');
   const facts: HTMLElement[] = [];
   const fact: Fact = (label, value, testId) => {
@@ -237,7 +164,7 @@ function receiptNode(doc: Document, n: ReceiptNodeJson, depth: number): HTMLElem
     fact('Payment', h(doc, 'span', { class: `payment-${p.status}`, 'data-status': p.status }, p.summary), 'node-payment');
     paymentFacts(doc, p, fact, 'node-payment');
   }
-  if (n.error) fact('Error', `${n.error.code}: ${unwrapData(n.error.message).text}${n.error.charged ? ' (charged)' : ''}`, 'node-error');
+  if (n.error) fact('Error', errorWords(doc, n.error, `${at}/error`, foreign, n.error.charged), 'node-error');
   const item = h(
     doc,
     'li',
@@ -265,7 +192,7 @@ function receiptNode(doc: Document, n: ReceiptNodeJson, depth: number): HTMLElem
         doc,
         'ul',
         { class: 'children', 'aria-label': `${n.children.length} delegated calls`, 'data-testid': 'receipt-children' },
-        ...n.children.map((c) => receiptNode(doc, c, depth + 1)),
+        ...n.children.map((c, i) => receiptNode(doc, c, depth + 1, `${at}/children/${i}`, foreign)),
       ),
     );
   }
@@ -281,7 +208,7 @@ function descendants(n: ReceiptNodeJson): number {
  * get_receipt: the tree, each call's cost against its worst case, the terms hash and where a payment landed;
  * or, for a settlement id, the one payment: where it landed (or why not), and what it pays for.
  */
-export function renderReceipt(root: HTMLElement, r: ReceiptJson): void {
+export function renderReceipt(root: HTMLElement, r: ReceiptJson, foreign: ForeignPaths = []): void {
   const doc = root.ownerDocument;
   clear(root);
   if (r.settlement) return renderPayment(root, r.settlement);
@@ -296,7 +223,7 @@ export function renderReceipt(root: HTMLElement, r: ReceiptJson): void {
       `Total ${money(r.total_cost)}`,
       delegated > 0 ? `, ${delegated} delegated call${delegated === 1 ? '' : 's'}` : '',
     ),
-    h(doc, 'ul', { class: 'tree', role: 'list', 'data-testid': 'receipt-tree' }, receiptNode(doc, r.tree, 0)),
+    h(doc, 'ul', { class: 'tree', role: 'list', 'data-testid': 'receipt-tree' }, receiptNode(doc, r.tree, 0, '/tree', foreign)),
   ]);
 }
 
@@ -310,7 +237,13 @@ function paymentFacts(doc: Document, p: PaymentJson, fact: Fact, testId: string)
   if (p.transaction)
     fact('Transaction', h(doc, 'code', { class: 'hash' }, `${p.transaction} · block ${p.block ?? '?'}`), `${testId}-transaction`);
   if (p.claimed_transaction !== null && p.claimed_transaction !== p.transaction)
-    fact('The payee named', foreign(doc, p.claimed_transaction, { class: 'hash' }), `${testId}-claimed`);
+    fact('The payee named', claimed(doc, p.claimed_transaction), `${testId}-claimed`);
+}
+
+/** The transaction a payee named: its text, and the payee on hover when it came wrapped as the payee's. */
+function claimed(doc: Document, text: string): HTMLElement {
+  const d = unwrapData(text);
+  return theirs(doc, d.text, d.from, { class: 'hash' });
 }
 
 /** One payment on a chain: Holon's words for where it landed, what it pays for, and the transactions. */
@@ -336,76 +269,28 @@ function renderPayment(root: HTMLElement, p: SettlementJson): void {
 
 // ---- the spend chart ----------------------------------------------------------------------------------
 
-/** The 30-day chart as an SVG: a bar per day, the per-day limit as a line; each bar has a name and a title. */
-function dayChart(doc: Document, c: SpendChartJson): Element {
-  const width = 300;
-  const height = 100;
-  const step = width / Math.max(1, c.days.length);
-  const svg = doc.createElementNS(SVG, 'svg');
-  svg.setAttribute('viewBox', `0 0 ${width} ${height + 14}`);
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('class', 'chart');
-  svg.setAttribute('data-testid', 'day-chart');
-  svg.setAttribute(
-    'aria-label',
-    `Spend per day over the last ${c.days.length} days, ${money(c.total)} in all${c.per_day ? `; limit ${money(c.per_day)} a day` : ''}`,
-  );
-  c.days.forEach((d, i) => {
-    // A day without spend keeps a sliver on the axis, so thirty days read as thirty days.
-    const barHeight = Math.max((d.permille / 1000) * height, 0.8);
-    const over = c.per_day_permille !== null && d.permille > c.per_day_permille;
-    const rect = doc.createElementNS(SVG, 'rect');
-    rect.setAttribute('x', (i * step + step * 0.15).toFixed(2));
-    rect.setAttribute('y', (height - barHeight).toFixed(2));
-    rect.setAttribute('width', (step * 0.7).toFixed(2));
-    rect.setAttribute('height', barHeight.toFixed(2));
-    rect.setAttribute('class', over ? 'bar over' : d.permille > 0 ? 'bar' : 'bar empty');
-    rect.setAttribute('data-testid', 'day-bar');
-    rect.setAttribute('data-day', d.day);
-    rect.setAttribute('data-permille', String(d.permille));
-    rect.setAttribute('aria-label', `${d.day}: ${money(d.spent)}`);
-    const title = doc.createElementNS(SVG, 'title');
-    title.textContent = `${d.day}: ${money(d.spent)}${over ? ' — over the daily limit' : ''}`;
-    rect.appendChild(title);
-    svg.appendChild(rect);
-  });
-  if (c.per_day_permille !== null && c.per_day) {
-    const y = (height - (c.per_day_permille / 1000) * height).toFixed(2);
-    const line = doc.createElementNS(SVG, 'line');
-    for (const [k, v] of [
-      ['x1', '0'],
-      ['x2', String(width)],
-      ['y1', y],
-      ['y2', y],
-      ['class', 'limit'],
-      ['data-testid', 'limit-line'],
-      ['data-permille', String(c.per_day_permille)],
-    ])
-      line.setAttribute(k as string, v as string);
-    const title = doc.createElementNS(SVG, 'title');
-    title.textContent = `Daily limit ${money(c.per_day)}`;
-    line.appendChild(title);
-    svg.appendChild(line);
-  }
-  const first = doc.createElementNS(SVG, 'text');
-  first.setAttribute('x', '0');
-  first.setAttribute('y', String(height + 12));
-  first.setAttribute('class', 'axis');
-  first.textContent = c.days[0]?.day ?? '';
-  const last = doc.createElementNS(SVG, 'text');
-  last.setAttribute('x', String(width));
-  last.setAttribute('y', String(height + 12));
-  last.setAttribute('text-anchor', 'end');
-  last.setAttribute('class', 'axis');
-  last.textContent = 'today';
-  svg.append(first, last);
-  return svg;
+/** The app's test ids for the chart's parts (spendChart.ts draws it as the Holon view does). */
+const CHART_IDS: ChartIds = {
+  chart: 'day-chart',
+  day: () => 'day-bar',
+  limit: 'limit-line',
+  payees: 'payee-bars',
+  payee: () => 'payee-bar',
+};
+
+/** The server's figures as the chart draws them: each amount as the server wrote it, the heights as it computed them. */
+function chartOf(c: SpendChartJson): SpendChart {
+  return {
+    days: c.days.map((d) => ({ day: d.day, amount: money(d.spent), permille: d.permille, empty: units(d.spent.amount) === 0n })),
+    payees: c.payees.map((p) => ({ key: `${p.kind}:${p.id}`, id: p.id, amount: money(p.spent), permille: p.permille })),
+    total: money(c.total),
+    perDay: c.per_day ? money(c.per_day) : null,
+    perDayPermille: c.per_day_permille,
+  };
 }
 
-/** get_budget / get_mandate: the limits and what is spent of them; with the server's figures, the chart. */
-export function renderSpend(root: HTMLElement, b: BudgetJson, chart: SpendChartJson | null): void {
-  const doc = root.ownerDocument;
-  clear(root);
+/** The budget's limits and what is spent of them. */
+function budgetFacts(doc: Document, b: BudgetJson): HTMLElement[] {
   const total = b.limits?.total ?? b.caps?.find((c) => c.cap === 'total')?.limit ?? null;
   const perDay = b.limits?.per_day ?? b.caps?.find((c) => c.cap === 'per_day')?.limit ?? null;
   const perCall = b.limits?.per_call ?? b.caps?.find((c) => c.cap === 'per_call')?.limit ?? null;
@@ -421,71 +306,56 @@ export function renderSpend(root: HTMLElement, b: BudgetJson, chart: SpendChartJ
   row('Per day', perDay ? money(perDay) : 'no daily limit', 'spend-per-day');
   row('Per call', perCall ? money(perCall) : 'no per-call limit', 'spend-per-call');
   row('Asks you above', money(threshold), 'spend-threshold');
-  append(root, [
+  return [
     heading(doc, `Budget of ${b.mandate}`),
     meter(doc, `Spent ${money(b.spent)} of ${money(total)}`, permilleOf(b.spent, total), 'budget-meter'),
     h(doc, 'dl', { class: 'kv' }, ...rows),
-  ]);
-  if (!chart) return;
-  root.appendChild(heading(doc, `Spend per day, last ${chart.days.length} days`, 'h2'));
-  root.appendChild(dayChart(doc, chart));
-  root.appendChild(
+  ];
+}
+
+/** The chart and its words: the days against the limit, the payees, the kinds of spend. */
+function chartParts(doc: Document, c: SpendChartJson): HTMLElement[] {
+  const chart = chartOf(c);
+  const out: HTMLElement[] = [
+    heading(doc, `Spend per day, last ${c.days.length} days`, 'h2'),
+    ...dayChart(doc, chart, CHART_IDS),
     h(
       doc,
       'p',
       { class: 'muted', 'data-testid': 'chart-total' },
-      `${money(chart.total)} in ${chart.days.length} days`,
-      chart.per_day ? ` · limit ${money(chart.per_day)} a day` : '',
+      `${chart.total} in ${c.days.length} days`,
+      chart.perDay ? ` · limit ${chart.perDay} a day` : '',
     ),
-  );
-  if (chart.other_currencies.length > 0) {
-    root.appendChild(
-      h(
-        doc,
-        'p',
-        { class: 'attention', 'data-testid': 'chart-other-currencies' },
-        `Not in the chart: spends in ${chart.other_currencies.join(', ')}.`,
-      ),
-    );
+  ];
+  if (c.other_currencies.length > 0) {
+    const words = `Not in the chart: spends in ${c.other_currencies.join(', ')}.`;
+    out.push(h(doc, 'p', { class: 'attention', 'data-testid': 'chart-other-currencies' }, words));
   }
-  root.appendChild(heading(doc, 'By payee', 'h2'));
-  if (chart.payees.length === 0)
-    root.appendChild(h(doc, 'p', { class: 'muted', 'data-testid': 'no-payees' }, 'Nothing spent in these days.'));
-  else
-    root.appendChild(
-      h(
-        doc,
-        'ul',
-        { class: 'bars', 'data-testid': 'payee-bars' },
-        ...chart.payees.map((p) =>
-          h(
-            doc,
-            'li',
-            { 'data-testid': 'payee-bar', 'data-payee': `${p.kind}:${p.id}` },
-            h(doc, 'span', { class: 'mono label' }, p.id),
-            meter(doc, `${p.id}: ${money(p.spent)}`, p.permille, 'payee-meter'),
-            h(doc, 'span', { class: 'value' }, money(p.spent)),
-          ),
-        ),
-      ),
-    );
-  if (chart.groups.length > 0) {
-    root.appendChild(heading(doc, 'By kind of spend', 'h2'));
-    root.appendChild(
-      h(
-        doc,
-        'dl',
-        { class: 'kv', 'data-testid': 'group-list' },
-        ...chart.groups.flatMap((g) => [h(doc, 'dt', {}, g.label), h(doc, 'dd', { 'data-testid': `group-${g.group}` }, money(g.spent))]),
-      ),
-    );
+  out.push(heading(doc, 'By payee', 'h2'));
+  if (c.payees.length === 0) out.push(h(doc, 'p', { class: 'muted', 'data-testid': 'no-payees' }, 'Nothing spent in these days.'));
+  else out.push(payeeBars(doc, chart, CHART_IDS));
+  if (c.groups.length > 0) {
+    const groups = c.groups.flatMap((g) => [
+      h(doc, 'dt', {}, g.label),
+      h(doc, 'dd', { 'data-testid': `group-${g.group}` }, money(g.spent)),
+    ]);
+    out.push(heading(doc, 'By kind of spend', 'h2'), h(doc, 'dl', { class: 'kv', 'data-testid': 'group-list' }, ...groups));
   }
+  return out;
+}
+
+/** get_budget / get_mandate: the limits and what is spent of them; with the server's figures, the chart. */
+export function renderSpend(root: HTMLElement, b: BudgetJson, chart: SpendChartJson | null): void {
+  const doc = root.ownerDocument;
+  clear(root);
+  append(root, budgetFacts(doc, b));
+  if (chart) append(root, chartParts(doc, chart));
 }
 
 // ---- the comparison of agents ------------------------------------------------------------------------
 
 /** search_agents: the allowed agents ranked by expected cost per success, then the excluded ones and why. */
-export function renderAgents(root: HTMLElement, r: SearchJson): void {
+export function renderAgents(root: HTMLElement, r: SearchJson, foreign: ForeignPaths = []): void {
   const doc = root.ownerDocument;
   clear(root);
   append(root, [
@@ -512,7 +382,7 @@ export function renderAgents(root: HTMLElement, r: SearchJson): void {
           'td',
           {},
           h(doc, 'div', { class: 'mono' }, `${a.agent} ${a.version}`),
-          h(doc, 'div', { class: 'muted' }, foreign(doc, a.name, { 'data-testid': 'agent-name' })),
+          h(doc, 'div', { class: 'muted' }, theirs(doc, a.name, writerOf(foreign, `/agents/${i}/name`), { 'data-testid': 'agent-name' })),
         ),
         h(doc, 'td', {}, money(a.expected_cost_per_success)),
         h(doc, 'td', {}, a.success_rate === null ? '—' : `${a.success_rate}`),
@@ -580,6 +450,65 @@ export interface CallCard {
   input: { agent?: string | null; capability?: string | null } | null;
   result: CallJson | null;
   approval: ApprovalJson | null;
+  /** Where the result holds another party's text (its `_meta["holon/foreign"]`). */
+  foreign?: ForeignPaths;
+}
+
+/** The card of a call that waits for the human: the approval's state, its worst case, and where to decide. */
+function waiting(doc: Document, who: string, r: CallJson, a: ApprovalJson | null): HTMLElement[] {
+  const state = a?.status ?? 'pending';
+  const words: Record<string, string> = {
+    pending: 'Waits for your decision',
+    approved: `Approved${a?.channel ? ` (${a.channel})` : ''}: the agent may call again with this approval`,
+    used: 'Approved and used',
+    rejected: 'Rejected: the call will not run',
+    expired: 'Expired before anyone decided: the agent must ask again',
+  };
+  const expires = a
+    ? [h(doc, 'dt', {}, 'Expires'), h(doc, 'dd', {}, h(doc, 'time', { datetime: a.expires_at }, new Date(a.expires_at).toLocaleString()))]
+    : [];
+  const out = [
+    heading(doc, `${who} ${r.version ?? ''}`.trim()),
+    h(
+      doc,
+      'p',
+      { class: `decision decision-${state}`, role: 'status', 'aria-live': 'polite', 'data-testid': 'approval-state', 'data-state': state },
+      words[state] ?? state,
+    ),
+    h(
+      doc,
+      'dl',
+      { class: 'kv' },
+      h(doc, 'dt', {}, 'Worst case'),
+      h(doc, 'dd', { 'data-testid': 'call-worst-case' }, a ? `${money(a.worst_case)} above ${money(a.threshold)}` : money(r.worst_case)),
+      h(doc, 'dt', {}, 'Approval'),
+      h(doc, 'dd', {}, h(doc, 'code', { 'data-testid': 'call-approval' }, r.approval ?? '')),
+      ...expires,
+    ),
+  ];
+  if (state === 'pending') out.push(whereToDecide(doc, r.approval));
+  return out;
+}
+
+/** The card of a call that ran, or was refused: what it cost (or that nothing ran), why, and its error. */
+function done(doc: Document, who: string, r: CallJson, foreign: ForeignPaths): HTMLElement[] {
+  const delegated = r.delegated_calls > 0 ? `, ${r.delegated_calls} delegated call${r.delegated_calls === 1 ? '' : 's'}` : '';
+  const out = [
+    heading(doc, `${who} ${r.version ?? ''}`.trim()),
+    h(
+      doc,
+      'p',
+      { class: 'lead', 'data-testid': 'call-summary' },
+      statusBadge(doc, r.status, 'call-status'),
+      ` ${REFUSED_WORDS[r.status] ?? `${costWords(r.status, r.cost, r.worst_case)}${delegated}`}`,
+    ),
+  ];
+  if (r.reasons.length > 0) {
+    if (refused(r.status)) out.push(heading(doc, 'Why', 'h2'));
+    out.push(h(doc, 'ul', { class: 'reasons', 'data-testid': 'call-reasons' }, ...r.reasons.map((x) => h(doc, 'li', {}, x))));
+  }
+  if (r.error) out.push(h(doc, 'p', { class: 'attention', 'data-testid': 'call-error' }, errorWords(doc, r.error, '/error', foreign)));
+  return out;
 }
 
 /** The card of call_agent: calling; waiting for the human (and where to decide); approved, rejected; done. */
@@ -589,85 +518,14 @@ export function renderCall(root: HTMLElement, card: CallCard): void {
   const who = card.result?.agent ?? card.input?.agent ?? card.input?.capability ?? 'an agent';
   const r = card.result;
   if (!r) {
+    const first = 'If its worst case is above the mandate’s threshold, Holon asks you first.';
     append(root, [
       heading(doc, `Calling ${who}`),
-      h(
-        doc,
-        'p',
-        { role: 'status', 'data-testid': 'call-running' },
-        'If its worst case is above the mandate’s threshold, Holon asks you first.',
-      ),
+      h(doc, 'p', { role: 'status', 'data-testid': 'call-running' }, first),
       whereToDecide(doc, null),
     ]);
-    return;
-  }
-  if (r.status === 'pending_approval') {
-    const a = card.approval;
-    const state = a?.status ?? 'pending';
-    const words: Record<string, string> = {
-      pending: 'Waits for your decision',
-      approved: `Approved${a?.channel ? ` (${a.channel})` : ''}: the agent may call again with this approval`,
-      used: 'Approved and used',
-      rejected: 'Rejected: the call will not run',
-      expired: 'Expired before anyone decided: the agent must ask again',
-    };
-    append(root, [
-      heading(doc, `${who} ${r.version ?? ''}`.trim()),
-      h(
-        doc,
-        'p',
-        {
-          class: `decision decision-${state}`,
-          role: 'status',
-          'aria-live': 'polite',
-          'data-testid': 'approval-state',
-          'data-state': state,
-        },
-        words[state] ?? state,
-      ),
-      h(
-        doc,
-        'dl',
-        { class: 'kv' },
-        h(doc, 'dt', {}, 'Worst case'),
-        h(doc, 'dd', { 'data-testid': 'call-worst-case' }, a ? `${money(a.worst_case)} above ${money(a.threshold)}` : money(r.worst_case)),
-        h(doc, 'dt', {}, 'Approval'),
-        h(doc, 'dd', {}, h(doc, 'code', { 'data-testid': 'call-approval' }, r.approval ?? '')),
-        ...(a
-          ? [
-              h(doc, 'dt', {}, 'Expires'),
-              h(doc, 'dd', {}, h(doc, 'time', { datetime: a.expires_at }, new Date(a.expires_at).toLocaleString())),
-            ]
-          : []),
-      ),
-    ]);
-    if (state === 'pending') root.appendChild(whereToDecide(doc, r.approval));
-    return;
-  }
-  const delegated = r.delegated_calls > 0 ? `, ${r.delegated_calls} delegated call${r.delegated_calls === 1 ? '' : 's'}` : '';
-  append(root, [
-    heading(doc, `${who} ${r.version ?? ''}`.trim()),
-    h(
-      doc,
-      'p',
-      { class: 'lead', 'data-testid': 'call-summary' },
-      statusBadge(doc, r.status, 'call-status'),
-      ` ${REFUSED_WORDS[r.status] ?? `${costWords(r.status, r.cost, r.worst_case)}${delegated}`}`,
-    ),
-  ]);
-  if (r.reasons.length > 0) {
-    if (refused(r.status)) root.appendChild(heading(doc, 'Why', 'h2'));
-    root.appendChild(h(doc, 'ul', { class: 'reasons', 'data-testid': 'call-reasons' }, ...r.reasons.map((x) => h(doc, 'li', {}, x))));
-  }
-  if (r.error)
-    root.appendChild(
-      h(
-        doc,
-        'p',
-        { class: 'attention', 'data-testid': 'call-error' },
-        `${unwrapData(r.error.code).text}: ${unwrapData(r.error.message).text}`,
-      ),
-    );
+  } else if (r.status === 'pending_approval') append(root, waiting(doc, who, r, card.approval));
+  else append(root, done(doc, who, r, card.foreign ?? []));
 }
 
 function whereToDecide(doc: Document, approval: string | null): HTMLElement {

@@ -49,3 +49,13 @@ export const CONTEXT_KEYS = {
 
 /** The walkthrough package.json contributes, as `publisher.name#id` (Holon: Get Started opens it). */
 export const WALKTHROUGH = 'holon.holon#holon.start';
+
+/** The walkthrough's steps that a context key marks done, by that key (package.json's `onContext` events say the same). */
+export const WALKTHROUGH_STEPS: Readonly<Partial<Record<(typeof CONTEXT_KEYS)[keyof typeof CONTEXT_KEYS], string>>> = {
+  [CONTEXT_KEYS.hasFunds]: 'fund',
+  [CONTEXT_KEYS.hasMandates]: 'mandate',
+  [CONTEXT_KEYS.mandateSelected]: 'connect',
+  [CONTEXT_KEYS.hasSpends]: 'firstCall',
+  [CONTEXT_KEYS.approvedOnce]: 'approve',
+  [CONTEXT_KEYS.receiptsShown]: 'receipt',
+};

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { pendingApprovals } from '../core/approvals/flow.ts';
-import { CONTEXT_KEYS } from './commandIds.ts';
+import { CONTEXT_KEYS, WALKTHROUGH, WALKTHROUGH_STEPS } from './commandIds.ts';
 import { RECEIPTS_VIEW_TYPE } from './receiptsPanel.ts';
 import type { EditorState } from './editorState.ts';
 import { setupInfo } from './views.ts';
@@ -10,6 +10,17 @@ function receiptsOpen(): boolean {
   return vscode.window.tabGroups.all.some((g) =>
     g.tabs.some((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(RECEIPTS_VIEW_TYPE)),
   );
+}
+
+/**
+ * Marks a walkthrough step done in the workbench. A step's `onContext` event is not enough: VS Code reads
+ * the walkthroughs when it first needs them (often when one is opened), and a key that was already true
+ * then never ticks its step — a new browser profile on a funded state showed nothing done. The workbench's
+ * own "mark step complete" command records the step as done even before the walkthrough is read.
+ */
+function markStepDone(step: string): void {
+  // It records the step, then fails when the walkthrough is not read yet: the record is what counts.
+  vscode.commands.executeCommand('welcome.markStepComplete', `${WALKTHROUGH}#${step}`).then(undefined, () => {});
 }
 
 /**
@@ -23,6 +34,8 @@ export function registerContextKeys(state: EditorState): vscode.Disposable {
     if (last.get(key) === value) return;
     last.set(key, value);
     void vscode.commands.executeCommand('setContext', key, value);
+    const step = WALKTHROUGH_STEPS[key as keyof typeof WALKTHROUGH_STEPS];
+    if (value && step !== undefined) markStepDone(step);
   };
   const update = (): void => {
     const s = state.state;

@@ -21,7 +21,9 @@ export function registerStatusBar(state: EditorState): vscode.Disposable {
   };
   const update = (): void => {
     const where = state.storeInUse;
-    const ledger = where.kind === 'team' ? `Team store: ${where.label}` : "Ledger: this workspace's journal";
+    // A team store is worth a line (others share it); this workspace's own journal, the default, goes unsaid
+    // as in the Holon view: "Ledger: this workspace's journal" told a newcomer nothing.
+    const ledger = where.kind === 'team' ? `\nTeam store: ${where.label}` : '';
     const failure = state.storeFailure;
     if (failure !== undefined) {
       tick(false);
@@ -60,7 +62,7 @@ export function registerStatusBar(state: EditorState): vscode.Disposable {
           `approval above ${budget.threshold.exact}` +
           `${first ? `\n${waiting.length} approval(s) waiting; the first expires in ${left} (${localTime(first.expires_at)})` : ''}`
         : 'Holon: no mandate selected'
-    }\n${ledger}`;
+    }${ledger}`;
     item.command = budget ? COMMANDS.showPanel : COMMANDS.selectMandate;
     item.backgroundColor = waiting.length > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     item.show();

@@ -37,30 +37,64 @@ export interface Runtime {
 /** Default approval settings for a headless process: answer at once, ask by elicitation when possible. */
 export const HEADLESS_APPROVALS: ApprovalSettings = { waitMs: 0, elicitation: true, elicitationWaitMs: 120_000 };
 
+/** What a runtime is opened with; everything but the clock and the logger has a default. */
+export interface RuntimeOptions {
+  clock: Clock;
+  logger: Logger;
+  approvals?: ApprovalSettings;
+  durable?: boolean;
+  store?: EventStore<HolonState>;
+  fetch?: FetchLike;
+  allowPrivateSellers?: boolean;
+  wallet?: Wallet;
+  workspace?: string;
+  forge?: Forge;
+  merchants?: readonly MerchantConfig[];
+  /** The chain payments are read back from (and `pay` settles on); none: nothing is read. */
+  chain?: ChainConfig;
+  /** How often open payments are looked for on the chain (default: by where the node is). */
+  landingPollMs?: number;
+}
+
+/**
+ * The work a runtime does in the background, started once its store is open; returns what stops it. The
+ * holds of a server that died mid-call (kill -9, a crash) are given back by the next one. Payments signed
+ * here or by a process that died before it could read them back are read on the chain, and a payment a
+ * human released is cancelled on the chain by the wallet, where it can pay the gas. Rows of a team store
+ * that were not folded are told to whoever runs the server (never to the agent), each once.
+ */
+function startBackground(
+  store: EventStore<HolonState>,
+  signer: ReturnType<typeof lazySigner>,
+  options: RuntimeOptions,
+  chain: ReturnType<typeof chainReader> | undefined,
+  wallet: Wallet | undefined,
+): () => void {
+  const { clock, logger } = options;
+  const stopRecovery = recoverOrphanedHolds(store, logger);
+  const cancel = chain ? cancellerOf(wallet, chain) : undefined;
+  const stopLandings = watchLandings({ store, clock, chain, logger, signer, cancel }, options.landingPollMs);
+  if (store.refused.length > 0) logger.warn(refusalNotice(store.refused, 'holon verify --store'));
+  const stopRefusals = store.onRefused((tx) => logger.warn(refusalNotice([tx], 'holon verify --store')));
+  return () => {
+    stopRecovery();
+    stopLandings();
+    stopRefusals();
+  };
+}
+
+/** How the runtime reaches sellers: the given fetch, else the public internet only unless the human allowed private addresses. */
+function sellerFetch(options: RuntimeOptions): FetchLike {
+  if (options.allowPrivateSellers)
+    options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a seller you run yourself');
+  return options.fetch ?? publicFetch({ allowPrivate: options.allowPrivateSellers === true });
+}
+
 /**
  * The composition root shared by `holon mcp`, the CLI and the tests: the store, the gateway, a real MCP
  * client for agents, and the loopback endpoint for delegated calls.
  */
-export function openRuntime(
-  stateDir: string,
-  options: {
-    clock: Clock;
-    logger: Logger;
-    approvals?: ApprovalSettings;
-    durable?: boolean;
-    store?: EventStore<HolonState>;
-    fetch?: FetchLike;
-    allowPrivateSellers?: boolean;
-    wallet?: Wallet;
-    workspace?: string;
-    forge?: Forge;
-    merchants?: readonly MerchantConfig[];
-    /** The chain payments are read back from (and `pay` settles on); none: nothing is read. */
-    chain?: ChainConfig;
-    /** How often open payments are looked for on the chain (default: by where the node is). */
-    landingPollMs?: number;
-  },
-): Runtime {
+export function openRuntime(stateDir: string, options: RuntimeOptions): Runtime {
   const store =
     options.store ??
     openState(stateDir, {
@@ -69,9 +103,7 @@ export function openRuntime(
       ...(options.durable !== undefined ? { durable: options.durable } : {}),
     });
   const wallet = options.wallet ?? loadWallet(stateDir);
-  if (options.allowPrivateSellers)
-    options.logger.warn('sellers on private addresses (loopback, your network) are allowed: only for a seller you run yourself');
-  const fetch = options.fetch ?? publicFetch({ allowPrivate: options.allowPrivateSellers === true });
+  const fetch = sellerFetch(options);
   const chain = options.chain ? chainReader(options.chain) : undefined;
   const runner = new McpAgentRunner(
     options.logger,
@@ -110,23 +142,13 @@ export function openRuntime(
     ap2: stateConsent(stateDir),
   };
   holder.deps = deps;
-  // The holds of a server that died mid-call (kill -9, a crash) are given back by the next one.
-  const stopRecovery = recoverOrphanedHolds(store, options.logger);
-  // Payments signed here or by a process that died before it could read them back are read on the chain.
-  // A payment a human released is cancelled on the chain by the wallet, where it can pay the gas.
-  const cancel = chain ? cancellerOf(wallet, chain) : undefined;
-  const stopLandings = watchLandings({ store, clock: options.clock, chain, logger: options.logger, signer, cancel }, options.landingPollMs);
-  // Rows of a team store that were not folded are told to whoever runs the server (never to the agent), each once.
-  if (store.refused.length > 0) options.logger.warn(refusalNotice(store.refused, 'holon verify --store'));
-  const stopRefusals = store.onRefused((tx) => options.logger.warn(refusalNotice([tx], 'holon verify --store')));
+  const stopBackground = startBackground(store, signer, options, chain, wallet);
   return {
     stateDir,
     deps,
     store,
     async close() {
-      stopRecovery();
-      stopLandings();
-      stopRefusals();
+      stopBackground();
       delegation.close();
       try {
         await runner.close();

@@ -19,10 +19,10 @@ import { runTool } from './tools/pipeline.ts';
 import type { ToolDef, Toolset } from './tools/toolDef.ts';
 
 /**
- * Every toolset, under its own name: a name added to TOOLSETS in core/kernel/schemas.ts and not here, or a
+ * Every toolset, under its own name: a name added to TOOLSETS in src/shared/toolsets.ts and not here, or a
  * toolset under another's name, fails to compile.
  */
-const TOOLSETS: { [N in ToolsetName]: Toolset<N> } = {
+export const TOOLSETS: { [N in ToolsetName]: Toolset<N> } = {
   market: marketToolset,
   terms: termsToolset,
   office: officeToolset,

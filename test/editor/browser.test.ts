@@ -23,14 +23,10 @@ import { loadOpenMandates, loadPublished, signClosedMandates } from '../../src/c
 import { loadMandateKey } from '../../src/core/local/mandateKey.ts';
 import { UcpCheckout } from '../../src/server/commerce/ucp.ts';
 import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
-import type { RunDirs } from './harness.ts';
-import type { Bridge, Started } from './workbench.ts';
-import { answerInput, cli, contrastOf, host, installWithDriver, openEditor, paletteOffers, pendingInView, pick, runCommand, stopEditor, storeArgs, tabsTo, watchdog, webview } from './workbench.ts';
+import type { Bridge, EditorRunOptions } from './workbench.ts';
+import { answerInput, cli, contrastOf, host, openEditor, paletteOffers, pendingInView, pick, runCommand, storeArgs, tabsTo, webview, withEditor } from './workbench.ts';
 import {
-  captureFailure,
   ensureTools,
-  finishRun,
-  newRun,
   packageVsix,
   RESULTS,
   screenshot,
@@ -127,17 +123,19 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
   process.stderr.write(`[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB (${bytes} bytes), ${files.length} files; the apps' page ${appsPage} bytes\n`);
 
   // Light Modern: what a new user found pale (orange amounts on white) is checked in it.
-  const dirs: RunDirs = newRun('browser', { 'workbench.colorTheme': 'Light Modern' });
-  const editor: Started = {};
-  let client: Client | undefined;
-  let passed = false;
-  const consoleLines: string[] = [];
   let bridgeReady: Bridge | undefined;
-  // A hung step must not hang the test run: past this, everything is stopped and the pending step fails.
-  const timer = watchdog(editor, 420_000, () => process.stderr.write('[editor] browser: watchdog fired, stopping the browser and code-server\n'));
-  try {
-    const installed = await step('install the vsix and the test driver', () => installWithDriver(dirs, vsix));
-
+  const options: EditorRunOptions = {
+    vsix,
+    settings: { 'workbench.colorTheme': 'Light Modern' },
+    // A hung step must not hang the test run: past this, everything is stopped and the pending step fails.
+    watchdogMs: 420_000,
+    onWatchdog: () => process.stderr.write('[editor] browser: watchdog fired, stopping the browser and code-server\n'),
+    // The failure screenshot shows every notification, toasted or not.
+    beforeCapture: async () => {
+      if (bridgeReady) await host(bridgeReady, '/command', { id: 'notifications.showList' });
+    },
+  };
+  await withEditor('browser', options, async ({ dirs, editor, consoleLines, installed, defer }) => {
     const bridge = await step('open the workbench', async () => {
       const b = await openEditor(dirs, editor, consoleLines);
       assert.ok(b.holonJs.startsWith(installed + path.sep), `Holon runs from ${b.holonJs}, not from the installed vsix ${installed}`);
@@ -433,7 +431,8 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
       await clearNotifications();
       const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0] !== 'HOLON_STATE' && e[1] !== undefined));
       const transport = new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', MANDATE, '--state', bridge.stateDir, ...storeArgs(bridge), '--approval-wait', '120'], env, stderr: 'pipe' });
-      client = new Client({ name: 'holon-editor-test-client', version: '0.1.0' });
+      const client = new Client({ name: 'holon-editor-test-client', version: '0.1.0' });
+      defer(() => client.close());
       await client.connect(transport);
       const call = client.callTool({ name: 'call_agent', arguments: { agent: PIPELINE, input: { files: INVOICES.slice(0, 2) } } }, undefined, { timeout: 180_000, resetTimeoutOnProgress: true, onprogress: () => {} });
       call.catch(() => {});
@@ -698,16 +697,5 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
     // Everything above went to the ledger the user's settings chose: the journal, or the team store (with no journal beside it).
     assert.equal(fs.existsSync(path.join(bridge.stateDir, 'journal.jsonl')), bridge.store === undefined, 'the ledger is where the settings say');
     process.stderr.write(`[editor] browser test passed in ${since(started)}${bridge.store ? ' on a team store' : ''}: ${timings.join('; ')}\n`);
-    passed = true;
-  } catch (err) {
-    // The failure screenshot shows every notification, toasted or not.
-    if (bridgeReady) await host(bridgeReady, '/command', { id: 'notifications.showList' }).catch(() => {});
-    await captureFailure(editor.page, 'browser', consoleLines);
-    throw err;
-  } finally {
-    clearTimeout(timer);
-    await client?.close().catch(() => {});
-    await stopEditor(editor);
-    finishRun(dirs, passed);
-  }
+  });
 });

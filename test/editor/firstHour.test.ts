@@ -10,23 +10,14 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import type { RunDirs } from './harness.ts';
-import type { Bridge, Started } from './workbench.ts';
-import {
-  captureFailure,
-  ensureTools,
-  finishRun,
-  launchBrowser,
-  newRun,
-  openWorkbench,
-  packageVsix,
-  screenshot,
-  until,
-  workbenchUrl,
-} from './harness.ts';
-import { cli, host, installWithDriver, openEditor, pick, runCommand, stopEditor, watchdog } from './workbench.ts';
+import type { Bridge, EditorRun, Started } from './workbench.ts';
+import { ensureTools, launchBrowser, openWorkbench, packageVsix, screenshot, until, workbenchUrl } from './harness.ts';
+import { cli, host, openEditor, pendingInView, pick, runCommand, webview, withEditor } from './workbench.ts';
 
 const MANDATE = 'demo/sandbox';
+const PIPELINE = 'holon-labs/invoice-pipeline';
+const FACTURE = 'holon://files/examples/facture.pdf';
+const INVOICES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
 const STEPS = ['fund', 'mandate', 'connect', 'firstCall', 'approve', 'receipt'];
 
 /** The prompts the walkthrough gives, word for word (media/walkthrough/*.md say the same). */
@@ -37,6 +28,20 @@ const PROMPTS = {
 
 function step(p: Page, id: string): Locator {
   return p.locator(`button.getting-started-step[data-step-id$="#${id}"], button.getting-started-step[data-step-id="${id}"]`).first();
+}
+
+/** Each step with whether the walkthrough shows it done, e.g. `fund:true`. */
+async function ticks(p: Page): Promise<string[]> {
+  const out: string[] = [];
+  for (const id of STEPS) out.push(`${id}:${(await step(p, id).getAttribute('aria-checked')) ?? 'missing'}`);
+  return out;
+}
+
+/** Waits until the walkthrough shows every step done; the error names the steps that are not. */
+async function allTicked(p: Page, where: string): Promise<void> {
+  await until(async () => (await ticks(p)).every((t) => t.endsWith(':true')), `every step done ${where}`, 30_000, 250).catch(async (err: Error) => {
+    throw new Error(`${err.message}: ${(await ticks(p)).join(', ')}`);
+  });
 }
 
 /** Whether the whole of `target` is inside the page's viewport and not hidden: what the human can read without scrolling. */
@@ -54,33 +59,17 @@ async function openWalkthrough(p: Page): Promise<void> {
   await until(async () => (await p.locator('button.getting-started-step').count()) >= STEPS.length, "the walkthrough's steps", 30_000, 250);
 }
 
-async function run(name: string, body: (dirs: RunDirs, editor: Started, consoleLines: string[]) => Promise<void>): Promise<void> {
+async function run(name: string, body: (run: EditorRun) => Promise<void>): Promise<void> {
   await ensureTools();
   const { vsix } = await packageVsix();
-  const dirs = newRun(name);
-  const editor: Started = {};
-  const consoleLines: string[] = [];
-  const timer = watchdog(editor, 480_000);
-  let passed = false;
-  try {
-    await installWithDriver(dirs, vsix);
-    await body(dirs, editor, consoleLines);
-    passed = true;
-  } catch (err) {
-    await captureFailure(editor.page, name, consoleLines);
-    throw err;
-  } finally {
-    clearTimeout(timer);
-    await stopEditor(editor);
-    finishRun(dirs, passed);
-  }
+  await withEditor(name, { vsix, watchdogMs: 480_000 }, body);
 }
 
 test(
   'at 1366×768 with the chat open, the call steps show their exact prompt and the way without a chat model',
   { timeout: 600_000 },
   async () => {
-    await run('first-hour-laptop', async (dirs, editor, consoleLines) => {
+    await run('first-hour-laptop', async ({ dirs, editor, consoleLines }) => {
       const bridge = await openEditor(dirs, editor, consoleLines);
       const p = editor.page as Page;
       await p.setViewportSize({ width: 1366, height: 768 });
@@ -117,10 +106,10 @@ test(
 );
 
 test(
-  'a new browser profile on the same funded state shows the mandate the human selected',
+  'a new browser profile on the same funded state shows the walkthrough done and the mandate selected',
   { timeout: 600_000 },
   async () => {
-    await run('first-hour-profile', async (dirs, editor, consoleLines) => {
+    await run('first-hour-profile', async ({ dirs, editor, consoleLines }) => {
       const bridge = await openEditor(dirs, editor, consoleLines);
       const p = editor.page as Page;
       const statusBar = p.locator('#workbench\\.parts\\.statusbar');
@@ -147,9 +136,38 @@ test(
         '--training',
         'no',
       ]);
+      await runCommand(p, 'Holon: Add Agent');
+      await pick(p, 'Demo catalog');
+      await until(
+        async () => JSON.stringify(await cli(bridge, ['agents', 'list'])).includes(PIPELINE),
+        'the demo agents in the catalog',
+        15_000,
+        250,
+      );
       await runCommand(p, 'Holon: Select Mandate');
       await pick(p, MANDATE);
       await statusBar.locator('.statusbar-item', { hasText: MANDATE }).first().waitFor();
+      // A small call, and the big one approved in the Holon view.
+      await host(bridge, '/startServer');
+      const small = await host<{ structured?: Record<string, unknown>; text: string }>(bridge, '/invoke', {
+        tool: 'call_agent',
+        input: { agent: 'acme/table-extract', input: { file: FACTURE } },
+      });
+      assert.equal(small.structured?.['status'], 'succeeded', small.text);
+      const big = host<{ structured?: Record<string, unknown>; text: string }>(bridge, '/invoke', {
+        tool: 'call_agent',
+        input: { agent: PIPELINE, input: { files: INVOICES } },
+      });
+      big.catch(() => {});
+      await runCommand(p, 'Holon: Show Panel');
+      const view = await webview(p, 'budget');
+      const id = await pendingInView(view, PIPELINE, new Set());
+      await view.locator(`[data-testid="approve-${id}"]`).click();
+      assert.equal((await big).structured?.['status'], 'succeeded');
+      await runCommand(p, 'Holon: Show Receipts');
+      await webview(p, 'receipt-tree');
+      await openWalkthrough(p);
+      await allTicked(p, 'in the first profile');
 
       // The same code-server and state folder, a new browser: nothing of the first profile's storage.
       await editor.browser?.close();
@@ -172,7 +190,18 @@ test(
       );
       assert.equal(again.stateDir, bridge.stateDir, 'the same state folder');
       await fresh.locator('#workbench\\.parts\\.statusbar .statusbar-item', { hasText: MANDATE }).first().waitFor();
+      // Nothing was done in this profile: what the walkthrough shows done comes from the workspace's state.
+      await openWalkthrough(fresh);
+      await allTicked(fresh, 'in the new profile');
       await screenshot(fresh, 'first-hour-new-profile');
+      // The status bar's tooltip says what the human needs (the mandate's money); this workspace's own
+      // journal, the default, goes unsaid as in the Holon view.
+      await fresh.locator('#workbench\\.parts\\.statusbar .statusbar-item', { hasText: MANDATE }).first().hover();
+      const tooltip = fresh.locator('.workbench-hover, .monaco-hover', { hasText: `Holon — ${MANDATE}` }).first();
+      await tooltip.waitFor();
+      const said = await tooltip.innerText();
+      assert.match(said, /remaining/, said);
+      assert.doesNotMatch(said, /journal/, `the tooltip reads: ${said}`);
     });
   },
 );

@@ -9,10 +9,9 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Locator, Page } from 'playwright-core';
-import type { RunDirs } from './harness.ts';
-import { captureFailure, ensureTools, finishRun, newRun, packageVsix, screenshot, until } from './harness.ts';
-import type { Bridge, Started } from './workbench.ts';
-import { answerInput, cli, host, installWithDriver, openEditor, pendingInView, pick, runCommand, stopEditor, watchdog, webview } from './workbench.ts';
+import { ensureTools, packageVsix, screenshot, until } from './harness.ts';
+import type { Bridge } from './workbench.ts';
+import { answerInput, cli, host, openEditor, pendingInView, pick, runCommand, webview, withEditor } from './workbench.ts';
 
 const MANDATE = 'demo/sandbox';
 const PIPELINE = 'holon-labs/invoice-pipeline';
@@ -51,14 +50,7 @@ const buttonsOf = async (notice: Locator): Promise<string[]> => (await notice.lo
 test('the first hour in a real VS Code: forms that say Required; an approval notification whose buttons are Approve…, Reject and Details', { timeout: 600_000 }, async () => {
   await ensureTools();
   const { vsix } = await packageVsix();
-  const dirs: RunDirs = newRun('notices');
-  const editor: Started = {};
-  let client: Client | undefined;
-  let passed = false;
-  const consoleLines: string[] = [];
-  const timer = watchdog(editor);
-  try {
-    await installWithDriver(dirs, vsix);
+  await withEditor('notices', { vsix }, async ({ dirs, editor, consoleLines, defer }) => {
     const bridge = await openEditor(dirs, editor, consoleLines);
     const p = editor.page as Page;
     const widget = p.locator('.quick-input-widget');
@@ -106,7 +98,8 @@ test('the first hour in a real VS Code: forms that say Required; an approval not
     // An agent in a terminal (its own holon mcp on the same state) makes calls above the threshold.
     const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0] !== 'HOLON_STATE' && e[1] !== undefined));
     const transport = new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', MANDATE, '--state', bridge.stateDir, '--approval-wait', '120', '--no-elicitation'], env, stderr: 'pipe' });
-    client = new Client({ name: 'holon-notices-test', version: '0.1.0' });
+    const client = new Client({ name: 'holon-notices-test', version: '0.1.0' });
+    defer(() => client.close());
     await client.connect(transport);
     const agent = client;
     const seen = new Set<string>();
@@ -155,14 +148,5 @@ test('the first hour in a real VS Code: forms that say Required; an approval not
     assert.equal(await p.locator('.monaco-dialog-box').count(), 0, 'no dialog for an approval already decided');
     assert.deepEqual(await decided(bridge, third.id), ['rejected', 'panel']);
     await screenshot(p, 'notices-05-stale-notification');
-    passed = true;
-  } catch (err) {
-    await captureFailure(editor.page, 'notices', consoleLines);
-    throw err;
-  } finally {
-    clearTimeout(timer);
-    await client?.close().catch(() => {});
-    await stopEditor(editor);
-    finishRun(dirs, passed);
-  }
+  });
 });

@@ -17,10 +17,8 @@ import { inTerminal } from '../cli/cliHarness.ts';
 import { copyExampleFiles, tempDir } from '../helpers.ts';
 import type { TestPostgres } from '../pg/harness.ts';
 import { startPostgres } from '../pg/harness.ts';
-import type { RunDirs } from './harness.ts';
-import { captureFailure, ensureTools, finishRun, newRun, packageVsix, ROOT, screenshot, until } from './harness.ts';
-import type { Started } from './workbench.ts';
-import { cli, installWithDriver, openEditor, pendingInView, runCommand, stopEditor, watchdog, webview } from './workbench.ts';
+import { ensureTools, packageVsix, ROOT, screenshot, until } from './harness.ts';
+import { cli, openEditor, pendingInView, runCommand, webview, withEditor } from './workbench.ts';
 
 const MANDATE = 'demo/dev';
 const PIPELINE = 'holon-labs/invoice-pipeline';
@@ -37,17 +35,11 @@ test("a developer's agent asks on the team store; the lead approves it in the Ho
   const { vsix } = await packageVsix();
   // No password in the URL: the test cluster admits local connections without one.
   const store = await pg.createDatabase('team');
-  const dirs: RunDirs = newRun('team', { 'holon.store': store });
-  const dev = tempDir('holon-dev-');
-  // The developer's files, that the agent's call names by holon://files/ handles.
-  copyExampleFiles(dev.dir);
-  const editor: Started = {};
-  let agent: Client | undefined;
-  let passed = false;
-  const consoleLines: string[] = [];
-  const timer = watchdog(editor);
-  try {
-    await installWithDriver(dirs, vsix);
+  await withEditor('team-store', { vsix, settings: { 'holon.store': store } }, async ({ dirs, editor, consoleLines, defer }) => {
+    const dev = tempDir('holon-dev-');
+    defer(() => dev.cleanup());
+    // The developer's files, that the agent's call names by holon://files/ handles.
+    copyExampleFiles(dev.dir);
     const bridge = await openEditor(dirs, editor, consoleLines);
     const p = editor.page as Page;
 
@@ -73,7 +65,8 @@ test("a developer's agent asks on the team store; the lead approves it in the Ho
 
     // The developer's agent, on another machine of the team, asks for more than the threshold.
     const transport = new StdioClientTransport({ command: process.execPath, args: [bridge.holonJs, 'mcp', '--mandate', MANDATE, '--state', dev.dir, '--approval-wait', '120', '--no-elicitation'], env: devEnv, stderr: 'pipe' });
-    agent = new Client({ name: 'dev-agent', version: '0.1.0' });
+    const agent = new Client({ name: 'dev-agent', version: '0.1.0' });
+    defer(() => agent.close());
     await agent.connect(transport);
     const call = agent.callTool({ name: 'call_agent', arguments: { agent: PIPELINE, input: { files: INVOICES } } }, undefined, { timeout: 180_000, resetTimeoutOnProgress: true, onprogress: () => {} });
     // A call that ends before anyone decides went wrong: say how, rather than wait for the view.
@@ -101,15 +94,5 @@ test("a developer's agent asks on the team store; the lead approves it in the Ho
     );
     await view.locator(`[data-testid="approval-${id}"]`).waitFor({ state: 'detached' });
     await screenshot(p, '11-team-store-approved');
-    passed = true;
-  } catch (err) {
-    await captureFailure(editor.page, 'team-store', consoleLines);
-    throw err;
-  } finally {
-    clearTimeout(timer);
-    await agent?.close().catch(() => {});
-    await stopEditor(editor);
-    finishRun(dirs, passed);
-    dev.cleanup();
-  }
+  });
 });

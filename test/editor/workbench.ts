@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import type { CodeServer, RunDirs } from './harness.ts';
-import { DRIVER_EXTENSION_ID, installExtension, launchBrowser, openWorkbench, packageDriver, startCodeServer, until, workbenchUrl } from './harness.ts';
+import { captureFailure, DRIVER_EXTENSION_ID, finishRun, installExtension, launchBrowser, newRun, openWorkbench, packageDriver, startCodeServer, until, workbenchUrl } from './harness.ts';
 
 /** What the driver in the extension host wrote when it was ready. */
 export interface Bridge {
@@ -146,6 +146,57 @@ export function watchdog(started: Started, ms = 420_000, onFire: () => void = ()
 export async function stopEditor(started: Started): Promise<void> {
   await started.browser?.close().catch(() => {});
   await started.server?.stop();
+}
+
+/** A run of the editor that a test drives: its folders, what it started, and the browser's console. */
+export interface EditorRun {
+  dirs: RunDirs;
+  editor: Started;
+  consoleLines: string[];
+  /** The folder the packaged vsix went into. */
+  installed: string;
+  /** Runs `fn` on the way out, pass or fail, before the editor stops (an MCP client the test started, a folder). */
+  defer(fn: () => unknown): void;
+}
+
+/** How a run is set up besides its name. */
+export interface EditorRunOptions {
+  /** The packaged extension (packageVsix()). */
+  vsix: string;
+  /** The user's settings in the run. */
+  settings?: Record<string, unknown>;
+  watchdogMs?: number;
+  onWatchdog?: () => void;
+  /** Before a failure's screenshot, so that it shows what matters (e.g. every notification). */
+  beforeCapture?: () => Promise<unknown>;
+}
+
+/**
+ * Runs `body` against an editor of its own: a new run with the vsix and the test driver installed, under a
+ * watchdog. On the way out, pass or fail: a failure's screenshot and console, what `body` deferred, the
+ * browser and code-server stopped, and the run's folder removed when it passed (kept for a failure).
+ */
+export async function withEditor(name: string, options: EditorRunOptions, body: (run: EditorRun) => Promise<void>): Promise<void> {
+  const dirs = newRun(name, options.settings);
+  const editor: Started = {};
+  const consoleLines: string[] = [];
+  const deferred: (() => unknown)[] = [];
+  const timer = watchdog(editor, options.watchdogMs, options.onWatchdog);
+  let passed = false;
+  try {
+    const installed = await installWithDriver(dirs, options.vsix);
+    await body({ dirs, editor, consoleLines, installed, defer: (fn) => void deferred.push(fn) });
+    passed = true;
+  } catch (err) {
+    await options.beforeCapture?.().catch(() => {});
+    await captureFailure(editor.page, name, consoleLines);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    for (const fn of deferred.reverse()) await Promise.resolve().then(fn).catch(() => {});
+    await stopEditor(editor);
+    finishRun(dirs, passed);
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { COMMANDS, CONTEXT_KEYS, WALKTHROUGH } from '../../src/editor/commandIds.ts';
+import { COMMANDS, CONTEXT_KEYS, WALKTHROUGH, WALKTHROUGH_STEPS } from '../../src/editor/commandIds.ts';
 import { ROOT } from '../helpers.ts';
 
 interface Step {
@@ -49,4 +49,13 @@ test('fund → mandate → connect → first call → approve → receipt, each 
       else assert.fail(`${step.id}: ${e} is neither onContext nor onCommand`);
     }
   }
+});
+
+test('each step that a context key ticks is the step the extension marks done when that key is true', () => {
+  const [walkthrough] = manifest.contributes.walkthroughs;
+  assert.ok(walkthrough);
+  const fromManifest: Record<string, string> = {};
+  for (const step of walkthrough.steps)
+    for (const e of step.completionEvents) if (e.startsWith('onContext:')) fromManifest[e.slice('onContext:'.length)] = step.id;
+  assert.deepEqual(fromManifest, WALKTHROUGH_STEPS);
 });

@@ -5,23 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { purchasesOf } from '../../src/core/commerce/purchases.ts';
-import { silentLogger } from '../../src/core/kernel/deps.ts';
-import { createMandate, patchMandate } from '../../src/core/accounts/mandates.ts';
+import { patchMandate } from '../../src/core/accounts/mandates.ts';
 import { pendingApprovals } from '../../src/core/approvals/flow.ts';
-import type { MerchantConfig } from '../../src/server/commerce/merchants.ts';
 import { parseMerchants } from '../../src/server/commerce/merchants.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
-import { openRuntime } from '../../src/server/runtime.ts';
-import { startAcpMerchant } from '../../examples/merchants/acpMerchant.ts';
-import type { Shop, ShopOptions } from '../../examples/merchants/shop.ts';
 import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
-import { connect, seedDemo, tempDir, TestClock } from '../helpers.ts';
 import { assertRefusalsOnly, callTool, eventsAfter, money, typesAfter } from './support.ts';
-
-const SHOPPER = 'demo/shopper';
+import type { ShopWorld } from './shops.ts';
+import { SHOPPER, withShops } from './shops.ts';
 
 interface Problem {
   code: string;
@@ -56,49 +49,13 @@ interface OrderOut {
   purchase: string;
 }
 
-interface World {
-  runtime: Runtime;
-  client: Client;
-  acp: Shop;
-  ucp: Shop;
+interface World extends ShopWorld {
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
 }
 
-/**
- * A state with the demo world and a shopper mandate offering commerce (threshold 30 EUR, budget 60 EUR),
- * the two merchants running, and (unless told otherwise) configured for the server.
- */
-async function withWorld(
-  o: { acp?: ShopOptions; ucp?: ShopOptions & { endpoint?: string }; configured?: boolean; mandate?: Record<string, unknown> },
-  body: (w: World) => Promise<void>,
-): Promise<void> {
-  const acp = await startAcpMerchant(o.acp);
-  const ucp = await startUcpMerchant(o.ucp);
-  const merchants: MerchantConfig[] = o.configured === false ? [] : [{ id: 'stationery', protocol: 'acp', url: acp.url }, { id: 'hardware', protocol: 'ucp', url: ucp.url }];
-  const { dir, cleanup } = tempDir();
-  const clock = new TestClock();
-  const runtime = openRuntime(dir, { clock, logger: silentLogger, durable: false, approvals: { waitMs: 0, elicitation: false, elicitationWaitMs: 0 }, merchants });
-  try {
-    await seedDemo(runtime.store, clock, { funds: '100', stateDir: dir });
-    await createMandate(runtime.store, clock, SHOPPER, {
-      toolsets: ['commerce'],
-      approval_threshold: '30.00',
-      budget: { total: '60.00', per_day: null, per_call: '40.00' },
-      capabilities: [{ name: 'commerce.buy' }],
-      ...o.mandate,
-    });
-    const client = await connect(runtime, { mandate: SHOPPER });
-    try {
-      await body({ runtime, client, acp, ucp, call: (name, args) => callTool(client, name, args) });
-    } finally {
-      await client.close();
-    }
-  } finally {
-    await runtime.close();
-    cleanup();
-    await acp.close();
-    await ucp.close();
-  }
+/** The shared shop world (./shops.ts), with a shorthand for calling a tool as the shopper. */
+async function withWorld(o: Parameters<typeof withShops>[0], body: (w: World) => Promise<void>): Promise<void> {
+  await withShops(o, (w) => body({ ...w, call: (name, args) => callTool(w.client, name, args) }));
 }
 
 const NOTEBOOKS = [

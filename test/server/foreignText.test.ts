@@ -6,18 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { silentLogger } from '../../src/core/kernel/deps.ts';
 import { FOREIGN_META_KEY } from '../../src/core/kernel/foreign.ts';
-import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { openRuntime } from '../../src/server/runtime.ts';
-import type { Runtime } from '../../src/server/runtime.ts';
-import { startAcpMerchant } from '../../examples/merchants/acpMerchant.ts';
-import type { Product, Shop } from '../../examples/merchants/shop.ts';
-import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
+import type { Product } from '../../examples/merchants/shop.ts';
 import { connect, seedDemo, tempDir, TestClock } from '../helpers.ts';
 import { ECHO_AGENT, addEchoAgent, callTool, structured, textOf } from './support.ts';
+import { withShops } from './shops.ts';
 
 type Foreign = { path: string; from: string }[];
 
@@ -81,48 +77,10 @@ interface Order {
   purchase: string;
 }
 
-async function withShops(body: (w: { runtime: Runtime; client: Client; acp: Shop; ucp: Shop }) => Promise<void>): Promise<void> {
-  const acp = await startAcpMerchant({ catalog: CATALOG });
-  const ucp = await startUcpMerchant({ catalog: CATALOG });
-  const merchants = [
-    { id: 'stationery', protocol: 'acp' as const, url: acp.url },
-    { id: 'hardware', protocol: 'ucp' as const, url: ucp.url },
-  ];
-  const { dir, cleanup } = tempDir();
-  const clock = new TestClock();
-  const runtime = openRuntime(dir, {
-    clock,
-    logger: silentLogger,
-    durable: false,
-    approvals: { waitMs: 0, elicitation: false, elicitationWaitMs: 0 },
-    merchants,
-  });
-  try {
-    await seedDemo(runtime.store, clock, { funds: '100', stateDir: dir });
-    await createMandate(runtime.store, clock, 'demo/shopper', {
-      toolsets: ['commerce'],
-      approval_threshold: '30.00',
-      budget: { total: '60.00', per_day: null, per_call: '40.00' },
-      capabilities: [{ name: 'commerce.buy' }],
-    });
-    const client = await connect(runtime, { mandate: 'demo/shopper' });
-    try {
-      await body({ runtime, client, acp, ucp });
-    } finally {
-      await client.close();
-    }
-  } finally {
-    await runtime.close();
-    cleanup();
-    await acp.close();
-    await ucp.close();
-  }
-}
-
 describe('commerce: what the merchant chose goes back as it came', () => {
   for (const merchant of ['stationery', 'hardware'] as const) {
     test(`${merchant}: quote's product ids, passed to buy unchanged, buy those products`, async () => {
-      await withShops(async ({ client }) => {
+      await withShops({ acp: { catalog: CATALOG }, ucp: { catalog: CATALOG } }, async ({ client }) => {
         const asked = [
           { product: HOSTILE_ID, quantity: 1 },
           { product: 'notebook-a5', quantity: 2 },

@@ -14,7 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HolonError } from '../../src/core/kernel/errors.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import { GitHubForge } from '../../src/server/forge/github.ts';
-import { GITHUB_TOKEN_ENV, githubForge } from '../../src/cli/commands/mcp.ts';
+import { GITHUB_TOKEN_ENV, githubForge } from '../../src/cli/serverRuntime.ts';
 import { connect, demoRuntime } from '../helpers.ts';
 import { callTool } from './support.ts';
 

@@ -12,6 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { generatePrivateKey } from 'viem/accounts';
 import type { z } from 'zod';
+import { freeForm, TOOL_DOCS } from '../../scripts/toolDocs.ts';
 import { DATA_RULE } from '../../src/core/kernel/foreign.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { walletFromKey } from '../../src/core/local/wallet.ts';
@@ -140,21 +141,23 @@ test('every tool schema matches the committed snapshot', () => {
   );
 });
 
-/** Whether a JSON Schema lets anything through somewhere: an object whose keys are not all declared. */
-const freeForm = (s: unknown): boolean =>
-  typeof s === 'object' && s !== null && (((s as Record<string, unknown>)['type'] === 'object' && (s as Record<string, unknown>)['additionalProperties'] !== false) || Object.values(s).some((v) => (Array.isArray(v) ? v.some(freeForm) : freeForm(v))));
-
-test("the README names exactly the tools that take free-form JSON, which OpenAI's strict mode refuses", () => {
+test("the tool reference names exactly the tools that take free-form JSON, which OpenAI's strict mode refuses", () => {
   const free = everyTool.filter((t) => freeForm(t.inputSchema)).map((t) => t.name);
-  const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-  const said = /take free-form JSON[^:]*: ([^.]*)\./.exec(readme.replace(/\s+/g, ' '))?.[1] ?? '';
+  const page = fs.readFileSync(TOOL_DOCS, 'utf8').replace(/\s+/g, ' ');
+  const said = /take free-form JSON[^:]*: ([^.]*)\./.exec(page)?.[1] ?? '';
   assert.deepEqual(said.split(', ').map((n) => n.replace(/`/g, '').replace(/^and /, '')).sort(), [...free].sort());
-  assert.match(readme.replace(/\s+/g, ' '), new RegExp(`${free.length} of ${everyTool.length} tools`));
+  assert.match(page, new RegExp(`${free.length} of ${everyTool.length} tools`));
 });
 
 test('openWorldHint is true exactly where a tool reaches outside Holon (another agent, a seller, a merchant, a forge, a chain)', () => {
   const open = everyTool.filter((t) => t.annotations?.openWorldHint === true).map((t) => t.name);
   assert.deepEqual(open.sort(), ['atr_agree', 'atr_channel_within', 'atr_confirm', 'atr_transact', 'buy', 'call_agent', 'forge_list_prs', 'forge_open_pr', 'pay', 'quote', 'resolve'].sort());
+  // Where a payment landed is read from the chain by Holon's own watcher, which records it in the journal;
+  // atr_settlement and get_receipt answer from that record, and atr_check and atr_channel_open check the
+  // bytes they are given. None of them reaches the chain or anyone else while it answers.
+  for (const closed of ['atr_settlement', 'get_receipt', 'atr_check', 'atr_channel_open']) {
+    assert.equal(everyTool.find((t) => t.name === closed)?.annotations?.openWorldHint, false, `${closed} reads what Holon holds`);
+  }
 });
 
 test('the server says its tool list never changes', () => {

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import type { MandateEditorCommand, MandateFormValues } from '../../src/webview/protocol/mandateEditor.ts';
-import { MANDATE_TEXT_FIELDS, MANDATE_TOOLSETS, MandateEditorCommand as MandateEditorCommandSchema } from '../../src/webview/protocol/mandateEditor.ts';
+import { MANDATE_TEXT_FIELDS, MandateEditorCommand as MandateEditorCommandSchema } from '../../src/webview/protocol/mandateEditor.ts';
 import { is } from '../../src/webview/protocol/messages.ts';
 import { renderMandateEditor } from '../../src/webview/render/mandateEditor.ts';
 import { formToInput, formValues } from '../../src/editor/mandateForm.ts';
+import { TOOLSETS as CORE_TOOLSETS } from '../../src/core/kernel/model.ts';
+import { TOOLSETS } from '../../src/shared/toolsets.ts';
 import type { Page } from './fakes.ts';
 import { byTestId, check, click, editorState, get, HOSTILE, page, type } from './fakes.ts';
 
@@ -65,7 +67,7 @@ describe('create mode', () => {
     assert.equal(get(p.root, 'field-capabilities').tagName.toLowerCase(), 'vscode-textarea');
     assert.equal(get(p.root, 'field-id').hasAttribute('readonly'), false);
     assert.equal(byTestId(p.root, 'field-status'), null);
-    for (const toolset of MANDATE_TOOLSETS) {
+    for (const toolset of TOOLSETS) {
       const box = get(p.root, `toolset-${toolset}`);
       assert.equal(box.tagName.toLowerCase(), 'vscode-checkbox');
       assert.equal(box.hasAttribute('checked'), toolset === 'market', toolset);
@@ -74,6 +76,14 @@ describe('create mode', () => {
     assert.equal(get(p.root, 'mandate-saved').hidden, true);
     assert.equal(get(p.root, 'mandate-save').textContent, 'Create');
     assert.deepEqual(posted, []);
+  });
+
+  test('the form offers every toolset the core knows, from the one list both read', () => {
+    // One declaration, not two copies that agree today: a toolset added to the core is on the form.
+    assert.equal(CORE_TOOLSETS, TOOLSETS);
+    renderMandateEditor(p.root, editorState(), post);
+    const shown = [...p.root.querySelectorAll('[data-testid="field-toolsets"] vscode-checkbox')].map((b) => b.getAttribute('value'));
+    assert.deepEqual(shown, [...CORE_TOOLSETS]);
   });
 
   test('Save posts what the human typed and ticked', () => {

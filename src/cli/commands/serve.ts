@@ -2,15 +2,13 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HolonError } from '../../core/kernel/errors.ts';
 import { createRunToken, endRunToken, MAX_RUN_TOKEN_TTL_MS, runTokenStatus } from '../../core/accounts/runTokens.ts';
-import { openRuntime } from '../../server/runtime.ts';
-import { openStore } from '../../core/holon.ts';
-import type { HttpServerHandle } from '../../server/transports/http.ts';
+import type { HttpServerHandle, HttpServerOptions } from '../../server/transports/http.ts';
 import { MCP_AGENT_PATH, MCP_PATH, startHttpServer } from '../../server/transports/http.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
-import { clock, hasState, list, logger, openExisting, print, withStore } from '../context.ts';
-import { GITHUB_OPTIONS, githubForge, SELLER_OPTIONS, sellersOf, WAIT_OPTIONS, waitsOf } from './mcp.ts';
-import { CHAIN_OPTIONS, chainOf } from '../chainOptions.ts';
+import { clock, list, logger, openExisting, print, withStore } from '../context.ts';
+import { CHAIN_OPTIONS } from '../chainOptions.ts';
+import { GITHUB_OPTIONS, openServerRuntime, runUntilStopped, SELLER_OPTIONS, WAIT_OPTIONS } from '../serverRuntime.ts';
 
 /** The port `holon serve` listens on unless told otherwise; a client config written without --url points here. */
 export const DEFAULT_PORT = 7374;
@@ -40,6 +38,23 @@ function portFlag(value: string | undefined): number {
   const n = Number(value);
   if (!/^\d{1,5}$/.test(value) || n > 65535) throw new HolonError('invalid_input', '--port takes a number from 0 (any free port) to 65535');
   return n;
+}
+
+/** Where and how `holon serve` listens, from its flags; a --host other machines can reach needs --public. */
+function listenOptions(ctx: CommandContext): HttpServerOptions & { host: string; port: number; stateless: boolean } {
+  const host = str(ctx.opts, 'host') ?? '127.0.0.1';
+  if (!isLoopback(host) && ctx.opts['public'] !== true)
+    throw new HolonError('invalid_input', `--host ${host} can be reached from other machines; add --public if that is what you want`);
+  const port = portFlag(str(ctx.opts, 'port'));
+  const allowedHosts = list(str(ctx.opts, 'allowed-hosts'));
+  const allowedOrigins = list(str(ctx.opts, 'allowed-origins'));
+  return {
+    host,
+    port,
+    stateless: ctx.opts['stateless'] === true,
+    ...(allowedHosts ? { allowedHosts } : {}),
+    ...(allowedOrigins ? { allowedOrigins } : {}),
+  };
 }
 
 const serveCmd: Command = {
@@ -83,47 +98,18 @@ const serveCmd: Command = {
   },
   positionals: [0, 0],
   async run(ctx) {
-    const chain = chainOf(ctx.opts);
-    const host = str(ctx.opts, 'host') ?? '127.0.0.1';
-    const isPublic = ctx.opts['public'] === true;
-    if (!isLoopback(host) && !isPublic)
-      throw new HolonError('invalid_input', `--host ${host} can be reached from other machines; add --public if that is what you want`);
-    const port = portFlag(str(ctx.opts, 'port'));
-    const allowedHosts = list(str(ctx.opts, 'allowed-hosts'));
-    const allowedOrigins = list(str(ctx.opts, 'allowed-origins'));
-    const stateless = ctx.opts['stateless'] === true;
+    const listen = listenOptions(ctx);
+    const { host, port, stateless } = listen;
     if (stateless && ctx.opts['elicitation'] === true)
       throw new HolonError('invalid_input', '--elicitation needs a session to send the form on; --stateless has none');
-    if (ctx.store === undefined && !hasState(ctx.stateDir)) throw new HolonError('not_found', `no Holon state in ${ctx.stateDir}`);
-    const approvals = {
-      ...waitsOf(ctx.opts),
-      // Over HTTP the form reaches whatever holds the run token, which can be the agent itself: the human
-      // answers in the Holon view or at a terminal unless they chose otherwise.
-      elicitation: ctx.opts['elicitation'] === true,
-    };
     const workspace = path.resolve(str(ctx.opts, 'workspace') ?? process.cwd());
-    const sellers = sellersOf(ctx.opts);
-    const forge = await githubForge(ctx.opts);
-    const store = ctx.store !== undefined ? await openStore(ctx.stateDir, { clock, logger, store: ctx.store }) : undefined;
-    const runtime = openRuntime(ctx.stateDir, {
-      clock,
-      logger,
-      approvals,
-      ...(store ? { store } : {}),
-      ...sellers,
-      workspace,
-      ...(forge ? { forge } : {}),
-      ...(chain ? { chain } : {}),
-    });
+    // Over HTTP the form reaches whatever holds the run token, which can be the agent itself: the human
+    // answers in the Holon view or at a terminal unless they chose otherwise.
+    const elicitation = ctx.opts['elicitation'] === true;
+    const runtime = await openServerRuntime(ctx.opts, { stateDir: ctx.stateDir, store: ctx.store, workspace }, elicitation);
     let server: HttpServerHandle;
     try {
-      server = await startHttpServer(runtime.deps, {
-        host,
-        port,
-        stateless,
-        ...(allowedHosts ? { allowedHosts } : {}),
-        ...(allowedOrigins ? { allowedOrigins } : {}),
-      });
+      server = await startHttpServer(runtime.deps, listen);
     } catch (err) {
       await runtime.close();
       if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE')
@@ -136,33 +122,14 @@ const serveCmd: Command = {
           `token can use its mandate. End tokens you no longer need (holon token end ID).`,
       );
       // A wildcard address is no name a client can use in its Host header: those names must be listed.
-      if ((host === '0.0.0.0' || host === '::') && !allowedHosts)
+      if ((host === '0.0.0.0' || host === '::') && !listen.allowedHosts)
         logger.warn('other machines are refused (403) until you name the host:port they use with --allowed-hosts');
     }
     logger.info(
       `serving MCP on ${server.url}${stateless ? ' (stateless, JSON responses)' : ''} — a client needs a run token ` +
         `(holon token create --mandate M --ttl 2h); Ctrl-C stops`,
     );
-    await new Promise<void>((resolve) => {
-      let done = false;
-      const stop = (): void => {
-        if (done) return;
-        done = true;
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        server
-          .close()
-          .catch((err: unknown) => logger.error(`closing: ${String(err)}`))
-          .finally(() =>
-            runtime
-              .close()
-              .catch((err: unknown) => logger.error(`closing: ${String(err)}`))
-              .finally(resolve),
-          );
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await runUntilStopped(runtime, () => server.close());
     return 0;
   },
 };

@@ -4,10 +4,11 @@
  */
 import type { Denial } from './denials.ts';
 import type { MoneyJson } from './amountJson.ts';
+import type { ToolsetName } from '../../shared/toolsets.ts';
 
-/** The toolsets a mandate can offer (DESIGN.md §5). */
-export const TOOLSETS = ['market', 'terms', 'money', 'commerce', 'memory', 'records', 'office'] as const;
-export type ToolsetName = (typeof TOOLSETS)[number];
+// The toolsets' names are declared once, where the mandate form reads them too.
+export { TOOLSETS } from '../../shared/toolsets.ts';
+export type { ToolsetName };
 
 /** One capability a mandate grants, with its parameters, e.g. `market.call {capabilities: ["extraction.*"]}`. */
 export interface CapabilityGrant {

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { ApprovalWaiter } from '../approvals/flow.ts';
 import { capabilityMatches } from '../kernel/capabilities.ts';
 import { unusableApproval, untilDecided } from '../approvals/flow.ts';
-import type { Approval, ApprovalSubject } from '../approvals/model.ts';
+import type { Approval } from '../approvals/model.ts';
 import { approvalStatus } from '../approvals/model.ts';
 import type { Clock, Logger } from '../kernel/deps.ts';
 import type { Denial } from '../kernel/denials.ts';
@@ -339,16 +339,17 @@ export class Gateway {
     return this.view(mandate, a, budgetOf(this.state, mandate, now), now);
   }
 
-  /** An agent-call approval of this mandate, with expiry applied. */
-  approvalStatus(
-    mandateId: string,
-    id: string,
-  ): { approval: Approval & { subject: Extract<ApprovalSubject, { kind: 'agent_call' }> }; status: ReturnType<typeof approvalStatus> } {
+  /**
+   * An approval of this mandate, of any kind (an agent call, a payment, an office request, a proposal),
+   * with expiry applied: every approval id a tool hands the agent can be checked.
+   */
+  approvalStatus(mandateId: string, id: string): { approval: Approval; status: ReturnType<typeof approvalStatus> } {
     const a = this.state.approvals[id];
-    if (!a || a.mandate !== mandateId || a.subject.kind !== 'agent_call')
+    if (!a || a.mandate !== mandateId) {
       throw new HolonError('not_found', `no approval "${id}" under mandate ${mandateId}`, { approval: id });
+    }
     return {
-      approval: a as Approval & { subject: Extract<ApprovalSubject, { kind: 'agent_call' }> },
+      approval: a,
       status: approvalStatus(a, this.deps.clock.now()),
     };
   }

@@ -12,8 +12,8 @@
 import * as z from 'zod';
 import type { Presentation } from '../../core/commerce/checkout.ts';
 import { AP2_EXTENSION, verifyMerchantAuthorization } from '../../core/commerce/ap2.ts';
-import type { Cart, CartStatus, CheckoutClient, LineRequest, X402Offer } from '../../core/commerce/checkout.ts';
-import { fromMinor, merchantCurrency, minorJson } from '../../core/commerce/checkout.ts';
+import type { Cart, CartStatus, LineRequest, X402Offer } from '../../core/commerce/checkout.ts';
+import { fromMinor, minorJson } from '../../core/commerce/checkout.ts';
 import { denial } from '../../core/kernel/denials.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import * as M from '../../core/kernel/amount.ts';
@@ -22,13 +22,12 @@ import { denialText } from '../../core/kernel/words.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { MerchantConfig } from './merchants.ts';
 import { codeOf, exchange, merchantFailure, readBody } from './merchants.ts';
+import type { CheckoutRequest } from './checkoutRest.ts';
+import { cartOf, clip, Message, Minor, RestCheckout, Total } from './checkoutRest.ts';
 
 /** How Holon names itself to a business (an RFC 8941 dictionary, as UCP-Agent wants). */
 export const UCP_AGENT = 'profile="urn:holon:platform"';
 
-const Minor = z.number().int().min(0);
-const Total = z.object({ type: z.string().max(64), amount: Minor });
-const Message = z.object({ type: z.string().max(32), code: z.string().optional(), content: z.string().optional() });
 const Checkout = z.object({
   id: z.string().min(1).max(200),
   status: z.string().max(64),
@@ -106,24 +105,13 @@ interface Discovered {
   ap2: { keys: unknown[] } | null;
 }
 
-// Looked up by the status the merchant sent: one this table does not have is not_ready, whatever its name.
 const STATUS = toDict<CartStatus>({ ready_for_complete: 'ready', completed: 'completed', canceled: 'canceled' });
 
-const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n)}…` : s);
-
-function cartOf(merchant: string, c: Checkout, raw: unknown, found: Discovered, website: string): Cart {
+function ucpCart(merchant: string, c: Checkout, raw: unknown, found: Discovered, website: string): Cart {
   // Once AP2 is negotiated every checkout must carry the business's signature, checked before anything reads it.
   const ap2 = found.ap2 ? { ...verifyMerchantAuthorization(raw as Record<string, unknown>, found.ap2.keys, merchant), website } : null;
-  const currency = merchantCurrency(c.currency);
-  const total = c.totals.find((t) => t.type === 'total');
-  return {
-    id: c.id,
-    merchant,
-    protocol: 'ucp',
-    status: STATUS[c.status] ?? 'not_ready',
-    merchant_status: c.status,
-    currency,
-    lines: c.line_items.map((l) => {
+  const lines = (currency: string): Cart['lines'] =>
+    c.line_items.map((l) => {
       const lineTotal = l.totals?.find((t) => t.type === 'total');
       const unit = fromMinor(l.item.price, currency);
       return {
@@ -133,27 +121,18 @@ function cartOf(merchant: string, c: Checkout, raw: unknown, found: Discovered, 
         unit_price: M.toJson(unit),
         total: lineTotal ? minorJson(lineTotal.amount, currency) : M.toJson(M.times(unit, l.quantity)),
       };
-    }),
-    totals: c.totals.map((t) => ({ type: t.type, amount: minorJson(t.amount, currency) })),
-    total: total ? minorJson(total.amount, currency) : null,
-    messages: (c.messages ?? []).map((m) => ({ type: m.type, code: codeOf(m.code), content: clip(m.content ?? '', 500) })),
-    order: c.order ? { id: c.order.id, permalink_url: c.order.permalink_url ?? null, transaction: c.order.transaction ?? null } : null,
-    x402: x402Of(c),
-    ap2,
-  };
+    });
+  const order = c.order ? { id: c.order.id, permalink_url: c.order.permalink_url ?? null, transaction: c.order.transaction ?? null } : null;
+  return { ...cartOf(merchant, 'ucp', STATUS, c, lines, order), x402: x402Of(c), ap2 };
 }
 
 /** A UCP business's checkout. */
-export class UcpCheckout implements CheckoutClient {
+export class UcpCheckout extends RestCheckout {
   readonly protocol = 'ucp' as const;
-  readonly merchant: string;
   private endpoint: Promise<Discovered> | undefined;
 
-  constructor(
-    private readonly config: MerchantConfig,
-    private readonly fetch: FetchLike,
-  ) {
-    this.merchant = config.id;
+  constructor(config: MerchantConfig, fetch: FetchLike) {
+    super(config, fetch, '/checkout-sessions');
   }
 
   /**
@@ -192,17 +171,11 @@ export class UcpCheckout implements CheckoutClient {
     return this.endpoint;
   }
 
-  private async call(method: 'GET' | 'POST', path: string, what: string, ok: number[], body?: unknown, key?: string): Promise<Cart> {
+  protected async send(request: CheckoutRequest): Promise<Cart> {
+    const { method, path, what, ok, body } = request;
     const found = await this.endpointOf();
-    const base = found.endpoint;
-    const reply = await exchange(
-      this.fetch,
-      this.merchant,
-      method,
-      `${base}${path}`,
-      { 'ucp-agent': UCP_AGENT, ...(key ? { 'idempotency-key': key } : {}) },
-      body,
-    );
+    const headers = this.headersOf(request, { 'ucp-agent': UCP_AGENT });
+    const reply = await exchange(this.fetch, this.merchant, method, `${found.endpoint}${path}`, headers, body);
     const outcome = Outcome.safeParse(reply.body);
     const codes = outcome.success
       ? [outcome.data.code, ...(outcome.data.messages ?? []).map((m) => m.code)].map(codeOf).filter((c): c is string => c !== null)
@@ -216,27 +189,19 @@ export class UcpCheckout implements CheckoutClient {
         { merchant: this.merchant, codes },
       );
     }
-    return cartOf(this.merchant, readBody(Checkout, this.merchant, reply, what), reply.body, found, new URL(this.config.url).origin);
+    return ucpCart(this.merchant, readBody(Checkout, this.merchant, reply, what), reply.body, found, new URL(this.config.url).origin);
   }
 
-  async create(lines: LineRequest[], key?: string): Promise<Cart> {
+  protected async createBody(lines: LineRequest[]): Promise<unknown> {
     // Where the business advertises AP2, Holon activates it on the checkout it creates (the session is then locked to it).
     const { ap2 } = await this.endpointOf();
-    return this.call(
-      'POST',
-      '/checkout-sessions',
-      'checkout',
-      [200, 201],
-      { line_items: lines.map((l) => ({ item: { id: l.product }, quantity: l.quantity })), ...(ap2 ? { ap2: { activate: true } } : {}) },
-      key,
-    );
+    return {
+      line_items: lines.map((l) => ({ item: { id: l.product }, quantity: l.quantity })),
+      ...(ap2 ? { ap2: { activate: true } } : {}),
+    };
   }
 
-  retrieve(id: string): Promise<Cart> {
-    return this.call('GET', `/checkout-sessions/${encodeURIComponent(id)}`, 'checkout', [200]);
-  }
-
-  complete(id: string, key: string, payment: { token: string } | { x402: unknown }, ap2?: Presentation): Promise<Cart> {
+  protected completeBody(payment: { token: string } | { x402: unknown }, ap2?: Presentation): unknown {
     // Paid on the chain (the business settles it), or Holon is the payment handler: its credential names the purchase.
     // With AP2, the payment mandate is the instrument's credential token (UCP's placement); the checkout mandate goes in `ap2`.
     const mandate = ap2 ? { token: ap2.payment_mandate } : {};
@@ -260,17 +225,6 @@ export class UcpCheckout implements CheckoutClient {
           },
         }
       : {};
-    return this.call(
-      'POST',
-      `/checkout-sessions/${encodeURIComponent(id)}/complete`,
-      'order',
-      [200, 201],
-      { payment: { instruments: [instrument] }, ...mandates },
-      key,
-    );
-  }
-
-  cancel(id: string): Promise<Cart> {
-    return this.call('POST', `/checkout-sessions/${encodeURIComponent(id)}/cancel`, 'cancellation', [200], {});
+    return { payment: { instruments: [instrument] }, ...mandates };
   }
 }

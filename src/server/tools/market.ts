@@ -3,6 +3,7 @@
  * mandate. No tool here approves anything.
  */
 import { z } from 'zod';
+import { APPROVAL_KINDS } from '../../shared/approvalKinds.ts';
 import { CAP } from '../../core/kernel/capabilities.ts';
 import type { AgentView, CallOutcome } from '../../core/market/gateway.ts';
 import { CALL_FAILURES } from '../../core/market/gateway.ts';
@@ -385,22 +386,26 @@ export async function callAnswer(ctx: Pick<ToolContext, 'deps'>, outcome: CallOu
 const checkApproval = defineTool({
   name: 'check_approval',
   title: 'Check approval',
-  description: 'The state of an approval this mandate asked for: pending, approved, rejected, used or expired. Checking never approves.',
+  description:
+    'The state of an approval this mandate asked for: pending, approved, rejected, used or expired. Any approval id a tool gave ' +
+    "(call_agent's, approval_request's, a proposal's, a parked payment's) is found; agent, version and receipt are an agent call's. " +
+    'Checking never approves.',
   toolset: 'market',
   capability: null,
   input: z.object({ approval: z.string().min(1).max(64) }),
   output: z.object({
     approval: z.string(),
+    kind: z.enum(APPROVAL_KINDS).describe('What it is for'),
     status: z.enum(['pending', 'approved', 'rejected', 'used', 'expired']),
-    agent: z.string(),
-    version: z.string(),
+    agent: Str('The agent of an agent call (null for another kind)').nullable(),
+    version: Str("The agent's version (null for another kind)").nullable(),
     worst_case: Money,
     threshold: Money,
     requested_at: z.string(),
     expires_at: z.string(),
     decided_at: Str('When the human decided').nullable(),
     channel: z.enum(['panel', 'elicitation', 'cli']).nullable(),
-    receipt: z.string(),
+    receipt: Str("The agent call's receipt (null for another kind)").nullable(),
     used_by: Str('The receipt that used it').nullable(),
   }),
   annotations: READ,
@@ -408,23 +413,26 @@ const checkApproval = defineTool({
   handler: async (args, ctx) => {
     const { approval: a, status } = ctx.deps.gateway.approvalStatus(ctx.mandate, args.approval);
     const zero = { amount: '0.00', currency: ctx.deps.gateway.mandate(ctx.mandate).currency };
-    const again = `Call again with approval: "${a.id}".`;
+    // Only an agent call is re-submitted with its approval id; every other kind goes on once the human decides.
+    const call = a.subject.kind === 'agent_call' ? a.subject : null;
+    const again = call && status === 'approved' ? ` Call again with approval: "${a.id}".` : '';
     return {
       output: {
         approval: a.id,
+        kind: a.kind,
         status,
-        agent: a.subject.agent,
-        version: a.subject.version,
+        agent: call?.agent ?? null,
+        version: call?.version ?? null,
         worst_case: a.amount ?? zero,
         threshold: a.threshold ?? zero,
         requested_at: a.requested_at,
         expires_at: a.expires_at,
         decided_at: a.decided_at ?? null,
         channel: a.channel ?? null,
-        receipt: a.ref ?? '',
+        receipt: call ? (a.ref ?? '') : null,
         used_by: a.used_by ?? null,
       },
-      text: `Approval ${a.id}: ${status}${a.channel ? ` (by ${a.channel})` : ''}. ${status === 'approved' ? again : ''}`.trim(),
+      text: `Approval ${a.id}: ${status}${a.channel ? ` (by ${a.channel})` : ''}.${again}`,
     };
   },
 });

@@ -11,94 +11,37 @@ import { HolonError } from '../../core/kernel/errors.ts';
 import { mandateOf } from '../../core/accounts/mandates.ts';
 import * as M from '../../core/kernel/amount.ts';
 import { artifactsOf, publishArtifact } from '../../core/office/artifacts.ts';
-import { capabilityNamesNow, colleagueOf, colleagues } from '../../core/office/colleagues.ts';
+import { capabilityNamesNow, colleagues } from '../../core/office/colleagues.ts';
 import type { Forge } from '../../core/office/forge.ts';
 import { GitForge, listPrs, openPr } from '../../core/office/forge.ts';
 import { OFFICE_TOOL_CAPABILITIES } from '../../core/office/tools.ts';
 import { repoRoot } from '../../core/office/git.ts';
-import { closeMail, inbox, openMailCount, readMail, replyMail, sendMail } from '../../core/office/mail.ts';
-import { personnelOf } from '../../core/office/personnel.ts';
+import { openMailCount } from '../../core/office/mail.ts';
 import { runningMandates } from '../../core/accounts/presence.ts';
-import { proposeChange, proposeHire, ROLE_TEMPLATES } from '../../core/office/proposals.ts';
 import { DEFAULT_WINDOW_HOURS, MAX_WINDOW_HOURS, requestApproval } from '../../core/office/requests.ts';
-import type { MailThread, Proposal } from '../../core/office/slice.ts';
-import { MAIL_STATES } from '../../core/office/slice.ts';
-import { Slug } from '../../core/kernel/schemas.ts';
 import { budgetOf } from '../../core/money/spend.ts';
-import { FOREIGN_META_KEY, foreignFields, MAIL_REMINDER, officeMailHeader, wrapMail } from '../../core/kernel/foreign.ts';
+import { FOREIGN_META_KEY, foreignFields, MAIL_REMINDER } from '../../core/kernel/foreign.ts';
 import { officeFailure } from '../render/office.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { ToolDef, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
-import { given, json, READ, WRITE } from './toolKit.ts';
+import { json, READ, WRITE } from './toolKit.ts';
+import {
+  Body,
+  Capability,
+  capabilityName,
+  Colleague,
+  NAMED,
+  officeName,
+  OneLine,
+  personnelOut,
+  personnelWords,
+  Status,
+} from './officeKit.ts';
+import { MAIL_TOOLS } from './officeMail.ts';
+import { HR_TOOLS } from './officeHr.ts';
 
-const OneLine = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .regex(/^[^\r\n]*$/, 'one line');
-const Body = (max: number) => z.string().max(max);
-const MailNumber = z.number().int().min(1).max(1_000_000_000).describe('The thread number, as mail_inbox lists it');
-const Capability = z
-  .union([
-    z.string().max(100),
-    z.record(
-      z.string().max(100),
-      z.union([z.array(z.string().max(200)).max(100), z.record(z.string().max(100), z.json()), z.null(), z.boolean()]),
-    ),
-  ])
-  .describe('A capability as in personnel.yaml: a name ("mail.read") or {name: parameters}, e.g. {"forge.write": {"repos": ["site"]}}');
-const UsdPerDay = z
-  .union([z.string().regex(/^\d{1,9}(\.\d{1,2})?$/), z.number().positive().max(1e9)])
-  .transform((v) => (typeof v === 'number' ? String(v) : v))
-  .describe('Daily budget in USD, e.g. "5.00"');
-const Manager = z.string().regex(/^(human:[^\s@]+@[^\s@]+|agent:[a-z0-9][a-z0-9_-]{0,62})$/, 'human:<email> or agent:<slug>');
 const RepoName = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'a repository name, without the org');
-
-/** A personnel file's words: name, role, department, manager. */
-function personnelWords(g: { name: string; role: string; department?: string | null | undefined; manager: string | null }): {
-  name: string;
-  role: string;
-  department: string | null;
-  manager: string | null;
-} {
-  return { name: g.name, role: g.role, department: g.department ?? null, manager: g.manager };
-}
-
-/**
- * `out`, its personnel words noted as `slug`'s file's: a colleague may have written them in a hire a human
- * merged, so the agent is told whose they are.
- */
-function personnelOut<T extends { name: string; role: string; department: string | null; manager: string | null }>(
-  slug: string,
-  out: T,
-): T {
-  return foreignFields(slug, out, ['name', 'role', 'department', 'manager']);
-}
-
-/** Where the office's results say another party's text is named. */
-const NAMED = `named in the result's _meta "${FOREIGN_META_KEY}" with whoever wrote them`;
-
-/** The name of a capability in personnel.yaml form, for a ledger summary. */
-const capabilityName = (c: string | Record<string, unknown>): string => (typeof c === 'string' ? c : (Object.keys(c)[0] ?? ''));
-
-/** The office is the account its mandates draw on. */
-const officeName = (deps: ServerDeps, mandate: string): string => mandateOf(deps.store.state, mandate).account;
-
-const ThreadSummary = z.object({
-  number: z.number().int(),
-  from: z.string(),
-  subject: z.string(),
-  state: z.enum(MAIL_STATES),
-  updated_at: z.string(),
-  woke: z.boolean(),
-});
-// The sender is the slug the office wrote from the sender's mandate; the subject is the sender's words.
-const threadSummary = (t: MailThread): z.infer<typeof ThreadSummary> =>
-  foreignFields(t.from, { number: t.number, from: t.from, subject: t.subject, state: t.state, updated_at: t.updated_at, woke: t.woke }, [
-    'subject',
-  ]);
 
 const whoami = defineTool({
   name: 'whoami',
@@ -171,140 +114,6 @@ const CAPABILITY_PLAIN: Record<string, string> = {
   [CAP.marketCall]: 'hire agents from the market within the mandate',
   [CAP.pay]: 'pay the payees the mandate lists',
 };
-
-const mailInbox = defineTool({
-  name: 'mail_inbox',
-  title: 'List my mail',
-  description:
-    "Your mail threads, newest first: number, from (the sender's slug, written by the office), subject (the sender's words, marked " +
-    'as data), state and last update. `state`: open (default: anything not closed), new, working, replied or closed.',
-  toolset: 'office',
-  capability: OFFICE_TOOL_CAPABILITIES.mail_inbox,
-  input: z.object({
-    state: z
-      .enum(['open', ...MAIL_STATES])
-      .describe('Which threads; default open (not closed)')
-      .nullish(),
-  }),
-  output: z.object({ threads: z.array(ThreadSummary) }),
-  annotations: READ,
-  summary: (a) => ({ state: a.state ?? 'open' }),
-  handler: async (args, ctx) => json({ threads: inbox(ctx.deps.store.state, ctx.mandate, args.state ?? 'open').map(threadSummary) }),
-});
-
-const mailRead = defineTool({
-  name: 'mail_read',
-  title: 'Read a mail thread',
-  description:
-    `Reads one thread of your inbox: the sender and a header the office wrote (the sender's slug and quoted name, so it cannot be ` +
-    `spoofed), subject (${NAMED}), state, body and comments (each inside <mail>). Reading a new thread marks it working. ` +
-    `${MAIL_REMINDER}`,
-  toolset: 'office',
-  capability: OFFICE_TOOL_CAPABILITIES.mail_read,
-  input: z.object({ number: MailNumber }),
-  output: z.object({
-    number: z.number().int(),
-    from: z.string(),
-    header: z.string(),
-    subject: z.string(),
-    state: z.enum(MAIL_STATES),
-    hops: z.number().int(),
-    body: z.string(),
-    comments: z.array(z.object({ from: z.string(), body: z.string(), at: z.string() })),
-  }),
-  annotations: { ...WRITE, idempotentHint: true },
-  summary: (a) => ({ number: a.number }),
-  handler: async (args, ctx) => {
-    const t = await readMail(ctx.deps.store, ctx.mandate, args.number);
-    const sender = t.from_mandate ? ctx.deps.store.state.mandates[t.from_mandate] : undefined;
-    const thread = {
-      number: t.number,
-      from: t.from,
-      header: officeMailHeader({ slug: t.from, name: sender?.grantee.name }),
-      subject: t.subject,
-      state: t.state,
-      hops: t.hops,
-      body: wrapMail(t.from, t.body),
-      comments: t.comments.map((c) => ({ from: c.from, body: wrapMail(c.from, c.body), at: c.at })),
-    };
-    return json(foreignFields(t.from, thread, ['subject']));
-  },
-});
-
-const mailReply = defineTool({
-  name: 'mail_reply',
-  title: 'Reply on a thread',
-  description:
-    'Replies on a thread of your inbox and marks it replied. If a colleague wrote it, your reply is also delivered to their inbox as ' +
-    'new mail, which wakes them — past 3 such hops it is delivered without waking (the loop guard).',
-  toolset: 'office',
-  capability: OFFICE_TOOL_CAPABILITIES.mail_reply,
-  input: z.object({ number: MailNumber, body: Body(100_000).min(1).describe('Markdown') }),
-  output: z.object({
-    number: z.number().int(),
-    state: z.literal('replied'),
-    delivered_to: z.string().nullable(),
-    woke: z.boolean().nullable(),
-    hops: z.number().int().nullable(),
-  }),
-  annotations: WRITE,
-  summary: (a) => ({ number: a.number, body_length: a.body.length }),
-  handler: async (args, ctx) => {
-    const reply = { mandate: ctx.mandate, number: args.number, body: args.body };
-    const { thread, delivered } = await replyMail(ctx.deps.store, ctx.deps.clock, reply);
-    return json({
-      number: thread.number,
-      state: 'replied' as const,
-      delivered_to: delivered?.to ?? null,
-      woke: delivered?.woke ?? null,
-      hops: delivered?.hops ?? null,
-    });
-  },
-});
-
-const mailClose = defineTool({
-  name: 'mail_close',
-  title: 'Close a thread',
-  description: 'Closes a thread of your inbox once it is handled.',
-  toolset: 'office',
-  capability: OFFICE_TOOL_CAPABILITIES.mail_close,
-  input: z.object({ number: MailNumber }),
-  output: z.object({ number: z.number().int(), state: z.literal('closed') }),
-  annotations: { ...WRITE, idempotentHint: true },
-  summary: (a) => ({ number: a.number }),
-  handler: async (args, ctx) => {
-    const t = await closeMail(ctx.deps.store, { mandate: ctx.mandate, number: args.number });
-    return json({ number: t.number, state: 'closed' as const });
-  },
-});
-
-const mailSend = defineTool({
-  name: 'mail_send',
-  title: 'Mail a colleague',
-  description:
-    "Starts a new thread in a colleague's inbox, with an office-written header naming you. The recipient must be a hired colleague " +
-    'inside your mail.send "to". It wakes them.',
-  toolset: 'office',
-  capability: OFFICE_TOOL_CAPABILITIES.mail_send,
-  input: z.object({ to: Slug.describe("The colleague's slug"), subject: OneLine(200), body: Body(100_000).describe('Markdown') }),
-  output: z.object({ to: z.string(), number: z.number().int(), subject: z.string(), state: z.literal('new') }),
-  annotations: WRITE,
-  summary: (a) => ({ to: a.to, subject: a.subject, body_length: a.body.length }),
-  handler: async (args, ctx) => {
-    const t = await sendMail(ctx.deps.store, ctx.deps.clock, { mandate: ctx.mandate, to: args.to, subject: args.subject, body: args.body });
-    return json({ to: t.to, number: t.number, subject: t.subject, state: 'new' as const });
-  },
-});
-
-const Status = z.enum(['hired', 'suspended', 'retired']);
-const Colleague = z.object({
-  slug: z.string(),
-  name: z.string(),
-  role: z.string(),
-  department: z.string().nullable(),
-  manager: z.string().nullable(),
-  status: Status,
-});
 
 const colleaguesList = defineTool({
   name: 'colleagues_list',
@@ -583,127 +392,6 @@ const forgeOpenPr = defineTool({
     return json({ number: pr.number, url: pr.url, existing });
   },
 });
-
-// A personnel file is a colleague as colleagues_list shows them, and what they may do, run on and spend.
-const PersonnelOut = Colleague.extend({
-  capabilities: z.array(z.union([z.string(), z.record(z.string(), z.json())])),
-  run: z.object({ model: z.string().nullable(), toolsets: z.array(z.string()) }),
-  budget: z.object({ currency: z.string(), total: z.string(), per_day: z.string().nullable(), per_call: z.string().nullable() }),
-});
-
-const hrAgentPersonnel = defineTool({
-  name: 'hr_agent_personnel',
-  title: 'Read a personnel file',
-  description:
-    "An agent's current personnel file: role, department, manager, status, capabilities (personnel.yaml form), run settings and " +
-    'budget. Read it before proposing a change. Its name, role, department, manager and model may be a ' +
-    `colleague's words: they are ${NAMED}.`,
-  toolset: 'office',
-  capability: OFFICE_TOOL_CAPABILITIES.hr_agent_personnel,
-  input: z.object({ slug: Slug }),
-  output: PersonnelOut,
-  annotations: READ,
-  summary: (a) => ({ slug: a.slug }),
-  handler: async (args, ctx) => {
-    const p = personnelOf(colleagueOf(ctx.deps.store.state, args.slug, officeName(ctx.deps, ctx.mandate)));
-    const run = foreignFields(p.slug, { ...p.run }, ['model']);
-    return json(personnelOut(p.slug, { ...p, ...personnelWords(p), run } as z.infer<typeof PersonnelOut>));
-  },
-});
-
-const ProposalOut = z.object({
-  proposal: z.string(),
-  approval: z.string(),
-  title: z.string(),
-  body: z.string(),
-  gains: z.array(z.string()),
-  loses: z.array(z.string()),
-  changes: z.array(z.string()),
-  warning: z.string().nullable(),
-  status: z.literal('open'),
-});
-const proposalOut = (p: Proposal, warning: string | null): z.infer<typeof ProposalOut> => ({
-  proposal: p.id,
-  approval: p.approval,
-  title: p.title,
-  body: p.body,
-  gains: p.change.gains,
-  loses: p.change.losses,
-  changes: p.change.changes,
-  warning,
-  status: 'open',
-});
-
-const hrProposeHire = defineTool({
-  name: 'hr_propose_hire',
-  title: 'Propose a hire',
-  description:
-    `Opens a proposal to hire a new agent: its personnel file from a role template (${Object.keys(ROLE_TEMPLATES).join(', ')}), with ` +
-    `\`capabilities\` merged into the role's defaults by name. Nothing is provisioned until a human merges it.`,
-  toolset: 'office',
-  capability: OFFICE_TOOL_CAPABILITIES.hr_propose_hire,
-  input: z.object({
-    slug: Slug,
-    name: OneLine(200),
-    role: z.string().max(100).describe('A role template id'),
-    reason: Body(5000).min(1),
-    department: OneLine(200).nullish(),
-    manager: Manager.describe('Default: your own manager').nullish(),
-    capabilities: z.array(Capability).max(100).nullish(),
-    budget_usd_per_day: UsdPerDay.nullish(),
-    charter: Body(50_000).nullish(),
-  }),
-  output: ProposalOut,
-  annotations: WRITE,
-  summary: (a) => ({
-    slug: a.slug,
-    role: a.role,
-    capabilities: (a.capabilities ?? []).map(capabilityName),
-    charter_length: a.charter?.length ?? 0,
-  }),
-  handler: async (args, ctx) => {
-    const p = await proposeHire(ctx.deps.store, ctx.deps.clock, ctx.mandate, given(args), ctx.deps.signer);
-    return json(proposalOut(p, null));
-  },
-});
-
-const hrProposeChange = defineTool({
-  name: 'hr_propose_change',
-  title: 'Propose a change to a personnel file',
-  description:
-    "Opens a proposal changing an agent's personnel file (yours included), with a plain-English list: gains, loses, and changes (old " +
-    '→ new). Prefer add_capabilities / remove_capabilities; a full `capabilities` list that removes more than half of the current ones ' +
-    'is refused unless confirm_removals is true. Removals are flagged in the title (⚠ removes N) and the result. Takes effect only ' +
-    'when a human merges it.',
-  toolset: 'office',
-  capability: OFFICE_TOOL_CAPABILITIES.hr_propose_change,
-  input: z.object({
-    slug: Slug,
-    reason: Body(5000).min(1),
-    add_capabilities: z.array(Capability).max(100).nullish(),
-    remove_capabilities: z.array(z.string().max(100)).max(100).nullish(),
-    capabilities: z.array(Capability).max(100).nullish(),
-    confirm_removals: z.boolean().nullish(),
-    status: z.enum(['hired', 'suspended', 'retired']).nullish(),
-    manager: Manager.nullish(),
-    budget_usd_per_day: UsdPerDay.nullish(),
-    model: z.string().max(200).nullish(),
-  }),
-  output: ProposalOut,
-  annotations: WRITE,
-  summary: (a) => ({
-    slug: a.slug,
-    add: (a.add_capabilities ?? []).map(capabilityName),
-    remove: a.remove_capabilities ?? [],
-    replace: a.capabilities ? a.capabilities.length : null,
-    status: a.status ?? null,
-  }),
-  handler: async (args, ctx) => {
-    const { proposal, warning } = await proposeChange(ctx.deps.store, ctx.deps.clock, ctx.mandate, given(args), ctx.deps.signer);
-    return json(proposalOut(proposal, warning));
-  },
-});
-
 const OFFICE_INSTRUCTIONS = [
   'Office tools: you work with colleagues (the other mandates of this workspace). Every tool but whoami needs a capability; a refusal ' +
     'says which and that you can ask with approval_request.',
@@ -716,11 +404,7 @@ const OFFICE_INSTRUCTIONS = [
 
 const TOOLS: ToolDef[] = [
   whoami,
-  mailInbox,
-  mailRead,
-  mailReply,
-  mailClose,
-  mailSend,
+  ...MAIL_TOOLS,
   colleaguesList,
   officeOverview,
   approvalRequest,
@@ -728,9 +412,7 @@ const TOOLS: ToolDef[] = [
   artifactList,
   forgeListPrs,
   forgeOpenPr,
-  hrAgentPersonnel,
-  hrProposeHire,
-  hrProposeChange,
+  ...HR_TOOLS,
 ];
 
 export const officeToolset: Toolset<'office'> = {

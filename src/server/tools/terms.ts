@@ -8,17 +8,12 @@ import { CAP } from '../../core/kernel/capabilities.ts';
 import { denial } from '../../core/kernel/denials.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import { FOREIGN_META_KEY, foreignFields } from '../../core/kernel/foreign.ts';
-import { mandateDenials, mandateOf } from '../../core/accounts/mandates.ts';
 import type { Money } from '../../core/kernel/amount.ts';
 import type { PaymentAsk } from '../../core/money/walletPay.ts';
-import { payeeDenial, payWithin } from '../../core/money/walletPay.ts';
 import { denialText } from '../../core/kernel/words.ts';
-import { atrBytes, atrHash as hashOf, atrView, isCanonicalBase64 } from '../../core/terms/atr.ts';
+import { atrBytes, atrHash as hashOf, atrView } from '../../core/terms/atr.ts';
 import type { TypedRequest, Wallet } from '../../core/local/wallet.ts';
-import { createApprovalWaiter } from '../approvalWait.ts';
 import { termsFailure } from '../render/terms.ts';
-import type { ServerDeps } from '../serverDeps.ts';
-import type { FetchLike } from '../net/publicFetch.ts';
 import type { KnownAsset } from '../../core/rails/assets.ts';
 import { knownAsset } from '../../core/rails/assets.ts';
 import type { AgreementChosen, AgreementReceipt } from '../terms/x402Agreement.ts';
@@ -34,137 +29,36 @@ import {
   verifiedChosen,
 } from '../terms/x402Agreement.ts';
 import { fromAtomic as atomicToMoney } from '../terms/x402Agent.ts';
-import { chainPaymentOf } from '../terms/x402Agent.ts';
-import { settlementView } from '../../core/rails/settlementView.ts';
 import { assertExactNonceUnspent, assertOnConfiguredChain, openUnderNonce, reads } from '../../core/rails/signing.ts';
-import { channelSettlement, expectRefund } from '../../core/rails/refund.ts';
 import type { Settlement } from '../../core/rails/settlement.ts';
 import * as M from '../../core/kernel/amount.ts';
 import { SettlementDetailSchema, SettlementSchema } from './settlementSchema.ts';
 import { mandateSettlement, settlementDetail } from '../../core/money/payments.ts';
-import {
-  CHANNEL,
-  confirmChannel,
-  finishChannel,
-  nextPayment,
-  openChannel,
-  readChannelDocument,
-  readChannelH,
-  recordCharge,
-  signedByPayer,
-  signInChannel,
-  voucherPayload,
-} from '../terms/x402Channel.ts';
+import { CHANNEL, confirmChannel, finishChannel, readChannelDocument, readChannelH } from '../terms/x402Channel.ts';
 import type { SignRequest } from '../terms/x402Exact.ts';
 import { check, confirm, confirmRead, EXACT, finish, paidByWallet, readDocument } from '../terms/x402Exact.ts';
 import type { ToolContext, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import { anyJson, jsonLine, jsonObject, READ, WRITE } from './toolKit.ts';
-
-/** The pairings Holon implements (docs/terms-pairings.md); the input schema refuses any other id. */
-export const PAIRINGS = [EXACT, AGREEMENT, CHANNEL] as const;
-const Pairing = z.enum(PAIRINGS).describe('The pairing: how the seller advertises H and the ATR, and how H is bound into the payment');
-const Atr = z
-  .string()
-  .max(1_400_000)
-  .refine(isCanonicalBase64, 'must be the ATR bytes as canonical padded standard base64 (atr.base64 as returned)')
-  .describe("The ATR's bytes: atr.base64 exactly as atr_confirm returned it");
-const Json = z.json();
-const Hash = z.string().regex(/^0x[0-9a-f]{64}$/);
-const AtrView = z.object({ base64: z.string(), utf8: z.string().nullable() });
-const Approved = z
-  .record(z.string(), Json)
-  .nullish()
-  .describe('The agreement payment the agent approved: approve from a previous call, unchanged');
-
-const DeclineShape = z.object({ code: z.string(), detail: z.string() });
-const Moved = z.object({ signed: Json, atr: AtrView, atrHash: Hash });
-
-/**
- * A terms tool's output schema: its result's members, or a decline (with `moved` where a payment was
- * sent). Both are the same tool's structured content, and a client checks a decline against the schema
- * too, so every member is optional and the two shapes share one object.
- */
-function outcome<T extends z.ZodRawShape>(shape: T) {
-  return z.object(shape).partial().extend({ decline: DeclineShape.optional(), moved: Moved.optional() });
-}
-
-/** A decline of one of Holon's own denials. */
-function declined(d: ReturnType<typeof denial>): HolonError {
-  return new HolonError('denied', denialText(d), {}, [d]);
-}
-
-/** A payment the human has not allowed (yet): rejected, or waiting for them. */
-function waiting(kind: 'pending' | 'rejected', approval: string): HolonError {
-  const d = kind === 'rejected' ? denial('rejected', { approval }) : denial('approval_pending', { approval });
-  return new HolonError('denied', denialText(d), { approval }, [d]);
-}
-
-/**
- * The ATR as the agent reads it: its bytes as they are (the hash and every later call need them exactly),
- * and its text, the seller's words exactly (seed 002: "the text"), noted as the seller's.
- */
-function atrOut(atr: AtrViewOf): AtrViewOf {
-  return foreignFields('seller', { base64: atr.base64, utf8: atr.utf8 }, ['utf8']);
-}
-
-/** The tools that sign are offered only where the human's wallet is. */
-const withWallet = (deps: ServerDeps): boolean => deps.wallet !== undefined;
-
-/** The human's wallet; a tool that signs is offered only with one, so this guards a server's mistake. */
-function walletOf(ctx: ToolContext): Wallet {
-  const wallet = ctx.deps.wallet;
-  if (!wallet) throw new HolonError('not_found', 'no wallet: the human creates one with `holon wallet create`');
-  return wallet;
-}
-
-/** A call the client cancelled (`notifications/cancelled`): nothing more is fetched, signed or sent for it. */
-function cancelled(): HolonError {
-  return new HolonError('conflict', 'the client cancelled the call: nothing more was fetched, signed or sent');
-}
-
-/**
- * The network a call's tool uses: the server's fetch (its whole network policy), ended at once by the
- * client's cancellation of this call, as the library's `signal` ends its exchange (seed 002). Without
- * it, a request the seller holds open would end only at the fetch's own time limit; after cancellation
- * no fetch starts at all.
- */
-function netOf(ctx: ToolContext): { fetch: FetchLike; now: () => number } {
-  const signal = ctx.extra.signal;
-  const fetch: FetchLike = (input, init = {}) => {
-    if (signal.aborted) return Promise.reject(cancelled());
-    return ctx.deps.fetch(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal });
-  };
-  return { fetch, now: () => ctx.deps.clock.now() };
-}
-
-/**
- * Pays within the mandate, waiting for the human where one must decide (in the panel, `holon approve`, or
- * the client's own form), and returns what the wallet signed; a payment not allowed (yet) is declined.
- * A call the client cancelled signs nothing (the hold is released). What the wallet signed on a chain (an
- * x402 payment and its EIP-3009 authorization, read from the result by `signedOf`) gets its settlement
- * record before it is returned, read back from the chain Holon is configured for.
- */
-async function signRecorded<T>(
-  ctx: ToolContext,
-  ask: PaymentAsk,
-  sign: () => Promise<T>,
-  signedOf: (result: T) => unknown = (r) => r,
-): Promise<{ result: T; settlement?: string }> {
-  const wait = ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {};
-  const signal = ctx.extra.signal;
-  const unlessCancelled = (): Promise<T> => (signal.aborted ? Promise.reject(cancelled()) : sign());
-  const chain = { reader: ctx.deps.chain, payment: (r: T) => chainPaymentOf(signedOf(r), ask.amount) };
-  const paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask, unlessCancelled, { signal, chain, ...wait });
-  if (paid.kind !== 'paid') throw waiting(paid.kind, paid.approval.id);
-  return { result: paid.result, ...(paid.settlement ? { settlement: paid.settlement } : {}) };
-}
-
-/** A settlement as a tool's result shows it. */
-function settlementOut(ctx: ToolContext, id: string | undefined) {
-  const r = id ? ctx.deps.store.state.settlements[id] : undefined;
-  return r ? { settlement: settlementView(r) } : {};
-}
+import {
+  Approved,
+  Atr,
+  atrOut,
+  AtrView,
+  cancelled,
+  declined,
+  Hash,
+  Json,
+  netOf,
+  outcome,
+  Pairing,
+  settlementOut,
+  signRecorded,
+  walletOf,
+  withWallet,
+} from './termsKit.ts';
+import type { AtrViewOf } from './termsKit.ts';
+import { atrChannelOpen, atrChannelRecordCharge, atrChannelWithin } from './termsChannel.ts';
 
 const atrConfirm = defineTool({
   name: 'atr_confirm',
@@ -416,8 +310,6 @@ async function agreeWithin(
   return sent.receipt;
 }
 
-type AtrViewOf = { base64: string; utf8: string | null };
-
 const atrAgree = defineTool({
   name: 'atr_agree',
   title: 'Pay the agreement',
@@ -454,109 +346,6 @@ const atrAgree = defineTool({
     if ('pending' in status) throw declined(denial('agreement_pending', {}));
     if ('receipt' in status) return jsonLine({ atrHash: h, receipt: status.receipt });
     return jsonLine({ atrHash: h, approve: approveFrom(c.agreement, status.required, h, c.option.network) });
-  },
-});
-
-const ChannelPairing = z.enum([CHANNEL]).describe("The channel's pairing");
-const HoldArg = z.record(z.string(), Json).describe('The latest hold, exactly as returned, mac included');
-const HoldOut = jsonObject(Json);
-
-const atrChannelOpen = defineTool({
-  name: 'atr_channel_open',
-  title: 'Keep an opened channel',
-  description:
-    'Keeps a channel you opened: takes the signed opening, its landed receipt where there was one, and the mac returned beside them, ' +
-    'and returns atrHash and the hold (pass the latest hold back exactly as returned).',
-  toolset: 'terms',
-  capability: null,
-  input: z.object({
-    pairing: ChannelPairing,
-    atr: Atr,
-    signed: Json.describe('The signed opening, exactly as returned'),
-    landed: Json.nullish().describe('The landed receipt returned beside the opening, exactly as returned, where one was'),
-    mac: z.string().max(100).describe('The mac returned beside the opening'),
-  }),
-  output: outcome({ atrHash: Hash, hold: HoldOut }),
-  annotations: READ,
-  summary: (a) => ({ pairing: a.pairing }),
-  handler: async (args) => {
-    const o = openChannel(atrBytes(args.atr), args.signed, args.landed ?? null, args.mac);
-    return jsonLine({ atrHash: o.atrHash, hold: o.hold });
-  },
-});
-
-const atrChannelRecordCharge = defineTool({
-  name: 'atr_channel_record_charge',
-  title: "Record the seller's charge",
-  description:
-    "Records the seller's cumulative charge in a held channel. Returns atrHash and the updated hold. A hold not returned by this " +
-    'server process, unchanged, is declined hold-unverified.',
-  toolset: 'terms',
-  capability: null,
-  input: z.object({ hold: HoldArg, charged: z.string().max(80).describe("The seller's cumulative charge, decimal") }),
-  output: outcome({ atrHash: Hash, hold: HoldOut }),
-  annotations: READ,
-  summary: () => ({}),
-  handler: async (args) => {
-    const r = recordCharge(args.hold, args.charged);
-    return jsonLine({ atrHash: r.atrHash, hold: r.hold });
-  },
-});
-
-const atrChannelWithin = defineTool({
-  name: 'atr_channel_within',
-  title: 'Pay within a held channel',
-  description:
-    "Offered with the human's wallet. Signs one later payment in a held channel: the ATR, H and the channel come from the hold, the " +
-    "amount from the seller's new document (which must advertise the held H and name the held channel); never above the deposit, and " +
-    'only while this mandate still allows the payee. refund: {} signs the close instead.',
-  toolset: 'terms',
-  capability: CAP.pay,
-  input: z.object({
-    pairing: ChannelPairing,
-    hold: HoldArg,
-    document: Json.nullish().describe("The seller's new payment request"),
-    refund: z
-      .object({
-        amount: z
-          .string()
-          .max(80)
-          .nullish()
-          .describe("What comes back, in the token's smallest units; by default all the deposit left beyond what was signed and charged"),
-        paymentResponse: Json.nullish().describe(
-          'The decoded PAYMENT-RESPONSE the seller answered a refund with; this pairing does not read it',
-        ),
-      })
-      .nullish()
-      .describe('Sign a refund instead of a voucher: {} closes the channel'),
-    inputs: z.record(z.string(), Json).nullish().describe("The buyer's own values a refund's build needs"),
-  }),
-  output: outcome({ atrHash: Hash, signed: anyJson(Json), hold: HoldOut, settlement: SettlementSchema }),
-  annotations: { ...WRITE, openWorldHint: true },
-  summary: (a) => ({ pairing: a.pairing, refund: a.refund ? true : false }),
-  offered: withWallet,
-  handler: async (args, ctx) => {
-    const wallet = walletOf(ctx);
-    const next = nextPayment(args.hold, args.document ?? null, args.refund ?? null);
-    // Holon's mandate on top of the seed's rules: still active, and still allowed to pay this payee.
-    const s = ctx.deps.store.state;
-    const payee = payeeDenial(s, ctx.mandate, `${next.h.network}:${next.h.payTo}`);
-    const refusals = [...mandateDenials(mandateOf(s, ctx.mandate), ctx.deps.clock.now()), ...(payee ? [payee] : [])];
-    if (refusals.length > 0) throw new HolonError('denied', refusals.map(denialText).join('; '), {}, refusals);
-    if (wallet.address.toLowerCase() !== next.h.payer.toLowerCase()) {
-      throw new HolonError('conflict', "the channel was opened by another wallet than this state's");
-    }
-    const { signed, hold } = await signInChannel(next, async (request) => {
-      const signature = await wallet.signTypedData(request);
-      if (!(await signedByPayer(next.h, request, signature))) throw declined(denial('signature_invalid', {}));
-      return voucherPayload(next.h, request, signature, next.close);
-    });
-    // Closing gives back what the seller does not keep: looked for on the chain, and credited to the mandate once there.
-    const deposit = next.close ? channelSettlement(s, next.h) : undefined;
-    const back = BigInt(next.h.deposit) - BigInt(next.cumulative);
-    if (deposit && back > 0n) await expectRefund({ store: ctx.deps.store, chain: ctx.deps.chain }, deposit.id, back);
-    const paid = deposit ? ctx.deps.store.state.settlements[deposit.id] : undefined;
-    return jsonLine({ atrHash: next.h.atrHash, signed, hold, ...(paid ? { settlement: settlementView(paid) } : {}) });
   },
 });
 

@@ -2,9 +2,6 @@
 import * as z from 'zod/mini';
 import { FieldText, panelProtocol, ReadyCommand } from './messages.ts';
 
-/** The toolsets a mandate can offer, in the order the form lists them (DESIGN.md §5). */
-export const MANDATE_TOOLSETS = ['market', 'terms', 'money', 'commerce', 'memory', 'records', 'office'] as const;
-
 /** The statuses a mandate can have. */
 export const MANDATE_STATUSES = ['active', 'suspended', 'revoked'] as const;
 
@@ -22,7 +19,7 @@ export const MandateFormValues = z.strictObject({
   perDay: FieldText,
   perCall: FieldText,
   threshold: FieldText,
-  /** The toolsets ticked; unknown ones an existing mandate has are kept. */
+  /** The toolsets ticked (src/shared/toolsets.ts); unknown ones an existing mandate has are kept. */
   toolsets: z.array(FieldText).check(z.maxLength(10)),
   /** One capability per line, with its parameters: the one field that may be long. */
   capabilities: z.string().check(z.maxLength(4000)),

@@ -1,9 +1,10 @@
 // The mandate form (create and edit). The host validates and answers with errors per field; the view
 // only collects what the human typed.
 import type { MandateEditorCommand, MandateEditorState, MandateFormValues } from '../protocol/mandateEditor.ts';
-import { MANDATE_STATUSES, MANDATE_TOOLSETS, MandateStatus } from '../protocol/mandateEditor.ts';
+import { MANDATE_STATUSES, MandateStatus } from '../protocol/mandateEditor.ts';
 import { is } from '../protocol/messages.ts';
 import { CAPABILITY_LINES_HELP, parseCapabilityLines } from '../../shared/capabilityLines.ts';
+import { TOOLSETS } from '../../shared/toolsets.ts';
 import { append, button, clear, h, keepFocus, readChecked, readValue, setChecked, setValue } from './dom.ts';
 
 type TextField = Exclude<keyof MandateFormValues, 'toolsets' | 'training' | 'status'>;
@@ -59,6 +60,160 @@ const GROUPS: { title: string; fields: TextFieldSpec[] }[] = [
   },
 ];
 
+/** One render of the form: its controls, and what reads them back. */
+interface Form {
+  doc: Document;
+  state: MandateEditorState;
+  edit: boolean;
+  controls: Map<TextField, HTMLElement>;
+  toolsetBoxes: Map<string, HTMLElement>;
+  statusSelect: HTMLElement | null;
+  training: HTMLElement;
+  saved: HTMLElement;
+  /** Every control calls it on a change: the Saved note goes, and the view keeps the values. */
+  changed: () => void;
+}
+
+/** What the human typed and ticked: exactly the form's keys, whatever else the state carried (the host's schema is strict). */
+function read(f: Form): MandateFormValues {
+  const text = (name: TextField): string => {
+    const control = f.controls.get(name);
+    return control && !(f.edit && name === 'id') ? readValue(control) : f.state.values[name];
+  };
+  const status = f.statusSelect ? readValue(f.statusSelect) : f.state.values.status;
+  return {
+    id: text('id'),
+    grantee: text('grantee'),
+    currency: text('currency'),
+    total: text('total'),
+    perDay: text('perDay'),
+    perCall: text('perCall'),
+    threshold: text('threshold'),
+    toolsets: Array.from(f.toolsetBoxes).flatMap(([toolset, box]) => (readChecked(box) ? [toolset] : [])),
+    capabilities: text('capabilities'),
+    regions: text('regions'),
+    retentionDays: text('retentionDays'),
+    training: readChecked(f.training),
+    expiresAt: text('expiresAt'),
+    status: is(MandateStatus, status) ? status : f.state.values.status,
+  };
+}
+
+/** A problem the form finds itself, shown where the host's would be, until the field is edited. */
+function showFieldError(f: Form, name: TextField, message: string): void {
+  const control = f.controls.get(name);
+  const block = control?.closest('[data-field]');
+  if (!control || !block) return;
+  block.querySelector('.field-error')?.remove();
+  block.appendChild(errorNode(f.doc, name, message));
+  control.setAttribute('invalid', '');
+  control.setAttribute('aria-invalid', 'true');
+  f.saved.hidden = true;
+  control.focus();
+}
+
+/** The title, and the problems of the whole form and of a field this mode does not show (status, when creating). */
+function heading(f: Form): HTMLElement[] {
+  const { doc, state, edit } = f;
+  const title = h(
+    doc,
+    'h1',
+    { class: 'form-title' },
+    edit ? 'Edit mandate ' : 'New mandate',
+    edit && h(doc, 'span', { class: 'mono' }, state.values.id),
+  );
+  const general = Object.entries(state.errors).flatMap(([key, message]) =>
+    message === undefined || key === 'form' || (key === 'status' && edit) || isShownField(key) ? [] : [`${key}: ${message}`],
+  );
+  if (state.errors.form !== undefined) general.unshift(state.errors.form);
+  if (general.length === 0) return [title];
+  return [
+    title,
+    h(doc, 'div', { class: 'error', role: 'alert', 'data-testid': 'error-form' }, ...general.map((line) => h(doc, 'p', {}, line))),
+  ];
+}
+
+/** The text fields, in their groups. */
+function textGroups(f: Form): HTMLElement[] {
+  const { doc, state } = f;
+  return GROUPS.map((group) => {
+    const fieldset = h(doc, 'fieldset', { class: 'group' }, h(doc, 'legend', {}, group.title));
+    for (const spec of group.fields) {
+      const control = h(doc, spec.multiline ? 'vscode-textarea' : 'vscode-textfield', {
+        id: `mandate-${spec.name}`,
+        name: spec.name,
+        'data-testid': `field-${spec.name}`,
+        rows: spec.multiline ? 4 : undefined,
+        readonly: f.edit && spec.name === 'id',
+        invalid: state.errors[spec.name] !== undefined,
+        'aria-invalid': state.errors[spec.name] !== undefined ? 'true' : undefined,
+      });
+      setValue(control, state.values[spec.name]);
+      control.addEventListener('input', f.changed);
+      control.addEventListener('change', f.changed);
+      f.controls.set(spec.name, control);
+      fieldset.appendChild(field(doc, spec.name, spec.label, control, spec.help, state.errors[spec.name], spec.required));
+    }
+    return fieldset;
+  });
+}
+
+/** A checkbox per toolset (src/shared/toolsets.ts), and one for a toolset the mandate has that the form does not know. */
+function toolsetGroup(f: Form): HTMLElement {
+  const { doc, state } = f;
+  const toolsets = h(doc, 'fieldset', { class: 'group toolsets', 'data-testid': 'field-toolsets' }, h(doc, 'legend', {}, 'Toolsets'));
+  // Keep a toolset the form does not know, rather than drop it on save.
+  const known: string[] = [...TOOLSETS];
+  const shown = [...known, ...state.values.toolsets.filter((t) => !known.includes(t))];
+  for (const toolset of shown) {
+    const box = h(doc, 'vscode-checkbox', { name: 'toolsets', value: toolset, 'data-testid': `toolset-${toolset}` }, toolset);
+    setChecked(box, state.values.toolsets.includes(toolset));
+    box.addEventListener('change', f.changed);
+    f.toolsetBoxes.set(toolset, box);
+    toolsets.appendChild(box);
+  }
+  if (state.errors.toolsets) toolsets.appendChild(errorNode(doc, 'toolsets', state.errors.toolsets));
+  return toolsets;
+}
+
+/** Whether sellers may train on the data, and (when editing) the mandate's status. */
+function trainingAndStatus(f: Form): HTMLElement[] {
+  const { doc, state } = f;
+  setChecked(f.training, state.values.training);
+  f.training.addEventListener('change', f.changed);
+  const trainingGroup = h(doc, 'div', { class: 'field' }, f.training);
+  if (state.errors.training) trainingGroup.appendChild(errorNode(doc, 'training', state.errors.training));
+  if (!f.edit) return [trainingGroup];
+  const select = h(doc, 'vscode-single-select', { id: 'mandate-status', name: 'status', 'data-testid': 'field-status' });
+  for (const status of MANDATE_STATUSES)
+    select.appendChild(h(doc, 'vscode-option', { value: status, selected: status === state.values.status }, status));
+  setValue(select, state.values.status);
+  select.addEventListener('change', f.changed);
+  f.statusSelect = select;
+  return [trainingGroup, field(doc, 'status', 'Status', select, 'A suspended or revoked mandate allows no call.', state.errors.status)];
+}
+
+/** Save (or Create) and Cancel: the only two things the form posts. */
+function actions(f: Form, post: (command: MandateEditorCommand) => void): HTMLElement {
+  const { doc } = f;
+  return h(
+    doc,
+    'div',
+    { class: 'actions' },
+    button(doc, f.edit ? 'Save' : 'Create', 'mandate-save', () => {
+      // What does not parse is refused here, in the form, and nothing is sent; the host checks again.
+      const values = read(f);
+      const caps = parseCapabilityLines(values.capabilities);
+      if (!caps.ok) {
+        showFieldError(f, 'capabilities', caps.problem);
+        return;
+      }
+      post({ type: 'save', values });
+    }),
+    button(doc, 'Cancel', 'mandate-cancel', () => post({ type: 'cancel' }), { secondary: true }),
+  );
+}
+
 /**
  * Renders the form into `root` from `state`. `onEdit` is told the values after each change (the view
  * saves them, so a reload keeps the human's typing). Posts only on Save and Cancel.
@@ -72,149 +227,30 @@ export function renderMandateEditor(
   const doc = root.ownerDocument;
   keepFocus(root, () => {
     clear(root);
-    const edit = state.mode === 'edit';
-    const controls = new Map<TextField, HTMLElement>();
-    const toolsetBoxes = new Map<string, HTMLElement>();
-    let statusSelect: HTMLElement | null = null;
-    const training = h(
+    const f: Form = {
       doc,
-      'vscode-checkbox',
-      { name: 'training', 'data-testid': 'field-training' },
-      'Sellers may train models on the data',
-    );
-
-    // Exactly the form's keys, whatever else the state carried: the host's schema is strict.
-    const read = (): MandateFormValues => {
-      const text = (name: TextField): string => {
-        const control = controls.get(name);
-        return control && !(edit && name === 'id') ? readValue(control) : state.values[name];
-      };
-      const status = statusSelect ? readValue(statusSelect) : state.values.status;
-      return {
-        id: text('id'),
-        grantee: text('grantee'),
-        currency: text('currency'),
-        total: text('total'),
-        perDay: text('perDay'),
-        perCall: text('perCall'),
-        threshold: text('threshold'),
-        toolsets: Array.from(toolsetBoxes).flatMap(([toolset, box]) => (readChecked(box) ? [toolset] : [])),
-        capabilities: text('capabilities'),
-        regions: text('regions'),
-        retentionDays: text('retentionDays'),
-        training: readChecked(training),
-        expiresAt: text('expiresAt'),
-        status: is(MandateStatus, status) ? status : state.values.status,
-      };
+      state,
+      edit: state.mode === 'edit',
+      controls: new Map(),
+      toolsetBoxes: new Map(),
+      statusSelect: null,
+      training: h(doc, 'vscode-checkbox', { name: 'training', 'data-testid': 'field-training' }, 'Sellers may train models on the data'),
+      saved: h(doc, 'p', { class: 'note success', role: 'status', 'data-testid': 'mandate-saved', hidden: !state.saved }, 'Saved.'),
+      changed: () => {
+        f.saved.hidden = true;
+        onEdit?.(read(f));
+      },
     };
-    const saved = h(doc, 'p', { class: 'note success', role: 'status', 'data-testid': 'mandate-saved', hidden: !state.saved }, 'Saved.');
-    const changed = (): void => {
-      saved.hidden = true;
-      onEdit?.(read());
-    };
-
     const form = h(doc, 'div', { class: 'mandate-form', 'data-mode': state.mode, 'data-testid': 'mandate-form' });
-    // A problem the form finds itself, shown where the host's would be, until the field is edited.
-    const showFieldError = (name: TextField, message: string): void => {
-      const control = controls.get(name);
-      const block = control?.closest('[data-field]');
-      if (!control || !block) return;
-      block.querySelector('.field-error')?.remove();
-      block.appendChild(errorNode(doc, name, message));
-      control.setAttribute('invalid', '');
-      control.setAttribute('aria-invalid', 'true');
-      saved.hidden = true;
-      control.focus();
-    };
-    form.appendChild(
-      h(
-        doc,
-        'h1',
-        { class: 'form-title' },
-        edit ? 'Edit mandate ' : 'New mandate',
-        edit && h(doc, 'span', { class: 'mono' }, state.values.id),
-      ),
-    );
-    // Problems of the whole form, and of a field this mode does not show (status, when creating).
-    const general = Object.entries(state.errors).flatMap(([key, message]) =>
-      message === undefined || key === 'form' || (key === 'status' && edit) || isShownField(key) ? [] : [`${key}: ${message}`],
-    );
-    if (state.errors.form !== undefined) general.unshift(state.errors.form);
-    if (general.length > 0) {
-      form.appendChild(
-        h(doc, 'div', { class: 'error', role: 'alert', 'data-testid': 'error-form' }, ...general.map((line) => h(doc, 'p', {}, line))),
-      );
-    }
-
-    for (const group of GROUPS) {
-      const fieldset = h(doc, 'fieldset', { class: 'group' }, h(doc, 'legend', {}, group.title));
-      for (const spec of group.fields) {
-        const control = h(doc, spec.multiline ? 'vscode-textarea' : 'vscode-textfield', {
-          id: `mandate-${spec.name}`,
-          name: spec.name,
-          'data-testid': `field-${spec.name}`,
-          rows: spec.multiline ? 4 : undefined,
-          readonly: edit && spec.name === 'id',
-          invalid: state.errors[spec.name] !== undefined,
-          'aria-invalid': state.errors[spec.name] !== undefined ? 'true' : undefined,
-        });
-        setValue(control, state.values[spec.name]);
-        control.addEventListener('input', changed);
-        control.addEventListener('change', changed);
-        controls.set(spec.name, control);
-        fieldset.appendChild(field(doc, spec.name, spec.label, control, spec.help, state.errors[spec.name], spec.required));
-      }
-      form.appendChild(fieldset);
-    }
-
-    const toolsets = h(doc, 'fieldset', { class: 'group toolsets', 'data-testid': 'field-toolsets' }, h(doc, 'legend', {}, 'Toolsets'));
-    // Keep a toolset the form does not know, rather than drop it on save.
-    const known: string[] = [...MANDATE_TOOLSETS];
-    const shown = [...known, ...state.values.toolsets.filter((t) => !known.includes(t))];
-    for (const toolset of shown) {
-      const box = h(doc, 'vscode-checkbox', { name: 'toolsets', value: toolset, 'data-testid': `toolset-${toolset}` }, toolset);
-      setChecked(box, state.values.toolsets.includes(toolset));
-      box.addEventListener('change', changed);
-      toolsetBoxes.set(toolset, box);
-      toolsets.appendChild(box);
-    }
-    if (state.errors.toolsets) toolsets.appendChild(errorNode(doc, 'toolsets', state.errors.toolsets));
-    form.appendChild(toolsets);
-
-    setChecked(training, state.values.training);
-    training.addEventListener('change', changed);
-    const trainingGroup = h(doc, 'div', { class: 'field' }, training);
-    if (state.errors.training) trainingGroup.appendChild(errorNode(doc, 'training', state.errors.training));
-    form.appendChild(trainingGroup);
-
-    if (edit) {
-      const select = h(doc, 'vscode-single-select', { id: 'mandate-status', name: 'status', 'data-testid': 'field-status' });
-      for (const status of MANDATE_STATUSES)
-        select.appendChild(h(doc, 'vscode-option', { value: status, selected: status === state.values.status }, status));
-      setValue(select, state.values.status);
-      select.addEventListener('change', changed);
-      statusSelect = select;
-      form.appendChild(field(doc, 'status', 'Status', select, 'A suspended or revoked mandate allows no call.', state.errors.status));
-    }
-
-    const actions = h(
-      doc,
-      'div',
-      { class: 'actions' },
-      button(doc, edit ? 'Save' : 'Create', 'mandate-save', () => {
-        // What does not parse is refused here, in the form, and nothing is sent; the host checks again.
-        const values = read();
-        const caps = parseCapabilityLines(values.capabilities);
-        if (!caps.ok) {
-          showFieldError('capabilities', caps.problem);
-          return;
-        }
-        post({ type: 'save', values });
-      }),
-      button(doc, 'Cancel', 'mandate-cancel', () => post({ type: 'cancel' }), { secondary: true }),
-    );
-    form.appendChild(consentNote(doc, state));
-    append(form, [actions, saved]);
+    append(form, [
+      ...heading(f),
+      ...textGroups(f),
+      toolsetGroup(f),
+      ...trainingAndStatus(f),
+      consentNote(doc, state),
+      actions(f, post),
+      f.saved,
+    ]);
     root.appendChild(form);
   });
 }
