@@ -210,10 +210,12 @@ export async function buildSuites(): Promise<{ runSuite: string; driver: string 
   return { runSuite: path.join(SUITE_OUT, 'runSuite.js'), driver: path.join(SUITE_OUT, 'driver.js') };
 }
 
+// The README links to its pages under docs/ by relative paths; the package names no repository they could
+// be rewritten against, so vsce is told to leave them as they are (those pages are read in the clone).
 function vsce(cwd: string, out: string): void {
   const bin = path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
   if (!fs.existsSync(bin)) throw new Error('@vscode/vsce is not installed (a devDependency): run npm ci');
-  run(process.execPath, [bin, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', out], { cwd, why: 'vsce package failed' });
+  run(process.execPath, [bin, 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--skip-license', '-o', out], { cwd, why: 'vsce package failed' });
 }
 
 /** The id of the browser test's helper extension (test/editor/suite/driver.ts). */
