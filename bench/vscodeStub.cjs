@@ -46,8 +46,11 @@ module.exports = new Proxy(
     ViewColumn: { Active: -1 },
     ThemeColor: class {},
     McpStdioServerDefinition: class {},
+    TabInputWebview: class {},
     window: new Proxy(
       {
+        // No editor tabs open: the receipts step reads them at activation.
+        tabGroups: { all: [], onDidChangeTabs: () => disposable() },
         createOutputChannel: () => ({ info() {}, warn() {}, error() {}, appendLine() {}, dispose() {} }),
         createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {} }),
       },
