@@ -85,11 +85,6 @@ export interface Scheme<A = never> {
   request(authorization: A, token: TokenDomain): TypedRequest;
   /** Its authorization as a settlement keeps it (`value` the most it may move, the nonce as 32 bytes of hex). */
   recorded(authorization: A): Authorization;
-  /**
-   * The nonce space its nonces live in (EIP-3009's at the token, or Permit2's): two payments of one payer
-   * and nonce in one space can never both land.
-   */
-  readonly nonceSpace: string;
   /** Whether the payer's nonce is spent on the chain, as of `block` (the head by default). */
   nonceSpent(reader: ChainReader, a: Pick<Authorization, 'from' | 'nonce'>, block?: bigint): Promise<boolean>;
   /** The transaction the chain names as having spent the nonce, where it names one (EIP-3009 does; Permit2 does not). */

@@ -23,7 +23,6 @@ import { dict, toDict } from '../kernel/util.ts';
 import type { JournalEvent } from '../store/store.ts';
 import type { Authorization, NeverWhy } from './scheme.ts';
 import type { RecordedScheme } from './schemes.ts';
-import { schemeOf } from './schemes.ts';
 import type { SettlementIndexFields } from './settlementIndex.ts';
 import { emptySettlementIndex, fileSettlementEvent, fileSigned, reviveSettlementIndex } from './settlementIndex.ts';
 
@@ -133,9 +132,13 @@ export function transferKey(transaction: string, logIndex: number | undefined): 
   return `${transaction.toLowerCase()}:${logIndex ?? '?'}`;
 }
 
-/** What a payer's nonce is known by, in its scheme's own nonce space (EIP-3009's, or Permit2's). */
+/**
+ * What a payer's nonce is known by, in its scheme's own nonce space (EIP-3009's, or Permit2's): each scheme
+ * is its own space, named as the record names it. Read from the record, not the scheme table, so that the
+ * fold (and the journal's worker) does not load what signs and reads the chain.
+ */
 export function nonceKey(r: Pick<Settlement, 'scheme' | 'authorization'>): string {
-  return `${schemeOf(r).nonceSpace}:${r.authorization.from.toLowerCase()}:${r.authorization.nonce.toLowerCase()}`;
+  return `${r.scheme ?? 'exact'}:${r.authorization.from.toLowerCase()}:${r.authorization.nonce.toLowerCase()}`;
 }
 
 /** The settlements' events. */

@@ -127,7 +127,6 @@ export const exact = {
     message: { ...a },
   }),
   recorded: (a) => ({ ...a }),
-  nonceSpace: 'exact',
   nonceSpent: (reader, a, block) => reader.authorizationSpent(getAddress(a.from), a.nonce as Hex, block),
   spentIn: (reader, a) => reader.spentIn(getAddress(a.from), a.nonce as Hex, 0n),
   verdict: exactVerdict,

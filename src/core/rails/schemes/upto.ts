@@ -239,7 +239,6 @@ export const upto = {
   name: 'upto' as const,
   request: (a, token) => uptoRequest(a, Number(token.chainId)),
   recorded: uptoSettlementAuthorization,
-  nonceSpace: 'upto',
   nonceSpent: (reader, a, block) => reader.permit2NonceUsed(PERMIT2, getAddress(a.from), BigInt(a.nonce), block),
   // Permit2 says nothing of where a nonce was spent: only Holon's own record of it can name the transaction.
   spentIn: () => Promise.resolve(undefined),
