@@ -6,7 +6,6 @@
  * so a scheme never imports the record it is part of.
  */
 import type { Address, Hash, Hex } from 'viem';
-import type { MoneyJson } from '../kernel/amount.ts';
 import type { TypedRequest, Wallet } from '../local/wallet.ts';
 import type { ChainReader } from './chain.ts';
 
@@ -89,15 +88,12 @@ export interface Scheme<A = never> {
   nonceSpent(reader: ChainReader, a: Pick<Authorization, 'from' | 'nonce'>, block?: bigint): Promise<boolean>;
   /** The transaction the chain names as having spent the nonce, where it names one (EIP-3009 does; Permit2 does not). */
   spentIn(reader: ChainReader, a: Pick<Authorization, 'from' | 'nonce'>): Promise<Hash | undefined>;
-  /** Holon's own reading of the chain for a signed payment: landed (where, moving what), not yet, or never. */
-  verdict(reader: ChainReader, r: SignedPayment): Promise<ChainVerdict>;
   /**
-   * What a landed payment settles of `carried` (what its hold carries for it, or what it authorized in the
-   * token): all of it, or the share of it the chain moved of the value authorized.
+   * Holon's own reading of the chain for a signed payment: landed (where, moving what), not yet, or never.
+   * What it reads as moved is how its hold settles: at the share of the value authorized the chain moved
+   * (settlementView.ts), all of it for a scheme that moves exactly what it authorized.
    */
-  settles(r: { authorization: Authorization; landed: { value?: string } | null }, carried: MoneyJson): MoneyJson;
-  /** What it authorized, where that is not simply what it pays (the most an `upto` payment may move); null where it is. */
-  authorized(amount: MoneyJson): MoneyJson | null;
+  verdict(reader: ChainReader, r: SignedPayment): Promise<ChainVerdict>;
   /**
    * Cancels a signed payment's authorization on the chain: what the wallet signs for it, if anything, and the
    * transaction `send` sends from the wallet (which pays the gas). Returns that transaction.

@@ -6,7 +6,6 @@ import type { MoneyJson } from '../kernel/amount.ts';
 import { formatUnits, parseUnits } from '../kernel/amount.ts';
 import { transactionAsNamed } from '../kernel/foreign.ts';
 import type { NeverWhy } from './scheme.ts';
-import { schemeOf } from './schemes.ts';
 import type { FlagReason, Settlement, SettlementStatus } from './settlement.ts';
 
 /**
@@ -14,13 +13,37 @@ import type { FlagReason, Settlement, SettlementStatus } from './settlement.ts';
  * of it — all it carries, or, for an `upto` payment settled for less than authorized, the same share of it
  * as the chain moved of the value authorized (rounded up); the rest goes back to the mandate.
  */
-export function chargeOf(r: Pick<Settlement, 'scheme' | 'landed' | 'authorization' | 'held'>): MoneyJson {
-  return schemeOf(r).settles(r, r.held);
+export function chargeOf(r: Pick<Settlement, 'landed' | 'authorization' | 'held'>): MoneyJson {
+  return settledShare(r, r.held);
 }
 
 /** What a settlement paid, in the token's currency: its amount, or an `upto` payment's share of its maximum the chain moved. */
-export function paidOf(r: Pick<Settlement, 'scheme' | 'landed' | 'authorization' | 'amount'>): MoneyJson {
-  return schemeOf(r).settles(r, r.amount);
+export function paidOf(r: Pick<Settlement, 'landed' | 'authorization' | 'amount'>): MoneyJson {
+  return settledShare(r, r.amount);
+}
+
+/**
+ * What a landed payment settles of `carried`: the share of it the chain moved of the value authorized, as
+ * its scheme's verdict read it (older records: all of it), rounded up, never in the payer's favour. A
+ * scheme that moves exactly what it authorized settles all of it.
+ *
+ * Asked of the record, not of the scheme table: the views and the fold must not load what signs and reads
+ * the chain.
+ */
+function settledShare(r: Pick<Settlement, 'landed' | 'authorization'>, carried: MoneyJson): MoneyJson {
+  const max = BigInt(r.authorization.value);
+  const value = BigInt(r.landed?.value ?? r.authorization.value);
+  if (value >= max || max === 0n) return { ...carried };
+  const units = parseUnits(carried.amount);
+  return { amount: formatUnits((units * value + max - 1n) / max), currency: carried.currency };
+}
+
+/**
+ * What a payment authorized where that is not simply what it pays: the most it may move, for every scheme
+ * but `exact` (the record names its scheme only then); null for `exact`.
+ */
+export function authorizedOf(r: Pick<Settlement, 'scheme' | 'amount'>): MoneyJson | null {
+  return r.scheme === undefined || (r.scheme as string) === 'exact' ? null : { ...r.amount };
 }
 
 /** How the chain showed a payment can never land, in words. */
@@ -44,7 +67,7 @@ export function settlementWords(
     'status' | 'landed' | 'flag' | 'network' | 'refund' | 'scheme' | 'amount' | 'authorization' | 'never' | 'release' | 'cancel'
   >,
 ): string {
-  const most = schemeOf(r).authorized(r.amount);
+  const most = authorizedOf(r);
   const upto = most ? `authorized up to ${most.amount} ${most.currency}, ` : '';
   switch (r.status) {
     case 'landed': {
@@ -120,7 +143,7 @@ export function settlementView(r: Settlement): SettlementView {
     network: r.network,
     payee: r.payee,
     amount: r.status === 'landed' ? paidOf(r) : { ...r.amount },
-    authorized: schemeOf(r).authorized(r.amount),
+    authorized: authorizedOf(r),
     transaction: r.landed?.transaction ?? null,
     block: r.landed?.block ?? null,
     claimed_transaction: claimedTransaction(r),

@@ -22,7 +22,7 @@ import type { ChainReader } from '../../core/rails/chain.ts';
 import { newId } from '../../core/kernel/ids.ts';
 import type { ChainPayment } from '../../core/money/walletPay.ts';
 import { checkLanding, flagSettlement, recordClaim } from '../../core/rails/landing.ts';
-import { schemeOf } from '../../core/rails/schemes.ts';
+import { authorizedOf } from '../../core/rails/settlementView.ts';
 import { recordSigned } from '../../core/rails/signing.ts';
 import type { Authorization } from '../../core/rails/scheme.ts';
 import type { EventStore } from '../../core/store/store.ts';
@@ -234,7 +234,7 @@ export class X402AgentRunner implements AgentRunner {
       if (
         read?.status === 'landed' &&
         // A scheme that may settle for less than it authorized: the seller's word for how much is checked.
-        schemeOf(read).authorized(read.amount) !== null &&
+        authorizedOf(read) !== null &&
         asset &&
         claimed &&
         response.amount !== undefined &&

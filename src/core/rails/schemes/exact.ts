@@ -130,9 +130,6 @@ export const exact = {
   nonceSpent: (reader, a, block) => reader.authorizationSpent(getAddress(a.from), a.nonce as Hex, block),
   spentIn: (reader, a) => reader.spentIn(getAddress(a.from), a.nonce as Hex, 0n),
   verdict: exactVerdict,
-  // It moves exactly what it authorized, or nothing.
-  settles: (_r, carried) => ({ ...carried }),
-  authorized: () => null,
   cancel: async (r, { wallet, reader, send }) => {
     const config = reader.config;
     const signature = await wallet.signTypedData({

@@ -15,7 +15,6 @@
  */
 import type { Address, Hash, Hex } from 'viem';
 import { decodeFunctionData, encodeFunctionData, getAddress, numberToHex, parseAbi } from 'viem';
-import * as M from '../../kernel/amount.ts';
 import type { TypedRequest } from '../../local/wallet.ts';
 import type { ChainReader } from '../chain.ts';
 import type { Authorization, ChainVerdict, Scheme, SignedPayment } from '../scheme.ts';
@@ -229,11 +228,6 @@ async function uptoVerdict(reader: ChainReader, r: SignedPayment): Promise<Chain
 
 const INVALIDATE_ABI = /* @__PURE__ */ parseAbi(['function invalidateUnorderedNonces(uint256 wordPos, uint256 mask)']);
 
-/** `part` of `total`'s share of `units`, exactly or rounded up (never in the payer's favour). */
-function shareOf(units: bigint, part: bigint, total: bigint): bigint {
-  return total === 0n ? 0n : (units * part + total - 1n) / total;
-}
-
 /** x402 `upto`: a Permit2 witness transfer of at most its amount, settled for what the work cost. */
 export const upto = {
   name: 'upto' as const,
@@ -243,14 +237,6 @@ export const upto = {
   // Permit2 says nothing of where a nonce was spent: only Holon's own record of it can name the transaction.
   spentIn: () => Promise.resolve(undefined),
   verdict: uptoVerdict,
-  // What the chain moved (older records: all it authorized), as a share of the most it could, rounded up.
-  settles: (r, carried) => {
-    const max = BigInt(r.authorization.value);
-    const value = BigInt(r.landed?.value ?? r.authorization.value);
-    if (value >= max) return { ...carried };
-    return { amount: M.formatUnits(shareOf(M.parseUnits(carried.amount), value, max)), currency: carried.currency };
-  },
-  authorized: (amount) => ({ ...amount }),
   // Permit2's unordered nonces: bit (nonce & 255) of word (nonce >> 8). Nothing to sign: the wallet sends it.
   cancel: (r, { send }) => {
     const nonce = BigInt(r.authorization.nonce);
