@@ -17,7 +17,7 @@ const webviewOnly = {
 // (kernel/amount.ts, kernel/amountJson.ts) are values every module uses, not a subject.
 const subjects = {
   group: [
-    '**/office/**', '**/money/**', '**/market/**', '**/commerce/**', '**/memory/**',
+    '**/office/**', '**/money/**', '**/rails/**', '**/market/**', '**/commerce/**', '**/memory/**',
     '**/terms/**', '**/identity/**', '**/accounts/mandates.ts', '**/accounts/team.ts', '**/teamAdmin.ts', '**/fold/**',
     '**/views/**', '**/decisions/**',
   ],

@@ -24,7 +24,7 @@ import { JOURNAL_FILE } from '../src/core/store/file/journal.ts';
 import type { Seller } from '../examples/sellers/x402Seller.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../examples/sellers/x402Seller.ts';
 import { localChain } from '../examples/chain/chain.ts';
-import { chainConfig, chainReader } from '../src/core/money/chain.ts';
+import { chainConfig, chainReader } from '../src/core/rails/chain.ts';
 import { connect } from '../test/helpers.ts';
 import { context, log, n, plan, row, side } from './report.ts';
 import { interleave } from './timing.ts';

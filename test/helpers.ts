@@ -2,7 +2,7 @@
 import type { FetchLike } from '../src/server/net/publicFetch.ts';
 import type { Wallet } from '../src/core/local/wallet.ts';
 import type { Forge } from '../src/core/office/forge.ts';
-import type { ChainConfig } from '../src/core/money/chain.ts';
+import type { ChainConfig } from '../src/core/rails/chain.ts';
 import type { MerchantConfig } from '../src/server/commerce/merchants.ts';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -4,8 +4,8 @@
  * editor sets for the servers it starts from the human's user settings). None of it widens what a mandate
  * allows: it only says where money that a mandate let go is looked for, and where `pay` sends it.
  */
-import type { ChainConfig } from '../core/money/chain.ts';
-import { chainConfig } from '../core/money/chain.ts';
+import type { ChainConfig } from '../core/rails/chain.ts';
+import { chainConfig } from '../core/rails/chain.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import type { Command } from './args.ts';
 import { str } from './args.ts';

@@ -65,7 +65,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     if (this.reading || !this.host) return;
     this.reading = true;
     // viem's client is loaded when a balance is first read (from dist/holon.js, esbuild.mjs's LAZY), never on activation.
-    import('../core/money/chain.ts')
+    import('../core/rails/chain.ts')
       .then(({ chainReader, walletBalances }) => walletBalances(chainReader(config), address))
       .then(
         (b) => {

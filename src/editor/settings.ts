@@ -7,8 +7,8 @@
 import * as vscode from 'vscode';
 import type { ApprovalChannel } from '../core/approvals/model.ts';
 import { APPROVAL_CHANNELS } from '../core/approvals/model.ts';
-import type { ChainConfig } from '../core/money/chain.ts';
-import { chainConfig } from '../core/money/chain.ts';
+import type { ChainConfig } from '../core/rails/chain.ts';
+import { chainConfig } from '../core/rails/chain.ts';
 
 /** What `WorkspaceConfiguration.inspect` reports of one setting, as far as it matters here. */
 export interface Inspected<T> {

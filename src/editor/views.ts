@@ -4,7 +4,7 @@ import type { PublicJwk } from '../core/local/mandateKey.ts';
 import { pendingApprovals } from '../core/approvals/flow.ts';
 import { accountOfApproval } from '../core/approvals/slice.ts';
 import type { Approval } from '../core/approvals/model.ts';
-import { settlementWords } from '../core/money/settlement.ts';
+import { settlementWords } from '../core/rails/settlementView.ts';
 import { newestSettlements, settlementDetail, settlementOfSpend } from '../core/money/payments.ts';
 import { recentRefusals, recentSpends, spendKind } from '../core/fold/activity.ts';
 import type { ReceiptTree } from '../core/market/receiptTree.ts';

@@ -6,7 +6,7 @@ import type { FetchLike } from './net/publicFetch.ts';
 import type { Wallet } from '../core/local/wallet.ts';
 import type { Forge } from '../core/office/forge.ts';
 import type { Merchants } from './commerce/merchants.ts';
-import type { ChainReader } from '../core/money/chain.ts';
+import type { ChainReader } from '../core/rails/chain.ts';
 import type { Ap2Consent } from '../core/commerce/ap2.ts';
 
 /** What every toolset's handlers reach the core through. */

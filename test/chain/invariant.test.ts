@@ -24,7 +24,7 @@ import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { setFx } from '../../src/core/money/fx.ts';
-import { awaitsChain } from '../../src/core/money/settlement.ts';
+import { awaitsChain } from '../../src/core/rails/settlement.ts';
 import { fund } from '../../src/core/money/spend.ts';
 import { pidAlive } from '../../src/core/store/file/lock.ts';
 import type { EventStore } from '../../src/core/store/store.ts';

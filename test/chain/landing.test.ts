@@ -16,7 +16,7 @@ import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { setFx } from '../../src/core/money/fx.ts';
-import { reconcileSettlements } from '../../src/core/money/landing.ts';
+import { reconcileSettlements } from '../../src/core/rails/landing.ts';
 import { walletFromKey } from '../../src/core/local/wallet.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
@@ -28,7 +28,7 @@ import { manifest } from '../core/fixtures.ts';
 import { connect, demoRuntime, MANDATE, TestClock, until } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
 import { allowPaying, chainOf, onChain, settled, x402Endpoint } from './support.ts';
-import { settlementWords } from '../../src/core/money/settlement.ts';
+import { settlementWords } from '../../src/core/rails/settlementView.ts';
 
 const PAYS = 'demo/buyer';
 const wallet = walletFromKey(generatePrivateKey());

@@ -19,7 +19,7 @@ import {
 } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { knownAsset } from '../../src/core/money/assets.ts';
+import { knownAsset } from '../../src/core/rails/assets.ts';
 import { TRANSFER_TYPES } from '../../src/server/terms/x402Exact.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';

@@ -21,8 +21,9 @@ import { allVersions, readContents, remember, snapshotRecords, snapshotTotal } f
 import { assembleContext, renderBlock, verifyArtifact } from '../../src/core/memory/artifact.ts';
 import { KeyIndex, SortedCounts } from '../../src/core/memory/keyIndex.ts';
 import type { MemoryVersion } from '../../src/core/memory/slice.ts';
-import type { TransferRail } from '../../src/core/money/intents.ts';
-import { auditPage, intentPage, journalRail, lapsedIntents, payIntent, statusNow } from '../../src/core/money/intents.ts';
+import type { TransferRail } from '../../src/core/money/pay.ts';
+import { auditPage, intentPage, lapsedIntents, statusNow } from '../../src/core/money/intents.ts';
+import { journalRail, payIntent } from '../../src/core/money/pay.ts';
 import type { IntentStatus, JobEvent } from '../../src/core/money/slice.ts';
 import { INTENT_STATUSES } from '../../src/core/money/slice.ts';
 import { fund } from '../../src/core/money/spend.ts';

@@ -10,8 +10,8 @@ import { describe, test } from 'node:test';
 import { PERMIT2_ADDRESS, uptoPermit2WitnessTypes, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import type { AbiFunction } from 'viem';
 import { toFunctionSelector } from 'viem';
-import { PERMIT2, UPTO_PROXY, UPTO_PROXY_SETTLE_ABI, UPTO_WITNESS_TYPES, permit2Nonce, uptoSettlementAuthorization } from '../../src/core/money/permit2.ts';
-import { chargeOf, paidOf } from '../../src/core/money/settlement.ts';
+import { PERMIT2, UPTO_PROXY, UPTO_PROXY_SETTLE_ABI, UPTO_WITNESS_TYPES, permit2Nonce, uptoSettlementAuthorization } from '../../src/core/rails/schemes/upto.ts';
+import { chargeOf, paidOf } from '../../src/core/rails/settlementView.ts';
 
 describe("upto's constants in the core", () => {
   test("are @x402/evm's: addresses, witness types, the proxy's settle and settleWithPermit", () => {
@@ -42,6 +42,7 @@ describe("upto's constants in the core", () => {
 
   test('landed for less: charged its share of the hold, rounded up; paid its share of the maximum', () => {
     const r = {
+      scheme: 'upto' as const,
       authorization: { from: '', to: '', value: '300000', validAfter: '0', validBefore: '0', nonce: '' },
       held: { amount: '0.276', currency: 'EUR' },
       amount: { amount: '0.30', currency: 'USDC' },

@@ -15,7 +15,7 @@ import { setFx } from '../../src/core/money/fx.ts';
 import { verifySignature } from '../../src/core/store/keys.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import * as M from '../../src/core/kernel/amount.ts';
-import type { TransferRail } from '../../src/core/money/intents.ts';
+import type { TransferRail } from '../../src/core/money/pay.ts';
 import { jobChainStatement } from '../../src/core/money/intents.ts';
 import { setCallLimits } from '../../src/core/money/metering.ts';
 import type { JobEvent } from '../../src/core/money/slice.ts';

@@ -22,7 +22,7 @@ import { canonicalHash } from '../../src/core/kernel/util.ts';
 import { verifyJournal } from '../../src/core/verify.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { openRuntime } from '../../src/server/runtime.ts';
-import { knownAsset, TEST_NETWORK } from '../../src/core/money/assets.ts';
+import { knownAsset, TEST_NETWORK } from '../../src/core/rails/assets.ts';
 import { connect, seedDemo, tempDir, TestClock } from '../helpers.ts';
 import { callTool, textOf } from './support.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/server/render/problems.ts';

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { HolonError } from '../../core/kernel/errors.ts';
 import { createWallet, loadWallet, saveWallet, WALLET_FILE } from '../../core/local/wallet.ts';
 import type { Command } from '../args.ts';
-import { chainReader, walletBalances } from '../../core/money/chain.ts';
+import { chainReader, walletBalances } from '../../core/rails/chain.ts';
 import { CHAIN_OPTIONS, chainOf } from '../chainOptions.ts';
 import { print } from '../context.ts';
 

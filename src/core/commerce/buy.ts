@@ -35,8 +35,9 @@ import { sameLines, toMinor } from './checkout.ts';
 import type { Purchase } from './purchases.ts';
 import type { CheckoutChain, PayableOffer } from './payCheckout.ts';
 import { orderMismatch, payableOffer, signCheckoutPayment } from './payCheckout.ts';
-import { checkLanding, flagSettlement, recordClaim, recordSigned } from '../money/landing.ts';
-import { settlementFor } from '../money/settlement.ts';
+import { checkLanding, flagSettlement, recordClaim } from '../rails/landing.ts';
+import { recordSigned } from '../rails/signing.ts';
+import { settlementFor } from '../rails/settlement.ts';
 import { purchaseEvent, purchaseKey } from './purchases.ts';
 
 /** A purchase as the commerce toolset asks for it. */

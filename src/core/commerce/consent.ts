@@ -11,7 +11,7 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import * as M from '../kernel/amount.ts';
 import type { Money } from '../kernel/amount.ts';
 import type { PublicJwk } from '../local/mandateKey.ts';
-import { settlementFor } from '../money/settlement.ts';
+import { settlementFor } from '../rails/settlement.ts';
 import type { HolonState } from '../fold/state.ts';
 import { hashOf, jwsPayload, mandateDigest, VCT } from './ap2.ts';
 import { fromMinor, toMinor } from './checkout.ts';

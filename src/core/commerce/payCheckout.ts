@@ -13,12 +13,12 @@ import type { Money } from '../kernel/amount.ts';
 import * as M from '../kernel/amount.ts';
 import type { HolonState } from '../fold/state.ts';
 import type { TypedRequest, Wallet } from '../local/wallet.ts';
-import { knownAsset } from '../money/assets.ts';
-import type { ChainReader } from '../money/chain.ts';
-import { tokenUnits } from '../money/chainPay.ts';
-import { reads } from '../money/landing.ts';
-import type { Authorization } from '../money/settlement.ts';
-import { TRANSFER_TYPES } from '../money/settlement.ts';
+import { knownAsset } from '../rails/assets.ts';
+import type { ChainReader } from '../rails/chain.ts';
+import { tokenUnits } from '../rails/chainPay.ts';
+import { reads } from '../rails/signing.ts';
+import type { Authorization } from '../rails/scheme.ts';
+import { TRANSFER_TYPES } from '../rails/schemes/exact.ts';
 import type { Cart, X402Offer } from './checkout.ts';
 
 /** The chain `buy` may pay on: the reader of the configured chain and the wallet that signs. */

@@ -14,7 +14,7 @@ import type { SubjectOf } from '../approvals/kinds/registry.ts';
 import type { Approval } from '../approvals/model.ts';
 import type { MandatesFields } from '../accounts/mandates.ts';
 import { intentDecisionEvents } from '../money/intents.ts';
-import { unlandedDecisionEvents } from '../money/landing.ts';
+import { unlandedDecisionEvents } from '../rails/landing.ts';
 import { spendEvent } from '../money/spend.ts';
 import { mergeEvents } from '../office/merge.ts';
 import type { OfficeFields } from '../office/slice.ts';

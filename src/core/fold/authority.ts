@@ -22,7 +22,7 @@ import type { MoneyFields } from '../money/slice.ts';
 import type { SpendFields } from '../money/spend.ts';
 import type { OfficeFields } from '../office/slice.ts';
 import type { PresenceFields } from '../accounts/presence.ts';
-import type { SettlementFields } from '../money/settlement.ts';
+import type { SettlementFields } from '../rails/settlement.ts';
 import type { RunTokensFields } from '../accounts/runTokens.ts';
 import type { JournalEvent, Refusal } from '../store/store.ts';
 import type { TeamFields, TeamRole } from '../accounts/team.ts';

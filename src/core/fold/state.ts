@@ -32,8 +32,8 @@ import type { MemoryEvents, MemoryFields } from '../memory/slice.ts';
 import { memorySlice } from '../memory/slice.ts';
 import type { MoneyEvents, MoneyFields } from '../money/slice.ts';
 import { moneySlice } from '../money/slice.ts';
-import type { SettlementEvents, SettlementFields } from '../money/settlement.ts';
-import { settlementSlice } from '../money/settlement.ts';
+import type { SettlementEvents, SettlementFields } from '../rails/settlement.ts';
+import { settlementSlice } from '../rails/settlement.ts';
 import type { TeamEvents, TeamFields } from '../accounts/team.ts';
 import { teamSlice } from '../accounts/team.ts';
 

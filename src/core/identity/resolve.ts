@@ -160,7 +160,7 @@ export function resolveAccountRef(s: HolonState, ref: string): Identity {
     id: p.ref,
     kind: 'chain_account',
     name: null,
-    // An EVM account is paid by an EIP-3009 authorization settled through an x402 facilitator (money/chainPay.ts).
+    // An EVM account is paid by an EIP-3009 authorization settled through an x402 facilitator (rails/chainPay.ts).
     rails: evm ? ['x402'] : [],
     trust: {
       chain: p.chain,

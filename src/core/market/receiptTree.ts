@@ -11,8 +11,10 @@ import * as M from '../kernel/amount.ts';
 import type { EventStore, JournalEvent } from '../store/store.ts';
 import type { ReceiptEvent, ReceiptEvents, ReceiptsFields } from './receipts.ts';
 import { applyToReceipt, RECEIPT_KEYS } from './receipts.ts';
-import type { SettlementFields, SettlementView } from '../money/settlement.ts';
-import { settlementFor, settlementView } from '../money/settlement.ts';
+import type { SettlementFields } from '../rails/settlement.ts';
+import type { SettlementView } from '../rails/settlementView.ts';
+import { settlementFor } from '../rails/settlement.ts';
+import { settlementView } from '../rails/settlementView.ts';
 
 /** Where receipts are read back from: the store, whose state has the mandates old events need. */
 export type ReceiptSource = Pick<EventStore<MandatesFields & ReceiptsFields & SettlementFields>, 'state' | 'readKey'>;

@@ -7,7 +7,7 @@ import type { Money } from '../kernel/amount.ts';
 import * as M from '../kernel/amount.ts';
 import type { AgentEntry, Receipt } from '../kernel/model.ts';
 import { convertTo } from '../money/fx.ts';
-import { chargeOf } from '../money/settlement.ts';
+import { chargeOf } from '../rails/settlementView.ts';
 import { endHold, spendEvent } from '../money/spend.ts';
 import type { NewEvent } from '../store/store.ts';
 import type { AgentRunResult, SchemaValidator } from './call.ts';
@@ -101,7 +101,7 @@ export function finishCall(s: HolonState, call: RanCall): { events: NewEvent[]; 
       : costOf(entry, judged.units);
   const currency = s.mandates[receipt.mandate]?.currency ?? hold.currency;
   // A payment on a chain Holon reads holds its own money, drawn from this call's, until the chain
-  // says where it went (money/landing.ts): the call's own hold then owes nothing more for it.
+  // says where it went (rails/landing.ts): the call's own hold then owes nothing more for it.
   const stl = result.paid?.settlement ? s.settlements[result.paid.settlement] : undefined;
   // (An `upto` payment that landed already carries what the chain moved, no longer its worst case.)
   const carries = stl !== undefined && stl.status !== 'unchecked' && stl.held.currency === currency;

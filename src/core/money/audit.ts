@@ -9,7 +9,7 @@ import { auditRange } from './intentIndex.ts';
 import type { AuditEntry } from './intents.ts';
 import type { SettlementDetail } from './payments.ts';
 import { settlementDetail } from './payments.ts';
-import { settlementTrailFrom } from './settlementIndex.ts';
+import { settlementTrailFrom } from '../rails/settlementIndex.ts';
 
 /** One event of a payment on a chain, in a mandate's audit trail. */
 export interface PaymentAuditEntry {

@@ -1,5 +1,5 @@
 /**
- * Payment intents (seed 003's `pay` and `simulate`): an intent names a payee, an amount, a purpose and an
+ * Payment intents (seed 003's `pay` and `simulate`; paying one is pay.ts): an intent names a payee, an amount, a purpose and an
  * idempotency key; the gate is the mandate's own decision — the `pay` capability and its payees, a rail
  * that can pay the payee, the human's rates, the limits, the threshold — and answers allow, deny or
  * confirm. Allow holds the money, moves it on the rail and settles; confirm parks it (the money held) for
@@ -7,11 +7,9 @@
  * The same key with the same body always returns the same result; with another body it is refused.
  */
 import { canonicalize } from 'json-canonicalize';
-import type { Approval, ApprovalSubject } from '../approvals/model.ts';
+import type { Approval } from '../approvals/model.ts';
 import { isExpired } from '../approvals/model.ts';
 import { useApproval } from '../approvals/flow.ts';
-import { approvalEvent } from '../approvals/slice.ts';
-import type { Clock } from '../kernel/deps.ts';
 import type { Denial } from '../kernel/denials.ts';
 import { denial } from '../kernel/denials.ts';
 import { HolonError } from '../kernel/errors.ts';
@@ -21,19 +19,16 @@ import { mandateDenials, mandateOf } from '../accounts/mandates.ts';
 import type { Mandate } from '../kernel/model.ts';
 import type { Money, MoneyJson } from '../kernel/amount.ts';
 import * as M from '../kernel/amount.ts';
-import type { ProcessRef } from '../store/owner.ts';
-import { payeeDenial } from './pay.ts';
+import { payeeDenial } from './walletPay.ts';
 import { denialTexts } from '../kernel/words.ts';
-import { countsAsHeld, gateSpend, limitDenials, roomFor, spendEvent, thresholdDenial } from './spend.ts';
+import { countsAsHeld, limitDenials, roomFor, spendEvent, thresholdDenial } from './spend.ts';
 import type { HolonState } from '../fold/state.ts';
-import type { EventStore, NewEvent, Signer } from '../store/store.ts';
-import { canonicalHash } from '../kernel/util.ts';
+import type { NewEvent, Signer } from '../store/store.ts';
 import type { Ed25519Signature, GateVerdict, IntentReceipt, IntentRecord, IntentStatus, JobEvent } from './slice.ts';
 import { intentKey, intentReceipt, moneyEvent } from './slice.ts';
-import type { SettlementView } from './settlement.ts';
-import { isOpen, settlementFor, settlementView, settlementWords } from './settlement.ts';
-import type { ChainRail } from './chainPay.ts';
-import { payIntentOnChain } from './chainPay.ts';
+import type { SettlementView } from '../rails/settlementView.ts';
+import { settlementFor } from '../rails/settlement.ts';
+import { settlementView } from '../rails/settlementView.ts';
 import { auditRange, mayHaveLapsed, newestFirst } from './intentIndex.ts';
 
 /** An intent as the agent submits it. */
@@ -230,7 +225,7 @@ export function intentByKey(s: HolonState, mandate: string, key: string): Intent
 }
 
 /** The events that settle an intent whose money is held: the payer's hold settles, the payee is credited. */
-function settleEvents(s: HolonState, r: IntentRecord, reference: string, approval: string | null, now: number): NewEvent[] {
+export function settleEvents(s: HolonState, r: IntentRecord, reference: string, approval: string | null, now: number): NewEvent[] {
   const h = s.holds[r.id];
   const payee = parsePayee(r.payee);
   if (!h || payee.kind !== 'account') return [];
@@ -254,7 +249,7 @@ export function lapsedIntents(s: HolonState, mandate: string, now: number): Inte
 }
 
 /** Parked intents of a mandate whose approval lapsed: their holds go back. */
-function lapsedEvents(s: HolonState, mandate: string, now: number): NewEvent[] {
+export function lapsedEvents(s: HolonState, mandate: string, now: number): NewEvent[] {
   const out: NewEvent[] = [];
   for (const r of lapsedIntents(s, mandate, now)) {
     if (s.holds[r.id]) out.push(spendEvent('hold.released', { hold: r.id, reason: 'approval_expired' }));
@@ -335,315 +330,6 @@ export function intentDecisionEvents(s: object, a: Approval, decision: 'approved
       moneyEvent('intent.denied', { intent: r.id, denials: inactive }),
     ];
   return [useApproval(a.id, r.id), ...settleEvents(st, r, `journal:${r.id}`, a.id, now)];
-}
-
-/** A movement of money an allowed intent asks a rail for. */
-export interface TransferOrder {
-  intent: string;
-  from: string;
-  to: string;
-  amount: MoneyJson;
-}
-
-/**
- * How an allowed intent's money moves. The journal rail records the transfer itself (the settlement
- * appended after it answers); another rail (a test's failing one) answers first or throws, and then
- * nothing moved.
- */
-export interface TransferRail {
-  transfer(order: TransferOrder): Promise<{ reference: string }>;
-}
-
-/** The rail between Holon accounts: the journal's own settlement is the movement. */
-export const journalRail: TransferRail = {
-  transfer: async (order) => ({ reference: `journal:${order.intent}` }),
-};
-
-/** What `payIntent` needs from its host. */
-export interface PayDeps {
-  store: EventStore<HolonState>;
-  clock: Clock;
-  signer: Signer;
-  rail: TransferRail;
-  /** The process that moves the money: if it dies mid-transfer, the next process releases the hold. */
-  owner?: ProcessRef | undefined;
-  /** The x402/EIP-3009 rail to `eip155:` accounts, where a chain, a wallet and a facilitator are configured. */
-  chain?: ChainRail | undefined;
-}
-
-/** What the gate knows of a chain rail. */
-function reachOf(rail: ChainRail | undefined): ChainReach | undefined {
-  return rail ? { network: rail.reader.config.network, currency: rail.reader.config.asset.currency } : undefined;
-}
-
-/** A settled intent. */
-export interface PayResult {
-  intent: IntentView;
-  receipt: IntentReceipt;
-  /** True when an earlier request with the same key and body had settled it. */
-  replayed: boolean;
-}
-
-type Gated =
-  | { kind: 'resend'; intent: string; order: TransferOrder }
-  | { kind: 'conflict'; intent: string }
-  | { kind: 'busy' }
-  | { kind: 'done'; intent: string; first: boolean }
-  | { kind: 'move'; intent: string; order: TransferOrder };
-
-/** The problem an intent that did not settle amounts to, as a typed error the edge renders. */
-function notSettled(s: HolonState, r: IntentRecord, first: boolean, now: number): HolonError {
-  const status = statusNow(s, r, now);
-  const key = r.idempotency_key;
-  if (status === 'denied')
-    return new HolonError(
-      'denied',
-      `the gate denied intent ${key}: ${denialTexts(r.denials).join('; ')}`,
-      { idempotency_key: key },
-      r.denials,
-    );
-  const a = r.approval ? s.approvals[r.approval] : undefined;
-  if (status === 'rejected' && r.approval)
-    return new HolonError('denied', `the human rejected intent ${key}`, { idempotency_key: key }, [
-      denial('rejected', { approval: r.approval }),
-    ]);
-  if (status === 'expired' && r.approval) {
-    return new HolonError(
-      'denied',
-      `the approval of intent ${key} expired before a human decided; submit a new intent with a new key`,
-      { idempotency_key: key },
-      [denial('approval_expired', { approval: r.approval, expires_at: a?.expires_at ?? r.updated_at })],
-    );
-  }
-  if (status === 'pending' && r.approval && a) {
-    // The intent id is said once, in the response that parked it; list_intents {status: "pending"} finds it again.
-    const over = thresholdDenial(M.fromJson(r.held ?? r.amount), mandateOf(s, r.mandate));
-    return new HolonError(
-      'denied',
-      `intent ${key} waits for a human: ${denialTexts([over]).join('')}; approval ${r.approval} ` +
-        `(challenge ${r.challenge ?? ''}) is theirs to release`,
-      {
-        idempotency_key: key,
-        ...(first ? { intent: r.id } : {}),
-        approval: r.approval,
-        challenge: r.challenge,
-        expires_at: a.expires_at,
-      },
-      [over, denial('approval_pending', { approval: r.approval })],
-    );
-  }
-  return new HolonError(
-    'agent_failed',
-    `intent ${key} did not settle (${status}${r.error ? `: ${r.error}` : ''}); send it again with the same key`,
-    { idempotency_key: key },
-  );
-}
-
-/**
- * Pays an intent within the mandate: decides and holds under the journal lock (or replays what the key
- * already did), moves the money on the rail, then settles. A rail failure releases the hold and marks
- * the intent failed: sending it again with the same key pays once. Throws the typed error of a denial,
- * a parked or rejected intent, a key reused for another body, or a rail failure.
- */
-export async function payIntent(deps: PayDeps, mandateId: string, ask: IntentAsk): Promise<PayResult> {
-  const { body, payee, amount } = intentBody(ask);
-  const key = ask.idempotency_key;
-  const bodySha = canonicalHash(body);
-  // Signed before the lock is taken: signing needs no state, and the lock is held as briefly as it can be.
-  const signature = signWith(deps.signer, intentStatement(mandateId, key, body));
-  const gated = await deps.store.transact<Gated>((s) => {
-    const now = deps.clock.now();
-    const events: NewEvent[] = lapsedEvents(s, mandateId, now);
-    const existing = intentByKey(s, mandateId, key);
-    if (existing && existing.body_sha256 !== bodySha) return { events: [], result: { kind: 'conflict', intent: existing.id } };
-    if (existing) {
-      const expiring = events.some((e) => (e.data as { intent?: string }).intent === existing.id);
-      // Paid on a chain and not known to have landed: its one authorization is sent again, never a second.
-      const open = settlementFor(s, { kind: 'intent', id: existing.id });
-      if (existing.status === 'authorized' && open && isOpen(open))
-        return { events, result: { kind: 'resend', intent: existing.id, order: orderOf(s, existing) } };
-      if (existing.status === 'authorized' && s.holds[existing.id]) return { events, result: { kind: 'busy' } };
-      if (expiring || !['authorized', 'failed'].includes(existing.status))
-        return { events, result: { kind: 'done', intent: existing.id, first: false } };
-      // Failed on the rail, or its process died mid-transfer (its hold was given back): try again.
-      if (existing.status === 'authorized') events.push(moneyEvent('intent.failed', { intent: existing.id, error: 'interrupted' }));
-      events.push(moneyEvent('intent.retried', { intent: existing.id, signature }));
-    }
-    const id = existing?.id ?? newId('int');
-    if (!existing) {
-      events.push(
-        moneyEvent('intent.submitted', {
-          intent: id,
-          mandate: mandateId,
-          idempotency_key: key,
-          body_sha256: bodySha,
-          payee: body.payee,
-          amount: { amount: body.amount, currency: body.currency },
-          purpose: body.purpose,
-          signature,
-        }),
-      );
-    }
-    const decided = decideIntent(s, mandateId, payee, amount, now, reachOf(deps.chain));
-    if (decided.verdict === 'deny' || !decided.amount) {
-      events.push(moneyEvent('intent.denied', { intent: id, denials: decided.denials }));
-      return { events, result: { kind: 'done', intent: id, first: true } };
-    }
-    const mandate = mandateOf(s, mandateId);
-    const subject: ApprovalSubject = {
-      kind: 'payment_intent',
-      intent: id,
-      payee: payee.ref,
-      amount: M.toJson(amount),
-      purpose: body.purpose,
-    };
-    const gate = gateSpend(s, {
-      id,
-      mandate,
-      payee: { kind: 'payee', id: payee.ref },
-      amount: decided.amount,
-      subject,
-      now,
-      owner: deps.owner,
-      installation: deps.signer,
-    });
-    const held = M.toJson(decided.amount);
-    switch (gate.kind) {
-      case 'held':
-        events.push(...gate.events, moneyEvent('intent.authorized', { intent: id, held }));
-        return {
-          events,
-          result: {
-            kind: 'move',
-            intent: id,
-            order: {
-              intent: id,
-              from: mandate.account,
-              to: payee.kind === 'account' ? payee.account : payee.ref,
-              amount: M.toJson(amount),
-            },
-          },
-        };
-      case 'ask':
-        // Parked: the money is held with no process owning it, so it waits for the human across restarts.
-        events.push(
-          ...gate.events,
-          spendEvent('hold.placed', {
-            hold: id,
-            mandate: mandate.id,
-            account: mandate.account,
-            currency: mandate.currency,
-            amount: held.amount,
-            parent: null,
-            payee: { kind: 'payee', id: payee.ref },
-          }),
-          moneyEvent('intent.parked', {
-            intent: id,
-            held,
-            approval: gate.approval.id,
-            challenge: gate.approval.binding,
-            expires_at: gate.approval.expires_at,
-          }),
-          // No process waits for it: the human's decision itself settles or releases the intent.
-          approvalEvent('approval.released', { id: gate.approval.id }),
-        );
-        return { events, result: { kind: 'done', intent: id, first: true } };
-      case 'denied':
-        events.push(moneyEvent('intent.denied', { intent: id, denials: gate.denials }));
-        return { events, result: { kind: 'done', intent: id, first: true } };
-      default:
-        throw new Error('an intent presents no approval, so the gate cannot find one pending');
-    }
-  });
-  const s = deps.store.state;
-  switch (gated.kind) {
-    case 'conflict':
-      throw new HolonError(
-        'conflict',
-        `idempotency key "${key}" was already used for another intent (another payee, amount, currency or purpose); use a new key`,
-        { idempotency_key: key },
-      );
-    case 'busy':
-      throw new HolonError('lock_timeout', `intent ${key} is being paid right now; ask again in a moment with the same key`, {
-        idempotency_key: key,
-      });
-    case 'done': {
-      const r = s.intents[gated.intent] as IntentRecord;
-      if (r.status === 'settled' && r.receipt)
-        return { intent: intentView(s, r, deps.clock.now()), receipt: structuredClone(r.receipt), replayed: true };
-      throw notSettled(s, r, gated.first, deps.clock.now());
-    }
-    case 'move':
-    case 'resend':
-      return parsePayee(body.payee).kind === 'chain' ? onChain(deps, gated.intent, gated.order) : move(deps, gated.intent, gated.order);
-  }
-}
-
-/** The transfer an intent asks for. */
-function orderOf(s: HolonState, r: IntentRecord): TransferOrder {
-  return { intent: r.id, from: mandateOf(s, r.mandate).account, to: r.payee, amount: { ...r.amount } };
-}
-
-/** Pays an authorized intent on the chain rail (chainPay.ts): it settles once Holon reads it landed. */
-async function onChain(deps: PayDeps, id: string, order: TransferOrder): Promise<PayResult> {
-  const rail = deps.chain;
-  if (!rail) throw new HolonError('agent_failed', 'no chain rail is configured any more to pay this intent on; its money stays held');
-  const payee = parsePayee(order.to);
-  const to = payee.kind === 'chain' ? payee.address : order.to;
-  const settlement = await payIntentOnChain({ store: deps.store, clock: deps.clock, signer: deps.signer, rail }, id, {
-    to,
-    amount: M.fromJson(order.amount),
-  });
-  const s = deps.store.state;
-  const r = s.intents[id] as IntentRecord;
-  if (r.status === 'settled' && r.receipt)
-    return { intent: intentView(s, r, deps.clock.now()), receipt: structuredClone(r.receipt), replayed: false };
-  // Not landed, and it may still: its one authorization stands, and no second is signed while it does.
-  if (settlement.status === 'flagged' || settlement.status === 'releasing')
-    throw new HolonError('denied', `intent ${r.idempotency_key}: ${settlementWords(settlement)}`, {
-      idempotency_key: r.idempotency_key,
-      settlement: settlement.id,
-    });
-  throw notSettled(s, r, false, deps.clock.now());
-}
-
-/** Moves an authorized intent's money on the rail, then settles it; on a rail failure releases the hold. */
-async function move(deps: PayDeps, id: string, order: TransferOrder): Promise<PayResult> {
-  let reference: string;
-  try {
-    reference = (await deps.rail.transfer(order)).reference;
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    await deps.store.transact((s) => ({
-      events:
-        s.intents[id]?.status === 'authorized'
-          ? [
-              ...(s.holds[id] ? [spendEvent('hold.released', { hold: id, reason: 'rail_failed' })] : []),
-              moneyEvent('intent.failed', { intent: id, error: why }),
-            ]
-          : [],
-      result: undefined,
-    }));
-    const key = deps.store.state.intents[id]?.idempotency_key ?? '';
-    throw new HolonError(
-      'agent_failed',
-      `the transfer rail failed (${why}); nothing moved — send the same intent again with the same idempotency key`,
-      { idempotency_key: key },
-    );
-  }
-  const settled = await deps.store.transact((s) => {
-    const r = s.intents[id];
-    if (!r || r.status !== 'authorized') return { events: [], result: false };
-    const events = settleEvents(s, r, reference, null, deps.clock.now());
-    return {
-      events: events.length > 0 ? events : [moneyEvent('intent.failed', { intent: id, error: 'hold_lost' })],
-      result: events.length > 0,
-    };
-  });
-  const s = deps.store.state;
-  const r = s.intents[id] as IntentRecord;
-  if (!settled || !r.receipt) throw notSettled(s, r, false, deps.clock.now());
-  return { intent: intentView(s, r, deps.clock.now()), receipt: structuredClone(r.receipt), replayed: false };
 }
 
 /** What `simulate` answers: the gate's decision, which is never a grant. */

@@ -7,9 +7,11 @@
 import type { MoneyJson } from '../kernel/amount.ts';
 import { HolonError } from '../kernel/errors.ts';
 import type { MoneyFields } from './slice.ts';
-import type { Settlement, SettlementFields, SettlementFor, SettlementView } from './settlement.ts';
-import { settlementFor, settlementView } from './settlement.ts';
-import { newestSettlementIds } from './settlementIndex.ts';
+import type { Settlement, SettlementFields, SettlementFor } from '../rails/settlement.ts';
+import type { SettlementView } from '../rails/settlementView.ts';
+import { settlementFor } from '../rails/settlement.ts';
+import { settlementView } from '../rails/settlementView.ts';
+import { newestSettlementIds } from '../rails/settlementIndex.ts';
 
 /** Every kind of spend a payment on a chain pays for (one word per kind of `SettlementFor`). */
 export const PAID_FOR_KINDS = ['call', 'payment', 'intent', 'purchase', 'channel'] as const satisfies readonly SettlementFor['kind'][];

@@ -61,13 +61,13 @@ export interface IntentReceipt {
   reference: string;
   approval: string | null;
   settled_at: string;
-  /** On a chain: the settlement record Holon checked the payment against (landing.ts). */
+  /** On a chain: the settlement record Holon checked the payment against (rails/landing.ts). */
   settlement?: string;
 }
 
 /**
  * The receipt of intent `r` settled on `rail` at `now`: the payee got what the intent asked, the mandate
- * was charged `charged`. One shape for the journal's rail (intents.ts) and a chain's (landing.ts).
+ * was charged `charged`. One shape for the journal's rail (intents.ts) and a chain's (rails/landing.ts).
  */
 export function intentReceipt(
   r: Pick<IntentRecord, 'id' | 'payee' | 'amount'>,
@@ -360,7 +360,7 @@ export const moneySlice: Slice<MoneyFields, Handled> = {
     'hold.released': (s, d) => {
       delete s.drawn_holds[d.hold];
     },
-    // A channel's refund read on the chain is drawn no more (landing.ts).
+    // A channel's refund read on the chain is drawn no more (rails/refund.ts).
     'settlement.refunded': (s, d: { credit: { mandate: string; amount: MoneyJson; day: string } }) => {
       const units = M.parseUnits(d.credit.amount.amount);
       const drawn = (s.drawn[d.credit.mandate] ??= { total: dict(), days: dict() });

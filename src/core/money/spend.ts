@@ -167,7 +167,7 @@ export const spendSlice: Slice<SpendFields, SpendEvents> = {
       bump(accountOf(s, d.credit.account).spent, d.credit.amount.currency, -units);
     },
     // A signed payment's hold is the chain's from then on: no process's death gives it back, only what the
-    // chain shows (or a human, for one flagged) ends it (landing.ts).
+    // chain shows (or a human, for one flagged) ends it (rails/landing.ts).
     'settlement.signed': (s, d: { settlement: { hold: string; status: string } }) => {
       const h = s.holds[d.settlement.hold];
       if (h && d.settlement.status === 'signed') delete h.owner;

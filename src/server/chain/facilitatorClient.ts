@@ -2,11 +2,11 @@
  * The facilitator Holon settles its own payments through (`pay` to an `eip155:` account): the one the human
  * configured, reached with `@x402/core`'s HTTP facilitator client, as any x402 resource server reaches
  * one. A request that gets no answer throws: the facilitator may have submitted the payment all the same,
- * which is why the core records the payment first and reads the chain after (core/money/chainPay.ts).
+ * which is why the core records the payment first and reads the chain after (core/rails/chainPay.ts).
  */
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import type { FacilitatorAnswer, FacilitatorClient } from '../../core/money/chainPay.ts';
+import type { FacilitatorAnswer, FacilitatorClient } from '../../core/rails/chainPay.ts';
 
 /** How long a settlement may take before Holon stops waiting for the facilitator's answer (it may still land). */
 const SETTLE_TIMEOUT_MS = 30_000;

@@ -18,19 +18,21 @@ import type { Money } from '../../core/kernel/amount.ts';
 import * as M from '../../core/kernel/amount.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import type { TypedRequest, Wallet } from '../../core/local/wallet.ts';
-import type { ChainReader } from '../../core/money/chain.ts';
+import type { ChainReader } from '../../core/rails/chain.ts';
 import { newId } from '../../core/kernel/ids.ts';
-import type { ChainPayment } from '../../core/money/pay.ts';
-import { checkLanding, flagSettlement, recordClaim, recordSigned } from '../../core/money/landing.ts';
-import type { Authorization } from '../../core/money/settlement.ts';
+import type { ChainPayment } from '../../core/money/walletPay.ts';
+import { checkLanding, flagSettlement, recordClaim } from '../../core/rails/landing.ts';
+import { authorizedOf } from '../../core/rails/settlementView.ts';
+import { recordSigned } from '../../core/rails/signing.ts';
+import type { Authorization } from '../../core/rails/scheme.ts';
 import type { EventStore } from '../../core/store/store.ts';
 import type { HolonState } from '../../core/fold/state.ts';
-import { knownAsset } from '../../core/money/assets.ts';
-import type { UptoAuthorization } from '../../core/money/permit2.ts';
-import { uptoSettlementAuthorization } from '../../core/money/permit2.ts';
+import { knownAsset } from '../../core/rails/assets.ts';
+import type { UptoAuthorization } from '../../core/rails/schemes/upto.ts';
+import { uptoSettlementAuthorization } from '../../core/rails/schemes/upto.ts';
 import { confirmedChoice, EXACT, exactOptions, paidByWallet, readAdvertised } from './x402Exact.ts';
 import { choosePayment, paidUpto, UPTO, uptoOptions } from './x402Upto.ts';
-import { assertExactNonceUnspent, assertOnConfiguredChain } from '../../core/money/landing.ts';
+import { assertExactNonceUnspent, assertOnConfiguredChain } from '../../core/rails/signing.ts';
 import type { Denial } from '../../core/kernel/denials.ts';
 import { denial } from '../../core/kernel/denials.ts';
 import type { Endpoint } from '../../core/kernel/model.ts';
@@ -230,8 +232,9 @@ export class X402AgentRunner implements AgentRunner {
       const moved = read?.landed?.value;
       const asset = read && knownAsset(read.network, read.token);
       if (
-        read?.scheme === 'upto' &&
-        read.status === 'landed' &&
+        read?.status === 'landed' &&
+        // A scheme that may settle for less than it authorized: the seller's word for how much is checked.
+        authorizedOf(read) !== null &&
         asset &&
         claimed &&
         response.amount !== undefined &&

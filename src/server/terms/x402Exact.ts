@@ -20,7 +20,7 @@ import { denialText } from '../../core/kernel/words.ts';
 import type { AtrView } from '../../core/terms/atr.ts';
 import { atrHash, atrView, HASH_PATTERN } from '../../core/terms/atr.ts';
 import { withMac } from '../../core/terms/mac.ts';
-import { TRANSFER_TYPES } from '../../core/money/settlement.ts';
+import { TRANSFER_TYPES } from '../../core/rails/schemes/exact.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 
 export const EXACT = 'x402/exact/eip155';
@@ -161,7 +161,7 @@ export interface Chosen {
   mac: string;
 }
 
-/** EIP-3009's `transferWithAuthorization` (core/money/settlement.ts): what every pairing here has the wallet sign first. */
+/** EIP-3009's `transferWithAuthorization` (core/rails/schemes/exact.ts): what every pairing here has the wallet sign first. */
 export { TRANSFER_TYPES };
 
 /** The EIP-712 typed data the wallet signs, with every uint256 as a decimal string (seed 002's JSON). */

@@ -1,5 +1,5 @@
 /**
- * Paying an x402 agent that offers `@x402/evm`'s `upto` scheme (core/money/permit2.ts says how it moves
+ * Paying an x402 agent that offers `@x402/evm`'s `upto` scheme (core/rails/schemes/upto.ts says how it moves
  * money): which of an agent's offers `call_agent` takes, and the payment the human's wallet signs for an
  * `upto` one — the Permit2 witness transfer of the worst case bound to H and, where Permit2 may not move the
  * wallet's token yet, the EIP-2612 permit the seller's facilitator submits with the settlement (x402's
@@ -9,11 +9,11 @@
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { getAddress, isAddress } from 'viem';
 import { denial } from '../../core/kernel/denials.ts';
-import { knownAsset } from '../../core/money/assets.ts';
-import type { ChainReader } from '../../core/money/chain.ts';
-import { assertNonceUnspent, reads } from '../../core/money/landing.ts';
+import { knownAsset } from '../../core/rails/assets.ts';
+import type { ChainReader } from '../../core/rails/chain.ts';
+import { assertNonceUnspent, reads } from '../../core/rails/signing.ts';
 import type { HolonState } from '../../core/fold/state.ts';
-import { PERMIT2, permitRequest, uptoAuthorization, uptoRequest, uptoSettlementAuthorization } from '../../core/money/permit2.ts';
+import { PERMIT2, permitRequest, uptoAuthorization, uptoRequest, uptoSettlementAuthorization } from '../../core/rails/schemes/upto.ts';
 import type { Wallet } from '../../core/local/wallet.ts';
 import { evmOptions, exactOptions, refuse } from './x402Exact.ts';
 
@@ -72,13 +72,7 @@ export async function paidUpto(
     deadline: chosen.deadline,
     h,
   });
-  await assertNonceUnspent(
-    deps.state,
-    { scheme: 'upto', authorization: uptoSettlementAuthorization(authorization) },
-    () => chain.permit2NonceUsed(PERMIT2, wallet.address, BigInt(authorization.nonce)),
-    // Permit2 says nothing of where a nonce was spent: only Holon's own record of it can name the transaction.
-    async () => undefined,
-  );
+  await assertNonceUnspent(deps.state, chain, { scheme: 'upto', authorization: uptoSettlementAuthorization(authorization) });
   // Permit2 moves the token only as far as the wallet allowed it; what it may not, an EIP-2612 permit allows.
   const sponsoring = chosen.extensions?.[EIP2612_SPONSORING] as { info?: Record<string, unknown> } | undefined;
   const needsPermit = (await chain.allowance(wallet.address, PERMIT2)) < BigInt(o.amount);

@@ -1,11 +1,11 @@
 /**
  * How a payment Holon signed on a chain reads in any tool's result: where it stands, `landed in block N`
- * or not, and the transaction Holon read it in (core/money/settlement.ts). One schema for every toolset
+ * or not, and the transaction Holon read it in (core/rails/settlement.ts). One schema for every toolset
  * whose receipts carry one: a call's, an intent's, a purchase's.
  */
 import * as z from 'zod';
 import { PAID_FOR_KINDS } from '../../core/money/payments.ts';
-import { SETTLEMENT_STATUSES } from '../../core/money/settlement.ts';
+import { SETTLEMENT_STATUSES } from '../../core/rails/settlement.ts';
 import { MoneySchema } from '../../core/kernel/schemas.ts';
 
 export const SettlementSchema = z

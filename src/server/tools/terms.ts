@@ -9,13 +9,13 @@ import { denial } from '../../core/kernel/denials.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import { FOREIGN_META_KEY, foreignFields } from '../../core/kernel/foreign.ts';
 import type { Money } from '../../core/kernel/amount.ts';
-import type { PaymentAsk } from '../../core/money/pay.ts';
+import type { PaymentAsk } from '../../core/money/walletPay.ts';
 import { denialText } from '../../core/kernel/words.ts';
 import { atrBytes, atrHash as hashOf, atrView } from '../../core/terms/atr.ts';
 import type { TypedRequest, Wallet } from '../../core/local/wallet.ts';
 import { termsFailure } from '../render/terms.ts';
-import type { KnownAsset } from '../../core/money/assets.ts';
-import { knownAsset } from '../../core/money/assets.ts';
+import type { KnownAsset } from '../../core/rails/assets.ts';
+import { knownAsset } from '../../core/rails/assets.ts';
 import type { AgreementChosen, AgreementReceipt } from '../terms/x402Agreement.ts';
 import {
   AGREEMENT,
@@ -29,8 +29,8 @@ import {
   verifiedChosen,
 } from '../terms/x402Agreement.ts';
 import { fromAtomic as atomicToMoney } from '../terms/x402Agent.ts';
-import { assertExactNonceUnspent, assertOnConfiguredChain, openUnderNonce, reads } from '../../core/money/landing.ts';
-import type { Settlement } from '../../core/money/settlement.ts';
+import { assertExactNonceUnspent, assertOnConfiguredChain, openUnderNonce, reads } from '../../core/rails/signing.ts';
+import type { Settlement } from '../../core/rails/settlement.ts';
 import * as M from '../../core/kernel/amount.ts';
 import { SettlementDetailSchema, SettlementSchema } from './settlementSchema.ts';
 import { mandateSettlement, settlementDetail } from '../../core/money/payments.ts';

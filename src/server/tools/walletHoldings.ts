@@ -4,7 +4,7 @@
  * `get_mandate` both carry it; the mandate's limits are what Holon lets go, the wallet what there is.
  */
 import * as z from 'zod';
-import { walletBalances } from '../../core/money/chain.ts';
+import { walletBalances } from '../../core/rails/chain.ts';
 import { MoneySchema } from '../../core/kernel/schemas.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 

@@ -18,8 +18,8 @@ import { createMandate } from '../../../core/accounts/mandates.ts';
 import { systemClock } from '../../../core/kernel/deps.ts';
 import { addAgent } from '../../../core/market/catalog.ts';
 import { createWallet } from '../../../core/local/wallet.ts';
-import type { Settlement } from '../../../core/money/settlement.ts';
-import { settlementWords } from '../../../core/money/settlement.ts';
+import type { Settlement } from '../../../core/rails/settlement.ts';
+import { settlementWords } from '../../../core/rails/settlementView.ts';
 import type { Demo, DemoStore, Scenario } from './play.ts';
 import { bundledExample, indent, section, shq, startExample, withAgent, withState } from './play.ts';
 

@@ -18,9 +18,12 @@ import type { EventStore, Signer } from '../store/store.ts';
 import type { HolonState } from '../fold/state.ts';
 import type { TypedRequest, Wallet } from '../local/wallet.ts';
 import type { ChainReader } from './chain.ts';
-import { checkLanding, recordClaim, recordSigned } from './landing.ts';
-import type { Authorization, Settlement } from './settlement.ts';
-import { settlementFor, TRANSFER_TYPES } from './settlement.ts';
+import { checkLanding, recordClaim } from './landing.ts';
+import { recordSigned } from './signing.ts';
+import type { Authorization } from './scheme.ts';
+import type { Settlement } from './settlement.ts';
+import { settlementFor } from './settlement.ts';
+import { exact } from './schemes/exact.ts';
 
 /** An x402 v2 payment's requirements, as Holon builds them for its own payments (the `exact` scheme). */
 export interface ExactRequirements {
@@ -81,12 +84,7 @@ function build(rail: ChainRail, payTo: string, amount: Money, now: number): { re
     nonce: `0x${randomBytes(32).toString('hex')}`,
   };
   return {
-    request: {
-      domain: { name: c.asset.name, version: c.asset.version, chainId: String(c.chainId), verifyingContract: c.token },
-      types: TRANSFER_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: { ...message },
-    },
+    request: exact.request(message, { name: c.asset.name, version: c.asset.version, chainId: c.chainId, token: c.token }),
     requirements: {
       scheme: 'exact',
       network: c.network,

@@ -85,7 +85,7 @@ export const TOKEN_ABI = /* @__PURE__ */ parseAbi([
   'function nonces(address owner) view returns (uint256)',
 ]);
 
-/** Permit2's unordered nonces, which an `upto` payment spends (permit2.ts). */
+/** Permit2's unordered nonces, which an `upto` payment spends (schemes/upto.ts). */
 const PERMIT2_NONCES_ABI = /* @__PURE__ */ parseAbi(['function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)']);
 
 /** What one mined transaction did with the token: its status, block, and the token's events in it. */
@@ -165,47 +165,8 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
         args: [authorizer, nonce],
         ...(block !== undefined ? { blockNumber: block } : {}),
       }),
-    spentIn: async (authorizer, nonce, fromBlock) => {
-      const [used, canceled] = await Promise.all(
-        (['AuthorizationUsed', 'AuthorizationCanceled'] as const).map((eventName) =>
-          client.getContractEvents({
-            address: token,
-            abi: TOKEN_ABI,
-            eventName,
-            args: { authorizer, nonce },
-            fromBlock,
-            toBlock: 'latest',
-          }),
-        ),
-      );
-      return (used?.[0] ?? canceled?.[0])?.transactionHash ?? undefined;
-    },
-    mined: async (transaction) => {
-      let receipt;
-      try {
-        receipt = await client.getTransactionReceipt({ hash: transaction });
-      } catch (err) {
-        // viem says "not found" with an error of its own; anything else (the node down) is an error.
-        if ((err as { name?: string }).name === 'TransactionReceiptNotFoundError') return undefined;
-        throw err;
-      }
-      const logs = parseEventLogs({ abi: TOKEN_ABI, logs: receipt.logs.filter((l) => getAddress(l.address) === token) });
-      const out: MinedTransfers = {
-        transaction: receipt.transactionHash,
-        status: receipt.status,
-        block: receipt.blockNumber,
-        transfers: [],
-        used: [],
-        canceled: [],
-      };
-      for (const l of logs) {
-        if (l.eventName === 'Transfer') out.transfers.push({ from: l.args.from, to: l.args.to, value: l.args.value, logIndex: l.logIndex });
-        else if (l.eventName === 'AuthorizationUsed')
-          out.used.push({ authorizer: l.args.authorizer, nonce: l.args.nonce, logIndex: l.logIndex });
-        else if (l.eventName === 'AuthorizationCanceled') out.canceled.push({ authorizer: l.args.authorizer, nonce: l.args.nonce });
-      }
-      return out;
-    },
+    spentIn: (authorizer, nonce, fromBlock) => spentOn(client, token, authorizer, nonce, fromBlock),
+    mined: (transaction) => minedOn(client, token, transaction),
     transfers: async (from, to, fromBlock) => {
       const logs = await client.getContractEvents({
         address: token,
@@ -246,26 +207,81 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
     allowance: (owner, spender) =>
       client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'allowance', args: [owner, spender] }),
     permitNonce: (owner) => client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'nonces', args: [owner] }),
-    // Through the public client's own actions: a wallet client would carry much more into every bundle.
-    send: async (from, tx, sign) => {
-      const [nonce, gas, fees] = await Promise.all([
-        client.getTransactionCount({ address: from, blockTag: 'pending' }),
-        client.estimateGas({ account: from, to: tx.to, data: tx.data }),
-        client.estimateFeesPerGas(),
-      ]);
-      const serializedTransaction = await sign({
-        type: 'eip1559',
-        chainId: config.chainId,
-        to: tx.to,
-        data: tx.data,
-        nonce,
-        gas,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      });
-      return client.sendRawTransaction({ serializedTransaction });
-    },
+    send: (from, tx, sign) => sendFrom(client, config.chainId, from, tx, sign),
   };
+}
+
+/** The transaction that used or cancelled `nonce` of `authorizer` at `token`, from `fromBlock` on; undefined when none did. */
+async function spentOn(
+  client: PublicClient,
+  token: Address,
+  authorizer: Address,
+  nonce: Hex,
+  fromBlock: bigint,
+): Promise<Hash | undefined> {
+  const [used, canceled] = await Promise.all(
+    (['AuthorizationUsed', 'AuthorizationCanceled'] as const).map((eventName) =>
+      client.getContractEvents({ address: token, abi: TOKEN_ABI, eventName, args: { authorizer, nonce }, fromBlock, toBlock: 'latest' }),
+    ),
+  );
+  return (used?.[0] ?? canceled?.[0])?.transactionHash ?? undefined;
+}
+
+/** What mined transaction `transaction` did with `token`: its status, block, transfers and authorizations; undefined when not found. */
+async function minedOn(client: PublicClient, token: Address, transaction: Hash): Promise<MinedTransfers | undefined> {
+  let receipt;
+  try {
+    receipt = await client.getTransactionReceipt({ hash: transaction });
+  } catch (err) {
+    // viem says "not found" with an error of its own; anything else (the node down) is an error.
+    if ((err as { name?: string }).name === 'TransactionReceiptNotFoundError') return undefined;
+    throw err;
+  }
+  const logs = parseEventLogs({ abi: TOKEN_ABI, logs: receipt.logs.filter((l) => getAddress(l.address) === token) });
+  const out: MinedTransfers = {
+    transaction: receipt.transactionHash,
+    status: receipt.status,
+    block: receipt.blockNumber,
+    transfers: [],
+    used: [],
+    canceled: [],
+  };
+  for (const l of logs) {
+    if (l.eventName === 'Transfer') out.transfers.push({ from: l.args.from, to: l.args.to, value: l.args.value, logIndex: l.logIndex });
+    else if (l.eventName === 'AuthorizationUsed')
+      out.used.push({ authorizer: l.args.authorizer, nonce: l.args.nonce, logIndex: l.logIndex });
+    else if (l.eventName === 'AuthorizationCanceled') out.canceled.push({ authorizer: l.args.authorizer, nonce: l.args.nonce });
+  }
+  return out;
+}
+
+/**
+ * Sends a transaction from `from` that `sign` signs, its nonce, gas and fees read from the node, through the
+ * public client's own actions: a wallet client would carry much more into every bundle.
+ */
+async function sendFrom(
+  client: PublicClient,
+  chainId: number,
+  from: Address,
+  tx: { to: Address; data: Hex },
+  sign: (tx: TransactionSerializable) => Promise<Hex>,
+): Promise<Hash> {
+  const [nonce, gas, fees] = await Promise.all([
+    client.getTransactionCount({ address: from, blockTag: 'pending' }),
+    client.estimateGas({ account: from, to: tx.to, data: tx.data }),
+    client.estimateFeesPerGas(),
+  ]);
+  const serializedTransaction = await sign({
+    type: 'eip1559',
+    chainId,
+    to: tx.to,
+    data: tx.data,
+    nonce,
+    gas,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+  });
+  return client.sendRawTransaction({ serializedTransaction });
 }
 
 /** What a wallet holds on the configured chain, as the human reads it (exact decimal strings, never floats). */

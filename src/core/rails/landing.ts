@@ -1,6 +1,6 @@
 /**
  * What becomes of a signed payment's money, as the chain decides it: recorded before the payment is sent
- * (`signedSettlement`), checked against the chain when the payee answers (`checkLanding`) and, by every
+ * (signing.ts), checked against the chain when the payee answers (`checkLanding`) and, by every
  * long-running process, again and again until it is final (`watchLandings`) — so a payment whose
  * process died between signing and settlement is reconciled by the next one. Landed, the hold that
  * carries it settles (a payment intent settles with a receipt naming the transaction); never landing,
@@ -8,9 +8,8 @@
  * whose decision (decisions/effects.ts) keeps it spent, or releases it — which gives its money back only
  * once the chain shows it can no longer land (its authorization cancelled, which Holon sends where the
  * wallet can pay for it, or lapsed). One transfer lands one settlement: the one who records a landing
- * checks, under the journal's lock, that its transfer landed no other. Before the wallet signs, Holon
- * refuses (`assertSignable`) a payment on any chain but the configured one, and one whose nonce the terms
- * fix (H) when the chain shows it spent or another payment of it may still land. No tool an agent has
+ * checks, under the journal's lock, that its transfer landed no other. What is refused before the wallet
+ * signs, and how a signed payment is recorded, is signing.ts; a channel's refund, refund.ts. No tool an agent has
  * reaches any of these: an agent can neither mark a payment landed nor release a flagged hold.
  */
 import type { ApprovalsFields } from '../approvals/slice.ts';
@@ -19,207 +18,21 @@ import type { Approval } from '../approvals/model.ts';
 import { isExpired } from '../approvals/model.ts';
 import type { Clock, Logger } from '../kernel/deps.ts';
 import { newId } from '../kernel/ids.ts';
-import type { Money } from '../kernel/amount.ts';
 import * as M from '../kernel/amount.ts';
 import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import type { HolonState } from '../fold/state.ts';
 import type { ChainReader } from './chain.ts';
-import { intentReceipt, moneyEvent } from './slice.ts';
-import type { Authorization, ChainVerdict, FlagReason, NeverWhy, Settlement, SettlementFor, SettlementScheme } from './settlement.ts';
-import {
-  awaitsChain,
-  chainVerdict,
-  chargeOf,
-  isOpen,
-  lapsesAt,
-  sameNonce,
-  settlementEvent,
-  settlementWords,
-  transferKey,
-} from './settlement.ts';
-import type { Hash, Hex } from 'viem';
-import { getAddress } from 'viem';
-import { denial } from '../kernel/denials.ts';
-import { HolonError } from '../kernel/errors.ts';
-import { denialText } from '../kernel/words.ts';
+import { intentReceipt, moneyEvent } from '../money/slice.ts';
+import type { ChainVerdict, NeverWhy } from './scheme.ts';
+import { schemeOf } from './schemes.ts';
+import type { FlagReason, Settlement } from './settlement.ts';
+import { awaitsChain, isOpen, settlementEvent, transferKey } from './settlement.ts';
+import { chargeOf, lapsesAt, settlementWords } from './settlementView.ts';
+import type { Hash } from 'viem';
 import { approvalEvent } from '../approvals/slice.ts';
-import { endHold, spendEvent } from './spend.ts';
-import { uptoVerdict } from './permit2.ts';
-
-/** What a toolset hands over once the wallet signed, before the payment is sent. */
-export interface SignedDraft {
-  mandate: string;
-  for: SettlementFor;
-  /** The hold that carries the payment's money. */
-  hold: string;
-  /** What that hold carries for it, in the mandate's currency. */
-  held: Money;
-  network: string;
-  token: string;
-  /** `upto`: a Permit2 witness transfer of at most `authorization.value` (permit2.ts); absent: EIP-3009's exact. */
-  scheme?: SettlementScheme;
-  authorization: Authorization;
-  /** The signed payment as it is sent (kept to send exactly it again). */
-  payload: unknown;
-  /** What it pays, in the token's currency. */
-  amount: Money;
-}
-
-/** True when `reader` reads payments of this network and token. */
-export function reads(reader: ChainReader | undefined, network: string, token: string): reader is ChainReader {
-  return reader !== undefined && reader.config.network === network && reader.config.token.toLowerCase() === token.toLowerCase();
-}
-
-/** The block the chain is at now, where to look for a payment signed now from; null when the node does not answer. */
-export async function startBlock(reader: ChainReader | undefined): Promise<bigint | null> {
-  if (!reader) return null;
-  try {
-    return (await reader.head()).number;
-  } catch {
-    return null;
-  }
-}
-
-/** A refusal before anything is signed, with its one denial. */
-function refusedBeforeSigning(d: ReturnType<typeof denial>): HolonError {
-  return new HolonError('denied', denialText(d), {}, [d]);
-}
-
-/**
- * Refuses, before the wallet signs, a payment on another network or token than the chain the human
- * configured (or any, where none is): Holon signs only what it reads back from the chain.
- */
-export function assertOnConfiguredChain(reader: ChainReader | undefined, network: string, asset: string): asserts reader is ChainReader {
-  const configuredChain: ChainReader | undefined = reader;
-  if (reads(reader, network, asset)) return;
-  const configured = configuredChain ? { network: configuredChain.config.network, asset: configuredChain.config.token } : null;
-  // Only what has the form it must have is named: a network id, an address.
-  const shown = (text: string, form: RegExp): string => (form.test(text) ? text : 'one Holon cannot read');
-  throw refusedBeforeSigning(
-    denial('other_chain', {
-      network: shown(network, /^[a-z0-9-]{3,8}:[A-Za-z0-9-]{1,32}$/),
-      asset: shown(asset, /^0x[0-9a-fA-F]{40}$/),
-      configured,
-    }),
-  );
-}
-
-/** A payment about to be signed under a nonce the terms fix (H): who pays, in which scheme's nonces, and to whom. */
-export interface NonceToSign {
-  scheme?: SettlementScheme;
-  /** The payer and the nonce, as its settlement will keep them (32 bytes of hex). */
-  authorization: Pick<Authorization, 'from' | 'nonce'>;
-}
-
-/**
- * Refuses, before the wallet signs under a nonce the terms fix (H): when the chain shows that nonce spent
- * already (the terms were paid: a new signature could never land), naming where where Holon knows it; or
- * when a payment Holon signed under it may still land (`payment_open`: that one is sent again, never a
- * second). `spent` reads the nonce's state on the chain (the scheme's own: EIP-3009's or Permit2's).
- */
-export async function assertNonceUnspent(
-  s: HolonState,
-  payment: NonceToSign,
-  spent: () => Promise<boolean>,
-  whereSpent: () => Promise<Hash | undefined>,
-): Promise<void> {
-  const key = { scheme: payment.scheme, authorization: { ...payment.authorization } } as Pick<Settlement, 'scheme' | 'authorization'>;
-  const earlier = sameNonce(s, { id: '', ...key });
-  const open = earlier.find((r) => isOpen(r));
-  if (open) throw refusedBeforeSigning(denial('payment_open', { settlement: open.id, until: lapsesAt(open) }));
-  if (!(await spent())) return;
-  const landed = earlier.find((r) => r.landed)?.landed?.transaction;
-  const transaction = landed ?? (await whereSpent().catch(() => undefined)) ?? null;
-  throw refusedBeforeSigning(denial('terms_paid', { transaction }));
-}
-
-/** The same check for an EIP-3009 (`exact`) payment, read at the token. */
-export function assertExactNonceUnspent(
-  s: HolonState,
-  reader: ChainReader,
-  authorization: Pick<Authorization, 'from' | 'nonce'>,
-): Promise<void> {
-  const from = getAddress(authorization.from);
-  const nonce = authorization.nonce as Hex;
-  return assertNonceUnspent(
-    s,
-    { authorization },
-    () => reader.authorizationSpent(from, nonce),
-    () => reader.spentIn(from, nonce, 0n),
-  );
-}
-
-/** The settlement signed under the same nonce as `payment` that may still land, if one is (the one to send again). */
-export function openUnderNonce(s: HolonState, payment: NonceToSign): Settlement | undefined {
-  return sameNonce(s, { id: '', scheme: payment.scheme, authorization: { ...payment.authorization } } as Settlement).find((r) => isOpen(r));
-}
-
-/**
- * The event that records a signed payment, `signed`: its hold waits for the chain `reader` reads. Only ever
- * on that chain (`assertOnConfiguredChain` refused any other before the wallet signed).
- */
-export function signedSettlement(
-  draft: SignedDraft,
-  reader: ChainReader | undefined,
-  fromBlock: bigint | null,
-): { id: string; checked: boolean; event: NewEvent } {
-  assertOnConfiguredChain(reader, draft.network, draft.token);
-  const id = newId('stl');
-  const event = settlementEvent('settlement.signed', {
-    settlement: {
-      id,
-      mandate: draft.mandate,
-      ...(draft.scheme ? { scheme: draft.scheme } : {}),
-      hold: draft.hold,
-      for: { ...draft.for },
-      network: draft.network,
-      token: draft.token,
-      payee: `${draft.network}:${draft.authorization.to}`,
-      authorization: { ...draft.authorization },
-      amount: M.toJson(draft.amount),
-      held: M.toJson(draft.held),
-      status: 'signed',
-      payload: draft.payload,
-      from_block: fromBlock === null ? null : fromBlock.toString(),
-    },
-  });
-  return { id, checked: true, event };
-}
-
-/**
- * Records a payment the wallet signed, in one transaction, before it is sent: its settlement and, for a
- * payment drawn from a call's hold (`parent`), a hold of its own that carries it from then on, whatever
- * becomes of the call. Returns the settlement's id.
- */
-export async function recordSigned(
-  deps: Pick<LandingDeps, 'store' | 'chain'>,
-  draft: SignedDraft,
-  options: { parent?: string; fromBlock?: bigint | null } = {},
-): Promise<{ id: string; checked: boolean }> {
-  const fromBlock = options.fromBlock !== undefined ? options.fromBlock : await startBlock(deps.chain);
-  return deps.store.transact((s) => {
-    const signed = signedSettlement(draft, deps.chain, fromBlock);
-    const events: NewEvent[] = [];
-    if (options.parent !== undefined) {
-      const parent = s.holds[options.parent];
-      if (!parent || parent.currency !== draft.held.currency || parent.units < draft.held.units)
-        throw new Error(`the payment of ${M.toJson(draft.held).amount} is not within what hold ${options.parent} has left`);
-      events.push(
-        spendEvent('hold.placed', {
-          hold: draft.hold,
-          mandate: parent.mandate,
-          account: parent.account,
-          currency: parent.currency,
-          amount: M.formatUnits(draft.held.units),
-          parent: options.parent,
-          payee: { kind: 'payee', id: `${draft.network}:${draft.authorization.to}` },
-        }),
-      );
-    }
-    events.push(signed.event);
-    return { events, result: { id: signed.id, checked: signed.checked } };
-  });
-}
+import { endHold } from '../money/spend.ts';
+import { checkRefund } from './refund.ts';
+import { reads } from './signing.ts';
 
 /** What the chain's answer, or a human's decision, does to a settlement's money. */
 type Outcome =
@@ -334,11 +147,6 @@ function flagEvents(s: HolonState, r: Settlement, reason: FlagReason, detail: st
   return [...gate.events, settlementEvent('settlement.flagged', { settlement: r.id, reason, detail, approval: gate.approval.id })];
 }
 
-/** Holon's own reading of the chain for a settlement, as its scheme moves money: EIP-3009's (settlement.ts) or Permit2's (permit2.ts). */
-function verdictOf(reader: ChainReader, r: Settlement): Promise<ChainVerdict> {
-  return r.scheme === 'upto' ? uptoVerdict(reader, r) : chainVerdict(reader, r);
-}
-
 /** What checking settlements needs from its host. */
 export interface LandingDeps {
   store: EventStore<HolonState>;
@@ -379,7 +187,8 @@ export async function checkLanding(deps: LandingDeps, id: string, options: { cla
   const deadline = Date.now() + (options.claimed ? CLAIM_GRACE_MS : 0);
   let verdict: ChainVerdict;
   for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
-    verdict = await verdictOf(reader, deps.store.state.settlements[id] ?? first);
+    const r = deps.store.state.settlements[id] ?? first;
+    verdict = await schemeOf(r).verdict(reader, r);
     if (verdict.kind !== 'pending' || Date.now() >= deadline) break;
     await new Promise((r) => setTimeout(r, wait));
   }
@@ -422,66 +231,6 @@ function openOnChain(s: HolonState, reader: ChainReader): string[] {
 }
 
 /**
- * Records that closing a channel gives back `value` of the deposit paid by settlement `id` (from the
- * escrow it was paid to), to be looked for on the chain from now on.
- */
-export async function expectRefund(deps: Pick<LandingDeps, 'store' | 'chain'>, id: string, value: bigint): Promise<void> {
-  const from = await startBlock(deps.chain);
-  await deps.store.transact((s) => {
-    const r = s.settlements[id];
-    if (!r || r.refund?.transaction) return { events: [], result: undefined };
-    const event = settlementEvent('settlement.refund_expected', {
-      settlement: id,
-      value: value.toString(),
-      from: r.authorization.to,
-      from_block: (from ?? BigInt(r.from_block ?? '0')).toString(),
-    });
-    return { events: [event], result: undefined };
-  });
-}
-
-/** The settlement a channel's deposit was paid by: its opening's nonce is H, from the payer to the escrow. */
-export function channelSettlement(s: HolonState, channel: { atrHash: string; payer: string; escrow: string }): Settlement | undefined {
-  const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
-  return Object.values(s.settlements).find(
-    (r) =>
-      same(r.authorization.nonce, channel.atrHash) && same(r.authorization.from, channel.payer) && same(r.authorization.to, channel.escrow),
-  );
-}
-
-/** Reads the chain for a channel's refund, and credits the mandate with it once it is there. */
-async function checkRefund(deps: LandingDeps, reader: ChainReader, id: string): Promise<void> {
-  const r = deps.store.state.settlements[id];
-  const expected = r?.refund;
-  if (!r || r.status !== 'landed' || !expected || expected.transaction !== null) return;
-  const found = (await reader.transfers(getAddress(expected.from), getAddress(r.authorization.from), BigInt(expected.from_block))).find(
-    (t) => t.value === BigInt(expected.value),
-  );
-  if (!found) return;
-  await deps.store.transact((s) => {
-    const now = s.settlements[id];
-    if (!now?.refund || now.refund.transaction !== null) return { events: [], result: undefined };
-    // The deposit's share of what the mandate was charged for it: exact, rounded in the mandate's disfavour.
-    const held = M.fromJson(now.held);
-    const credit = (held.units * BigInt(expected.value)) / BigInt(now.authorization.value);
-    const mandate = s.mandates[now.mandate];
-    const event = settlementEvent('settlement.refunded', {
-      settlement: id,
-      transaction: found.transaction,
-      block: found.block.toString(),
-      value: expected.value,
-      credit: {
-        mandate: now.mandate,
-        account: mandate?.account ?? now.mandate.split('/')[0] ?? '',
-        amount: M.toJson({ units: credit, currency: held.currency }),
-        day: now.signed_at.slice(0, 10),
-      },
-    });
-    return { events: [event], result: undefined };
-  });
-}
-
-/**
  * Reads the chain once for every open settlement on it and records what it shows: what a process does
  * for those whose process died before it could, and for payments an agent sent itself. A released one
  * whose authorization is not cancelled yet gets its cancellation sent first, where this process can send
@@ -500,7 +249,7 @@ export async function reconcileSettlements(deps: LandingDeps): Promise<number> {
       continue;
     }
     if (before.status === 'releasing' && !before.cancel) await sendCancel(deps, before);
-    const verdict = await verdictOf(reader, before);
+    const verdict = await schemeOf(before).verdict(reader, before);
     await applyVerdict(deps, id, verdict, false);
     const after = deps.store.state.settlements[id];
     // The human released it, and the payee settled it all the same: they are told, beside the record's words.

@@ -7,18 +7,18 @@
  * yet, the wallet signs an EIP-2612 permit that the facilitator submits with the settlement (x402's
  * `eip2612GasSponsoring`), so the wallet never sends a transaction of its own.
  *
- * Reading it back (`uptoVerdict`): Permit2 emits nothing of its own for a transfer, so Holon reads the
+ * Reading it back (`verdict`): Permit2 emits nothing of its own for a transfer, so Holon reads the
  * settling transaction itself — mined and successful, a call of the upto proxy's `settle` (or
  * `settleWithPermit`) for this owner, nonce and payee, for at most what was authorized, and the token's
  * `Transfer` of exactly that amount from the wallet to the payee in it — and Permit2's nonce bitmap for
  * whether the nonce was spent. The value the chain moved is what the payment costs.
  */
 import type { Address, Hash, Hex } from 'viem';
-import { decodeFunctionData, getAddress, numberToHex, parseAbi } from 'viem';
-import type { TypedRequest } from '../local/wallet.ts';
-import type { ChainReader } from './chain.ts';
-import type { Authorization, ChainVerdict, Settlement } from './settlement.ts';
-import { readVerdict } from './settlement.ts';
+import { decodeFunctionData, encodeFunctionData, getAddress, numberToHex, parseAbi } from 'viem';
+import type { TypedRequest } from '../../local/wallet.ts';
+import type { ChainReader } from '../chain.ts';
+import type { Authorization, ChainVerdict, Scheme, SignedPayment } from '../scheme.ts';
+import { readVerdict } from '../verdict.ts';
 
 // What `@x402/evm` 2.27 names these (PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress, uptoPermit2WitnessTypes,
 // x402UptoPermit2ProxyABI), written here rather than imported: the package has side effects as far as a
@@ -185,14 +185,14 @@ function proxySettlement(call: {
 }
 
 /**
- * Holon's own reading of the chain for an `upto` settlement (settlement.ts's `readVerdict`): landed where a
+ * Holon's own reading of the chain for an `upto` settlement (verdict.ts's `readVerdict`): landed where a
  * transaction succeeded calling the upto proxy for this owner, nonce and payee, for no more than the
  * maximum, and the token's `Transfer` shows that amount moving; spent as Permit2's nonce bitmap says, and
  * then found among the token's transfers from the wallet to the payee since it was signed; never once a
  * block's time is past the permit's deadline (Permit2 refuses it from then on), and once its nonce was spent
  * by nothing that settles it by then (the wallet invalidated it, or it was spent before this was signed).
  */
-export async function uptoVerdict(reader: ChainReader, r: Settlement): Promise<ChainVerdict> {
+async function uptoVerdict(reader: ChainReader, r: SignedPayment): Promise<ChainVerdict> {
   const owner = getAddress(r.authorization.from);
   const payee = getAddress(r.authorization.to);
   const nonce = BigInt(r.authorization.nonce);
@@ -225,3 +225,26 @@ export async function uptoVerdict(reader: ChainReader, r: Settlement): Promise<C
     expired: (blockTime) => blockTime > BigInt(r.authorization.validBefore),
   });
 }
+
+const INVALIDATE_ABI = /* @__PURE__ */ parseAbi(['function invalidateUnorderedNonces(uint256 wordPos, uint256 mask)']);
+
+/** x402 `upto`: a Permit2 witness transfer of at most its amount, settled for what the work cost. */
+export const upto = {
+  name: 'upto' as const,
+  request: (a, token) => uptoRequest(a, Number(token.chainId)),
+  recorded: uptoSettlementAuthorization,
+  nonceSpent: (reader, a, block) => reader.permit2NonceUsed(PERMIT2, getAddress(a.from), BigInt(a.nonce), block),
+  // Permit2 says nothing of where a nonce was spent: only Holon's own record of it can name the transaction.
+  spentIn: () => Promise.resolve(undefined),
+  verdict: uptoVerdict,
+  // Permit2's unordered nonces: bit (nonce & 255) of word (nonce >> 8). Nothing to sign: the wallet sends it.
+  cancel: (r, { send }) => {
+    const nonce = BigInt(r.authorization.nonce);
+    const data = encodeFunctionData({
+      abi: INVALIDATE_ABI,
+      functionName: 'invalidateUnorderedNonces',
+      args: [nonce >> 8n, 1n << (nonce & 0xffn)],
+    });
+    return send({ to: PERMIT2, data });
+  },
+} satisfies Scheme<UptoAuthorization>;

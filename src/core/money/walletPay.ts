@@ -1,0 +1,182 @@
+/**
+ * A payment Holon signs with the human's wallet, through the mandate like any other spend: the `pay`
+ * capability and its payee scope, the amount in the mandate's currency (by the human's rates), the
+ * limits, a human above the threshold (the approval bound to payee, amount, currency and the terms hash),
+ * a hold while the wallet signs, and the spend settled once the signature exists — a signed
+ * authorization is money the payee can take.
+ */
+import type { ApprovalWaiter } from '../approvals/flow.ts';
+import { untilDecided } from '../approvals/flow.ts';
+import type { Approval, ApprovalSubject } from '../approvals/model.ts';
+import { approvalStatus, bindingOf } from '../approvals/model.ts';
+import { payeeScopeDenial } from '../kernel/capabilities.ts';
+import type { Clock } from '../kernel/deps.ts';
+import type { Denial } from '../kernel/denials.ts';
+import { denial } from '../kernel/denials.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { convertTo } from './fx.ts';
+import { newId } from '../kernel/ids.ts';
+import { mandateOf } from '../accounts/mandates.ts';
+import type { Money } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
+import { denialTexts } from '../kernel/words.ts';
+import { endHold, gateSpend } from './spend.ts';
+import type { ChainReader } from '../rails/chain.ts';
+import type { SignedDraft } from '../rails/signing.ts';
+import { signedSettlement, startBlock } from '../rails/signing.ts';
+import type { HolonState } from '../fold/state.ts';
+import type { EventStore, NewEvent } from '../store/store.ts';
+
+/** A payment as a toolset asks for it. */
+export interface PaymentAsk {
+  mandate: string;
+  /** Who is paid, as the rail names them (a CAIP-10 account). */
+  payee: string;
+  /** The amount in the asset's own currency. */
+  amount: Money;
+  /** H, the hash of the terms the payment is bound to, where there are terms. */
+  termsHash: string | null;
+  /** What the payment is for, as the human is shown it. */
+  purpose: string | null;
+}
+
+/** How a payment went; a paid one signed on a chain has its settlement record. */
+export type PaymentOutcome<T> =
+  { kind: 'paid'; result: T; spend: string; charged: Money; settlement?: string } | { kind: 'pending' | 'rejected'; approval: Approval };
+
+/** A payment on a chain, as the wallet signed it: what its settlement record keeps (rails/signing.ts). */
+export type ChainPayment = Pick<SignedDraft, 'network' | 'token' | 'scheme' | 'authorization' | 'payload' | 'amount'>;
+
+/** How a payment's settlement is recorded: the chain it is read on, and what the wallet signed, read from the result. */
+export interface ChainSettle<T> {
+  reader: ChainReader | undefined;
+  payment(result: T): ChainPayment | undefined;
+}
+
+/** Why the mandate does not let this payee be paid, or nothing when it does. */
+export function payeeDenial(s: HolonState, mandateId: string, payee: string): Denial | undefined {
+  return payeeScopeDenial(mandateOf(s, mandateId), payee);
+}
+
+function refused(denials: Denial[]): HolonError {
+  return new HolonError('denied', denialTexts(denials).join('; '), {}, denials);
+}
+
+/**
+ * The newest approval for exactly this payment under this mandate that can still be used: an agent that
+ * calls again after the human approved finds it by what it binds, without an id to carry.
+ */
+function approvalFor(s: HolonState, mandate: string, subject: ApprovalSubject, now: number): Approval | undefined {
+  const { binding } = bindingOf(mandate, subject);
+  let found: Approval | undefined;
+  for (const a of Object.values(s.approvals)) {
+    if (a.mandate !== mandate || a.binding !== binding) continue;
+    const status = approvalStatus(a, now);
+    if (status !== 'pending' && status !== 'approved') continue;
+    if (!found || a.requested_at > found.requested_at) found = a;
+  }
+  return found;
+}
+
+/** What the gate decided for a payment: its money held (in the mandate's currency), or an approval it waits for. */
+type Decided = { kind: 'held'; charged: Money } | { kind: 'pending' | 'rejected'; approval: Approval };
+
+/** Under the journal's lock: the payee's scope, the amount in the mandate's currency, then the gate (refusals thrown). */
+function gatePayment(
+  s: HolonState,
+  ask: PaymentAsk,
+  p: { spend: string; subject: ApprovalSubject; approvalId: string | undefined; now: number },
+): { events: NewEvent[]; result: Decided } {
+  const mandate = mandateOf(s, ask.mandate);
+  const scope = payeeDenial(s, ask.mandate, ask.payee);
+  if (scope) throw refused([scope]);
+  const amount = convertTo(s, ask.amount, mandate.currency);
+  if (!amount) throw refused([denial('no_rate', { from: ask.amount.currency, to: mandate.currency })]);
+  const found = p.approvalId ?? approvalFor(s, mandate.id, p.subject, p.now)?.id;
+  const payee = { kind: 'payee' as const, id: ask.payee };
+  const gate = gateSpend(s, { id: p.spend, mandate, payee, amount, subject: p.subject, approvalId: found, now: p.now });
+  switch (gate.kind) {
+    case 'denied':
+      throw refused(gate.denials);
+    case 'ask':
+      return { events: gate.events, result: { kind: 'pending', approval: structuredClone(gate.approval) } };
+    case 'pending':
+    case 'rejected':
+      return { events: [], result: { kind: gate.kind, approval: structuredClone(gate.approval) } };
+    case 'held':
+      return { events: gate.events, result: { kind: 'held', charged: amount } };
+  }
+}
+
+/**
+ * Pays `ask` by `sign` (the wallet), within the mandate: decides and holds under the journal lock, waits
+ * for the human where one must decide (`wait`), signs, then settles the hold — or releases it when the
+ * wallet fails, so nothing is spent for a payment that was never signed.
+ */
+export async function payWithin<T>(
+  store: EventStore<HolonState>,
+  clock: Clock,
+  ask: PaymentAsk,
+  sign: () => Promise<T>,
+  options: { wait?: ApprovalWaiter | undefined; signal?: AbortSignal | undefined; chain?: ChainSettle<T> | undefined } = {},
+): Promise<PaymentOutcome<T>> {
+  const spend = newId('pay');
+  const subject: ApprovalSubject = {
+    kind: 'payment',
+    payee: ask.payee,
+    amount: M.toJson(ask.amount),
+    terms_hash: ask.termsHash,
+    purpose: ask.purpose,
+  };
+  // The hold is group-committed: the settlement's durable append, which comes before the signature
+  // leaves this process, makes it durable with itself (one fdatasync for both). A crash before that loses
+  // at most a hold whose payment was never handed out. An approval asked for is made durable at once: the
+  // agent is told to wait for it.
+  const decide = async (approvalId: string | undefined): Promise<Decided> => {
+    const d = await store.transact<Decided>((s) => gatePayment(s, ask, { spend, subject, approvalId, now: clock.now() }), {
+      durable: false,
+    });
+    if (d.kind !== 'held') await store.flush();
+    return d;
+  };
+  const { decision, status } = await untilDecided<Decided>(store, decide, (d) => (d.kind === 'pending' ? d.approval : undefined), {
+    wait: options.wait,
+    signal: options.signal,
+  });
+  if (decision.kind !== 'held') {
+    const approval = store.state.approvals[decision.approval.id] ?? decision.approval;
+    return { kind: status === 'rejected' || decision.kind === 'rejected' ? 'rejected' : 'pending', approval: structuredClone(approval) };
+  }
+  // Where the chain is before the wallet signs: a payment signed now is looked for from there on.
+  const fromBlock = options.chain ? await startBlock(options.chain.reader) : null;
+  let result: T;
+  try {
+    result = await sign();
+  } catch (err) {
+    await store.transact((s) => ({ events: endHold(s, spend, null, 'not_signed').events, result: undefined }));
+    throw err;
+  }
+  const payment = options.chain?.payment(result);
+  if (payment && options.chain) {
+    // The hold waits for the chain Holon reads it back from (and only that chain's payments are signed).
+    const draft: SignedDraft = {
+      ...payment,
+      mandate: ask.mandate,
+      for: { kind: 'payment', id: spend },
+      hold: spend,
+      held: decision.charged,
+    };
+    let signed: ReturnType<typeof signedSettlement>;
+    try {
+      signed = signedSettlement(draft, options.chain.reader, fromBlock);
+    } catch (err) {
+      // Never handed out: nothing is spent for it.
+      await store.transact((s) => ({ events: endHold(s, spend, null, 'not_signed').events, result: undefined }));
+      throw err;
+    }
+    await store.transact(() => ({ events: [signed.event], result: undefined }));
+    return { kind: 'paid', result, spend, charged: decision.charged, settlement: signed.id };
+  }
+  await store.transact((s) => ({ events: endHold(s, spend, decision.charged, 'signed').events, result: undefined }));
+  return { kind: 'paid', result, spend, charged: decision.charged };
+}

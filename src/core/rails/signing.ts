@@ -1,0 +1,187 @@
+/**
+ * Before the wallet signs and before the payment leaves: Holon refuses a payment on any chain but the
+ * configured one, and one whose nonce the terms fix (H) when the chain shows it spent or another payment
+ * of it may still land (each scheme reads its own nonce space); then it records the signed payment in the
+ * journal (`recordSigned`), so that a retry, or the next process after a crash, finds it.
+ */
+import type { Hash } from 'viem';
+import { newId } from '../kernel/ids.ts';
+import type { Money } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
+import { denial } from '../kernel/denials.ts';
+import { HolonError } from '../kernel/errors.ts';
+import { denialText } from '../kernel/words.ts';
+import type { EventStore, NewEvent } from '../store/store.ts';
+import type { HolonState } from '../fold/state.ts';
+import { spendEvent } from '../money/spend.ts';
+import type { ChainReader } from './chain.ts';
+import type { Authorization } from './scheme.ts';
+import type { RecordedScheme } from './schemes.ts';
+import { recordedScheme, schemeOf } from './schemes.ts';
+import type { Settlement, SettlementFor } from './settlement.ts';
+import { isOpen, sameNonce, settlementEvent } from './settlement.ts';
+import { lapsesAt } from './settlementView.ts';
+
+/** What a toolset hands over once the wallet signed, before the payment is sent. */
+export interface SignedDraft {
+  mandate: string;
+  for: SettlementFor;
+  /** The hold that carries the payment's money. */
+  hold: string;
+  /** What that hold carries for it, in the mandate's currency. */
+  held: Money;
+  network: string;
+  token: string;
+  /** `upto`: a Permit2 witness transfer of at most `authorization.value` (schemes/upto.ts); absent: EIP-3009's exact. */
+  scheme?: RecordedScheme;
+  authorization: Authorization;
+  /** The signed payment as it is sent (kept to send exactly it again). */
+  payload: unknown;
+  /** What it pays, in the token's currency. */
+  amount: Money;
+}
+
+/** True when `reader` reads payments of this network and token. */
+export function reads(reader: ChainReader | undefined, network: string, token: string): reader is ChainReader {
+  return reader !== undefined && reader.config.network === network && reader.config.token.toLowerCase() === token.toLowerCase();
+}
+
+/** The block the chain is at now, where to look for a payment signed now from; null when the node does not answer. */
+export async function startBlock(reader: ChainReader | undefined): Promise<bigint | null> {
+  if (!reader) return null;
+  try {
+    return (await reader.head()).number;
+  } catch {
+    return null;
+  }
+}
+
+/** A refusal before anything is signed, with its one denial. */
+function refusedBeforeSigning(d: ReturnType<typeof denial>): HolonError {
+  return new HolonError('denied', denialText(d), {}, [d]);
+}
+
+/**
+ * Refuses, before the wallet signs, a payment on another network or token than the chain the human
+ * configured (or any, where none is): Holon signs only what it reads back from the chain.
+ */
+export function assertOnConfiguredChain(reader: ChainReader | undefined, network: string, asset: string): asserts reader is ChainReader {
+  const configuredChain: ChainReader | undefined = reader;
+  if (reads(reader, network, asset)) return;
+  const configured = configuredChain ? { network: configuredChain.config.network, asset: configuredChain.config.token } : null;
+  // Only what has the form it must have is named: a network id, an address.
+  const shown = (text: string, form: RegExp): string => (form.test(text) ? text : 'one Holon cannot read');
+  throw refusedBeforeSigning(
+    denial('other_chain', {
+      network: shown(network, /^[a-z0-9-]{3,8}:[A-Za-z0-9-]{1,32}$/),
+      asset: shown(asset, /^0x[0-9a-fA-F]{40}$/),
+      configured,
+    }),
+  );
+}
+
+/** A payment about to be signed under a nonce the terms fix (H): who pays, in which scheme's nonces, and to whom. */
+export interface NonceToSign {
+  scheme?: RecordedScheme;
+  /** The payer and the nonce, as its settlement will keep them (32 bytes of hex). */
+  authorization: Pick<Authorization, 'from' | 'nonce'>;
+}
+
+/**
+ * Refuses, before the wallet signs under a nonce the terms fix (H): when the chain shows that nonce spent
+ * already (the terms were paid: a new signature could never land), naming where where Holon knows it; or
+ * when a payment Holon signed under it may still land (`payment_open`: that one is sent again, never a
+ * second). The nonce is read in the payment's scheme's own nonce space (EIP-3009's at the token, or Permit2's).
+ */
+export async function assertNonceUnspent(s: HolonState, reader: ChainReader, payment: NonceToSign): Promise<void> {
+  const key = { scheme: payment.scheme, authorization: { ...payment.authorization } } as Pick<Settlement, 'scheme' | 'authorization'>;
+  const earlier = sameNonce(s, { id: '', ...key });
+  const open = earlier.find((r) => isOpen(r));
+  if (open) throw refusedBeforeSigning(denial('payment_open', { settlement: open.id, until: lapsesAt(open) }));
+  const scheme = schemeOf(payment);
+  if (!(await scheme.nonceSpent(reader, payment.authorization))) return;
+  const landed = earlier.find((r) => r.landed)?.landed?.transaction;
+  const transaction: Hash | string | null = landed ?? (await scheme.spentIn(reader, payment.authorization).catch(() => undefined)) ?? null;
+  throw refusedBeforeSigning(denial('terms_paid', { transaction }));
+}
+
+/** The same check for an EIP-3009 (`exact`) payment. */
+export function assertExactNonceUnspent(
+  s: HolonState,
+  reader: ChainReader,
+  authorization: Pick<Authorization, 'from' | 'nonce'>,
+): Promise<void> {
+  return assertNonceUnspent(s, reader, { authorization });
+}
+
+/** The settlement signed under the same nonce as `payment` that may still land, if one is (the one to send again). */
+export function openUnderNonce(s: HolonState, payment: NonceToSign): Settlement | undefined {
+  return sameNonce(s, { id: '', scheme: payment.scheme, authorization: { ...payment.authorization } } as Settlement).find((r) => isOpen(r));
+}
+
+/**
+ * The event that records a signed payment, `signed`: its hold waits for the chain `reader` reads. Only ever
+ * on that chain (`assertOnConfiguredChain` refused any other before the wallet signed).
+ */
+export function signedSettlement(
+  draft: SignedDraft,
+  reader: ChainReader | undefined,
+  fromBlock: bigint | null,
+): { id: string; checked: boolean; event: NewEvent } {
+  assertOnConfiguredChain(reader, draft.network, draft.token);
+  const id = newId('stl');
+  const event = settlementEvent('settlement.signed', {
+    settlement: {
+      id,
+      mandate: draft.mandate,
+      ...recordedScheme(draft.scheme),
+      hold: draft.hold,
+      for: { ...draft.for },
+      network: draft.network,
+      token: draft.token,
+      payee: `${draft.network}:${draft.authorization.to}`,
+      authorization: { ...draft.authorization },
+      amount: M.toJson(draft.amount),
+      held: M.toJson(draft.held),
+      status: 'signed',
+      payload: draft.payload,
+      from_block: fromBlock === null ? null : fromBlock.toString(),
+    },
+  });
+  return { id, checked: true, event };
+}
+
+/**
+ * Records a payment the wallet signed, in one transaction, before it is sent: its settlement and, for a
+ * payment drawn from a call's hold (`parent`), a hold of its own that carries it from then on, whatever
+ * becomes of the call. Returns the settlement's id.
+ */
+export async function recordSigned(
+  deps: { store: EventStore<HolonState>; chain: ChainReader | undefined },
+  draft: SignedDraft,
+  options: { parent?: string; fromBlock?: bigint | null } = {},
+): Promise<{ id: string; checked: boolean }> {
+  const fromBlock = options.fromBlock !== undefined ? options.fromBlock : await startBlock(deps.chain);
+  return deps.store.transact((s) => {
+    const signed = signedSettlement(draft, deps.chain, fromBlock);
+    const events: NewEvent[] = [];
+    if (options.parent !== undefined) {
+      const parent = s.holds[options.parent];
+      if (!parent || parent.currency !== draft.held.currency || parent.units < draft.held.units)
+        throw new Error(`the payment of ${M.toJson(draft.held).amount} is not within what hold ${options.parent} has left`);
+      events.push(
+        spendEvent('hold.placed', {
+          hold: draft.hold,
+          mandate: parent.mandate,
+          account: parent.account,
+          currency: parent.currency,
+          amount: M.formatUnits(draft.held.units),
+          parent: options.parent,
+          payee: { kind: 'payee', id: `${draft.network}:${draft.authorization.to}` },
+        }),
+      );
+    }
+    events.push(signed.event);
+    return { events, result: { id: signed.id, checked: signed.checked } };
+  });
+}
