@@ -7,7 +7,19 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
 import type { CodeServer, RunDirs } from './harness.ts';
-import { captureFailure, DRIVER_EXTENSION_ID, finishRun, installExtension, launchBrowser, newRun, openWorkbench, packageDriver, startCodeServer, until, workbenchUrl } from './harness.ts';
+import {
+  captureFailure,
+  DRIVER_EXTENSION_ID,
+  finishRun,
+  installExtension,
+  launchBrowser,
+  newRun,
+  openWorkbench,
+  packageDriver,
+  startCodeServer,
+  until,
+  workbenchUrl,
+} from './harness.ts';
 
 /** What the driver in the extension host wrote when it was ready. */
 export interface Bridge {
@@ -24,7 +36,12 @@ export const storeArgs = (bridge: Bridge): string[] => (bridge.store ? ['--store
 
 /** Asks the driver inside the extension host to do something with the vscode API. */
 export async function host<T>(bridge: Bridge, op: string, body: Record<string, unknown> = {}): Promise<T> {
-  const res = await fetch(`http://127.0.0.1:${bridge.port}${op}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(240_000) });
+  const res = await fetch(`http://127.0.0.1:${bridge.port}${op}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(240_000),
+  });
   const value = (await res.json()) as T & { error?: string };
   if (!res.ok) throw new Error(`the in-host driver failed ${op}: ${value.error ?? res.status}`);
   return value;
@@ -35,10 +52,15 @@ export function cli<T>(bridge: Bridge, args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env };
     delete env['HOLON_STATE'];
-    execFile(process.execPath, [bridge.holonJs, ...args, '--state', bridge.stateDir, ...storeArgs(bridge), '--json'], { env, timeout: 60_000 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`holon ${args.join(' ')}: ${err.message}\n${stderr}`));
-      else resolve(JSON.parse(stdout) as T);
-    });
+    execFile(
+      process.execPath,
+      [bridge.holonJs, ...args, '--state', bridge.stateDir, ...storeArgs(bridge), '--json'],
+      { env, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`holon ${args.join(' ')}: ${err.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout) as T);
+      },
+    );
   });
 }
 
@@ -69,7 +91,20 @@ export async function answerInput(page: Page, expectPrompt: string | RegExp, val
       100,
     );
   }
-  await page.keyboard.press('Enter');
+  // The box checks what was typed through the extension host, and takes no Enter while its last answer
+  // (for the empty box: "Required") stands; on a busy machine that answer can trail the typing. So Enter
+  // goes again, a second apart, until this prompt is gone; a new prompt in the reused widget stops it.
+  const asking = async (): Promise<boolean> => (await widget.filter({ hasText: expectPrompt }).count()) > 0 && (await widget.isVisible());
+  await until(
+    async () => {
+      if (!(await asking())) return true;
+      if (value === undefined || (await widget.locator('input').first().inputValue()) === value) await page.keyboard.press('Enter');
+      return false;
+    },
+    `the input that asks ${String(expectPrompt)} to take Enter`,
+    15_000,
+    1_000,
+  );
 }
 
 /** Picks the quick pick row with `label`. */
@@ -193,7 +228,10 @@ export async function withEditor(name: string, options: EditorRunOptions, body: 
     throw err;
   } finally {
     clearTimeout(timer);
-    for (const fn of deferred.reverse()) await Promise.resolve().then(fn).catch(() => {});
+    for (const fn of deferred.reverse())
+      await Promise.resolve()
+        .then(fn)
+        .catch(() => {});
     await stopEditor(editor);
     finishRun(dirs, passed);
   }
