@@ -75,6 +75,9 @@ const SAMPLES: { [C in keyof DenialParams]: DenialParams[C] } = {
     configured: { network: 'eip155:31337', asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
   },
   payee_undeclared: { agent: 'sellers/tables', payee: 'eip155:31337:0x1111111111111111111111111111111111111111', declared: null },
+  terms_required: { agent: 'weather/quickstart' },
+  offer_unpayable: { agent: 'weather/quickstart', offered: [{ scheme: 'exact', network: 'solana:mainnet', asset: 'EPjFWdd5' }] },
+  offer_above_hold: { agent: 'weather/quickstart', amount: { amount: '0.50', currency: 'EUR' }, limit: { amount: '0.01', currency: 'EUR' } },
 };
 
 const denialOf = (code: keyof DenialParams): Denial => ({ code, params: SAMPLES[code] }) as Denial;

@@ -10,7 +10,10 @@ import type { CapabilityGrant, Mandate } from './model.ts';
 export const CAP = {
   /** Hire agents: `{capabilities: ["extraction.*", …]}`; without params, any. */
   marketCall: 'market.call',
-  /** Pay a counterparty: `{payees: [...]}`. */
+  /**
+   * Pay a counterparty: `{payees: [...]}`; `{require_terms: true}` pays an x402 seller only on terms it
+   * advertises (seed 002), never a plain x402 payment.
+   */
   pay: 'pay',
   mailRead: 'mail.read',
   /** Start a thread: `{to: [slug, …]}`. */
@@ -80,4 +83,9 @@ export function payeeScopeDenial(mandate: Mandate, payee: string): Denial | unde
   if (payees && !payees.includes('*') && !payees.includes(payee))
     return denial('capability_scope', { capability: CAP.pay, target: payee, allowed: payees });
   return undefined;
+}
+
+/** True when the mandate pays x402 sellers only on confirmed terms (its `pay` grant's `require_terms`). */
+export function requiresTerms(mandate: Mandate): boolean {
+  return grantOf(mandate, CAP.pay)?.params?.['require_terms'] === true;
 }

@@ -142,6 +142,15 @@ export interface DenialParams {
    * entry declares (`declared`; null: it declares none).
    */
   payee_undeclared: { agent: string; payee: string | null; declared: string | null };
+  /** A seller offers no terms (seed 002's `extensions.atr`), and the mandate pays only on terms (its `pay` grant's `require_terms`). */
+  terms_required: { agent: string };
+  /**
+   * None of a seller's offers is one the wallet can pay: each offer's scheme, network and asset (`offered`),
+   * against what Holon signs (x402's `exact` or `upto`, on the configured chain, in a token it knows).
+   */
+  offer_unpayable: { agent: string; offered: { scheme: string; network: string; asset: string }[] };
+  /** A seller asks more (`amount`, in the mandate's currency) than the call holds for it (`limit`): its price in the catalog was lower. */
+  offer_above_hold: { agent: string; amount: MoneyJson; limit: MoneyJson };
   /** A tool call that failed with an expected error other than a refusal with its own code, by the error's reason. */
   call_failed: { reason: HolonErrorReason };
 }
@@ -204,6 +213,9 @@ export const DENIAL_CODES = [
   'payment_open',
   'other_chain',
   'payee_undeclared',
+  'terms_required',
+  'offer_unpayable',
+  'offer_above_hold',
 ] as const satisfies readonly DenialCode[];
 type Missing = Exclude<DenialCode, (typeof DENIAL_CODES)[number]>;
 // A denial code added above but not to the list fails here.

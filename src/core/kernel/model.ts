@@ -90,16 +90,25 @@ export interface Manifest {
   examples: { input: unknown; output?: unknown }[];
 }
 
-/** How Holon reaches an agent: an MCP server over stdio or Streamable HTTP, and the tool to call. */
+/**
+ * How Holon reaches an agent: an MCP server over stdio or Streamable HTTP and the tool to call, or an HTTP
+ * resource. Any of them may answer that it wants paying (an x402 402, or a paid MCP tool's `PaymentRequired`);
+ * Holon pays only to `payee` (CAIP-10), the address the human added the agent with. One without a payee is
+ * never paid (catalog entries from before payees were declared).
+ */
 export type Endpoint =
-  | { type: 'stdio'; command: string; args: string[]; cwd?: string; tool: string }
-  | { type: 'http'; url: string; tool: string }
-  /** An HTTP resource that may answer 402: the input is POSTed as JSON, and a 402 is paid through the terms pairings. */
+  | { type: 'stdio'; command: string; args: string[]; cwd?: string; tool: string; payee?: string }
+  | { type: 'http'; url: string; tool: string; payee?: string }
   /**
-   * An HTTP resource that answers 402, paid to `payee` (CAIP-10) only: the address the human added it with.
-   * One without a payee is never paid (catalog entries from before payees were declared).
+   * An HTTP resource: the call's input becomes its request as `method` and `input` say (a JSON body, the
+   * default, or the query string; a GET or DELETE takes only the query). A 402 is paid on seed 002's terms
+   * where the seller advertises them, or as a plain x402 payment where it does not (and the mandate allows it).
    */
-  | { type: 'x402'; url: string; payee?: string };
+  | { type: 'x402'; url: string; payee?: string; method?: HttpMethod; input?: 'json' | 'query' };
+
+/** The HTTP methods an x402 resource may be reached with. */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /** A catalog entry. */
 export interface AgentEntry {

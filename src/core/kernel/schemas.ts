@@ -2,7 +2,7 @@
  * Shapes the human's inputs must have (manifests, mandates, patches), checked before anything is appended.
  */
 import { isObjectMemberName } from './capabilities.ts';
-import { AGENT_TIMEOUT, TOOLSETS } from './model.ts';
+import { AGENT_TIMEOUT, HTTP_METHODS, TOOLSETS } from './model.ts';
 import { z } from 'zod';
 import { ACCOUNT_ID, AGENT_ID, CURRENCY_CODE, ID_RULES, MANDATE_ID } from './ids.ts';
 import { parseUnits } from './amount.ts';
@@ -63,6 +63,9 @@ export const ManifestSchema = z.object({
   examples: z.array(z.object({ input: z.unknown(), output: z.unknown().optional() })),
 });
 
+// Who an agent is paid: the one address (CAIP-10, on an EVM chain) Holon signs its payments to.
+const Payee = z.string().regex(/^eip155:[0-9]{1,12}:0x[0-9a-fA-F]{40}$/, 'must be a CAIP-10 EVM account, eip155:<chain id>:<address>');
+
 export const EndpointSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('stdio'),
@@ -70,17 +73,21 @@ export const EndpointSchema = z.discriminatedUnion('type', [
     args: z.array(z.string()),
     cwd: z.string().optional(),
     tool: z.string().min(1),
+    payee: Payee.optional(),
   }),
-  z.object({ type: z.literal('http'), url: z.string().url(), tool: z.string().min(1) }),
-  z.object({
-    type: z.literal('x402'),
-    url: z.string().url(),
-    // Who it is paid: the one address (CAIP-10, on an EVM chain) Holon signs its payments to.
-    payee: z
-      .string()
-      .regex(/^eip155:[0-9]{1,12}:0x[0-9a-fA-F]{40}$/, 'must be a CAIP-10 EVM account, eip155:<chain id>:<address>')
-      .optional(),
-  }),
+  z.object({ type: z.literal('http'), url: z.string().url(), tool: z.string().min(1), payee: Payee.optional() }),
+  z
+    .object({
+      type: z.literal('x402'),
+      url: z.string().url(),
+      payee: Payee.optional(),
+      method: z.enum(HTTP_METHODS).optional(),
+      input: z.enum(['json', 'query']).optional(),
+    })
+    .refine((e) => !(e.input === 'json' && (e.method === 'GET' || e.method === 'DELETE')), {
+      message: 'a GET or DELETE carries no body: its input goes in the query ("input": "query")',
+      path: ['input'],
+    }),
 ]);
 
 export const CatalogSchema = z.object({

@@ -194,6 +194,24 @@ export function denialText(d: Denial): string {
               'catalog entry declares. Nothing was signed'
           : `${d.params.agent}'s catalog entry declares no payee: Holon pays an x402 agent only to the payee the human added it ` +
               "with (its endpoint's payee). Nothing was signed";
+      case 'terms_required':
+        return (
+          `${d.params.agent} offers no terms (seed 002's extensions.atr), and this mandate pays only on confirmed terms ` +
+          "(its pay grant's require_terms). Nothing was signed"
+        );
+      case 'offer_unpayable':
+        return (
+          `${d.params.agent} asks to be paid in a way the wallet cannot pay: ` +
+          (d.params.offered.length > 0
+            ? d.params.offered.map((o) => `${o.scheme} on ${o.network} in ${o.asset}`).join('; ')
+            : 'no offer that reads') +
+          ". Holon signs x402's exact or upto, on the configured chain, in a token it knows. Nothing was signed"
+        );
+      case 'offer_above_hold':
+        return (
+          `${d.params.agent} asks ${fmt(d.params.amount)}, more than the ${fmt(d.params.limit)} this call holds for it ` +
+          '(its catalog price). Nothing was signed'
+        );
     }
   })();
   return d.agent ? `${d.agent}: ${text}` : text;
