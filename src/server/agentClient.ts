@@ -6,8 +6,40 @@ import type { Logger } from '../core/kernel/deps.ts';
 import type { AgentRunner, AgentRunResult } from '../core/market/gateway.ts';
 import type { Endpoint } from '../core/kernel/model.ts';
 import { HOLON_VERSION } from '../core/kernel/version.ts';
+import type { X402Payer } from './x402/payer.ts';
+import { settlementOf } from './x402/payer.ts';
 
 type McpEndpoint = Exclude<Endpoint, { type: 'x402' }>;
+
+type ToolResult = Awaited<ReturnType<Client['callTool']>>;
+
+const failed = (errorCode: string): AgentRunResult => ({ isError: true, structured: null, text: '', units: 0, errorCode });
+
+const isRequired = (v: unknown): boolean =>
+  !!v &&
+  typeof v === 'object' &&
+  (v as { x402Version?: unknown }).x402Version !== undefined &&
+  Array.isArray((v as { accepts?: unknown }).accepts);
+
+/**
+ * The `PaymentRequired` a paid MCP tool answered with, where it did (x402's MCP transport): an error result
+ * carrying it as `structuredContent`, wrapped there as `x402/error`'s data, or as the JSON of its first text.
+ */
+export function paymentRequiredOf(result: ToolResult): unknown {
+  if (!result.isError) return undefined;
+  const wrapped = (v: unknown): unknown => (v as { 'x402/error'?: { data?: unknown } } | null)?.['x402/error']?.data;
+  const structured = result.structuredContent;
+  if (isRequired(structured)) return structured;
+  if (isRequired(wrapped(structured))) return wrapped(structured);
+  const first = Array.isArray(result.content) ? (result.content[0] as { type?: string; text?: unknown } | undefined) : undefined;
+  if (first?.type !== 'text' || typeof first.text !== 'string' || first.text.length > 64 * 1024) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(first.text);
+    return isRequired(parsed) ? parsed : isRequired(wrapped(parsed)) ? wrapped(parsed) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function key(e: McpEndpoint): string {
   return e.type === 'stdio' ? `stdio:${e.cwd ?? ''}:${e.command}:${e.args.join('\u0000')}` : `http:${e.url}`;
@@ -22,8 +54,10 @@ export class McpAgentRunner implements AgentRunner {
 
   constructor(
     private readonly logger: Logger,
-    /** Agents that are HTTP resources answering 402: paid through the terms pairings. */
+    /** Agents that are HTTP resources answering 402. */
     private readonly x402?: AgentRunner,
+    /** Pays a tool that answers x402's `PaymentRequired` (the same payer as the HTTP resources'); none: never paid. */
+    private readonly payer?: X402Payer,
   ) {}
 
   async run(request: Parameters<AgentRunner['run']>[0]): Promise<AgentRunResult> {
@@ -33,21 +67,36 @@ export class McpAgentRunner implements AgentRunner {
       return this.x402.run(request);
     }
     const client = await this.connect(endpoint);
-    let result: Awaited<ReturnType<Client['callTool']>>;
-    try {
+    const call = (meta: Record<string, unknown>): Promise<ToolResult> =>
       // The agent's own timeout, however it reports progress: a hung agent's hold is released in time.
-      result = await client.callTool(
-        { name: endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: request.meta },
-        undefined,
-        {
-          timeout: request.timeoutMs,
-          maxTotalTimeout: request.timeoutMs,
-          ...(request.signal ? { signal: request.signal } : {}),
-        },
-      );
+      client.callTool({ name: endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: meta }, undefined, {
+        timeout: request.timeoutMs,
+        maxTotalTimeout: request.timeoutMs,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    let result: ToolResult;
+    let paid: AgentRunResult['paid'];
+    try {
+      result = await call(request.meta);
+      const required = paymentRequiredOf(result);
+      if (required !== undefined) {
+        // x402's MCP transport: the same call again, the payment in its `_meta`, the settlement in the answer's.
+        const payment = this.payer ? await this.payer.pay(required, request.pay, endpoint.payee) : {};
+        if (!('paid' in payment)) return { ...failed('payment_refused'), ...(payment.refusal ? { refusal: payment.refusal } : {}) };
+        paid = payment.paid;
+        let answer: ToolResult | undefined;
+        try {
+          answer = await call({ ...request.meta, 'x402/payment': payment.payload });
+        } finally {
+          // Answered or not, the chain says whether it landed (the payment keeps its own hold meanwhile).
+          await this.payer?.landed(paid.settlement, settlementOf(answer?._meta?.['x402/payment-response']));
+        }
+        result = answer;
+        if (paymentRequiredOf(result) !== undefined) return { ...failed('payment_refused'), paid };
+      }
     } catch (err) {
-      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
-        return { isError: true, structured: null, text: '', units: 0, errorCode: 'timeout' };
+      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return { ...failed('timeout'), ...(paid ? { paid } : {}) };
+      if (paid) return { ...failed('unreachable'), paid };
       throw err;
     }
     const text = Array.isArray(result.content)
@@ -64,9 +113,10 @@ export class McpAgentRunner implements AgentRunner {
         text,
         units,
         errorCode: typeof err?.code === 'string' ? err.code : 'agent_error',
+        ...(paid ? { paid } : {}),
       };
     }
-    return { isError: false, structured, text, units };
+    return { isError: false, structured, text, units, ...(paid ? { paid } : {}) };
   }
 
   private connect(endpoint: McpEndpoint): Promise<Client> {

@@ -105,10 +105,17 @@ export function openRuntime(stateDir: string, options: RuntimeOptions): Runtime 
   const wallet = options.wallet ?? loadWallet(stateDir);
   const fetch = sellerFetch(options);
   const chain = options.chain ? chainReader(options.chain) : undefined;
-  const runner = new McpAgentRunner(
-    options.logger,
-    new X402AgentRunner({ fetch, wallet, now: () => options.clock.now(), logger: options.logger, store, clock: options.clock, chain }),
-  );
+  const x402 = new X402AgentRunner({
+    fetch,
+    wallet,
+    now: () => options.clock.now(),
+    logger: options.logger,
+    store,
+    clock: options.clock,
+    chain,
+  });
+  // A paid MCP tool is paid by the same payer as an HTTP resource that answers 402.
+  const runner = new McpAgentRunner(options.logger, x402, x402.paying);
   // The delegation endpoint needs the deps that the gateway it serves is part of.
   const holder: { deps?: ServerDeps } = {};
   const delegation = new LoopbackDelegationHost(() => {

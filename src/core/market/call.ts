@@ -20,8 +20,9 @@ export const CALL_FAILURES = {
   output_too_large: 'the agent answered with more than Holon accepts',
   undeclared_error: 'the agent failed with an error its manifest does not declare',
   payment_refused:
-    'the agent asked to be paid in a way Holon does not sign: terms that do not confirm or were paid already, an amount above the ' +
-    'hold, another chain or payee than allowed, or no wallet',
+    'the agent asked to be paid in a way Holon does not sign: terms that do not confirm or were paid already, no terms where the ' +
+    'mandate requires them, an amount above the hold, a scheme, token or chain the wallet cannot pay, another payee than ' +
+    'declared, or no wallet',
 } as const;
 
 /** The most output (JSON or text, in bytes) a call may return; more is a failure, not charged. */
@@ -40,10 +41,11 @@ export interface AgentRunResult {
   /** The declared error code when it failed, or `timeout` / `unreachable` / `payment_refused`. */
   errorCode?: string;
   /**
-   * What the agent was paid through the terms pairings (it answered 402), the H the payment carries and,
-   * on a chain, its settlement record (whose own hold, drawn from the call's, carries the payment).
+   * What the agent was paid (it asked in x402's words), the H the payment carries where it was paid on terms
+   * (null: a plain x402 payment) and, on a chain, its settlement record (whose own hold, drawn from the
+   * call's, carries the payment).
    */
-  paid?: { amount: MoneyJson; terms_hash: string; settlement?: string };
+  paid?: { amount: MoneyJson; terms_hash: string | null; settlement?: string };
   /** Why Holon refused to pay an agent that answered 402 (`payment_refused`), where it is a refusal of its own. */
   refusal?: Denial;
 }
@@ -56,6 +58,8 @@ export interface PayLimit {
   hold: string;
   /** The agent called, as a refusal names it. */
   agent: string;
+  /** The mandate pays only on terms a seller advertises (its `pay` grant's `require_terms`): no plain payment. */
+  requireTerms: boolean;
   /** An amount in the mandate's currency, by the human's rates; undefined when there is no rate. */
   convert(amount: Money): Money | undefined;
 }

@@ -14,6 +14,7 @@ import { HolonError } from '../kernel/errors.ts';
 import { convertTo } from '../money/fx.ts';
 import { newId } from '../kernel/ids.ts';
 import { mandateDenials, mandateOf } from '../accounts/mandates.ts';
+import { requiresTerms } from '../kernel/capabilities.ts';
 import type { AgentEntry, Mandate, Receipt } from '../kernel/model.ts';
 import type { Money, MoneyJson } from '../kernel/amount.ts';
 import * as M from '../kernel/amount.ts';
@@ -289,18 +290,16 @@ export class Gateway {
         meta,
         timeoutMs: agentTimeoutMs(entry),
         ...(options.signal ? { signal: options.signal } : {}),
-        // An agent that answers 402 is paid through the terms pairings, never above what is held.
-        ...(entry.endpoint.type === 'x402'
-          ? {
-              pay: {
-                limit: hold,
-                mandate: receipt.mandate,
-                hold: receipt.id,
-                agent: entry.manifest.id,
-                convert: (m: Money) => convertTo(this.state, m, hold.currency),
-              },
-            }
-          : {}),
+        // An agent that asks to be paid (an x402 402, a paid MCP tool) is paid never above what is held,
+        // and only to the payee its catalog entry declares.
+        pay: {
+          limit: hold,
+          mandate: receipt.mandate,
+          hold: receipt.id,
+          agent: entry.manifest.id,
+          requireTerms: requiresTerms(mandateOf(this.state, receipt.mandate)),
+          convert: (m: Money) => convertTo(this.state, m, hold.currency),
+        },
       });
     } catch (err) {
       this.deps.logger.warn(`agent ${entry.manifest.id} could not be reached: ${(err as Error).message}`);

@@ -16,7 +16,7 @@ import { createApprovalWaiter } from '../approvalWait.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import type { FetchLike } from '../net/publicFetch.ts';
 import { AGREEMENT } from '../terms/x402Agreement.ts';
-import { chainPaymentOf } from '../terms/x402Agent.ts';
+import { chainPaymentOf } from '../x402/payer.ts';
 import { settlementView } from '../../core/rails/settlementView.ts';
 import { CHANNEL } from '../terms/x402Channel.ts';
 import { EXACT } from '../terms/x402Exact.ts';
