@@ -62,7 +62,9 @@ export function cheapest(options: PaymentRequirements[], chain: ChainReader): Pa
   for (const o of options) {
     if (o.network !== chain.config.network || getAddress(o.asset) !== getAddress(chain.config.token)) continue;
     if (!knownAsset(o.network, o.asset)) continue;
-    if (!best || BigInt(o.amount) < BigInt(best.amount)) best = o;
+    const [a, b] = [BigInt(o.amount), best ? BigInt(best.amount) : 0n];
+    // A fixed price no higher than a worst case is never worse, and is known before anything is signed.
+    if (!best || a < b || (a === b && o.scheme === 'exact' && best.scheme !== 'exact')) best = o;
   }
   return best;
 }
