@@ -161,6 +161,25 @@ describe('a plain x402 seller, paid by call_agent', () => {
     assert.equal(s.served, 3);
   });
 
+  test('a metered seller (upto): the worst case authorized, the pages read paid, what the chain moved charged', async () => {
+    const s = await seller();
+    await addAgent(
+      runtime.store,
+      clock,
+      manifest('weather/pages', ['weather.pages'], { price: { currency: 'USDC', per_call: '0.01' } }),
+      { type: 'x402', url: `${s.url}/pages`, method: 'GET', payee: PAYEE },
+      'test',
+    );
+    const before = await chain.usdcOf(wallet.address);
+    const c = await call(buyer, 'weather/pages', { pages: 3 });
+    assert.equal(c.status, 'succeeded', JSON.stringify(c));
+    const paid = await landedPayment(c.receipt);
+    assert.equal(paid.scheme, 'upto');
+    assert.equal(paid.landed?.value, '6000', 'three pages, as the chain moved them');
+    assert.deepEqual(c.cost, { amount: '0.006', currency: 'USDC' });
+    assert.equal(await chain.usdcOf(wallet.address), before - 6000n);
+  });
+
   test('a paid answer lost on the way: sent again with the same payment, never a second signature; the seller answers it by its payment id', async () => {
     const s = await seller({ identified: true, loseFirstPaidAnswer: true });
     await weatherAgent('weather/lossy', `${s.url}/weather`, '0.001');
