@@ -93,7 +93,10 @@ async function listingSource(
   const { listingEntries } = await import('./discovery.ts');
   const { entries, skipped } = listingEntries(items, { capability });
   if (entries.length === 0) {
-    const why = items.length === 0 ? 'it lists no resources' : `none of its ${items.length} resources can be an agent`;
+    const named = skipped.slice(0, 3).map((k) => `${k.resource ?? '(no resource)'}: ${k.reason}`);
+    const more = skipped.length > named.length ? `; and ${skipped.length - named.length} more` : '';
+    const why =
+      items.length === 0 ? 'it lists no resources' : `none of its ${items.length} resources can be an agent (${named.join('; ')}${more})`;
     throw new HolonError('invalid_input', `nothing added from ${source.replace(/^listing:(file:)?/, '')}: ${why}`, { source, skipped });
   }
   return { kind: 'listing', source, entries: entries.map(({ manifest, endpoint }) => ({ manifest, endpoint })), skipped, truncated };
