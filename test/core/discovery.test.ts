@@ -15,7 +15,6 @@ import { HolonError } from '../../src/core/kernel/errors.ts';
 import { readAgentSource } from '../../src/core/market/agentSources.ts';
 import { asListing, DEFAULT_CAPABILITY, listingEntries } from '../../src/core/market/discovery.ts';
 import { TEST_NETWORK, TEST_USDC } from '../../src/core/rails/assets.ts';
-import { addedSummary } from '../../src/editor/agentsAdded.ts';
 import { tempDir } from '../helpers.ts';
 
 const PAY_TO = '0x1111111111111111111111111111111111111111';
@@ -236,17 +235,5 @@ describe('a listing file as a source of agents', () => {
     } finally {
       cleanup();
     }
-  });
-
-  test("Add Agents' message names what was added and what was skipped, and why", () => {
-    const { entries, skipped } = listingEntries([item('https://x.example/ok'), item('https://x.example/v1', { x402Version: 1 })]);
-    const added = entries.map((e) => ({ ...e, source: 'listing', added_at: '' }));
-    const text = addedSummary(added, { skipped, truncated: false });
-    assert.match(
-      text,
-      new RegExp(
-        `^added ${entries[0]?.manifest.id}\\. Skipped 1: "https://x\\.example/v1" \\(it is an x402 version 1 item; Holon reads version 2\\)\\.$`,
-      ),
-    );
   });
 });
