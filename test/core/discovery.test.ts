@@ -146,17 +146,23 @@ describe('a listed resource as a catalog entry', () => {
     );
   });
 
-  test('the first offer the wallet can pay is taken: not an unknown asset, not another chain, but an upto', () => {
+  test('the cheapest offer the wallet can pay is taken: not an unknown asset, not another chain; exact on a tie', () => {
     const r = listingEntries([
       item('https://x.example/w', {
         accepts: [
           offer({ asset: '0x2222222222222222222222222222222222222222', amount: '5' }),
           offer({ network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', amount: '6' }),
           offer({ scheme: 'upto', amount: '2500' }),
+          offer({ amount: '3000', payTo: '0x3333333333333333333333333333333333333333' }),
         ],
+      }),
+      item('https://x.example/tie', {
+        accepts: [offer({ scheme: 'upto', amount: '700' }), offer({ amount: '700', payTo: '0x4444444444444444444444444444444444444444' })],
       }),
     ]);
     assert.deepEqual(r.entries[0]?.manifest.price, { currency: 'USDC', per_call: '0.0025' });
+    assert.equal(r.entries[0]?.endpoint.payee, `${TEST_NETWORK}:${PAY_TO}`);
+    assert.equal(r.entries[1]?.endpoint.payee, `${TEST_NETWORK}:0x4444444444444444444444444444444444444444`);
   });
 
   test('what cannot be paid or called is skipped with its reason, and the rest still comes in', () => {

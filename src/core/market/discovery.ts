@@ -9,8 +9,8 @@
  *   resource URL (with `#tool` for an MCP tool, since one MCP server lists many tools). Lower-case; any run
  *   of other characters becomes `-`. So the same resource gets the same id on every import, and importing
  *   it again replaces it.
- * - price: the first offer Holon can pay (`exact` or `upto`, on an `eip155` network, in a token the asset
- *   table knows, to an EVM address), its atomic amount read with the table's decimals, never the seller's.
+ * - price: the cheapest offer Holon can pay (`exact` or `upto`, on an `eip155` network, in a token the
+ *   asset table knows, to an EVM address), its atomic amount read with the table's decimals, never the seller's.
  *   An `upto` offer's amount is its most, so the price is the worst case.
  * - payee: that offer's `network:payTo`; the mandate's `pay` grant must still list it.
  * - how it is called: the method and input the bazaar info declares (query parameters for GET and DELETE,
@@ -193,10 +193,16 @@ function parseHttpUrl(text: string): URL | undefined {
   }
 }
 
-/** The first offer Holon can pay, as a price and a payee; or why there is none. */
+/**
+ * The offer Holon would pay, as a price and a payee; or why there is none. Like the paying side, it takes
+ * the cheapest it can pay (`exact` on a tie with `upto`), among offers in the currency of the first one
+ * (amounts in two currencies do not compare without a rate).
+ */
 function payableOffer(accepts: unknown): { currency: string; amount: string; payee: string } | { code: SkipCode; reason: string } {
   const offers = Array.isArray(accepts) ? accepts.filter(isObj) : [];
   const seen: string[] = [];
+  let best: { currency: string; units: bigint; exact: boolean; payee: string } | undefined;
+  let tooLarge: string | undefined;
   for (const o of offers) {
     const scheme = String(o['scheme']);
     const network = String(o['network']);
@@ -207,10 +213,17 @@ function payableOffer(accepts: unknown): { currency: string; amount: string; pay
     const amount = o['amount'];
     if (typeof payTo !== 'string' || !EVM_ADDRESS.test(payTo) || typeof amount !== 'string' || !ATOMIC.test(amount)) continue;
     const units = toScale(BigInt(amount), asset.decimals);
-    if (units / 10n ** BigInt(SCALE) >= 10n ** BigInt(MAX_WHOLE_DIGITS))
-      return { code: 'price_too_large', reason: `its price, ${amount} of the token's smallest units, is more than Holon can hold` };
-    return { currency: asset.currency, amount: formatUnits(units), payee: `${network}:${payTo}` };
+    if (units / 10n ** BigInt(SCALE) >= 10n ** BigInt(MAX_WHOLE_DIGITS)) {
+      tooLarge ??= amount;
+      continue;
+    }
+    const exact = scheme === 'exact';
+    if (best && (asset.currency !== best.currency || units > best.units || (units === best.units && (best.exact || !exact)))) continue;
+    best = { currency: asset.currency, units, exact, payee: `${network}:${payTo}` };
   }
+  if (best) return { currency: best.currency, amount: formatUnits(best.units), payee: best.payee };
+  if (tooLarge !== undefined)
+    return { code: 'price_too_large', reason: `its price, ${tooLarge} of the token's smallest units, is more than Holon can hold` };
   const what = seen.length > 0 ? `it offers ${seen.join(', ')}` : 'it offers no payment';
   return { code: 'no_payable_offer', reason: `${what}; Holon pays exact or upto on an EVM network, in a token it knows` };
 }
