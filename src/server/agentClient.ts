@@ -92,7 +92,7 @@ export class McpAgentRunner implements AgentRunner {
           await this.payer?.landed(paid.settlement, settlementOf(answer?._meta?.['x402/payment-response']));
         }
         result = answer;
-        if (paymentRequiredOf(result) !== undefined) return { ...failed('payment_refused'), paid };
+        if (paymentRequiredOf(result) !== undefined) return { ...failed('payment_not_taken'), paid };
       }
     } catch (err) {
       if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return { ...failed('timeout'), ...(paid ? { paid } : {}) };

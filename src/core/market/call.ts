@@ -23,6 +23,9 @@ export const CALL_FAILURES = {
     'the agent asked to be paid in a way Holon does not sign: terms that do not confirm or were paid already, no terms where the ' +
     'mandate requires them, an amount above the hold, a scheme, token or chain the wallet cannot pay, another payee than ' +
     'declared, or no wallet',
+  payment_not_taken:
+    'the agent did not take the payment Holon sent: it asked to be paid again, or could not settle it. Where the payment went is ' +
+    "read from the chain: the call's receipt names it, and it is charged only if it landed",
 } as const;
 
 /** The most output (JSON or text, in bytes) a call may return; more is a failure, not charged. */
@@ -38,7 +41,7 @@ export interface AgentRunResult {
   text: string;
   /** Units the agent reports having used (pages, rows…), for per-unit prices. */
   units: number;
-  /** The declared error code when it failed, or `timeout` / `unreachable` / `payment_refused`. */
+  /** The declared error code when it failed, or one of Holon's own (CALL_FAILURES). */
   errorCode?: string;
   /**
    * What the agent was paid (it asked in x402's words), the H the payment carries where it was paid on terms

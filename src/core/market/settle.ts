@@ -45,7 +45,13 @@ export function judge(
         charged: declared.charged,
         units: r.units,
       };
-    if (r.errorCode === 'timeout' || r.errorCode === 'unreachable' || r.errorCode === 'payment_refused') return fail(r.errorCode);
+    const own: readonly string[] = [
+      'timeout',
+      'unreachable',
+      'payment_refused',
+      'payment_not_taken',
+    ] satisfies (keyof typeof CALL_FAILURES)[];
+    if (r.errorCode && own.includes(r.errorCode)) return fail(r.errorCode as keyof typeof CALL_FAILURES);
     return { ...fail('undeclared_error'), result: r };
   }
   // Written to JSON once: its size here, and in the receipt's summary.

@@ -96,7 +96,9 @@ export class X402AgentRunner implements AgentRunner {
       res = answered;
     }
     const text = await res.text().catch(() => '');
-    if (res.status !== 200) return { ...failed(res.status === 402 ? 'payment_refused' : 'unreachable'), ...(paid ? { paid } : {}) };
+    // Asked again after it was paid: it did not take the payment (a 402 before any payment is a refusal of Holon's, above).
+    if (res.status !== 200)
+      return { ...failed(res.status === 402 && paid ? 'payment_not_taken' : 'unreachable'), ...(paid ? { paid } : {}) };
     let structured: unknown = null;
     try {
       structured = JSON.parse(text);
