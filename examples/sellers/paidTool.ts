@@ -214,7 +214,7 @@ export async function startPaidTool(options: PaidToolOptions): Promise<PaidTool>
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return void res.writeHead(404).end();
       // Stateless: a server and transport per request, as the SDK's stateless example does.
       const server = mcpServer();
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
       res.on('close', () => void server.close());
       await server.connect(transport);
       await transport.handleRequest(req, res);
