@@ -188,6 +188,31 @@ describe('holon commands', { concurrency: 3 }, () => {
         cleanup();
       }
     });
+    test('--terms required makes the pay grant pay only on terms, keeping its payees; optional undoes it; never a pay grant from nothing', async () => {
+      const { dir: state, cleanup } = await seededState();
+      try {
+        type M = { capabilities: { name: string; params?: unknown }[] };
+        const payee = 'eip155:31337:0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+        const pay = (m: M): unknown => m.capabilities.find((c) => c.name === 'pay')?.params;
+        const made = await json<M>(state, ['mandate', 'create', 'demo/strict', '--payees', payee, '--terms', 'required']);
+        assert.deepEqual(pay(made), { payees: [payee], require_terms: true });
+        assert.deepEqual(pay(await json<M>(state, ['mandate', 'edit', 'demo/strict', '--terms', 'optional'])), { payees: [payee] });
+        assert.deepEqual(pay(await json<M>(state, ['mandate', 'edit', 'demo/strict', '--terms', 'required'])), { payees: [payee], require_terms: true });
+        const before = await json<M>(state, ['mandate', 'show', 'demo/strict']);
+        for (const bad of [
+          ['mandate', 'edit', 'demo/strict', '--terms', 'sometimes'],
+          ['mandate', 'edit', 'demo/sandbox', '--terms', 'required'],
+          ['mandate', 'create', 'demo/loose', '--terms', 'required'],
+        ]) {
+          const r = await holon([...bad, '--state', state]);
+          assert.equal(r.code, 2, bad.join(' '));
+        }
+        assert.deepEqual(await json<M>(state, ['mandate', 'show', 'demo/strict']), before, 'nothing changed');
+        assert.equal((await holon(['mandate', 'show', 'demo/loose', '--state', state])).code !== 0, true, 'no mandate made');
+      } finally {
+        cleanup();
+      }
+    });
   });
 
   describe('agents', { concurrency: true }, () => {

@@ -9,6 +9,7 @@ import type { WorstCase } from '../../src/core/market/policy.ts';
 import { compareRankings, costOf, MAX_DELEGATION_DEPTH, MEASURED_RUNS_TO_TRUST, ownWorstCase, rankingOf, staticDenials } from '../../src/core/market/policy.ts';
 import { marketIndex } from '../../src/core/market/marketIndex.ts';
 import { mandateDenials } from '../../src/core/accounts/mandates.ts';
+import { addAgent } from '../../src/core/market/catalog.ts';
 import { budgetOf, limitDenials } from '../../src/core/money/spend.ts';
 import { callablePatterns, capabilityMatches } from '../../src/core/kernel/capabilities.ts';
 import { convertTo } from '../../src/core/money/fx.ts';
@@ -108,6 +109,31 @@ describe('staticDenials', () => {
       await setFx(store, 'GBP', 'EUR', '1.17');
       assert.deepEqual(staticDenials(store.state, m, e), []);
       assert.equal(amount(worstCase(store.state, m, e)), '0.0117 EUR');
+    }));
+
+  test('an agent that may ask to be paid needs a payee the mandate may pay: an x402 resource always, an MCP agent when it declares one', () =>
+    withWorld(async ({ store, clock }) => {
+      const payee = 'eip155:31337:0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+      const other = 'eip155:31337:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+      const mcp = { type: 'http' as const, url: 'http://127.0.0.1:1/mcp', tool: 'run' };
+      const add = async (id: string, endpoint: AgentEntry['endpoint']): Promise<void> => {
+        await addAgent(store, clock, manifest(id, ['extraction.table']), endpoint, 'test');
+      };
+      await add('x/free-tool', mcp);
+      await add('x/paid-tool', { ...mcp, payee });
+      await add('x/other-tool', { ...mcp, payee: other });
+      await add('x/resource', { type: 'x402', url: 'http://127.0.0.1:1/r', method: 'GET', payee });
+      await patchMandate(store, clock, MANDATE, { grants: [{ name: 'pay', params: { payees: [payee] } }] });
+      const s = store.state;
+      const m = mandateOf(s);
+      assert.deepEqual(staticDenials(s, m, entry(s, 'x/free-tool')), [], 'never paid: called as any MCP agent');
+      assert.deepEqual(staticDenials(s, m, entry(s, 'x/paid-tool')), []);
+      assert.deepEqual(staticDenials(s, m, entry(s, 'x/resource')), []);
+      assert.deepEqual(staticDenials(s, m, entry(s, 'x/other-tool')), [
+        { code: 'capability_scope', params: { capability: 'pay', target: other, allowed: [payee] } },
+      ]);
+      await patchMandate(store, clock, MANDATE, { revoke: ['pay'] });
+      assert.deepEqual(codes(staticDenials(store.state, mandateOf(store.state), entry(store.state, 'x/paid-tool'))), ['capability_missing']);
     }));
 });
 

@@ -26,6 +26,10 @@ const MANDATE_OPTIONS = {
     type: 'string',
     help: 'who the pay grant lets the wallet pay: CAIP-10 accounts, comma-separated, or * (any); other grants stay',
   },
+  terms: {
+    type: 'string',
+    help: 'required: pay an x402 seller only on terms it advertises (seed 002), never plainly; optional (the default): both',
+  },
   toolsets: { type: 'string', help: 'toolsets the server offers, comma-separated (default market)' },
   grant: {
     type: 'string',
@@ -67,9 +71,14 @@ function patchFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
   if (o('total')) budget['total'] = o('total') as string;
   if (o('per-day')) budget['per_day'] = orNull(o('per-day') as string, 'none');
   if (o('per-call')) budget['per_call'] = orNull(o('per-call') as string, 'none');
+  const terms = o('terms');
+  if (terms !== undefined && terms !== 'required' && terms !== 'optional')
+    throw new HolonError('invalid_input', '--terms takes required or optional');
   const grants: CapabilityGrant[] = [
     ...(o('capabilities') ? [{ name: CAP.marketCall, params: { capabilities: list(o('capabilities')) } }] : []),
-    ...(o('payees') ? [{ name: CAP.pay, params: { payees: list(o('payees')) } }] : []),
+    ...(o('payees')
+      ? [{ name: CAP.pay, params: { payees: list(o('payees')), ...(terms === 'required' ? { require_terms: true } : {}) } }]
+      : []),
   ];
   const grant = o('grant');
   if (grant) grants.push(...grantsFromFlag(grant));
@@ -101,6 +110,24 @@ function patchFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
   return patch;
 }
 
+/**
+ * `--terms` alone changes only the pay grant's `require_terms`, keeping who it may pay (with `--payees`, the
+ * grant is set whole above). There must be a pay grant to change: one made here from nothing would pay anyone.
+ */
+function withTermsFlag(
+  opts: CommandContext['opts'],
+  patch: Record<string, unknown>,
+  current: Mandate | undefined,
+): Record<string, unknown> {
+  const terms = str(opts, 'terms');
+  if (terms === undefined || str(opts, 'payees') !== undefined) return patch;
+  const pay = current?.capabilities.find((c) => c.name === CAP.pay);
+  if (!pay) throw new HolonError('invalid_input', '--terms changes the pay grant, and this mandate has none: give --payees too');
+  const { require_terms: _dropped, ...params } = pay.params ?? {};
+  const changed = { name: CAP.pay, params: terms === 'required' ? { ...params, require_terms: true } : params };
+  return { ...patch, grants: [...((patch['grants'] as CapabilityGrant[] | undefined) ?? []), changed] };
+}
+
 /** `--grant`: bare names, comma-separated, or JSON in personnel.yaml form (one entry or a list). */
 function grantsFromFlag(text: string): CapabilityGrant[] {
   const t = text.trim();
@@ -123,6 +150,8 @@ function grantsFromFlag(text: string): CapabilityGrant[] {
 /** A new mandate's input from the same flags: a patch of the defaults. */
 function inputFromFlags(opts: CommandContext['opts']): Record<string, unknown> {
   if (opts['status']) throw new HolonError('invalid_input', '--status is for edit');
+  if (opts['terms'] !== undefined && opts['payees'] === undefined)
+    throw new HolonError('invalid_input', '--terms sets the pay grant: give --payees too (a pay grant without payees would pay anyone)');
   const { grants, ...rest } = patchFromFlags(opts);
   return grants ? { ...rest, capabilities: grants } : rest;
 }
@@ -267,12 +296,12 @@ const mandateCmd: Command = {
     }
     if (action === 'edit') {
       const patch = patchFromFlags(ctx.opts);
-      if (Object.keys(patch).length === 0)
+      if (Object.keys(patch).length === 0 && str(ctx.opts, 'terms') === undefined)
         throw new HolonError('invalid_input', 'holon mandate edit needs at least one change (see --help)');
       return withStore(
         openExisting(ctx),
         async (store) => {
-          const m = await patchMandate(store, clock, id, patch);
+          const m = await patchMandate(store, clock, id, withTermsFlag(ctx.opts, patch, store.state.mandates[id]));
           return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}${await consentText(ctx.stateDir, m)}`);
         },
         true,

@@ -59,7 +59,10 @@ export function staticDenials(s: FxFields, mandate: Mandate, entry: AgentEntry):
   }
   if (!convertTo(s, M.zero(m.price.currency), mandate.currency))
     out.push(denial('no_rate', { from: m.price.currency, to: mandate.currency }));
-  if (entry.endpoint.type === 'x402') out.push(...payeeDenials(mandate, entry.manifest.id, entry.endpoint.payee));
+  // An x402 resource is called to be paid: it needs a payee the mandate may pay. An MCP agent that declares one
+  // (its tools may be paid) needs the same; one that declares none is never paid, and may be called.
+  if (entry.endpoint.type === 'x402' || entry.endpoint.payee !== undefined)
+    out.push(...payeeDenials(mandate, entry.manifest.id, entry.endpoint.payee));
   return out;
 }
 

@@ -18,7 +18,7 @@ import { getAddress, isAddress } from 'viem';
 import type { ChainReader } from '../../core/rails/chain.ts';
 import { knownAsset } from '../../core/rails/assets.ts';
 import { PERMIT2, UPTO_PROXY } from '../../core/rails/schemes/upto.ts';
-import type { TypedRequest, Wallet } from '../../core/local/wallet.ts';
+import type { TypedRequest, TypedValue, Wallet } from '../../core/local/wallet.ts';
 
 /** An offer as x402's `accepts` lists it, read only as far as choosing among them needs. */
 export interface Offered {
@@ -62,7 +62,9 @@ export function cheapest(options: PaymentRequirements[], chain: ChainReader): Pa
   for (const o of options) {
     if (o.network !== chain.config.network || getAddress(o.asset) !== getAddress(chain.config.token)) continue;
     if (!knownAsset(o.network, o.asset)) continue;
-    if (!best || BigInt(o.amount) < BigInt(best.amount)) best = o;
+    const [a, b] = [BigInt(o.amount), best ? BigInt(best.amount) : 0n];
+    // A fixed price no higher than a worst case is never worse, and is known before anything is signed.
+    if (!best || a < b || (a === b && o.scheme === 'exact' && best.scheme !== 'exact')) best = o;
   }
   return best;
 }
@@ -109,6 +111,24 @@ export function assertSignable(r: TypedRequest, option: PaymentRequirements, fro
   refuse(`a ${r.primaryType} for an ${option.scheme} offer`);
 }
 
+/** A value of the client's typed data in the wallet's words: integers as decimal strings, struct by struct. */
+function asTyped(v: unknown): TypedValue {
+  if (typeof v === 'bigint' || typeof v === 'number') return v.toString();
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asTyped(x)]));
+  return String(v);
+}
+
+/** The client's request to sign (its integers bigints) as the wallet takes one (integers as strings). */
+function typedRequest(request: Parameters<ClientEvmSigner['signTypedData']>[0]): TypedRequest {
+  const domain = request.domain as Record<string, unknown>;
+  return {
+    ...request,
+    domain: { ...domain, chainId: String(domain['chainId']) } as TypedRequest['domain'],
+    types: request.types as TypedRequest['types'],
+    message: asTyped(request.message) as Record<string, TypedValue>,
+  };
+}
+
 /**
  * The wallet behind the gate, as `@x402/evm` takes a signer: it signs only `option`'s payment, and reads only
  * what the upto scheme reads first (the token's allowance to Permit2 and its permit nonce).
@@ -117,7 +137,7 @@ function gatedSigner(wallet: Wallet, chain: ChainReader, option: PaymentRequirem
   return {
     address: wallet.address,
     signTypedData: async (request) => {
-      const r = request as unknown as TypedRequest;
+      const r = typedRequest(request);
       assertSignable(r, option, wallet.address, chain.config.chainId);
       return wallet.signTypedData(r);
     },
