@@ -16,8 +16,6 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { fund } from '../../src/core/money/spend.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
-import type { Wallet } from '../../src/core/local/wallet.ts';
-import { walletFromKey } from '../../src/core/local/wallet.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
@@ -28,23 +26,15 @@ import { connect, demoRuntime, TestClock, until } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
 import type { QuickstartSeller } from '../fixtures/sellers/quickstartSeller.ts';
 import { startQuickstartSeller } from '../fixtures/sellers/quickstartSeller.ts';
-import { chainOf, transfersOut } from './support.ts';
+import { chainOf, countingWallet, transfersOut } from './support.ts';
 
 const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
 const PAYEE = `${NETWORK}:${PAY_TO}`;
 const BUYS = 'weather/buyer';
 const STRICT = 'weather/strict';
 
-const real = walletFromKey(generatePrivateKey());
 /** What the wallet signed, by primary type: "nothing was signed" is counted, not assumed. */
-const signatures: string[] = [];
-const wallet: Wallet = {
-  address: real.address,
-  signTypedData: (r) => {
-    signatures.push(r.primaryType);
-    return real.signTypedData(r);
-  },
-};
+const { wallet, signatures } = countingWallet();
 
 let chain: LocalChain;
 let runtime: Runtime;

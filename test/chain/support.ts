@@ -12,6 +12,9 @@ import type { HolonState } from '../../src/core/fold/state.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { until } from '../helpers.ts';
 import type { Clock } from '../../src/core/kernel/deps.ts';
+import type { Wallet } from '../../src/core/local/wallet.ts';
+import { walletFromKey } from '../../src/core/local/wallet.ts';
+import { generatePrivateKey } from 'viem/accounts';
 import { patchMandate } from '../../src/core/accounts/mandates.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 
@@ -24,7 +27,12 @@ export function x402Endpoint(url: string, payee: string = SELLER_PAYEE): { type:
 }
 
 /** Lets `mandate` pay `payees` (the human's `pay` grant): every signature of the wallet goes through it. */
-export async function allowPaying(store: EventStore<HolonState>, clock: Clock, mandate: string, payees: string[] = [SELLER_PAYEE]): Promise<void> {
+export async function allowPaying(
+  store: EventStore<HolonState>,
+  clock: Clock,
+  mandate: string,
+  payees: string[] = [SELLER_PAYEE],
+): Promise<void> {
   await patchMandate(store, clock, mandate, { grants: [{ name: 'pay', params: { payees } }] });
 }
 
@@ -50,7 +58,10 @@ export function settled(store: EventStore<HolonState>, id: string): Promise<Sett
  * What the chain itself says of a transaction, read by the test: its block, and the token's Transfers in
  * it (never Holon's word for either).
  */
-export async function onChain(chain: LocalChain, tx: string): Promise<{ block: bigint; transfers: { from: string; to: string; value: bigint }[] }> {
+export async function onChain(
+  chain: LocalChain,
+  tx: string,
+): Promise<{ block: bigint; transfers: { from: string; to: string; value: bigint }[] }> {
   const receipt = await chain.client.getTransactionReceipt({ hash: tx as Hex });
   const transferTopic = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
   const transfers = receipt.logs
@@ -64,7 +75,6 @@ export async function onChain(chain: LocalChain, tx: string): Promise<{ block: b
   return { block: receipt.blockNumber, transfers };
 }
 
-
 /** Every `Transfer` of the token out of `from`, read from the chain: the transfer (transaction and log index) and its value. */
 export async function transfersOut(chain: LocalChain, from: Address): Promise<{ to: Address; value: bigint; key: string }[]> {
   const logs = await chain.client.getLogs({
@@ -74,7 +84,11 @@ export async function transfersOut(chain: LocalChain, from: Address): Promise<{ 
     fromBlock: 0n,
     toBlock: 'latest',
   });
-  return logs.map((l) => ({ to: getAddress(l.args.to ?? '0x'), value: l.args.value ?? 0n, key: `${l.transactionHash.toLowerCase()}:${l.logIndex}` }));
+  return logs.map((l) => ({
+    to: getAddress(l.args.to ?? '0x'),
+    value: l.args.value ?? 0n,
+    key: `${l.transactionHash.toLowerCase()}:${l.logIndex}`,
+  }));
 }
 
 type Amount = { amount: string; currency: string };
@@ -93,7 +107,11 @@ export async function budgetViews(
   now: number,
 ): Promise<Record<string, { spent: string; held: string; remaining: string }>> {
   const w = (m: Amount): string => `${m.amount} ${m.currency}`;
-  const of = (v: Spends): { spent: string; held: string; remaining: string } => ({ spent: w(v.spent), held: w(v.held), remaining: w(v.remaining) });
+  const of = (v: Spends): { spent: string; held: string; remaining: string } => ({
+    spent: w(v.spent),
+    held: w(v.held),
+    remaining: w(v.remaining),
+  });
   const budget = (await client.callTool({ name: 'get_budget', arguments: {} })).structuredContent as Spends;
   const authority = (await client.callTool({ name: 'get_mandate', arguments: {} })).structuredContent as Spends;
   const cli = (await json<Spends[]>(state, ['budget', mandate]))[0];
@@ -105,4 +123,18 @@ export async function budgetViews(
     'holon budget': of(cli),
     'the Holon view': { spent: view.spent.exact, held: view.held.exact, remaining: view.remaining.exact },
   };
+}
+
+/** A fresh wallet whose signatures are counted by primary type: "nothing was signed" is measured, not assumed. */
+export function countingWallet(): { wallet: Wallet; signatures: string[] } {
+  const real = walletFromKey(generatePrivateKey());
+  const signatures: string[] = [];
+  const wallet: Wallet = {
+    address: real.address,
+    signTypedData: (r) => {
+      signatures.push(r.primaryType);
+      return real.signTypedData(r);
+    },
+  };
+  return { wallet, signatures };
 }

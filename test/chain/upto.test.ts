@@ -21,8 +21,6 @@ import { addAgent } from '../../src/core/market/catalog.ts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { reconcileSettlements } from '../../src/core/rails/landing.ts';
 import type { UptoAuthorization } from '../../src/core/rails/schemes/upto.ts';
-import type { Wallet } from '../../src/core/local/wallet.ts';
-import { walletFromKey } from '../../src/core/local/wallet.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
@@ -33,18 +31,10 @@ import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Se
 import { manifest } from '../core/fixtures.ts';
 import { connect, demoRuntime, MANDATE, TestClock } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
-import { allowPaying, chainOf, onChain, x402Endpoint } from './support.ts';
+import { allowPaying, chainOf, countingWallet, onChain, x402Endpoint } from './support.ts';
 
-const key = walletFromKey(generatePrivateKey());
 /** What the wallet signed, by primary type: the real wallet's signatures, counted. */
-const signatures: string[] = [];
-const wallet: Wallet = {
-  address: key.address,
-  signTypedData: (r) => {
-    signatures.push(r.primaryType);
-    return key.signTypedData(r);
-  },
-};
+const { wallet, signatures } = countingWallet();
 let chain: LocalChain;
 let runtime: Runtime;
 let clock: TestClock;
@@ -83,7 +73,14 @@ async function listed(id: string, max: string, listed: string, variant: Variant 
   return s;
 }
 type Money = { amount: string; currency: string };
-type Call = { status: string; receipt: string; cost: Money | null; error: { code: string; charged: boolean } | null; reasons: string[]; denials: { code: string; params: Record<string, unknown> }[] };
+type Call = {
+  status: string;
+  receipt: string;
+  cost: Money | null;
+  error: { code: string; charged: boolean } | null;
+  reasons: string[];
+  denials: { code: string; params: Record<string, unknown> }[];
+};
 type Stl = {
   id: string;
   status: string;
@@ -110,7 +107,12 @@ const PERMIT2 = parseAbi([
 /** Whether Permit2 spent the wallet's nonce for H, read by the test. */
 const nonceSpent = async (h: string): Promise<boolean> => {
   const nonce = BigInt(h);
-  const word = await chain.client.readContract({ address: PERMIT2_ADDRESS, abi: PERMIT2, functionName: 'nonceBitmap', args: [wallet.address, nonce >> 8n] });
+  const word = await chain.client.readContract({
+    address: PERMIT2_ADDRESS,
+    abi: PERMIT2,
+    functionName: 'nonceBitmap',
+    args: [wallet.address, nonce >> 8n],
+  });
   return ((word >> (nonce & 0xffn)) & 1n) === 1n;
 };
 const ERC20_ALLOWANCE = parseAbi(['function allowance(address owner, address spender) view returns (uint256)']);
@@ -176,11 +178,16 @@ describe('call_agent and an agent priced upto', () => {
     assert.deepEqual(spend(), spentBefore);
   });
 
-  test("a seller that takes no EIP-2612 permit, where Permit2 may not move the worst case: refused before anything is signed", async () => {
+  test('a seller that takes no EIP-2612 permit, where Permit2 may not move the worst case: refused before anything is signed', async () => {
     const s = await listed('sellers/no-permit', '300000', '0.30', 'no-permit');
     assert.equal(s.document.accepts[0]?.scheme, 'upto');
     // What the wallet let Permit2 move so far (the first call's permit, less what it paid) is below this worst case.
-    const allowance = await chain.client.readContract({ address: chain.token, abi: ERC20_ALLOWANCE, functionName: 'allowance', args: [wallet.address, PERMIT2_ADDRESS] });
+    const allowance = await chain.client.readContract({
+      address: chain.token,
+      abi: ERC20_ALLOWANCE,
+      functionName: 'allowance',
+      args: [wallet.address, PERMIT2_ADDRESS],
+    });
     assert.ok(allowance < 300_000n, `Permit2 may move ${allowance}`);
     const before = [...(await balances()), await chain.client.getBlockNumber({ cacheTime: 0 })];
     const spentBefore = spend();
@@ -248,7 +255,11 @@ describe('call_agent and an agent priced upto', () => {
     // Calling the proxy directly, from a key with gas that is not the witness's facilitator: the chain refuses it.
     const key = generatePrivateKey();
     await chain.fund(privateKeyToAccount(key).address, { eth: 10n ** 18n });
-    const intruder = createWalletClient({ account: privateKeyToAccount(key), chain: localChainDefinition(chain.rpcUrl), transport: localTransport(chain.rpcUrl) });
+    const intruder = createWalletClient({
+      account: privateKeyToAccount(key),
+      chain: localChainDefinition(chain.rpcUrl),
+      transport: localTransport(chain.rpcUrl),
+    });
     const a = signed.payload.permit2Authorization;
     const args = [
       { permitted: { token: a.permitted.token, amount: BigInt(a.permitted.amount) }, nonce: BigInt(a.nonce), deadline: BigInt(a.deadline) },

@@ -12,6 +12,7 @@ import {
   isValidPaymentId,
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
+import { authorizationTypes } from '@x402/evm';
 import type { Address, Hex } from 'viem';
 import { getAddress, verifyTypedData } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -59,16 +60,8 @@ describe('a plain exact payment through the gate', () => {
       const valid = await verifyTypedData({
         address: wallet.address,
         domain: { name: 'USD Coin', version: '2', chainId: 31337, verifyingContract: TOKEN },
-        types: {
-          TransferWithAuthorization: [
-            { name: 'from', type: 'address' },
-            { name: 'to', type: 'address' },
-            { name: 'value', type: 'uint256' },
-            { name: 'validAfter', type: 'uint256' },
-            { name: 'validBefore', type: 'uint256' },
-            { name: 'nonce', type: 'bytes32' },
-          ],
-        },
+        // The types as x402's own EVM package names them: an outside judge of what was signed.
+        types: authorizationTypes,
         primaryType: 'TransferWithAuthorization',
         message: { ...auth, value: BigInt(auth.value), validAfter: BigInt(auth.validAfter), validBefore: BigInt(auth.validBefore) },
         signature: signatureOf(p),

@@ -1,5 +1,5 @@
 import { HolonError } from '../../core/kernel/errors.ts';
-import { addAgent, readCatalog } from '../../core/market/catalog.ts';
+import { addAgentSource, MAX_LISTED, readAgentSource } from '../../core/market/agentSources.ts';
 import { offers } from '../../core/market/policy.ts';
 import { denialTexts, fmt } from '../../core/kernel/words.ts';
 import { openRuntime } from '../../server/runtime.ts';
@@ -9,12 +9,13 @@ import { clock, logger, open, openExisting, print, withStore } from '../context.
 
 const agentsCmd: Command = {
   name: 'agents',
-  usage: 'agents list | search [QUERY] [--capability C] [--mandate M] | add FILE',
+  usage: 'agents list | search [QUERY] [--capability C] [--mandate M] | add FILE|URL [--capability C]',
   summary:
     'Lists and searches the catalog; adds agents from a catalog file ' +
-    '({agents:[{manifest, endpoint}]}) or one {manifest, endpoint} file.',
+    '({agents:[{manifest, endpoint}]}), one {manifest, endpoint} file, or an x402 discovery listing ' +
+    "(a file, or a facilitator's URL: its /discovery/resources).",
   options: {
-    capability: { type: 'string', help: 'capability or pattern' },
+    capability: { type: 'string', help: 'capability or pattern; for add, the capability of every agent of a listing' },
     mandate: { type: 'string', help: "show the mandate's decision for each agent" },
     limit: { type: 'string', help: 'how many allowed (and excluded) agents to show (default 20)' },
   },
@@ -23,17 +24,19 @@ const agentsCmd: Command = {
     const [action, arg] = ctx.args;
     if (action === 'list' && arg !== undefined) throw new HolonError('invalid_input', 'usage: holon agents list');
     if (action === 'add') {
-      if (!arg) throw new HolonError('invalid_input', 'usage: holon agents add FILE');
-      const entries = await readCatalog(arg);
+      if (!arg) throw new HolonError('invalid_input', 'usage: holon agents add FILE|URL [--capability C]');
+      // Read and checked whole before the store opens: a source that does not read adds nothing.
+      const from = await readAgentSource(arg, { fetch: globalThis.fetch, capability: str(ctx.opts, 'capability') });
       return withStore(
         open(ctx),
         async (store) => {
-          for (const e of entries) await addAgent(store, clock, e.manifest, e.endpoint, `file:${arg}`);
-          return print(
-            ctx,
-            entries.map((e) => ({ agent: e.manifest.id, version: e.manifest.version })),
-            entries.map((e) => `Added ${e.manifest.id} ${e.manifest.version}`).join('\n'),
-          );
+          const added = await addAgentSource(store, clock, from);
+          const rows = added.map((e) => ({ agent: e.manifest.id, version: e.manifest.version }));
+          const lines = added.map((e) => `Added ${e.manifest.id} ${e.manifest.version}`);
+          if (from.kind === 'catalog') return print(ctx, rows, lines.join('\n'));
+          const skipped = from.skipped.map((s) => `Skipped ${s.resource ?? '(no resource)'}: ${s.reason}`);
+          const more = from.truncated ? [`Read the first ${MAX_LISTED} resources of the listing only.`] : [];
+          return print(ctx, { added: rows, skipped: from.skipped, truncated: from.truncated }, [...lines, ...skipped, ...more].join('\n'));
         },
         true,
       );

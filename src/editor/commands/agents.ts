@@ -1,33 +1,49 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { copyExampleFiles } from '../../core/local/demoFiles.ts';
-import { addAgent, readCatalog } from '../../core/market/catalog.ts';
+import { addAgentSource, isListingUrl, readAgentSource } from '../../core/market/agentSources.ts';
+import { addedSummary } from '../agentsAdded.ts';
 import { registries } from '../settings.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
 
-/** Adding agents to the catalog: the built-in demo catalog, a configured registry, or a file. */
+/** The pick that asks for a URL (no file is named so). */
+const URL_ITEM = 'url:';
+
+/**
+ * Adding agents to the catalog: the built-in demo catalog, a configured registry, a file (a catalog or an
+ * x402 discovery listing), or a facilitator's discovery URL.
+ */
 export function agentCommands({ state, demoCatalog }: CommandDeps): FeatureCommands<'addAgent'> {
   return {
     addAgent: async () => {
       const items = [
         { label: 'Demo catalog', description: 'built in: five local example agents', file: demoCatalog },
         ...registries().map((r) => ({ label: path.basename(r), description: r, file: r })),
-        { label: 'From a file…', description: 'a catalog or {manifest, endpoint} JSON', file: '' },
+        { label: 'From a file…', description: 'a catalog, {manifest, endpoint} or x402 discovery listing JSON', file: '' },
+        { label: 'From a discovery URL…', description: "an x402 facilitator's listing of the services it settles", file: URL_ITEM },
       ];
       const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Where to add agents from' });
       if (!pick) return;
       let file = pick.file;
+      if (file === URL_ITEM) {
+        const url = await vscode.window.showInputBox({
+          prompt: "A facilitator's URL, or its discovery listing's (…/discovery/resources)",
+          placeHolder: 'https://facilitator.example/discovery/resources',
+          validateInput: (v) => (isListingUrl(v.trim()) ? undefined : 'An http:// or https:// URL'),
+        });
+        if (!url) return;
+        file = url.trim();
+      }
       if (!file) {
         const uri = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { JSON: ['json'] } });
         if (!uri?.[0]) return;
         file = uri[0].fsPath;
       }
-      const entries = await readCatalog(file);
+      const from = await readAgentSource(file, { fetch: globalThis.fetch });
       const store = await state.store();
-      const source = pick.file === demoCatalog ? 'demo-catalog' : `file:${file}`;
-      for (const e of entries) await addAgent(store, state.clock, e.manifest, e.endpoint, source);
+      const added = await addAgentSource(store, state.clock, from, pick.file === demoCatalog ? 'demo-catalog' : from.source);
       if (pick.file === demoCatalog) copyExampleFiles(path.dirname(demoCatalog), state.dir);
-      void vscode.window.showInformationMessage(`Holon: added ${entries.map((e) => e.manifest.id).join(', ')}.`);
+      void vscode.window.showInformationMessage(`Holon: ${addedSummary(added, from)}`);
     },
   };
 }
