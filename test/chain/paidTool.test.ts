@@ -19,8 +19,6 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { setFx } from '../../src/core/money/fx.ts';
-import type { Wallet } from '../../src/core/local/wallet.ts';
-import { walletFromKey } from '../../src/core/local/wallet.ts';
 import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
@@ -33,7 +31,7 @@ import { manifest } from '../core/fixtures.ts';
 import { connect, demoRuntime, TestClock, until } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
 import { startFacilitatorProxy } from './facilitatorProxy.ts';
-import { chainOf, onChain, SELLER_PAYEE } from './support.ts';
+import { chainOf, countingWallet, onChain, SELLER_PAYEE } from './support.ts';
 
 const BUYER = 'demo/tools';
 /** Pays only on terms a seller advertises (its pay grant's `require_terms`). */
@@ -41,16 +39,8 @@ const STRICT = 'demo/strict';
 /** An address the tool may ask to be paid to, which no catalog entry declares. */
 const OTHER = privateKeyToAccount(generatePrivateKey()).address;
 
-const real = walletFromKey(generatePrivateKey());
 /** What the wallet signed, by primary type: counted, so "nothing was signed" is measured. */
-const signatures: string[] = [];
-const wallet: Wallet = {
-  address: real.address,
-  signTypedData: (r) => {
-    signatures.push(r.primaryType);
-    return real.signTypedData(r);
-  },
-};
+const { wallet, signatures } = countingWallet();
 
 let chain: LocalChain;
 let runtime: Runtime;
