@@ -154,7 +154,13 @@ export async function startPaidTool(options: PaidToolOptions): Promise<PaidTool>
       tool.refused.push(reason);
       return paymentRequiredResult(await required(reason, payload), variant, `Payment invalid: ${reason}`);
     };
-    const matched = payload && typeof payload === 'object' ? resourceServer.findMatchingRequirements(accepts, payload) : undefined;
+    // Anything a buyer sends is read with care: a payment that is not one matches nothing.
+    let matched: PaymentRequirements | undefined;
+    try {
+      matched = payload && typeof payload === 'object' ? resourceServer.findMatchingRequirements(accepts, payload) : undefined;
+    } catch {
+      matched = undefined;
+    }
     if (!matched) return refuse('no_matching_requirements');
     let verified: Awaited<ReturnType<x402ResourceServer['verifyPayment']>>;
     try {
