@@ -260,6 +260,23 @@ targets.push({
 });
 
 /**
+ * The paid MCP tool (dist/examples/sellers/paidTool.mjs): an MCP server whose tool x402 pays per call. It takes
+ * the MCP SDK and zod from dist/sdk.js, like the demo agents.
+ */
+targets.push({
+  ...base,
+  entryPoints: { paidTool: 'examples/sellers/runPaidTool.ts' },
+  outdir: 'dist/examples/sellers',
+  outExtension: { '.js': '.mjs' },
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: false,
+  banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
+  plugins: [sharedSdk("['..', '..', 'sdk.js'].join('/')")],
+});
+
+/**
  * The local chain to pay on by hand (dist/examples/chain/chain.cjs): CommonJS, because it finds its node's
  * launcher (node.cjs, copied beside it with its Hardhat configuration) next to itself. The launcher
  * loads Hardhat from the repository's node_modules: the chain is a tool of the repository, not of the

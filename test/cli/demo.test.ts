@@ -88,7 +88,10 @@ describe('holon demo', { concurrency: true }, () => {
       // call_agent to a seller priced upto: 0.30 authorized, the 2 pages done (0.10) paid, as Holon read the chain.
       assert.match(out, /Holon's own reading of the chain: authorized up to 0\.30 USDC, paid 0\.10 USDC, landed in block \d+ \(eip155:31337\)/);
       assert.match(out, /the call cost 0\.092 EUR/);
-      assert.match(out, /the wallet now holds 9\.55 USDC \(after\); the seller holds \d+(\.\d+)? USDC \(after\)/);
+      // call_agent to a paid MCP tool: it asks in x402's PaymentRequired, and 0.002 USDC is paid and read landed.
+      assert.match(out, /it asked to be paid; Holon paid 0\.002 USDC and called it again.*\n.*Holon's own reading of the chain: landed in block \d+ \(eip155:31337\)/);
+      assert.match(out, /the call cost 0\.00184 EUR/);
+      assert.match(out, /the wallet now holds 9\.548 USDC \(after\); the seller holds \d+(\.\d+)? USDC \(after\)/);
       assert.match(out, /holon mcp --mandate demo\/buyer .* --rpc-url RPC --chain-id 31337 --token TOKEN --facilitator FACILITATOR/);
 
       const list = await holonIn(state, ['receipts']);
@@ -96,12 +99,13 @@ describe('holon demo', { concurrency: true }, () => {
       assert.equal(list.stdout.split('\n').filter((l) => l.includes('└─ ')).length, 4);
       const spends = JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Spend[];
       const roots = callsOf(spends);
-      assert.equal(roots.length, 3, "the small call, the pipeline, and the buyer's call priced upto");
+      assert.equal(roots.length, 4, "the small call, the pipeline, the buyer's call priced upto and its paid tool's");
       // The payment under terms (atr_transact) is found beside the calls, with where it landed.
       const underTerms = spends.find((r) => r.kind === 'payment' && r.settlement !== null);
       assert.match(underTerms && 'settlement' in underTerms ? (underTerms.settlement?.summary ?? '') : '', /^landed in block \d+ \(eip155:31337\)/);
       const upto = roots.find((t) => t.agent === 'sellers/pages');
       assert.equal(upto?.status, 'succeeded');
+      assert.equal(roots.find((t) => t.agent === 'sellers/paid-sum')?.status, 'succeeded');
       const pipeline = roots.find((t) => t.agent === 'holon-labs/invoice-pipeline');
       assert.equal(pipeline?.status, 'succeeded');
       assert.equal(pipeline?.children.length, 4);
@@ -305,7 +309,7 @@ describe('holon demo', { concurrency: true }, () => {
       const again = await holonIn(state, ['demo']);
       assert.equal(again.code, 0, again.stdout + again.stderr);
       const roots2 = callsOf(JSON.parse((await holonIn(state, ['receipts', '--json'])).stdout) as Spend[]);
-      assert.equal(roots2.length, 3);
+      assert.equal(roots2.length, 4);
       assert.ok(roots2.every((t) => !firstIds.has(t.receipt)), 'fresh receipts');
       assert.deepEqual((await readEvents(state)).filter((e) => e.type === 'account.funded').map((e) => e.data['account']), ['demo', 'demo', 'studio'], 'funded as one demo does, not twice as much');
       assert.equal((await holonIn(state, ['verify'])).code, 0);

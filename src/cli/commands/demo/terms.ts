@@ -5,8 +5,9 @@
  * H and pays with the demo's wallet; the seller's facilitator settles the payment, and Holon reads it
  * back from the chain (its settlement: landed in block N). Then `pay` sends the seller's account a
  * payment of its own through the facilitator, and `call_agent` calls a seller priced `upto` (by the page):
- * the worst case authorized, the pages done paid, what landed read from the chain. The demo shows the
- * wallet's balance before and after and the seller's after, as `holon wallet` and the chain itself say.
+ * the worst case authorized, the pages done paid, what landed read from the chain; and a paid MCP tool
+ * (x402's MCP transport), paid when it asks and called again with the payment. The demo shows the wallet's
+ * balance before and after and the seller's after, as `holon wallet` and the chain itself say.
  */
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,6 +31,8 @@ const SELLER: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const EXAMPLE_PAYEE = `eip155:31337:${SELLER}`;
 /** The seller priced `upto` the demo calls: at most 0.30 USDC a call, 0.05 a page (examples/sellers/x402Seller.ts). */
 const PAGES = { id: 'sellers/pages', capability: 'extraction.table', max: '300000', worst: '0.30' } as const;
+/** The paid MCP tool the demo calls (examples/sellers/paidTool.ts): $0.002 a call, paid to the same seller. */
+const PAID = { id: 'sellers/paid-sum', capability: 'math.sum', price: '0.002' } as const;
 /** The wallet each demo created in its set-up, for its play to fund. */
 const wallets = new WeakMap<Demo, Address>();
 
@@ -46,13 +49,13 @@ async function setUp(store: DemoStore, demo: Demo): Promise<void> {
     budget: { total: '2.00', per_day: null, per_call: null },
     capabilities: [
       { name: 'pay', params: { payees: [EXAMPLE_PAYEE] } },
-      { name: 'market.call', params: { capabilities: [PAGES.capability] } },
+      { name: 'market.call', params: { capabilities: [PAGES.capability, PAID.capability] } },
     ],
     grantee: { slug: 'buyer', name: 'Buying agent', role: 'buyer', manager: 'demo' },
   });
   out(
     `$ holon mandate create ${BUYER} --toolsets terms,money,market --threshold 0.50 --total 2 --payees ${EXAMPLE_PAYEE} ` +
-      `--capabilities ${PAGES.capability}`,
+      `--capabilities ${PAGES.capability},${PAID.capability}`,
   );
 }
 
@@ -137,6 +140,7 @@ async function play(demo: Demo): Promise<string[]> {
 transaction ${tip.receipt.reference}`),
         );
         await callUpto(demo, agent, facilitator);
+        await callPaidTool(demo, agent, facilitator);
       });
       out(`   the wallet now holds ${await usdc(wallet)} (after); the seller holds ${await usdc(SELLER)} (after)`);
     } finally {
@@ -155,6 +159,8 @@ transaction ${tip.receipt.reference}`),
       `31337 --token TOKEN shows what the wallet holds;`,
     `          a seller priced upto: the same seller with --scheme upto --amount ${PAGES.max}, added to the catalog as an x402 ` +
       'agent, then call_agent {"agent":…,"input":{"pages":2}}',
+    `          a paid MCP tool: node ${shq(bundledExample(demo, 'sellers', 'paidTool.mjs'))} --facilitator FACILITATOR, added ` +
+      'with an http endpoint, its tool and its payee, then call_agent',
   ];
 }
 
@@ -210,3 +216,63 @@ transaction ${stl?.transaction ?? 'none'}; the call cost ${done.cost?.amount ?? 
 }
 
 export const terms: Scenario = { setUp, play };
+
+/** The catalog entry of the paid MCP tool at `url`: its price is what a call asks, paid to `payee` only. */
+function paidToolAgent(url: string, tool: string, payee: string): { manifest: unknown; endpoint: unknown } {
+  return {
+    manifest: {
+      id: PAID.id,
+      version: '1.0.0',
+      name: 'Exact sums',
+      description: `Adds decimal amounts exactly. A paid MCP tool: ${PAID.price} USDC a call, through x402's MCP transport.`,
+      publisher: 'sellers',
+      capabilities: [PAID.capability],
+      input_schema: { type: 'object', required: ['amounts'], properties: { amounts: { type: 'array', items: { type: 'string' } } } },
+      output_schema: {
+        type: 'object',
+        required: ['total', 'count'],
+        properties: { total: { type: 'string' }, count: { type: 'integer' } },
+      },
+      errors: [],
+      price: { currency: 'USDC', per_call: PAID.price },
+      data_policy: { regions: ['EU'], retention_days: 0, training: false },
+      models: [],
+      delegated_calls: [],
+      examples: [],
+    },
+    endpoint: { type: 'http', url, tool, payee },
+  };
+}
+
+/** `call_agent` to a paid MCP tool: it asks, Holon pays through the gate and calls again, and reads where it landed. */
+async function callPaidTool(demo: Demo, agent: Client, facilitator: string): Promise<void> {
+  const { out } = demo;
+  const tool = await startExample<{ url: string; tool: string; payee: string }>(demo, 'sellers/paidTool.mjs', [
+    '--facilitator',
+    facilitator,
+  ]);
+  try {
+    const { url, payee } = tool.ready;
+    if (payee !== EXAMPLE_PAYEE) throw new Error(`the paid tool asks to be paid to ${payee}, not to the demo's seller`);
+    const entry = paidToolAgent(url, tool.ready.tool, payee);
+    await withState(demo.stateDir, (store) => addAgent(store, systemClock, entry.manifest, entry.endpoint, 'demo'));
+    out(`   a paid MCP tool at ${url} (${tool.ready.tool}): ${PAID.price} USDC a call, asked for in x402's PaymentRequired`);
+    const input = { amounts: ['216.96', '2131.18', '443.85', '4358.64'] };
+    out(`→ call_agent {"agent":"${PAID.id}","input":${JSON.stringify(input)}}`);
+    const r = await agent.callTool({ name: 'call_agent', arguments: { agent: PAID.id, input } });
+    const done = (r.structuredContent ?? {}) as { status?: string; receipt?: string; cost?: { amount: string; currency: string } };
+    if (r.isError || done.status !== 'succeeded' || !done.receipt)
+      throw new Error(`call_agent failed: ${JSON.stringify(r.structuredContent)}`);
+    const g = await agent.callTool({ name: 'get_receipt', arguments: { receipt: done.receipt } });
+    const tree = (g.structuredContent ?? {}) as { tree?: { settlement?: { id: string } | null } };
+    const id = tree.tree?.settlement?.id;
+    // The tool says where it settled; Holon's own reading of the chain is what the demo shows.
+    const landed = id ? await settlementOf(demo, id) : undefined;
+    const paid = landed ? `${landed.amount.amount} ${landed.amount.currency}` : 'nothing';
+    out(`   it asked to be paid; Holon paid ${paid} and called it again, the payment in _meta["x402/payment"]`);
+    out(`   Holon's own reading of the chain: ${landed ? settlementWords(landed) : 'no settlement'}`);
+    out(`   the call cost ${done.cost?.amount ?? '?'} ${done.cost?.currency ?? ''}`);
+  } finally {
+    await tool.stop();
+  }
+}
