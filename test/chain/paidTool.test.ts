@@ -192,32 +192,28 @@ describe('call_agent pays a paid MCP tool', () => {
 });
 
 describe('a paid tool that does not take the payment', () => {
-  test(
-    'its settlement fails: the call fails saying so, not as a refusal to sign; nothing moved, and the payment keeps its hold',
-    { todo: 'issue 33: a payment_not_taken failure (proposed to the lead with its diff)' },
-    async () => {
-      const proxy = await startFacilitatorProxy(chain.facilitator.url);
-      const t = await startPaidTool({ facilitator: proxy.url });
-      try {
-        await agentAt('tools/not-taken', t);
-        proxy.reason = 'insufficient_funds';
-        proxy.faults.push('refuse');
-        const before = await balances();
-        const r = await call(buyer, 'tools/not-taken');
-        assert.deepEqual([r.status, r.error?.code, r.error?.charged], ['failed', 'payment_not_taken', false], JSON.stringify(r));
-        // Holon signed it and the tool was sent it; the tool settled nothing, so nothing moved.
-        assert.equal(t.received.length, 1);
-        assert.deepEqual(t.settled, []);
-        assert.deepEqual(await balances(), before);
-        // The tool still holds a valid authorization until it expires: its money stays held until the chain says.
-        const s = await receiptSettlement(buyer, r.receipt);
-        assert.equal(s?.status, 'signed');
-      } finally {
-        await t.close();
-        await proxy.close();
-      }
-    },
-  );
+  test('its settlement fails: the call fails saying so, not as a refusal to sign; nothing moved, and the payment keeps its hold', async () => {
+    const proxy = await startFacilitatorProxy(chain.facilitator.url);
+    const t = await startPaidTool({ facilitator: proxy.url });
+    try {
+      await agentAt('tools/not-taken', t);
+      proxy.reason = 'insufficient_funds';
+      proxy.faults.push('refuse');
+      const before = await balances();
+      const r = await call(buyer, 'tools/not-taken');
+      assert.deepEqual([r.status, r.error?.code, r.error?.charged], ['failed', 'payment_not_taken', false], JSON.stringify(r));
+      // Holon signed it and the tool was sent it; the tool settled nothing, so nothing moved.
+      assert.equal(t.received.length, 1);
+      assert.deepEqual(t.settled, []);
+      assert.deepEqual(await balances(), before);
+      // The tool still holds a valid authorization until it expires: its money stays held until the chain says.
+      const s = await receiptSettlement(buyer, r.receipt);
+      assert.equal(s?.status, 'signed');
+    } finally {
+      await t.close();
+      await proxy.close();
+    }
+  });
 });
 
 describe('refusals: nothing signed, nothing sent, no balance moved', () => {

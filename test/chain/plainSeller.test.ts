@@ -27,6 +27,7 @@ import { callTool } from '../server/support.ts';
 import type { QuickstartSeller } from '../fixtures/sellers/quickstartSeller.ts';
 import { startQuickstartSeller } from '../fixtures/sellers/quickstartSeller.ts';
 import { chainOf, countingWallet, transfersOut } from './support.ts';
+import { startFacilitatorProxy } from './facilitatorProxy.ts';
 
 const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
 const PAYEE = `${NETWORK}:${PAY_TO}`;
@@ -168,6 +169,24 @@ describe('a plain x402 seller, paid by call_agent', () => {
     assert.equal(paid.landed?.value, '6000', 'three pages, as the chain moved them');
     assert.deepEqual(c.cost, { amount: '0.006', currency: 'USDC' });
     assert.equal(await chain.usdcOf(wallet.address), before - 6000n);
+  });
+
+  test('a seller that cannot settle asks again once paid: the call fails as payment_not_taken, nothing moved, the payment held until the chain says', async () => {
+    const proxy = await startFacilitatorProxy(chain.facilitator.url);
+    try {
+      const s = await seller({ facilitator: proxy.url });
+      await weatherAgent('weather/unsettled', `${s.url}/weather`, '0.001');
+      proxy.reason = 'insufficient_funds';
+      proxy.faults.push('refuse');
+      const before = await chain.usdcOf(wallet.address);
+      const c = await call(buyer, 'weather/unsettled');
+      assert.deepEqual([c.status, c.error?.code, c.error?.charged], ['failed', 'payment_not_taken', false], JSON.stringify(c));
+      assert.equal(await chain.usdcOf(wallet.address), before);
+      const payment = runtime.store.state.settlements[runtime.store.state.settlement_of[`call:${c.receipt}`] ?? ''];
+      assert.equal(payment?.status, 'signed', 'the authorization may still be settled: its money stays held');
+    } finally {
+      await proxy.close();
+    }
   });
 
   test('a paid answer lost on the way: sent again with the same payment, never a second signature; the seller answers it by its payment id', async () => {
