@@ -247,7 +247,8 @@ describe('call_agent and an agent priced upto', () => {
     const spentBefore = spend();
     const r = await call('sellers/elsewhere', { pages: 1 });
     assert.equal(r.status, 'failed');
-    assert.deepEqual([r.error?.code, r.error?.charged], ['payment_refused', false]);
+    // Signed and sent, and not taken: the seller asked again (its facilitator could not settle it).
+    assert.deepEqual([r.error?.code, r.error?.charged], ['payment_not_taken', false]);
     assert.deepEqual(s.refused, ['upto_facilitator_mismatch']);
     const signed = s.received[0] as PaymentPayload & { payload: Permit2Payload };
     assert.ok(signed, 'Holon signed and sent the payment');
