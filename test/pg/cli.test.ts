@@ -159,7 +159,7 @@ test("a team member's shell names the team store: the demo keeps its own journal
     const receipts = await run(['receipts', '--json', '--state', state, '--store', ''], { env: { HOLON_STORE: url } });
     assert.equal(receipts.code, 0, receipts.stderr);
     const calls = (JSON.parse(receipts.stdout) as { kind: string }[]).filter((r) => r.kind === 'call');
-    assert.equal(calls.length, 3, "the small call, the pipeline, and the buyer's call priced upto");
+    assert.equal(calls.length, 4, "the small call, the pipeline, the buyer's call priced upto and its paid tool");
   } finally {
     cleanup();
   }
