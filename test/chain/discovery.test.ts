@@ -189,6 +189,21 @@ describe('a listing that does not read adds nothing', () => {
         /^holon: http:\/\/127\.0\.0\.1:\d+\/nowhere\/ answers no discovery listing \(HTTP 404\)/,
       ],
       [['agents', 'add', facilitator.url, '--capability', 'Not A Capability'], /^holon: "Not A Capability" is not a capability/],
+      // Configured for Base Sepolia: every resource of this listing is paid on the local chain, so none could be paid.
+      [
+        [
+          'agents',
+          'add',
+          facilitator.url,
+          '--rpc-url',
+          'http://127.0.0.1:9',
+          '--chain-id',
+          '84532',
+          '--token',
+          '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+        ],
+        /^holon: nothing added from .*: none of its 4 resources can be an agent \(.*: it is paid on eip155:31337, and the wallet pays on eip155:84532 /,
+      ],
     ];
     for (const [args, words] of cases) {
       const before = await ledgerBytes(state.dir);

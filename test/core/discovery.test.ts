@@ -165,6 +165,35 @@ describe('a listed resource as a catalog entry', () => {
     assert.equal(r.entries[1]?.endpoint.payee, `${TEST_NETWORK}:0x4444444444444444444444444444444444444444`);
   });
 
+  test('with a chain configured, only offers on it count: a resource paid only elsewhere is skipped, saying where', () => {
+    const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+    const onBase = offer({ network: 'eip155:8453', asset: BASE_USDC, amount: '10' });
+    const listing = [
+      item('https://x.example/both', { accepts: [onBase, offer({ amount: '4000' })] }),
+      item('https://x.example/base-only', { accepts: [onBase] }),
+    ];
+    // Unconfigured, the cheaper Base offer prices the first, and the second comes in too.
+    assert.deepEqual(
+      listingEntries(listing).entries.map((e) => [e.endpoint.payee, e.manifest.price.per_call]),
+      [
+        [`eip155:8453:${PAY_TO}`, '0.00001'],
+        [`eip155:8453:${PAY_TO}`, '0.00001'],
+      ],
+    );
+    const r = listingEntries(listing, { chain: { network: TEST_NETWORK, token: TEST_USDC } });
+    assert.deepEqual(
+      r.entries.map((e) => [e.endpoint.payee, e.manifest.price.per_call]),
+      [[`${TEST_NETWORK}:${PAY_TO}`, '0.004']],
+    );
+    assert.deepEqual(r.skipped, [
+      {
+        resource: 'https://x.example/base-only',
+        code: 'other_chain',
+        reason: `it is paid on eip155:8453, and the wallet pays on ${TEST_NETWORK} (in ${TEST_USDC}) only`,
+      },
+    ]);
+  });
+
   test('what cannot be paid or called is skipped with its reason, and the rest still comes in', () => {
     const { entries, skipped } = listingEntries([
       'not an object',

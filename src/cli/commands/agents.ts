@@ -6,6 +6,7 @@ import { openRuntime } from '../../server/runtime.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, logger, open, openExisting, print, withStore } from '../context.ts';
+import { CHAIN_OPTIONS, chainOf } from '../chainOptions.ts';
 
 const agentsCmd: Command = {
   name: 'agents',
@@ -18,6 +19,8 @@ const agentsCmd: Command = {
     capability: { type: 'string', help: 'capability or pattern; for add, the capability of every agent of a listing' },
     mandate: { type: 'string', help: "show the mandate's decision for each agent" },
     limit: { type: 'string', help: 'how many allowed (and excluded) agents to show (default 20)' },
+    // For add: a listing's resources paid on another chain than this one are left out.
+    ...CHAIN_OPTIONS,
   },
   positionals: [1, 2],
   async run(ctx) {
@@ -26,7 +29,12 @@ const agentsCmd: Command = {
     if (action === 'add') {
       if (!arg) throw new HolonError('invalid_input', 'usage: holon agents add FILE|URL [--capability C]');
       // Read and checked whole before the store opens: a source that does not read adds nothing.
-      const from = await readAgentSource(arg, { fetch: globalThis.fetch, capability: str(ctx.opts, 'capability') });
+      const chain = chainOf(ctx.opts);
+      const from = await readAgentSource(arg, {
+        fetch: globalThis.fetch,
+        capability: str(ctx.opts, 'capability'),
+        chain: chain && { network: chain.network, token: chain.token },
+      });
       return withStore(
         open(ctx),
         async (store) => {

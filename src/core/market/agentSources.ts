@@ -11,7 +11,7 @@ import type { AgentEntry, Endpoint, Manifest } from '../kernel/model.ts';
 import type { EventStore } from '../store/store.ts';
 import type { CatalogFields } from './catalog.ts';
 import { addAgent, readCatalog } from './catalog.ts';
-import type { Skipped } from './discovery.ts';
+import type { PayingChain, Skipped } from './discovery.ts';
 
 /** What a source holds: the agents to add, and (for a listing) what was left out and why. */
 export interface AgentSource {
@@ -43,15 +43,16 @@ export function isListingUrl(where: string): boolean {
  * Reads the agents `where` holds. A URL is a facilitator's discovery: its base URL, or the full
  * `/discovery/resources` URL (with any filters the human put on it); it is read page by page (`limit`,
  * `offset`) up to MAX_LISTED resources. A human typed it, so it may be on this machine.
- * `capability` names the capability of every agent of a listing (see discovery.ts).
+ * `capability` names the capability of every agent of a listing (see discovery.ts); `chain`, the chain the
+ * human configured, leaves out a listing's resources paid anywhere else.
  */
 export async function readAgentSource(
   where: string,
-  options: { fetch: typeof globalThis.fetch; capability?: string | undefined },
+  options: { fetch: typeof globalThis.fetch; capability?: string | undefined; chain?: PayingChain | undefined },
 ): Promise<AgentSource> {
   if (isListingUrl(where)) {
     const { items, truncated } = await fetchListing(where, options.fetch);
-    return listingSource(`listing:${where}`, items, truncated, options.capability);
+    return listingSource(`listing:${where}`, items, truncated, options);
   }
   let json: unknown;
   try {
@@ -62,7 +63,7 @@ export async function readAgentSource(
   if (json && typeof json === 'object' && 'items' in json) {
     const { asListing } = await import('./discovery.ts');
     const items = asListing(json, where).items;
-    return listingSource(`listing:file:${where}`, items.slice(0, MAX_LISTED), items.length > MAX_LISTED, options.capability);
+    return listingSource(`listing:file:${where}`, items.slice(0, MAX_LISTED), items.length > MAX_LISTED, options);
   }
   if (options.capability !== undefined)
     throw new HolonError('invalid_input', 'a capability is named for the agents of a discovery listing; a catalog file names its own', {
@@ -87,11 +88,11 @@ async function listingSource(
   source: string,
   items: readonly unknown[],
   truncated: boolean,
-  capability: string | undefined,
+  options: { capability?: string | undefined; chain?: PayingChain | undefined },
 ): Promise<AgentSource> {
   // The bazaar package and the schemas load only when a listing is read.
   const { listingEntries } = await import('./discovery.ts');
-  const { entries, skipped } = listingEntries(items, { capability });
+  const { entries, skipped } = listingEntries(items, options);
   if (entries.length === 0) {
     const named = skipped.slice(0, 3).map((k) => `${k.resource ?? '(no resource)'}: ${k.reason}`);
     const more = skipped.length > named.length ? `; and ${skipped.length - named.length} more` : '';

@@ -35,7 +35,20 @@ import { knownAsset } from '../rails/assets.ts';
 
 /** Why one item of a listing was left out. */
 export type SkipCode =
-  'unreadable' | 'x402_version' | 'no_call_info' | 'unsupported_call' | 'no_payable_offer' | 'price_too_large' | 'duplicate';
+  | 'unreadable'
+  | 'x402_version'
+  | 'no_call_info'
+  | 'unsupported_call'
+  | 'no_payable_offer'
+  | 'other_chain'
+  | 'price_too_large'
+  | 'duplicate';
+
+/** The chain the human configured: where an offer must be for the wallet to pay it. */
+export interface PayingChain {
+  network: string;
+  token: string;
+}
 
 /** An item left out, and why (the resource is the seller's text, as it came, or null when there was none). */
 export interface Skipped {
@@ -92,7 +105,10 @@ export function asListing(value: unknown, where: string): DiscoveryResourcesResp
  * Turns a listing's items into catalog entries; an item that cannot be one is skipped, with its reason.
  * `capability`, when given, is the human's and is every entry's only capability.
  */
-export function listingEntries(items: readonly unknown[], options: { capability?: string | undefined } = {}): ListingResult {
+export function listingEntries(
+  items: readonly unknown[],
+  options: { capability?: string | undefined; chain?: PayingChain | undefined } = {},
+): ListingResult {
   if (options.capability !== undefined && !isCapability(options.capability))
     throw new HolonError(
       'invalid_input',
@@ -102,7 +118,7 @@ export function listingEntries(items: readonly unknown[], options: { capability?
   const skipped: Skipped[] = [];
   const seen = new Set<string>();
   for (const item of items) {
-    const r = itemEntry(item, options.capability);
+    const r = itemEntry(item, options.capability, options.chain);
     if ('code' in r) {
       skipped.push(r);
       continue;
@@ -122,7 +138,7 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 const objOr = (v: unknown, fallback: Obj): Obj => (isObj(v) ? v : fallback);
 
 /** One item as an entry, or why not. */
-function itemEntry(item: unknown, capability: string | undefined): DiscoveredEntry | Skipped {
+function itemEntry(item: unknown, capability: string | undefined, chain: PayingChain | undefined): DiscoveredEntry | Skipped {
   if (!isObj(item)) return skip(null, 'unreadable', 'the item is not a JSON object');
   const r = item as Partial<DiscoveryResource>;
   const resource = typeof r.resource === 'string' ? r.resource : null;
@@ -144,7 +160,7 @@ function itemEntry(item: unknown, capability: string | undefined): DiscoveredEnt
     return isObj(s) ? s : undefined;
   };
 
-  const offer = payableOffer(r.accepts);
+  const offer = payableOffer(r.accepts, chain);
   if ('reason' in offer) return skip(resource, offer.code, offer.reason);
 
   const call = callOf(info.input, url, offer.payee, schemaOf);
@@ -195,17 +211,26 @@ function parseHttpUrl(text: string): URL | undefined {
  * the cheapest it can pay (`exact` on a tie with `upto`), among offers in the currency of the first one
  * (amounts in two currencies do not compare without a rate).
  */
-function payableOffer(accepts: unknown): { currency: string; amount: string; payee: string } | { code: SkipCode; reason: string } {
+function payableOffer(
+  accepts: unknown,
+  chain: PayingChain | undefined,
+): { currency: string; amount: string; payee: string } | { code: SkipCode; reason: string } {
   const offers = Array.isArray(accepts) ? accepts.filter(isObj) : [];
   const seen: string[] = [];
   let best: { currency: string; units: bigint; exact: boolean; payee: string } | undefined;
   let tooLarge: string | undefined;
+  let elsewhere: string | undefined;
   for (const o of offers) {
     const scheme = String(o['scheme']);
     const network = String(o['network']);
     const asset = typeof o['asset'] === 'string' ? knownAsset(network, o['asset']) : undefined;
     seen.push(`${scheme} on ${network}`);
     if ((scheme !== 'exact' && scheme !== 'upto') || !EVM_NETWORK.test(network) || !asset) continue;
+    // Where a chain is configured, an offer elsewhere could never be paid: the agent would be ranked and then refused.
+    if (chain && (network !== chain.network || String(o['asset']).toLowerCase() !== chain.token.toLowerCase())) {
+      elsewhere ??= network;
+      continue;
+    }
     const payTo = o['payTo'];
     const amount = o['amount'];
     if (typeof payTo !== 'string' || !EVM_ADDRESS.test(payTo) || typeof amount !== 'string' || !ATOMIC.test(amount)) continue;
@@ -221,6 +246,8 @@ function payableOffer(accepts: unknown): { currency: string; amount: string; pay
   if (best) return { currency: best.currency, amount: formatUnits(best.units), payee: best.payee };
   if (tooLarge !== undefined)
     return { code: 'price_too_large', reason: `its price, ${tooLarge} of the token's smallest units, is more than Holon can hold` };
+  if (elsewhere !== undefined && chain)
+    return { code: 'other_chain', reason: `it is paid on ${elsewhere}, and the wallet pays on ${chain.network} (in ${chain.token}) only` };
   const what = seen.length > 0 ? `it offers ${seen.join(', ')}` : 'it offers no payment';
   return { code: 'no_payable_offer', reason: `${what}; Holon pays exact or upto on an EVM network, in a token it knows` };
 }

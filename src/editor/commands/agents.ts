@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { copyExampleFiles } from '../../core/local/demoFiles.ts';
 import { addAgentSource, isListingUrl, readAgentSource } from '../../core/market/agentSources.ts';
 import { addedSummary } from '../agentsAdded.ts';
-import { registries } from '../settings.ts';
+import { chainSettings, registries } from '../settings.ts';
 import type { CommandDeps, FeatureCommands } from './command.ts';
 
 /** The pick that asks for a URL (no file is named so). */
@@ -39,7 +39,12 @@ export function agentCommands({ state, demoCatalog }: CommandDeps): FeatureComma
         if (!uri?.[0]) return;
         file = uri[0].fsPath;
       }
-      const from = await readAgentSource(file, { fetch: globalThis.fetch });
+      // The chain the human configured: a listing's resources paid elsewhere are left out.
+      const chain = chainSettings().config;
+      const from = await readAgentSource(file, {
+        fetch: globalThis.fetch,
+        chain: chain ? { network: chain.network, token: chain.token } : undefined,
+      });
       const store = await state.store();
       const added = await addAgentSource(store, state.clock, from, pick.file === demoCatalog ? 'demo-catalog' : from.source);
       if (pick.file === demoCatalog) copyExampleFiles(path.dirname(demoCatalog), state.dir);
