@@ -246,10 +246,10 @@ const targets = [
   },
 ];
 
-/** A local seller to try the terms tools against (dist/examples/sellers/seller.mjs). */
-targets.push({
+/** An example seller run by `node` as an ES module (dist/examples/sellers/NAME.mjs), requiring what it must through createRequire. */
+const sellerTarget = (entryPoints, plugins = []) => ({
   ...base,
-  entryPoints: { seller: 'examples/sellers/run.ts' },
+  entryPoints,
   outdir: 'dist/examples/sellers',
   outExtension: { '.js': '.mjs' },
   platform: 'node',
@@ -257,24 +257,17 @@ targets.push({
   target: 'node20',
   sourcemap: false,
   banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
+  plugins,
 });
+
+/** A local seller to try the terms tools against (dist/examples/sellers/seller.mjs). */
+targets.push(sellerTarget({ seller: 'examples/sellers/run.ts' }));
 
 /**
  * The paid MCP tool (dist/examples/sellers/paidTool.mjs): an MCP server whose tool x402 pays per call. It takes
  * the MCP SDK and zod from dist/sdk.js, like the demo agents.
  */
-targets.push({
-  ...base,
-  entryPoints: { paidTool: 'examples/sellers/runPaidTool.ts' },
-  outdir: 'dist/examples/sellers',
-  outExtension: { '.js': '.mjs' },
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: false,
-  banner: { js: "import { createRequire as __holonRequire } from 'node:module'; const require = __holonRequire(import.meta.url);" },
-  plugins: [sharedSdk("['..', '..', 'sdk.js'].join('/')")],
-});
+targets.push(sellerTarget({ paidTool: 'examples/sellers/runPaidTool.ts' }, [sharedSdk("['..', '..', 'sdk.js'].join('/')")]));
 
 /**
  * The local chain to pay on by hand (dist/examples/chain/chain.cjs): CommonJS, because it finds its node's

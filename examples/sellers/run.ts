@@ -7,18 +7,9 @@
 import type { Variant } from './x402Seller.ts';
 import { startSeller } from './x402Seller.ts';
 import { untilStopped } from '../untilStopped.ts';
+import { facilitatorOrExit, flag } from './args.ts';
 
-const flag = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const facilitator = flag('--facilitator');
-if (!facilitator) {
-  process.stderr.write(
-    '[seller] --facilitator URL is required: start a chain first (node dist/examples/chain/chain.cjs), and pass the facilitator it prints\n',
-  );
-  process.exit(2);
-}
+const facilitator = facilitatorOrExit('seller');
 const variant = (flag('--variant') ?? 'honest') as Variant;
 const amount = flag('--amount');
 const scheme = flag('--scheme');

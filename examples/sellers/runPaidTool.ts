@@ -6,18 +6,9 @@
  */
 import { PAID_TOOL, startPaidTool } from './paidTool.ts';
 import { untilStopped } from '../untilStopped.ts';
+import { facilitatorOrExit, flag } from './args.ts';
 
-const flag = (name: string): string | undefined => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
-const facilitator = flag('--facilitator');
-if (!facilitator) {
-  process.stderr.write(
-    '[paid-tool] --facilitator URL is required: start a chain first (node dist/examples/chain/chain.cjs), and pass the facilitator it prints\n',
-  );
-  process.exit(2);
-}
+const facilitator = facilitatorOrExit('paid-tool');
 const price = flag('--price');
 const port = flag('--port');
 if (port !== undefined && !/^[0-9]{1,5}$/.test(port)) {

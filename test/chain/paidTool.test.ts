@@ -19,7 +19,6 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { setFx } from '../../src/core/money/fx.ts';
-import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';
@@ -28,10 +27,11 @@ import type { PaidTool, PaidToolOptions } from '../../examples/sellers/paidTool.
 import { PAID_TOOL, startPaidTool } from '../../examples/sellers/paidTool.ts';
 import { SELLER } from '../../examples/sellers/x402Seller.ts';
 import { manifest } from '../core/fixtures.ts';
-import { connect, demoRuntime, TestClock, until } from '../helpers.ts';
+import type { TestClock } from '../helpers.ts';
+import { connect, until } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
 import { startFacilitatorProxy } from './facilitatorProxy.ts';
-import { chainOf, countingWallet, onChain, SELLER_PAYEE } from './support.ts';
+import { chainWorld, countingWallet, onChain, SELLER_PAYEE } from './support.ts';
 
 const BUYER = 'demo/tools';
 /** Pays only on terms a seller advertises (its pay grant's `require_terms`). */
@@ -52,14 +52,7 @@ const tools: PaidTool[] = [];
 
 before(async () => {
   chain = await localChain();
-  await chain.fund(wallet.address, { usdc: 5_000_000n });
-  // Real time: the facilitator checks each authorization's window against its own clock and the chain's.
-  const world = await demoRuntime({
-    clock: new TestClock(Date.now()),
-    fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }),
-    wallet,
-    chain: chainOf(chain),
-  });
+  const world = await chainWorld(chain, wallet, 5_000_000n);
   ({ runtime, clock, cleanup } = world);
   await setFx(runtime.store, 'USDC', 'EUR', '0.92');
   for (const [id, pay] of [

@@ -16,17 +16,17 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { fund } from '../../src/core/money/spend.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
-import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';
 import { NETWORK, TOKEN } from '../../examples/chain/network.ts';
 import { manifest } from '../core/fixtures.ts';
-import { connect, demoRuntime, TestClock, until } from '../helpers.ts';
+import type { TestClock } from '../helpers.ts';
+import { connect, until } from '../helpers.ts';
 import { callTool } from '../server/support.ts';
 import type { QuickstartSeller } from '../fixtures/sellers/quickstartSeller.ts';
 import { startQuickstartSeller } from '../fixtures/sellers/quickstartSeller.ts';
-import { chainOf, countingWallet, transfersOut } from './support.ts';
+import { chainWorld, countingWallet, transfersOut } from './support.ts';
 import { startFacilitatorProxy } from './facilitatorProxy.ts';
 
 const PAY_TO = privateKeyToAccount(generatePrivateKey()).address;
@@ -48,14 +48,7 @@ const servers: http.Server[] = [];
 
 before(async () => {
   chain = await localChain();
-  await chain.fund(wallet.address, { usdc: 1_000_000n });
-  // Real time: the facilitator checks each authorization's window against its own clock and the chain's.
-  const world = await demoRuntime({
-    clock: new TestClock(Date.now()),
-    fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }),
-    wallet,
-    chain: chainOf(chain),
-  });
+  const world = await chainWorld(chain, wallet, 1_000_000n);
   ({ runtime, clock, cleanup } = world);
   const mandate = (requireTerms: boolean) => ({
     currency: 'USDC',

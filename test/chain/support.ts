@@ -10,7 +10,8 @@ import type { Settlement } from '../../src/core/rails/settlement.ts';
 import type { EventStore } from '../../src/core/store/store.ts';
 import type { HolonState } from '../../src/core/fold/state.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
-import { until } from '../helpers.ts';
+import { demoRuntime, TestClock, until } from '../helpers.ts';
+import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Clock } from '../../src/core/kernel/deps.ts';
 import type { Wallet } from '../../src/core/local/wallet.ts';
 import { walletFromKey } from '../../src/core/local/wallet.ts';
@@ -137,4 +138,19 @@ export function countingWallet(): { wallet: Wallet; signatures: string[] } {
     },
   };
   return { wallet, signatures };
+}
+
+/**
+ * The demo world on the local chain, paying with `wallet` (funded with `usdc` of the token first) and reading
+ * payments back there. Real time: the facilitator checks each authorization's window against its own clock
+ * and the chain's. Sellers on loopback are reachable.
+ */
+export async function chainWorld(chain: LocalChain, wallet: Wallet, usdc: bigint): ReturnType<typeof demoRuntime> {
+  await chain.fund(wallet.address, { usdc });
+  return demoRuntime({
+    clock: new TestClock(Date.now()),
+    fetch: publicFetch({ allowPrivate: true, maxBytes: 64 * 1024 }),
+    wallet,
+    chain: chainOf(chain),
+  });
 }

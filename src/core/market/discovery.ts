@@ -31,7 +31,7 @@ import { HolonError } from '../kernel/errors.ts';
 import type { Endpoint, HttpMethod, Manifest } from '../kernel/model.ts';
 import { EndpointSchema, firstIssue, ManifestSchema } from '../kernel/schemas.ts';
 import { formatUnits, SCALE } from '../kernel/amount.ts';
-import { knownAsset } from '../rails/assets.ts';
+import { fromAtomic, knownAsset } from '../rails/assets.ts';
 
 /** Why one item of a listing was left out. */
 export type SkipCode =
@@ -234,7 +234,7 @@ function payableOffer(
     const payTo = o['payTo'];
     const amount = o['amount'];
     if (typeof payTo !== 'string' || !EVM_ADDRESS.test(payTo) || typeof amount !== 'string' || !ATOMIC.test(amount)) continue;
-    const units = toScale(BigInt(amount), asset.decimals);
+    const { units } = fromAtomic(amount, asset.decimals, asset.currency);
     if (units / 10n ** BigInt(SCALE) >= 10n ** BigInt(MAX_WHOLE_DIGITS)) {
       tooLarge ??= amount;
       continue;
@@ -250,13 +250,6 @@ function payableOffer(
     return { code: 'other_chain', reason: `it is paid on ${elsewhere}, and the wallet pays on ${chain.network} (in ${chain.token}) only` };
   const what = seen.length > 0 ? `it offers ${seen.join(', ')}` : 'it offers no payment';
   return { code: 'no_payable_offer', reason: `${what}; Holon pays exact or upto on an EVM network, in a token it knows` };
-}
-
-/** An atomic amount with `decimals` as Holon's fixed-point units, rounded up: a price is a worst case. */
-function toScale(atomic: bigint, decimals: number): bigint {
-  if (decimals <= SCALE) return atomic * 10n ** BigInt(SCALE - decimals);
-  const d = 10n ** BigInt(decimals - SCALE);
-  return (atomic + d - 1n) / d;
 }
 
 interface Call {

@@ -5,6 +5,9 @@
  * chain settings (chain.ts) name a token by its address, and only one of these is accepted there too.
  */
 
+import type { Money } from '../kernel/amount.ts';
+import * as M from '../kernel/amount.ts';
+
 /** A token a payment may be made in. */
 export interface KnownAsset {
   /** The currency the mandate and the rates name it by. */
@@ -37,3 +40,11 @@ export function knownAsset(network: string, address: string): KnownAsset | undef
 /** A demo token's address on the local test chain. */
 export const TEST_USDC = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 export const TEST_NETWORK = 'eip155:31337';
+
+/** An amount in a token's smallest units as Money (rounded up past Holon's six decimals: a price is a worst case). */
+export function fromAtomic(amount: string, decimals: number, currency: string): Money {
+  const atomic = BigInt(amount);
+  const shift = M.SCALE - decimals;
+  const units = shift >= 0 ? atomic * 10n ** BigInt(shift) : (atomic + 10n ** BigInt(-shift) - 1n) / 10n ** BigInt(-shift);
+  return { units, currency };
+}

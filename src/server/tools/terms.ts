@@ -28,7 +28,7 @@ import {
   payAgreement,
   verifiedChosen,
 } from '../terms/x402Agreement.ts';
-import { fromAtomic as atomicToMoney } from '../x402/payer.ts';
+import { fromAtomic as atomicToMoney } from '../../core/rails/assets.ts';
 import { assertExactNonceUnspent, assertOnConfiguredChain, openUnderNonce, reads } from '../../core/rails/signing.ts';
 import type { Settlement } from '../../core/rails/settlement.ts';
 import * as M from '../../core/kernel/amount.ts';

@@ -31,7 +31,7 @@ import { assertExactNonceUnspent, assertOnConfiguredChain, recordSigned } from '
 import type { Authorization } from '../../core/rails/scheme.ts';
 import type { EventStore } from '../../core/store/store.ts';
 import type { HolonState } from '../../core/fold/state.ts';
-import { knownAsset } from '../../core/rails/assets.ts';
+import { fromAtomic, knownAsset } from '../../core/rails/assets.ts';
 import type { UptoAuthorization } from '../../core/rails/schemes/upto.ts';
 import { uptoSettlementAuthorization } from '../../core/rails/schemes/upto.ts';
 import type { Denial } from '../../core/kernel/denials.ts';
@@ -50,14 +50,6 @@ const OWN_REFUSALS: ReadonlySet<Denial['code']> = new Set<Denial['code']>([
   'offer_unpayable',
   'offer_above_hold',
 ]);
-
-/** An amount in a token's smallest units as Money (rounded up past Holon's six decimals). */
-export function fromAtomic(amount: string, decimals: number, currency: string): Money {
-  const atomic = BigInt(amount);
-  const shift = M.SCALE - decimals;
-  const units = shift >= 0 ? atomic * 10n ** BigInt(shift) : (atomic + 10n ** BigInt(-shift) - 1n) / 10n ** BigInt(-shift);
-  return { units, currency };
-}
 
 /**
  * An x402 payment the wallet signed (an `exact` payment, a channel's opening, or an `upto` payment's Permit2
