@@ -602,6 +602,15 @@ describe('spend at a glance', () => {
     assert.equal(p.document.activeElement?.getAttribute('data-testid'), 'spend-day-2026-11-29');
   });
 
+  test('a push while the human is elsewhere takes no focus: the frame does not pull it out of what they are in', () => {
+    renderHolonView(p.root, viewState({ spend }), post);
+    get(p.root, 'spend-day-2026-11-29').focus();
+    // The human moved to a quick pick: this frame's document no longer has the focus, though it keeps its active element.
+    p.document.hasFocus = () => false;
+    renderHolonView(p.root, viewState({ spend: { ...spend, total: amt('6.50 EUR') } }), post);
+    assert.notEqual(p.document.activeElement?.getAttribute('data-testid'), 'spend-day-2026-11-29');
+  });
+
   test('the host refuses a bar that is not one: a day not a day, a payee of no kind', () => {
     assert.equal(is(HolonViewCommandSchema, { type: 'openSpend', day: '2026-11-29', payee: null }), true);
     assert.equal(is(HolonViewCommandSchema, { type: 'openSpend', day: 'yesterday', payee: null }), false);

@@ -73,10 +73,13 @@ export function byTestId(root: ParentNode, id: string): HTMLElement | null {
 
 /**
  * Runs `rebuild`, then gives the focus back to the element with the same data-testid, so a state push
- * from the host does not throw the human's keyboard focus away.
+ * from the host does not throw the human's keyboard focus away. Only while this document has the focus:
+ * a frame keeps its last active element when the human moves on, and focusing it again would pull the
+ * focus out of whatever they are in now (a quick pick closes when it loses it).
  */
 export function keepFocus(root: HTMLElement, rebuild: () => void): void {
-  const active = root.ownerDocument.activeElement;
+  const doc = root.ownerDocument;
+  const active = doc.hasFocus() ? doc.activeElement : null;
   const testId = active && active !== root && root.contains(active) ? active.closest('[data-testid]')?.getAttribute('data-testid') : null;
   rebuild();
   if (testId) byTestId(root, testId)?.focus();
