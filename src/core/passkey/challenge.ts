@@ -10,7 +10,11 @@ export const SUBJECT_VERSION = 'holon/decision/1';
 
 /** The 32-byte challenge for `subject` (any JSON value). */
 export function challengeOf(subject: unknown): Uint8Array {
-  return new Uint8Array(createHash('sha256').update(canonicalize({ v: SUBJECT_VERSION, subject })).digest());
+  return new Uint8Array(
+    createHash('sha256')
+      .update(canonicalize({ v: SUBJECT_VERSION, subject }))
+      .digest(),
+  );
 }
 
 /** `bytes` as base64url, as WebAuthn writes a challenge into clientDataJSON. */
