@@ -4,6 +4,7 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalWaiter } from '../core/approvals/flow.ts';
 import { decideApproval, mayDecide } from '../core/decisions/decide.ts';
+import { isGuarded } from '../core/accounts/passkeys.ts';
 import { channelAccepted, waitForDecision } from '../core/approvals/flow.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import { approvalMessage } from '../core/views/present.ts';
@@ -56,8 +57,10 @@ export function createApprovalWaiter(
     const caps = server.getClientCapabilities()?.elicitation;
     // An empty elicitation capability means form mode (the spec before URL mode existed). On a team's
     // account, the human at this client decides with this installation's key: no form unless it is an approver's.
+    // Where the human's passkey guards the state, a form (which the agent's host fills) decides nothing.
     const canElicit =
       deps.approvals.elicitation &&
+      !isGuarded(deps.store.state) &&
       channelAccepted(deps.store.state, 'elicitation') &&
       mayDecide(deps.store.state, approval, deps.signer) &&
       caps !== undefined &&

@@ -27,6 +27,12 @@ import type { RunTokensFields } from '../accounts/runTokens.ts';
 import type { JournalEvent, Refusal } from '../store/store.ts';
 import type { TeamFields, TeamRole } from '../accounts/team.ts';
 import { hasRole, WHOLE_STORE } from '../accounts/team.ts';
+import type { PasskeysFields } from '../accounts/passkeys.ts';
+import { decisionSubject, isGuarded, registrationSubject } from '../accounts/passkeys.ts';
+import { verifyAssertion } from '../passkey/assertion.ts';
+import { isCredential } from '../passkey/credential.ts';
+import { base64url, challengeOf } from '../passkey/challenge.ts';
+import type { AssertionJson } from '../passkey/types.ts';
 
 /** The slices the rule reads: who is who, and what earlier events made. */
 type AuthorityFields = TeamFields &
@@ -38,7 +44,8 @@ type AuthorityFields = TeamFields &
   ReceiptsFields &
   RunTokensFields &
   PresenceFields &
-  SettlementFields;
+  SettlementFields &
+  PasskeysFields;
 
 /** What writing one event takes. */
 type Need =
@@ -63,6 +70,10 @@ interface Scope {
   decided: Map<string, { a: Approval; decision: 'approved' | 'rejected' }>;
   /** Intents already settled by this transaction (a payment is credited once). */
   settled: Set<string>;
+  /** The transaction's events, in order. */
+  events: readonly JournalEvent[];
+  /** True once its first event, the human's assertion over the rest, verified. */
+  asserted: boolean;
 }
 
 const refuse = (code: string, message: string): Refusal => ({ code, message });
@@ -335,10 +346,46 @@ const RULES: Record<string, Rule> = {
     return a ? onMandate(a.mandate, approver) : notDecided('rejecting a proposal');
   }),
 
+  // The human's passkeys: an owner adds the first (after which only the passkeys decide, this included).
+  'passkey.registered': rule<{ credential: unknown; proof: unknown }>((d, x) => {
+    if (!isCredential(d.credential)) return refuse('malformed', 'it registers no P-256 passkey');
+    if (x.s.passkeys.credentials[d.credential.id]) return refuse('conflict', `passkey ${d.credential.id} is registered already`);
+    const held = verifyAssertion(d.credential, d.proof as AssertionJson, challengeOf(registrationSubject(d.credential)));
+    if (held) return refuse(held.code, `the new passkey's own assertion does not verify: ${held.message}`);
+    return owner(WHOLE_STORE);
+  }),
+  'passkey.removed': rule<{ id: unknown }>((d, x) => {
+    const r = typeof d.id === 'string' ? x.s.passkeys.credentials[d.id] : undefined;
+    if (!r || r.removed_at !== undefined) return refuse('unknown', `it removes passkey ${JSON.stringify(d.id)}, which is not registered`);
+    const left = Object.values(x.s.passkeys.credentials).filter((c) => c.removed_at === undefined && c !== r);
+    if (left.length === 0) return refuse('last_passkey', 'it removes the last passkey: the state would have no one left to decide');
+    return owner(WHOLE_STORE);
+  }),
+  'human.asserted': rule<{ nonce: unknown; assertion: unknown }>((d, x, e) => humanAsserted(d, x, e)),
+
   // Nothing to decide.
   checkpoint: rule(() => 'anyone'),
   'journal.repaired': rule(() => 'anyone'),
 };
+
+/**
+ * The human's assertion, first in its transaction, over every event after it: from a passkey that
+ * decides now, on a challenge never answered before. Its verdict holds for the whole transaction.
+ */
+function humanAsserted(d: { nonce: unknown; assertion: unknown }, x: Scope, e: JournalEvent): Need {
+  if (x.events[0] !== e) return refuse('malformed', "the human's assertion comes first in its transaction");
+  if (typeof d.nonce !== 'string' || d.nonce.length < 16 || d.nonce.length > 64) return refuse('malformed', 'it carries no nonce');
+  const a = d.assertion as AssertionJson | undefined;
+  const r = typeof a?.credential === 'string' ? x.s.passkeys.credentials[a.credential] : undefined;
+  if (!a || !r || r.removed_at !== undefined) return refuse('unknown_credential', 'it is signed by no passkey this state has registered');
+  const challenge = challengeOf(decisionSubject(d.nonce, x.events.slice(1)));
+  if (x.s.passkeys.used[base64url(challenge)])
+    return refuse('assertion_replayed', 'its assertion was answered already: a touch decides once');
+  const bad = verifyAssertion(r.credential, a, challenge);
+  if (bad) return bad;
+  x.asserted = true;
+  return 'anyone';
+}
 
 function mandateChange(d: { mandate: Mandate }, x: Scope): Need {
   const m = d.mandate as Partial<Mandate> | undefined;
@@ -451,7 +498,18 @@ function lacking(need: { role: TeamRole; account: string }, signer: string): Ref
  * signer the root.
  */
 export function admitTransaction(s: AuthorityFields, events: readonly JournalEvent[], signer: string): Refusal | undefined {
-  const x: Scope = { s, signer, root: s.team.root ?? signer, made: new Map(), decided: new Map(), settled: new Set() };
+  const x: Scope = {
+    s,
+    signer,
+    root: s.team.root ?? signer,
+    made: new Map(),
+    decided: new Map(),
+    settled: new Set(),
+    events,
+    asserted: false,
+  };
+  // Once the human has a passkey, what only a human decides counts only with its assertion.
+  const guarded = isGuarded(s);
   for (const e of events) {
     const check = RULES[e.type];
     let need: Need;
@@ -467,6 +525,8 @@ export function admitTransaction(s: AuthorityFields, events: readonly JournalEve
     else if ('self' in need)
       problem = need.self === signer ? undefined : refuse('mismatch', `it registers ${need.self}, which did not seal it`);
     else if (!hasRole(s, need.account, signer, need.role, x.root)) problem = lacking(need, signer);
+    else if (guarded && need.role !== 'member' && !x.asserted)
+      problem = refuse('not_asserted', "only the human's passkey decides this, and no assertion of one is beside it");
     if (problem) return { code: problem.code, message: `event ${e.seq} (${e.type}): ${problem.message}` };
     if (e.type === 'approval.decided') {
       const d = e.data as { id: string; decision: 'approved' | 'rejected' };

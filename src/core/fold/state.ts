@@ -36,6 +36,8 @@ import type { SettlementEvents, SettlementFields } from '../rails/settlement.ts'
 import { settlementSlice } from '../rails/settlement.ts';
 import type { TeamEvents, TeamFields } from '../accounts/team.ts';
 import { teamSlice } from '../accounts/team.ts';
+import type { PasskeyEvents, PasskeysFields } from '../accounts/passkeys.ts';
+import { passkeysSlice } from '../accounts/passkeys.ts';
 
 /** Everything the journal folds into: the same in every process that reads it. */
 export type HolonState = MandatesFields &
@@ -52,6 +54,7 @@ export type HolonState = MandatesFields &
   MemoryFields &
   PurchasesFields &
   TeamFields &
+  PasskeysFields &
   ActivityFields;
 
 /** Every event type the slices fold, with its payload. */
@@ -68,7 +71,8 @@ export type EventMap = MandateEvents &
   SettlementEvents &
   MemoryEvents &
   PurchaseEvents &
-  TeamEvents;
+  TeamEvents &
+  PasskeyEvents;
 
 const combined = combineSlices<HolonState>([
   mandatesSlice,
@@ -85,6 +89,7 @@ const combined = combineSlices<HolonState>([
   memorySlice,
   purchasesSlice,
   teamSlice,
+  passkeysSlice,
   // Last: it only reads what the others' events say, for the humans' views.
   activitySlice,
 ]);

@@ -16,6 +16,31 @@ export interface Logger {
 /** The wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * A clock that can be held at one instant while some code runs: a transaction built twice (once to show
+ * the human, once to write) reads the same time both times.
+ */
+export interface HeldClock extends Clock {
+  at<T>(ms: number, fn: () => T): T;
+}
+
+/** `base`, which `at` holds still while its function runs. */
+export function holdableClock(base: Clock = systemClock): HeldClock {
+  let held: number | undefined;
+  return {
+    now: () => held ?? base.now(),
+    at: (ms, fn) => {
+      const before = held;
+      held = ms;
+      try {
+        return fn();
+      } finally {
+        held = before;
+      }
+    },
+  };
+}
+
 /** A logger that writes to stderr. */
 export const stderrLogger: Logger = {
   info: (m) => process.stderr.write(`[holon] ${m}\n`),
