@@ -23,6 +23,8 @@ import { createPublicClient, createWalletClient, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Facilitator } from './facilitator.ts';
 import { startFacilitator } from './facilitator.ts';
+import type { FrameworkAddresses } from './framework.ts';
+import { deployFramework } from './framework.ts';
 import { CHAIN_ID, localChainDefinition, localTransport, NETWORK, TOKEN } from './network.ts';
 import { placeUptoContracts } from './placed.ts';
 import { TEST_USDC_ABI, TEST_USDC_BYTECODE } from './testUsdcArtifact.ts';
@@ -104,6 +106,8 @@ export interface LocalChain {
   token: Address;
   /** The facilitator settling on this chain. */
   facilitator: Facilitator;
+  /** Where MetaMask's Delegation Framework is (framework.ts): the same on every local chain. */
+  framework: FrameworkAddresses;
   /** A viem public client on the chain, for reading it. */
   client: PublicClient;
   /** The node's process id. */
@@ -118,7 +122,7 @@ export interface LocalChain {
 /** The facilitator's gas: far more than any test or demo spends. */
 const FACILITATOR_GAS = parseEther('10');
 
-/** Starts a node, deploys the token on it, and starts a facilitator with a new key and gas. */
+/** Starts a node, deploys the token and the Delegation Framework on it, and starts a facilitator with a new key and gas. */
 export async function startChain(): Promise<LocalChain> {
   const node = await startNode();
   let facilitator: Facilitator | undefined;
@@ -141,6 +145,11 @@ export async function startChain(): Promise<LocalChain> {
     }
     // Permit2 and x402's upto proxy, at the addresses @x402/evm names (placed.ts): what `upto` settles through.
     await placeUptoContracts((args) => client.request(args as never), CHAIN_ID);
+    // The Delegation Framework (framework.ts): the passkey's account and the caveats that cap a mandate on chain.
+    const framework = await deployFramework({
+      request: (args) => client.request(args as never),
+      send: (tx) => mined(devWallet.sendTransaction(tx)),
+    });
     const key = generatePrivateKey();
     await mined(devWallet.sendTransaction({ to: privateKeyToAccount(key).address, value: FACILITATOR_GAS }));
     facilitator = await startFacilitator({ rpcUrl: node.rpcUrl, key });
@@ -154,6 +163,7 @@ export async function startChain(): Promise<LocalChain> {
       network: NETWORK,
       token: TOKEN,
       facilitator,
+      framework,
       client,
       pid: node.pid,
       usdcOf,
