@@ -299,7 +299,7 @@ describe('the ceremony server refuses what is not its page', () => {
     }
   });
 
-  test('another Host (DNS rebinding) is refused; another token, or another path, is not found', async () => {
+  test('a Host that is not loopback (DNS rebinding) is refused; another token, or another path, is not found', async () => {
     const page = await openCeremony(register());
     try {
       const url = new URL(page.url);
@@ -308,7 +308,10 @@ describe('the ceremony server refuses what is not its page', () => {
       const rebound = await request(page.url, { host: `evil.example:${url.port}` });
       assert.equal(rebound.status, 403);
       assert.equal(codeOf(rebound.json), 'wrong_host');
-      assert.equal((await request(page.url, { host: 'localhost:1' })).status, 403);
+      assert.equal((await request(page.url, { host: 'localhost.evil.example' })).status, 403);
+      assert.equal((await request(page.url, { host: `127.0.0.1.nip.io:${url.port}` })).status, 403);
+      // code-server forwards its /proxy/PORT/ path here with the workbench's own Host: still loopback, so served.
+      assert.equal((await request(page.url, { host: 'localhost:8080' })).status, 200);
       const token = url.pathname.split('/')[2] ?? '';
       const other = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
       assert.equal((await request(`${url.origin}/c/${other}/`)).status, 404);

@@ -77,6 +77,12 @@ const RP_ID_HASH = createHash('sha256').update(RP_ID).digest();
 /** User present and user verified: the flags every Holon assertion must carry. */
 const UP_UV = 0x05;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/**
+ * The names this page answers to. Another name that resolves to 127.0.0.1 (DNS rebinding) would make the
+ * page another site's origin, so only these. Any port: code-server forwards `/proxy/PORT/` to the page
+ * with the workbench's own Host header (`localhost:<its port>`).
+ */
+const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1)(:\d{1,5})?$/i;
 
 /** Serves `ceremony` on loopback until it is answered, closed, or `signal` aborts. */
 export async function openCeremony(ceremony: Ceremony, opts: { signal?: AbortSignal } = {}): Promise<OpenCeremony> {
@@ -85,6 +91,7 @@ export async function openCeremony(ceremony: Ceremony, opts: { signal?: AbortSig
   const token = randomBytes(32).toString('base64url');
   const nonce = randomBytes(16).toString('base64');
   const createChallenge = randomBytes(32).toString('base64url');
+  const userHandle = randomBytes(16).toString('base64url');
   // Register: the key create() made, and the challenge of its self-assertion, until that assertion arrives.
   let made: { credential: PasskeyCredential; challenge: string } | undefined;
   let over = false;
@@ -117,7 +124,6 @@ export async function openCeremony(ceremony: Ceremony, opts: { signal?: AbortSig
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const hosts = new Set([`localhost:${port}`, `127.0.0.1:${port}`]);
   if (opts.signal?.aborted) close();
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -126,7 +132,12 @@ export async function openCeremony(ceremony: Ceremony, opts: { signal?: AbortSig
 
   const pageJson = (): CeremonyJson =>
     ceremony.kind === 'register'
-      ? { kind: 'register', title: ceremony.title, lines: ceremony.lines, options: creationOptions(ceremony.user, createChallenge) }
+      ? {
+          kind: 'register',
+          title: ceremony.title,
+          lines: ceremony.lines,
+          options: creationOptions(ceremony.user, userHandle, createChallenge),
+        }
       : {
           kind: 'decide',
           title: ceremony.title,
@@ -178,8 +189,7 @@ export async function openCeremony(ceremony: Ceremony, opts: { signal?: AbortSig
   };
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    // Another name that resolves to 127.0.0.1 (DNS rebinding) would make this page the attacker's origin.
-    if (!hosts.has(req.headers.host ?? '')) return send(res, 403, problem('wrong_host', 'This page is served to localhost only.'));
+    if (!LOOPBACK_HOST.test(req.headers.host ?? '')) return send(res, 403, problem('wrong_host', 'This page is served to localhost only.'));
     const route = routeOf(req.url ?? '', token);
     if (route === undefined) return send(res, ...notFound());
     if (route === null) return redirect(res, `${token}/`);
@@ -248,10 +258,10 @@ function readScript(): string {
   return fs.readFileSync(file, 'utf8');
 }
 
-function creationOptions(user: string, challenge: string): CreationOptionsJson {
+function creationOptions(user: string, userHandle: string, challenge: string): CreationOptionsJson {
   return {
     rp: { id: RP_ID, name: 'Holon' },
-    user: { id: randomBytes(16).toString('base64url'), name: user, displayName: user },
+    user: { id: userHandle, name: user, displayName: user },
     challenge,
     // ES256 only: a chain can verify P-256, not Ed25519, and RS256 keys are too large to keep on one.
     pubKeyCredParams: [{ type: 'public-key', alg: ES256 }],
