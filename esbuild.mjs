@@ -230,6 +230,18 @@ const targets = [
     target: 'es2022',
     plugins: [webviewShared.plugin],
   },
+  // The ceremony page's script (dist/webview/passkey.js), served on loopback to the system browser rather
+  // than in a webview: self-contained (no shared.js there) and minified always.
+  {
+    ...base,
+    entryPoints: { passkey: 'src/webview/passkey.ts' },
+    outdir: 'dist/webview',
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    minify: true,
+    sourcemap: false,
+  },
   // The demo agents, self-contained, so the packaged extension (which ships no node_modules) can run them.
   {
     ...base,
