@@ -2,7 +2,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline/promises';
-import { stderrLogger, systemClock } from '../core/kernel/deps.ts';
+import { holdableClock, stderrLogger } from '../core/kernel/deps.ts';
+import { isGuarded } from '../core/accounts/passkeys.ts';
+import { humanStore } from '../core/decisions/asserted.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import { goneOwners, releaseOrphanedHolds } from '../core/money/spend.ts';
 import type { EventStore } from '../core/store/store.ts';
@@ -12,7 +14,8 @@ import { openStore } from '../core/holon.ts';
 import type { HolonState } from '../core/fold/state.ts';
 import type { CommandContext } from './args.ts';
 
-export const clock = systemClock;
+// Held still while a decision is built twice, to be shown to the human and then written (decisions/asserted.ts).
+export const clock = holdableClock();
 export const logger = stderrLogger;
 
 /** True when the state folder holds a journal. */
@@ -24,7 +27,10 @@ export function hasState(stateDir: string): boolean {
 export async function open(ctx: CommandContext): Promise<EventStore<HolonState>> {
   const store = await openStore(ctx.stateDir, { clock, logger, watch: false, store: ctx.store });
   noticeRefusals(ctx.stateDir, store);
-  return store;
+  if (!isGuarded(store.state)) return store;
+  // A state the human's passkey guards: what only they decide is asked on the page, never at this terminal.
+  const { askAtPage } = await import('./passkeyPage.ts');
+  return humanStore(store, clock, askAtPage);
 }
 
 /** Where a state folder remembers the last refused row its human was told of. */

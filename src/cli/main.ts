@@ -61,6 +61,11 @@ const GROUPS: { names: string[]; summaries: string[]; load: () => Promise<{ comm
     summaries: ['Prints the public key merchants trust for the mandates Holon signs for you'],
     load: () => import('./commands/keys.ts'),
   },
+  {
+    names: ['passkey'],
+    summaries: ['Adds, lists or removes the passkeys that decide for this state'],
+    load: () => import('./commands/passkey.ts'),
+  },
   { names: ['verify'], summaries: ['Checks the journal offline: hash chain and signatures'], load: () => import('./commands/verify.ts') },
   {
     names: ['store', 'migrate'],

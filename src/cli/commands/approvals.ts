@@ -1,4 +1,5 @@
 import { decideApproval, mayDecide } from '../../core/decisions/decide.ts';
+import { isGuarded } from '../../core/accounts/passkeys.ts';
 import { channelAccepted, pendingApprovals, setApprovalChannels } from '../../core/approvals/flow.ts';
 import { accountOfApproval } from '../../core/approvals/slice.ts';
 import type { ApprovalChannel } from '../../core/approvals/model.ts';
@@ -31,14 +32,18 @@ async function channels(ctx: Parameters<Command['run']>[0], value: string | unde
   const unknown = wanted.filter((c) => !(APPROVAL_CHANNELS as readonly string[]).includes(c));
   if (unknown.length > 0)
     throw new HolonError('invalid_input', `unknown channel ${unknown.join(', ')}; use ${APPROVAL_CHANNELS.join(', ')} or all`);
-  // Like approving, choosing who may approve is for a human at a terminal: an agent's shell has none.
-  if (!(await confirmAtTerminal(`Answer approvals on this state only through ${wanted.join(', ')}? [y/N] `, 'setting approval channels'))) {
-    ctx.out('Not changed.');
-    return 1;
-  }
   return withStore(
     open(ctx),
     async (store) => {
+      // Like approving, choosing who may approve is for a human: their passkey on its page where it guards
+      // the state, otherwise a terminal (an agent's shell has none).
+      if (
+        !isGuarded(store.state) &&
+        !(await confirmAtTerminal(`Answer approvals on this state only through ${wanted.join(', ')}? [y/N] `, 'setting approval channels'))
+      ) {
+        ctx.out('Not changed.');
+        return 1;
+      }
       await setApprovalChannels(store, wanted as ApprovalChannel[]);
       return print(ctx, { channels: wanted }, `Approvals on this state are now answered through: ${wanted.join(', ')}.`);
     },
@@ -110,7 +115,8 @@ const approveCmd: Command = {
         const a = store.state.approvals[id];
         if (!a) throw new HolonError('not_found', `no approval "${id}"`);
         process.stdout.write(`${approvalMessage(a)}\n`);
-        if (!(await confirmAtTerminal('Approve? [y/N] ', 'approve'))) {
+        // Where a passkey guards the state, the page asks (decisions/asserted.ts): nothing typed here decides.
+        if (!isGuarded(store.state) && !(await confirmAtTerminal('Approve? [y/N] ', 'approve'))) {
           ctx.out('Not approved.');
           return 1;
         }

@@ -1,0 +1,54 @@
+/**
+ * The human's passkey at the terminal: every decision the CLI writes in a guarded state is asked on a page
+ * Holon serves on this machine's loopback, opened in the system browser. A terminal, real or pseudo,
+ * decides nothing there: what is typed into it is never read as an answer.
+ */
+import { spawn } from 'node:child_process';
+import type { AskHuman } from '../core/decisions/asserted.ts';
+import type { HolonState } from '../core/fold/state.ts';
+import { HolonError } from '../core/kernel/errors.ts';
+import { decisionWords } from '../core/views/decisionWords.ts';
+import type { Answer, Ceremony } from '../core/ceremony/page.ts';
+import { logger } from './context.ts';
+
+/** Opens `url` in the system browser, unless HOLON_NO_BROWSER is set; a machine without one just prints it. */
+function openBrowser(url: string): void {
+  if (process.env['HOLON_NO_BROWSER']) return;
+  const [cmd, ...args] =
+    process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['cmd', '/c', 'start', '', url] : ['xdg-open', url];
+  try {
+    const child = spawn(cmd!, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // No browser to open: the URL is printed.
+  }
+}
+
+/** Serves `ceremony` until the human answers on its page (or closes the process); says where it is. */
+export async function atPage(ceremony: Ceremony): Promise<Answer> {
+  const { openCeremony } = await import('../core/ceremony/page.ts');
+  const page = await openCeremony(ceremony);
+  try {
+    logger.info(`${ceremony.title}: open ${page.url} and answer with your passkey`);
+    openBrowser(page.url);
+    return await page.answer;
+  } finally {
+    page.close();
+  }
+}
+
+/** Asks the human's passkey for a decision the CLI is about to write, on the page. */
+export const askAtPage: AskHuman<HolonState> = async (q) => {
+  const answer = await atPage({
+    kind: 'decide',
+    title: 'Holon: a decision for your passkey',
+    lines: decisionWords(q.state, q.events),
+    challenge: q.challenge,
+    credentials: q.credentials,
+    choices: ['confirm'],
+  });
+  if (answer.kind === 'cancelled') return undefined;
+  if (answer.kind !== 'decided') throw new HolonError('conflict', 'the page answered a decision with a registration');
+  return answer.assertion;
+};

@@ -1,0 +1,204 @@
+/**
+ * The human's passkey at the command line, played by Chromium's virtual authenticator on the page Holon
+ * serves: `holon passkey add` registers it, and from then on an approval, funding, a rate or a mandate edit
+ * is decided on that page only. What an agent with a shell tries instead — typing "y" into a pseudo-
+ * terminal, sealing a decision with the installation key it can read — decides nothing, and says so.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import { after, before, describe, test } from 'node:test';
+import { approvalEvent } from '../../src/core/approvals/slice.ts';
+import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
+import type { JournalEvent } from '../../src/core/store/store.ts';
+import { eventLine, linkEvents, seal } from '../../src/core/store/store.ts';
+import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
+import { noChromium, openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
+import type { Run } from './cliHarness.ts';
+import {
+  approvals,
+  cleanEnv,
+  ensureBuilt,
+  HANG_MS,
+  HOLON_BIN,
+  holonIn,
+  journalFile,
+  mcpSession,
+  readEvents,
+  requestApproval,
+  seededState,
+  until,
+} from './cliHarness.ts';
+
+/** A `holon` command that opens a page: the URL it prints, and how it ends. */
+interface PageCommand {
+  url: Promise<string>;
+  done: Promise<Run>;
+  child: ChildProcessWithoutNullStreams;
+}
+
+/** Starts `holon ARGS… --state STATE` as a human would, except that no browser is opened (the test is the browser). */
+function atPage(state: string, args: string[]): PageCommand {
+  const child = spawn(process.execPath, [HOLON_BIN, ...args, '--state', state], {
+    cwd: os.tmpdir(),
+    env: cleanEnv({ HOLON_NO_BROWSER: '1' }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // A safety net against a hung child, never an assertion on time.
+    timeout: HANG_MS,
+  });
+  let stdout = '';
+  let stderr = '';
+  let found: (url: string) => void = () => undefined;
+  const url = new Promise<string>((resolve) => (found = resolve));
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    const m = /open (http:\/\/localhost:\d+\/c\/[\w-]+\/)/.exec(stderr);
+    if (m) found(m[1]!);
+  });
+  const done = new Promise<Run>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  void done.then((r) => found(`(no page: exited ${r.code}: ${r.stderr})`));
+  return { url, done, child };
+}
+
+/** Appends `events` to the journal as one transaction sealed with the installation key, as an agent with a shell can. */
+function forge(state: string, events: { type: string; data: unknown }[]): void {
+  const lines = fs
+    .readFileSync(journalFile(state), 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
+  const last = JSON.parse(lines.at(-1)!) as JournalEvent;
+  const linked = linkEvents(events, { seq: last.seq, hash: last.hash }, new Date().toISOString());
+  seal(
+    linked.map((l) => l.e),
+    loadOrCreateSigner(state),
+  );
+  fs.appendFileSync(journalFile(state), linked.map((l) => `${eventLine(l)}\n`).join(''));
+}
+
+const statusOf = async (state: string, id: string): Promise<string | undefined> =>
+  (await approvals(state)).find((a) => a.id === id)?.status;
+
+describe("the human's passkey at the command line", { skip: noChromium }, () => {
+  let browser: PasskeyBrowser;
+  before(async () => {
+    await ensureBuilt();
+    browser = await openPasskeyBrowser();
+  });
+  after(() => browser?.close());
+
+  test('holon passkey add registers it on the page; then only the page decides: a pseudo-terminal\'s "y" does not, the passkey does, and a decision sealed with the installation key is refused', async () => {
+    const { dir: state, cleanup } = await seededState();
+    try {
+      // Two approvals an agent asks for, before the state is guarded.
+      const session = await mcpSession(state, 'demo/sandbox', ['--approval-wait', '0', '--no-elicitation']);
+      const ids: string[] = [];
+      try {
+        for (let i = 0; i < 3; i++) ids.push(await requestApproval(session));
+      } finally {
+        await session.close();
+      }
+      const [typed = '', paged = '', forged = ''] = ids;
+
+      const add = atPage(state, ['passkey', 'add', '--label', 'laptop']);
+      const credential: VirtualCredential = await browser.registerAt(await add.url);
+      const added = await add.done;
+      assert.equal(added.code, 0, added.stderr);
+      assert.match(added.stdout, /Added passkey .* \(laptop\)\. From now on, only your passkey decides/);
+      const listed = JSON.parse((await holonIn(state, ['passkey', 'list', '--json'])).stdout) as {
+        guarded: boolean;
+        passkeys: { label: string }[];
+      };
+      assert.equal(listed.guarded, true);
+      assert.deepEqual(
+        listed.passkeys.map((p) => p.label),
+        ['laptop'],
+      );
+
+      // An agent with a shell: `holon approve` in a pseudo-terminal, "y" typed as soon as it waits.
+      const pty = spawn('script', ['-qec', [process.execPath, HOLON_BIN, 'approve', typed, '--state', state].join(' '), '/dev/null'], {
+        cwd: os.tmpdir(),
+        env: cleanEnv({ TERM: 'dumb', HOLON_NO_BROWSER: '1' }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        timeout: HANG_MS,
+      });
+      let output = '';
+      pty.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      pty.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      const closed = new Promise<void>((resolve) => pty.on('close', () => resolve()));
+      await until(() => /open http:\/\/localhost/.test(output), 'the approve command waiting on its page');
+      assert.ok(!output.includes('[y/N]'), 'nobody is asked at the terminal');
+      pty.stdin.write('y\n');
+      pty.stdin.write('yes\n');
+      const lengthBefore = (await readEvents(state)).length;
+      pty.kill('SIGTERM');
+      await closed;
+      assert.equal(await statusOf(state, typed), 'pending', 'typing decided nothing');
+      assert.equal((await readEvents(state)).length, lengthBefore, 'and wrote nothing');
+
+      // The human, on the page, with the passkey.
+      const approve = atPage(state, ['approve', paged]);
+      const outcome = await browser.decideAt(await approve.url, credential, 'confirm');
+      assert.equal(outcome.state, 'done', outcome.status);
+      const approved = await approve.done;
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.equal(await statusOf(state, paged), 'approved');
+      const events = await readEvents(state);
+      const decided = events.findIndex((e) => e.type === 'approval.decided' && (e.data as { id: string }).id === paged);
+      assert.equal(events[decided - 1]?.type, 'human.asserted', 'the decision is written behind its assertion');
+      assert.equal((await holonIn(state, ['verify'])).code, 0, 'and every reader counts it');
+
+      // The agent seals a decision of the third with the installation key: every reader refuses it.
+      forge(state, [approvalEvent('approval.decided', { id: forged, decision: 'approved', channel: 'cli' })]);
+      const verify = await holonIn(state, ['verify']);
+      assert.notEqual(verify.code, 0);
+      assert.match(verify.stdout + verify.stderr, /not_asserted/);
+      const list = await holonIn(state, ['approvals', '--all', '--json']);
+      assert.notEqual(list.code, 0, 'a journal with a forged decision is not read as if it were decided');
+      assert.match(list.stderr, /only the human's passkey decides this/);
+    } finally {
+      cleanup();
+    }
+  });
+
+  test("funding, a rate and a mandate edit are the passkey's too: refused without the page, written through it", async () => {
+    const { dir: state, cleanup } = await seededState();
+    try {
+      const add = atPage(state, ['passkey', 'add']);
+      const credential = await browser.registerAt(await add.url);
+      assert.equal((await add.done).code, 0);
+
+      // The page closes unanswered (the process ends): nothing written.
+      const before = fs.readFileSync(journalFile(state));
+      const fund = atPage(state, ['fund', 'demo', '1000']);
+      await fund.url;
+      fund.child.kill('SIGTERM');
+      await fund.done;
+      assert.ok(fs.readFileSync(journalFile(state)).equals(before), 'an unanswered page writes nothing');
+
+      for (const args of [
+        ['fund', 'demo', '3'],
+        ['fx', 'USD', 'EUR', '0.95'],
+        ['mandate', 'edit', 'demo/sandbox', '--threshold', '0.40'],
+      ]) {
+        const cmd = atPage(state, args);
+        const outcome = await browser.decideAt(await cmd.url, credential, 'confirm');
+        assert.equal(outcome.state, 'done', outcome.status);
+        const r = await cmd.done;
+        assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+      }
+      const budget = JSON.parse((await holonIn(state, ['mandate', 'show', 'demo/sandbox', '--json'])).stdout) as {
+        approval_threshold: string;
+      };
+      assert.equal(budget.approval_threshold, '0.40');
+      assert.equal((await holonIn(state, ['verify'])).code, 0);
+    } finally {
+      cleanup();
+    }
+  });
+});
