@@ -10,8 +10,10 @@ const passkeyCmd: Command = {
   name: 'passkey',
   usage: 'passkey add [--label NAME] | passkey list | passkey remove ID',
   summary:
-    'Adds, lists or removes the passkeys that decide for this state. Once one is added, every decision (an approval, a mandate, money in, a rate, the catalog, a setting) ' +
-    "is made on a page Holon opens in your browser, with your passkey; the terminal and the state folder's keys decide nothing. A second passkey, or removing one, needs one you have.",
+    'Adds, lists or removes the passkeys that decide for this state. Once one is added, every decision ' +
+    '(an approval, a mandate, money in, a rate, the catalog, a setting) is made on a page Holon opens in ' +
+    "your browser, with your passkey; the terminal and the state folder's keys decide nothing. A second " +
+    'passkey, or removing one, needs one you have.',
   options: { label: { type: 'string', help: "a name for the new passkey (default: this machine's name)" } },
   positionals: [1, 2],
   async run(ctx) {
