@@ -7,7 +7,7 @@
  * checks what the browser sends only for shape and for the challenge; whoever keeps the answer verifies
  * the signature.
  */
-import { createHash, createPublicKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +24,7 @@ import { CEREMONY_ROUTES } from '../../shared/ceremony.ts';
 import { HolonError } from '../kernel/errors.ts';
 import { base64url, challengeOf } from '../passkey/challenge.ts';
 import type { AssertionJson, PasskeyCredential } from '../passkey/types.ts';
+import { credentialOfSpki } from '../passkey/credential.ts';
 import { RP_ID } from '../passkey/types.ts';
 
 export type { CeremonyChoice } from '../../shared/ceremony.ts';
@@ -153,11 +154,15 @@ export async function openCeremony(ceremony: Ceremony, opts: { signal?: AbortSig
     if (typeof id !== 'string' || !BASE64URL.test(id) || id.length > 1023) return invalid('the credential id is not base64url');
     if (field(response, 'publicKeyAlgorithm') !== ES256)
       return [400, problem('algorithm', 'Only ES256 (P-256) passkeys can be used: this one uses another algorithm.')];
-    const point = pointOfSpki(field(response, 'publicKey'));
-    if (!point) return invalid('the public key is not a P-256 key in SPKI form');
+    const spki = field(response, 'publicKey');
+    let credential: PasskeyCredential;
+    try {
+      credential = credentialOfSpki(id, typeof spki === 'string' ? spki : '');
+    } catch {
+      return invalid('the public key is not a P-256 key in SPKI form');
+    }
     const stale = clientDataProblem(field(response, 'clientDataJSON'), 'webauthn.create', createChallenge);
     if (stale) return stale;
-    const credential: PasskeyCredential = { id, ...point };
     made = { credential, challenge: base64url(challengeOf(ceremony.subject(credential))) };
     const reply: RegisteredJson = { options: requestOptions(made.challenge, [credential]) };
     return [200, reply];
@@ -283,17 +288,6 @@ function requestOptions(challenge: string, credentials: PasskeyCredential[]): Re
 
 const field = (value: unknown, key: string): unknown =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
-
-/** The point of a P-256 public key in SPKI DER (base64url), as a credential keeps it. */
-function pointOfSpki(spki: unknown): { x: string; y: string } | undefined {
-  if (typeof spki !== 'string' || !BASE64URL.test(spki)) return undefined;
-  try {
-    const jwk = createPublicKey({ key: Buffer.from(spki, 'base64url'), format: 'der', type: 'spki' }).export({ format: 'jwk' });
-    return jwk.kty === 'EC' && jwk.crv === 'P-256' && jwk.x && jwk.y ? { x: jwk.x, y: jwk.y } : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** An assertion as the browser's JSON gives it, in the journal's form; or what is wrong with it. */
 function assertionOf(value: unknown): AssertionJson | string {
