@@ -5,6 +5,13 @@ import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalWaiter } from '../core/approvals/flow.ts';
 import { decideApproval, mayDecide } from '../core/decisions/decide.ts';
 import { isGuarded } from '../core/accounts/passkeys.ts';
+import { randomUUID } from 'node:crypto';
+import type { Approval } from '../core/approvals/model.ts';
+import type { AskHuman } from '../core/decisions/asserted.ts';
+import { humanStore } from '../core/decisions/asserted.ts';
+import type { HolonState } from '../core/fold/state.ts';
+import { holdableClock } from '../core/kernel/deps.ts';
+import { decisionWords } from '../core/views/decisionWords.ts';
 import { channelAccepted, waitForDecision } from '../core/approvals/flow.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import { approvalMessage } from '../core/views/present.ts';
@@ -43,6 +50,44 @@ function spendRequestIdZero(server: Server): void {
 }
 
 /**
+ * Asks the human's passkey on a page this server serves on loopback, which the client is asked to open
+ * (a URL-mode elicitation): the page shows the approval in words and the passkey signs exactly the
+ * decision written. Declining to open it, or the wait being withdrawn, decides nothing.
+ */
+function passkeyPage(server: Server, approval: Approval, signal: AbortSignal, timeout: number): AskHuman<HolonState> {
+  return async (q) => {
+    const { openCeremony } = await import('../core/ceremony/page.ts');
+    const page = await openCeremony(
+      {
+        kind: 'decide',
+        title: 'Holon: approve with your passkey',
+        lines: decisionWords(q.state, q.events),
+        challenge: q.challenge,
+        credentials: q.credentials,
+        choices: ['confirm'],
+      },
+      { signal },
+    );
+    try {
+      const opened = await server.elicitInput(
+        {
+          mode: 'url',
+          message: `${approvalMessage(approval)}\nApprove it with your passkey on Holon's page.`,
+          url: page.url,
+          elicitationId: randomUUID(),
+        },
+        { signal, timeout },
+      );
+      if (opened.action !== 'accept') return undefined;
+      const answer = await page.answer;
+      return answer.kind === 'decided' ? answer.assertion : undefined;
+    } finally {
+      page.close();
+    }
+  };
+}
+
+/**
  * Waits for the human on every accepted channel at once: the journal (the panel, `holon approve`) and,
  * when the client supports it, an elicitation form. The first decision wins; the others are withdrawn.
  * A form the human dismisses (cancel) ends the wait at once: the agent gets the pending approval and can
@@ -57,15 +102,14 @@ export function createApprovalWaiter(
     const caps = server.getClientCapabilities()?.elicitation;
     // An empty elicitation capability means form mode (the spec before URL mode existed). On a team's
     // account, the human at this client decides with this installation's key: no form unless it is an approver's.
-    // Where the human's passkey guards the state, a form (which the agent's host fills) decides nothing.
-    const canElicit =
-      deps.approvals.elicitation &&
-      !isGuarded(deps.store.state) &&
-      channelAccepted(deps.store.state, 'elicitation') &&
-      mayDecide(deps.store.state, approval, deps.signer) &&
-      caps !== undefined &&
-      (caps.form !== undefined || caps.url === undefined);
-    const waitMs = canElicit ? Math.max(deps.approvals.waitMs, deps.approvals.elicitationWaitMs) : deps.approvals.waitMs;
+    const elicitable =
+      deps.approvals.elicitation && channelAccepted(deps.store.state, 'elicitation') && mayDecide(deps.store.state, approval, deps.signer);
+    // Where the human's passkey guards the state, a form (which the agent's host fills) decides nothing:
+    // the client is asked to open the passkey's page instead (URL mode), where it can.
+    const guarded = isGuarded(deps.store.state);
+    const canElicit = elicitable && !guarded && caps !== undefined && (caps.form !== undefined || caps.url === undefined);
+    const canOpenPage = elicitable && guarded && caps?.url !== undefined;
+    const waitMs = canElicit || canOpenPage ? Math.max(deps.approvals.waitMs, deps.approvals.elicitationWaitMs) : deps.approvals.waitMs;
     if (waitMs <= 0) return 'pending';
 
     // Stops the wait on the journal: the caller gave up, or the human dismissed the form.
@@ -113,6 +157,24 @@ export function createApprovalWaiter(
           // Withdrawn because another channel decided first, timed out, or already decided: all expected.
           if (!withdrawForm.signal.aborted && !HolonError.is(err, 'conflict'))
             deps.logger.warn(`elicitation for ${approval.id}: ${(err as Error).message}`);
+        }
+      })();
+    }
+    if (canOpenPage) {
+      formOpen = true;
+      void (async () => {
+        try {
+          spendRequestIdZero(server);
+          const clock = holdableClock(deps.clock);
+          const store = humanStore(deps.store, clock, passkeyPage(server, approval, withdrawForm.signal, waitMs));
+          await decideApproval(store, clock, approval.id, 'approved', 'elicitation', deps.signer);
+        } catch (err) {
+          // The host declined to open the page, or the human left it: as a dismissed form, the agent gets the approval pending.
+          if (HolonError.is(err, 'denied')) stopWaiting.abort();
+          else if (!withdrawForm.signal.aborted && !HolonError.is(err, 'conflict'))
+            deps.logger.warn(`passkey page for ${approval.id}: ${(err as Error).message}`);
+        } finally {
+          formOpen = false;
         }
       })();
     }
