@@ -118,3 +118,13 @@ export async function confirmAtTerminal(question: string, refusal: string): Prom
     rl.close();
   }
 }
+
+/**
+ * Asks the human at a terminal, as confirmAtTerminal does — unless a passkey guards the state: then the
+ * passkey's page asks, as the change is written (decisions/asserted.ts), and nothing typed here counts.
+ */
+export async function confirmUnlessGuarded(ctx: CommandContext, question: string, refusal: string): Promise<boolean> {
+  const guarded =
+    (ctx.store !== undefined || hasState(ctx.stateDir)) && (await withStore(open(ctx), async (store) => isGuarded(store.state)));
+  return guarded || confirmAtTerminal(question, refusal);
+}

@@ -374,7 +374,7 @@ describe('holon commands', { concurrency: 3 }, () => {
       }
     });
 
-    const COMMANDS = ['fund', 'mandate', 'agents', 'approvals', 'approve', 'reject', 'windows', 'receipts', 'budget', 'holds', 'fx', 'wallet', 'keys', 'verify', 'mcp', 'serve', 'token', 'demo', 'intents', 'audit', 'limits', 'memory', 'store', 'migrate', 'team'];
+    const COMMANDS = ['fund', 'mandate', 'agents', 'approvals', 'approve', 'reject', 'windows', 'receipts', 'budget', 'holds', 'fx', 'wallet', 'keys', 'verify', 'mcp', 'serve', 'token', 'demo', 'intents', 'audit', 'limits', 'memory', 'store', 'migrate', 'team', 'passkey'];
 
     test('holon --help lists every command; holon COMMAND --help shows its usage and options', async () => {
       const { dir: root, cleanup } = tempDir('holon-cli-');

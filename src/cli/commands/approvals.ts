@@ -11,7 +11,7 @@ import { approvalMessage } from '../../core/views/present.ts';
 import type { HolonState } from '../../core/fold/state.ts';
 import type { Signer } from '../../core/store/store.ts';
 import type { Command } from '../args.ts';
-import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';
+import { clock, confirmAtTerminal, confirmUnlessGuarded, list, open, openExisting, print, withStore } from '../context.ts';
 import { approvalLine } from '../render.ts';
 
 /** `approvals channels …`: which channels may answer approvals on this state. Setting it is interactive. */
@@ -32,18 +32,21 @@ async function channels(ctx: Parameters<Command['run']>[0], value: string | unde
   const unknown = wanted.filter((c) => !(APPROVAL_CHANNELS as readonly string[]).includes(c));
   if (unknown.length > 0)
     throw new HolonError('invalid_input', `unknown channel ${unknown.join(', ')}; use ${APPROVAL_CHANNELS.join(', ')} or all`);
+  // Like approving, choosing who may approve is for a human: their passkey on its page where it guards the
+  // state, otherwise a terminal (an agent's shell has none).
+  if (
+    !(await confirmUnlessGuarded(
+      ctx,
+      `Answer approvals on this state only through ${wanted.join(', ')}? [y/N] `,
+      'setting approval channels',
+    ))
+  ) {
+    ctx.out('Not changed.');
+    return 1;
+  }
   return withStore(
     open(ctx),
     async (store) => {
-      // Like approving, choosing who may approve is for a human: their passkey on its page where it guards
-      // the state, otherwise a terminal (an agent's shell has none).
-      if (
-        !isGuarded(store.state) &&
-        !(await confirmAtTerminal(`Answer approvals on this state only through ${wanted.join(', ')}? [y/N] `, 'setting approval channels'))
-      ) {
-        ctx.out('Not changed.');
-        return 1;
-      }
       await setApprovalChannels(store, wanted as ApprovalChannel[]);
       return print(ctx, { channels: wanted }, `Approvals on this state are now answered through: ${wanted.join(', ')}.`);
     },

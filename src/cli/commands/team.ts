@@ -8,7 +8,7 @@ import type { TeamMember, TeamRole, TeamRoleChange } from '../../core/accounts/t
 import { checkedKey, machineOf, roleOf, setTeamMember, WHOLE_STORE } from '../../core/accounts/team.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
-import { confirmAtTerminal, hasState, open, openExisting, print, withStore } from '../context.ts';
+import { confirmUnlessGuarded, hasState, open, openExisting, print, withStore } from '../context.ts';
 
 const USAGE =
   "team add KEY --account A|'*' --name N [--role member|approver|owner] | team " +
@@ -79,7 +79,7 @@ async function change(ctx: CommandContext, key: string | undefined, role: TeamRo
     role === 'removed'
       ? `Remove ${key} from the team of ${where}?`
       : `Make ${name ?? key} (${key}) ${role === 'owner' ? 'an owner' : role === 'approver' ? 'an approver' : 'a member'} of ${where}?`;
-  if (!(await confirmAtTerminal(`${what} [y/N] `, role === 'removed' ? 'removing a team member' : 'adding a team member'))) {
+  if (!(await confirmUnlessGuarded(ctx, `${what} [y/N] `, role === 'removed' ? 'removing a team member' : 'adding a team member'))) {
     ctx.out('Not changed.');
     return 1;
   }
