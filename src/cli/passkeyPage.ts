@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { AskHuman } from '../core/decisions/asserted.ts';
+import type { AskPasskey } from '../core/rails/delegation/humanAccount.ts';
 import type { HolonState } from '../core/fold/state.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import { decisionWords } from '../core/views/decisionWords.ts';
@@ -50,5 +51,13 @@ export const askAtPage: AskHuman<HolonState> = async (q) => {
   });
   if (answer.kind === 'cancelled') return undefined;
   if (answer.kind !== 'decided') throw new HolonError('conflict', 'the page answered a decision with a registration');
+  return answer.assertion;
+};
+
+/** Asks the human's passkey to sign a digest the chain checks (a mandate's delegation), on the page. */
+export const askPasskeyAtPage: AskPasskey = async (q) => {
+  const answer = await atPage({ kind: 'decide', ...q, choices: ['confirm'] });
+  if (answer.kind === 'cancelled') return undefined;
+  if (answer.kind !== 'decided') throw new HolonError('conflict', 'the page answered a signature with a registration');
   return answer.assertion;
 };

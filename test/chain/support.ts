@@ -1,6 +1,8 @@
 /** What the chain suites share: Holon's chain settings for the local chain, and reading a settlement back. */
 import type { Address, Hex } from 'viem';
-import { getAddress, parseAbiItem } from 'viem';
+import { BaseError, createWalletClient, decodeErrorResult, getAddress, parseAbi, parseAbiItem } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { localChainDefinition, localTransport } from '../../examples/chain/network.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { budgetInfo } from '../../src/editor/views.ts';
 import { json } from '../cli/cliHarness.ts';
@@ -153,4 +155,48 @@ export async function chainWorld(chain: LocalChain, wallet: Wallet, usdc: bigint
     wallet,
     chain: chainOf(chain),
   });
+}
+
+const AGENT_ERRORS = parseAbi(['error Error(string)', 'error InvalidERC1271Signature()', 'error CannotUseADisabledDelegation()']);
+
+/**
+ * Sends `tx` from `key` as an agent holding that key would: with a gas limit of its own, so the chain mines
+ * it whether or not it reverts. Returns null when it went through, else why the chain refused it (the same
+ * call asked of the node just before, decoded), after checking the mined transaction agrees.
+ */
+export async function sendAsAgent(chain: LocalChain, key: Hex, tx: { to: Address; data: Hex }): Promise<string | null> {
+  const from = privateKeyToAccount(key);
+  let reason: string | null = null;
+  try {
+    await chain.client.call({ account: from.address, ...tx });
+  } catch (err) {
+    reason = revertReason(err);
+  }
+  const sender = createWalletClient({ account: from, chain: localChainDefinition(chain.rpcUrl), transport: localTransport(chain.rpcUrl) });
+  const nonce = await chain.client.getTransactionCount({ address: from.address });
+  let hash: Hex | undefined;
+  try {
+    hash = await sender.sendTransaction({ ...tx, gas: 3_000_000n, nonce });
+  } catch {
+    // The node mines a transaction that reverts, and answers its sender with the revert: find it in the block.
+    const block = await chain.client.getBlock({ blockTag: 'latest', includeTransactions: true });
+    hash = block.transactions.find((t) => t.from.toLowerCase() === from.address.toLowerCase() && t.nonce === nonce)?.hash;
+  }
+  if (!hash) throw new Error('the transaction was not mined');
+  const receipt = await chain.client.waitForTransactionReceipt({ hash });
+  if (receipt.status !== (reason === null ? 'success' : 'reverted'))
+    throw new Error(`the mined transaction disagrees with its simulation (${reason})`);
+  return reason;
+}
+
+function revertReason(err: unknown): string {
+  // The node answers a reverted call with JSON-RPC's error, whose `data` carries the revert data.
+  const dataOf = (e: unknown): unknown => {
+    const d = (e as { data?: unknown }).data;
+    return typeof d === 'string' ? d : (d as { data?: unknown } | undefined)?.data;
+  };
+  const data = err instanceof BaseError ? dataOf(err.walk((e) => typeof dataOf(e) === 'string')) : undefined;
+  if (typeof data !== 'string' || !data.startsWith('0x')) throw err;
+  const decoded = decodeErrorResult({ abi: AGENT_ERRORS, data: data as Hex });
+  return decoded.errorName === 'Error' ? String(decoded.args?.[0]) : decoded.errorName;
 }

@@ -9,6 +9,8 @@ import { createMandate, patchMandate } from '../../core/accounts/mandates.ts';
 import { openTermsText, signMandateConsent } from '../../core/commerce/ap2.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
+import { CHAIN_OPTIONS } from '../chainOptions.ts';
+import { delegateOnChain } from '../chainAccount.ts';
 import { clock, confirmAtTerminal, list, open, openExisting, print, withStore } from '../context.ts';
 import { budgetJson, mandateText } from '../render.ts';
 
@@ -254,6 +256,7 @@ const mandateCmd: Command = {
     'store to a Holon server started in it; unbind undoes it (both ask at a terminal); binding shows it.',
   options: {
     ...MANDATE_OPTIONS,
+    ...CHAIN_OPTIONS,
     workspace: { type: 'string', help: 'bind, unbind, binding: the workspace folder (default: the current folder)' },
   },
   positionals: [1, 2],
@@ -289,7 +292,8 @@ const mandateCmd: Command = {
         open(ctx),
         async (store) => {
           const m = await createMandate(store, clock, id, input);
-          return print(ctx, m, `Created ${mandateText(m, store.state, clock.now())}${await consentText(ctx.stateDir, m)}`);
+          const held = await delegateOnChain(ctx, store, id);
+          return print(ctx, m, `Created ${mandateText(m, store.state, clock.now())}${await consentText(ctx.stateDir, m)}${held}`);
         },
         true,
       );
@@ -302,7 +306,9 @@ const mandateCmd: Command = {
         openExisting(ctx),
         async (store) => {
           const m = await patchMandate(store, clock, id, withTermsFlag(ctx.opts, patch, store.state.mandates[id]));
-          return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}${await consentText(ctx.stateDir, m)}`);
+          // An active mandate's new limits are signed again; a suspended or revoked one delegates nothing new.
+          const held = m.status === 'active' ? await delegateOnChain(ctx, store, id) : '';
+          return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}${await consentText(ctx.stateDir, m)}${held}`);
         },
         true,
       );

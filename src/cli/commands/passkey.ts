@@ -1,6 +1,10 @@
 import * as os from 'node:os';
 import { activePasskeys, addPasskey, isGuarded, registrationSubject, removePasskey } from '../../core/accounts/passkeys.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
+import { accountOn, chainAccountEvent } from '../../core/accounts/chainAccount.ts';
+import { createHumanAccount, deployHumanAccount } from '../../core/rails/delegation/humanAccount.ts';
+import { accountRail } from '../chainAccount.ts';
+import { CHAIN_OPTIONS } from '../chainOptions.ts';
 import type { Command } from '../args.ts';
 import { str } from '../args.ts';
 import { open, openExisting, print, withStore } from '../context.ts';
@@ -8,25 +12,35 @@ import { atPage } from '../passkeyPage.ts';
 
 const passkeyCmd: Command = {
   name: 'passkey',
-  usage: 'passkey add [--label NAME] | passkey list | passkey remove ID',
+  usage:
+    'passkey add [--label NAME] [--rpc-url URL --chain-id N --token ADDRESS] | passkey account [ID] | passkey list | passkey remove ID',
   summary:
     'Adds, lists or removes the passkeys that decide for this state. Once one is added, every decision ' +
     '(an approval, a mandate, money in, a rate, the catalog, a setting) is made on a page Holon opens in ' +
     "your browser, with your passkey; the terminal and the state folder's keys decide nothing. A second " +
-    'passkey, or removing one, needs one you have.',
-  options: { label: { type: 'string', help: "a name for the new passkey (default: this machine's name)" } },
+    'passkey, or removing one, needs one you have. With a chain (its flags, or $HOLON_RPC_URL), add also deploys ' +
+    "your account there, owned by the new passkey alone (the state's wallet pays the gas); account does it later " +
+    "for a passkey you have. Then each mandate's limits are signed as a delegation the chain holds.",
+  options: {
+    label: { type: 'string', help: "a name for the new passkey (default: this machine's name)" },
+    ...CHAIN_OPTIONS,
+  },
   positionals: [1, 2],
   async run(ctx) {
     const [verb, id] = ctx.args;
     if (verb === 'list') {
       return withStore(openExisting(ctx), async (store) => {
         const keys = activePasskeys(store.state).map((r) => ({ id: r.credential.id, label: r.label, added_at: r.added_at }));
+        const accounts = Object.values(store.state.chain_account.accounts);
         return print(
           ctx,
-          { guarded: isGuarded(store.state), passkeys: keys },
+          { guarded: isGuarded(store.state), passkeys: keys, accounts },
           keys.length === 0
             ? 'No passkey: this state decides with its local keys.'
-            : keys.map((k) => `${k.id}  ${k.label}  added ${k.added_at}`).join('\n'),
+            : [
+                ...keys.map((k) => `${k.id}  ${k.label}  added ${k.added_at}`),
+                ...accounts.map((a) => `Account ${a.address} on eip155:${a.chain_id}, owned by passkey ${a.credential}`),
+              ].join('\n'),
         );
       });
     }
@@ -37,6 +51,19 @@ const passkeyCmd: Command = {
         async (store) => {
           await removePasskey(store, id);
           return print(ctx, { removed: id }, `Removed passkey ${id}.`);
+        },
+        true,
+      );
+    }
+    if (verb === 'account') {
+      return withStore(
+        openExisting(ctx),
+        async (store) => {
+          const rail = accountRail(ctx);
+          if (!rail)
+            throw new HolonError('invalid_input', 'holon passkey account needs a chain: --rpc-url URL --chain-id N --token ADDRESS');
+          const a = await createHumanAccount(store, rail.reader, rail.wallet, id);
+          return print(ctx, a, `Your account on eip155:${a.chain_id} is ${a.address}, owned by passkey ${a.credential} alone.`);
         },
         true,
       );
@@ -63,11 +90,25 @@ const passkeyCmd: Command = {
           ctx.out('Not added.');
           return 1;
         }
-        const added = await addPasskey(store, answer.credential, label, answer.assertion);
+        // With a chain, the new passkey's account is deployed first and recorded beside it: one decision.
+        const rail = accountRail(ctx);
+        const account =
+          rail && !accountOn(store.state, rail.reader.config.chainId)
+            ? await deployHumanAccount(rail.reader, rail.wallet, answer.credential)
+            : undefined;
+        const added = await addPasskey(
+          store,
+          answer.credential,
+          label,
+          answer.assertion,
+          account ? [chainAccountEvent('account.created', account)] : [],
+        );
         return print(
           ctx,
-          { id: added.credential.id, label: added.label, guarded: true },
-          `Added passkey ${added.credential.id} (${added.label}).${first ? ' From now on, only your passkey decides for this state.' : ''}`,
+          { id: added.credential.id, label: added.label, guarded: true, account: account ?? null },
+          `Added passkey ${added.credential.id} (${added.label}).` +
+            (first ? ' From now on, only your passkey decides for this state.' : '') +
+            (account ? ` Your account on eip155:${account.chain_id} is ${account.address}, owned by this passkey alone.` : ''),
         );
       },
       true,

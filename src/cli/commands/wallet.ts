@@ -5,7 +5,8 @@ import { createWallet, loadWallet, saveWallet, WALLET_FILE } from '../../core/lo
 import type { Command } from '../args.ts';
 import { chainReader, walletBalances } from '../../core/rails/chain.ts';
 import { CHAIN_OPTIONS, chainOf } from '../chainOptions.ts';
-import { print } from '../context.ts';
+import { hasState, openExisting, print, withStore } from '../context.ts';
+import { accountOn } from '../../core/accounts/chainAccount.ts';
 
 /** Reads a private key from standard input: never from the command line, where other processes see it. */
 async function keyFromStdin(): Promise<string> {
@@ -45,7 +46,15 @@ const walletCmd: Command = {
         ? ` holds ${balances.token.amount} ${balances.token.currency} and ${balances.native.amount} ${balances.native.currency} ` +
           `on ${balances.network}`
         : ' (no chain configured: --rpc-url, or $HOLON_RPC_URL, shows what it holds)';
-      return print(ctx, { address: w.address, balances }, `Wallet ${w.address}${held}`);
+      // The human's account, where the passkey keeps the money and the hot key above draws only within the mandates.
+      const account =
+        chain && hasState(ctx.stateDir) ? await withStore(openExisting(ctx), async (st) => accountOn(st.state, chain.chainId)) : undefined;
+      const inAccount = account ? await walletBalances(chainReader(chain!), account.address) : null;
+      const accountText = inAccount
+        ? `\nYour account ${inAccount.address} (owned by your passkey) holds ${inAccount.token.amount} ${inAccount.token.currency} ` +
+          `on ${inAccount.network}; the wallet above draws from it only within each mandate's delegation`
+        : '';
+      return print(ctx, { address: w.address, balances, account: inAccount }, `Wallet ${w.address}${held}${accountText}`);
     }
     if (sub !== 'create' && sub !== 'import') throw new HolonError('invalid_input', 'usage: holon wallet [create | import]');
     if (fs.existsSync(path.join(ctx.stateDir, WALLET_FILE)))

@@ -11,7 +11,7 @@ import { dict, toDict } from '../kernel/util.ts';
 import type { AssertionJson, PasskeyCredential } from '../passkey/types.ts';
 import type { Slice } from '../store/slice.ts';
 import { eventsOf } from '../store/slice.ts';
-import type { EventStore } from '../store/store.ts';
+import type { EventStore, NewEvent } from '../store/store.ts';
 
 /** A passkey the state knows: registered when, by what name, and removed when (then it decides nothing). */
 export interface PasskeyRecord {
@@ -111,19 +111,22 @@ export function passkeyOf(s: PasskeysFields, id: string): PasskeyRecord {
 /**
  * Adds a passkey the human just made (its `proof` signed with it). The first makes the state guarded;
  * any later one is itself a decision, which the store hands to an existing passkey (decisions/asserted.ts).
+ * `also`: events written in the same transaction (the account the new passkey owns on a chain), so that
+ * one touch decides both.
  */
 export async function addPasskey(
   store: EventStore<PasskeysFields>,
   credential: PasskeyCredential,
   label: string,
   proof: AssertionJson,
+  also: readonly NewEvent[] = [],
 ): Promise<PasskeyRecord> {
   const name = label.trim();
   if (name.length === 0 || name.length > 80) throw new HolonError('invalid_input', 'a passkey is named in 1 to 80 characters');
   return store.transact((s) => {
     if (s.passkeys.credentials[credential.id]) throw new HolonError('conflict', `passkey ${credential.id} is registered already`);
     return {
-      events: [passkeyEvent('passkey.registered', { credential, label: name, proof })],
+      events: [passkeyEvent('passkey.registered', { credential, label: name, proof }), ...also],
       result: { credential, label: name, added_at: new Date().toISOString() },
     };
   });

@@ -394,7 +394,7 @@ async function chainPayment(
   if (prior && prior.status !== 'expired' && prior.status !== 'released') return { payload: prior.payload, settlement: prior.id };
   const signed = await signCheckoutPayment(chain, offer.offer, offer.amount, `${r.merchant.merchant}:checkout:${checkout}`, clock.now());
   const recorded = await recordSigned(
-    { store, chain: chain.reader },
+    { store, chain: chain.reader, wallet: chain.wallet },
     {
       mandate: r.mandate,
       for: { kind: 'purchase', id: purchase },

@@ -33,6 +33,9 @@ import { verifyAssertion } from '../passkey/assertion.ts';
 import { isCredential } from '../passkey/credential.ts';
 import { base64url, challengeOf } from '../passkey/challenge.ts';
 import type { AssertionJson } from '../passkey/types.ts';
+import type { ChainAccountFields, DelegationJson } from '../accounts/chainAccount.ts';
+import { accountOn } from '../accounts/chainAccount.ts';
+import { FRAMEWORKS } from '../rails/delegation/addresses.ts';
 
 /** The slices the rule reads: who is who, and what earlier events made. */
 type AuthorityFields = TeamFields &
@@ -45,7 +48,8 @@ type AuthorityFields = TeamFields &
   RunTokensFields &
   PresenceFields &
   SettlementFields &
-  PasskeysFields;
+  PasskeysFields &
+  ChainAccountFields;
 
 /** What writing one event takes. */
 type Need =
@@ -363,6 +367,14 @@ const RULES: Record<string, Rule> = {
   }),
   'human.asserted': rule<{ nonce: unknown; assertion: unknown }>((d, x, e) => humanAsserted(d, x, e)),
 
+  // The passkey's account on a chain: an owner's decision, at the address its passkey and salt give.
+  'account.created': rule<{ address: unknown; chain_id: unknown; credential: unknown; salt: unknown; factory: unknown }>((d, x) =>
+    accountCreated(d, x),
+  ),
+  // A mandate's delegation and the floats drawn under it: records of what the chain judges, by its members.
+  'mandate.delegated': rule<{ mandate: unknown; delegation: unknown; digest: unknown }>((d, x) => mandateDelegated(d, x)),
+  'float.funded': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
+
   // Nothing to decide.
   checkpoint: rule(() => 'anyone'),
   'journal.repaired': rule(() => 'anyone'),
@@ -385,6 +397,45 @@ function humanAsserted(d: { nonce: unknown; assertion: unknown }, x: Scope, e: J
   if (bad) return bad;
   x.asserted = true;
   return 'anyone';
+}
+
+/**
+ * The account a passkey of this state owns: that passkey registered (before, or earlier in the same
+ * transaction), on a chain where Holon knows the framework, through the framework's factory. Whether the
+ * address is that passkey's is the chain's to say (`holon verify` and the deployment read it there): the
+ * fold stays free of the chain's encoders, which the editor's bundle need not carry.
+ */
+function accountCreated(d: { address: unknown; chain_id: unknown; credential: unknown; salt: unknown; factory: unknown }, x: Scope): Need {
+  const chainId = typeof d.chain_id === 'number' ? d.chain_id : NaN;
+  const framework = FRAMEWORKS[chainId];
+  if (!framework) return refuse('malformed', `it names chain ${String(d.chain_id)}, where Holon knows no Delegation Framework`);
+  if (accountOn(x.s, chainId)) return refuse('conflict', `the human has an account on chain ${chainId} already`);
+  const id = typeof d.credential === 'string' ? d.credential : '';
+  const r = x.s.passkeys.credentials[id];
+  const registered = x.events.some(
+    (e) => e.type === 'passkey.registered' && (e.data as { credential?: { id?: unknown } }).credential?.id === id,
+  );
+  if (!registered && (!r || r.removed_at !== undefined))
+    return refuse('unknown_credential', 'it names no passkey this state has registered as the owner');
+  if (typeof d.salt !== 'string' || !HEX32.test(d.salt)) return refuse('malformed', 'its salt is not 32 bytes of hex');
+  if (typeof d.address !== 'string' || !ADDRESS.test(d.address)) return refuse('malformed', 'it names no address');
+  if (typeof d.factory !== 'string' || d.factory.toLowerCase() !== framework.SimpleFactory.toLowerCase())
+    return refuse('inconsistent', "it names another factory than the framework's");
+  return owner(WHOLE_STORE);
+}
+
+const HEX32 = /^0x[0-9a-fA-F]{64}$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** A delegation from one of the human's accounts: a record only, which the chain judges on every redeem. */
+function mandateDelegated(d: { mandate: unknown; delegation: unknown; digest: unknown }, x: Scope): Need {
+  const j = d.delegation as DelegationJson | undefined;
+  const from = typeof j?.delegator === 'string' ? j.delegator.toLowerCase() : '';
+  if (!Object.values(x.s.chain_account.accounts).some((a) => a.address.toLowerCase() === from))
+    return refuse('unknown', "it delegates from no account of the human's");
+  if (typeof d.digest !== 'string' || !HEX32.test(d.digest) || !Array.isArray(j?.caveats))
+    return refuse('malformed', 'it is not a delegation');
+  return onMandate(d.mandate, member);
 }
 
 function mandateChange(d: { mandate: Mandate }, x: Scope): Need {

@@ -38,6 +38,8 @@ import type { TeamEvents, TeamFields } from '../accounts/team.ts';
 import { teamSlice } from '../accounts/team.ts';
 import type { PasskeyEvents, PasskeysFields } from '../accounts/passkeys.ts';
 import { passkeysSlice } from '../accounts/passkeys.ts';
+import type { ChainAccountEvents, ChainAccountFields } from '../accounts/chainAccount.ts';
+import { chainAccountSlice } from '../accounts/chainAccount.ts';
 
 /** Everything the journal folds into: the same in every process that reads it. */
 export type HolonState = MandatesFields &
@@ -55,6 +57,7 @@ export type HolonState = MandatesFields &
   PurchasesFields &
   TeamFields &
   PasskeysFields &
+  ChainAccountFields &
   ActivityFields;
 
 /** Every event type the slices fold, with its payload. */
@@ -72,7 +75,8 @@ export type EventMap = MandateEvents &
   MemoryEvents &
   PurchaseEvents &
   TeamEvents &
-  PasskeyEvents;
+  PasskeyEvents &
+  ChainAccountEvents;
 
 const combined = combineSlices<HolonState>([
   mandatesSlice,
@@ -90,6 +94,7 @@ const combined = combineSlices<HolonState>([
   purchasesSlice,
   teamSlice,
   passkeysSlice,
+  chainAccountSlice,
   // Last: it only reads what the others' events say, for the humans' views.
   activitySlice,
 ]);

@@ -135,7 +135,7 @@ export async function payIntentOnChain(deps: ChainPayDeps, id: string, order: { 
       payload: { signature, authorization: built.request.message as unknown as Authorization },
     };
     const recorded = await recordSigned(
-      { store: deps.store, chain: rail.reader },
+      { store: deps.store, chain: rail.reader, wallet: rail.wallet },
       {
         mandate: intent.mandate,
         for: { kind: 'intent', id },

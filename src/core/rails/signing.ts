@@ -21,6 +21,8 @@ import { recordedScheme, schemeOf } from './schemes.ts';
 import type { Settlement, SettlementFor } from './settlement.ts';
 import { isOpen, sameNonce, settlementEvent } from './settlement.ts';
 import { lapsesAt } from './settlementView.ts';
+import type { Wallet } from '../local/wallet.ts';
+import { floatForPayment } from './delegation/humanAccount.ts';
 
 /** What a toolset hands over once the wallet signed, before the payment is sent. */
 export interface SignedDraft {
@@ -154,13 +156,22 @@ export function signedSettlement(
 /**
  * Records a payment the wallet signed, in one transaction, before it is sent: its settlement and, for a
  * payment drawn from a call's hold (`parent`), a hold of its own that carries it from then on, whatever
- * becomes of the call. Returns the settlement's id.
+ * becomes of the call. Returns the settlement's id. Every payment passes here before it leaves, so here the
+ * hot key (`wallet`) draws its float for an EIP-3009 payment from the human's account, when the state has
+ * one and the mandate a delegation (delegation/humanAccount.ts); in any other state nothing is drawn.
  */
 export async function recordSigned(
-  deps: { store: EventStore<HolonState>; chain: ChainReader | undefined },
+  deps: { store: EventStore<HolonState>; chain: ChainReader | undefined; wallet?: Wallet | undefined },
   draft: SignedDraft,
   options: { parent?: string; fromBlock?: bigint | null } = {},
 ): Promise<{ id: string; checked: boolean }> {
+  if (
+    deps.wallet &&
+    deps.chain &&
+    draft.scheme === undefined &&
+    draft.authorization.from.toLowerCase() === deps.wallet.address.toLowerCase()
+  )
+    await floatForPayment(deps.store, deps.chain, deps.wallet, draft.mandate, BigInt(draft.authorization.value));
   const fromBlock = options.fromBlock !== undefined ? options.fromBlock : await startBlock(deps.chain);
   return deps.store.transact((s) => {
     const signed = signedSettlement(draft, deps.chain, fromBlock);

@@ -221,7 +221,7 @@ export class X402Payer {
     const payment = chainPaymentOf(signed, amount);
     if (!store || !payment) throw new Error('a payment signed for an agent could not be recorded');
     const draft = { ...payment, mandate: limit.mandate, for: { kind: 'call' as const, id: limit.hold }, hold: newId('pay'), held };
-    return (await recordSigned({ store, chain: this.deps.chain }, draft, { parent: limit.hold })).id;
+    return (await recordSigned({ store, chain: this.deps.chain, wallet: this.deps.wallet }, draft, { parent: limit.hold })).id;
   }
 
   /**

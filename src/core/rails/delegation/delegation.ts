@@ -5,7 +5,9 @@
  * every caveat's enforcer on each redeem, so nothing the hot key holds can widen what was signed.
  */
 import type { Address, Hex } from 'viem';
-import { encodeAbiParameters, encodeFunctionData, encodePacked, hashTypedData, parseAbi } from 'viem';
+import { encodeAbiParameters, encodeFunctionData, encodePacked, getAddress, hashTypedData, isAddress, parseAbi } from 'viem';
+import type { DelegationJson } from '../../accounts/chainAccount.ts';
+import { HolonError } from '../../kernel/errors.ts';
 import type { Framework } from './addresses.ts';
 import type { Call, Caveat } from './caveats.ts';
 
@@ -113,4 +115,33 @@ export function revokeCall(delegation: Delegation, framework: Framework): Call {
     args: [{ ...delegation, signature: '0x' }],
   });
   return { target: framework.DelegationManager, value: 0n, data };
+}
+
+/** `delegation` as the journal keeps it (its salt in decimal). */
+export function delegationJson(delegation: Delegation): DelegationJson {
+  return { ...delegation, caveats: delegation.caveats.map((c) => ({ ...c })), salt: delegation.salt.toString() };
+}
+
+/** A delegation the journal kept; refused (`invalid_input`) when a field is not of its form. */
+export function delegationFromJson(j: DelegationJson): Delegation {
+  const hex = (v: unknown, field: string): Hex => {
+    if (typeof v !== 'string' || !/^0x([0-9a-fA-F]{2})*$/.test(v))
+      throw new HolonError('invalid_input', `the delegation's ${field} is not hex`);
+    return v as Hex;
+  };
+  const address = (v: unknown, field: string): Address => {
+    if (typeof v !== 'string' || !isAddress(v, { strict: false }))
+      throw new HolonError('invalid_input', `the delegation's ${field} is not an address`);
+    return getAddress(v);
+  };
+  if (typeof j.salt !== 'string' || !/^[0-9]{1,78}$/.test(j.salt))
+    throw new HolonError('invalid_input', "the delegation's salt is not a number");
+  if (!Array.isArray(j.caveats)) throw new HolonError('invalid_input', 'the delegation has no caveats');
+  return {
+    delegate: address(j.delegate, 'delegate'),
+    delegator: address(j.delegator, 'delegator'),
+    authority: hex(j.authority, 'authority'),
+    caveats: j.caveats.map((c) => ({ enforcer: address(c.enforcer, 'enforcer'), terms: hex(c.terms, 'terms'), args: hex(c.args, 'args') })),
+    salt: BigInt(j.salt),
+  };
 }
