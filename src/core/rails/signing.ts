@@ -22,7 +22,7 @@ import type { Settlement, SettlementFor } from './settlement.ts';
 import { isOpen, sameNonce, settlementEvent } from './settlement.ts';
 import { lapsesAt } from './settlementView.ts';
 import type { Wallet } from '../local/wallet.ts';
-import { floatForPayment } from './delegation/humanAccount.ts';
+import { delegationOfMandate } from '../accounts/chainAccount.ts';
 
 /** What a toolset hands over once the wallet signed, before the payment is sent. */
 export interface SignedDraft {
@@ -169,9 +169,13 @@ export async function recordSigned(
     deps.wallet &&
     deps.chain &&
     draft.scheme === undefined &&
-    draft.authorization.from.toLowerCase() === deps.wallet.address.toLowerCase()
-  )
+    draft.authorization.from.toLowerCase() === deps.wallet.address.toLowerCase() &&
+    delegationOfMandate(deps.store.state, draft.mandate)
+  ) {
+    // Loaded only where a mandate has a delegation: the editor's bundle, which folds and decides, never needs it.
+    const { floatForPayment } = await import('./delegation/humanAccount.ts');
     await floatForPayment(deps.store, deps.chain, deps.wallet, draft.mandate, BigInt(draft.authorization.value));
+  }
   const fromBlock = options.fromBlock !== undefined ? options.fromBlock : await startBlock(deps.chain);
   return deps.store.transact((s) => {
     const signed = signedSettlement(draft, deps.chain, fromBlock);
