@@ -402,7 +402,7 @@ function humanAsserted(d: { nonce: unknown; assertion: unknown }, x: Scope, e: J
 /**
  * The account a passkey of this state owns: that passkey registered (before, or earlier in the same
  * transaction), on a chain where Holon knows the framework, through the framework's factory. Whether the
- * address is that passkey's is the chain's to say (`holon verify` and the deployment read it there): the
+ * address is that passkey's is the chain's to say (its deployment reads it there): the
  * fold stays free of the chain's encoders, which the editor's bundle need not carry.
  */
 function accountCreated(d: { address: unknown; chain_id: unknown; credential: unknown; salt: unknown; factory: unknown }, x: Scope): Need {
