@@ -97,9 +97,9 @@ export class EditorState implements vscode.Disposable {
   /** The host's record for this state folder (see `selected`). */
   private readonly recordFile: string;
   private record: HostRecord;
-  /** Asks the human's passkey on its page, with a notification beside it. */
   /** The browser and the notifications the passkey's page uses. */
   private readonly pageUi: PageUi;
+  /** Asks the human's passkey on its page, for what only they decide. */
   private readonly ask: AskHuman<HolonState>;
 
   constructor(
