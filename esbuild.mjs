@@ -21,9 +21,10 @@ const base = {
  * Modules the extension loads only when first needed (with `import()`): the schemas (zod) that check
  * what a human or a view sends, the wallet, the YAML and diff libraries of the personnel change diff panel,
  * the PostgreSQL client of the team store (and its verification), the chain reader (viem's client) of
- * the wallet's balances, and the AP2 mandates (the SD-JWT libraries) of the mandate form and receipts. The extension takes them from dist/holon.js, which holds them all already
- * (see `holonEntry`), so activating the extension never compiles or runs them and the package carries
- * them once.
+ * the wallet's balances, the AP2 mandates (the SD-JWT libraries) of the mandate form and receipts, and the
+ * passkey's page on loopback (its HTTP server), served only when a passkey is used. The extension takes
+ * them from dist/holon.js, which holds them all already (see `holonEntry`), so activating the extension
+ * never compiles or runs them and the package carries them once.
  */
 const LAZY = ['src/core/kernel/schemas.ts', 'src/core/local/wallet.ts', 'src/core/rails/chain.ts', 'src/core/commerce/ap2.ts', 'src/core/commerce/consent.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', 'src/core/market/discovery.ts', 'src/core/rails/delegation/humanAccount.ts', 'src/core/ceremony/page.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 

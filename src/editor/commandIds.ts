@@ -19,6 +19,7 @@ export const COMMANDS = {
   setStorePassword: 'holon.setStorePassword',
   clearStorePassword: 'holon.clearStorePassword',
   getStarted: 'holon.getStarted',
+  addPasskey: 'holon.addPasskey',
 } as const;
 
 /**

@@ -13,6 +13,7 @@ import { claudeCodeCommands } from './commands/claudeCode.ts';
 import type { Command, CommandDeps, CommandName, HolonCommands } from './commands/command.ts';
 import { ledgerCommands } from './commands/ledger.ts';
 import { mandateCommands } from './commands/mandates.ts';
+import { passkeyCommands } from './commands/passkey.ts';
 import { runTokenCommands } from './commands/runTokens.ts';
 import { startCommands } from './commands/start.ts';
 import { teamStoreCommands } from './commands/teamStore.ts';
@@ -33,6 +34,7 @@ export function createCommands(deps: CommandDeps): HolonCommands {
     ...runTokenCommands(deps),
     ...teamStoreCommands(deps),
     ...startCommands(deps),
+    ...passkeyCommands(deps),
   };
 }
 

@@ -15,7 +15,8 @@ export async function decideInEditor(state: EditorState, id: string, decision: '
   } catch (err) {
     if (!HolonError.is(err)) throw err;
     const tell = err.reason === 'denied' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-    const hint = err.reason === 'denied' && err.details['reason'] !== 'not_an_approver' ? ' (setting holon.approvals.channels)' : '';
+    // The setting is the answer only when the channel was refused, not the approver or the passkey.
+    const hint = err.reason === 'denied' && err.details['channel'] !== undefined ? ' (setting holon.approvals.channels)' : '';
     tell(`Holon: ${err.message}${hint}`).then(undefined, () => {});
     return false;
   }

@@ -1,8 +1,11 @@
 import * as vscode from 'vscode';
 import { setApprovalChannels } from '../core/approvals/flow.ts';
 import { approvalEvent } from '../core/approvals/slice.ts';
-import type { Clock, Logger } from '../core/kernel/deps.ts';
-import { systemClock } from '../core/kernel/deps.ts';
+import type { Answer, Ceremony } from '../core/ceremony/page.ts';
+import type { AskHuman } from '../core/decisions/asserted.ts';
+import { humanStore } from '../core/decisions/asserted.ts';
+import type { HeldClock, Logger } from '../core/kernel/deps.ts';
+import { holdableClock } from '../core/kernel/deps.ts';
 import { openStore } from '../core/holon.ts';
 import { lazySigner } from '../core/store/keys.ts';
 import { recoverOrphanedHolds } from '../core/money/spend.ts';
@@ -11,6 +14,8 @@ import { initialState } from '../core/fold/state.ts';
 import type { EventStore, RefusedTx, Signer } from '../core/store/store.ts';
 import { unseenRefusals } from '../core/store/store.ts';
 import type { HostRecord } from './hostRecord.ts';
+import type { PageUi } from './passkey.ts';
+import { askInEditor, atPageInEditor, editorPageUi } from './passkey.ts';
 import { hostRecordFile, readHostRecord, writeHostRecord } from './hostRecord.ts';
 import type { ApprovalConfig } from './settings.ts';
 import { approvalConfig, storeSetting } from './settings.ts';
@@ -53,10 +58,15 @@ function chooseStore(): StoreChoice {
  * has loaded. When the team store's setting or password changes, `reopen` closes it and opens the one
  * chosen now. A team store that cannot be opened is a failure shown to the human, never a quiet fall
  * back to the local journal: two ledgers would each hold half of the team's spending.
+ *
+ * Every command, panel and view writes through `store()`, which asks the human's passkey, on its page,
+ * for what only they decide once a passkey guards the state (decisions/asserted.ts); anything else is
+ * written as it is. So a decision needs no code of its own to be asserted.
  */
 export class EditorState implements vscode.Disposable {
   readonly dir: string;
-  readonly clock: Clock = systemClock;
+  /** Held still while a decision is built twice, to be shown to the passkey and then written. */
+  readonly clock: HeldClock = holdableClock();
   /** The installation key of this state folder: the human's decisions in the editor are signed with it. */
   readonly signer: Signer;
   private readonly changed = new vscode.EventEmitter<void>();
@@ -87,12 +97,18 @@ export class EditorState implements vscode.Disposable {
   /** The host's record for this state folder (see `selected`). */
   private readonly recordFile: string;
   private record: HostRecord;
+  /** The browser and the notifications the passkey's page uses. */
+  private readonly pageUi: PageUi;
+  /** Asks the human's passkey on its page, for what only they decide. */
+  private readonly ask: AskHuman<HolonState>;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     readonly logger: Logger,
   ) {
     this.dir = (context.storageUri ?? context.globalStorageUri).fsPath;
+    this.pageUi = editorPageUi(vscode, logger);
+    this.ask = askInEditor(this.pageUi);
     this.signer = lazySigner(this.dir);
     this.recordFile = hostRecordFile(context.globalStorageUri.fsPath, this.dir);
     this.record = readHostRecord(this.recordFile);
@@ -168,13 +184,15 @@ export class EditorState implements vscode.Disposable {
       const password = team ? await this.context.secrets.get(team.secretKey) : undefined;
       this.passwordKept = password !== undefined && password !== '';
       const url = team ? withPassword(team.url, password) : undefined;
-      const store = await openStore(this.dir, { clock: this.clock, logger: this.logger, store: url });
+      const real = await openStore(this.dir, { clock: this.clock, logger: this.logger, store: url });
       if (generation !== this.generation || this.disposed) {
         // A newer choice was made while this one opened: what waited for this store gets that one.
-        store.close();
+        real.close();
         if (this.disposed) throw new Error('Holon was deactivated before its state loaded');
         return this.loading;
       }
+      // Wrapped whether guarded or not: the first passkey can be added while the store is open.
+      const store = humanStore(real, this.clock, this.ask);
       this.opened = store;
       this.serverUrl = url;
       const shownKey = `holon.refusalsShown:${team?.label ?? 'journal'}`;
@@ -184,13 +202,14 @@ export class EditorState implements vscode.Disposable {
         void this.context.globalState.update(shownKey, through);
         this.refusing.fire(unseen);
       };
-      tell(store.refused);
+      tell(real.refused);
       this.closers.push(
-        store.subscribe(() => this.changed.fire()),
-        store.onBroken((err) => this.fail(generation, err)),
-        store.onRefused((tx) => tell([tx])),
-        recoverOrphanedHolds(store, this.logger),
-        () => store.close(),
+        real.subscribe(() => this.changed.fire()),
+        real.onBroken((err) => this.fail(generation, err)),
+        real.onRefused((tx) => tell([tx])),
+        // Housekeeping, never a decision: it must not open a page nobody asked for.
+        recoverOrphanedHolds(real, this.logger),
+        () => real.close(),
       );
       this.changed.fire();
       return store;
@@ -264,6 +283,11 @@ export class EditorState implements vscode.Disposable {
       // Kept for this session at least; the human is told why it will not outlive it.
       this.logger.error(`could not keep the selection in ${this.recordFile}: ${(err as Error).message}`);
     }
+  }
+
+  /** Serves a passkey's page (a new passkey, say) until the human answers it or cancels. */
+  atPage(ceremony: Ceremony): Promise<Answer> {
+    return atPageInEditor(this.pageUi, ceremony);
   }
 
   /** Which channels the human accepts, and how long a server waits (the user's settings only). */

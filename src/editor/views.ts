@@ -28,7 +28,7 @@ import type {
   SpendInfo,
   StoreInfo,
 } from '../webview/protocol/holonView.ts';
-import { approvalRows } from '../webview/protocol/holonView.ts';
+import { approvalRows } from '../webview/protocol/approvalRows.ts';
 import type { StoreInUse } from './storeSetting.ts';
 import type { ProposalState } from '../webview/protocol/proposal.ts';
 import type {

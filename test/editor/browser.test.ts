@@ -25,6 +25,7 @@ import { UcpCheckout } from '../../src/server/commerce/ucp.ts';
 import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
 import type { Bridge, EditorRunOptions } from './workbench.ts';
 import { answerInput, cli, contrastOf, host, openEditor, paletteOffers, pendingInView, pick, runCommand, storeArgs, tabsTo, webview, withEditor } from './workbench.ts';
+import { attachAuthenticator, exportCredential, pressOnPage } from '../helpers/passkeyBrowser.ts';
 import {
   ensureTools,
   packageVsix,
@@ -692,6 +693,86 @@ test('Holon in code-server, clicked in Chromium: fund, select, approve, reject, 
         await buyer?.close().catch(() => {});
         await shop.close();
       }
+    });
+
+    // Last: once a passkey guards the state, every decision above would be asked on its page.
+    await step('Holon: Add Passkey registers a passkey on its page in the browser; then Approve in the view is confirmed there, and Cancel in the notification leaves it pending', async () => {
+      await clearNotifications();
+      await host(bridge, '/command', { id: 'workbench.action.closeAllEditors' });
+      const context = p.context();
+      /**
+       * The page Holon opened, as the human's browser shows it. code-server shows a localhost URL under the
+       * workbench's own origin (/proxy/PORT/), here 127.0.0.1, where WebAuthn refuses the relying party
+       * `localhost`: the page is taken at the direct address it forwards to, http://localhost:PORT/c/TOKEN/.
+       */
+      const nextPage = async (open: () => Promise<unknown>): Promise<{ page: Page; url: string }> => {
+        const popup = context.waitForEvent('page');
+        await open();
+        const page = await popup;
+        await page.waitForURL(/\/c\/[\w-]+\/?$/);
+        const m = /^https?:\/\/[^/]+(?:\/proxy\/(\d+))?(\/c\/[\w-]+\/)$/.exec(page.url());
+        assert.ok(m, `the passkey's page opened at ${page.url()}`);
+        const url = m[1] ? `http://localhost:${m[1]}${m[2]}` : page.url();
+        process.stderr.write(`[editor] the passkey's page opened at ${page.url()}; taken at ${url}\n`);
+        return { page, url };
+      };
+      const register = await nextPage(async () => {
+        await runCommand(p, 'Holon: Add Passkey');
+        await answerInput(p, /A name for the passkey/, 'editor test key');
+      });
+      const authenticator = await attachAuthenticator(register.page);
+      const registered = await pressOnPage(register.page, register.url, 'register');
+      assert.equal(registered.state, 'done', registered.status);
+      const credential = await exportCredential(authenticator);
+      await register.page.close();
+      await until(async () => (await cli<{ guarded: boolean; passkeys: { label: string }[] }>(bridge, ['passkey', 'list'])).passkeys.some((k) => k.label === 'editor test key'), 'the passkey in the state', 30_000, 250);
+      await host(bridge, '/command', { id: 'notifications.showList' });
+      await p.locator('.notifications-center .notification-list-item', { hasText: 'only your passkey decides' }).first().waitFor();
+      await screenshot(p, '12-passkey-added');
+
+      // A call above the threshold: Approve in the view opens the page, and the passkey confirms there.
+      await clearNotifications();
+      let view = await showView();
+      const call = pipelineCall();
+      const id = await pendingInView(view, PIPELINE, seen);
+      seen.add(id);
+      const decide = await nextPage(() => view.locator(`[data-testid="approve-${id}"]`).click());
+      await attachAuthenticator(decide.page, credential);
+      assert.match(await (await decide.page.request.get(new URL('ceremony', decide.url).toString())).text(), /APPROVE/);
+      const confirmed = await pressOnPage(decide.page, decide.url, 'confirm');
+      assert.equal(confirmed.state, 'done', confirmed.status);
+      await screenshot(decide.page, '12-passkey-confirmed');
+      await decide.page.close();
+      const out = await call;
+      assert.equal(out.structured?.['status'], 'succeeded', out.text);
+      assert.deepEqual((({ status, channel }) => [status, channel])(await approvalOf(bridge, id)), ['used', 'panel']);
+      await view.locator(`[data-testid="approval-${id}"]`).waitFor({ state: 'detached' });
+      const journal = path.join(bridge.stateDir, 'journal.jsonl');
+      if (fs.existsSync(journal)) {
+        const events = fs.readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: { id?: string } });
+        const at = events.findIndex((e) => e.type === 'approval.decided' && e.data.id === id);
+        assert.ok(at > 0, 'the decision is in the journal');
+        assert.equal(events[at - 1]?.type, 'human.asserted', 'the passkey\'s assertion comes right before the decision');
+      }
+
+      // Another: Approve opens the page, and Cancel in Holon's notification decides nothing.
+      await clearNotifications();
+      view = await showView();
+      void pipelineCall();
+      const other = await pendingInView(view, PIPELINE, seen);
+      seen.add(other);
+      const cancelled = await nextPage(() => view.locator(`[data-testid="approve-${other}"]`).click());
+      await host(bridge, '/command', { id: 'notifications.showList' });
+      const notice = p.locator('.notifications-center .notification-list-item', { hasText: 'confirm with your passkey on the page' }).first();
+      await notice.waitFor();
+      await screenshot(p, '12-passkey-notification');
+      await notice.locator('a.monaco-button', { hasText: 'Cancel' }).click();
+      await p.locator('.notifications-center .notification-list-item', { hasText: 'not decided' }).first().waitFor();
+      assert.equal((await approvalOf(bridge, other)).status, 'pending');
+      // The page is closed: it answers nothing now.
+      assert.equal((await cancelled.page.reload().catch(() => null))?.ok() ?? false, false, 'the cancelled page is no longer served');
+      await cancelled.page.close();
+      await view.locator(`[data-testid="approval-${other}"]`).waitFor();
     });
 
     // Everything above went to the ledger the user's settings chose: the journal, or the team store (with no journal beside it).

@@ -50,48 +50,64 @@ const AUTHENTICATOR = {
   automaticPresenceSimulation: true,
 } as const;
 
+/** A virtual authenticator on a page. */
+export interface Authenticator {
+  cdp: CDPSession;
+  authenticatorId: string;
+}
+
+/**
+ * Attaches a virtual authenticator to `page` through CDP, holding `credential` when given: the human's
+ * security key, at that page. Attach it before the page asks for a passkey.
+ */
+export async function attachAuthenticator(page: Page, credential?: VirtualCredential): Promise<Authenticator> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', { options: AUTHENTICATOR });
+  if (credential) await cdp.send('WebAuthn.addCredential', { authenticatorId, credential });
+  return { cdp, authenticatorId };
+}
+
+/** The one passkey an authenticator holds, exported to carry to later pages. */
+export async function exportCredential({ cdp, authenticatorId }: Authenticator): Promise<VirtualCredential> {
+  const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+  const [credential] = credentials;
+  if (!credential || credentials.length !== 1) throw new Error(`the authenticator holds ${credentials.length} credentials, not 1`);
+  return credential;
+}
+
+/** Opens the ceremony page at `url`, presses `choice`, and waits until the page says it is done or shows an error. */
+export async function pressOnPage(page: Page, url: string, choice: string): Promise<PageOutcome> {
+  await page.goto(url);
+  await page.locator(`button[data-choice="${choice}"]`).click();
+  const settled = page.locator('main[data-state="done"], main[data-state="error"]');
+  await settled.waitFor();
+  const state = (await settled.getAttribute('data-state')) as PageOutcome['state'];
+  return { state, status: (await page.locator('#status').textContent()) ?? '' };
+}
+
 export async function openPasskeyBrowser(): Promise<PasskeyBrowser> {
   const browser: Browser = await launchChromium();
 
   /** A page in a context of its own, with a virtual authenticator attached before anything loads. */
-  async function withAuthenticator<T>(fn: (page: Page, cdp: CDPSession, authenticatorId: string) => Promise<T>): Promise<T> {
+  async function withAuthenticator<T>(fn: (page: Page, authenticator: Authenticator) => Promise<T>, credential?: VirtualCredential): Promise<T> {
     const context = await browser.newContext();
     try {
       const page = await context.newPage();
-      const cdp = await context.newCDPSession(page);
-      await cdp.send('WebAuthn.enable');
-      const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', { options: AUTHENTICATOR });
-      return await fn(page, cdp, authenticatorId);
+      return await fn(page, await attachAuthenticator(page, credential));
     } finally {
       await context.close();
     }
   }
 
-  /** Presses the button and waits until the page says it is done or shows an error. */
-  async function press(page: Page, url: string, choice: string): Promise<PageOutcome> {
-    await page.goto(url);
-    await page.locator(`button[data-choice="${choice}"]`).click();
-    const settled = page.locator('main[data-state="done"], main[data-state="error"]');
-    await settled.waitFor();
-    const state = (await settled.getAttribute('data-state')) as PageOutcome['state'];
-    return { state, status: (await page.locator('#status').textContent()) ?? '' };
-  }
-
   return {
     registerAt: (url) =>
-      withAuthenticator(async (page, cdp, authenticatorId) => {
-        const outcome = await press(page, url, 'register');
+      withAuthenticator(async (page, authenticator) => {
+        const outcome = await pressOnPage(page, url, 'register');
         if (outcome.state !== 'done') throw new Error(`registration failed on the page: ${outcome.status}`);
-        const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
-        const [credential] = credentials;
-        if (!credential || credentials.length !== 1) throw new Error(`the authenticator holds ${credentials.length} credentials, not 1`);
-        return credential;
+        return exportCredential(authenticator);
       }),
-    decideAt: (url, credential, choice) =>
-      withAuthenticator(async (page, cdp, authenticatorId) => {
-        await cdp.send('WebAuthn.addCredential', { authenticatorId, credential });
-        return press(page, url, choice);
-      }),
+    decideAt: (url, credential, choice) => withAuthenticator((page) => pressOnPage(page, url, choice), credential),
     open: async (url) => {
       const page = await browser.newPage();
       await page.goto(url);

@@ -29,6 +29,7 @@ const COMMAND_IDS = [
   'holon.setStorePassword',
   'holon.clearStorePassword',
   'holon.getStarted',
+  'holon.addPasskey',
 ];
 
 describe('Holon in a real VS Code', function () {

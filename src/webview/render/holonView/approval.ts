@@ -1,7 +1,7 @@
 // An approval's card in the Holon view: what the human is asked to allow, in the same lines the Approve
 // command's dialog shows, what would be lost (never folded away), and Approve / Reject for whoever may decide.
 import type { ApprovalKind, PendingApproval } from '../../protocol/holonView.ts';
-import { approvalRows, MACHINE_SEPARATOR } from '../../protocol/holonView.ts';
+import { approvalRows, MACHINE_SEPARATOR } from '../../protocol/approvalRows.ts';
 import { button, h, money, setDisabled, time } from '../dom.ts';
 import type { ViewContext } from './context.ts';
 
