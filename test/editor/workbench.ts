@@ -64,14 +64,48 @@ export function cli<T>(bridge: Bridge, args: string[]): Promise<T> {
   });
 }
 
-/** F1, the command's title, then its row: the palette as the human uses it. */
-export async function runCommand(page: Page, title: string): Promise<void> {
+/** How many times the palette is opened again when it closed under the human (see `again`). */
+const PALETTE_TRIES = 3;
+
+/**
+ * Runs `steps` in the palette, again if the palette closed before they were done: a panel the previous
+ * command revealed can take the focus a moment late, and a quick input closes when it loses the focus. A
+ * human opens it again; so does the test, at most PALETTE_TRIES times. Each wait is for a condition.
+ */
+async function again(steps: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await steps();
+      return;
+    } catch (err) {
+      if (attempt >= PALETTE_TRIES) throw err;
+    }
+  }
+}
+
+/** F1 and the command's title; its row, clicked. */
+async function openCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Escape');
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget .quick-input-box input').first();
-  await input.waitFor({ state: 'visible' });
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click({ timeout: 10_000 });
+}
+
+/** F1, the command's title, then its row: the palette as the human uses it. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await again(() => openCommand(page, title));
+}
+
+/** A command whose quick pick the human answers with the row `label`: the palette, then the pick. */
+export async function runCommandAndPick(page: Page, title: string, label: string): Promise<void> {
+  await again(async () => {
+    await openCommand(page, title);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    await row.click({ timeout: 10_000 });
+  });
 }
 
 /** The quick input after a command opened it: waits for it, types `value` (when given), Enter. */

@@ -4,10 +4,16 @@
  * else, so the agent can list and open pull requests and never merge. The token is the human's; it is
  * sent to GitHub only, and never appears in an error, a log line or a result.
  */
-import { Octokit } from '@octokit/rest';
+import { Octokit as OctokitCore } from '@octokit/core';
+import { paginateRest } from '@octokit/plugin-paginate-rest';
 import type { Logger } from '../../core/kernel/deps.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import type { Forge, ForgePr, OpenPrRequest } from '../../core/office/forge.ts';
+
+// Octokit's core with its paginator, asked by route: the two endpoints Holon uses, without the table of
+// every GitHub endpoint that `@octokit/rest` carries (some 80 kB in the package, for nothing).
+const Octokit = OctokitCore.plugin(paginateRest);
+type Octokit = InstanceType<typeof Octokit>;
 
 /** GitHub's public API; GitHub Enterprise Server answers under `https://HOST/api/v3`. */
 export const GITHUB_API = 'https://api.github.com';
@@ -169,7 +175,7 @@ export class GitHubForge implements Forge {
   async listOpen(repo: string): Promise<ForgePr[]> {
     try {
       const out: ForgePr[] = [];
-      const pages = this.#octokit.paginate.iterator(this.#octokit.rest.pulls.list, {
+      const pages = this.#octokit.paginate.iterator('GET /repos/{owner}/{repo}/pulls', {
         owner: this.owner,
         repo,
         state: 'open',
@@ -188,7 +194,7 @@ export class GitHubForge implements Forge {
 
   /** The open pull request from `head` (a branch of this owner's repo) into `base`, if there is one. */
   async #openFor(repo: string, head: string, base: string): Promise<ForgePr | undefined> {
-    const { data } = await this.#octokit.rest.pulls.list({
+    const { data } = await this.#octokit.request('GET /repos/{owner}/{repo}/pulls', {
       owner: this.owner,
       repo,
       state: 'open',
@@ -212,7 +218,7 @@ export class GitHubForge implements Forge {
       const same = await this.#openFor(r.repo, r.head, r.base);
       if (same) return { ...same, existing: true };
       try {
-        const { data } = await this.#octokit.rest.pulls.create({
+        const { data } = await this.#octokit.request('POST /repos/{owner}/{repo}/pulls', {
           owner: this.owner,
           repo: r.repo,
           head: r.head,
