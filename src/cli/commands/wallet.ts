@@ -54,7 +54,11 @@ const walletCmd: Command = {
         ? `\nYour account ${inAccount.address} (owned by your passkey) holds ${inAccount.token.amount} ${inAccount.token.currency} ` +
           `on ${inAccount.network}; the wallet above draws from it only within each mandate's delegation`
         : '';
-      return print(ctx, { address: w.address, balances, account: inAccount }, `Wallet ${w.address}${held}${accountText}`);
+      return print(
+        ctx,
+        { address: w.address, balances, ...(inAccount ? { account: inAccount } : {}) },
+        `Wallet ${w.address}${held}${accountText}`,
+      );
     }
     if (sub !== 'create' && sub !== 'import') throw new HolonError('invalid_input', 'usage: holon wallet [create | import]');
     if (fs.existsSync(path.join(ctx.stateDir, WALLET_FILE)))
