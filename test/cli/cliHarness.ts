@@ -137,8 +137,25 @@ export const SEED_COMMANDS: string[][] = [
   ['fund', 'demo', '5'],
   ['fx', 'USD', 'EUR', '0.92'],
   [
-    'mandate', 'create', 'demo/sandbox', '--threshold', '0.50', '--total', '5', '--per-day', '4', '--per-call', '3.50',
-    '--capabilities', 'extraction.*,pipeline.*', '--regions', 'EU', '--retention', '30', '--training', 'no',
+    'mandate',
+    'create',
+    'demo/sandbox',
+    '--threshold',
+    '0.50',
+    '--total',
+    '5',
+    '--per-day',
+    '4',
+    '--per-call',
+    '3.50',
+    '--capabilities',
+    'extraction.*,pipeline.*',
+    '--regions',
+    'EU',
+    '--retention',
+    '30',
+    '--training',
+    'no',
   ],
   ['agents', 'add', path.join(EXAMPLES, 'catalog.json')],
 ];
@@ -150,7 +167,11 @@ let template: Promise<string> | undefined;
  * and the day, so that no test runs on a ledger written on another day than its own.
  */
 function seedInputs(): string {
-  const h = createHash('sha256').update(ROOT).update(fs.readFileSync(HOLON_BIN)).update(JSON.stringify(SEED_COMMANDS)).update(new Date().toISOString().slice(0, 10));
+  const h = createHash('sha256')
+    .update(ROOT)
+    .update(fs.readFileSync(HOLON_BIN))
+    .update(JSON.stringify(SEED_COMMANDS))
+    .update(new Date().toISOString().slice(0, 10));
   h.update(fs.readFileSync(path.join(EXAMPLES, 'catalog.json')));
   const files = path.join(EXAMPLES, 'files');
   for (const f of fs.readdirSync(files).sort()) h.update(f).update(fs.readFileSync(path.join(files, f)));
@@ -178,7 +199,8 @@ function seededTemplate(): Promise<string> {
       copyExampleFiles(path.join(made, 'state'));
       fs.writeFileSync(path.join(made, 'ready'), '');
       // What earlier builds seeded is of no more use.
-      for (const old of fs.readdirSync(cache)) if (old !== 'making.lock' && path.join(cache, old) !== made) fs.rmSync(path.join(cache, old), { recursive: true, force: true });
+      for (const old of fs.readdirSync(cache))
+        if (old !== 'making.lock' && path.join(cache, old) !== made) fs.rmSync(path.join(cache, old), { recursive: true, force: true });
       fs.renameSync(made, done);
     });
     return state;
@@ -305,7 +327,8 @@ export async function serveIn(state: string, extra: string[] = []): Promise<Serv
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const url = await until(() => {
     const printed = /serving MCP on (http:\/\/\S+\/mcp)/.exec(log)?.[1];
-    if (!printed && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`holon serve exited before printing its URL: ${log}`);
+    if (!printed && (child.exitCode !== null || child.signalCode !== null))
+      throw new Error(`holon serve exited before printing its URL: ${log}`);
     return printed;
   }, 'holon serve to print its URL');
   const stop = async (): Promise<void> => {
@@ -333,12 +356,72 @@ const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 /** Strips what a terminal adds: carriage returns and escape sequences. */
 export const clean = (s: string): string => s.replace(/\r/g, '').replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
+/** A `holon` command that opens pages: the URLs it prints, in order, and how it ends. */
+export interface PageCommand {
+  /** The first page's URL. */
+  url: Promise<string>;
+  /** The `n`th page's URL (0 is the first): a command may ask more than once (a mandate, then its delegation). */
+  page(n: number): Promise<string>;
+  done: Promise<Run>;
+  child: ChildProcessWithoutNullStreams;
+}
+
+/**
+ * Starts `holon ARGS… --state STATE` as a human would, except that no browser is opened (the test is the
+ * browser, on the URLs the command prints).
+ */
+export function atPage(state: string, args: string[], env: Record<string, string> = {}): PageCommand {
+  const child = spawn(process.execPath, [HOLON_BIN, ...args, '--state', state], {
+    cwd: os.tmpdir(),
+    env: cleanEnv({ HOLON_NO_BROWSER: '1', ...env }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // A safety net against a hung child, never an assertion on time.
+    timeout: HANG_MS,
+  });
+  let stdout = '';
+  let stderr = '';
+  const urls = (): string[] => [...stderr.matchAll(/open (http:\/\/localhost:\d+\/c\/[\w-]+\/)/g)].map((m) => m[1]!);
+  let ended: Run | undefined;
+  const waiting: (() => void)[] = [];
+  const wake = (): void => {
+    for (const w of waiting.splice(0)) w();
+  };
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    wake();
+  });
+  const done = new Promise<Run>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      ended = { code, stdout, stderr };
+      wake();
+      resolve(ended);
+    });
+  });
+  const page = async (n: number): Promise<string> => {
+    for (;;) {
+      const found = urls()[n];
+      if (found) return found;
+      if (ended) throw new Error(`holon ${args.join(' ')} opened no page ${n + 1}: exited ${ended.code}: ${ended.stderr}`);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  const url = page(0);
+  // A command that ends without a page rejects `url`; a caller that never asks for it is not told so twice.
+  url.catch(() => undefined);
+  return { url, page, done, child };
+}
+
 /**
  * Runs `holon ARGS…` in a real terminal (util-linux `script`), as a human at their shell. When the
  * prompt "[y/N]" shows, types `answer` and Enter. `shellSuffix` is appended to the shell command (e.g.
  * "< /dev/null" to take the terminal away from stdin again); `cwd` is the shell's folder (default the OS temp dir).
  */
-export async function inTerminal(args: string[], options: { answer?: string; shellSuffix?: string; cwd?: string } = {}): Promise<{ code: number | null; output: string }> {
+export async function inTerminal(
+  args: string[],
+  options: { answer?: string; shellSuffix?: string; cwd?: string } = {},
+): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, HOLON_BIN, ...args].map(shq).join(' ') + (options.shellSuffix ? ` ${options.shellSuffix}` : '');
   const cwd = options.cwd ?? os.tmpdir();
   return new Promise((resolve, reject) => {
@@ -372,17 +455,43 @@ export async function inTerminal(args: string[], options: { answer?: string; she
  * owner `owner` (the store's root, say) does it: `holon team whoami` on the member's side, then
  * `holon team add` at the owner's terminal, answered yes.
  */
-export async function joinTeam(owner: string, member: string, options: { store: string; account?: string; name?: string; role?: 'member' | 'approver' | 'owner' }): Promise<string> {
+export async function joinTeam(
+  owner: string,
+  member: string,
+  options: { store: string; account?: string; name?: string; role?: 'member' | 'approver' | 'owner' },
+): Promise<string> {
   const who = await holon(['team', 'whoami', '--json', '--state', member, '--store', options.store]);
   assert.equal(who.code, 0, who.stderr);
   const key = (JSON.parse(who.stdout) as { key: string }).key;
-  const added = await inTerminal(['team', 'add', key, '--account', options.account ?? 'demo', '--name', options.name ?? 'Member', '--role', options.role ?? 'member', '--state', owner, '--store', options.store], { answer: 'y' });
+  const added = await inTerminal(
+    [
+      'team',
+      'add',
+      key,
+      '--account',
+      options.account ?? 'demo',
+      '--name',
+      options.name ?? 'Member',
+      '--role',
+      options.role ?? 'member',
+      '--state',
+      owner,
+      '--store',
+      options.store,
+    ],
+    { answer: 'y' },
+  );
   assert.equal(added.code, 0, added.output);
   return key;
 }
 
 /** `holon approve ID [--no-run] --state DIR` at a terminal, answering `answer` to its question. */
-export function approveAtTerminal(state: string, id: string, answer: string, extra: string[] = []): Promise<{ code: number | null; output: string }> {
+export function approveAtTerminal(
+  state: string,
+  id: string,
+  answer: string,
+  extra: string[] = [],
+): Promise<{ code: number | null; output: string }> {
   return inTerminal(['approve', id, ...extra, '--state', state], { answer });
 }
 
@@ -409,11 +518,16 @@ export async function approvals(state: string): Promise<ApprovalJson[]> {
 }
 
 /** The invoices the pipeline reads, as handles. */
-export const INVOICE_FILES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
+export const INVOICE_FILES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map(
+  (f) => `holon://files/examples/${f}`,
+);
 
 /** Asks for one over-threshold call (the invoice pipeline) through a server that does not wait: returns the pending approval id. */
 export async function requestApproval(session: McpSession): Promise<string> {
-  const r = await session.client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICE_FILES } } });
+  const r = await session.client.callTool({
+    name: 'call_agent',
+    arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICE_FILES } },
+  });
   const s = structured<{ status: string; approval: string | null }>(r);
   if (s.status !== 'pending_approval' || !s.approval) throw new Error(`expected pending_approval, got ${s.status}: ${textOf(r)}`);
   return s.approval;

@@ -5,7 +5,6 @@
  * terminal, sealing a decision with the installation key it can read — decides nothing, and says so.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,9 +15,9 @@ import type { JournalEvent } from '../../src/core/store/store.ts';
 import { eventLine, linkEvents, seal } from '../../src/core/store/store.ts';
 import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
 import { noChromium, openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
-import type { Run } from './cliHarness.ts';
 import {
   approvals,
+  atPage,
   cleanEnv,
   ensureBuilt,
   HANG_MS,
@@ -31,40 +30,6 @@ import {
   seededState,
   until,
 } from './cliHarness.ts';
-
-/** A `holon` command that opens a page: the URL it prints, and how it ends. */
-interface PageCommand {
-  url: Promise<string>;
-  done: Promise<Run>;
-  child: ChildProcessWithoutNullStreams;
-}
-
-/** Starts `holon ARGS… --state STATE` as a human would, except that no browser is opened (the test is the browser). */
-function atPage(state: string, args: string[]): PageCommand {
-  const child = spawn(process.execPath, [HOLON_BIN, ...args, '--state', state], {
-    cwd: os.tmpdir(),
-    env: cleanEnv({ HOLON_NO_BROWSER: '1' }),
-    stdio: ['pipe', 'pipe', 'pipe'],
-    // A safety net against a hung child, never an assertion on time.
-    timeout: HANG_MS,
-  });
-  let stdout = '';
-  let stderr = '';
-  let found: (url: string) => void = () => undefined;
-  const url = new Promise<string>((resolve) => (found = resolve));
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-    const m = /open (http:\/\/localhost:\d+\/c\/[\w-]+\/)/.exec(stderr);
-    if (m) found(m[1]!);
-  });
-  const done = new Promise<Run>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  void done.then((r) => found(`(no page: exited ${r.code}: ${r.stderr})`));
-  return { url, done, child };
-}
 
 /** Appends `events` to the journal as one transaction sealed with the installation key, as an agent with a shell can. */
 function forge(state: string, events: { type: string; data: unknown }[]): void {
