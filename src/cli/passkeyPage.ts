@@ -8,7 +8,7 @@ import type { AskHuman } from '../core/decisions/asserted.ts';
 import type { AskPasskey } from '../core/rails/delegation/humanAccount.ts';
 import type { HolonState } from '../core/fold/state.ts';
 import { HolonError } from '../core/kernel/errors.ts';
-import { decisionWords } from '../core/views/decisionWords.ts';
+import { askOnPage } from '../core/ceremony/ask.ts';
 import type { Answer, Ceremony } from '../core/ceremony/page.ts';
 import { logger } from './context.ts';
 
@@ -40,19 +40,7 @@ export async function atPage(ceremony: Ceremony): Promise<Answer> {
 }
 
 /** Asks the human's passkey for a decision the CLI is about to write, on the page. */
-export const askAtPage: AskHuman<HolonState> = async (q) => {
-  const answer = await atPage({
-    kind: 'decide',
-    title: 'Holon: a decision for your passkey',
-    lines: decisionWords(q.state, q.events),
-    challenge: q.challenge,
-    credentials: q.credentials,
-    choices: ['confirm'],
-  });
-  if (answer.kind === 'cancelled') return undefined;
-  if (answer.kind !== 'decided') throw new HolonError('conflict', 'the page answered a decision with a registration');
-  return answer.assertion;
-};
+export const askAtPage: AskHuman<HolonState> = askOnPage(atPage);
 
 /** Asks the human's passkey to sign a digest the chain checks (a mandate's delegation), on the page. */
 export const askPasskeyAtPage: AskPasskey = async (q) => {

@@ -12,8 +12,7 @@ import type { AskHuman } from '../core/decisions/asserted.ts';
 import type { Answer, Ceremony, OpenCeremony } from '../core/ceremony/page.ts';
 import type { HolonState } from '../core/fold/state.ts';
 import type { Logger } from '../core/kernel/deps.ts';
-import { HolonError } from '../core/kernel/errors.ts';
-import { decisionWords } from '../core/views/decisionWords.ts';
+import { askOnPage } from '../core/ceremony/ask.ts';
 
 /** What the page needs of the editor. */
 export interface PageUi {
@@ -87,17 +86,5 @@ async function offer(ui: PageUi, page: OpenCeremony, kind: Ceremony['kind']): Pr
 
 /** Asks the human's passkey, on the page, for a decision the editor is about to write. */
 export function askInEditor(ui: PageUi): AskHuman<HolonState> {
-  return async (q) => {
-    const answer = await atPageInEditor(ui, {
-      kind: 'decide',
-      title: 'Holon: a decision for your passkey',
-      lines: decisionWords(q.state, q.events),
-      challenge: q.challenge,
-      credentials: q.credentials,
-      choices: ['confirm'],
-    });
-    if (answer.kind === 'cancelled') return undefined;
-    if (answer.kind !== 'decided') throw new HolonError('conflict', 'the page answered a decision with a registration');
-    return answer.assertion;
-  };
+  return askOnPage((c) => atPageInEditor(ui, c));
 }

@@ -11,7 +11,7 @@ import type { AskHuman } from '../core/decisions/asserted.ts';
 import { humanStore } from '../core/decisions/asserted.ts';
 import type { HolonState } from '../core/fold/state.ts';
 import { holdableClock } from '../core/kernel/deps.ts';
-import { decisionWords } from '../core/views/decisionWords.ts';
+import { askOnPage } from '../core/ceremony/ask.ts';
 import { channelAccepted, waitForDecision } from '../core/approvals/flow.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import { approvalMessage } from '../core/views/present.ts';
@@ -55,19 +55,9 @@ function spendRequestIdZero(server: Server): void {
  * decision written. Declining to open it, or the wait being withdrawn, decides nothing.
  */
 function passkeyPage(server: Server, approval: Approval, signal: AbortSignal, timeout: number): AskHuman<HolonState> {
-  return async (q) => {
+  return askOnPage(async (ceremony) => {
     const { openCeremony } = await import('../core/ceremony/page.ts');
-    const page = await openCeremony(
-      {
-        kind: 'decide',
-        title: 'Holon: approve with your passkey',
-        lines: decisionWords(q.state, q.events),
-        challenge: q.challenge,
-        credentials: q.credentials,
-        choices: ['confirm'],
-      },
-      { signal },
-    );
+    const page = await openCeremony(ceremony, { signal });
     try {
       const opened = await server.elicitInput(
         {
@@ -78,13 +68,11 @@ function passkeyPage(server: Server, approval: Approval, signal: AbortSignal, ti
         },
         { signal, timeout },
       );
-      if (opened.action !== 'accept') return undefined;
-      const answer = await page.answer;
-      return answer.kind === 'decided' ? answer.assertion : undefined;
+      return opened.action === 'accept' ? await page.answer : { kind: 'cancelled' };
     } finally {
       page.close();
     }
-  };
+  }, 'Holon: approve with your passkey');
 }
 
 /**

@@ -9,23 +9,11 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type { Address, Hex } from 'viem';
-import {
-  BaseError,
-  createWalletClient,
-  decodeErrorResult,
-  encodeFunctionData,
-  hashStruct,
-  hashTypedData,
-  hexToBytes,
-  parseAbi,
-  parseEther,
-  toHex,
-} from 'viem';
+import { encodeFunctionData, hashStruct, hashTypedData, hexToBytes, parseAbi, parseEther, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { LocalChain } from '../../examples/chain/chain.ts';
 import { localChain } from '../../examples/chain/chain.ts';
-import { localChainDefinition, localTransport } from '../../examples/chain/network.ts';
 import { TEST_USDC_ABI } from '../../examples/chain/testUsdcArtifact.ts';
 import { HolonError } from '../../src/core/kernel/errors.ts';
 import type { Wallet } from '../../src/core/local/wallet.ts';
@@ -48,11 +36,10 @@ import {
 import { deleGatorSignature } from '../../src/core/rails/delegation/webauthnSignature.ts';
 import type { SoftPasskey } from '../helpers/softPasskey.ts';
 import { softPasskey } from '../helpers/softPasskey.ts';
+import { sendAsAgent } from './support.ts';
 import { chainOf } from './support.ts';
 
 const USDC = 1_000_000n;
-const ERRORS = parseAbi(['error Error(string)', 'error InvalidERC1271Signature()', 'error CannotUseADisabledDelegation()']);
-
 let chain: LocalChain;
 let framework: Framework;
 let passkey: SoftPasskey;
@@ -100,49 +87,9 @@ const transfer = (to: Address, value: bigint): Call => ({
   data: encodeFunctionData({ abi: TEST_USDC_ABI, functionName: 'transfer', args: [to, value] }),
 });
 
-/**
- * The hot key redeems `delegation` for `call` as an agent holding its key would: a transaction with its own
- * gas limit, which the chain mines whether or not it reverts. Returns null when it went through, else why
- * the chain refused it (the same call asked of the node just before, decoded).
- */
-async function redeem(delegation: Delegation, signature: Hex, call: Call): Promise<string | null> {
-  const tx = redeemTransaction(framework, delegation, signature, call);
-  let reason: string | null = null;
-  try {
-    await chain.client.call({ account: hot.address, ...tx });
-  } catch (err) {
-    reason = revertReason(err);
-  }
-  const sender = createWalletClient({
-    account: privateKeyToAccount(hotKey),
-    chain: localChainDefinition(chain.rpcUrl),
-    transport: localTransport(chain.rpcUrl),
-  });
-  const nonce = await chain.client.getTransactionCount({ address: hot.address });
-  let hash: Hex | undefined;
-  try {
-    hash = await sender.sendTransaction({ ...tx, gas: 3_000_000n, nonce });
-  } catch {
-    // The node mines a transaction that reverts, and answers its sender with the revert: find it in the block.
-    const block = await chain.client.getBlock({ blockTag: 'latest', includeTransactions: true });
-    hash = block.transactions.find((t) => t.from.toLowerCase() === hot.address.toLowerCase() && t.nonce === nonce)?.hash;
-  }
-  assert.ok(hash, 'the redeem was mined');
-  const receipt = await chain.client.waitForTransactionReceipt({ hash });
-  assert.equal(receipt.status, reason === null ? 'success' : 'reverted', `the mined redeem agrees with its simulation (${reason})`);
-  return reason;
-}
-
-function revertReason(err: unknown): string {
-  // The node answers a reverted call with JSON-RPC's error, whose `data` carries the revert data.
-  const dataOf = (e: unknown): unknown => {
-    const d = (e as { data?: unknown }).data;
-    return typeof d === 'string' ? d : (d as { data?: unknown } | undefined)?.data;
-  };
-  const data = err instanceof BaseError ? dataOf(err.walk((e) => typeof dataOf(e) === 'string')) : undefined;
-  if (typeof data !== 'string' || !data.startsWith('0x')) throw err;
-  const decoded = decodeErrorResult({ abi: ERRORS, data: data as Hex });
-  return decoded.errorName === 'Error' ? String(decoded.args?.[0]) : decoded.errorName;
+/** The hot key redeems `delegation` for `call` as an agent holding its key would (support.ts's sendAsAgent). */
+function redeem(delegation: Delegation, signature: Hex, call: Call): Promise<string | null> {
+  return sendAsAgent(chain, hotKey, redeemTransaction(framework, delegation, signature, call));
 }
 
 async function balances(): Promise<{ account: bigint; hot: bigint }> {
