@@ -101,77 +101,95 @@ export function createApprovalWaiter(
     if (waitMs <= 0) return 'pending';
 
     // Stops the wait on the journal: the caller gave up, or the human dismissed the form.
-    const stopWaiting = new AbortController();
-    const onAbort = (): void => stopWaiting.abort();
+    const asking: Asking = { stop: new AbortController(), withdraw: new AbortController(), open: false };
+    const onAbort = (): void => asking.stop.abort();
     signal?.addEventListener('abort', onAbort);
-    const progressToken = extra._meta?.progressToken;
-    const onTick = (elapsed: number): void => {
-      if (progressToken === undefined) return;
-      extra
-        .sendNotification({
-          method: 'notifications/progress',
-          params: {
-            progressToken,
-            progress: Math.floor(elapsed / 1000),
-            total: Math.ceil(waitMs / 1000),
-            message: `waiting for the human to approve ${approval.id} (${fmt(approval.amount)})`,
-          },
-        })
-        .catch(() => {});
-    };
-
-    // Withdraws the form only while it is still open: a form that was answered is never cancelled.
-    const withdrawForm = new AbortController();
-    let formOpen = false;
-    if (canElicit) {
-      formOpen = true;
-      void (async () => {
-        try {
-          spendRequestIdZero(server);
-          const answer = await server.elicitInput(
-            { mode: 'form', message: approvalMessage(approval), requestedSchema: APPROVAL_FORM_SCHEMA as never },
-            { signal: withdrawForm.signal, timeout: waitMs },
-          );
-          formOpen = false;
-          if (answer.action === 'cancel') {
-            stopWaiting.abort();
-            return;
-          }
-          // accept+Approve approves; accept+Reject or decline rejects.
-          const approve = answer.action === 'accept' && answer.content?.['decision'] === 'Approve';
-          await decideApproval(deps.store, deps.clock, approval.id, approve ? 'approved' : 'rejected', 'elicitation', deps.signer);
-        } catch (err) {
-          formOpen = false;
-          // Withdrawn because another channel decided first, timed out, or already decided: all expected.
-          if (!withdrawForm.signal.aborted && !HolonError.is(err, 'conflict'))
-            deps.logger.warn(`elicitation for ${approval.id}: ${(err as Error).message}`);
-        }
-      })();
-    }
-    if (canOpenPage) {
-      formOpen = true;
-      void (async () => {
-        try {
-          spendRequestIdZero(server);
-          const clock = holdableClock(deps.clock);
-          const store = humanStore(deps.store, clock, passkeyPage(server, approval, withdrawForm.signal, waitMs));
-          await decideApproval(store, clock, approval.id, 'approved', 'elicitation', deps.signer);
-        } catch (err) {
-          // The host declined to open the page, or the human left it: as a dismissed form, the agent gets the approval pending.
-          if (HolonError.is(err, 'denied')) stopWaiting.abort();
-          else if (!withdrawForm.signal.aborted && !HolonError.is(err, 'conflict'))
-            deps.logger.warn(`passkey page for ${approval.id}: ${(err as Error).message}`);
-        } finally {
-          formOpen = false;
-        }
-      })();
-    }
+    const onTick = progressOf(extra, approval, waitMs);
+    if (canElicit) askByForm(deps, server, approval, waitMs, asking);
+    if (canOpenPage) askOnPasskeyPage(deps, server, approval, waitMs, asking);
     try {
-      const status = await waitForDecision(deps.store, approval.id, waitMs, { signal: stopWaiting.signal, onTick });
+      const status = await waitForDecision(deps.store, approval.id, waitMs, { signal: asking.stop.signal, onTick });
       return status === 'approved' ? 'approved' : status === 'rejected' ? 'rejected' : 'pending';
     } finally {
-      if (formOpen) withdrawForm.abort();
+      // Withdraws the form only while it is still open: a form that was answered is never cancelled.
+      if (asking.open) asking.withdraw.abort();
       signal?.removeEventListener('abort', onAbort);
     }
   };
+}
+
+/** One wait's controls: `stop` ends the wait on the journal, `withdraw` the form or page while `open`. */
+interface Asking {
+  stop: AbortController;
+  withdraw: AbortController;
+  open: boolean;
+}
+
+/** Progress notifications while the wait lasts, when the caller asked for them. */
+function progressOf(
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  approval: Approval,
+  waitMs: number,
+): (elapsed: number) => void {
+  const progressToken = extra._meta?.progressToken;
+  return (elapsed) => {
+    if (progressToken === undefined) return;
+    extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: {
+          progressToken,
+          progress: Math.floor(elapsed / 1000),
+          total: Math.ceil(waitMs / 1000),
+          message: `waiting for the human to approve ${approval.id} (${fmt(approval.amount)})`,
+        },
+      })
+      .catch(() => {});
+  };
+}
+
+/** The approval form, for a state no passkey guards: accept+Approve approves; accept+Reject or decline rejects. */
+function askByForm(deps: ServerDeps, server: Server, approval: Approval, waitMs: number, asking: Asking): void {
+  asking.open = true;
+  void (async () => {
+    try {
+      spendRequestIdZero(server);
+      const answer = await server.elicitInput(
+        { mode: 'form', message: approvalMessage(approval), requestedSchema: APPROVAL_FORM_SCHEMA as never },
+        { signal: asking.withdraw.signal, timeout: waitMs },
+      );
+      asking.open = false;
+      if (answer.action === 'cancel') {
+        asking.stop.abort();
+        return;
+      }
+      const approve = answer.action === 'accept' && answer.content?.['decision'] === 'Approve';
+      await decideApproval(deps.store, deps.clock, approval.id, approve ? 'approved' : 'rejected', 'elicitation', deps.signer);
+    } catch (err) {
+      asking.open = false;
+      // Withdrawn because another channel decided first, timed out, or already decided: all expected.
+      if (!asking.withdraw.signal.aborted && !HolonError.is(err, 'conflict'))
+        deps.logger.warn(`elicitation for ${approval.id}: ${(err as Error).message}`);
+    }
+  })();
+}
+
+/** The passkey's page, for a guarded state whose client opens URLs: the approval is written as the passkey signed it. */
+function askOnPasskeyPage(deps: ServerDeps, server: Server, approval: Approval, waitMs: number, asking: Asking): void {
+  asking.open = true;
+  void (async () => {
+    try {
+      spendRequestIdZero(server);
+      const clock = holdableClock(deps.clock);
+      const store = humanStore(deps.store, clock, passkeyPage(server, approval, asking.withdraw.signal, waitMs));
+      await decideApproval(store, clock, approval.id, 'approved', 'elicitation', deps.signer);
+    } catch (err) {
+      // The host declined to open the page, or the human left it: as a dismissed form, the agent gets the approval pending.
+      if (HolonError.is(err, 'denied')) asking.stop.abort();
+      else if (!asking.withdraw.signal.aborted && !HolonError.is(err, 'conflict'))
+        deps.logger.warn(`passkey page for ${approval.id}: ${(err as Error).message}`);
+    } finally {
+      asking.open = false;
+    }
+  })();
 }

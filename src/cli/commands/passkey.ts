@@ -5,7 +5,7 @@ import { accountOn, chainAccountEvent } from '../../core/accounts/chainAccount.t
 import { createHumanAccount, deployHumanAccount } from '../../core/rails/delegation/humanAccount.ts';
 import { accountRail } from '../chainAccount.ts';
 import { CHAIN_OPTIONS } from '../chainOptions.ts';
-import type { Command } from '../args.ts';
+import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { open, openExisting, print, withStore } from '../context.ts';
 import { atPage } from '../passkeyPage.ts';
@@ -28,92 +28,104 @@ const passkeyCmd: Command = {
   positionals: [1, 2],
   async run(ctx) {
     const [verb, id] = ctx.args;
-    if (verb === 'list') {
-      return withStore(openExisting(ctx), async (store) => {
-        const keys = activePasskeys(store.state).map((r) => ({ id: r.credential.id, label: r.label, added_at: r.added_at }));
-        const accounts = Object.values(store.state.chain_account.accounts);
-        return print(
-          ctx,
-          { guarded: isGuarded(store.state), passkeys: keys, accounts },
-          keys.length === 0
-            ? 'No passkey: this state decides with its local keys.'
-            : [
-                ...keys.map((k) => `${k.id}  ${k.label}  added ${k.added_at}`),
-                ...accounts.map((a) => `Account ${a.address} on eip155:${a.chain_id}, owned by passkey ${a.credential}`),
-              ].join('\n'),
-        );
-      });
-    }
-    if (verb === 'remove') {
-      if (!id) throw new HolonError('invalid_input', 'usage: holon passkey remove ID');
-      return withStore(
-        openExisting(ctx),
-        async (store) => {
-          await removePasskey(store, id);
-          return print(ctx, { removed: id }, `Removed passkey ${id}.`);
-        },
-        true,
-      );
-    }
-    if (verb === 'account') {
-      return withStore(
-        openExisting(ctx),
-        async (store) => {
-          const rail = accountRail(ctx);
-          if (!rail)
-            throw new HolonError('invalid_input', 'holon passkey account needs a chain: --rpc-url URL --chain-id N --token ADDRESS');
-          const a = await createHumanAccount(store, rail.reader, rail.wallet, id);
-          return print(ctx, a, `Your account on eip155:${a.chain_id} is ${a.address}, owned by passkey ${a.credential} alone.`);
-        },
-        true,
-      );
-    }
-    if (verb !== 'add' || id !== undefined) throw new HolonError('invalid_input', `usage: holon ${passkeyCmd.usage}`);
-    const label = str(ctx.opts, 'label') ?? os.hostname();
-    return withStore(
-      open(ctx),
-      async (store) => {
-        const first = !isGuarded(store.state);
-        const answer = await atPage({
-          kind: 'register',
-          title: 'Holon: add a passkey',
-          lines: [
-            first
-              ? 'From now on, only this passkey decides for this Holon state: approvals, mandates, funding, rates, the catalog, settings.'
-              : 'A further passkey that decides for this Holon state; one you already have confirms it next.',
-            `Its name: ${label}`,
-          ],
-          user: `Holon on ${os.hostname()}`,
-          subject: registrationSubject,
-        });
-        if (answer.kind !== 'registered') {
-          ctx.out('Not added.');
-          return 1;
-        }
-        // With a chain, the new passkey's account is deployed first and recorded beside it: one decision.
-        const rail = accountRail(ctx);
-        const account =
-          rail && !accountOn(store.state, rail.reader.config.chainId)
-            ? await deployHumanAccount(rail.reader, rail.wallet, answer.credential)
-            : undefined;
-        const added = await addPasskey(
-          store,
-          answer.credential,
-          label,
-          answer.assertion,
-          account ? [chainAccountEvent('account.created', account)] : [],
-        );
-        return print(
-          ctx,
-          { id: added.credential.id, label: added.label, guarded: true, account: account ?? null },
-          `Added passkey ${added.credential.id} (${added.label}).` +
-            (first ? ' From now on, only your passkey decides for this state.' : '') +
-            (account ? ` Your account on eip155:${account.chain_id} is ${account.address}, owned by this passkey alone.` : ''),
-        );
-      },
-      true,
-    );
+    if (verb === 'list' && id === undefined) return list(ctx);
+    if (verb === 'remove' && id !== undefined) return remove(ctx, id);
+    if (verb === 'account') return account(ctx, id);
+    if (verb === 'add' && id === undefined) return add(ctx);
+    throw new HolonError('invalid_input', `usage: holon ${passkeyCmd.usage}`);
   },
 };
+
+/** `passkey list`: the passkeys that decide, and the accounts they own. */
+async function list(ctx: CommandContext): Promise<number> {
+  return withStore(openExisting(ctx), async (store) => {
+    const keys = activePasskeys(store.state).map((r) => ({ id: r.credential.id, label: r.label, added_at: r.added_at }));
+    const accounts = Object.values(store.state.chain_account.accounts);
+    return print(
+      ctx,
+      { guarded: isGuarded(store.state), passkeys: keys, accounts },
+      keys.length === 0
+        ? 'No passkey: this state decides with its local keys.'
+        : [
+            ...keys.map((k) => `${k.id}  ${k.label}  added ${k.added_at}`),
+            ...accounts.map((a) => `Account ${a.address} on eip155:${a.chain_id}, owned by passkey ${a.credential}`),
+          ].join('\n'),
+    );
+  });
+}
+
+/** `passkey remove ID`: itself a decision, which another passkey confirms; never the last. */
+async function remove(ctx: CommandContext, id: string): Promise<number> {
+  return withStore(
+    openExisting(ctx),
+    async (store) => {
+      await removePasskey(store, id);
+      return print(ctx, { removed: id }, `Removed passkey ${id}.`);
+    },
+    true,
+  );
+}
+
+/** `passkey account [ID]`: the account on the configured chain, for a state a passkey guards already. */
+async function account(ctx: CommandContext, id: string | undefined): Promise<number> {
+  return withStore(
+    openExisting(ctx),
+    async (store) => {
+      const rail = accountRail(ctx);
+      if (!rail) throw new HolonError('invalid_input', 'holon passkey account needs a chain: --rpc-url URL --chain-id N --token ADDRESS');
+      const a = await createHumanAccount(store, rail.reader, rail.wallet, id);
+      return print(ctx, a, `Your account on eip155:${a.chain_id} is ${a.address}, owned by passkey ${a.credential} alone.`);
+    },
+    true,
+  );
+}
+
+/** `passkey add`: registered on the page; with a chain, its account deployed and recorded in the same decision. */
+async function add(ctx: CommandContext): Promise<number> {
+  const label = str(ctx.opts, 'label') ?? os.hostname();
+  return withStore(
+    open(ctx),
+    async (store) => {
+      const first = !isGuarded(store.state);
+      const answer = await atPage({
+        kind: 'register',
+        title: 'Holon: add a passkey',
+        lines: [
+          first
+            ? 'From now on, only this passkey decides for this Holon state: approvals, mandates, funding, rates, the catalog, settings.'
+            : 'A further passkey that decides for this Holon state; one you already have confirms it next.',
+          `Its name: ${label}`,
+        ],
+        user: `Holon on ${os.hostname()}`,
+        subject: registrationSubject,
+      });
+      if (answer.kind !== 'registered') {
+        ctx.out('Not added.');
+        return 1;
+      }
+      // With a chain, the new passkey's account is deployed first and recorded beside it: one decision.
+      const rail = accountRail(ctx);
+      const account =
+        rail && !accountOn(store.state, rail.reader.config.chainId)
+          ? await deployHumanAccount(rail.reader, rail.wallet, answer.credential)
+          : undefined;
+      const added = await addPasskey(
+        store,
+        answer.credential,
+        label,
+        answer.assertion,
+        account ? [chainAccountEvent('account.created', account)] : [],
+      );
+      return print(
+        ctx,
+        { id: added.credential.id, label: added.label, guarded: true, account: account ?? null },
+        `Added passkey ${added.credential.id} (${added.label}).` +
+          (first ? ' From now on, only your passkey decides for this state.' : '') +
+          (account ? ` Your account on eip155:${account.chain_id} is ${account.address}, owned by this passkey alone.` : ''),
+      );
+    },
+    true,
+  );
+}
 
 export const commands: Command[] = [passkeyCmd];

@@ -85,26 +85,118 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
  */
 const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1)(:\d{1,5})?$/i;
 
+/**
+ * One ceremony apart from its serving: its challenges, the key a registration made, and the checks of what
+ * the page posts. `finish` ends it with its one answer.
+ */
+class Session {
+  readonly createChallenge = randomBytes(32).toString('base64url');
+  readonly userHandle = randomBytes(16).toString('base64url');
+  /** Register: the key create() made, and the challenge of its self-assertion, until that assertion arrives. */
+  private made: { credential: PasskeyCredential; challenge: string } | undefined;
+
+  constructor(
+    readonly ceremony: Ceremony,
+    private readonly finish: (answer: Answer) => void,
+  ) {}
+
+  challengeFor(choice: CeremonyChoice): string {
+    const c = this.ceremony;
+    return c.kind === 'decide' ? base64url(typeof c.challenge === 'function' ? c.challenge(choice) : c.challenge) : '';
+  }
+
+  pageJson(): CeremonyJson {
+    const c = this.ceremony;
+    return c.kind === 'register'
+      ? { kind: 'register', title: c.title, lines: c.lines, options: creationOptions(c.user, this.userHandle, this.createChallenge) }
+      : {
+          kind: 'decide',
+          title: c.title,
+          lines: c.lines,
+          choices: c.choices.map((choice) => ({ choice, options: requestOptions(this.challengeFor(choice), c.credentials) })),
+        };
+  }
+
+  /** `POST ./registered`: the key create() made. Its public key must be ES256; it then signs the subject. */
+  registered(body: unknown): Reply {
+    if (this.ceremony.kind !== 'register') return notFound();
+    const response = field(body, 'response');
+    const id = field(body, 'id');
+    if (typeof id !== 'string' || !BASE64URL.test(id) || id.length > 1023) return invalid('the credential id is not base64url');
+    if (field(response, 'publicKeyAlgorithm') !== ES256)
+      return [400, problem('algorithm', 'Only ES256 (P-256) passkeys can be used: this one uses another algorithm.')];
+    const spki = field(response, 'publicKey');
+    let credential: PasskeyCredential;
+    try {
+      credential = credentialOfSpki(id, typeof spki === 'string' ? spki : '');
+    } catch {
+      return invalid('the public key is not a P-256 key in SPKI form');
+    }
+    const stale = clientDataProblem(field(response, 'clientDataJSON'), 'webauthn.create', this.createChallenge);
+    if (stale) return stale;
+    this.made = { credential, challenge: base64url(challengeOf(this.ceremony.subject(credential))) };
+    const reply: RegisteredJson = { options: requestOptions(this.made.challenge, [credential]) };
+    return [200, reply];
+  }
+
+  /** `POST ./answer`: the assertion that ends the ceremony, once. */
+  answered(body: unknown): Reply {
+    const c = this.ceremony;
+    const parsed = assertionOf(field(body, 'assertion'));
+    if (typeof parsed === 'string') return invalid(parsed);
+    if (c.kind === 'register') {
+      const made = this.made;
+      if (!made) return [409, problem('not_registered', 'Create the passkey first.')];
+      if (parsed.credential !== made.credential.id) return invalid('the assertion is not by the passkey just created');
+      const stale =
+        clientDataProblem(parsed.client_data_json, 'webauthn.get', made.challenge) ?? authenticatorProblem(parsed.authenticator_data);
+      if (stale) return stale;
+      this.finish({ kind: 'registered', credential: made.credential, assertion: parsed });
+      return [200, { done: true }];
+    }
+    const choice = field(body, 'choice');
+    if (!c.choices.some((x) => x === choice)) return invalid(`the choice must be one of ${c.choices.join(', ')}`);
+    const chosen = choice as CeremonyChoice;
+    if (!c.credentials.some((x) => x.id === parsed.credential)) return invalid('the assertion is not by a passkey that may decide this');
+    const stale =
+      clientDataProblem(parsed.client_data_json, 'webauthn.get', this.challengeFor(chosen)) ??
+      authenticatorProblem(parsed.authenticator_data);
+    if (stale) return stale;
+    this.finish({ kind: 'decided', choice: chosen, assertion: parsed });
+    return [200, { done: true }];
+  }
+}
+
+/** Answers one request to the ceremony's server; `over` says whether it still takes any. */
+async function respond(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  at: { token: string; nonce: string; script: string; session: Session; over: () => boolean },
+): Promise<void> {
+  if (!LOOPBACK_HOST.test(req.headers.host ?? '')) return send(res, 403, problem('wrong_host', 'This page is served to localhost only.'));
+  const route = routeOf(req.url ?? '', at.token);
+  if (route === undefined) return send(res, ...notFound());
+  if (route === null) return redirect(res, `${at.token}/`);
+  if (at.over()) return send(res, 410, problem('over', 'This ceremony is over: it was answered or closed. You can close this tab.'));
+  const post = route === CEREMONY_ROUTES.registered || route === CEREMONY_ROUTES.answer;
+  const known = post || route === '' || route === CEREMONY_ROUTES.script || route === CEREMONY_ROUTES.ceremony;
+  if (!known) return send(res, ...notFound());
+  if (req.method !== (post ? 'POST' : 'GET')) return send(res, 405, problem('method', `Use ${post ? 'POST' : 'GET'} here.`));
+  if (route === '') return sendText(res, 'text/html; charset=utf-8', pageHtml(at.session.ceremony, at.nonce), at.nonce);
+  if (route === CEREMONY_ROUTES.script) return sendText(res, 'text/javascript; charset=utf-8', at.script);
+  if (route === CEREMONY_ROUTES.ceremony) return send(res, 200, at.session.pageJson());
+  const body = await readJson(req);
+  if (Array.isArray(body)) return send(res, ...body);
+  if (at.over()) return send(res, 410, problem('over', 'This ceremony is over: it was answered or closed.'));
+  send(res, ...(route === CEREMONY_ROUTES.registered ? at.session.registered(body.value) : at.session.answered(body.value)));
+}
+
 /** Serves `ceremony` on loopback until it is answered, closed, or `signal` aborts. */
 export async function openCeremony(ceremony: Ceremony, opts: { signal?: AbortSignal } = {}): Promise<OpenCeremony> {
   checkCeremony(ceremony);
-  const script = readScript();
-  const token = randomBytes(32).toString('base64url');
-  const nonce = randomBytes(16).toString('base64');
-  const createChallenge = randomBytes(32).toString('base64url');
-  const userHandle = randomBytes(16).toString('base64url');
-  // Register: the key create() made, and the challenge of its self-assertion, until that assertion arrives.
-  let made: { credential: PasskeyCredential; challenge: string } | undefined;
   let over = false;
   let settle: (answer: Answer) => void = () => undefined;
   const answer = new Promise<Answer>((resolve) => (settle = resolve));
-
-  const server = http.createServer((req, res) => {
-    void handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) send(res, 500, problem('internal', err instanceof Error ? err.message : String(err)));
-      else res.destroy();
-    });
-  });
   const finish = (result: Answer): void => {
     if (over) return;
     over = true;
@@ -113,6 +205,19 @@ export async function openCeremony(ceremony: Ceremony, opts: { signal?: AbortSig
     // A caller that forgets close() must not keep its process alive for a page nobody will use again.
     server.unref();
   };
+  const at = {
+    token: randomBytes(32).toString('base64url'),
+    nonce: randomBytes(16).toString('base64'),
+    script: readScript(),
+    session: new Session(ceremony, finish),
+    over: () => over,
+  };
+  const server = http.createServer((req, res) => {
+    void respond(req, res, at).catch((err: unknown) => {
+      if (!res.headersSent) send(res, 500, problem('internal', err instanceof Error ? err.message : String(err)));
+      else res.destroy();
+    });
+  });
   const onAbort = (): void => close();
   const close = (): void => {
     finish({ kind: 'cancelled' });
@@ -127,92 +232,7 @@ export async function openCeremony(ceremony: Ceremony, opts: { signal?: AbortSig
   const { port } = server.address() as AddressInfo;
   if (opts.signal?.aborted) close();
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
-
-  const challengeFor = (choice: CeremonyChoice): string =>
-    ceremony.kind === 'decide' ? base64url(typeof ceremony.challenge === 'function' ? ceremony.challenge(choice) : ceremony.challenge) : '';
-
-  const pageJson = (): CeremonyJson =>
-    ceremony.kind === 'register'
-      ? {
-          kind: 'register',
-          title: ceremony.title,
-          lines: ceremony.lines,
-          options: creationOptions(ceremony.user, userHandle, createChallenge),
-        }
-      : {
-          kind: 'decide',
-          title: ceremony.title,
-          lines: ceremony.lines,
-          choices: ceremony.choices.map((choice) => ({ choice, options: requestOptions(challengeFor(choice), ceremony.credentials) })),
-        };
-
-  /** `POST ./registered`: the key create() made. Its public key must be ES256; it then signs the subject. */
-  const registered = (body: unknown): Reply => {
-    if (ceremony.kind !== 'register') return notFound();
-    const response = field(body, 'response');
-    const id = field(body, 'id');
-    if (typeof id !== 'string' || !BASE64URL.test(id) || id.length > 1023) return invalid('the credential id is not base64url');
-    if (field(response, 'publicKeyAlgorithm') !== ES256)
-      return [400, problem('algorithm', 'Only ES256 (P-256) passkeys can be used: this one uses another algorithm.')];
-    const spki = field(response, 'publicKey');
-    let credential: PasskeyCredential;
-    try {
-      credential = credentialOfSpki(id, typeof spki === 'string' ? spki : '');
-    } catch {
-      return invalid('the public key is not a P-256 key in SPKI form');
-    }
-    const stale = clientDataProblem(field(response, 'clientDataJSON'), 'webauthn.create', createChallenge);
-    if (stale) return stale;
-    made = { credential, challenge: base64url(challengeOf(ceremony.subject(credential))) };
-    const reply: RegisteredJson = { options: requestOptions(made.challenge, [credential]) };
-    return [200, reply];
-  };
-
-  /** `POST ./answer`: the assertion that ends the ceremony, once. */
-  const answered = (body: unknown): Reply => {
-    const parsed = assertionOf(field(body, 'assertion'));
-    if (typeof parsed === 'string') return invalid(parsed);
-    if (ceremony.kind === 'register') {
-      if (!made) return [409, problem('not_registered', 'Create the passkey first.')];
-      if (parsed.credential !== made.credential.id) return invalid('the assertion is not by the passkey just created');
-      const stale =
-        clientDataProblem(parsed.client_data_json, 'webauthn.get', made.challenge) ?? authenticatorProblem(parsed.authenticator_data);
-      if (stale) return stale;
-      finish({ kind: 'registered', credential: made.credential, assertion: parsed });
-      return [200, { done: true }];
-    }
-    const choice = field(body, 'choice');
-    if (!ceremony.choices.some((c) => c === choice)) return invalid(`the choice must be one of ${ceremony.choices.join(', ')}`);
-    const chosen = choice as CeremonyChoice;
-    if (!ceremony.credentials.some((c) => c.id === parsed.credential))
-      return invalid('the assertion is not by a passkey that may decide this');
-    const stale =
-      clientDataProblem(parsed.client_data_json, 'webauthn.get', challengeFor(chosen)) ?? authenticatorProblem(parsed.authenticator_data);
-    if (stale) return stale;
-    finish({ kind: 'decided', choice: chosen, assertion: parsed });
-    return [200, { done: true }];
-  };
-
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (!LOOPBACK_HOST.test(req.headers.host ?? '')) return send(res, 403, problem('wrong_host', 'This page is served to localhost only.'));
-    const route = routeOf(req.url ?? '', token);
-    if (route === undefined) return send(res, ...notFound());
-    if (route === null) return redirect(res, `${token}/`);
-    if (over) return send(res, 410, problem('over', 'This ceremony is over: it was answered or closed. You can close this tab.'));
-    const post = route === CEREMONY_ROUTES.registered || route === CEREMONY_ROUTES.answer;
-    const known = post || route === '' || route === CEREMONY_ROUTES.script || route === CEREMONY_ROUTES.ceremony;
-    if (!known) return send(res, ...notFound());
-    if (req.method !== (post ? 'POST' : 'GET')) return send(res, 405, problem('method', `Use ${post ? 'POST' : 'GET'} here.`));
-    if (route === '') return sendText(res, 'text/html; charset=utf-8', pageHtml(ceremony, nonce), nonce);
-    if (route === CEREMONY_ROUTES.script) return sendText(res, 'text/javascript; charset=utf-8', script);
-    if (route === CEREMONY_ROUTES.ceremony) return send(res, 200, pageJson());
-    const body = await readJson(req);
-    if (Array.isArray(body)) return send(res, ...body);
-    if (over) return send(res, 410, problem('over', 'This ceremony is over: it was answered or closed.'));
-    send(res, ...(route === CEREMONY_ROUTES.registered ? registered(body.value) : answered(body.value)));
-  }
-
-  return { url: `http://localhost:${port}/c/${token}/`, answer, close };
+  return { url: `http://localhost:${port}/c/${at.token}/`, answer, close };
 }
 
 type Reply = [status: number, body: unknown];
