@@ -10,7 +10,7 @@ import type { HolonState } from '../core/fold/state.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import { askOnPage } from '../core/ceremony/ask.ts';
 import type { Answer, Ceremony } from '../core/ceremony/page.ts';
-import { logger } from './context.ts';
+import { stderrLogger as logger } from '../core/kernel/deps.ts';
 
 /** Opens `url` in the system browser, unless HOLON_NO_BROWSER is set; a machine without one just prints it. */
 function openBrowser(url: string): void {
