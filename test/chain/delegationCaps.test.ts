@@ -37,6 +37,7 @@ import { deleGatorSignature } from '../../src/core/rails/delegation/webauthnSign
 import type { SoftPasskey } from '../helpers/softPasskey.ts';
 import { softPasskey } from '../helpers/softPasskey.ts';
 import { sendAsAgent } from './support.ts';
+import { TRANSFER_TYPES } from '../../src/core/rails/schemes/exact.ts';
 import { chainOf } from './support.ts';
 
 const USDC = 1_000_000n;
@@ -157,17 +158,7 @@ test('an EIP-3009 authorization the passkey signs as the account settles through
     nonce: toHex('holon:test-3009', { size: 32 }),
   };
   const domain = { name: 'USD Coin', version: '2', chainId: chain.chainId, verifyingContract: chain.token } as const;
-  const types = {
-    TransferWithAuthorization: [
-      { name: 'from', type: 'address' },
-      { name: 'to', type: 'address' },
-      { name: 'value', type: 'uint256' },
-      { name: 'validAfter', type: 'uint256' },
-      { name: 'validBefore', type: 'uint256' },
-      { name: 'nonce', type: 'bytes32' },
-    ],
-  } as const;
-  const digest = hashTypedData({ domain, types, primaryType: 'TransferWithAuthorization', message: authorization });
+  const digest = hashTypedData({ domain, types: TRANSFER_TYPES, primaryType: 'TransferWithAuthorization', message: authorization });
   const requirements = {
     scheme: 'exact',
     network: chain.network,
@@ -186,7 +177,7 @@ test('an EIP-3009 authorization the passkey signs as the account settles through
   // The hot key's own signature for the account is not the account's.
   const forged = await privateKeyToAccount(hotKey).signTypedData({
     domain,
-    types,
+    types: TRANSFER_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: authorization,
   });
