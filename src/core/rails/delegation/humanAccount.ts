@@ -27,7 +27,8 @@ import { decimalOf } from '../chain.ts';
 import { deployAccount } from './account.ts';
 import { frameworkOn } from './addresses.ts';
 import type { MandateLimits } from './caveats.ts';
-import { caveatsOf, DAY, utcMidnight } from './caveats.ts';
+import type { Call } from './caveats.ts';
+import { caveatsOf, DAY, oneCallCaveats, utcMidnight } from './caveats.ts';
 import type { Delegation } from './delegation.ts';
 import { delegationDigest, delegationFromJson, delegationJson, redeemTransaction, ROOT_AUTHORITY } from './delegation.ts';
 import { deleGatorSignature } from './webauthnSignature.ts';
@@ -275,4 +276,49 @@ export async function floatForPayment(
     events: [chainAccountEvent('float.funded', { mandate, transaction: funded.transaction, value: funded.value.toString() })],
     result: undefined,
   }));
+}
+
+/** What the human is shown for a call their account makes: a title and the lines that say it in words. */
+export interface AccountCallWords {
+  title: string;
+  lines: string[];
+}
+
+/**
+ * Has the human's `account` make exactly `call` (disable a delegation, add or remove a key): the passkey
+ * signs a delegation to the hot key good for that one call and nothing else (`oneCallCaveats`), which the
+ * hot key redeems at once and waits until it is mined. The account has no EntryPoint to take a user
+ * operation from; under this delegation the call comes from the account itself, so `onlyEntryPointOrSelf`
+ * functions take it. Returns the transaction. Refused (`denied`, not_asserted) when the passkey did not
+ * sign, and (`agent_failed`) when the chain reverted the call; either way the account did nothing.
+ */
+export async function accountDoes(
+  reader: ChainReader,
+  hotKey: Wallet,
+  account: Address,
+  call: Call,
+  words: AccountCallWords,
+  credentials: PasskeyCredential[],
+  ask: AskPasskey,
+): Promise<Hash> {
+  const sign = hotKey.signTransaction;
+  if (!sign) throw new HolonError('invalid_input', 'the hot key cannot send a transaction of its own');
+  const framework = frameworkOn(reader.config.chainId);
+  const oneCall: Delegation = {
+    delegate: getAddress(hotKey.address),
+    delegator: getAddress(account),
+    authority: ROOT_AUTHORITY,
+    caveats: oneCallCaveats(call, framework),
+    salt: BigInt(toHex(randomBytes(8))),
+  };
+  const digest = delegationDigest(oneCall, reader.config.chainId, framework);
+  const assertion = await ask({ title: words.title, lines: words.lines, challenge: hexToBytes(digest), credentials });
+  if (!assertion)
+    throw new HolonError('denied', `not done: the passkey did not sign it (the page was closed or the human declined)`, {
+      reason: 'not_asserted',
+    });
+  const signature = deleGatorSignature(assertion, digest);
+  const transaction = await reader.send(hotKey.address, redeemTransaction(framework, oneCall, signature, call), (tx) => sign(tx));
+  await untilMined(reader, transaction, words.title);
+  return transaction;
 }
