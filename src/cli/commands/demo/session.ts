@@ -3,12 +3,10 @@
  * searches, inspects and calls agents through its own `holon mcp`; the call above the threshold waits
  * until the human approves it from another terminal; then the receipt tree and what is left.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Approval } from '../../../core/approvals/model.ts';
 import { copyExampleFiles } from '../../../core/local/demoFiles.ts';
-import { HolonError } from '../../../core/kernel/errors.ts';
 import { setFx } from '../../../core/money/fx.ts';
 import { JOURNAL_FILE } from '../../../core/store/file/journal.ts';
 import { createMandate } from '../../../core/accounts/mandates.ts';
@@ -17,40 +15,16 @@ import { fund } from '../../../core/money/spend.ts';
 import { silentLogger, systemClock } from '../../../core/kernel/deps.ts';
 import { openState } from '../../../core/holon.ts';
 import type { Demo, DemoStore, Scenario } from './play.ts';
-import { indent, section, shq, textOf, withAgent } from './play.ts';
+import { atTerminal, indent, section, textOf, withAgent } from './play.ts';
 
 const MANDATE = 'demo/sandbox';
 
 /** The human, in another terminal: `holon approve ID`, given a real TTY by `script`, answering "y". */
-function approveFromTerminal(holonBin: string, stateDir: string, id: string): Promise<string> {
-  if (spawnSync('script', ['--version'], { stdio: 'ignore' }).status !== 0) {
-    throw new HolonError('not_found', 'the demo needs `script` (util-linux) to give `holon approve` a terminal');
-  }
-  const command = [process.execPath, holonBin, 'approve', id, '--state', stateDir].map(shq).join(' ');
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, TERM: 'dumb' };
-    const child = spawn('script', ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env });
-    let output = '';
-    let answered = false;
-    child.stdout.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (!answered && /\[y\/N\]/.test(output)) {
-        answered = true;
-        child.stdin.write('y\n');
-      }
-    });
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      child.stdin.end();
-      const clean = output
-        .replace(/\r/g, '')
-        .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
-        .trimEnd();
-      if (code === 0) resolve(clean);
-      else reject(new Error(`holon approve exited ${code}:\n${clean}`));
-    });
-  });
+async function approveFromTerminal(holonBin: string, stateDir: string, id: string): Promise<string> {
+  const terminal = atTerminal(holonBin, ['approve', id, '--state', stateDir]);
+  await terminal.shown(/\[y\/N\]/);
+  terminal.type('y\n');
+  return terminal.done;
 }
 
 async function setUp(store: DemoStore, { out, stateDir, examples }: Demo): Promise<void> {
