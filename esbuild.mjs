@@ -90,6 +90,26 @@ function sharedSdk(sdkPath) {
 const besideSdk = sharedSdk("require('node:path').join(__dirname, 'sdk.js')");
 
 /**
+ * SD-JWT VC's status lists: @sd-jwt/sd-jwt-vc reads one only for a token whose payload names it
+ * (`status.status_list`), and its reader carries a JavaScript zlib. Holon's AP2 mandates name none, and a
+ * mandate that did would be refused anyway: Holon fetches no status list. So the reader is one that refuses,
+ * and the package carries no zlib.
+ */
+const noStatusLists = {
+  name: 'no-status-lists',
+  setup(build) {
+    build.onResolve({ filter: /^@sd-jwt\/jwt-status-list$/ }, () => ({ path: 'jwt-status-list', namespace: 'no-status-lists' }));
+    build.onLoad({ filter: /.*/, namespace: 'no-status-lists' }, () => ({
+      contents:
+        'class SLException extends Error {}\n' +
+        'exports.SLException = SLException;\n' +
+        "exports.getListFromStatusListJWT = () => { throw new SLException('Holon reads no SD-JWT status lists'); };\n",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * pg's optional native binding: pg requires it only when asked for `pg.native`, which Holon never is.
  * Left to `require` at run time (where it would fail cleanly), never bundled or resolved at build time.
  */
@@ -191,7 +211,7 @@ const targets = [
     banner: { js: '#!/usr/bin/env node' },
     // The demo's virtual human drives Chromium with the repository's playwright-core; the CLI carries none of it.
     external: [PG_NATIVE, 'playwright-core'],
-    plugins: [besideSdk],
+    plugins: [besideSdk, noStatusLists],
   },
   // The journal's worker thread (snapshots, verify), beside both bundles that open a journal (holon.js and extension.js).
   {
