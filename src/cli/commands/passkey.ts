@@ -87,7 +87,13 @@ async function account(ctx: CommandContext, id: string | undefined): Promise<num
         return print(ctx, synced, `Your account ${synced!.account} holds the keys of this state's passkeys.` + syncedText(synced));
       }
       const a = await createHumanAccount(store, rail.reader, rail.wallet, id);
-      return print(ctx, a, `Your account on eip155:${a.chain_id} is ${a.address}, owned by passkey ${a.credential} alone.`);
+      // The state's other passkeys become keys of the account too, each signed by one it holds already.
+      const synced = await syncAccountKeys(store, rail.reader, rail.wallet, askPasskeyAtPage);
+      return print(
+        ctx,
+        { ...a, keys: synced ?? null },
+        `Your account on eip155:${a.chain_id} is ${a.address}, owned by passkey ${a.credential}.` + syncedText(synced),
+      );
     },
     true,
   );
