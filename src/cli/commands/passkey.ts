@@ -2,13 +2,17 @@ import * as os from 'node:os';
 import { activePasskeys, addPasskey, isGuarded, registrationSubject, removePasskey } from '../../core/accounts/passkeys.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import { accountOn, chainAccountEvent } from '../../core/accounts/chainAccount.ts';
+import type { HolonState } from '../../core/fold/state.ts';
+import type { KeysSynced } from '../../core/rails/delegation/accountKeys.ts';
+import { syncAccountKeys } from '../../core/rails/delegation/accountKeys.ts';
 import { createHumanAccount, deployHumanAccount } from '../../core/rails/delegation/humanAccount.ts';
+import type { EventStore } from '../../core/store/store.ts';
 import { accountRail } from '../chainAccount.ts';
 import { CHAIN_OPTIONS } from '../chainOptions.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { open, openExisting, print, withStore } from '../context.ts';
-import { atPage } from '../passkeyPage.ts';
+import { askPasskeyAtPage, atPage } from '../passkeyPage.ts';
 
 const passkeyCmd: Command = {
   name: 'passkey',
@@ -20,7 +24,9 @@ const passkeyCmd: Command = {
     "your browser, with your passkey; the terminal and the state folder's keys decide nothing. A second " +
     'passkey, or removing one, needs one you have. With a chain (its flags, or $HOLON_RPC_URL), add also deploys ' +
     "your account there, owned by the new passkey alone (the state's wallet pays the gas); account does it later " +
-    "for a passkey you have. Then each mandate's limits are signed as a delegation the chain holds.",
+    "for a passkey you have. Then each mandate's limits are signed as a delegation the chain holds. Once the account " +
+    'is there, adding or removing a passkey changes its keys too (a passkey it holds signs that on a further page), ' +
+    'so add and remove need the chain; account, with an account there, finishes such a change a crash cut short.',
   options: {
     label: { type: 'string', help: "a name for the new passkey (default: this machine's name)" },
     ...CHAIN_OPTIONS,
@@ -59,8 +65,10 @@ async function remove(ctx: CommandContext, id: string): Promise<number> {
   return withStore(
     openExisting(ctx),
     async (store) => {
+      const rail = railFor(ctx, store);
       await removePasskey(store, id);
-      return print(ctx, { removed: id }, `Removed passkey ${id}.`);
+      const synced = rail ? await syncAccountKeys(store, rail.reader, rail.wallet, askPasskeyAtPage) : undefined;
+      return print(ctx, { removed: id, account: synced ?? null }, `Removed passkey ${id}.` + syncedText(synced));
     },
     true,
   );
@@ -73,8 +81,19 @@ async function account(ctx: CommandContext, id: string | undefined): Promise<num
     async (store) => {
       const rail = accountRail(ctx);
       if (!rail) throw new HolonError('invalid_input', 'holon passkey account needs a chain: --rpc-url URL --chain-id N --token ADDRESS');
+      if (accountOn(store.state, rail.reader.config.chainId)) {
+        if (id !== undefined) throw new HolonError('conflict', `the human has an account on chain ${rail.reader.config.chainId} already`);
+        const synced = await syncAccountKeys(store, rail.reader, rail.wallet, askPasskeyAtPage);
+        return print(ctx, synced, `Your account ${synced!.account} holds the keys of this state's passkeys.` + syncedText(synced));
+      }
       const a = await createHumanAccount(store, rail.reader, rail.wallet, id);
-      return print(ctx, a, `Your account on eip155:${a.chain_id} is ${a.address}, owned by passkey ${a.credential} alone.`);
+      // The state's other passkeys become keys of the account too, each signed by one it holds already.
+      const synced = await syncAccountKeys(store, rail.reader, rail.wallet, askPasskeyAtPage);
+      return print(
+        ctx,
+        { ...a, keys: synced ?? null },
+        `Your account on eip155:${a.chain_id} is ${a.address}, owned by passkey ${a.credential}.` + syncedText(synced),
+      );
     },
     true,
   );
@@ -87,6 +106,7 @@ async function add(ctx: CommandContext): Promise<number> {
     open(ctx),
     async (store) => {
       const first = !isGuarded(store.state);
+      const rail = railFor(ctx, store);
       const answer = await atPage({
         kind: 'register',
         title: 'Holon: add a passkey',
@@ -104,11 +124,8 @@ async function add(ctx: CommandContext): Promise<number> {
         return 1;
       }
       // With a chain, the new passkey's account is deployed first and recorded beside it: one decision.
-      const rail = accountRail(ctx);
-      const account =
-        rail && !accountOn(store.state, rail.reader.config.chainId)
-          ? await deployHumanAccount(rail.reader, rail.wallet, answer.credential)
-          : undefined;
+      const existing = rail ? accountOn(store.state, rail.reader.config.chainId) : undefined;
+      const account = rail && !existing ? await deployHumanAccount(rail.reader, rail.wallet, answer.credential) : undefined;
       const added = await addPasskey(
         store,
         answer.credential,
@@ -116,16 +133,45 @@ async function add(ctx: CommandContext): Promise<number> {
         answer.assertion,
         account ? [chainAccountEvent('account.created', account)] : [],
       );
+      // The journal decided; now the account the state has already takes the key (see syncAccountKeys).
+      const synced = rail && existing ? await syncAccountKeys(store, rail.reader, rail.wallet, askPasskeyAtPage) : undefined;
       return print(
         ctx,
-        { id: added.credential.id, label: added.label, guarded: true, account: account ?? null },
+        { id: added.credential.id, label: added.label, guarded: true, account: account ?? synced ?? null },
         `Added passkey ${added.credential.id} (${added.label}).` +
           (first ? ' From now on, only your passkey decides for this state.' : '') +
-          (account ? ` Your account on eip155:${account.chain_id} is ${account.address}, owned by this passkey alone.` : ''),
+          (account ? ` Your account on eip155:${account.chain_id} is ${account.address}, owned by this passkey alone.` : '') +
+          syncedText(synced),
       );
     },
     true,
   );
+}
+
+/**
+ * The chain for a change of passkeys: none needed while the state has no account, and refused without one
+ * when it has: the account's keys must change with the journal, or it would still take a removed passkey.
+ */
+function railFor(ctx: CommandContext, store: EventStore<HolonState>): ReturnType<typeof accountRail> {
+  const rail = accountRail(ctx);
+  const unreached = Object.values(store.state.chain_account.accounts).filter((a) => a.chain_id !== rail?.reader.config.chainId);
+  if (unreached.length > 0)
+    throw new HolonError(
+      'invalid_input',
+      `your account ${unreached[0]!.address} on eip155:${unreached[0]!.chain_id} holds your passkeys' keys: ` +
+        'give its chain (--rpc-url URL --chain-id N --token ADDRESS) so that it changes with them',
+    );
+  return rail;
+}
+
+/** What changed on the account, in words; nothing when nothing did. */
+function syncedText(s: KeysSynced | undefined): string {
+  if (!s) return '';
+  const what = [
+    ...s.added.map((id) => `now holds the key of passkey ${id}`),
+    ...s.removed.map((id) => `no longer holds the key of passkey ${id}`),
+  ];
+  return what.length === 0 ? '' : ` Your account ${s.account} ${what.join(' and ')} (${s.transactions.join(', ')}).`;
 }
 
 export const commands: Command[] = [passkeyCmd];

@@ -13,13 +13,17 @@ import type { ChainReader } from '../chain.ts';
 import type { Framework } from './addresses.ts';
 import { frameworkOn } from './addresses.ts';
 
-/** The account's functions Holon calls. */
+/** The account's functions Holon calls, and the events it says its keys with. */
 export const ACCOUNT_ABI = parseAbi([
   'function initialize(address _owner, string[] _keyIds, uint256[] _xValues, uint256[] _yValues)',
   'function isValidSignature(bytes32 _hash, bytes _signature) view returns (bytes4)',
   'function getKey(string _keyId) view returns (uint256 x, uint256 y)',
   'function getKeyIdHashes() view returns (bytes32[])',
   'function owner() view returns (address)',
+  'function addKey(string _keyId, uint256 _x, uint256 _y)',
+  'function removeKey(string _keyId)',
+  'event AddedP256Key(bytes32 indexed keyIdHash, string keyId, uint256 x, uint256 y)',
+  'event RemovedP256Key(bytes32 indexed keyIdHash, uint256 x, uint256 y)',
 ]);
 
 /** SimpleFactory's functions. */
@@ -34,6 +38,23 @@ export const FACTORY_ABI = parseAbi([
  * account hashes to find the key when a signature names it (`deleGatorSignature`).
  */
 export function accountInitCode(credential: PasskeyCredential, framework: Framework): Hex {
+  const { x, y } = credentialPoint(credential);
+  const initialize = encodeFunctionData({
+    abi: ACCOUNT_ABI,
+    functionName: 'initialize',
+    args: [zeroAddress, [credential.id], [x], [y]],
+  });
+  return concat([
+    ERC1967_PROXY,
+    encodeAbiParameters([{ type: 'address' }, { type: 'bytes' }], [framework.HybridDeleGatorImpl, initialize]),
+  ]);
+}
+
+/**
+ * The passkey's public key as the account holds it: x and y as numbers. Refused (`invalid_input`) when a
+ * coordinate is not 32 bytes or the credential has no id (the account finds a key by its id).
+ */
+export function credentialPoint(credential: PasskeyCredential): { x: bigint; y: bigint } {
   const coordinate = (name: 'x' | 'y'): bigint => {
     const bytes = Buffer.from(credential[name], 'base64url');
     if (bytes.length !== 32)
@@ -41,15 +62,7 @@ export function accountInitCode(credential: PasskeyCredential, framework: Framew
     return BigInt(toHex(bytes));
   };
   if (!credential.id) throw new HolonError('invalid_input', 'the passkey has no credential id', { field: 'id' });
-  const initialize = encodeFunctionData({
-    abi: ACCOUNT_ABI,
-    functionName: 'initialize',
-    args: [zeroAddress, [credential.id], [coordinate('x')], [coordinate('y')]],
-  });
-  return concat([
-    ERC1967_PROXY,
-    encodeAbiParameters([{ type: 'address' }, { type: 'bytes' }], [framework.HybridDeleGatorImpl, initialize]),
-  ]);
+  return { x: coordinate('x'), y: coordinate('y') };
 }
 
 /** Where the account of `initCode` is (or will be) once SimpleFactory deploys it with `salt`. */
