@@ -2,14 +2,15 @@
  * The human's account on chain, as the commands reach it: the chain the flags or the environment name, and
  * the hot key in the state folder that sends the account's transactions and pays their gas.
  */
-import { accountOn } from '../core/accounts/chainAccount.ts';
+import { accountOn, delegationOfMandate } from '../core/accounts/chainAccount.ts';
+import { mandateOf } from '../core/accounts/mandates.ts';
 import type { HolonState } from '../core/fold/state.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import type { Wallet } from '../core/local/wallet.ts';
 import { loadWallet } from '../core/local/wallet.ts';
 import type { ChainReader } from '../core/rails/chain.ts';
 import { chainReader } from '../core/rails/chain.ts';
-import { delegateMandate } from '../core/rails/delegation/humanAccount.ts';
+import { delegateMandate, disableMandateDelegation } from '../core/rails/delegation/humanAccount.ts';
 import type { EventStore } from '../core/store/store.ts';
 import type { CommandContext } from './args.ts';
 import { chainOf } from './chainOptions.ts';
@@ -26,16 +27,34 @@ export function accountRail(ctx: CommandContext): { reader: ChainReader; wallet:
 }
 
 /**
- * When the state has an account on the configured chain, has the passkey sign mandate `id`'s limits as its
- * delegation to the hot key (a second touch, after the mandate's own decision). Returns what to tell the
- * human: nothing where no account is.
+ * Keeps mandate `id`'s delegation on chain in step with the mandate just written, when the state has an
+ * account on the configured chain: its delegation, if it has one, is disabled first (a touch), and an
+ * active mandate's limits are then signed again, less what the account already moved for it (another
+ * touch). Disabling comes first so that two delegations of one mandate are never live at once, and what
+ * was spent is read once the old one can spend no more. Returns what to tell the human: nothing where no
+ * account is; where the mandate has a delegation but no chain is configured, that it still holds.
  */
 export async function delegateOnChain(ctx: CommandContext, store: EventStore<HolonState>, id: string): Promise<string> {
   const rail = chainOf(ctx.opts) ? accountRail(ctx) : undefined;
-  if (!rail || !accountOn(store.state, rail.reader.config.chainId)) return '';
+  if (!rail || !accountOn(store.state, rail.reader.config.chainId)) {
+    const live = delegationOfMandate(store.state, id);
+    return live
+      ? `\nMandate ${id}'s delegation ${live.digest} still holds what it held on chain: give the chain's settings ` +
+          '(--rpc-url, --chain-id, --token) to disable it and sign the new limits.'
+      : '';
+  }
+  const { network } = rail.reader.config;
+  const m = mandateOf(store.state, id);
+  const why = m.status === 'active' ? 'is edited, and before its new limits are signed' : `is ${m.status}`;
+  const off = await disableMandateDelegation(store, rail.reader, rail.wallet, id, askPasskeyAtPage, why);
+  const disabled = off
+    ? `\nOn ${network}, your account disabled the mandate's earlier delegation ${off.digest}` +
+      `${off.transaction ? ` (transaction ${off.transaction})` : ' (the chain had it disabled already)'}.`
+    : '';
+  if (m.status !== 'active') return disabled;
   const d = await delegateMandate(store, rail.reader, id, askPasskeyAtPage, rail.wallet.address);
   return (
-    `\nOn ${rail.reader.config.network}, your account ${d.delegation.delegator} holds these limits ` +
+    `${disabled}\nOn ${network}, your account ${d.delegation.delegator} holds these limits ` +
     `for Holon's hot key (delegation ${d.digest}).`
   );
 }

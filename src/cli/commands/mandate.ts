@@ -306,8 +306,8 @@ const mandateCmd: Command = {
         openExisting(ctx),
         async (store) => {
           const m = await patchMandate(store, clock, id, withTermsFlag(ctx.opts, patch, store.state.mandates[id]));
-          // An active mandate's new limits are signed again; a suspended or revoked one delegates nothing new.
-          const held = m.status === 'active' ? await delegateOnChain(ctx, store, id) : '';
+          // An active mandate's new limits are signed again; a suspended or revoked one's delegation is disabled.
+          const held = await delegateOnChain(ctx, store, id);
           return print(ctx, m, `Updated ${mandateText(m, store.state, clock.now())}${await consentText(ctx.stateDir, m)}${held}`);
         },
         true,

@@ -47,6 +47,8 @@ export interface MandateDelegation {
   /** Its EIP-712 digest: the challenge the passkey answered. */
   digest: string;
   at: string;
+  /** When the account disabled it on chain (`mandate.undelegated`), and by which transaction (null: found disabled). */
+  disabled?: { at: string; transaction: string | null };
 }
 
 /** The chain account's part of the state. */
@@ -54,14 +56,24 @@ export interface ChainAccountFields {
   chain_account: {
     /** By chain id. */
     accounts: Dict<ChainAccount>;
-    /** The newest delegation of each mandate, by mandate id. */
+    /** The delegation the hot key draws under for each mandate, by mandate id: the newest, unless it was disabled. */
     delegations: Dict<MandateDelegation>;
+    /**
+     * Every delegation the passkey signed for each mandate, oldest first, disabled ones too: what was spent
+     * under each is read from the chain when the mandate's limits are signed again.
+     */
+    signed: Dict<MandateDelegation[]>;
   };
 }
 
 export interface ChainAccountEvents {
   'account.created': { address: string; chain_id: number; credential: string; salt: string; factory: string };
   'mandate.delegated': { mandate: string; delegation: DelegationJson; signature: string; digest: string };
+  /**
+   * The account disabled the mandate's delegation `digest` on chain (`transaction`; null when Holon found it
+   * disabled already, after a crash between the two): the hot key draws under it no more.
+   */
+  'mandate.undelegated': { mandate: string; digest: string; transaction: string | null };
   /** The hot key drew `value` (token units, decimal) from the account under the mandate's delegation. */
   'float.funded': { mandate: string; transaction: string; value: string };
 }
@@ -69,7 +81,7 @@ export interface ChainAccountEvents {
 export const chainAccountEvent = eventsOf<ChainAccountEvents>();
 
 export const chainAccountSlice: Slice<ChainAccountFields, ChainAccountEvents> = {
-  initial: () => ({ chain_account: { accounts: dict(), delegations: dict() } }),
+  initial: () => ({ chain_account: { accounts: dict(), delegations: dict(), signed: dict() } }),
   on: {
     'account.created': (s, d, e) => {
       s.chain_account.accounts[String(d.chain_id)] = {
@@ -83,20 +95,30 @@ export const chainAccountSlice: Slice<ChainAccountFields, ChainAccountEvents> = 
     },
     'mandate.delegated': (s, d, e) => {
       // The newest wins: an edit signs a new delegation, and the hot key redeems only that one.
-      s.chain_account.delegations[d.mandate] = {
+      const signed: MandateDelegation = {
         mandate: d.mandate,
         delegation: structuredClone(d.delegation),
         signature: d.signature,
         digest: d.digest,
         at: e.time,
       };
+      s.chain_account.delegations[d.mandate] = signed;
+      (s.chain_account.signed[d.mandate] ??= []).push(structuredClone(signed));
+    },
+    'mandate.undelegated': (s, d, e) => {
+      const disabled = { at: e.time, transaction: d.transaction };
+      for (const r of s.chain_account.signed[d.mandate] ?? []) if (r.digest === d.digest) r.disabled ??= disabled;
+      // A record of one that is not the mandate's current delegation changes only the history.
+      if (s.chain_account.delegations[d.mandate]?.digest === d.digest) delete s.chain_account.delegations[d.mandate];
     },
   },
   revive: (s) => {
-    s.chain_account = {
-      accounts: toDict(s.chain_account?.accounts),
-      delegations: toDict(s.chain_account?.delegations),
-    };
+    const signed = toDict(s.chain_account?.signed);
+    const delegations = toDict(s.chain_account?.delegations);
+    // A snapshot made before the history was kept knows the current delegations only.
+    for (const [id, d] of Object.entries(delegations))
+      if (!signed[id]?.some((r) => r.digest === d.digest)) (signed[id] ??= []).push(structuredClone(d));
+    s.chain_account = { accounts: toDict(s.chain_account?.accounts), delegations, signed };
   },
 };
 
@@ -105,7 +127,12 @@ export function accountOn(s: ChainAccountFields, chainId: number): ChainAccount 
   return s.chain_account.accounts[String(chainId)];
 }
 
-/** The newest delegation of mandate `id`, if it has one. */
+/** The delegation mandate `id` draws under: its newest, unless that was disabled. */
 export function delegationOfMandate(s: ChainAccountFields, id: string): MandateDelegation | undefined {
   return s.chain_account.delegations[id];
+}
+
+/** Every delegation the passkey signed for mandate `id`, oldest first, disabled ones too. */
+export function delegationsOfMandate(s: ChainAccountFields, id: string): MandateDelegation[] {
+  return s.chain_account.signed[id] ?? [];
 }

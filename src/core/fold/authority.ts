@@ -374,6 +374,8 @@ const RULES: Record<string, Rule> = {
   // A mandate's delegation and the floats drawn under it: records of what the chain judges, by its members.
   'mandate.delegated': rule<{ mandate: unknown; delegation: unknown; digest: unknown }>((d, x) => mandateDelegated(d, x)),
   'float.funded': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
+  // The account disabled one: the record only narrows what Holon draws under, and the chain said so first.
+  'mandate.undelegated': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
 
   // Nothing to decide.
   checkpoint: rule(() => 'anyone'),

@@ -131,6 +131,8 @@ export interface ChainReader {
   allowance(owner: Address, spender: Address): Promise<bigint>;
   /** `owner`'s next EIP-2612 permit nonce at the token. */
   permitNonce(owner: Address): Promise<bigint>;
+  /** What a view call of `data` at `to` returns, as of the latest block (eth_call): for contracts Holon reads rarely. */
+  read(to: Address, data: Hex): Promise<Hex>;
   /**
    * Sends a transaction from `from` that `sign` signs (its nonce, gas and fees read from the node here), and
    * returns its hash once the node took it.
@@ -207,6 +209,7 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
     allowance: (owner, spender) =>
       client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'allowance', args: [owner, spender] }),
     permitNonce: (owner) => client.readContract({ address: token, abi: TOKEN_ABI, functionName: 'nonces', args: [owner] }),
+    read: async (to, data) => (await client.call({ to, data })).data ?? '0x',
     send: (from, tx, sign) => sendFrom(client, config.chainId, from, tx, sign),
   };
 }

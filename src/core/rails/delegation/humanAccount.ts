@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Address, Hash, Hex } from 'viem';
-import { encodeFunctionData, getAddress, hexToBytes, keccak256, parseAbi, toHex } from 'viem';
+import { decodeFunctionResult, encodeFunctionData, getAddress, hexToBigInt, hexToBytes, keccak256, parseAbi, toHex } from 'viem';
 import type { ChainAccount, ChainAccountFields, ChainAccountEvents, MandateDelegation } from '../../accounts/chainAccount.ts';
-import { accountOn, chainAccountEvent, delegationOfMandate } from '../../accounts/chainAccount.ts';
+import { accountOn, chainAccountEvent, delegationOfMandate, delegationsOfMandate } from '../../accounts/chainAccount.ts';
 import { mandateOf } from '../../accounts/mandates.ts';
 import type { PasskeysFields } from '../../accounts/passkeys.ts';
 import { activePasskeys } from '../../accounts/passkeys.ts';
@@ -25,12 +25,21 @@ import type { EventStore } from '../../store/store.ts';
 import type { ChainReader, MinedTransfers } from '../chain.ts';
 import { decimalOf } from '../chain.ts';
 import { deployAccount } from './account.ts';
+import type { Framework } from './addresses.ts';
 import { frameworkOn } from './addresses.ts';
 import type { MandateLimits } from './caveats.ts';
 import type { Call } from './caveats.ts';
 import { caveatsOf, DAY, oneCallCaveats, utcMidnight } from './caveats.ts';
 import type { Delegation } from './delegation.ts';
-import { delegationDigest, delegationFromJson, delegationJson, redeemTransaction, ROOT_AUTHORITY } from './delegation.ts';
+import {
+  DELEGATION_MANAGER_ABI,
+  delegationDigest,
+  delegationFromJson,
+  delegationJson,
+  redeemTransaction,
+  revokeCall,
+  ROOT_AUTHORITY,
+} from './delegation.ts';
 import { deleGatorSignature } from './webauthnSignature.ts';
 
 /** How long a mandate without an expiry is delegated for: a year, then the human signs it again. */
@@ -168,9 +177,15 @@ export async function delegateMandate(
     throw new HolonError('invalid_input', `the human has no account on chain ${reader.config.chainId}: create one (holon passkey account)`);
   const m = mandateOf(s, id);
   if (m.status !== 'active') throw new HolonError('conflict', `mandate ${id} is ${m.status}: nothing to delegate`);
+  const live = delegationOfMandate(s, id);
+  // Two live delegations of one mandate would let the hot key draw the sum of their caps.
+  if (live)
+    throw new HolonError('conflict', `mandate ${id}'s delegation ${live.digest} is not disabled: disable it before signing another`, {
+      digest: live.digest,
+    });
   const framework = frameworkOn(reader.config.chainId);
   const { decimals, currency } = reader.config.asset;
-  const limits = tokenLimits(s, m, reader);
+  const limits = await limitsLeft(reader, account.address as Address, delegationsOfMandate(s, id), tokenLimits(s, m, reader));
   const now = (await reader.head()).timestamp;
   const startOfDay = utcMidnight(now);
   const expiresAt = m.expires_at ? BigInt(Math.floor(Date.parse(m.expires_at) / 1000)) : startOfDay + NO_EXPIRY_DAYS * DAY;
@@ -321,4 +336,161 @@ export async function accountDoes(
   const transaction = await reader.send(hotKey.address, redeemTransaction(framework, oneCall, signature, call), (tx) => sign(tx));
   await untilMined(reader, transaction, words.title);
   return transaction;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A mandate's delegation follows the mandate: before its limits are signed again, and when it is revoked or
+// suspended, the account disables the delegation it had; a new one holds only what its earlier ones left.
+// ---------------------------------------------------------------------------------------------------------
+
+const SPENT_ABI = parseAbi(['function spentMap(address delegationManager, bytes32 delegationHash) view returns (uint256)']);
+
+/** The hash the manager and its enforcers know `delegation` by, as the manager itself computes it. */
+export async function delegationHashOnChain(reader: ChainReader, delegation: Delegation): Promise<Hex> {
+  const framework = frameworkOn(reader.config.chainId);
+  const call = { abi: DELEGATION_MANAGER_ABI, functionName: 'getDelegationHash' } as const;
+  const data = encodeFunctionData({ ...call, args: [{ ...delegation, signature: '0x' }] });
+  return decodeFunctionResult({ ...call, data: await reader.read(framework.DelegationManager, data) });
+}
+
+/**
+ * What the account moved under `delegations` (those from `account` whose total is in the reader's token),
+ * as the chain's ERC20TransferAmountEnforcer counted it: the journal says which delegations, the chain how
+ * much. A redeem past a cap reverts, so this is never more than their totals.
+ */
+export async function spentUnder(reader: ChainReader, account: Address, delegations: MandateDelegation[]): Promise<bigint> {
+  const framework = frameworkOn(reader.config.chainId);
+  const call = { abi: SPENT_ABI, functionName: 'spentMap' } as const;
+  let spent = 0n;
+  for (const r of delegations) {
+    const d = delegationFromJson(r.delegation);
+    if (d.delegator !== getAddress(account)) continue;
+    const total = d.caveats.find((c) => c.enforcer === getAddress(framework.ERC20TransferAmountEnforcer));
+    // Its terms start with the token it counts.
+    if (!total || total.terms.slice(0, 42).toLowerCase() !== reader.config.token.toLowerCase()) continue;
+    const data = encodeFunctionData({ ...call, args: [framework.DelegationManager, await delegationHashOnChain(reader, d)] });
+    spent += decodeFunctionResult({ ...call, data: await reader.read(framework.ERC20TransferAmountEnforcer, data) });
+  }
+  return spent;
+}
+
+/**
+ * `limits` less what the mandate's `earlier` delegations moved, read from the chain, with the words that
+ * say so. The per-day count cannot be carried: each delegation is its own counter at the enforcer. Refused
+ * (`conflict`) when nothing is left of the total.
+ */
+async function limitsLeft(reader: ChainReader, account: Address, earlier: MandateDelegation[], limits: TokenLimits): Promise<TokenLimits> {
+  if (earlier.length === 0) return limits;
+  const { decimals, currency } = reader.config.asset;
+  const amount = (units: bigint): string => `${decimalOf(units, decimals)} ${currency}`;
+  const spent = await spentUnder(reader, account, earlier);
+  if (spent >= limits.total)
+    throw new HolonError(
+      'conflict',
+      `nothing is left to hold on chain: ${amount(spent)} already spent under the mandate's earlier delegations, ` +
+        `and its total is ${amount(limits.total)}; no new delegation was signed, so nothing more can be drawn from your account for it`,
+      { spent: spent.toString(), total: limits.total.toString() },
+    );
+  const total = limits.total - spent;
+  return {
+    // The day's cap stays as the mandate says: the total, reduced, is what holds the rest.
+    perDay: limits.perDay,
+    total,
+    lines: [
+      ...limits.lines,
+      `${amount(spent)} already spent: ${amount(total)} left in all ` +
+        `(the mandate's total is ${amount(limits.total)}; what was spent as the chain counted it).`,
+      "The day's count starts again with this delegation: what earlier ones moved today is not counted in it " +
+        '(the chain cannot carry it over).',
+    ],
+  };
+}
+
+/** The per-day and total caps a mandate's delegation holds, read back from its caveats' terms (token units). */
+function capsOf(d: Delegation, framework: Framework): { perDay: bigint | undefined; total: bigint | undefined } {
+  // Both enforcers' terms are the token (20 bytes), then the amount (32 bytes).
+  const amountIn = (enforcer: Address): bigint | undefined => {
+    const c = d.caveats.find((x) => x.enforcer === getAddress(enforcer));
+    return c && c.terms.length >= 2 + 104 ? hexToBigInt(`0x${c.terms.slice(42, 106)}`) : undefined;
+  };
+  return { perDay: amountIn(framework.ERC20PeriodTransferEnforcer), total: amountIn(framework.ERC20TransferAmountEnforcer) };
+}
+
+/**
+ * Disables mandate `id`'s delegation on the reader's chain, if it has one: the passkey signs the one call
+ * (`revokeCall`) on its page, whose words say which delegation and what it held and `why`; the hot key
+ * sends it; then `mandate.undelegated` is recorded, and the hot key draws under it no more. One the chain
+ * says is disabled already (a crash after the call, before the record) is recorded without asking.
+ * Returns what was disabled, or undefined when the mandate had no delegation. Refused (`denied`,
+ * not_asserted) when the passkey did not sign: then nothing changed, on chain or in the journal; and
+ * (`conflict`) when its delegation is from an account on another chain.
+ */
+export async function disableMandateDelegation(
+  store: EventStore<PasskeysFields & ChainAccountFields>,
+  reader: ChainReader,
+  hotKey: Wallet,
+  id: string,
+  ask: AskPasskey,
+  why: string,
+): Promise<{ digest: string; transaction: Hash | null } | undefined> {
+  const s = store.state;
+  const live = delegationOfMandate(s, id);
+  if (!live) return undefined;
+  const account = accountOn(s, reader.config.chainId);
+  const d = delegationFromJson(live.delegation);
+  if (!account || getAddress(account.address) !== d.delegator)
+    throw new HolonError(
+      'conflict',
+      `mandate ${id}'s delegation ${live.digest} is from account ${d.delegator}, which is not the human's on chain ` +
+        `${reader.config.chainId}: give that chain's settings to disable it`,
+      { digest: live.digest },
+    );
+  const framework = frameworkOn(reader.config.chainId);
+  const disabled = await reader.read(
+    framework.DelegationManager,
+    encodeFunctionData({
+      abi: DELEGATION_MANAGER_ABI,
+      functionName: 'disabledDelegations',
+      args: [await delegationHashOnChain(reader, d)],
+    }),
+  );
+  let transaction: Hash | null = null;
+  if (hexToBigInt(disabled) === 0n) {
+    const { decimals, currency } = reader.config.asset;
+    const caps = capsOf(d, framework);
+    const cap = (units: bigint | undefined): string => (units === undefined ? 'no' : `${decimalOf(units, decimals)} ${currency}`);
+    const words = {
+      title: `Holon: disable mandate ${id}'s delegation on chain`,
+      lines: [
+        `Mandate ${id} ${why}: your account ${d.delegator} disables, for good, its delegation ${live.digest} ` +
+          `to Holon's hot key ${d.delegate}.`,
+        `What it held (at most ${cap(caps.perDay)} a day, ${cap(caps.total)} in all) can no longer be drawn under it.`,
+        'This is the one call your account makes: the hot key sends it and pays its gas.',
+      ],
+    };
+    try {
+      transaction = await accountDoes(
+        reader,
+        hotKey,
+        d.delegator,
+        revokeCall(d, framework),
+        words,
+        activePasskeys(s).map((r) => r.credential),
+        ask,
+      );
+    } catch (err) {
+      if (!HolonError.is(err, 'denied')) throw err;
+      throw new HolonError(
+        'denied',
+        `mandate ${id}'s delegation ${live.digest} is not disabled: the passkey did not sign it (the page was closed or the human ` +
+          'declined). It still holds what it held on chain, and no new delegation was signed: run the edit again to disable it',
+        { ...err.details, digest: live.digest },
+      );
+    }
+  }
+  await store.transact(() => ({
+    events: [chainAccountEvent('mandate.undelegated', { mandate: id, digest: live.digest, transaction })],
+    result: undefined,
+  }));
+  return { digest: live.digest, transaction };
 }
