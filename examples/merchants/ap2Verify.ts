@@ -2,8 +2,11 @@
  * The local UCP business's side of AP2 (v0.2) through UCP's AP2 Mandates extension: it signs every
  * checkout it prices (a detached JWS over the JCS form of the checkout without `ap2`, with its own ES256
  * key, published in its profile's `signing_keys`), and before it completes a checkout it verifies the
- * mandates with the `@sd-jwt/sd-jwt-vc` family against the human's published key. It trusts nothing of
- * Holon's code: what it checks is written here, from the specifications.
+ * mandates against the human's published key: each closed mandate as the last hop of AP2's delegation
+ * chain (`open~…~~closed~…~`), the open mandate verified with the `@sd-jwt/sd-jwt-vc` family, the closed
+ * hop by hand as AP2's reference reads it (signed by the key the open mandate's `cnf` names, typed
+ * `kb+sd-jwt`, `sd_hash` over the open mandate as presented, its mandate a disclosure it commits to, no
+ * `cnf` of its own). It trusts nothing of Holon's code: what it checks is written here, from the specifications.
  *
  * What it refuses, each with UCP's error code (and `mandate_replayed`, its own): no mandate
  * (`mandate_required`); a signature by any key but the human's, or the key the human's open mandate binds
@@ -134,6 +137,52 @@ async function verifyVc(sdJwt: string, issuerKey: unknown, vct: string, bound: b
   }
 }
 
+/** The SD-JWT part of a token (up to its last `~`), and its sd_hash (RFC 9901), as AP2's chain binds a hop to the one before. */
+const sdHashOf = (t: string): string => hashOf(t.slice(0, t.lastIndexOf('~') + 1));
+
+/**
+ * Verifies a chain's closed hop: signed by `holder` (the open mandate's cnf key), AP2's terminal type, bound
+ * to `open` by sd_hash, its one delegate_payload item a disclosure whose digest it signs, not delegating
+ * further, unexpired.
+ */
+async function verifyHop(hop: string, open: string, holder: unknown, vct: string, now: number): Promise<Verified | Refusal> {
+  const bad = (content: string): Refusal => ({ code: 'mandate_invalid_signature', content });
+  const [jwt = '', disclosure, end, ...more] = hop.split('~');
+  const [h = '', p = '', sig = ''] = jwt.split('.');
+  if (!disclosure || end !== '' || more.length > 0 || !sig) return bad(`a ${vct} that is not one key-bound hop`);
+  if (!keyOfJwk(holder)) return bad('the open mandate binds no key');
+  if (!(await (await ES256.getVerifier(holder as object))(`${h}.${p}`, sig))) return bad(`the ${vct} is not signed by the key the open mandate binds`);
+  let header: Claims;
+  let payload: Claims;
+  let item: unknown;
+  try {
+    header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as Claims;
+    payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Claims;
+    item = (JSON.parse(Buffer.from(disclosure, 'base64url').toString('utf8')) as unknown[])[1];
+  } catch {
+    return bad(`a ${vct} that does not read`);
+  }
+  if (header['typ'] !== 'kb+sd-jwt' || header['alg'] !== 'ES256') return bad(`the ${vct} is not a closed hop (kb+sd-jwt)`);
+  if (payload['sd_hash'] !== sdHashOf(open)) return bad(`the ${vct}'s sd_hash is not over the open mandate it is presented with`);
+  const items = payload['delegate_payload'];
+  if (payload['_sd_alg'] !== 'sha-256' || !Array.isArray(items) || items.length !== 1 || (items[0] as Claims)['...'] !== hashOf(disclosure))
+    return bad(`the ${vct}'s disclosure is not the one it signed`);
+  if (typeof item !== 'object' || item === null) return bad(`the ${vct} discloses no mandate`);
+  const claims = item as Claims;
+  if ('cnf' in claims) return bad(`the ${vct} delegates further (a cnf in a closed mandate)`);
+  if (claims['vct'] !== vct) return { code: 'mandate_scope_mismatch', content: `expected a ${vct}, got ${String(claims['vct'])}` };
+  if (typeof claims['exp'] !== 'number' || claims['exp'] <= Math.floor(now / 1000)) return { code: 'mandate_expired', content: `the ${vct} expired` };
+  const { aud, nonce, iat } = payload;
+  if (typeof aud !== 'string' || typeof nonce !== 'string' || typeof iat !== 'number') return bad(`the ${vct} has no key binding`);
+  return { claims, kb: { aud, nonce, iat } };
+}
+
+/** The open and closed parts of a two-hop chain, or undefined. */
+function chainOf(token: string): { open: string; closed: string } | undefined {
+  const parts = token.split('~~');
+  return parts.length === 2 && parts[0] && parts[1] ? { open: `${parts[0]}~`, closed: parts[1] } : undefined;
+}
+
 const isRefusal = (x: unknown): x is Refusal => typeof x === 'object' && x !== null && 'code' in x && 'content' in x;
 const constraintsOf = (claims: Claims): Claims[] => (Array.isArray(claims['constraints']) ? (claims['constraints'] as Claims[]) : []);
 
@@ -168,15 +217,18 @@ export async function verifyMandates(
   const ap2 = body?.ap2 ?? {};
   const checkoutMandate = ap2['checkout_mandate'];
   const paymentMandate = body?.payment?.instruments?.[0]?.credential?.['token'];
-  const openCheckout = ap2['open_checkout_mandate'];
-  const openPayment = ap2['open_payment_mandate'];
   if (typeof checkoutMandate !== 'string' || typeof paymentMandate !== 'string')
     return {
       code: 'mandate_required',
       content: 'AP2 was negotiated for this checkout: a checkout mandate and a payment mandate are required',
     };
-  if (typeof openCheckout !== 'string' || typeof openPayment !== 'string')
-    return { code: 'mandate_required', content: "the human's open mandates are required (human not present)" };
+  // Human not present: each closed mandate comes as the last hop of a chain from the human's open mandate.
+  const checkoutChain = chainOf(checkoutMandate);
+  const paymentChain = chainOf(paymentMandate);
+  if (!checkoutChain || !paymentChain)
+    return { code: 'mandate_required', content: "each mandate must be presented chained to the human's open mandate (open~~closed)" };
+  const openCheckout = checkoutChain.open;
+  const openPayment = paymentChain.open;
   const human = await options.human();
   if (!human) return { code: 'agent_missing_key', content: "the human's key is not published" };
   const scope = (content: string): Refusal => ({ code: 'mandate_scope_mismatch', content });
@@ -193,16 +245,17 @@ export async function verifyMandates(
   // The closed mandates are signed by the key the open mandates bind (AP2's cnf), with a key binding for this business.
   const delegate = (oc.claims['cnf'] as { jwk?: unknown } | undefined)?.jwk;
   if (!sameKey(delegate, (op.claims['cnf'] as { jwk?: unknown } | undefined)?.jwk)) return scope('the open mandates bind different keys');
-  const cm = await verifyVc(checkoutMandate, delegate, 'mandate.checkout.1', true, now);
+  const cm = await verifyHop(checkoutChain.closed, openCheckout, delegate, 'mandate.checkout.1', now);
   if (isRefusal(cm)) return cm;
-  const pm = await verifyVc(paymentMandate, delegate, 'mandate.payment.1', true, now);
+  const pm = await verifyHop(paymentChain.closed, openPayment, delegate, 'mandate.payment.1', now);
   if (isRefusal(pm)) return pm;
   for (const m of [cm, pm]) {
     if (m.kb?.aud !== expected.url) return scope('a key binding for another audience');
     if (Math.abs(Math.floor(now / 1000) - (m.kb?.iat ?? 0)) > 300)
       return { code: 'mandate_expired', content: 'a key binding older than 5 minutes' };
   }
-  const digests = [checkoutMandate, paymentMandate].map((m) => hashOf(issuerPart(m)));
+  // A mandate is named by its closed JWT, as AP2 names a receipt's.
+  const digests = [checkoutChain.closed, paymentChain.closed].map((m) => hashOf(issuerPart(m)));
   if (digests.some((d) => spent.has(d))) return { code: 'mandate_replayed', content: 'this mandate was already used for an order' };
 
   // The checkout: this business's signature, this checkout as it is now, and its hash.
@@ -242,7 +295,8 @@ export async function verifyMandates(
       return scope('the open checkout mandate does not allow this merchant');
   }
   const payment = constraintsOf(op.claims);
-  if (!payment.some((c) => c['type'] === 'payment.reference' && c['conditional_transaction_id'] === hashOf(issuerPart(openCheckout))))
+  // payment.reference names the open checkout mandate by its sd_hash (`issuerJWT~disclosures~`), as AP2's reference does.
+  if (!payment.some((c) => c['type'] === 'payment.reference' && c['conditional_transaction_id'] === sdHashOf(openCheckout)))
     return scope('the open payment mandate does not reference the open checkout mandate');
   for (const c of payment) {
     if (

@@ -18,7 +18,7 @@ import { toMinor } from '../../src/core/commerce/checkout.ts';
 import { signCheckoutPayment } from '../../src/core/commerce/payCheckout.ts';
 import * as M from '../../src/core/kernel/amount.ts';
 import type { MandateKey } from '../../src/core/local/mandateKey.ts';
-import { loadMandateKey, mandateKeyOf, newMandateJwk } from '../../src/core/local/mandateKey.ts';
+import { loadAgentKey, loadMandateKey, mandateKeyOf, newMandateJwk } from '../../src/core/local/mandateKey.ts';
 import { saveWallet, walletFromKey } from '../../src/core/local/wallet.ts';
 import { UcpCheckout } from '../../src/server/commerce/ucp.ts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
@@ -98,7 +98,7 @@ async function mandatesFor(
   cart: Cart,
   o: { key?: MandateKey; open?: { checkout: string; payment: string }; amount?: number; payee?: string; now?: number } = {},
 ): Promise<Presentation> {
-  const key = o.key ?? loadMandateKey(state.dir);
+  const key = o.key ?? loadAgentKey(state.dir);
   const open = loadOpenMandates(state.dir, SHOPPER);
   assert.ok(key && open && cart.ap2 && cart.total && cart.x402);
   const signed = await signClosedMandates(
@@ -156,8 +156,8 @@ describe('AP2 mandates at a UCP merchant', () => {
     const body = shop.completionBodies.at(-1) as { ap2?: Record<string, string> };
     assert.match(
       body.ap2?.['checkout_mandate'] ?? '',
-      /^[\w-]+\.[\w-]+\.[\w-]+(~[\w-]+)+~[\w-]+\.[\w-]+\.[\w-]+$/,
-      'an SD-JWT, its disclosure and a key binding',
+      /^[\w-]+\.[\w-]+\.[\w-]+(~[\w-]+)+~~[\w-]+\.[\w-]+\.[\w-]+~[\w-]+~$/,
+      "AP2's chain: the open mandate with its disclosure, then the closed hop with its own",
     );
     // No tool result carries a mandate the agent could present again.
     const out = JSON.stringify(r);
@@ -292,6 +292,23 @@ describe('AP2 mandates at a UCP merchant', () => {
     const cart = await direct().create(STICKERS);
     const other = mandateKeyOf(newMandateJwk());
     assert.equal(await refusedWith(cart, await mandatesFor(cart, { key: other })), 'mandate_invalid_signature');
+    // The human's own key signs only open mandates: the closed ones are the agent key's, which the open ones bind.
+    const human = loadMandateKey(state.dir);
+    assert.ok(human);
+    assert.equal(await refusedWith(cart, await mandatesFor(cart, { key: human })), 'mandate_invalid_signature');
+  });
+
+  test('the agent key is apart from the human key, kept beside it, and the open mandates bind it', async () => {
+    const human = loadMandateKey(state.dir);
+    const agent = loadAgentKey(state.dir);
+    const open = loadOpenMandates(state.dir, SHOPPER);
+    assert.ok(human && agent && open);
+    assert.notEqual(agent.publicJwk.kid, human.publicJwk.kid);
+    assert.equal(fs.statSync(path.join(state.dir, 'keys', 'ap2-agent.jwk')).mode & 0o777, 0o600);
+    assert.equal(open.key, human.publicJwk.kid);
+    assert.equal(open.agent, agent.publicJwk.kid);
+    const cnf = (JSON.parse(Buffer.from(open.payment.split('.')[1] ?? '', 'base64url').toString('utf8')) as { cnf: { jwk: { x: string } } }).cnf;
+    assert.equal(cnf.jwk.x, agent.publicJwk.x);
   });
 
   test('after the human edits the mandate, its old open mandate is refused, and so is a purchase outside the new one', async () => {

@@ -20,7 +20,7 @@ import { silentLogger, systemClock } from '../../src/core/kernel/deps.ts';
 import { openStore } from '../../src/core/holon.ts';
 import { DEMO_OFFICE, seedOffice } from '../../src/core/office/demoOffice.ts';
 import { loadOpenMandates, loadPublished, signClosedMandates } from '../../src/core/commerce/ap2.ts';
-import { loadMandateKey } from '../../src/core/local/mandateKey.ts';
+import { loadAgentKey } from '../../src/core/local/mandateKey.ts';
 import { UcpCheckout } from '../../src/server/commerce/ucp.ts';
 import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
 import type { Bridge, EditorRunOptions } from './workbench.ts';
@@ -878,7 +878,7 @@ test(
             // A gate bypassed, presenting the old open mandate for 1.08 USD (within the old cap, outside the new one): refused.
             const direct = new UcpCheckout({ id: 'hardware', protocol: 'ucp', url: shop.url }, fetch as never);
             const cart = await direct.create([{ product: 'sticker-pack', quantity: 2 }]);
-            const key = loadMandateKey(bridge.stateDir);
+            const key = loadAgentKey(bridge.stateDir);
             assert.ok(key && cart.ap2 && cart.total);
             const { presentation } = await signClosedMandates(
               key,

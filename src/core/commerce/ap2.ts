@@ -18,7 +18,7 @@
 import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
+import { digest, ES256, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { canonicalize } from 'json-canonicalize';
 import { CAP } from '../kernel/capabilities.ts';
@@ -26,7 +26,7 @@ import { HolonError } from '../kernel/errors.ts';
 import * as M from '../kernel/amount.ts';
 import type { Mandate } from '../kernel/model.ts';
 import type { MandateKey, PublicJwk } from '../local/mandateKey.ts';
-import { jwkThumbprint, loadMandateKey, mandateKey } from '../local/mandateKey.ts';
+import { agentKey, jwkThumbprint, loadAgentKey, loadMandateKey, mandateKey } from '../local/mandateKey.ts';
 import type { Presentation, SignedCheckout } from './checkout.ts';
 import { fromMinor, toMinor } from './checkout.ts';
 
@@ -42,6 +42,8 @@ export const VCT = {
   openPayment: 'mandate.payment.open.1',
 } as const;
 
+type Claims = Record<string, unknown>;
+
 /** How long a purchase's closed mandates are good for: long enough to complete, short enough not to keep. */
 const CLOSED_TTL_S = 15 * 60;
 
@@ -50,9 +52,34 @@ export function hashOf(s: string): string {
   return createHash('sha256').update(s).digest('base64url');
 }
 
-/** The digest of an SD-JWT: of its issuer-signed JWT, the same however many disclosures a presentation keeps. */
+/**
+ * The digest of a mandate: of its issuer-signed JWT, the same however many disclosures a presentation keeps.
+ * Of a chain (`open~…~~closed~…~`), the closed mandate's JWT, as AP2 names a receipt's mandate.
+ */
 export function mandateDigest(sdJwt: string): string {
-  return hashOf(sdJwt.split('~')[0] ?? '');
+  return hashOf(sdJwt.split(CHAIN_SEPARATOR).at(-1)?.split('~')[0] ?? '');
+}
+
+/**
+ * AP2's `sd_hash` of an SD-JWT (RFC 9901 §4.3.1): over `issuerJWT~disclosure~…~`, without a key binding.
+ * It binds a closed mandate to the open one it presents, and is `payment.reference`'s digest of the open
+ * checkout mandate.
+ */
+export function sdHash(sdJwt: string): string {
+  return hashOf(sdJwt.slice(0, sdJwt.lastIndexOf('~') + 1));
+}
+
+/** What joins the open mandate and the closed one into AP2's delegation chain. */
+export const CHAIN_SEPARATOR = '~~';
+/** The JWT type of a chain's last hop: a key-bound SD-JWT that delegates no further (no `cnf`). */
+export const CLOSED_TYP = 'kb+sd-jwt';
+
+/** The open and closed parts of a two-hop chain, each with its trailing `~`; undefined when it is not one. */
+export function chainParts(chain: string): { open: string; closed: string } | undefined {
+  const at = chain.indexOf(CHAIN_SEPARATOR);
+  if (at <= 0) return undefined;
+  const closed = chain.slice(at + CHAIN_SEPARATOR.length);
+  return closed.includes(CHAIN_SEPARATOR) || !closed.endsWith('~') ? undefined : { open: `${chain.slice(0, at)}~`, closed };
 }
 
 /** An amount as AP2 writes it: an integer of the currency's minor units. */
@@ -102,8 +129,10 @@ export function openTermsText(t: OpenTerms | undefined): string {
 export interface OpenMandates {
   mandate: string;
   terms: OpenTerms;
-  /** The thumbprint of the key that signed them. */
+  /** The thumbprint of the key that signed them (the human's). */
   key: string;
+  /** The thumbprint of the agent key their `cnf` binds: the only key that may sign a purchase's closed mandates. */
+  agent: string;
   checkout: string;
   payment: string;
   signed_at: string;
@@ -167,13 +196,22 @@ function vcOf(key: MandateKey): SDJwtVcInstance {
 }
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
-const cnfOf = (key: MandateKey): { jwk: Omit<PublicJwk, 'kid' | 'alg' | 'use'> } => {
-  const { kty, crv, x, y } = key.publicJwk;
+const cnfOf = (key: PublicJwk): { jwk: Omit<PublicJwk, 'kid' | 'alg' | 'use'> } => {
+  const { kty, crv, x, y } = key;
   return { jwk: { kty, crv, x, y } };
 };
 
-/** Signs the open mandates of a Holon mandate's terms with the human's key. */
-export async function signOpenMandates(key: MandateKey, mandate: string, terms: OpenTerms, now: number): Promise<OpenMandates> {
+/**
+ * Signs the open mandates of a Holon mandate's terms with the human's key, binding (`cnf`) the agent's key:
+ * the agent signs a purchase's closed mandates with its own key, never with the human's.
+ */
+export async function signOpenMandates(
+  key: MandateKey,
+  agent: PublicJwk,
+  mandate: string,
+  terms: OpenTerms,
+  now: number,
+): Promise<OpenMandates> {
   const vc = vcOf(key);
   const header = { header: { kid: key.publicJwk.kid } };
   const times = { iat: seconds(now), ...(terms.expires_at ? { exp: seconds(Date.parse(terms.expires_at)) } : {}) };
@@ -182,34 +220,37 @@ export async function signOpenMandates(key: MandateKey, mandate: string, terms: 
     {
       vct: VCT.openCheckout,
       constraints: merchants ? [{ type: 'checkout.allowed_merchants', allowed: merchants }] : [],
-      cnf: cnfOf(key),
+      cnf: cnfOf(agent),
       ...times,
     },
-    undefined,
+    // A disclosure of its own, so that the chain's `~~` never follows a bare JWT (AP2's verifier reads that
+    // as a key binding); sd_hash covers it, so no hop can drop it.
+    { _sd: ['constraints'] },
     header,
   );
   const payment = await vc.issue(
     {
       vct: VCT.openPayment,
       constraints: [
-        { type: 'payment.reference', conditional_transaction_id: mandateDigest(checkout) },
+        { type: 'payment.reference', conditional_transaction_id: sdHash(checkout) },
         ...(merchants ? [{ type: 'payment.allowed_payees', allowed: merchants }] : []),
         ...(terms.cap ? [{ type: 'payment.amount_range', currency: terms.cap.currency, max: terms.cap.amount }] : []),
       ],
-      cnf: cnfOf(key),
+      cnf: cnfOf(agent),
       ...times,
     },
-    undefined,
+    { _sd: ['constraints'] },
     header,
   );
-  return { mandate, terms, key: key.publicJwk.kid, checkout, payment, signed_at: new Date(now).toISOString() };
+  return { mandate, terms, key: key.publicJwk.kid, agent: agent.kid, checkout, payment, signed_at: new Date(now).toISOString() };
 }
 
 /**
  * The human's consent for a Holon mandate they just created or edited, signed again and published: the
  * open mandates of its terms now, or — when it can no longer buy (suspended, revoked, no commerce.buy) —
- * none, so merchants refuse the ones it had. The key is made on first use. Only a human's path calls this
- * (the CLI's mandate create and edit, the editor's form).
+ * none, so merchants refuse the ones it had. The keys (the human's, and the agent key the mandates bind)
+ * are made on first use. Only a human's path calls this, after the mandate was written (the CLI's mandate
+ * create and edit, the editor's form): where a passkey guards the state, that write is one it approved.
  */
 export async function signMandateConsent(dir: string, m: Mandate, now: number): Promise<OpenMandates | null> {
   const terms = m.status === 'active' ? openTerms(m) : undefined;
@@ -222,7 +263,7 @@ export async function signMandateConsent(dir: string, m: Mandate, now: number): 
     return null;
   }
   const key = mandateKey(dir);
-  const open = await signOpenMandates(key, m.id, terms, now);
+  const open = await signOpenMandates(key, agentKey(dir).publicJwk, m.id, terms, now);
   writeAtomic(file, `${JSON.stringify(open, null, 2)}\n`);
   publish(dir, key.publicJwk, m.id, open);
   return open;
@@ -314,6 +355,8 @@ export interface Ap2Evidence {
   ap2: typeof AP2_VERSION;
   /** The human's key (its thumbprint). */
   key: string;
+  /** The agent key that signed the closed mandates (its thumbprint), as the open mandates bind it. */
+  agent: string;
   open: { checkout: string; payment: string; terms: OpenTerms; signed_at: string };
   checkout: {
     id: string;
@@ -335,48 +378,56 @@ export interface Ap2Evidence {
 }
 
 /**
- * Signs a purchase's closed mandates with the human's key and presents them, with their open mandates, to
- * the merchant: each closed one bound (key binding) to the merchant and a fresh nonce. The caller is the
- * buy path, after the gate held the purchase.
+ * One closed mandate as the last hop of AP2's delegation chain: a key-bound SD-JWT signed by the agent key
+ * the open mandate binds, its one `delegate_payload` item (the mandate) a disclosure, bound to the open
+ * mandate by `sd_hash` and to the merchant by `aud` and a nonce; presented as `open~…~~closed~…~`.
  */
-export async function signClosedMandates(
+function closedHop(agent: MandateKey, open: string, mandate: Claims, kb: { iat: number; aud: string; nonce: string }): string {
+  const b64 = (x: unknown): string => Buffer.from(JSON.stringify(x)).toString('base64url');
+  const disclosure = b64([randomBytes(16).toString('base64url'), mandate]);
+  const header = b64({ alg: 'ES256', typ: CLOSED_TYP, kid: agent.publicJwk.kid });
+  const payload = b64({ delegate_payload: [{ '...': hashOf(disclosure) }], _sd_alg: 'sha-256', ...kb, sd_hash: sdHash(open) });
+  return `${open.replace(/~$/, '')}${CHAIN_SEPARATOR}${header}.${payload}.${agent.sign(`${header}.${payload}`)}~${disclosure}~`;
+}
+
+/**
+ * Signs a purchase's closed mandates with the agent key the open mandates bind, each the last hop of a
+ * chain from its open mandate (AP2's delegation chain), bound to the merchant and a fresh nonce. The
+ * caller is the buy path, after the gate held the purchase.
+ */
+export function signClosedMandates(
   key: MandateKey,
   open: OpenMandates,
   r: ClosedRequest,
   checkoutId: string,
 ): Promise<{ presentation: Presentation; evidence: Ap2Evidence }> {
-  const vc = vcOf(key);
-  const header = { header: { kid: key.publicJwk.kid } };
   const iat = seconds(r.now);
   const times = { iat, exp: iat + CLOSED_TTL_S };
   const checkoutHash = hashOf(r.checkout.jwt);
-  const kb = (): { kb: { payload: { iat: number; aud: string; nonce: string } } } => ({
-    kb: { payload: { iat, aud: r.audience, nonce: randomBytes(16).toString('base64url') } },
-  });
-  const checkoutIssued = await vc.issue(
-    { vct: VCT.checkout, checkout_jwt: r.checkout.jwt, checkout_hash: checkoutHash, cnf: cnfOf(key), ...times },
-    { _sd: ['checkout_jwt'] },
-    header,
-  );
+  const kb = (): { iat: number; aud: string; nonce: string } => ({ iat, aud: r.audience, nonce: randomBytes(16).toString('base64url') });
   const payment = {
     vct: VCT.payment,
     transaction_id: checkoutHash,
     payee: r.payee,
     payment_amount: r.amount,
     payment_instrument: r.instrument,
-    cnf: cnfOf(key),
     ...times,
   };
-  const paymentIssued = await vc.issue(payment, undefined, header);
   const presentation: Presentation = {
-    checkout_mandate: await vc.present(checkoutIssued, { checkout_jwt: true }, kb()),
-    payment_mandate: await vc.present(paymentIssued, undefined, kb()),
+    checkout_mandate: closedHop(
+      key,
+      open.checkout,
+      { vct: VCT.checkout, checkout_jwt: r.checkout.jwt, checkout_hash: checkoutHash, ...times },
+      kb(),
+    ),
+    payment_mandate: closedHop(key, open.payment, payment, kb()),
     open_checkout_mandate: open.checkout,
     open_payment_mandate: open.payment,
   };
   const evidence: Ap2Evidence = {
     ap2: AP2_VERSION,
-    key: key.publicJwk.kid,
+    key: open.key,
+    agent: key.publicJwk.kid,
     open: { checkout: mandateDigest(open.checkout), payment: mandateDigest(open.payment), terms: open.terms, signed_at: open.signed_at },
     checkout: {
       id: checkoutId,
@@ -394,22 +445,75 @@ export async function signClosedMandates(
       payment_instrument: r.instrument,
     },
   };
-  return { presentation, evidence };
+  return Promise.resolve({ presentation, evidence });
 }
 
-/** Where the buy path finds the human's consent: their key, and the open mandates they signed for a Holon mandate. */
-export interface Ap2Consent {
-  key(): MandateKey | undefined;
-  open(mandate: string): OpenMandates | undefined;
-}
-
-/** The consent kept in a state folder (the key file, the signed open mandates), read when a purchase needs it. */
-export function stateConsent(dir: string): Ap2Consent {
-  return { key: () => loadMandateKey(dir), open: (mandate) => loadOpenMandates(dir, mandate) };
+/** What a verified chain says: the open mandate's claims, the closed mandate's, and its hop's (aud, nonce, iat, sd_hash). */
+export interface VerifiedChain {
+  open: Claims;
+  closed: Claims;
+  hop: Claims;
 }
 
 /**
- * The human's key and open mandates for a purchase at an AP2 merchant, or a `denied` error saying what the
+ * Verifies a two-hop AP2 chain as AP2's reference reads it: the open mandate signed by `root` (its
+ * disclosures' digests with it), the closed hop signed by the key the open mandate's `cnf` names, typed
+ * `kb+sd-jwt`, its `sd_hash` over the open mandate as presented, its one mandate a disclosure it commits
+ * to, with no `cnf` of its own; both unexpired at `at` (ms). Undefined when any of it fails.
+ */
+export async function verifyChain(chain: string, root: object, at: number): Promise<VerifiedChain | undefined> {
+  const parts = chainParts(chain);
+  if (!parts) return undefined;
+  const now = seconds(at);
+  let open: Claims;
+  try {
+    const vc = new SDJwtVcInstance({ verifier: await ES256.getVerifier(root), hasher: digest, hashAlg: 'sha-256' });
+    open = (await vc.verify(parts.open, { currentDate: now })).payload as Claims;
+  } catch {
+    return undefined;
+  }
+  const cnf = (open['cnf'] as { jwk?: Record<string, unknown> } | undefined)?.jwk;
+  const [jwt = '', disclosure, end, ...more] = parts.closed.split('~');
+  if (!cnf || !disclosure || end !== '' || more.length > 0) return undefined;
+  let header: Claims;
+  try {
+    header = JSON.parse(Buffer.from(jwt.split('.')[0] ?? '', 'base64url').toString('utf8')) as Claims;
+  } catch {
+    return undefined;
+  }
+  const hop = jwsPayload(jwt, cnf);
+  if (!hop || header['typ'] !== CLOSED_TYP || hop['sd_hash'] !== sdHash(parts.open) || hop['_sd_alg'] !== 'sha-256') return undefined;
+  const items = hop['delegate_payload'];
+  if (!Array.isArray(items) || items.length !== 1 || (items[0] as Claims | undefined)?.['...'] !== hashOf(disclosure)) return undefined;
+  let closed: unknown;
+  try {
+    closed = (JSON.parse(Buffer.from(disclosure, 'base64url').toString('utf8')) as unknown[])[1];
+  } catch {
+    return undefined;
+  }
+  if (typeof closed !== 'object' || closed === null || 'cnf' in closed) return undefined;
+  const exp = (closed as Claims)['exp'];
+  if (typeof exp !== 'number' || exp <= now) return undefined;
+  return { open, closed: closed as Claims, hop };
+}
+
+/**
+ * Where the buy path finds the human's consent: their key (its public part is what merchants trust), the
+ * agent key their open mandates bind, and the open mandates they signed for a Holon mandate.
+ */
+export interface Ap2Consent {
+  key(): MandateKey | undefined;
+  agent(): MandateKey | undefined;
+  open(mandate: string): OpenMandates | undefined;
+}
+
+/** The consent kept in a state folder (the key files, the signed open mandates), read when a purchase needs it. */
+export function stateConsent(dir: string): Ap2Consent {
+  return { key: () => loadMandateKey(dir), agent: () => loadAgentKey(dir), open: (mandate) => loadOpenMandates(dir, mandate) };
+}
+
+/**
+ * The agent key and the human's open mandates for a purchase at an AP2 merchant, or a `denied` error saying what the
  * human must do: sign them (create or edit the mandate), or sign them again when the mandate changed
  * since. A cap in another currency than the merchant's cannot be checked by the merchant, so it is
  * refused here, before anything is held.
@@ -419,12 +523,14 @@ export function consentFor(consent: Ap2Consent | undefined, m: Mandate, currency
     new HolonError('denied', `${why}; the merchant requires AP2 mandates, and Holon never completes its checkout without them`, {
       mandate: m.id,
     });
-  const key = consent?.key();
+  const human = consent?.key();
+  const key = consent?.agent();
   const open = consent?.open(m.id);
   const terms = openTerms(m);
-  if (!key || !open || !terms)
+  if (!human || !key || !open || !terms)
     throw refuse(`the human has not signed this mandate's open AP2 mandate (holon mandate edit ${m.id}, or the mandate form, signs it)`);
-  if (open.key !== key.publicJwk.kid || !sameTerms(open.terms, terms))
+  // Signed before the agent had a key of its own (or with other keys): it binds no key the agent holds.
+  if (open.key !== human.publicJwk.kid || open.agent !== key.publicJwk.kid || !sameTerms(open.terms, terms))
     throw refuse(`the open AP2 mandate was signed for other terms than the mandate's now; the human signs it again by editing ${m.id}`);
   if (terms.cap && terms.cap.currency !== currency)
     throw refuse(`the mandate's cap is in ${terms.cap.currency} and the merchant prices in ${currency}: a merchant cannot check it`);

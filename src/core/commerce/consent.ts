@@ -6,14 +6,12 @@
  * landed on the chain, for that amount). Each link is re-verified from the signatures, never from
  * Holon's word for it; `holon verify`, `buy` and the receipts panel show the result.
  */
-import { digest, ES256 } from '@sd-jwt/crypto-nodejs';
-import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import * as M from '../kernel/amount.ts';
 import type { Money } from '../kernel/amount.ts';
 import type { PublicJwk } from '../local/mandateKey.ts';
 import { settlementFor } from '../rails/settlement.ts';
 import type { HolonState } from '../fold/state.ts';
-import { hashOf, jwsPayload, mandateDigest, VCT } from './ap2.ts';
+import { hashOf, jwsPayload, mandateDigest, VCT, verifyChain } from './ap2.ts';
 import { fromMinor, toMinor } from './checkout.ts';
 import { orderMismatch } from './payCheckout.ts';
 import type { Purchase } from './purchases.ts';
@@ -36,19 +34,6 @@ export interface ConsentChain {
   steps: ConsentStep[];
 }
 
-type Claims = Record<string, unknown>;
-
-async function verified(sdJwt: string | undefined, key: object, at: number): Promise<Claims | undefined> {
-  if (!sdJwt) return undefined;
-  const vc = new SDJwtVcInstance({ verifier: await ES256.getVerifier(key), hasher: digest, hashAlg: 'sha-256' });
-  try {
-    // Checked as of the purchase: a mandate that has expired since still proves what was agreed then.
-    return (await vc.verify(sdJwt, { currentDate: Math.floor(at / 1000) })).payload as Claims;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Checks the chain of consent of a purchase Holon made at an AP2 merchant, against the human's public
  * key; undefined when the purchase carried no AP2 mandates.
@@ -63,10 +48,13 @@ export async function consentChain(s: HolonState, p: Purchase, human: PublicJwk 
   const steps: ConsentStep[] = [];
   const step = (link: ConsentLink, ok: boolean | null, detail: string): void => void steps.push({ link, ok, detail });
 
-  // The human's open mandate: their key signed it, and it is the one the purchase names.
+  // The chains: each closed mandate signed by the key its open mandate binds, over that open mandate (sd_hash).
   const humanKey = human ? { kty: human.kty, crv: human.crv, x: human.x, y: human.y } : undefined;
-  const openCheckout = humanKey ? await verified(presented?.open_checkout_mandate, humanKey, at) : undefined;
-  const openPayment = humanKey ? await verified(presented?.open_payment_mandate, humanKey, at) : undefined;
+  const checkoutChain = humanKey && presented ? await verifyChain(presented.checkout_mandate, humanKey, at) : undefined;
+  const paymentChain = humanKey && presented ? await verifyChain(presented.payment_mandate, humanKey, at) : undefined;
+  // The human's open mandate: their key signed it, and it is the one the purchase names.
+  const openCheckout = checkoutChain?.open;
+  const openPayment = paymentChain?.open;
   const openOk =
     !!openCheckout &&
     !!openPayment &&
@@ -74,7 +62,9 @@ export async function consentChain(s: HolonState, p: Purchase, human: PublicJwk 
     openPayment['vct'] === VCT.openPayment &&
     human?.kid === ev.key &&
     mandateDigest(presented?.open_payment_mandate ?? '') === ev.open.payment &&
-    mandateDigest(presented?.open_checkout_mandate ?? '') === ev.open.checkout;
+    mandateDigest(presented?.open_checkout_mandate ?? '') === ev.open.checkout &&
+    presented?.payment_mandate.startsWith(presented.open_payment_mandate.replace(/~$/, '~~')) === true &&
+    presented.checkout_mandate.startsWith(presented.open_checkout_mandate.replace(/~$/, '~~'));
   step(
     'mandate',
     openOk,
@@ -82,8 +72,7 @@ export async function consentChain(s: HolonState, p: Purchase, human: PublicJwk 
   );
 
   // The checkout: the merchant signed it, and the checkout mandate (the key the open mandate binds) is for its hash.
-  const cnf = (openCheckout?.['cnf'] as { jwk?: object } | undefined)?.jwk;
-  const checkoutMandate = cnf ? await verified(presented?.checkout_mandate, cnf, at) : undefined;
+  const checkoutMandate = checkoutChain?.closed;
   const signedCheckout = jwsPayload(ev.checkout.jwt, ev.checkout.merchant_key);
   const checkoutOk =
     !!checkoutMandate &&
@@ -101,7 +90,7 @@ export async function consentChain(s: HolonState, p: Purchase, human: PublicJwk 
   );
 
   // The payment: scoped to that hash, for the checkout's total, to that merchant.
-  const paymentMandate = cnf ? await verified(presented?.payment_mandate, cnf, at) : undefined;
+  const paymentMandate = paymentChain?.closed;
   const amount = paymentMandate?.['payment_amount'] as { amount?: unknown; currency?: unknown } | undefined;
   const total =
     typeof amount?.amount === 'number' && typeof amount.currency === 'string' ? fromMinor(amount.amount, amount.currency) : undefined;

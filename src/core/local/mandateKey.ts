@@ -15,6 +15,11 @@ import { HolonError } from '../kernel/errors.ts';
 
 /** Where the mandate key lives in a state folder. */
 export const MANDATE_KEY_FILE = path.join('keys', 'mandate.jwk');
+/**
+ * Where the AP2 agent key lives: the key the open mandates bind (their `cnf`), which signs a purchase's
+ * closed mandates. It is apart from the human's so that the agent's signatures never speak for the human.
+ */
+export const AGENT_KEY_FILE = path.join('keys', 'ap2-agent.jwk');
 
 /** A P-256 public key as a JWK, with its RFC 7638 thumbprint as `kid`. */
 export interface PublicJwk {
@@ -85,7 +90,21 @@ export function loadMandateKey(dir: string): MandateKey | undefined {
 
 /** The state's mandate key, made now (mode 0600) if it has none; two processes racing end with one key. */
 export function mandateKey(dir: string): MandateKey {
-  const file = path.join(dir, MANDATE_KEY_FILE);
+  return keyAt(path.join(dir, MANDATE_KEY_FILE));
+}
+
+/** The state's AP2 agent key, when one was made; nothing is created. */
+export function loadAgentKey(dir: string): MandateKey | undefined {
+  const jwk = read(path.join(dir, AGENT_KEY_FILE));
+  return jwk ? mandateKeyOf(jwk) : undefined;
+}
+
+/** The state's AP2 agent key, made now (mode 0600) if it has none, as the mandate key is. */
+export function agentKey(dir: string): MandateKey {
+  return keyAt(path.join(dir, AGENT_KEY_FILE));
+}
+
+function keyAt(file: string): MandateKey {
   const existing = read(file);
   if (existing) return mandateKeyOf(existing);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
