@@ -34,15 +34,17 @@ export const CONTEXT_KEYS = {
   teamStore: 'holon.teamStore',
   /** A personnel proposal is open: Show Personnel Proposal has one to show. */
   proposalsOpen: 'holon.proposalsOpen',
-  /** A mandate exists: Edit Mandate has one to edit (and the walkthrough's second step is done). */
+  /** A passkey guards the state: only the human's passkey decides (the walkthrough's first step). */
+  hasPasskey: 'holon.hasPasskey',
+  /** A mandate exists: Edit Mandate has one to edit (and the walkthrough's third step is done). */
   hasMandates: 'holon.hasMandates',
-  /** Some account has money (the walkthrough's first step). */
+  /** Some account has money (the walkthrough's second step). */
   hasFunds: 'holon.hasFunds',
-  /** The editor's server acts for a mandate: Copilot sees "Holon · <mandate>" (the walkthrough's third step). */
+  /** The editor's server acts for a mandate: Copilot sees "Holon · <mandate>" (the walkthrough's fourth step). */
   mandateSelected: 'holon.mandateSelected',
-  /** Some agent was called and paid (the walkthrough's fourth step). */
+  /** Some agent was called and paid (the walkthrough's fifth step). */
   hasSpends: 'holon.hasSpends',
-  /** A human approved something once (the walkthrough's fifth step). */
+  /** A human approved something once (the walkthrough's sixth step). */
   approvedOnce: 'holon.approvedOnce',
   /** The human has opened the receipts panel once (the walkthrough's last step). */
   receiptsShown: 'holon.receiptsShown',
@@ -53,6 +55,7 @@ export const WALKTHROUGH = 'holon.holon#holon.start';
 
 /** The walkthrough's steps that a context key marks done, by that key (package.json's `onContext` events say the same). */
 export const WALKTHROUGH_STEPS: Readonly<Partial<Record<(typeof CONTEXT_KEYS)[keyof typeof CONTEXT_KEYS], string>>> = {
+  [CONTEXT_KEYS.hasPasskey]: 'passkey',
   [CONTEXT_KEYS.hasFunds]: 'fund',
   [CONTEXT_KEYS.hasMandates]: 'mandate',
   [CONTEXT_KEYS.mandateSelected]: 'connect',

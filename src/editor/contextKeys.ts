@@ -3,7 +3,7 @@ import { pendingApprovals } from '../core/approvals/flow.ts';
 import { CONTEXT_KEYS, WALKTHROUGH, WALKTHROUGH_STEPS } from './commandIds.ts';
 import { RECEIPTS_VIEW_TYPE } from './receiptsPanel.ts';
 import type { EditorState } from './editorState.ts';
-import { setupInfo } from './views.ts';
+import { stateContextKeys } from './stateKeys.ts';
 
 /** Whether a receipts panel is open in any tab (a tab's view type may carry a prefix VS Code adds). */
 function receiptsOpen(): boolean {
@@ -41,12 +41,7 @@ export function registerContextKeys(state: EditorState): vscode.Disposable {
     const s = state.state;
     set(CONTEXT_KEYS.approvalsWaiting, pendingApprovals(s, state.clock.now()).length > 0);
     set(CONTEXT_KEYS.teamStore, state.storeInUse.kind === 'team');
-    set(
-      CONTEXT_KEYS.proposalsOpen,
-      Object.values(s.office.proposals).some((p) => p.status === 'open'),
-    );
-    set(CONTEXT_KEYS.hasMandates, Object.keys(s.mandates).length > 0);
-    set(CONTEXT_KEYS.hasFunds, setupInfo(s).funded);
+    for (const [key, value] of Object.entries(stateContextKeys(s))) set(key, value);
     set(CONTEXT_KEYS.mandateSelected, state.selected !== undefined && s.mandates[state.selected] !== undefined);
     // What happened once stays done: the journal only grows, so these are read until they are true, then never again.
     if (!last.get(CONTEXT_KEYS.hasSpends))

@@ -18,6 +18,7 @@ const MANDATE = 'demo/sandbox';
 const PIPELINE = 'holon-labs/invoice-pipeline';
 const FACTURE = 'holon://files/examples/facture.pdf';
 const INVOICES = ['invoice-01.pdf', 'invoice-02.pdf', 'invoice-03.pdf', 'invoice-04.pdf'].map((f) => `holon://files/examples/${f}`);
+/** The steps a newcomer takes here; the passkey's, first in the walkthrough, is optional and not taken. */
 const STEPS = ['fund', 'mandate', 'connect', 'firstCall', 'approve', 'receipt'];
 
 /** The prompts the walkthrough gives, word for word (media/walkthrough/*.md say the same). */
@@ -37,7 +38,7 @@ async function ticks(p: Page): Promise<string[]> {
   return out;
 }
 
-/** Waits until the walkthrough shows every step done; the error names the steps that are not. */
+/** Waits until the walkthrough shows every step of STEPS done; the error names the steps that are not. */
 async function allTicked(p: Page, where: string): Promise<void> {
   await until(async () => (await ticks(p)).every((t) => t.endsWith(':true')), `every step done ${where}`, 30_000, 250).catch(async (err: Error) => {
     throw new Error(`${err.message}: ${(await ticks(p)).join(', ')}`);
@@ -53,7 +54,7 @@ async function onScreen(p: Page, target: Locator): Promise<boolean> {
   return box.x >= 0 && box.y >= 0 && box.x + box.width <= size.width && box.y + box.height <= size.height;
 }
 
-/** Opens the walkthrough with Holon: Get Started and waits for its six steps. */
+/** Opens the walkthrough with Holon: Get Started and waits for its steps. */
 async function openWalkthrough(p: Page): Promise<void> {
   await runCommand(p, 'Holon: Get Started');
   await until(async () => (await p.locator('button.getting-started-step').count()) >= STEPS.length, "the walkthrough's steps", 30_000, 250);

@@ -7,6 +7,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import { COMMANDS, CONTEXT_KEYS, WALKTHROUGH, WALKTHROUGH_STEPS } from '../../src/editor/commandIds.ts';
+import { addPasskey, registrationSubject } from '../../src/core/accounts/passkeys.ts';
+import { challengeOf } from '../../src/core/passkey/challenge.ts';
+import { stateContextKeys } from '../../src/editor/stateKeys.ts';
+import { withWorld } from '../core/fixtures.ts';
+import { softPasskey } from '../helpers/softPasskey.ts';
 import { ROOT } from '../helpers.ts';
 
 interface Step {
@@ -26,11 +31,11 @@ const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'ut
   contributes: { walkthroughs: { id: string; steps: Step[] }[]; commands: { command: string }[] };
 };
 
-test('fund → mandate → connect → first call → approve → receipt, each with its media, command and done-when event', () => {
+test('passkey → fund → mandate → connect → first call → approve → receipt, each with its media, command and done-when event', () => {
   const [walkthrough] = manifest.contributes.walkthroughs;
   assert.ok(walkthrough);
   assert.equal(`${manifest.publisher}.${manifest.name}#${walkthrough.id}`, WALKTHROUGH, 'Holon: Get Started opens this walkthrough');
-  assert.deepEqual(walkthrough.steps.map((s) => s.id), ['fund', 'mandate', 'connect', 'firstCall', 'approve', 'receipt']);
+  assert.deepEqual(walkthrough.steps.map((s) => s.id), ['passkey', 'fund', 'mandate', 'connect', 'firstCall', 'approve', 'receipt']);
   const contributed = new Set(manifest.contributes.commands.map((c) => c.command));
   const keys = new Set<string>(Object.values(CONTEXT_KEYS));
   for (const step of walkthrough.steps) {
@@ -58,4 +63,23 @@ test('each step that a context key ticks is the step the extension marks done wh
   for (const step of walkthrough.steps)
     for (const e of step.completionEvents) if (e.startsWith('onContext:')) fromManifest[e.slice('onContext:'.length)] = step.id;
   assert.deepEqual(fromManifest, WALKTHROUGH_STEPS);
+});
+
+test("the passkey step: its button adds a passkey, its page says what the passkey decides, and it is done once the state has one", async () => {
+  const [walkthrough] = manifest.contributes.walkthroughs;
+  const first = walkthrough?.steps[0];
+  assert.equal(first?.id, 'passkey', 'the first step');
+  assert.match(first.description, /\(command:holon\.addPasskey\)/);
+  assert.deepEqual(first.completionEvents, [`onContext:${CONTEXT_KEYS.hasPasskey}`]);
+  const page = fs.readFileSync(path.join(ROOT, first.media.markdown ?? ''), 'utf8');
+  for (const said of [/approv/i, /agent\s+with a terminal cannot approve/i, /browser/i, /optional/i, /holon passkey add/])
+    assert.match(page, said);
+  await withWorld(async (w) => {
+    assert.equal(stateContextKeys(w.store.state)[CONTEXT_KEYS.hasPasskey], false, 'no passkey yet: the step is not done');
+    const pk = softPasskey();
+    await addPasskey(w.store, pk.credential, 'laptop', pk.assert(challengeOf(registrationSubject(pk.credential))));
+    const keys = stateContextKeys(w.store.state);
+    assert.equal(keys[CONTEXT_KEYS.hasPasskey], true, 'a passkey registered: the step is done');
+    assert.equal(keys[CONTEXT_KEYS.hasFunds], true, "the demo world's funds still tick theirs");
+  });
 });

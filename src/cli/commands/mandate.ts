@@ -6,6 +6,8 @@ import { grantOfEntry } from '../../core/office/personnel.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import { mandateId } from '../../core/kernel/ids.ts';
 import { createMandate, patchMandate } from '../../core/accounts/mandates.ts';
+import { isGuarded } from '../../core/accounts/passkeys.ts';
+import { decideBinding } from '../../core/accounts/workspaces.ts';
 import { openTermsText, signMandateConsent } from '../../core/commerce/ap2.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
@@ -170,8 +172,9 @@ function bindingText(b: Binding): string {
 
 /**
  * `bind`, `unbind` and `binding`: which mandate a server started in a workspace serves (core/local/bindings.ts).
- * Binding and unbinding need a human at a terminal: the one process an agent that only edits files can
- * have started is a client's server, from the config file it edited, and that process has no terminal.
+ * Binding and unbinding need a human: at a terminal (the one process an agent that only edits files can
+ * have started is a client's server, from the config file it edited, and that process has no terminal),
+ * or, for binding in a state a passkey guards, on the passkey's page (see bindAction).
  */
 async function bindingAction(ctx: CommandContext, action: string, id: string | undefined): Promise<number> {
   const given = Object.keys(MANDATE_OPTIONS).filter((k) => ctx.opts[k] !== undefined);
@@ -212,10 +215,11 @@ async function bindingAction(ctx: CommandContext, action: string, id: string | u
     return print(ctx, removed?.binding ?? null, `Unbound ${what}`);
   }
   if (id === undefined) throw new HolonError('invalid_input', 'usage: holon mandate bind ACCOUNT/NAME [--workspace DIR]');
-  const binding = bindingFor({ workspace, state: ctx.stateDir, store: ctx.store ?? null, mandate: mandateId(id) }, clock);
-  await withStore(openExisting(ctx), async (store) => {
-    if (!store.state.mandates[id]) throw new HolonError('not_found', `no mandate "${id}" on ${bindingWhere(binding)}; nothing was bound`);
-  });
+  return bindAction(ctx, workspace, id);
+}
+
+/** What the terminal asks before binding, in a state no passkey guards. */
+function bindQuestion(binding: Binding): string {
   let now: string;
   try {
     const before = bindingOf(binding.workspace);
@@ -225,10 +229,27 @@ async function bindingAction(ctx: CommandContext, action: string, id: string | u
     if (!HolonError.is(err, 'conflict')) throw err;
     now = ' (its binding now is damaged)';
   }
-  const question =
-    `Bind ${binding.workspace} to ${id} on ${bindingWhere(binding)}${now}? A Holon ` +
-    `server started in it will serve only this mandate. [y/N] `;
-  if (!(await confirmAtTerminal(question, 'binding a workspace'))) {
+  return (
+    `Bind ${binding.workspace} to ${binding.mandate} on ${bindingWhere(binding)}${now}? A Holon ` +
+    `server started in it will serve only this mandate. [y/N] `
+  );
+}
+
+/**
+ * `bind`. In a state the human's passkey guards, the binding is first written to the journal as their
+ * decision, on the passkey's page (the store asks it): a server counts a binding file only when the
+ * journal holds it (accounts/workspaces.ts), and nothing typed at this terminal decides. Otherwise a
+ * human at a terminal says yes, as before.
+ */
+async function bindAction(ctx: CommandContext, workspace: string, id: string): Promise<number> {
+  const binding = bindingFor({ workspace, state: ctx.stateDir, store: ctx.store ?? null, mandate: mandateId(id) }, clock);
+  const decided = await withStore(openExisting(ctx), async (store) => {
+    if (!store.state.mandates[id]) throw new HolonError('not_found', `no mandate "${id}" on ${bindingWhere(binding)}; nothing was bound`);
+    if (!isGuarded(store.state)) return false;
+    await decideBinding(store, binding.workspace, binding.mandate);
+    return true;
+  });
+  if (!decided && !(await confirmAtTerminal(bindQuestion(binding), 'binding a workspace'))) {
     ctx.out('Not changed.');
     return 1;
   }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { findBinding, serveBound } from '../../core/local/bindings.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import { recordServer } from '../../core/accounts/presence.ts';
+import { checkBindingDecided } from '../../core/accounts/workspaces.ts';
 import { refuseArtifactState } from '../../core/local/stateFolder.ts';
 import { createHolonServer } from '../../server/server.ts';
 import { StdioServerTransport } from '../../server/transports/stdio.ts';
@@ -19,7 +20,13 @@ import { GITHUB_OPTIONS, openServerRuntime, runUntilStopped, SELLER_OPTIONS, WAI
  * file started it, but a client starts a project's server in the project's folder. Unbound, the command
  * line decides, as for any command.
  */
-function whatToServe(ctx: CommandContext): { mandate: string; stateDir: string; store: string | undefined; workspace: string } {
+function whatToServe(ctx: CommandContext): {
+  mandate: string;
+  stateDir: string;
+  store: string | undefined;
+  workspace: string;
+  bound: boolean;
+} {
   const mandate = str(ctx.opts, 'mandate');
   const workspace = str(ctx.opts, 'workspace');
   const binding = findBinding(process.cwd());
@@ -31,10 +38,10 @@ function whatToServe(ctx: CommandContext): { mandate: string; stateDir: string; 
       workspace,
     });
     refuseArtifactState(bound.state);
-    return { mandate: bound.mandate, stateDir: bound.state, store: bound.store, workspace: bound.workspace };
+    return { mandate: bound.mandate, stateDir: bound.state, store: bound.store, workspace: bound.workspace, bound: true };
   }
   if (!mandate) throw new HolonError('invalid_input', 'holon mcp needs --mandate ACCOUNT/NAME');
-  return { mandate, stateDir: ctx.stateDir, store: ctx.store, workspace: path.resolve(workspace ?? process.cwd()) };
+  return { mandate, stateDir: ctx.stateDir, store: ctx.store, workspace: path.resolve(workspace ?? process.cwd()), bound: false };
 }
 
 const mcpCmd: Command = {
@@ -73,6 +80,8 @@ const mcpCmd: Command = {
     const runtime = await openServerRuntime(ctx.opts, served, !ctx.opts['no-elicitation']);
     let server;
     try {
+      // A binding file is the user's, and so an agent's with a shell: in a guarded state it counts only as the human decided it.
+      if (served.bound) checkBindingDecided(runtime.store.state, served.workspace, mandate);
       server = createHolonServer(runtime.deps, mandate);
     } catch (err) {
       await runtime.close();

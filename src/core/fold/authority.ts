@@ -154,6 +154,7 @@ const RULES: Record<string, Rule> = {
   'agent.added': rule(() => owner(WHOLE_STORE)),
   'settings.updated': rule(() => owner(WHOLE_STORE)),
   'meter.limits.set': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, owner)),
+  'workspace.bound': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, owner)),
   'team.member.set': rule<{ account: unknown; by: unknown }>((d, x) => {
     if (d.by !== x.signer) return refuse('mismatch', 'it names another installation than the one that sealed it as its author');
     return typeof d.account === 'string' && (d.account === WHOLE_STORE || ACCOUNT_ID.test(d.account))

@@ -40,6 +40,8 @@ import type { PasskeyEvents, PasskeysFields } from '../accounts/passkeys.ts';
 import { passkeysSlice } from '../accounts/passkeys.ts';
 import type { ChainAccountEvents, ChainAccountFields } from '../accounts/chainAccount.ts';
 import { chainAccountSlice } from '../accounts/chainAccount.ts';
+import type { WorkspaceEvents, WorkspacesFields } from '../accounts/workspaces.ts';
+import { workspacesSlice } from '../accounts/workspaces.ts';
 
 /** Everything the journal folds into: the same in every process that reads it. */
 export type HolonState = MandatesFields &
@@ -58,6 +60,7 @@ export type HolonState = MandatesFields &
   TeamFields &
   PasskeysFields &
   ChainAccountFields &
+  WorkspacesFields &
   ActivityFields;
 
 /** Every event type the slices fold, with its payload. */
@@ -76,7 +79,8 @@ export type EventMap = MandateEvents &
   PurchaseEvents &
   TeamEvents &
   PasskeyEvents &
-  ChainAccountEvents;
+  ChainAccountEvents &
+  WorkspaceEvents;
 
 const combined = combineSlices<HolonState>([
   mandatesSlice,
@@ -95,6 +99,7 @@ const combined = combineSlices<HolonState>([
   teamSlice,
   passkeysSlice,
   chainAccountSlice,
+  workspacesSlice,
   // Last: it only reads what the others' events say, for the humans' views.
   activitySlice,
 ]);

@@ -43,6 +43,14 @@ function eventWords(s: HolonState, e: { type: string; data: unknown }): string[]
     }
     case 'team.member.set':
       return [`Make ${String(d['name'])} (${String(d['key'])}) ${String(d['role'])} of ${String(d['account'])}`];
+    case 'workspace.bound': {
+      const before = s.workspaces[String(d['workspace'])];
+      return [
+        `Bind the workspace ${String(d['workspace'])} to mandate ${String(d['mandate'])}`,
+        'a Holon server started in it serves only that mandate',
+        ...(before ? [`before: ${before.mandate}`] : []),
+      ];
+    }
     case 'passkey.registered':
       return [`Add passkey "${String(d['label'])}"`];
     case 'passkey.removed': {

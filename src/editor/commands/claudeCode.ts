@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Binding } from '../../core/local/bindings.ts';
 import { bindingFor, writeBinding } from '../../core/local/bindings.ts';
+import { isGuarded } from '../../core/accounts/passkeys.ts';
+import { decideBinding } from '../../core/accounts/workspaces.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import type { Mandate } from '../../core/kernel/model.ts';
 import { harnessPermissions } from '../../core/office/tools.ts';
@@ -36,15 +38,20 @@ function writeClaudePermissions(folder: string, server: string, mandate: Mandate
 /**
  * Binds the folder to the mandate on the editor's own state folder and store (its URL without the
  * password), as the human chose them here: a Holon server Claude Code starts in the folder then serves
- * only that mandate, whatever the .mcp.json it was started from says (core/local/bindings.ts).
+ * only that mandate, whatever the .mcp.json it was started from says (core/local/bindings.ts). In a state
+ * a passkey guards, the binding is first the human's decision in the journal, made on the passkey's page
+ * (the editor's store asks it), since a server counts the file only when the journal holds it.
  */
-function bindForClaudeCode(state: EditorState, folder: string, mandate: string): Binding {
+async function bindForClaudeCode(state: EditorState, folder: string, mandate: string): Promise<Binding> {
   if (state.storeFailure) throw new HolonError('conflict', state.storeFailure);
   if (!state.state.mandates[mandate]) throw new HolonError('not_found', `no mandate "${mandate}"`);
   // On a team store the state folder holds only the installation key, and may not be made yet.
   fs.mkdirSync(state.dir, { recursive: true });
   const store = storeBeside(state.storeInUse);
-  return writeBinding(bindingFor({ workspace: folder, state: state.dir, store: store === '' ? null : store, mandate }, state.clock));
+  const binding = bindingFor({ workspace: folder, state: state.dir, store: store === '' ? null : store, mandate }, state.clock);
+  const opened = await state.store();
+  if (isGuarded(opened.state)) await decideBinding(opened, binding.workspace, binding.mandate);
+  return writeBinding(binding);
 }
 
 /** Writes (or adds to) the folder's .mcp.json: Claude Code starts this server from it. */
@@ -68,7 +75,7 @@ export function claudeCodeCommands(deps: CommandDeps): FeatureCommands<'connectC
         throw new HolonError('not_found', "open a folder first: Claude Code's server is bound to it, and .mcp.json goes in its root");
       }
       // Bound before the line is shown or .mcp.json written, so no server started from them ever runs unbound.
-      const binding = bindForClaudeCode(state, first.fsPath, mandate);
+      const binding = await bindForClaudeCode(state, first.fsPath, mandate);
       const folder = binding.workspace;
       const name = `holon-${mandate.replace('/', '-')}`;
       // On a team store, Claude Code's server opens it too (its password from PGPASSWORD or ~/.pgpass: see storeBeside).
