@@ -132,7 +132,10 @@ export async function answerInput(page: Page, expectPrompt: string | RegExp, val
   await until(
     async () => {
       if (!(await asking())) return true;
-      if (value === undefined || (await widget.locator('input').first().inputValue()) === value) await page.keyboard.press('Enter');
+      // Enter goes to the box itself, as a person clicks back into it when something else took the focus
+      // (a walkthrough step that was just expanded focuses itself a moment later).
+      const box = widget.locator('input').first();
+      if (value === undefined || (await box.inputValue()) === value) await box.press('Enter');
       return false;
     },
     `the input that asks ${String(expectPrompt)} to take Enter`,
