@@ -3,14 +3,13 @@
  * the hot key in the state folder that sends the account's transactions and pays their gas.
  */
 import { accountOn, delegationOfMandate } from '../core/accounts/chainAccount.ts';
-import { mandateOf } from '../core/accounts/mandates.ts';
 import type { HolonState } from '../core/fold/state.ts';
 import { HolonError } from '../core/kernel/errors.ts';
 import type { Wallet } from '../core/local/wallet.ts';
 import { loadWallet } from '../core/local/wallet.ts';
 import type { ChainReader } from '../core/rails/chain.ts';
 import { chainReader } from '../core/rails/chain.ts';
-import { delegateMandate, disableMandateDelegation } from '../core/rails/delegation/humanAccount.ts';
+import { followMandateOnChain, mandateOnChainText } from '../core/rails/delegation/humanAccount.ts';
 import type { EventStore } from '../core/store/store.ts';
 import type { CommandContext } from './args.ts';
 import { chainOf } from './chainOptions.ts';
@@ -44,17 +43,6 @@ export async function delegateOnChain(ctx: CommandContext, store: EventStore<Hol
       : '';
   }
   const { network } = rail.reader.config;
-  const m = mandateOf(store.state, id);
-  const why = m.status === 'active' ? 'is edited, and before its new limits are signed' : `is ${m.status}`;
-  const off = await disableMandateDelegation(store, rail.reader, rail.wallet, id, askPasskeyAtPage, why);
-  const disabled = off
-    ? `\nOn ${network}, your account disabled the mandate's earlier delegation ${off.digest}` +
-      `${off.transaction ? ` (transaction ${off.transaction})` : ' (the chain had it disabled already)'}.`
-    : '';
-  if (m.status !== 'active') return disabled;
-  const d = await delegateMandate(store, rail.reader, id, askPasskeyAtPage, rail.wallet.address);
-  return (
-    `${disabled}\nOn ${network}, your account ${d.delegation.delegator} holds these limits ` +
-    `for Holon's hot key (delegation ${d.digest}).`
-  );
+  const done = await followMandateOnChain(store, rail.reader, rail.wallet, id, askPasskeyAtPage);
+  return mandateOnChainText(network, done);
 }

@@ -7,8 +7,7 @@ import { spawn } from 'node:child_process';
 import type { AskHuman } from '../core/decisions/asserted.ts';
 import type { AskPasskey } from '../core/rails/delegation/humanAccount.ts';
 import type { HolonState } from '../core/fold/state.ts';
-import { HolonError } from '../core/kernel/errors.ts';
-import { askOnPage } from '../core/ceremony/ask.ts';
+import { askOnPage, askSignatureOnPage } from '../core/ceremony/ask.ts';
 import type { Answer, Ceremony } from '../core/ceremony/page.ts';
 import { stderrLogger as logger } from '../core/kernel/deps.ts';
 
@@ -43,9 +42,4 @@ export async function atPage(ceremony: Ceremony): Promise<Answer> {
 export const askAtPage: AskHuman<HolonState> = askOnPage(atPage);
 
 /** Asks the human's passkey to sign a digest the chain checks (a mandate's delegation), on the page. */
-export const askPasskeyAtPage: AskPasskey = async (q) => {
-  const answer = await atPage({ kind: 'decide', ...q, choices: ['confirm'] });
-  if (answer.kind === 'cancelled') return undefined;
-  if (answer.kind !== 'decided') throw new HolonError('conflict', 'the page answered a signature with a registration');
-  return answer.assertion;
-};
+export const askPasskeyAtPage: AskPasskey = askSignatureOnPage(atPage);

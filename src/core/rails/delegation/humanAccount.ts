@@ -494,3 +494,47 @@ export async function disableMandateDelegation(
   }));
   return { digest: live.digest, transaction };
 }
+
+/** What keeping a mandate's delegation in step did on chain. */
+export interface MandateOnChain {
+  /** The earlier delegation disabled (its transaction null when the chain had it disabled already). */
+  disabled?: { digest: string; transaction: Hash | null };
+  /** The new delegation signed: an active mandate's limits, less what was spent. */
+  delegated?: MandateDelegation;
+}
+
+/**
+ * Keeps mandate `id`'s delegation on chain in step with the mandate just written, when the state has an
+ * account on the reader's chain: its delegation, if it has one, is disabled first (a touch), and an
+ * active mandate's limits are then signed again, less what the account already moved for it (another
+ * touch). Disabling comes first so that two delegations of one mandate are never live at once, and what
+ * was spent is read once the old one can spend no more. Undefined where the state has no account there.
+ * The CLI's mandate commands and the editor's mandate form both end here.
+ */
+export async function followMandateOnChain(
+  store: EventStore<PasskeysFields & ChainAccountFields & MandatesFields & FxFields>,
+  reader: ChainReader,
+  hotKey: Wallet,
+  id: string,
+  ask: AskPasskey,
+): Promise<MandateOnChain | undefined> {
+  if (!accountOn(store.state, reader.config.chainId)) return undefined;
+  const m = mandateOf(store.state, id);
+  const why = m.status === 'active' ? 'is edited, and before its new limits are signed' : `is ${m.status}`;
+  const disabled = await disableMandateDelegation(store, reader, hotKey, id, ask, why);
+  const done: MandateOnChain = disabled ? { disabled } : {};
+  if (m.status !== 'active') return done;
+  return { ...done, delegated: await delegateMandate(store, reader, id, ask, hotKey.address) };
+}
+
+/** What the human is told of a mandate's delegation kept in step on chain `network`. */
+export function mandateOnChainText(network: string, done: MandateOnChain | undefined): string {
+  const disabled = done?.disabled
+    ? `\nOn ${network}, your account disabled the mandate's earlier delegation ${done.disabled.digest}` +
+      `${done.disabled.transaction ? ` (transaction ${done.disabled.transaction})` : ' (the chain had it disabled already)'}.`
+    : '';
+  const d = done?.delegated;
+  return d
+    ? `${disabled}\nOn ${network}, your account ${d.delegation.delegator} holds these limits for Holon's hot key (delegation ${d.digest}).`
+    : disabled;
+}
