@@ -1,11 +1,14 @@
 import * as vscode from 'vscode';
 import { createMandate, patchMandate } from '../core/accounts/mandates.ts';
 import { HolonError } from '../core/kernel/errors.ts';
+import type { Ceremony } from '../core/ceremony/page.ts';
 import type { OpenMandates } from '../core/commerce/ap2.ts';
 import type { Mandate } from '../core/kernel/model.ts';
 import type { MandateEditorState, MandateFormValues } from '../webview/protocol/mandateEditor.ts';
 import type { EditorState } from './editorState.ts';
+import { mandateOnChainFromEditor } from './mandateChain.ts';
 import { formToInput, formValues } from './mandateForm.ts';
+import { chainSettings } from './settings.ts';
 import type { WebviewDeps } from './webviewHost.ts';
 import { WebviewHost } from './webviewHost.ts';
 
@@ -60,6 +63,7 @@ export class MandateEditorPanels implements vscode.Disposable {
             : await patchMandate(await this.state.store(), this.state.clock, target, input);
         // The human saved it here: their key signs what merchants will see of it (its AP2 open mandate).
         const open = await (await ap2).signMandateConsent(this.state.dir, saved, this.state.clock.now());
+        await this.followOnChain(saved.id);
         const created = view.mode === 'create';
         const selected = created && !this.state.selected;
         if (selected) await this.state.select(saved.id);
@@ -102,6 +106,26 @@ export class MandateEditorPanels implements vscode.Disposable {
     panel.onDidDispose(() => {
       if (this.open_.get(key) === panel) this.open_.delete(key);
     });
+  }
+
+  /**
+   * Keeps the saved mandate's delegation on chain in step (mandateChain.ts), and says what it did. The
+   * mandate itself is saved whatever the chain's step came to: a page closed there is said, not thrown.
+   */
+  private async followOnChain(id: string): Promise<void> {
+    try {
+      const deps = {
+        store: await this.state.store(),
+        dir: this.state.dir,
+        chain: chainSettings().config,
+        atPage: (c: Ceremony) => this.state.atPage(c),
+      };
+      const said = await mandateOnChainFromEditor(deps, id);
+      if (said) void vscode.window.showInformationMessage(`Holon: ${said}`);
+    } catch (err) {
+      if (!HolonError.is(err)) throw err;
+      void vscode.window.showWarningMessage(`Holon: mandate ${id} is saved, and its limits on chain are as they were: ${err.message}`);
+    }
   }
 
   dispose(): void {
