@@ -11,7 +11,9 @@
  * What it refuses, each with UCP's error code (and `mandate_replayed`, its own): no mandate
  * (`mandate_required`); a signature by any key but the human's, or the key the human's open mandate binds
  * (`mandate_invalid_signature`); an expired mandate (`mandate_expired`); a mandate already used for an order
- * (`mandate_replayed`); a checkout mandate for another checkout or for a cart changed since it was signed, a
+ * or a key binding answering a challenge an order already used (`mandate_replayed`); a key binding that does
+ * not answer the challenge the business issued with this checkout (`ap2.nonce`), a checkout mandate for
+ * another checkout or for a cart changed since it was signed, a
  * payment mandate of another amount, payee or instrument, or outside the open mandate's constraints, or an
  * open mandate the human no longer publishes (`mandate_scope_mismatch`).
  */
@@ -196,22 +198,32 @@ export interface Expected {
   url: string;
   /** When paid by x402: the instrument the payment mandate must name (network:asset:payer). */
   instrument: string | null;
+  /** The challenge the business issued with this checkout, which both key bindings must answer. */
+  nonce: string;
 }
 
-/** The verified mandates of a completion: what to mark spent once the order is placed. */
+/** What the business remembers of the mandates it took: their digests, and the challenges they answered. */
+export interface Spent {
+  digests: ReadonlySet<string>;
+  nonces: ReadonlySet<string>;
+}
+
+/** The verified mandates of a completion: what to mark spent once the order is placed (digests, and the challenge they answered). */
 export interface Accepted {
   spent: string[];
+  nonce: string;
 }
 
 /**
- * Verifies a completion's AP2 mandates. `spent`: the digests of mandates already used for an order.
+ * Verifies a completion's AP2 mandates. `spent`: the digests of mandates already used for an order, and the
+ * challenges already answered by one.
  */
 export async function verifyMandates(
   options: Ap2Options,
   key: BusinessKey,
   body: { ap2?: Claims; payment?: { instruments?: { credential?: Claims }[] } } | undefined,
   expected: Expected,
-  spent: ReadonlySet<string>,
+  spent: Spent,
   now: number,
 ): Promise<Accepted | Refusal> {
   const ap2 = body?.ap2 ?? {};
@@ -253,10 +265,16 @@ export async function verifyMandates(
     if (m.kb?.aud !== expected.url) return scope('a key binding for another audience');
     if (Math.abs(Math.floor(now / 1000) - (m.kb?.iat ?? 0)) > 300)
       return { code: 'mandate_expired', content: 'a key binding older than 5 minutes' };
+    // The business's own challenge for this checkout, answered once: a chain sent again answers an old one.
+    if (m.kb?.nonce !== expected.nonce)
+      return spent.nonces.has(m.kb?.nonce ?? '')
+        ? { code: 'mandate_replayed', content: "the key binding answers a challenge an order already used, not this checkout's" }
+        : scope("the key binding does not answer this checkout's challenge (nonce)");
   }
+  if (spent.nonces.has(expected.nonce)) return { code: 'mandate_replayed', content: "this checkout's challenge was answered already" };
   // A mandate is named by its closed JWT, as AP2 names a receipt's.
   const digests = [checkoutChain.closed, paymentChain.closed].map((m) => hashOf(issuerPart(m)));
-  if (digests.some((d) => spent.has(d))) return { code: 'mandate_replayed', content: 'this mandate was already used for an order' };
+  if (digests.some((d) => spent.digests.has(d))) return { code: 'mandate_replayed', content: 'this mandate was already used for an order' };
 
   // The checkout: this business's signature, this checkout as it is now, and its hash.
   const jwt = cm.claims['checkout_jwt'];
@@ -312,5 +330,5 @@ export async function verifyMandates(
       if (typeof c['min'] === 'number' && expected.total < c['min']) return scope("the checkout is under the open mandate's minimum");
     }
   }
-  return { spent: digests };
+  return { spent: digests, nonce: expected.nonce };
 }

@@ -9,7 +9,7 @@
  *   so a merchant refuses an open mandate the human has since replaced;
  * - the closed mandates of one purchase, `mandate.checkout.1` (the merchant-signed checkout JWT and its
  *   hash) and `mandate.payment.1` (amount, currency, payee and the payment instrument, scoped to that
- *   hash), each presented with a key-binding JWT for the merchant (aud) and a fresh nonce. Only the buy
+ *   hash), each presented with a key-binding JWT for the merchant (aud) and its challenge (nonce). Only the buy
  *   path signs them, inside the gate, for a purchase the gate held.
  *
  * The merchant's side of the extension — its detached checkout signature (JWS, RFC 7515 appendix F, over
@@ -281,7 +281,8 @@ export function sameTerms(a: OpenTerms, b: OpenTerms): boolean {
 export function verifyMerchantAuthorization(checkout: Record<string, unknown>, keys: unknown[], merchant: string): SignedCheckout {
   const refuse = (code: string, why: string): HolonError =>
     new HolonError('agent_failed', `the merchant ${merchant} ${why}; Holon signs no mandate for it`, { merchant, code });
-  const authorization = (checkout['ap2'] as { merchant_authorization?: unknown } | undefined)?.merchant_authorization;
+  const ap2 = checkout['ap2'] as { merchant_authorization?: unknown; nonce?: unknown } | undefined;
+  const authorization = ap2?.merchant_authorization;
   if (typeof authorization !== 'string') throw refuse('merchant_authorization_missing', 'sent a checkout it did not sign');
   const m = /^([A-Za-z0-9_-]+)\.\.([A-Za-z0-9_-]+)$/.exec(authorization);
   if (!m) throw refuse('merchant_authorization_invalid', 'sent a checkout signature that does not read');
@@ -301,7 +302,11 @@ export function verifyMerchantAuthorization(checkout: Record<string, unknown>, k
   const jwt = `${encodedHeader}.${Buffer.from(canonicalize(payload)).toString('base64url')}.${signature}`;
   if (!jwsPayload(jwt, key))
     throw refuse('merchant_authorization_invalid', "sent a checkout whose signature does not verify with its profile's key");
-  return { authorization, jwt, key: { ...key } };
+  // The challenge is not under the signature (UCP signs the checkout without `ap2`); the merchant remembers what it issued.
+  const nonce = ap2?.nonce;
+  if (nonce !== undefined && (typeof nonce !== 'string' || !/^[A-Za-z0-9_-]{16,128}$/.test(nonce)))
+    throw refuse('merchant_authorization_invalid', 'sent a challenge (ap2.nonce) that is not a base64url string of 16 to 128 characters');
+  return { authorization, jwt, key: { ...key }, ...(nonce ? { challenge: nonce } : {}) };
 }
 
 /** The payload of a compact ES256 JWS when it verifies with the P-256 public key `jwk`; otherwise undefined. */
@@ -392,7 +397,7 @@ function closedHop(agent: MandateKey, open: string, mandate: Claims, kb: { iat: 
 
 /**
  * Signs a purchase's closed mandates with the agent key the open mandates bind, each the last hop of a
- * chain from its open mandate (AP2's delegation chain), bound to the merchant and a fresh nonce. The
+ * chain from its open mandate (AP2's delegation chain), bound to the merchant and its challenge. The
  * caller is the buy path, after the gate held the purchase.
  */
 export function signClosedMandates(
@@ -404,7 +409,12 @@ export function signClosedMandates(
   const iat = seconds(r.now);
   const times = { iat, exp: iat + CLOSED_TTL_S };
   const checkoutHash = hashOf(r.checkout.jwt);
-  const kb = (): { iat: number; aud: string; nonce: string } => ({ iat, aud: r.audience, nonce: randomBytes(16).toString('base64url') });
+  // The merchant's challenge when it sent one (both mandates answer it); a fresh nonce of Holon's own otherwise.
+  const kb = (): { iat: number; aud: string; nonce: string } => ({
+    iat,
+    aud: r.audience,
+    nonce: r.checkout.challenge ?? randomBytes(16).toString('base64url'),
+  });
   const payment = {
     vct: VCT.payment,
     transaction_id: checkoutHash,
