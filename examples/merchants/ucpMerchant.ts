@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import type { Ap2Options, BusinessKey } from './ap2Verify.ts';
+import type { Accepted, Ap2Options, BusinessKey, Usage } from './ap2Verify.ts';
 import { businessKey, verifyMandates } from './ap2Verify.ts';
 import type { Fault, PricedLine, Reply, Request, Session, Shop, ShopOptions } from './shop.ts';
 import { placeOrder, priceLine, shortages, startShop } from './shop.ts';
@@ -129,7 +129,7 @@ function linesOf(shop: Shop, items: unknown, taxBasisPoints: number): PricedLine
   return lines;
 }
 
-function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X402Handler | undefined, ap2: Ap2Options | undefined, key: BusinessKey | undefined, spent: { digests: Set<string>; nonces: Set<string> }) {
+function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X402Handler | undefined, ap2: Ap2Options | undefined, key: BusinessKey | undefined, spent: { digests: Set<string>; nonces: Set<string>; usage: Map<string, Usage> }) {
   let next = 0;
   const facilitator = x402 ? new HTTPFacilitatorClient({ url: x402.facilitator }) : undefined;
   // With AP2, every checkout it answers carries its signature of it (UCP: `ap2.merchant_authorization`).
@@ -196,7 +196,7 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
     if (statusOf(s) !== 'ready_for_complete') return problem(409, 'invalid_state', `the checkout is ${statusOf(s)}`);
     const instrument = (req.body as { payment?: { instruments?: { handler_id?: unknown; credential?: { token?: unknown; payment?: unknown } }[] } } | undefined)?.payment?.instruments?.[0];
     // AP2 negotiated: the mandates are verified before anything is settled or placed, and a completion without them is refused.
-    let accepted: { spent: string[]; nonce: string } | undefined;
+    let accepted: Accepted | undefined;
     if (s.ap2 && ap2 && key) {
       const paid = instrument?.credential?.payment as { payload?: { authorization?: { from?: unknown } }; accepted?: { network?: unknown; asset?: unknown } } | undefined;
       const verdict = await verifyMandates(
@@ -222,8 +222,11 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
     }
     // Once the order is placed, its mandates and the challenge they answered are spent: presented again, they are a replay.
     const placed = (): void => {
-      accepted?.spent.forEach((d) => spent.digests.add(d));
-      if (accepted) spent.nonces.add(accepted.nonce);
+      if (!accepted) return;
+      accepted.spent.forEach((d) => spent.digests.add(d));
+      spent.nonces.add(accepted.nonce);
+      const used = spent.usage.get(accepted.open) ?? { amount: 0, uses: 0 };
+      spent.usage.set(accepted.open, { amount: used.amount + s.lines.reduce((n, l) => n + l.total, 0), uses: used.uses + 1 });
     };
     if (instrument?.handler_id === 'x402' && x402 && facilitator) {
       // Paid on the chain: the payment settles (through the facilitator, which checks it) before the order is placed.
@@ -260,5 +263,5 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
  */
 export function startUcpMerchant(options: ShopOptions & { faults?: Fault[]; endpoint?: string; x402?: X402Handler; ap2?: Ap2Options } = {}): Promise<Shop> {
   const key = options.ap2 ? businessKey() : undefined;
-  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800, options.endpoint, options.x402, options.ap2, key, { digests: new Set(), nonces: new Set() }));
+  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800, options.endpoint, options.x402, options.ap2, key, { digests: new Set(), nonces: new Set(), usage: new Map() }));
 }

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadOpenMandates, loadPublished, signClosedMandates, signMandateConsent } from '../../src/core/commerce/ap2.ts';
+import { consentFor, loadOpenMandates, loadPublished, OPEN_TTL_DAYS, signClosedMandates, signMandateConsent, stateConsent } from '../../src/core/commerce/ap2.ts';
+import { allowedProducts, productDenial } from '../../src/core/commerce/products.ts';
 import type { Cart, LineRequest, Presentation } from '../../src/core/commerce/checkout.ts';
 import { toMinor } from '../../src/core/commerce/checkout.ts';
 import * as M from '../../src/core/kernel/amount.ts';
@@ -55,9 +56,9 @@ after(async () => {
 const direct = (): UcpCheckout => new UcpCheckout({ id: 'hardware', protocol: 'ucp', url: shop.url }, fetch as never);
 
 /** The closed mandates the agent key signs for `cart`, as the buy path does; `challenge` replaces the merchant's. */
-async function mandatesFor(cart: Cart, o: { challenge?: string | null } = {}): Promise<Presentation> {
+async function mandatesFor(cart: Cart, o: { challenge?: string | null; mandate?: string } = {}): Promise<Presentation> {
   const key = loadAgentKey(state.dir);
-  const open = loadOpenMandates(state.dir, 'demo/shopper');
+  const open = loadOpenMandates(state.dir, o.mandate ?? 'demo/shopper');
   assert.ok(key && open && cart.ap2 && cart.total);
   const { challenge: _merchant, ...signed } = cart.ap2;
   const checkout = o.challenge === undefined ? cart.ap2 : o.challenge === null ? signed : { ...signed, challenge: o.challenge };
@@ -135,5 +136,85 @@ describe("the merchant's challenge (AP2 key binding nonce)", () => {
     const again = await complete(second, fresh);
     assert.equal(again.code, 'mandate_replayed');
     assert.match(again.content ?? '', /challenge an order already used/);
+  });
+});
+
+/** The claims of an open mandate's issuer JWT and its one disclosure (the constraints). */
+function openClaims(sdJwt: string): { exp?: number; iat?: number; constraints: Record<string, unknown>[] } {
+  const [jwt = '', disclosure = ''] = sdJwt.split('~');
+  const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: number; iat?: number };
+  const constraints = (JSON.parse(Buffer.from(disclosure, 'base64url').toString('utf8')) as [string, string, Record<string, unknown>[]])[2];
+  return { ...payload, constraints };
+}
+
+describe("the open mandates' expiry, budget and line items, as the merchant checks them", () => {
+  test('an open mandate always expires: the mandate\'s expiry, else a default the docs state', async () => {
+    const open = loadOpenMandates(state.dir, 'demo/shopper');
+    assert.ok(open);
+    for (const token of [open.checkout, open.payment]) {
+      const c = openClaims(token);
+      assert.equal(c.exp, (c.iat ?? 0) + OPEN_TTL_DAYS * 86_400);
+    }
+    const dated = await signMandateConsent(state.dir, shopper({ id: 'demo/dated', expires_at: '2099-01-01T00:00:00.000Z' }), Date.now());
+    assert.equal(openClaims(dated?.checkout ?? '').exp, Date.parse('2099-01-01T00:00:00Z') / 1000);
+  });
+
+  test('an expired open mandate is refused by the merchant, and by Holon before anything is held', async () => {
+    const old = Date.now() - (OPEN_TTL_DAYS + 1) * 86_400_000;
+    await signMandateConsent(state.dir, shopper({ id: 'demo/lapsed' }), old);
+    const cart = await direct().create(STICKERS);
+    const refused = await complete(cart, await mandatesFor(cart, { mandate: 'demo/lapsed' }));
+    assert.equal(refused.code, 'mandate_expired');
+    assert.throws(
+      () => consentFor(stateConsent(state.dir), shopper({ id: 'demo/lapsed' }), 'USD', Date.now()),
+      (e: Error) => /expired/.test(e.message),
+    );
+  });
+
+  test("the mandate's total is AP2's budget, reused on demand: a purchase that would pass it is refused", async () => {
+    const tight = shopper({ id: 'demo/tight', budget: { total: '1.50', per_day: null, per_call: null } });
+    const open = await signMandateConsent(state.dir, tight, Date.now());
+    const payment = openClaims(open?.payment ?? '').constraints;
+    assert.deepEqual(
+      payment.filter((c) => c['type'] === 'payment.budget' || c['type'] === 'payment.agent_recurrence'),
+      [
+        { type: 'payment.agent_recurrence', frequency: 'ON_DEMAND' },
+        { type: 'payment.budget', max: 1.5, currency: 'USD' },
+      ],
+    );
+    const first = await direct().create(STICKERS);
+    assert.ok((await complete(first, await mandatesFor(first, { mandate: 'demo/tight' }))).order, 'within the budget: 1.08 of 1.50');
+    const second = await direct().create(STICKERS);
+    const over = await complete(second, await mandatesFor(second, { mandate: 'demo/tight' }));
+    assert.equal(over.code, 'mandate_scope_mismatch');
+    assert.match(over.content ?? '', /over its budget of 150/);
+  });
+
+  test('a product allow-list is the line-items constraint; the merchant refuses a product not allowed, or too many', async () => {
+    const listed = shopper({
+      id: 'demo/stickers',
+      capabilities: [{ name: 'commerce.buy', params: { merchants: ['hardware'], products: [{ id: 'sticker-pack', quantity: 3 }] } }],
+    });
+    const open = await signMandateConsent(state.dir, listed, Date.now());
+    assert.deepEqual(
+      openClaims(open?.checkout ?? '').constraints.find((c) => c['type'] === 'checkout.line_items'),
+      { type: 'checkout.line_items', items: [{ id: 'sticker-pack', acceptable_items: [{ id: 'sticker-pack', title: 'sticker-pack' }], quantity: 3 }] },
+    );
+    const cable = await direct().create([{ product: 'usb-c-cable', quantity: 1 }]);
+    const notAllowed = await complete(cable, await mandatesFor(cable, { mandate: 'demo/stickers' }));
+    assert.equal(notAllowed.code, 'mandate_scope_mismatch');
+    assert.match(notAllowed.content ?? '', /usb-c-cable, which the open mandate's line items do not list/);
+    const many = await direct().create([{ product: 'sticker-pack', quantity: 4 }]);
+    const tooMany = await complete(many, await mandatesFor(many, { mandate: 'demo/stickers' }));
+    assert.equal(tooMany.code, 'mandate_scope_mismatch');
+    assert.match(tooMany.content ?? '', /more of sticker-pack/);
+    const fine = await direct().create([{ product: 'sticker-pack', quantity: 3 }]);
+    assert.ok((await complete(fine, await mandatesFor(fine, { mandate: 'demo/stickers' }))).order);
+    // Holon's gate holds the same list, and a malformed one is refused as input.
+    assert.equal(productDenial(listed, [{ product: 'usb-c-cable', quantity: 1 }])?.code, 'capability_scope');
+    assert.equal(productDenial(listed, [{ product: 'sticker-pack', quantity: 2 }, { product: 'sticker-pack', quantity: 2 }])?.code, 'capability_scope');
+    assert.equal(productDenial(listed, [{ product: 'sticker-pack', quantity: 3 }]), undefined);
+    const malformed = shopper({ capabilities: [{ name: 'commerce.buy', params: { products: [{ id: 'sticker-pack', quantity: 0 }] } }] });
+    assert.throws(() => allowedProducts(malformed), (e: Error & { code?: string }) => /quantity must be a whole number/.test(e.message));
   });
 });
