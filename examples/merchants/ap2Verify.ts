@@ -11,7 +11,9 @@
  * What it refuses, each with UCP's error code (and `mandate_replayed`, its own): no mandate
  * (`mandate_required`); a signature by any key but the human's, or the key the human's open mandate binds
  * (`mandate_invalid_signature`); an expired mandate (`mandate_expired`); a mandate already used for an order
- * (`mandate_replayed`); a checkout mandate for another checkout or for a cart changed since it was signed, a
+ * or a key binding answering a challenge an order already used (`mandate_replayed`); a key binding that does
+ * not answer the challenge the business issued with this checkout (`ap2.nonce`), a checkout mandate for
+ * another checkout or for a cart changed since it was signed, a
  * payment mandate of another amount, payee or instrument, or outside the open mandate's constraints, or an
  * open mandate the human no longer publishes (`mandate_scope_mismatch`).
  */
@@ -196,22 +198,42 @@ export interface Expected {
   url: string;
   /** When paid by x402: the instrument the payment mandate must name (network:asset:payer). */
   instrument: string | null;
+  /** The challenge the business issued with this checkout, which both key bindings must answer. */
+  nonce: string;
 }
 
-/** The verified mandates of a completion: what to mark spent once the order is placed. */
+/** What the business remembers of the mandates it took: their digests, the challenges they answered, and each open payment mandate's use. */
+export interface Spent {
+  digests: ReadonlySet<string>;
+  nonces: ReadonlySet<string>;
+  /** By the open payment mandate's digest: what its orders paid together (minor units) and how many there were (AP2's mandate context). */
+  usage: ReadonlyMap<string, Usage>;
+}
+
+/** The use of one open payment mandate so far. */
+export interface Usage {
+  amount: number;
+  uses: number;
+}
+
+/** The verified mandates of a completion: what to mark spent once the order is placed (digests, and the challenge they answered). */
 export interface Accepted {
   spent: string[];
+  nonce: string;
+  /** The open payment mandate (its digest) whose use grows by this order's total. */
+  open: string;
 }
 
 /**
- * Verifies a completion's AP2 mandates. `spent`: the digests of mandates already used for an order.
+ * Verifies a completion's AP2 mandates. `spent`: the digests of mandates already used for an order, and the
+ * challenges already answered by one.
  */
 export async function verifyMandates(
   options: Ap2Options,
   key: BusinessKey,
   body: { ap2?: Claims; payment?: { instruments?: { credential?: Claims }[] } } | undefined,
   expected: Expected,
-  spent: ReadonlySet<string>,
+  spent: Spent,
   now: number,
 ): Promise<Accepted | Refusal> {
   const ap2 = body?.ap2 ?? {};
@@ -238,6 +260,7 @@ export async function verifyMandates(
   if (isRefusal(oc)) return oc;
   const op = await verifyVc(openPayment, human.key, 'mandate.payment.open.1', false, now);
   if (isRefusal(op)) return op;
+  const openDigest = hashOf(issuerPart(openPayment));
   const published = Object.values(human.open).some(
     (o) => o.checkout === hashOf(issuerPart(openCheckout)) && o.payment === hashOf(issuerPart(openPayment)),
   );
@@ -253,10 +276,16 @@ export async function verifyMandates(
     if (m.kb?.aud !== expected.url) return scope('a key binding for another audience');
     if (Math.abs(Math.floor(now / 1000) - (m.kb?.iat ?? 0)) > 300)
       return { code: 'mandate_expired', content: 'a key binding older than 5 minutes' };
+    // The business's own challenge for this checkout, answered once: a chain sent again answers an old one.
+    if (m.kb?.nonce !== expected.nonce)
+      return spent.nonces.has(m.kb?.nonce ?? '')
+        ? { code: 'mandate_replayed', content: "the key binding answers a challenge an order already used, not this checkout's" }
+        : scope("the key binding does not answer this checkout's challenge (nonce)");
   }
+  if (spent.nonces.has(expected.nonce)) return { code: 'mandate_replayed', content: "this checkout's challenge was answered already" };
   // A mandate is named by its closed JWT, as AP2 names a receipt's.
   const digests = [checkoutChain.closed, paymentChain.closed].map((m) => hashOf(issuerPart(m)));
-  if (digests.some((d) => spent.has(d))) return { code: 'mandate_replayed', content: 'this mandate was already used for an order' };
+  if (digests.some((d) => spent.digests.has(d))) return { code: 'mandate_replayed', content: 'this mandate was already used for an order' };
 
   // The checkout: this business's signature, this checkout as it is now, and its hash.
   const jwt = cm.claims['checkout_jwt'];
@@ -293,12 +322,32 @@ export async function verifyMandates(
       !(Array.isArray(c['allowed']) && c['allowed'].some((m: Claims) => m['id'] === options.id))
     )
       return scope('the open checkout mandate does not allow this merchant');
+    if (c['type'] === 'checkout.line_items') {
+      const why = lineItemsRefusal(c, signedCheckout);
+      if (why) return scope(why);
+    }
   }
   const payment = constraintsOf(op.claims);
   // payment.reference names the open checkout mandate by its sd_hash (`issuerJWT~disclosures~`), as AP2's reference does.
   if (!payment.some((c) => c['type'] === 'payment.reference' && c['conditional_transaction_id'] === sdHashOf(openCheckout)))
     return scope('the open payment mandate does not reference the open checkout mandate');
+  const used = spent.usage.get(openDigest) ?? { amount: 0, uses: 0 };
+  const has = (type: string): boolean => payment.some((c) => c['type'] === type);
+  // AP2 reuses an open payment mandate only under a recurrence, which it pairs with an amount range and a budget.
+  if (has('payment.agent_recurrence') && !(has('payment.amount_range') && has('payment.budget')))
+    return scope('the open payment mandate recurs without an amount range and a budget');
   for (const c of payment) {
+    if (c['type'] === 'payment.budget') {
+      const max = c['currency'] === expected.currency ? minorOf(c['max'], expected.currency) : undefined;
+      if (max === undefined) return scope(`the open payment mandate's budget is not an amount in ${expected.currency}`);
+      if (used.amount + expected.total > max)
+        return scope(`the checkout's ${expected.total} and the ${used.amount} already paid under the open mandate are over its budget of ${max}`);
+    }
+    if (c['type'] === 'payment.agent_recurrence') {
+      if (c['frequency'] !== 'ON_DEMAND') return scope(`a recurrence of ${String(c['frequency'])}, which this business does not evaluate`);
+      if (c['max_occurrences'] !== undefined && !(typeof c['max_occurrences'] === 'number' && used.uses < c['max_occurrences']))
+        return scope('the open payment mandate was used as often as it allows');
+    }
     if (
       c['type'] === 'payment.allowed_payees' &&
       !(Array.isArray(c['allowed']) && c['allowed'].some((m: Claims) => m['id'] === options.id))
@@ -312,5 +361,69 @@ export async function verifyMandates(
       if (typeof c['min'] === 'number' && expected.total < c['min']) return scope("the checkout is under the open mandate's minimum");
     }
   }
-  return { spent: digests };
+  return { spent: digests, nonce: expected.nonce, open: openDigest };
+}
+
+/** The minor units of the currency's smallest unit, by ISO 4217 (the few without cents or with three decimals). */
+const minorDigits = (currency: string): number => (['JPY', 'KRW', 'VND', 'CLP', 'ISK'].includes(currency) ? 0 : ['BHD', 'KWD', 'OMR', 'JOD', 'TND'].includes(currency) ? 3 : 2);
+
+/**
+ * A budget's `max` (a JSON number of major units, as AP2 writes it) in minor units, read by its decimal digits
+ * and never by float arithmetic; undefined when it is not a plain decimal with at most the currency's decimals.
+ */
+function minorOf(max: unknown, currency: string): number | undefined {
+  if (typeof max !== 'number' || !Number.isFinite(max) || max < 0) return undefined;
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(String(max));
+  const digits = minorDigits(currency);
+  if (!m || (m[2] ?? '').length > digits) return undefined;
+  const minor = Number(`${m[1]}${(m[2] ?? '').padEnd(digits, '0')}`);
+  return Number.isSafeInteger(minor) ? minor : undefined;
+}
+
+/**
+ * AP2's `checkout.line_items` on the checkout the business signed: every unit in the cart goes to a requirement
+ * that accepts its product (one with no acceptable items accepts any), no requirement taking more than its
+ * quantity — a maximal flow, as AP2 describes it, read as AP2's reference SDK does: a requirement is a most,
+ * not a must. The refusal's sentence, or undefined when the cart fits.
+ */
+function lineItemsRefusal(c: Claims, checkout: Record<string, unknown>): string | undefined {
+  const requirements = Array.isArray(c['items']) ? (c['items'] as Claims[]) : [];
+  const accepts = requirements.map((r) =>
+    Array.isArray(r['acceptable_items']) ? (r['acceptable_items'] as Claims[]).map((i) => i['id']) : [],
+  );
+  const room = requirements.map((r) => (typeof r['quantity'] === 'number' && Number.isSafeInteger(r['quantity']) ? r['quantity'] : 0));
+  const cart = new Map<string, number>();
+  for (const l of Array.isArray(checkout['line_items']) ? (checkout['line_items'] as Claims[]) : []) {
+    const id = String((l['item'] as Claims | undefined)?.['id']);
+    cart.set(id, (cart.get(id) ?? 0) + (typeof l['quantity'] === 'number' ? l['quantity'] : 0));
+  }
+  if (cart.size === 0) return 'an empty cart does not meet the open mandate’s line items';
+  const fits = (id: string, r: number): boolean => accepts[r]?.length === 0 || (accepts[r]?.includes(id) ?? false);
+  for (const id of cart.keys())
+    if (!requirements.some((_, r) => fits(id, r))) return `the cart holds ${id}, which the open mandate's line items do not list`;
+  // Augmenting paths from each unit's product to a requirement with room (the quantities are small: one unit at a time).
+  const given = requirements.map(() => new Map<string, number>());
+  const place = (id: string, seen: Set<number>): boolean => {
+    for (let r = 0; r < requirements.length; r++) {
+      if (!fits(id, r) || seen.has(r)) continue;
+      seen.add(r);
+      const taken = [...(given[r]?.values() ?? [])].reduce((a, b) => a + b, 0);
+      const move = (): boolean => {
+        given[r]?.set(id, (given[r]?.get(id) ?? 0) + 1);
+        return true;
+      };
+      if (taken < (room[r] ?? 0)) return move();
+      for (const [other, n] of given[r] ?? []) {
+        if (n > 0 && place(other, seen)) {
+          given[r]?.set(other, n - 1);
+          return move();
+        }
+      }
+    }
+    return false;
+  };
+  for (const [id, quantity] of cart)
+    for (let unit = 0; unit < quantity; unit++)
+      if (!place(id, new Set())) return `the cart holds more of ${id} than the open mandate's line items allow`;
+  return undefined;
 }

@@ -48,6 +48,8 @@ export interface Session {
   state: 'open' | 'completed' | 'canceled';
   /** The platform activated AP2's mandates on it: it is never completed without them. */
   ap2?: boolean;
+  /** With AP2: the challenge the business issued with the checkout, which the mandates' key bindings answer once. */
+  nonce?: string;
   /** What the merchant adds to the total after it was paid (a dishonest merchant's surcharge), in minor units. */
   surcharge?: number;
   /** The order it became; `transaction`: where the merchant says its payment settled (x402). */
@@ -72,7 +74,7 @@ export interface Shop {
   faults: Fault[];
   /** How many completion requests arrived (replays included). */
   completions: number;
-  /** The AP2 refusals it answered, by UCP error code, in order. */
+  /** The AP2 refusals it answered, in order, each as its UCP error code and sentence (`code: sentence`). */
   refusals: string[];
   /** The completion requests' bodies, as they arrived (what a test replays or tampers with). */
   completionBodies: unknown[];

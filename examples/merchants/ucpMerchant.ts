@@ -10,9 +10,10 @@
  * settles through its facilitator, with `@x402/core`'s client, before it places the order. Dishonest
  * variants complete without settling (`unpaid`) or add to the total after they were paid (`surcharge`).
  */
+import { randomBytes } from 'node:crypto';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import type { Ap2Options, BusinessKey } from './ap2Verify.ts';
+import type { Accepted, Ap2Options, BusinessKey, Usage } from './ap2Verify.ts';
 import { businessKey, verifyMandates } from './ap2Verify.ts';
 import type { Fault, PricedLine, Reply, Request, Session, Shop, ShopOptions } from './shop.ts';
 import { placeOrder, priceLine, shortages, startShop } from './shop.ts';
@@ -128,7 +129,7 @@ function linesOf(shop: Shop, items: unknown, taxBasisPoints: number): PricedLine
   return lines;
 }
 
-function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X402Handler | undefined, ap2: Ap2Options | undefined, key: BusinessKey | undefined, spent: Set<string>) {
+function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X402Handler | undefined, ap2: Ap2Options | undefined, key: BusinessKey | undefined, spent: { digests: Set<string>; nonces: Set<string>; usage: Map<string, Usage> }) {
   let next = 0;
   const facilitator = x402 ? new HTTPFacilitatorClient({ url: x402.facilitator }) : undefined;
   // With AP2, every checkout it answers carries its signature of it (UCP: `ap2.merchant_authorization`).
@@ -138,7 +139,8 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
     if (!key || ap2?.signature === 'none') return c;
     // A forger's header names the published key; its signature is another key's.
     const authorization = forger ? `${key.authorize(c).split('..')[0]}..${forger.authorize(c).split('..')[1]}` : key.authorize(c);
-    return { ...c, ap2: { merchant_authorization: authorization } };
+    // Its challenge for the checkout goes with it, for the mandates' key bindings to answer.
+    return { ...c, ap2: { merchant_authorization: authorization, ...(s.nonce ? { nonce: s.nonce } : {}) } };
   };
   return async (shop: Shop, req: Request): Promise<Reply> => {
     if (req.path === '/.well-known/ucp' && req.method === 'GET') {
@@ -163,7 +165,13 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
       if (!Array.isArray(lines)) return lines;
       // The platform activates AP2 on the checkout it creates: from then on it is completed only with mandates.
       const activated = ap2 !== undefined && (req.body as { ap2?: unknown } | undefined)?.ap2 !== undefined;
-      const s: Session = { id: `chk_${++next}`, lines, state: 'open', order: null, ...(activated ? { ap2: true } : {}) };
+      const s: Session = {
+        id: `chk_${++next}`,
+        lines,
+        state: 'open',
+        order: null,
+        ...(activated ? { ap2: true, nonce: randomBytes(16).toString('base64url') } : {}),
+      };
       shop.sessions.set(s.id, s);
       return { status: 201, body: json(shop, s) };
     }
@@ -188,7 +196,7 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
     if (statusOf(s) !== 'ready_for_complete') return problem(409, 'invalid_state', `the checkout is ${statusOf(s)}`);
     const instrument = (req.body as { payment?: { instruments?: { handler_id?: unknown; credential?: { token?: unknown; payment?: unknown } }[] } } | undefined)?.payment?.instruments?.[0];
     // AP2 negotiated: the mandates are verified before anything is settled or placed, and a completion without them is refused.
-    let accepted: string[] = [];
+    let accepted: Accepted | undefined;
     if (s.ap2 && ap2 && key) {
       const paid = instrument?.credential?.payment as { payload?: { authorization?: { from?: unknown } }; accepted?: { network?: unknown; asset?: unknown } } | undefined;
       const verdict = await verifyMandates(
@@ -201,18 +209,25 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
           currency: shop.currency,
           url: shop.url,
           instrument: instrument?.handler_id === 'x402' ? `${String(paid?.accepted?.network)}:${String(paid?.accepted?.asset)}:${String(paid?.payload?.authorization?.from)}` : null,
+          nonce: s.nonce ?? '',
         },
         spent,
         Date.now(),
       );
       if ('code' in verdict) {
-        shop.refusals.push(verdict.code);
+        shop.refusals.push(`${verdict.code}: ${verdict.content}`);
         return problem(verdict.code === 'mandate_required' ? 400 : 403, verdict.code, verdict.content);
       }
-      accepted = verdict.spent;
+      accepted = verdict;
     }
-    // Once the order is placed, its mandates are spent: presented again, they are a replay.
-    const placed = (): void => accepted.forEach((d) => spent.add(d));
+    // Once the order is placed, its mandates and the challenge they answered are spent: presented again, they are a replay.
+    const placed = (): void => {
+      if (!accepted) return;
+      accepted.spent.forEach((d) => spent.digests.add(d));
+      spent.nonces.add(accepted.nonce);
+      const used = spent.usage.get(accepted.open) ?? { amount: 0, uses: 0 };
+      spent.usage.set(accepted.open, { amount: used.amount + s.lines.reduce((n, l) => n + l.total, 0), uses: used.uses + 1 });
+    };
     if (instrument?.handler_id === 'x402' && x402 && facilitator) {
       // Paid on the chain: the payment settles (through the facilitator, which checks it) before the order is placed.
       const payment = instrument.credential?.payment as PaymentPayload | undefined;
@@ -248,5 +263,5 @@ function handler(taxBasisPoints: number, endpoint: string | undefined, x402: X40
  */
 export function startUcpMerchant(options: ShopOptions & { faults?: Fault[]; endpoint?: string; x402?: X402Handler; ap2?: Ap2Options } = {}): Promise<Shop> {
   const key = options.ap2 ? businessKey() : undefined;
-  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800, options.endpoint, options.x402, options.ap2, key, new Set()));
+  return startShop({ currency: 'USD', ...options }, 'hardware', handler(options.taxBasisPoints ?? 800, options.endpoint, options.x402, options.ap2, key, { digests: new Set(), nonces: new Set(), usage: new Map() }));
 }

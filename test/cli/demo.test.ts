@@ -319,6 +319,7 @@ describe('holon demo', { concurrency: true }, () => {
           assert.deepEqual(evidence?.open.terms, {
             merchants: ['stationery', 'hardware'],
             cap: { amount: 150, currency: 'USD' },
+            budget: { amount: 800, currency: 'USD' },
             expires_at: null,
           });
           assert.deepEqual(evidence?.payment_mandate.payment_amount, { amount: 108, currency: 'USD' });

@@ -80,6 +80,14 @@ describe('AP2 with the Holon payment handler', () => {
       ],
     );
     assert.ok(!JSON.stringify(r).includes(first?.ap2.checkout_mandate.split('~')[0] ?? '-'));
+    // Both key bindings answer the challenge the merchant issued with that checkout (its nonce), not one of Holon's.
+    const body = first as unknown as { ap2: { checkout_mandate: string }; payment: { instruments: { credential: { token: string } }[] } };
+    const nonceOf = (chain: string): unknown =>
+      (JSON.parse(Buffer.from(chain.split('~~')[1]?.split('.')[1] ?? '', 'base64url').toString('utf8')) as { nonce?: unknown }).nonce;
+    const challenge = shop.sessions.get(shop.orders[0]?.session ?? '')?.nonce;
+    assert.ok(challenge);
+    assert.equal(nonceOf(body.ap2.checkout_mandate), challenge);
+    assert.equal(nonceOf(body.payment.instruments[0]?.credential.token ?? ''), challenge);
     // The purchase's receipt, read again under its replay key: the same order and the same chain of consent.
     const again = (await buy('stickers')).structuredContent as { replayed: boolean; consent: { holds: boolean } };
     assert.deepEqual([again.replayed, again.consent.holds], [true, true]);

@@ -3,6 +3,7 @@
  * personnel file. Only a human changes one — through the CLI, the editor's form or a merged proposal —
  * and every change is a patch: what it does not name stays as it was.
  */
+import { allowedProducts } from '../commerce/products.ts';
 import { CAP } from '../kernel/capabilities.ts';
 import type { Clock } from '../kernel/deps.ts';
 import type { Denial } from '../kernel/denials.ts';
@@ -74,6 +75,7 @@ export function checkedMandate(m: Mandate): Mandate {
   M.parseUnits(m.approval_threshold);
   const names = m.capabilities.map((c) => c.name);
   if (new Set(names).size !== names.length) throw new HolonError('invalid_input', 'mandate: a capability is granted twice');
+  allowedProducts(m);
   return m;
 }
 

@@ -9,13 +9,13 @@
  *   so a merchant refuses an open mandate the human has since replaced;
  * - the closed mandates of one purchase, `mandate.checkout.1` (the merchant-signed checkout JWT and its
  *   hash) and `mandate.payment.1` (amount, currency, payee and the payment instrument, scoped to that
- *   hash), each presented with a key-binding JWT for the merchant (aud) and a fresh nonce. Only the buy
+ *   hash), each presented with a key-binding JWT for the merchant (aud) and its challenge (nonce). Only the buy
  *   path signs them, inside the gate, for a purchase the gate held.
  *
- * The merchant's side of the extension — its detached checkout signature (JWS, RFC 7515 appendix F, over
- * the JCS form of the checkout without `ap2`) — is checked here too, before anything is signed.
+ * The merchant's side of the extension — its detached checkout signature and its challenge — is checked in
+ * merchantSignature.ts, before anything is signed.
  */
-import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { digest, ES256, generateSalt } from '@sd-jwt/crypto-nodejs';
@@ -28,7 +28,10 @@ import type { Mandate } from '../kernel/model.ts';
 import type { MandateKey, PublicJwk } from '../local/mandateKey.ts';
 import { agentKey, jwkThumbprint, loadAgentKey, loadMandateKey, mandateKey } from '../local/mandateKey.ts';
 import type { Presentation, SignedCheckout } from './checkout.ts';
-import { fromMinor, toMinor } from './checkout.ts';
+import { jwsPayload } from './merchantSignature.ts';
+import { fromMinor, minorExponent, toMinor } from './checkout.ts';
+import type { AllowedProduct } from './products.ts';
+import { allowedProducts } from './products.ts';
 
 /** The AP2 version whose mandates these are. */
 export const AP2_VERSION = '0.2';
@@ -46,6 +49,11 @@ type Claims = Record<string, unknown>;
 
 /** How long a purchase's closed mandates are good for: long enough to complete, short enough not to keep. */
 const CLOSED_TTL_S = 15 * 60;
+/**
+ * How long an open mandate is good for when its Holon mandate has no expiry: AP2's merchants read a consent
+ * without one as good for ever, so Holon never signs one. Editing the mandate signs it again.
+ */
+export const OPEN_TTL_DAYS = 30;
 
 /** base64url SHA-256 of a string: AP2's `checkout_hash`, and the digest Holon names a mandate by. */
 export function hashOf(s: string): string {
@@ -88,12 +96,16 @@ export interface Ap2Amount {
   currency: string;
 }
 
-/** What the human's open mandate says, from their Holon mandate: whom it may buy from, up to how much, until when. */
+/** What the human's open mandate says, from their Holon mandate: whom it may buy from, what, up to how much, until when. */
 export interface OpenTerms {
   /** The merchants (their ids, as the human configured them); null: any merchant. */
   merchants: string[] | null;
   /** The most one purchase may cost, in the mandate's currency; null: no cap in the mandate. */
   cap: Ap2Amount | null;
+  /** The most all purchases under it may cost together: the mandate's total budget (AP2's `payment.budget`). */
+  budget?: Ap2Amount;
+  /** The products a cart may hold, and how many of each at most (AP2's `checkout.line_items`); absent: any. */
+  products?: AllowedProduct[];
   expires_at: string | null;
 }
 
@@ -112,7 +124,30 @@ export function openTerms(m: Mandate): OpenTerms | undefined {
     limits.length > 0
       ? { amount: toMinor({ units: limits.reduce((a, b) => (a < b ? a : b)), currency: m.currency }), currency: m.currency }
       : null;
-  return { merchants: merchants?.includes('*') ? null : merchants, cap, expires_at: m.expires_at };
+  const products = allowedProducts(m);
+  return {
+    merchants: merchants?.includes('*') ? null : merchants,
+    cap,
+    budget: { amount: toMinor({ units: M.parseUnits(m.budget.total), currency: m.currency }), currency: m.currency },
+    ...(products ? { products } : {}),
+    expires_at: m.expires_at,
+  };
+}
+
+/** When an open mandate of these terms signed at `now` expires (ms): the mandate's expiry, else OPEN_TTL_DAYS on. */
+export function openExpiry(t: OpenTerms, now: number): number {
+  return t.expires_at ? Date.parse(t.expires_at) : now + OPEN_TTL_DAYS * 86_400_000;
+}
+
+/**
+ * An amount of minor units as AP2's `payment.budget` writes it, a JSON number of the currency's major units
+ * (AP2's reference multiplies it by 100). It is made from the decimal digits, never by float arithmetic, and
+ * a merchant reads it back the same way.
+ */
+export function majorUnits(a: Ap2Amount): number {
+  const digits = minorExponent(a.currency);
+  const text = String(a.amount).padStart(digits + 1, '0');
+  return Number(digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`);
 }
 
 /** The open terms in the human's words, as the form and the CLI show them ("merchants will see this"). */
@@ -122,7 +157,10 @@ export function openTermsText(t: OpenTerms | undefined): string {
     ? `up to ${M.formatUnits(fromMinor(t.cap.amount, t.cap.currency).units)} ${t.cap.currency} a purchase`
     : 'no cap per purchase';
   const who = t.merchants === null ? 'any merchant' : t.merchants.length === 0 ? 'no merchant' : t.merchants.join(', ');
-  return `${who}; ${cap}; ${t.expires_at ? `until ${t.expires_at}` : 'no expiry'}`;
+  const until = t.expires_at ? `until ${t.expires_at}` : `no expiry (merchants see ${OPEN_TTL_DAYS} days from signing)`;
+  const total = t.budget ? `; ${M.formatUnits(fromMinor(t.budget.amount, t.budget.currency).units)} ${t.budget.currency} in all` : '';
+  const what = t.products ? `; only ${t.products.map((p) => `up to ${p.quantity} × ${p.id}`).join(', ')}` : '';
+  return `${who}; ${cap}; ${until}${total}${what}`;
 }
 
 /** The human's open mandates for one Holon mandate, as signed and kept in the state folder. */
@@ -136,6 +174,8 @@ export interface OpenMandates {
   checkout: string;
   payment: string;
   signed_at: string;
+  /** When they expire (their `exp`): the mandate's expiry, or OPEN_TTL_DAYS after signing. */
+  expires_at?: string;
 }
 
 /** What the human publishes for merchants: the key they trust, and the open mandates in force now. */
@@ -214,12 +254,18 @@ export async function signOpenMandates(
 ): Promise<OpenMandates> {
   const vc = vcOf(key);
   const header = { header: { kid: key.publicJwk.kid } };
-  const times = { iat: seconds(now), ...(terms.expires_at ? { exp: seconds(Date.parse(terms.expires_at)) } : {}) };
+  const expires = openExpiry(terms, now);
+  const times = { iat: seconds(now), exp: seconds(expires) };
   const merchants = terms.merchants?.map((id) => ({ id, name: id }));
+  // One requirement per product: a cart holds it at most `quantity` times, and nothing not listed.
+  const lineItems = terms.products?.map((p) => ({ id: p.id, acceptable_items: [{ id: p.id, title: p.id }], quantity: p.quantity }));
   const checkout = await vc.issue(
     {
       vct: VCT.openCheckout,
-      constraints: merchants ? [{ type: 'checkout.allowed_merchants', allowed: merchants }] : [],
+      constraints: [
+        ...(merchants ? [{ type: 'checkout.allowed_merchants', allowed: merchants }] : []),
+        ...(lineItems ? [{ type: 'checkout.line_items', items: lineItems }] : []),
+      ],
       cnf: cnfOf(agent),
       ...times,
     },
@@ -235,6 +281,15 @@ export async function signOpenMandates(
         { type: 'payment.reference', conditional_transaction_id: sdHash(checkout) },
         ...(merchants ? [{ type: 'payment.allowed_payees', allowed: merchants }] : []),
         ...(terms.cap ? [{ type: 'payment.amount_range', currency: terms.cap.currency, max: terms.cap.amount }] : []),
+        // Used for every purchase, as often as the agent buys (ON_DEMAND), and never for more than the budget in all.
+        // AP2 pairs a recurrence with an amount range; with no cap of its own, one purchase is capped by the budget.
+        ...(terms.budget
+          ? [
+              ...(terms.cap ? [] : [{ type: 'payment.amount_range', currency: terms.budget.currency, max: terms.budget.amount }]),
+              { type: 'payment.agent_recurrence', frequency: 'ON_DEMAND' },
+              { type: 'payment.budget', max: majorUnits(terms.budget), currency: terms.budget.currency },
+            ]
+          : []),
       ],
       cnf: cnfOf(agent),
       ...times,
@@ -242,7 +297,16 @@ export async function signOpenMandates(
     { _sd: ['constraints'] },
     header,
   );
-  return { mandate, terms, key: key.publicJwk.kid, agent: agent.kid, checkout, payment, signed_at: new Date(now).toISOString() };
+  return {
+    mandate,
+    terms,
+    key: key.publicJwk.kid,
+    agent: agent.kid,
+    checkout,
+    payment,
+    signed_at: new Date(now).toISOString(),
+    expires_at: new Date(expires).toISOString(),
+  };
 }
 
 /**
@@ -272,51 +336,6 @@ export async function signMandateConsent(dir: string, m: Mandate, now: number): 
 /** True when the open mandates were signed for exactly these terms (the mandate was not changed since). */
 export function sameTerms(a: OpenTerms, b: OpenTerms): boolean {
   return canonicalize(a) === canonicalize(b);
-}
-
-/**
- * Checks the merchant's detached signature of a checkout against the keys its profile publishes; the
- * signed checkout, or a `denied` error naming why (UCP's merchant_authorization_missing / _invalid).
- */
-export function verifyMerchantAuthorization(checkout: Record<string, unknown>, keys: unknown[], merchant: string): SignedCheckout {
-  const refuse = (code: string, why: string): HolonError =>
-    new HolonError('agent_failed', `the merchant ${merchant} ${why}; Holon signs no mandate for it`, { merchant, code });
-  const authorization = (checkout['ap2'] as { merchant_authorization?: unknown } | undefined)?.merchant_authorization;
-  if (typeof authorization !== 'string') throw refuse('merchant_authorization_missing', 'sent a checkout it did not sign');
-  const m = /^([A-Za-z0-9_-]+)\.\.([A-Za-z0-9_-]+)$/.exec(authorization);
-  if (!m) throw refuse('merchant_authorization_invalid', 'sent a checkout signature that does not read');
-  const [, encodedHeader = '', signature = ''] = m;
-  let header: { alg?: unknown; kid?: unknown };
-  try {
-    header = JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8')) as typeof header;
-  } catch {
-    throw refuse('merchant_authorization_invalid', 'sent a checkout signature that does not read');
-  }
-  const key = keys.find(
-    (k): k is Record<string, unknown> => typeof k === 'object' && k !== null && (k as { kid?: unknown }).kid === header.kid,
-  );
-  if (header.alg !== 'ES256' || !key)
-    throw refuse('merchant_authorization_invalid', 'signed its checkout with a key its profile does not publish');
-  const { ap2: _ap2, ...payload } = checkout;
-  const jwt = `${encodedHeader}.${Buffer.from(canonicalize(payload)).toString('base64url')}.${signature}`;
-  if (!jwsPayload(jwt, key))
-    throw refuse('merchant_authorization_invalid', "sent a checkout whose signature does not verify with its profile's key");
-  return { authorization, jwt, key: { ...key } };
-}
-
-/** The payload of a compact ES256 JWS when it verifies with the P-256 public key `jwk`; otherwise undefined. */
-export function jwsPayload(jwt: string, jwk: Record<string, unknown>): Record<string, unknown> | undefined {
-  const [h, p, sig] = jwt.split('.');
-  if (!h || !p || !sig) return undefined;
-  try {
-    const header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8')) as { alg?: unknown };
-    if (header.alg !== 'ES256') return undefined;
-    const key = createPublicKey({ key: { kty: jwk['kty'], crv: jwk['crv'], x: jwk['x'], y: jwk['y'] } as never, format: 'jwk' });
-    const ok = verify('sha256', Buffer.from(`${h}.${p}`), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(sig, 'base64url'));
-    return ok ? (JSON.parse(Buffer.from(p, 'base64url').toString('utf8')) as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The public members of a P-256 JWK, with a kid (its thumbprint when it named none). */
@@ -392,7 +411,7 @@ function closedHop(agent: MandateKey, open: string, mandate: Claims, kb: { iat: 
 
 /**
  * Signs a purchase's closed mandates with the agent key the open mandates bind, each the last hop of a
- * chain from its open mandate (AP2's delegation chain), bound to the merchant and a fresh nonce. The
+ * chain from its open mandate (AP2's delegation chain), bound to the merchant and its challenge. The
  * caller is the buy path, after the gate held the purchase.
  */
 export function signClosedMandates(
@@ -404,7 +423,12 @@ export function signClosedMandates(
   const iat = seconds(r.now);
   const times = { iat, exp: iat + CLOSED_TTL_S };
   const checkoutHash = hashOf(r.checkout.jwt);
-  const kb = (): { iat: number; aud: string; nonce: string } => ({ iat, aud: r.audience, nonce: randomBytes(16).toString('base64url') });
+  // The merchant's challenge when it sent one (both mandates answer it); a fresh nonce of Holon's own otherwise.
+  const kb = (): { iat: number; aud: string; nonce: string } => ({
+    iat,
+    aud: r.audience,
+    nonce: r.checkout.challenge ?? randomBytes(16).toString('base64url'),
+  });
   const payment = {
     vct: VCT.payment,
     transaction_id: checkoutHash,
@@ -518,7 +542,12 @@ export function stateConsent(dir: string): Ap2Consent {
  * since. A cap in another currency than the merchant's cannot be checked by the merchant, so it is
  * refused here, before anything is held.
  */
-export function consentFor(consent: Ap2Consent | undefined, m: Mandate, currency: string): { key: MandateKey; open: OpenMandates } {
+export function consentFor(
+  consent: Ap2Consent | undefined,
+  m: Mandate,
+  currency: string,
+  now: number,
+): { key: MandateKey; open: OpenMandates } {
   const refuse = (why: string): HolonError =>
     new HolonError('denied', `${why}; the merchant requires AP2 mandates, and Holon never completes its checkout without them`, {
       mandate: m.id,
@@ -532,7 +561,11 @@ export function consentFor(consent: Ap2Consent | undefined, m: Mandate, currency
   // Signed before the agent had a key of its own (or with other keys): it binds no key the agent holds.
   if (open.key !== human.publicJwk.kid || open.agent !== key.publicJwk.kid || !sameTerms(open.terms, terms))
     throw refuse(`the open AP2 mandate was signed for other terms than the mandate's now; the human signs it again by editing ${m.id}`);
-  if (terms.cap && terms.cap.currency !== currency)
-    throw refuse(`the mandate's cap is in ${terms.cap.currency} and the merchant prices in ${currency}: a merchant cannot check it`);
+  // Signed without an expiry of the mandate's own, it lapsed: the merchant would refuse it, so nothing is held.
+  if (open.expires_at && Date.parse(open.expires_at) <= now)
+    throw refuse(`the open AP2 mandate expired at ${open.expires_at}; the human signs it again by editing ${m.id}`);
+  const limit = terms.cap ?? terms.budget;
+  if (limit && limit.currency !== currency)
+    throw refuse(`the mandate's cap is in ${limit.currency} and the merchant prices in ${currency}: a merchant cannot check it`);
   return { key, open };
 }

@@ -29,6 +29,7 @@ import type { HolonState } from '../fold/state.ts';
 import type { EventStore, NewEvent, TxResult } from '../store/store.ts';
 import type { Ap2Consent, Ap2Instrument, OpenMandates } from './ap2.ts';
 import { consentFor, signClosedMandates } from './ap2.ts';
+import { productDenial } from './products.ts';
 import type { MandateKey } from '../local/mandateKey.ts';
 import type { Cart, CheckoutClient, LineRequest, Order, Presentation } from './checkout.ts';
 import { sameLines, toMinor } from './checkout.ts';
@@ -148,7 +149,7 @@ export async function buyWithin(store: EventStore<HolonState>, clock: Clock, r: 
   // AP2 negotiated: without the human's signed consent for this mandate as it is now, nothing is held or signed.
   let consent: { key: MandateKey; open: OpenMandates } | undefined;
   try {
-    consent = cart.ap2 ? consentFor(r.ap2, mandateOf(store.state, r.mandate), cart.currency) : undefined;
+    consent = cart.ap2 ? consentFor(r.ap2, mandateOf(store.state, r.mandate), cart.currency, clock.now()) : undefined;
   } catch (err) {
     if (!before) await letGo(client, cart);
     throw err;
@@ -234,7 +235,7 @@ function holdPurchase(s: HolonState, now: number, r: BuyRequest, a: Attempt): Tx
       replay_key: r.replayKey,
     });
   const mandate = mandateOf(s, r.mandate);
-  const scope = merchantDenial(s, mandate, client.merchant, now);
+  const scope = merchantDenial(s, mandate, client.merchant, now) ?? productDenial(mandate, r.lines);
   if (scope) throw refused([scope]);
   const converted = convertTo(s, a.total, mandate.currency);
   if (!converted) throw refused([denial('no_rate', { from: a.total.currency, to: mandate.currency })]);

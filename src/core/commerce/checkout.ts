@@ -190,6 +190,11 @@ export interface SignedCheckout {
   jwt: string;
   /** The merchant's key that signed it (from its profile's `signing_keys`). */
   key: Record<string, unknown>;
+  /**
+   * The merchant's challenge for this checkout (`ap2.nonce`), which the closed mandates' key bindings answer:
+   * the merchant takes each answer once, so a chain sent again is a replay it can tell by the nonce alone.
+   */
+  challenge?: string;
 }
 
 /** What Holon presents to a merchant to complete a checkout: never returned by a tool, kept to send again as it was. */

@@ -11,7 +11,8 @@
  */
 import * as z from 'zod';
 import type { Presentation } from '../../core/commerce/checkout.ts';
-import { AP2_EXTENSION, verifyMerchantAuthorization } from '../../core/commerce/ap2.ts';
+import { AP2_EXTENSION } from '../../core/commerce/ap2.ts';
+import { verifyMerchantAuthorization } from '../../core/commerce/merchantSignature.ts';
 import type { Cart, CartStatus, LineRequest, X402Offer } from '../../core/commerce/checkout.ts';
 import { fromMinor, minorJson } from '../../core/commerce/checkout.ts';
 import { denial } from '../../core/kernel/denials.ts';
