@@ -4,9 +4,12 @@
  * journal keeps these as records only: the account checks every signature, and the chain's enforcers every
  * redeem, so a row an agent forged here moves nothing the human did not sign for.
  */
+import type { Approval } from '../approvals/model.ts';
+import type { MoneyJson } from '../kernel/amount.ts';
 import type { Dict } from '../kernel/util.ts';
 import { dict, toDict } from '../kernel/util.ts';
 import type { Slice } from '../store/slice.ts';
+import type { Refusal } from '../store/store.ts';
 import { eventsOf } from '../store/slice.ts';
 
 /** The passkey's account on one chain: where it is and how it was made (so anyone can check the address). */
@@ -51,6 +54,34 @@ export interface MandateDelegation {
   disabled?: { at: string; transaction: string | null };
 }
 
+/** An EIP-3009 authorization as the journal keeps it: addresses and 32-byte nonce as hex, numbers as decimal strings. */
+export interface AuthorizationJson {
+  from: string;
+  to: string;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+}
+
+/**
+ * A payment the passkey signed as the account, when the human approved it: the approval is the payment.
+ * The payee, the amount and the account are the approval's; the chain checks the signature.
+ */
+export interface PaymentAuthorized {
+  approval: string;
+  chain_id: number;
+  /** The token the authorization moves (its EIP-712 domain's verifying contract). */
+  token: string;
+  /** The approval's amount, in the token's currency: what `authorization.value` is in its smallest units. */
+  amount: MoneyJson;
+  authorization: AuthorizationJson;
+  /** The account's signature of it (ERC-1271: the passkey's assertion as the account reads one). */
+  signature: string;
+  /** Its EIP-712 digest: the challenge the passkey answered. */
+  digest: string;
+}
+
 /** The chain account's part of the state. */
 export interface ChainAccountFields {
   chain_account: {
@@ -63,6 +94,8 @@ export interface ChainAccountFields {
      * under each is read from the chain when the mandate's limits are signed again.
      */
     signed: Dict<MandateDelegation[]>;
+    /** The payments the passkey signed as the account, by the approval that decided each. */
+    authorized: Dict<PaymentAuthorized & { at: string }>;
   };
 }
 
@@ -76,12 +109,14 @@ export interface ChainAccountEvents {
   'mandate.undelegated': { mandate: string; digest: string; transaction: string | null };
   /** The hot key drew `value` (token units, decimal) from the account under the mandate's delegation. */
   'float.funded': { mandate: string; transaction: string; value: string };
+  /** Beside the human's approval of a payment, in its transaction: the payment itself, signed as the account. */
+  'payment.authorized': PaymentAuthorized;
 }
 
 export const chainAccountEvent = eventsOf<ChainAccountEvents>();
 
 export const chainAccountSlice: Slice<ChainAccountFields, ChainAccountEvents> = {
-  initial: () => ({ chain_account: { accounts: dict(), delegations: dict(), signed: dict() } }),
+  initial: () => ({ chain_account: { accounts: dict(), delegations: dict(), signed: dict(), authorized: dict() } }),
   on: {
     'account.created': (s, d, e) => {
       s.chain_account.accounts[String(d.chain_id)] = {
@@ -111,6 +146,9 @@ export const chainAccountSlice: Slice<ChainAccountFields, ChainAccountEvents> = 
       // A record of one that is not the mandate's current delegation changes only the history.
       if (s.chain_account.delegations[d.mandate]?.digest === d.digest) delete s.chain_account.delegations[d.mandate];
     },
+    'payment.authorized': (s, d, e) => {
+      s.chain_account.authorized[d.approval] = { ...structuredClone(d), at: e.time };
+    },
   },
   revive: (s) => {
     const signed = toDict(s.chain_account?.signed);
@@ -118,7 +156,7 @@ export const chainAccountSlice: Slice<ChainAccountFields, ChainAccountEvents> = 
     // A snapshot made before the history was kept knows the current delegations only.
     for (const [id, d] of Object.entries(delegations))
       if (!signed[id]?.some((r) => r.digest === d.digest)) (signed[id] ??= []).push(structuredClone(d));
-    s.chain_account = { accounts: toDict(s.chain_account?.accounts), delegations, signed };
+    s.chain_account = { accounts: toDict(s.chain_account?.accounts), delegations, signed, authorized: toDict(s.chain_account?.authorized) };
   },
 };
 
@@ -135,4 +173,53 @@ export function delegationOfMandate(s: ChainAccountFields, id: string): MandateD
 /** Every delegation the passkey signed for mandate `id`, oldest first, disabled ones too. */
 export function delegationsOfMandate(s: ChainAccountFields, id: string): MandateDelegation[] {
   return s.chain_account.signed[id] ?? [];
+}
+
+/** The payment the passkey signed as the account for approval `id`, if the human's approval carried one. */
+export function authorizedPayment(s: ChainAccountFields, id: string): (PaymentAuthorized & { at: string }) | undefined {
+  return s.chain_account.authorized[id];
+}
+
+const HEX = /^0x[0-9a-fA-F]+$/;
+const DECIMAL = /^[0-9]{1,78}$/;
+
+/**
+ * Refused (`inconsistent`) when `d` is not the payment approval `a` approves: the approval's payee (a
+ * CAIP-10 account on `d`'s chain) and amount, from the human's account on that chain, in the form an
+ * EIP-3009 authorization has. The fold counts it only beside that approval; the payer checks the token's
+ * units against the chain it pays on (delegation/accountPays.ts), which the fold does not know.
+ */
+export function paymentAuthorizedRefusal(s: ChainAccountFields, d: PaymentAuthorized, a: Approval | undefined): Refusal | undefined {
+  const why = mismatch(s, d, a);
+  return why ? { code: 'inconsistent', message: why } : undefined;
+}
+
+function mismatch(s: ChainAccountFields, d: PaymentAuthorized, a: Approval | undefined): string | undefined {
+  if (!a || a.subject.kind !== 'payment') return 'it authorizes a payment no approval in its transaction approves';
+  const q = d.authorization;
+  const form =
+    typeof d.chain_id === 'number' &&
+    [q?.from, q?.to, d.token, q?.nonce, d.signature, d.digest].every((x) => typeof x === 'string' && HEX.test(x)) &&
+    [q.value, q.validAfter, q.validBefore].every((x) => typeof x === 'string' && DECIMAL.test(x));
+  if (!form) return 'it is not an EIP-3009 authorization';
+  const account = accountOn(s, d.chain_id);
+  if (!account || account.address.toLowerCase() !== q.from.toLowerCase()) return "it pays from another account than the human's";
+  if (a.subject.payee.toLowerCase() !== `eip155:${d.chain_id}:${q.to}`.toLowerCase())
+    return `it pays another payee than approval ${a.id} approves`;
+  if (d.amount?.amount !== a.subject.amount.amount || d.amount?.currency !== a.subject.amount.currency)
+    return `it pays another amount than approval ${a.id} approves`;
+  if (a.subject.terms_hash && a.subject.terms_hash.toLowerCase() !== q.nonce.toLowerCase())
+    return `its nonce is not the terms hash approval ${a.id} binds`;
+  return undefined;
+}
+
+/** Why a `mandate.delegated` row counts for nothing: a delegation from no account of the human's, or not one at all. */
+export function delegationRefusal(s: ChainAccountFields, d: { delegation: unknown; digest: unknown }): Refusal | undefined {
+  const j = d.delegation as DelegationJson | undefined;
+  const from = typeof j?.delegator === 'string' ? j.delegator.toLowerCase() : '';
+  if (!Object.values(s.chain_account.accounts).some((a) => a.address.toLowerCase() === from))
+    return { code: 'unknown', message: "it delegates from no account of the human's" };
+  if (typeof d.digest !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(d.digest) || !Array.isArray(j?.caveats))
+    return { code: 'malformed', message: 'it is not a delegation' };
+  return undefined;
 }

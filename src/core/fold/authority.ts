@@ -33,8 +33,8 @@ import { verifyAssertion } from '../passkey/assertion.ts';
 import { isCredential } from '../passkey/credential.ts';
 import { base64url, challengeOf } from '../passkey/challenge.ts';
 import type { AssertionJson } from '../passkey/types.ts';
-import type { ChainAccountFields, DelegationJson } from '../accounts/chainAccount.ts';
-import { accountOn } from '../accounts/chainAccount.ts';
+import type { ChainAccountFields, PaymentAuthorized } from '../accounts/chainAccount.ts';
+import { accountOn, delegationRefusal, paymentAuthorizedRefusal } from '../accounts/chainAccount.ts';
 import { FRAMEWORKS } from '../rails/delegation/addresses.ts';
 
 /** The slices the rule reads: who is who, and what earlier events made. */
@@ -373,10 +373,17 @@ const RULES: Record<string, Rule> = {
     accountCreated(d, x),
   ),
   // A mandate's delegation and the floats drawn under it: records of what the chain judges, by its members.
-  'mandate.delegated': rule<{ mandate: unknown; delegation: unknown; digest: unknown }>((d, x) => mandateDelegated(d, x)),
+  'mandate.delegated': rule<{ mandate: unknown; delegation: unknown; digest: unknown }>(
+    (d, x) => delegationRefusal(x.s, d) ?? onMandate(d.mandate, member),
+  ),
   'float.funded': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
   // The account disabled one: the record only narrows what Holon draws under, and the chain said so first.
   'mandate.undelegated': rule<{ mandate: unknown }>((d) => onMandate(d.mandate, member)),
+  // The passkey's signature of a payment as the account: only beside the approval of exactly that payment.
+  'payment.authorized': rule<PaymentAuthorized>((d, x) => {
+    const a = decision(x, d.approval, 'approved');
+    return paymentAuthorizedRefusal(x.s, d, a) ?? onMandate(a?.mandate, approver);
+  }),
 
   // Nothing to decide.
   checkpoint: rule(() => 'anyone'),
@@ -429,17 +436,6 @@ function accountCreated(d: { address: unknown; chain_id: unknown; credential: un
 
 const HEX32 = /^0x[0-9a-fA-F]{64}$/;
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-/** A delegation from one of the human's accounts: a record only, which the chain judges on every redeem. */
-function mandateDelegated(d: { mandate: unknown; delegation: unknown; digest: unknown }, x: Scope): Need {
-  const j = d.delegation as DelegationJson | undefined;
-  const from = typeof j?.delegator === 'string' ? j.delegator.toLowerCase() : '';
-  if (!Object.values(x.s.chain_account.accounts).some((a) => a.address.toLowerCase() === from))
-    return refuse('unknown', "it delegates from no account of the human's");
-  if (typeof d.digest !== 'string' || !HEX32.test(d.digest) || !Array.isArray(j?.caveats))
-    return refuse('malformed', 'it is not a delegation');
-  return onMandate(d.mandate, member);
-}
 
 function mandateChange(d: { mandate: Mandate }, x: Scope): Need {
   const m = d.mandate as Partial<Mandate> | undefined;
