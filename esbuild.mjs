@@ -26,7 +26,7 @@ const base = {
  * them from dist/holon.js, which holds them all already (see `holonEntry`), so activating the extension
  * never compiles or runs them and the package carries them once.
  */
-const LAZY = ['src/core/kernel/schemas.ts', 'src/core/local/wallet.ts', 'src/core/rails/chain.ts', 'src/core/commerce/ap2.ts', 'src/core/commerce/consent.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', 'src/core/market/discovery.ts', 'src/core/rails/delegation/humanAccount.ts', 'src/core/ceremony/page.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
+const LAZY = ['src/core/kernel/schemas.ts', 'src/core/local/wallet.ts', 'src/core/rails/chain.ts', 'src/core/commerce/ap2.ts', 'src/core/commerce/consent.ts', 'src/core/office/personnelDiff.ts', 'src/core/store/pg/store.ts', 'src/core/teamAdmin.ts', 'src/core/market/discovery.ts', 'src/core/rails/delegation/humanAccount.ts', 'src/core/rails/delegation/accountPays.ts', 'src/core/ceremony/page.ts', ...fs.readdirSync('src/webview/protocol').filter((f) => f.endsWith('.ts')).map((f) => `src/webview/protocol/${f}`)];
 
 /** @type {import('esbuild').Plugin} */
 const lazyModules = {

@@ -9,7 +9,11 @@ import { lazySigner } from '../../core/store/keys.ts';
 import { closeWindow, openWindows } from '../../core/office/colleagues.ts';
 import { approvalMessage } from '../../core/views/present.ts';
 import type { HolonState } from '../../core/fold/state.ts';
-import type { Signer } from '../../core/store/store.ts';
+import type { NewEvent, Signer } from '../../core/store/store.ts';
+import { accountOn } from '../../core/accounts/chainAccount.ts';
+import { chainReader } from '../../core/rails/chain.ts';
+import { CHAIN_OPTIONS, chainOf } from '../chainOptions.ts';
+import { askPasskeyAtPage } from '../passkeyPage.ts';
 import type { Command } from '../args.ts';
 import { clock, confirmAtTerminal, confirmUnlessGuarded, list, open, openExisting, print, withStore } from '../context.ts';
 import { approvalLine } from '../render.ts';
@@ -75,6 +79,19 @@ const approvalsCmd: Command = {
   },
 };
 
+/**
+ * The `payment.authorized` event for payment approval `id`: the passkey signs, on its page, the payment as
+ * the human's account on the chain the flags or the environment name. None where no chain is configured,
+ * or the state has no account on it: the hot key pays after the approval, as before.
+ */
+async function paymentFromAccount(ctx: Parameters<Command['run']>[0], s: HolonState, id: string): Promise<NewEvent[]> {
+  const config = chainOf(ctx.opts);
+  if (!config || !accountOn(s, config.chainId)) return [];
+  const { authorizeFromAccount } = await import('../../core/rails/delegation/accountPays.ts');
+  const event = await authorizeFromAccount(s, chainReader(config), id, askPasskeyAtPage, clock.now());
+  return event ? [event] : [];
+}
+
 /** Checks an approval can be decided here, by this installation, before asking the human anything. */
 export function decidable(state: HolonState, id: string, decider: Signer): void {
   const a = state.approvals[id];
@@ -100,13 +117,17 @@ export function decidable(state: HolonState, id: string, decider: Signer): void 
 
 const approveCmd: Command = {
   name: 'approve',
-  usage: 'approve APPROVAL_ID [--no-run]',
+  usage: 'approve APPROVAL_ID [--no-run] [--rpc-url URL --chain-id N --token ADDRESS]',
   summary:
     'Approves one waiting approval, after showing it to you. Interactive only. If the ' +
     'server that asked is still waiting, it goes ahead at once; otherwise the agent ' +
     're-submits with the approval id. Nothing runs in this terminal (approvals keep ' +
     'no copy of the input, only its hash).',
-  options: { 'no-run': { type: 'boolean', help: 'only approve (always the case; kept for seed 000 compatibility)' } },
+  options: {
+    'no-run': { type: 'boolean', help: 'only approve (always the case; kept for seed 000 compatibility)' },
+    // A payment on this chain, where the human's account is, is signed by their passkey as the account.
+    ...CHAIN_OPTIONS,
+  },
   positionals: [1, 1],
   async run(ctx) {
     const id = ctx.args[0] ?? '';
@@ -123,7 +144,9 @@ const approveCmd: Command = {
           ctx.out('Not approved.');
           return 1;
         }
-        await decideApproval(store, clock, id, 'approved', 'cli', decider);
+        // A payment on the configured chain, where the human has an account there: their passkey signs it as the account first.
+        const also = a.kind === 'payment' && isGuarded(store.state) ? await paymentFromAccount(ctx, store.state, id) : [];
+        await decideApproval(store, clock, id, 'approved', 'cli', decider, also);
         // Some decisions do their work as they are recorded; only a call or a payment is re-submitted.
         const done: Partial<Record<typeof a.kind, string>> = {
           payment_intent: 'The parked payment is made.',

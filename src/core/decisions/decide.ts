@@ -11,7 +11,7 @@ import type { Approval, ApprovalChannel } from '../approvals/model.ts';
 import { decisionMessage, isExpired } from '../approvals/model.ts';
 import type { Clock } from '../kernel/deps.ts';
 import { HolonError } from '../kernel/errors.ts';
-import type { EventStore, Signer } from '../store/store.ts';
+import type { EventStore, NewEvent, Signer } from '../store/store.ts';
 import type { TeamFields } from '../accounts/team.ts';
 import { isApprover } from '../accounts/team.ts';
 import type { DecisionState } from './effects.ts';
@@ -36,7 +36,8 @@ export function mayDecide(
  * the decision already made; so is one from a channel the human turned off, or one after the expiry.
  * `decider` is the installation the human decides from: when the approval's account has approvers, it
  * must be one of them (otherwise denied, reason `not_an_approver`), and the decision carries its
- * signature, without which the fold would not count it.
+ * signature, without which the fold would not count it. `also` are written in the same transaction, after
+ * the decision (an approved payment signed by the human's account): the same assertion covers them.
  */
 export async function decideApproval(
   store: EventStore<ApprovalsFields & DecisionState & TeamFields>,
@@ -45,6 +46,7 @@ export async function decideApproval(
   decision: 'approved' | 'rejected',
   channel: ApprovalChannel,
   decider?: Signer,
+  also: readonly NewEvent[] = [],
 ): Promise<Approval> {
   return store.transact((s) => {
     const a = s.approvals[id];
@@ -68,7 +70,7 @@ export async function decideApproval(
     // What the decision does (a window opens, a proposal merges) lands with it, or neither does.
     const effects = decisionEffect(a.kind)?.(s, a, decision, clock.now()) ?? [];
     return {
-      events: [approvalEvent('approval.decided', { id, decision, channel, ...signed }), ...effects],
+      events: [approvalEvent('approval.decided', { id, decision, channel, ...signed }), ...effects, ...also],
       result: { ...structuredClone(a), status: decision, channel, ...(by ? { decided_by: by } : {}) },
     };
   });
