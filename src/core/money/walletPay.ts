@@ -25,6 +25,8 @@ import type { ChainReader } from '../rails/chain.ts';
 import type { SignedDraft } from '../rails/signing.ts';
 import { signedSettlement, startBlock } from '../rails/signing.ts';
 import type { HolonState } from '../fold/state.ts';
+import { authorizedPayment } from '../accounts/chainAccount.ts';
+import type { Authorization } from '../rails/scheme.ts';
 import type { EventStore, NewEvent } from '../store/store.ts';
 
 /** A payment as a toolset asks for it. */
@@ -79,7 +81,7 @@ function approvalFor(s: HolonState, mandate: string, subject: ApprovalSubject, n
 }
 
 /** What the gate decided for a payment: its money held (in the mandate's currency), or an approval it waits for. */
-type Decided = { kind: 'held'; charged: Money } | { kind: 'pending' | 'rejected'; approval: Approval };
+type Decided = { kind: 'held'; charged: Money; approval: string | undefined } | { kind: 'pending' | 'rejected'; approval: Approval };
 
 /** Under the journal's lock: the payee's scope, the amount in the mandate's currency, then the gate (refusals thrown). */
 function gatePayment(
@@ -104,20 +106,28 @@ function gatePayment(
     case 'rejected':
       return { events: [], result: { kind: gate.kind, approval: structuredClone(gate.approval) } };
     case 'held':
-      return { events: gate.events, result: { kind: 'held', charged: amount } };
+      return { events: gate.events, result: { kind: 'held', charged: amount, approval: found } };
   }
+}
+
+/** A payment the human's account signed when they approved it: what `sign` sends instead of signing one itself. */
+export interface AccountSigned {
+  authorization: Authorization;
+  signature: string;
 }
 
 /**
  * Pays `ask` by `sign` (the wallet), within the mandate: decides and holds under the journal lock, waits
  * for the human where one must decide (`wait`), signs, then settles the hold — or releases it when the
- * wallet fails, so nothing is spent for a payment that was never signed.
+ * wallet fails, so nothing is spent for a payment that was never signed. Where the human's approval
+ * carried the payment signed by their account (`payment.authorized`), `sign` is handed it and must send
+ * exactly it: a result that pays otherwise is refused, and the hot key never pays such a payment.
  */
 export async function payWithin<T>(
   store: EventStore<HolonState>,
   clock: Clock,
   ask: PaymentAsk,
-  sign: () => Promise<T>,
+  sign: (account?: AccountSigned) => Promise<T>,
   options: { wait?: ApprovalWaiter | undefined; signal?: AbortSignal | undefined; chain?: ChainSettle<T> | undefined } = {},
 ): Promise<PaymentOutcome<T>> {
   const spend = newId('pay');
@@ -150,13 +160,19 @@ export async function payWithin<T>(
   // Where the chain is before the wallet signs: a payment signed now is looked for from there on.
   const fromBlock = options.chain ? await startBlock(options.chain.reader) : null;
   let result: T;
+  let payment: ChainPayment | undefined;
   try {
-    result = await sign();
+    const account = await accountSigned(store.state, decision.approval, options.chain?.reader);
+    result = await sign(account);
+    payment = options.chain?.payment(result);
+    if (account && !sameAuthorization(payment?.authorization, account.authorization))
+      throw new HolonError('denied', 'the payment your account signed was not the one about to be sent: nothing was sent', {
+        reason: 'account_authorization',
+      });
   } catch (err) {
     await store.transact((s) => ({ events: endHold(s, spend, null, 'not_signed').events, result: undefined }));
     throw err;
   }
-  const payment = options.chain?.payment(result);
   if (payment && options.chain) {
     // The hold waits for the chain Holon reads it back from (and only that chain's payments are signed).
     const draft: SignedDraft = {
@@ -179,4 +195,30 @@ export async function payWithin<T>(
   }
   await store.transact((s) => ({ events: endHold(s, spend, decision.charged, 'signed').events, result: undefined }));
   return { kind: 'paid', result, spend, charged: decision.charged };
+}
+
+/**
+ * The payment the human's account signed with approval `approval`, checked against the chain it is paid
+ * on (delegation/accountPays.ts, loaded only then); undefined where the approval carried none.
+ */
+async function accountSigned(
+  s: HolonState,
+  approval: string | undefined,
+  reader: ChainReader | undefined,
+): Promise<AccountSigned | undefined> {
+  if (approval === undefined || !authorizedPayment(s, approval)) return undefined;
+  if (!reader)
+    throw new HolonError('denied', `approval ${approval}'s payment was signed by your account, and no chain is configured to pay it on`, {
+      reason: 'account_authorization',
+    });
+  const { accountPaymentFor } = await import('../rails/delegation/accountPays.ts');
+  return accountPaymentFor(s, reader, approval);
+}
+
+/** True when `a` is exactly `b`: every member, addresses in any case. */
+function sameAuthorization(a: Authorization | undefined, b: Authorization): boolean {
+  if (!a) return false;
+  return (['from', 'to', 'value', 'validAfter', 'validBefore', 'nonce'] as const).every(
+    (k) => String(a[k]).toLowerCase() === b[k].toLowerCase(),
+  );
 }

@@ -278,6 +278,22 @@ export async function paidByWallet(
 }
 
 /**
+ * The `exact` payment `chosen` stands for, as the human's account signed it when they approved it: its
+ * authorization and signature exactly as recorded (its nonce is H, which the approval bound).
+ */
+export function paidByAccount(
+  chosen: Omit<Chosen, 'mac'>,
+  account: { authorization: { [K in keyof SignRequest['message']]: string }; signature: string },
+): PaymentPayload {
+  return {
+    x402Version: 2,
+    resource: chosen.resource,
+    accepted: chosen.option,
+    payload: { signature: account.signature, authorization: { ...account.authorization } as SignRequest['message'] },
+  };
+}
+
+/**
  * `atr_finish` for this pairing: rebuilds the payment from `chosen` and the ATR's bytes (the nonce is the
  * H of those bytes, whatever `chosen` says), checks the wallet's signature is the payer's over exactly
  * that, and reads H back from the completed payment.

@@ -36,7 +36,7 @@ import { SettlementDetailSchema, SettlementSchema } from './settlementSchema.ts'
 import { mandateSettlement, settlementDetail } from '../../core/money/payments.ts';
 import { CHANNEL, confirmChannel, finishChannel, readChannelDocument, readChannelH } from '../terms/x402Channel.ts';
 import type { SignRequest } from '../terms/x402Exact.ts';
-import { check, confirm, confirmRead, EXACT, finish, paidByWallet, readDocument } from '../terms/x402Exact.ts';
+import { check, confirm, confirmRead, EXACT, finish, paidByAccount, paidByWallet, readDocument } from '../terms/x402Exact.ts';
 import type { ToolContext, Toolset } from './toolDef.ts';
 import { defineTool } from './toolDef.ts';
 import { anyJson, jsonLine, jsonObject, READ, WRITE } from './toolKit.ts';
@@ -254,7 +254,10 @@ const atrTransact = defineTool({
     if (again && again.mandate === ctx.mandate && again.status === 'signed' && samePayment(again, price))
       return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: again.payload, ...settlementOut(ctx, again.id) });
     await unspent(c.atrHash);
-    const paid = await signRecorded(ctx, price, () => paidByWallet(c.unsigned, c.atrHash, signer(wallet)));
+    // Above the threshold, where the human's account signed the payment as they approved it, that is what is sent.
+    const paid = await signRecorded(ctx, price, async (account) =>
+      account ? paidByAccount(c.unsigned, account) : paidByWallet(c.unsigned, c.atrHash, signer(wallet)),
+    );
     return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: paid.result, ...settlementOut(ctx, paid.settlement) });
   },
 });

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { denial } from '../../core/kernel/denials.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import { foreignFields } from '../../core/kernel/foreign.ts';
-import type { PaymentAsk } from '../../core/money/walletPay.ts';
+import type { AccountSigned, PaymentAsk } from '../../core/money/walletPay.ts';
 import { payWithin } from '../../core/money/walletPay.ts';
 import { denialText } from '../../core/kernel/words.ts';
 import { isCanonicalBase64 } from '../../core/terms/atr.ts';
@@ -106,17 +106,19 @@ export function netOf(ctx: ToolContext): { fetch: FetchLike; now: () => number }
  * the client's own form), and returns what the wallet signed; a payment not allowed (yet) is declined.
  * A call the client cancelled signs nothing (the hold is released). What the wallet signed on a chain (an
  * x402 payment and its EIP-3009 authorization, read from the result by `signedOf`) gets its settlement
- * record before it is returned, read back from the chain Holon is configured for.
+ * record before it is returned, read back from the chain Holon is configured for. Where the human's approval
+ * carried the payment signed by their account, `sign` is handed it and sends it (a pairing that cannot is
+ * refused before anything leaves).
  */
 export async function signRecorded<T>(
   ctx: ToolContext,
   ask: PaymentAsk,
-  sign: () => Promise<T>,
+  sign: (account?: AccountSigned) => Promise<T>,
   signedOf: (result: T) => unknown = (r) => r,
 ): Promise<{ result: T; settlement?: string }> {
   const wait = ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {};
   const signal = ctx.extra.signal;
-  const unlessCancelled = (): Promise<T> => (signal.aborted ? Promise.reject(cancelled()) : sign());
+  const unlessCancelled = (account?: AccountSigned): Promise<T> => (signal.aborted ? Promise.reject(cancelled()) : sign(account));
   const chain = { reader: ctx.deps.chain, payment: (r: T) => chainPaymentOf(signedOf(r), ask.amount) };
   const paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask, unlessCancelled, { signal, chain, ...wait });
   if (paid.kind !== 'paid') throw waiting(paid.kind, paid.approval.id);
