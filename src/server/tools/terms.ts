@@ -9,7 +9,8 @@ import { denial } from '../../core/kernel/denials.ts';
 import { HolonError } from '../../core/kernel/errors.ts';
 import { FOREIGN_META_KEY, foreignFields } from '../../core/kernel/foreign.ts';
 import type { Money } from '../../core/kernel/amount.ts';
-import type { PaymentAsk } from '../../core/money/walletPay.ts';
+import type { AccountSigned, PaymentAsk } from '../../core/money/walletPay.ts';
+import type { PaymentPayload } from '@x402/core/types';
 import { denialText } from '../../core/kernel/words.ts';
 import { atrBytes, atrHash as hashOf, atrView } from '../../core/terms/atr.ts';
 import type { TypedRequest, Wallet } from '../../core/local/wallet.ts';
@@ -55,6 +56,7 @@ import {
   settlementOut,
   signRecorded,
   walletOf,
+  walletOnly,
   withWallet,
 } from './termsKit.ts';
 import type { AtrViewOf } from './termsKit.ts';
@@ -215,7 +217,7 @@ const atrTransact = defineTool({
       const opened = await signRecorded(
         ctx,
         deposit,
-        async () => finishChannel(c.bytes, c.chosen, await wallet.signTypedData(c.request)),
+        walletOnly(async () => finishChannel(c.bytes, c.chosen, await wallet.signTypedData(c.request))),
         (o) => o.signed,
       );
       const o = opened.result;
@@ -237,7 +239,8 @@ const atrTransact = defineTool({
       // The resource's payment: an ordinary exact payment, with its own nonce.
       const resource = { ...c.chosen, pairing: EXACT } as const;
       const price = ask(c.chosen.option.amount, c.atrHash, c.chosen.resource);
-      const paid = await signRecorded(ctx, price, () => paidByWallet(resource, c.chosen.nonce, signer(wallet)));
+      const sign = walletOnly(() => paidByWallet(resource, c.chosen.nonce, signer(wallet)));
+      const paid = await signRecorded(ctx, price, sign);
       return jsonLine({
         atrHash: c.atrHash,
         atr: atrOut(c.atr),
@@ -254,13 +257,19 @@ const atrTransact = defineTool({
     if (again && again.mandate === ctx.mandate && again.status === 'signed' && samePayment(again, price))
       return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: again.payload, ...settlementOut(ctx, again.id) });
     await unspent(c.atrHash);
-    // Above the threshold, where the human's account signed the payment as they approved it, that is what is sent.
-    const paid = await signRecorded(ctx, price, async (account) =>
-      account ? paidByAccount(c.unsigned, account) : paidByWallet(c.unsigned, c.atrHash, signer(wallet)),
-    );
+    const paid = await signRecorded(ctx, price, exactSigned(c.unsigned, c.atrHash, wallet));
     return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: paid.result, ...settlementOut(ctx, paid.settlement) });
   },
 });
+
+/**
+ * The exact payment bound to `h`: above the threshold, where the human's account signed it as they approved
+ * it, exactly that; otherwise signed by the wallet.
+ */
+function exactSigned(chosen: Parameters<typeof paidByAccount>[0], h: string, wallet: Wallet) {
+  return async (account?: AccountSigned): Promise<PaymentPayload> =>
+    account ? paidByAccount(chosen, account) : paidByWallet(chosen, h, signer(wallet));
+}
 
 /** True when settlement `r` pays exactly what `ask` asks: the same payee, the same amount. */
 function samePayment(r: Settlement, ask: PaymentAsk): boolean {
@@ -295,7 +304,13 @@ async function agreeWithin(
   // The agreement payment's nonce is H: on the configured chain only, and never once the chain shows it spent.
   assertOnConfiguredChain(ctx.deps.chain, option.network, option.asset);
   await assertExactNonceUnspent(ctx.deps.store.state, ctx.deps.chain, { from: wallet.address, nonce: h });
-  const signed = (await signRecorded(ctx, ask, () => paidByWallet(payment, h, signer(wallet)))).result;
+  const signed = (
+    await signRecorded(
+      ctx,
+      ask,
+      walletOnly(() => paidByWallet(payment, h, signer(wallet))),
+    )
+  ).result;
   const moved = { signed, atr: atrOut(atr), atrHash: h };
   // Signed but cancelled before it left: it is not sent (its money stays held until the chain shows it can no longer land).
   if (ctx.extra.signal.aborted) throw cancelled();

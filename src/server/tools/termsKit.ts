@@ -125,6 +125,24 @@ export async function signRecorded<T>(
   return { result: paid.result, ...(paid.settlement ? { settlement: paid.settlement } : {}) };
 }
 
+/**
+ * `sign` for a payment whose form cannot carry the payment the human's account signed at approval (a
+ * channel's deposit, an agreement's payments, whose nonces are not the approval's): where the approval
+ * carried one, it is refused before the hot key signs anything, never paid by the hot key instead.
+ */
+export function walletOnly<T>(sign: () => Promise<T>): (account?: AccountSigned) => Promise<T> {
+  return async (account) => {
+    if (account)
+      throw new HolonError(
+        'denied',
+        'your account signed this payment when you approved it, and this pairing cannot send that signature: nothing was signed ' +
+          'or sent (pay it on the exact pairing, or approve it without the chain)',
+        { reason: 'account_authorization' },
+      );
+    return sign();
+  };
+}
+
 /** A settlement as a tool's result shows it. */
 export function settlementOut(ctx: ToolContext, id: string | undefined) {
   const r = id ? ctx.deps.store.state.settlements[id] : undefined;
