@@ -160,14 +160,21 @@ const approveCmd: Command = {
         };
         const effect = done[a.kind];
         const waiting = store.state.approvals[id]?.released !== true;
+        const signed =
+          also.length > 0 ? ' Your account signed the payment: that signature is what is sent, and the hot key signs nothing for it.' : '';
         return print(
           ctx,
-          { approval: id, status: 'approved', waiting_server: effect ? false : waiting },
-          effect
+          {
+            approval: id,
+            status: 'approved',
+            waiting_server: effect ? false : waiting,
+            ...(also.length > 0 ? { signed_by_account: true } : {}),
+          },
+          (effect
             ? `Approved ${id}. ${effect}`
             : waiting
               ? `Approved ${id}. The waiting server goes ahead now.`
-              : `Approved ${id}. The agent can now re-submit with approval: "${id}".`,
+              : `Approved ${id}. The agent can now re-submit with approval: "${id}".`) + signed,
         );
       },
       true,
