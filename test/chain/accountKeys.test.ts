@@ -25,7 +25,7 @@ import { SNAPSHOT_FILE } from '../../src/core/store/file/snapshot.ts';
 import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
 import type { JournalEvent, NewEvent } from '../../src/core/store/store.ts';
 import { eventLine, linkEvents, seal } from '../../src/core/store/store.ts';
-import { atPage, ensureBuilt, holonIn, journalFile, readEvents, seededState } from '../cli/cliHarness.ts';
+import { atPage, decidedAt, ensureBuilt, holonIn, journalFile, readEvents, seededState } from '../cli/cliHarness.ts';
 import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
 import { noChromium, openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
 import { softPasskey } from '../helpers/softPasskey.ts';
@@ -71,16 +71,8 @@ describe("the account's keys follow the passkeys, and verify holds the journal a
   }
 
   /** Runs `args`, answering its `pages` pages with `credential`; requires exit 0. */
-  async function decided(state: string, credential: VirtualCredential, args: string[], pages = 1): Promise<string> {
-    const cmd = atPage(state, args);
-    for (let n = 0; n < pages; n++) {
-      const outcome = await browser.decideAt(await cmd.page(n), credential, 'confirm');
-      assert.equal(outcome.state, 'done', `${args.join(' ')}, page ${n + 1}: ${outcome.status}`);
-    }
-    const r = await cmd.done;
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  }
+  const decided = async (state: string, credential: VirtualCredential, args: string[], pages = 1): Promise<string> =>
+    (await decidedAt(browser, state, credential, args, pages)).stdout;
 
   /** The passkeys the journal registered, oldest first. */
   const registered = async (state: string): Promise<PasskeyCredential[]> =>

@@ -26,9 +26,8 @@ import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Se
 import { approvalEvent } from '../../src/core/approvals/slice.ts';
 import { chainAccountEvent } from '../../src/core/accounts/chainAccount.ts';
 import { saveWallet } from '../../src/core/local/wallet.ts';
-import { CEREMONY_ROUTES } from '../../src/shared/ceremony.ts';
-import type { McpSession, PageCommand } from '../cli/cliHarness.ts';
-import { atPage, ensureBuilt, holonIn, mcpSession, openLedger, readEvents, seededState } from '../cli/cliHarness.ts';
+import type { McpSession } from '../cli/cliHarness.ts';
+import { atPage, decidedAt, ensureBuilt, holonIn, mcpSession, openLedger, pageWords, readEvents, seededState } from '../cli/cliHarness.ts';
 import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
 import { noChromium, openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
 import { chainFlags, sendAsAgent } from './support.ts';
@@ -90,25 +89,10 @@ describe('above the threshold, the passkey signs the payment as the account', { 
     cleanup?.();
   });
 
-  /** What page `n` of `cmd` shows the human: its title and lines, as the page itself reads them. */
-  async function shown(cmd: PageCommand, n: number): Promise<string> {
-    const page = (await (await fetch(`${await cmd.page(n)}${CEREMONY_ROUTES.ceremony}`)).json()) as { title: string; lines: string[] };
-    return [page.title, ...page.lines].join('\n');
-  }
+  const shown = pageWords;
 
   /** Runs `args`, answering its `pages` pages with the passkey; requires exit 0. Returns each page's words. */
-  async function decided(args: string[], pages = 1): Promise<string[]> {
-    const cmd = atPage(state, args);
-    const words: string[] = [];
-    for (let n = 0; n < pages; n++) {
-      words.push(await shown(cmd, n));
-      const outcome = await browser.decideAt(await cmd.page(n), credential, 'confirm');
-      assert.equal(outcome.state, 'done', `page ${n + 1}: ${outcome.status}`);
-    }
-    const r = await cmd.done;
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-    return words;
-  }
+  const decided = async (args: string[], pages = 1): Promise<string[]> => (await decidedAt(browser, state, credential, args, pages)).pages;
 
   /** The agent asks to pay the seller on its terms: what Holon signed, or its decline. */
   async function transact(): Promise<{ signed?: PaymentPayload; decline?: { code: string } }> {

@@ -19,9 +19,8 @@ import type { DelegationJson } from '../../src/core/accounts/chainAccount.ts';
 import { saveWallet } from '../../src/core/local/wallet.ts';
 import { frameworkOn } from '../../src/core/rails/delegation/addresses.ts';
 import { delegationFromJson, redeemTransaction } from '../../src/core/rails/delegation/delegation.ts';
-import { CEREMONY_ROUTES } from '../../src/shared/ceremony.ts';
 import type { PageCommand } from '../cli/cliHarness.ts';
-import { atPage, ensureBuilt, holonIn, readEvents, seededState } from '../cli/cliHarness.ts';
+import { atPage, decidedAt, ensureBuilt, holonIn, pageWords, readEvents, seededState } from '../cli/cliHarness.ts';
 import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
 import { noChromium, openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
 import { chainFlags, sendAsAgent } from './support.ts';
@@ -63,12 +62,7 @@ describe("a mandate's delegation on chain follows the mandate", { skip: noChromi
     cleanup?.();
   });
 
-  /** What page `n` of `cmd` shows the human: its title and lines, as the page itself reads them. */
-  async function shown(cmd: PageCommand, n: number): Promise<string> {
-    const url = await cmd.page(n);
-    const page = (await (await fetch(`${url}${CEREMONY_ROUTES.ceremony}`)).json()) as { title: string; lines: string[] };
-    return [page.title, ...page.lines].join('\n');
-  }
+  const shown = pageWords;
 
   /** Answers page `n` of `cmd` with the passkey; returns what it showed. */
   async function confirm(cmd: PageCommand, n: number): Promise<string> {
@@ -79,14 +73,7 @@ describe("a mandate's delegation on chain follows the mandate", { skip: noChromi
   }
 
   /** Runs `args`, answering its `pages` pages; requires exit 0. Returns each page's words and the output. */
-  async function decided(args: string[], pages = 1): Promise<{ pages: string[]; stdout: string }> {
-    const cmd = atPage(state, args);
-    const words: string[] = [];
-    for (let n = 0; n < pages; n++) words.push(await confirm(cmd, n));
-    const r = await cmd.done;
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-    return { pages: words, stdout: r.stdout };
-  }
+  const decided = (args: string[], pages = 1): ReturnType<typeof decidedAt> => decidedAt(browser, state, credential, args, pages);
 
   const edit = (mandate: string, ...flags: string[]): string[] => ['mandate', 'edit', mandate, ...flags, ...chainFlags(chain)];
 

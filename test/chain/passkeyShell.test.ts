@@ -19,7 +19,7 @@ import type { DelegationJson } from '../../src/core/accounts/chainAccount.ts';
 import { saveWallet } from '../../src/core/local/wallet.ts';
 import { frameworkOn } from '../../src/core/rails/delegation/addresses.ts';
 import { delegationFromJson, redeemTransaction } from '../../src/core/rails/delegation/delegation.ts';
-import { atPage, ensureBuilt, holonIn, readEvents, seededState } from '../cli/cliHarness.ts';
+import { atPage, decidedAt, ensureBuilt, holonIn, readEvents, seededState } from '../cli/cliHarness.ts';
 import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
 import { noChromium, openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
 import { chainFlags, sendAsAgent } from './support.ts';
@@ -51,16 +51,8 @@ describe("the human's passkey and account on chain, set up at the command line",
   });
 
   /** Runs `args`, answering each of its `pages` pages with the passkey; requires exit 0. */
-  async function decided(credential: VirtualCredential, args: string[], pages = 1): Promise<string> {
-    const cmd = atPage(state, args);
-    for (let n = 0; n < pages; n++) {
-      const outcome = await browser.decideAt(await cmd.page(n), credential, 'confirm');
-      assert.equal(outcome.state, 'done', `${args.join(' ')}, page ${n + 1}: ${outcome.status}`);
-    }
-    const r = await cmd.done;
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  }
+  const decided = async (credential: VirtualCredential, args: string[], pages = 1): Promise<string> =>
+    (await decidedAt(browser, state, credential, args, pages)).stdout;
 
   test('the passkey owns the account, the mandate is its delegation, and an agent with the hot key gets no more than the day allows', async () => {
     const add = atPage(state, ['passkey', 'add', '--label', 'laptop', ...chainFlags(chain)]);

@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import os from 'node:os';
 import type { TestContext } from 'node:test';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,8 +25,8 @@ import {
   ok,
   readEvents,
   seededState,
+  waitingOnPageInPty,
   tempDir,
-  until,
 } from './cliHarness.ts';
 
 const NARROW = 'demo/sandbox';
@@ -102,25 +101,9 @@ describe('binding a workspace in a guarded state', { skip: noChromium }, () => {
 
     // An agent with a shell: bind in a pseudo-terminal, "y" typed as soon as it waits.
     const before = fs.readFileSync(journalFile(state));
-    const pty = spawn(
-      'script',
-      ['-qec', [process.execPath, HOLON_BIN, 'mandate', 'bind', WIDE, '--workspace', ws, '--state', state].join(' '), '/dev/null'],
-      {
-        cwd: os.tmpdir(),
-        env: cleanEnv({ TERM: 'dumb', HOLON_NO_BROWSER: '1' }),
-        stdio: ['pipe', 'pipe', 'pipe'],
-        timeout: HANG_MS,
-      },
-    );
-    let output = '';
-    pty.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    pty.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const closed = new Promise<void>((resolve) => pty.on('close', () => resolve()));
-    await until(() => /open http:\/\/localhost/.test(output), 'the bind command waiting on its page');
-    assert.ok(!output.includes('[y/N]'), 'nobody is asked at the terminal');
-    pty.stdin.write('y\n');
-    pty.kill('SIGTERM');
-    await closed;
+    const pty = await waitingOnPageInPty(state, ['mandate', 'bind', WIDE, '--workspace', ws]);
+    pty.type('y\n');
+    await pty.stop();
     assert.equal(fs.existsSync(bindingPath(ws)), false, 'typing bound nothing');
     assert.ok(fs.readFileSync(journalFile(state)).equals(before), 'and wrote nothing');
 

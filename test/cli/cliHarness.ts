@@ -19,6 +19,8 @@ import type { HolonState } from '../../src/core/fold/state.ts';
 import type { EventStore } from '../../src/core/store/store.ts';
 import { copyExampleFiles, EXAMPLES, HANG_MS, HOLON_BIN, PatientClient, ROOT, tempDir, until } from '../helpers.ts';
 import { withLockFolder } from '../lockFolder.ts';
+import { CEREMONY_ROUTES } from '../../src/shared/ceremony.ts';
+import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
 
 export { EXAMPLES, HANG_MS, HOLON_BIN, PatientClient, ROOT, tempDir, until };
 
@@ -411,6 +413,62 @@ export function atPage(state: string, args: string[], env: Record<string, string
   // A command that ends without a page rejects `url`; a caller that never asks for it is not told so twice.
   url.catch(() => undefined);
   return { url, page, done, child };
+}
+
+/** What page `n` of `cmd` shows the human: its title and lines, as the page itself reads them. */
+export async function pageWords(cmd: PageCommand, n: number): Promise<string> {
+  const page = (await (await fetch(`${await cmd.page(n)}${CEREMONY_ROUTES.ceremony}`)).json()) as { title: string; lines: string[] };
+  return [page.title, ...page.lines].join('\n');
+}
+
+/**
+ * Runs `holon ARGS… --state STATE`, the human answering each of its `pages` pages with `credential` in
+ * `browser`; requires exit 0. Returns what each page showed, and the command's output.
+ */
+export async function decidedAt(
+  browser: PasskeyBrowser,
+  state: string,
+  credential: VirtualCredential,
+  args: string[],
+  pages = 1,
+): Promise<{ pages: string[]; stdout: string }> {
+  const cmd = atPage(state, args);
+  const words: string[] = [];
+  for (let n = 0; n < pages; n++) {
+    words.push(await pageWords(cmd, n));
+    const outcome = await browser.decideAt(await cmd.page(n), credential, 'confirm');
+    assert.equal(outcome.state, 'done', `${args.join(' ')}, page ${n + 1}: ${outcome.status}`);
+  }
+  const r = await cmd.done;
+  assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+  return { pages: words, stdout: r.stdout };
+}
+
+/**
+ * `holon ARGS… --state STATE` in a pseudo-terminal (util-linux `script`), as an agent with a shell runs it,
+ * opening no browser: resolves once it waits on its page, having asked nothing at the terminal. The agent
+ * types into it with `type`; `stop` ends it and waits until it closed.
+ */
+export async function waitingOnPageInPty(state: string, args: string[]): Promise<{ type(text: string): void; stop(): Promise<void> }> {
+  const pty = spawn('script', ['-qec', [process.execPath, HOLON_BIN, ...args, '--state', state].join(' '), '/dev/null'], {
+    cwd: os.tmpdir(),
+    env: cleanEnv({ TERM: 'dumb', HOLON_NO_BROWSER: '1' }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+    timeout: HANG_MS,
+  });
+  let output = '';
+  pty.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  pty.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const closed = new Promise<void>((resolve) => pty.on('close', () => resolve()));
+  await until(() => /open http:\/\/localhost/.test(output), `holon ${args.join(' ')} waiting on its page`);
+  assert.ok(!output.includes('[y/N]'), 'nobody is asked at the terminal');
+  return {
+    type: (text) => pty.stdin.write(text),
+    stop: async () => {
+      pty.kill('SIGTERM');
+      await closed;
+    },
+  };
 }
 
 /**

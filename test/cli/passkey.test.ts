@@ -5,9 +5,7 @@
  * terminal, sealing a decision with the installation key it can read — decides nothing, and says so.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { approvalEvent } from '../../src/core/approvals/slice.ts';
 import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
@@ -18,17 +16,14 @@ import { noChromium, openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
 import {
   approvals,
   atPage,
-  cleanEnv,
   ensureBuilt,
-  HANG_MS,
-  HOLON_BIN,
   holonIn,
   journalFile,
   mcpSession,
   readEvents,
   requestApproval,
   seededState,
-  until,
+  waitingOnPageInPty,
 } from './cliHarness.ts';
 
 /** Appends `events` to the journal as one transaction sealed with the installation key, as an agent with a shell can. */
@@ -86,23 +81,11 @@ describe("the human's passkey at the command line", { skip: noChromium }, () => 
       );
 
       // An agent with a shell: `holon approve` in a pseudo-terminal, "y" typed as soon as it waits.
-      const pty = spawn('script', ['-qec', [process.execPath, HOLON_BIN, 'approve', typed, '--state', state].join(' '), '/dev/null'], {
-        cwd: os.tmpdir(),
-        env: cleanEnv({ TERM: 'dumb', HOLON_NO_BROWSER: '1' }),
-        stdio: ['pipe', 'pipe', 'pipe'],
-        timeout: HANG_MS,
-      });
-      let output = '';
-      pty.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      pty.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      const closed = new Promise<void>((resolve) => pty.on('close', () => resolve()));
-      await until(() => /open http:\/\/localhost/.test(output), 'the approve command waiting on its page');
-      assert.ok(!output.includes('[y/N]'), 'nobody is asked at the terminal');
-      pty.stdin.write('y\n');
-      pty.stdin.write('yes\n');
+      const pty = await waitingOnPageInPty(state, ['approve', typed]);
+      pty.type('y\n');
+      pty.type('yes\n');
       const lengthBefore = (await readEvents(state)).length;
-      pty.kill('SIGTERM');
-      await closed;
+      await pty.stop();
       assert.equal(await statusOf(state, typed), 'pending', 'typing decided nothing');
       assert.equal((await readEvents(state)).length, lengthBefore, 'and wrote nothing');
 
