@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { consentFor, loadOpenMandates, loadPublished, OPEN_TTL_DAYS, signClosedMandates, signMandateConsent, stateConsent } from '../../src/core/commerce/ap2.ts';
-import { allowedProducts, productDenial } from '../../src/core/commerce/products.ts';
+import { allowedProducts, productDenial } from '../../src/core/kernel/products.ts';
 import type { Cart, LineRequest, Presentation } from '../../src/core/commerce/checkout.ts';
 import { toMinor } from '../../src/core/commerce/checkout.ts';
 import * as M from '../../src/core/kernel/amount.ts';

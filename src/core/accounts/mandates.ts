@@ -3,7 +3,7 @@
  * personnel file. Only a human changes one — through the CLI, the editor's form or a merged proposal —
  * and every change is a patch: what it does not name stays as it was.
  */
-import { allowedProducts } from '../commerce/products.ts';
+import { allowedProducts } from '../kernel/products.ts';
 import { CAP } from '../kernel/capabilities.ts';
 import type { Clock } from '../kernel/deps.ts';
 import type { Denial } from '../kernel/denials.ts';

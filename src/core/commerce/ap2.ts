@@ -30,8 +30,8 @@ import { agentKey, jwkThumbprint, loadAgentKey, loadMandateKey, mandateKey } fro
 import type { Presentation, SignedCheckout } from './checkout.ts';
 import { jwsPayload } from './merchantSignature.ts';
 import { fromMinor, minorExponent, toMinor } from './checkout.ts';
-import type { AllowedProduct } from './products.ts';
-import { allowedProducts } from './products.ts';
+import type { AllowedProduct } from '../kernel/products.ts';
+import { allowedProducts } from '../kernel/products.ts';
 
 /** The AP2 version whose mandates these are. */
 export const AP2_VERSION = '0.2';

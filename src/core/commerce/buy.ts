@@ -29,7 +29,7 @@ import type { HolonState } from '../fold/state.ts';
 import type { EventStore, NewEvent, TxResult } from '../store/store.ts';
 import type { Ap2Consent, Ap2Instrument, OpenMandates } from './ap2.ts';
 import { consentFor, signClosedMandates } from './ap2.ts';
-import { productDenial } from './products.ts';
+import { productDenial } from '../kernel/products.ts';
 import type { MandateKey } from '../local/mandateKey.ts';
 import type { Cart, CheckoutClient, LineRequest, Order, Presentation } from './checkout.ts';
 import { sameLines, toMinor } from './checkout.ts';

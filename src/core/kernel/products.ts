@@ -4,12 +4,17 @@
  * 10}]}`). Without one, any product. The gate holds every purchase to it, and the human's AP2 open checkout
  * mandate carries it to the merchant as AP2's `checkout.line_items` constraint.
  */
-import { CAP } from '../kernel/capabilities.ts';
-import type { Denial } from '../kernel/denials.ts';
-import { denial } from '../kernel/denials.ts';
-import { HolonError } from '../kernel/errors.ts';
-import type { Mandate } from '../kernel/model.ts';
-import type { LineRequest } from './checkout.ts';
+import { CAP } from './capabilities.ts';
+import type { Denial } from './denials.ts';
+import { denial } from './denials.ts';
+import { HolonError } from './errors.ts';
+import type { Mandate } from './model.ts';
+
+/** One line of a cart: a product, by the merchant's id, and how many. */
+export interface CartLine {
+  product: string;
+  quantity: number;
+}
 
 /** One product a mandate may buy, and the most of it one purchase may take. */
 export interface AllowedProduct {
@@ -50,7 +55,7 @@ export function allowedProducts(m: Pick<Mandate, 'capabilities'>): AllowedProduc
 }
 
 /** Why these lines are outside the mandate's product allow-list, or nothing when they are within it (or it has none). */
-export function productDenial(m: Pick<Mandate, 'capabilities'>, lines: readonly LineRequest[]): Denial | undefined {
+export function productDenial(m: Pick<Mandate, 'capabilities'>, lines: readonly CartLine[]): Denial | undefined {
   const allowed = allowedProducts(m);
   if (!allowed) return undefined;
   const asked = new Map<string, number>();
