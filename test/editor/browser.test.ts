@@ -858,8 +858,7 @@ test(
             ]);
             const old = loadOpenMandates(bridge.stateDir, shopper);
             assert.deepEqual(old?.terms.cap, { amount: 3000, currency: 'USD' }, 'holon mandate create signed it');
-            await runCommand(p, 'Holon: Edit Mandate');
-            await pick(p, shopper);
+            await runCommandAndPick(p, 'Holon: Edit Mandate', shopper);
             const form = await webview(p, 'mandate-form');
             assert.match(
               await form.locator('[data-testid="mandate-consent"]').innerText(),
