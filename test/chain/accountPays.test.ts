@@ -16,21 +16,18 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
 import type { Address, Hex } from 'viem';
-import { encodeFunctionData, getAddress, parseEventLogs, parseEther } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { encodeFunctionData, getAddress, parseEventLogs } from 'viem';
 import type { LocalChain } from '../../examples/chain/chain.ts';
-import { localChain } from '../../examples/chain/chain.ts';
 import { TEST_USDC_ABI } from '../../examples/chain/testUsdcArtifact.ts';
 import type { Seller } from '../../examples/sellers/x402Seller.ts';
 import { SELLER, startSeller, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 import { approvalEvent } from '../../src/core/approvals/slice.ts';
 import { chainAccountEvent } from '../../src/core/accounts/chainAccount.ts';
-import { saveWallet } from '../../src/core/local/wallet.ts';
 import type { McpSession } from '../cli/cliHarness.ts';
-import { atPage, decidedAt, ensureBuilt, holonIn, mcpSession, openLedger, pageWords, readEvents, seededState } from '../cli/cliHarness.ts';
+import { atPage, decidedAt, holonIn, mcpSession, openLedger, pageWords, readEvents } from '../cli/cliHarness.ts';
 import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
-import { noChromium, openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
-import { chainFlags, sendAsAgent } from './support.ts';
+import { noChromium } from '../helpers/passkeyBrowser.ts';
+import { chainFlags, guardedCliWorld, sendAsAgent } from './support.ts';
 
 const USDC = 1_000_000n;
 const M = 'demo/account-pays';
@@ -46,23 +43,10 @@ describe('above the threshold, the passkey signs the payment as the account', { 
   let account: Address;
   let seller: Seller;
   let agent: McpSession;
-  const hotKey = generatePrivateKey();
-  const hot = privateKeyToAccount(hotKey).address;
+  let hot: Address;
 
   before(async () => {
-    await ensureBuilt();
-    chain = await localChain();
-    browser = await openPasskeyBrowser();
-    ({ dir: state, cleanup } = await seededState());
-    saveWallet(state, hotKey);
-    await chain.fund(hot, { eth: parseEther('1') });
-    const add = atPage(state, ['passkey', 'add', '--label', 'laptop', ...chainFlags(chain)]);
-    credential = await browser.registerAt(await add.url);
-    assert.equal((await add.done).code, 0);
-    const listed = JSON.parse((await holonIn(state, ['passkey', 'list', '--json'])).stdout) as { accounts: { address: string }[] };
-    account = getAddress(listed.accounts[0]!.address);
-    await chain.fund(account, { usdc: 20n * USDC });
-    await decided(['fx', 'USDC', 'EUR', '1.00']);
+    ({ chain, browser, state, cleanup, credential, account, hot } = await guardedCliWorld(20n * USDC));
     const payees = `${TEST_NETWORK}:${SELLER}`;
     await decided([
       'mandate',

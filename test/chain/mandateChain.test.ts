@@ -11,19 +11,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Address, Hex } from 'viem';
-import { encodeFunctionData, getAddress, parseAbi, parseEther } from 'viem';
+import { encodeFunctionData, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { LocalChain } from '../../examples/chain/chain.ts';
-import { localChain } from '../../examples/chain/chain.ts';
 import type { DelegationJson } from '../../src/core/accounts/chainAccount.ts';
-import { saveWallet } from '../../src/core/local/wallet.ts';
 import { frameworkOn } from '../../src/core/rails/delegation/addresses.ts';
 import { delegationFromJson, redeemTransaction } from '../../src/core/rails/delegation/delegation.ts';
 import type { PageCommand } from '../cli/cliHarness.ts';
-import { atPage, decidedAt, ensureBuilt, holonIn, pageWords, readEvents, seededState } from '../cli/cliHarness.ts';
+import { atPage, decidedAt, holonIn, pageWords, readEvents } from '../cli/cliHarness.ts';
 import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
-import { noChromium, openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
-import { chainFlags, sendAsAgent } from './support.ts';
+import { noChromium } from '../helpers/passkeyBrowser.ts';
+import { chainFlags, guardedCliWorld, sendAsAgent } from './support.ts';
 
 const USDC = 1_000_000n;
 const ERC20 = parseAbi(['function transfer(address to, uint256 value) returns (bool)']);
@@ -36,24 +34,11 @@ describe("a mandate's delegation on chain follows the mandate", { skip: noChromi
   let credential: VirtualCredential;
   let account: Address;
   let key: Hex;
-  const hotKey = generatePrivateKey();
-  const hot = privateKeyToAccount(hotKey).address;
+  let hot: Address;
   const payee = privateKeyToAccount(generatePrivateKey()).address;
 
   before(async () => {
-    await ensureBuilt();
-    chain = await localChain();
-    browser = await openPasskeyBrowser();
-    ({ dir: state, cleanup } = await seededState());
-    saveWallet(state, hotKey);
-    await chain.fund(hot, { eth: parseEther('1') });
-    const add = atPage(state, ['passkey', 'add', '--label', 'laptop', ...chainFlags(chain)]);
-    credential = await browser.registerAt(await add.url);
-    assert.equal((await add.done).code, 0);
-    const listed = JSON.parse((await holonIn(state, ['passkey', 'list', '--json'])).stdout) as { accounts: { address: string }[] };
-    account = getAddress(listed.accounts[0]!.address);
-    await chain.fund(account, { usdc: 40n * USDC });
-    await decided(['fx', 'USDC', 'EUR', '1.00']);
+    ({ chain, browser, state, cleanup, credential, account, hot } = await guardedCliWorld(40n * USDC));
     // The agent: the hot key's file, read as any file of the state folder.
     key = fs.readFileSync(path.join(state, 'keys', 'wallet.key'), 'utf8').trim() as Hex;
   });

@@ -1,11 +1,16 @@
 /** What the chain suites share: Holon's chain settings for the local chain, and reading a settlement back. */
 import type { Address, Hex } from 'viem';
-import { BaseError, createWalletClient, decodeErrorResult, getAddress, parseAbi, parseAbiItem } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { BaseError, createWalletClient, decodeErrorResult, getAddress, parseAbi, parseAbiItem, parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { localChainDefinition, localTransport } from '../../examples/chain/network.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { budgetInfo } from '../../src/editor/views.ts';
-import { json } from '../cli/cliHarness.ts';
+import assert from 'node:assert/strict';
+import { atPage, decidedAt, ensureBuilt, holonIn, json, seededState } from '../cli/cliHarness.ts';
+import type { PasskeyBrowser, VirtualCredential } from '../helpers/passkeyBrowser.ts';
+import { openPasskeyBrowser } from '../helpers/passkeyBrowser.ts';
+import { localChain } from '../../examples/chain/chain.ts';
+import { saveWallet } from '../../src/core/local/wallet.ts';
 import type { ChainConfig } from '../../src/core/rails/chain.ts';
 import { chainConfig } from '../../src/core/rails/chain.ts';
 import type { Settlement } from '../../src/core/rails/settlement.ts';
@@ -17,7 +22,6 @@ import { publicFetch } from '../../src/server/net/publicFetch.ts';
 import type { Clock } from '../../src/core/kernel/deps.ts';
 import type { Wallet } from '../../src/core/local/wallet.ts';
 import { walletFromKey } from '../../src/core/local/wallet.ts';
-import { generatePrivateKey } from 'viem/accounts';
 import { patchMandate } from '../../src/core/accounts/mandates.ts';
 import { SELLER, TEST_NETWORK } from '../../examples/sellers/x402Seller.ts';
 
@@ -199,4 +203,41 @@ function revertReason(err: unknown): string {
   if (typeof data !== 'string' || !data.startsWith('0x')) throw err;
   const decoded = decodeErrorResult({ abi: AGENT_ERRORS, data: data as Hex });
   return decoded.errorName === 'Error' ? String(decoded.args?.[0]) : decoded.errorName;
+}
+
+/** A guarded state at the command line, its human's account on a chain of its own (guardedCliWorld). */
+export interface GuardedCliWorld {
+  chain: LocalChain;
+  browser: PasskeyBrowser;
+  state: string;
+  cleanup: () => void;
+  /** The human's passkey, as the virtual authenticator exported it. */
+  credential: VirtualCredential;
+  account: Address;
+  /** The hot key's address: it has gas, and no token. */
+  hot: Address;
+}
+
+/**
+ * Sets a guarded state up as the README says, at the command line: a seeded state with a hot key that has
+ * gas; `holon passkey add` with the chain's flags on its page (Chromium's virtual authenticator), which
+ * deploys the passkey's account; `usdc` units in that account; 1 USDC = 1 EUR, decided on its page.
+ */
+export async function guardedCliWorld(usdc: bigint): Promise<GuardedCliWorld> {
+  await ensureBuilt();
+  const chain = await localChain();
+  const browser = await openPasskeyBrowser();
+  const { dir: state, cleanup } = await seededState();
+  const hotKey = generatePrivateKey();
+  const hot = privateKeyToAccount(hotKey).address;
+  saveWallet(state, hotKey);
+  await chain.fund(hot, { eth: parseEther('1') });
+  const add = atPage(state, ['passkey', 'add', '--label', 'laptop', ...chainFlags(chain)]);
+  const credential = await browser.registerAt(await add.url);
+  assert.equal((await add.done).code, 0);
+  const listed = JSON.parse((await holonIn(state, ['passkey', 'list', '--json'])).stdout) as { accounts: { address: string }[] };
+  const account = getAddress(listed.accounts[0]!.address);
+  await chain.fund(account, { usdc });
+  await decidedAt(browser, state, credential, ['fx', 'USDC', 'EUR', '1.00']);
+  return { chain, browser, state, cleanup, credential, account, hot };
 }
