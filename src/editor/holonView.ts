@@ -106,7 +106,7 @@ export class HolonViewProvider implements vscode.WebviewViewProvider, vscode.Dis
         channelAccepted(s.state, 'panel'),
         this.wallet.address ?? null,
         s.signer,
-        storeInfo(s.storeInUse, s.storeFailure),
+        storeInfo(s.storeInUse, s.storeFailure, !s.loaded),
         this.holdings,
       ),
     };

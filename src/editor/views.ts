@@ -250,11 +250,12 @@ export function chainPaymentRows(s: HolonState, mandate: string | null, limit = 
   });
 }
 
-/** Where the ledger is, as the view shows it: the team store's `host/database`, never its URL. */
-export function storeInfo(where: StoreInUse, failure?: string): StoreInfo {
+/** Where the ledger is, as the view shows it: the team store's `host/database`, never its URL; and whether it is still opening. */
+export function storeInfo(where: StoreInUse, failure?: string, loading = false): StoreInfo {
+  const error = failure ?? null;
   return where.kind === 'team'
-    ? { kind: 'team', label: where.label, error: failure ?? null }
-    : { kind: 'journal', label: "this workspace's journal", error: failure ?? null };
+    ? { kind: 'team', label: where.label, error, loading: loading && error === null }
+    : { kind: 'journal', label: "this workspace's journal", error, loading: loading && error === null };
 }
 
 /** The office's mail waiting to be read (what woke someone) and its newest artifacts. */

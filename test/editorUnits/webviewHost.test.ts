@@ -9,7 +9,7 @@ import { holonViewProtocol } from '../../src/webview/protocol/holonView.ts';
 import { is } from '../../src/webview/protocol/messages.ts';
 import { assets, FakePanel, FakeReport } from './fakeWebview.ts';
 
-const empty: HolonViewState = { mandate: null, budget: null, approvals: [], panelApprovals: true, wallet: null, holdings: null, spend: null, setup: { funded: false, mandates: 0 }, refusals: [], payments: [], mail: [], artifacts: [], store: { kind: 'journal', label: "this workspace's journal", error: null } };
+const empty: HolonViewState = { mandate: null, budget: null, approvals: [], panelApprovals: true, wallet: null, holdings: null, spend: null, setup: { funded: false, mandates: 0 }, refusals: [], payments: [], mail: [], artifacts: [], store: { kind: 'journal', label: "this workspace's journal", error: null, loading: false } };
 
 let report: FakeReport;
 let handled: HolonViewCommand[];

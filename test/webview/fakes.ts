@@ -164,7 +164,7 @@ export function viewState(overrides: Partial<HolonViewState> = {}): HolonViewSta
     refusals: [],
     mail: [],
     artifacts: [],
-    store: { kind: 'journal', label: "this workspace's journal", error: null },
+    store: { kind: 'journal', label: "this workspace's journal", error: null, loading: false },
     ...overrides,
   };
 }

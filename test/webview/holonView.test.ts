@@ -51,7 +51,7 @@ describe('the store', () => {
     assert.doesNotMatch(p.root.textContent ?? '', /journal|Ledger/);
     renderHolonView(p.root, viewState(), post);
     assert.equal(byTestId(p.root, 'store'), null);
-    renderHolonView(p.root, viewState({ store: { kind: 'team', label: 'db.example.com/holon', error: null } }), post);
+    renderHolonView(p.root, viewState({ store: { kind: 'team', label: 'db.example.com/holon', error: null, loading: false } }), post);
     assert.equal(get(p.root, 'store').getAttribute('data-kind'), 'team');
     assert.equal(get(p.root, 'section-store').hidden, false);
     assert.equal(get(p.root, 'store-label').textContent, 'db.example.com/holon');
@@ -60,12 +60,25 @@ describe('the store', () => {
 
   test('a team store that cannot be used is an alert naming it, with a way to set its password, on click only', () => {
     const error = 'the team store db.example.com/holon cannot be used: password authentication failed for user "ada"';
-    renderHolonView(p.root, viewState({ mandate: null, budget: null, store: { kind: 'team', label: 'db.example.com/holon', error } }), post);
+    renderHolonView(p.root, viewState({ mandate: null, budget: null, store: { kind: 'team', label: 'db.example.com/holon', error, loading: false } }), post);
     assert.equal(get(p.root, 'store').getAttribute('role'), 'alert');
     assert.equal(get(p.root, 'store-error').textContent, error);
     assert.deepEqual(posted, []);
     click(get(p.root, 'run-setStorePassword'));
     assert.deepEqual(posted, [{ type: 'run', command: 'setStorePassword' }]);
+  });
+  test("while the journal opens, the view says so and shows no empty state as this workspace's: no first steps, no \"nothing waits\"", () => {
+    const opening = { kind: 'journal' as const, label: "this workspace's journal", error: null, loading: true };
+    renderHolonView(p.root, viewState({ mandate: null, budget: null, spend: null, approvals: [], setup: { funded: false, mandates: 0 }, store: opening }), post);
+    assert.equal(get(p.root, 'store-loading').getAttribute('role'), 'status');
+    assert.match(get(p.root, 'store-loading').textContent ?? '', /^Opening this workspace's journal…$/);
+    assert.equal(byTestId(p.root, 'first-steps'), null);
+    assert.equal(byTestId(p.root, 'nothing-pending'), null);
+    // Loaded: the same empty state is now the workspace's own, and says what to do first.
+    renderHolonView(p.root, viewState({ mandate: null, budget: null, spend: null, approvals: [], setup: { funded: false, mandates: 0 }, store: { ...opening, loading: false } }), post);
+    assert.equal(byTestId(p.root, 'store-loading'), null);
+    assert.ok(byTestId(p.root, 'first-steps'));
+    assert.ok(byTestId(p.root, 'nothing-pending'));
   });
 });
 

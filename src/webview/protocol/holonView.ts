@@ -144,12 +144,14 @@ export type ArtifactRow = z.infer<typeof ArtifactRow>;
 
 /**
  * Where the ledger is: this workspace's journal, or a team store (shown as `host/database`, never with
- * its credentials); and why the chosen store cannot be used, when it cannot.
+ * its credentials); whether it is still being opened; and why the chosen store cannot be used, when it cannot.
  */
 export const StoreInfo = z.strictObject({
   kind: z.enum(['journal', 'team']),
   label: z.string().check(z.maxLength(300)),
   error: z.nullable(z.string().check(z.maxLength(2000))),
+  /** True until the store has loaded: the view's other sections are then an empty state, not this workspace's. */
+  loading: z.boolean(),
 });
 /** Where the ledger is, and why it cannot be used. */
 export type StoreInfo = z.infer<typeof StoreInfo>;

@@ -56,7 +56,7 @@ function approvals(root: HTMLElement, state: HolonViewState, view: ViewContext):
   );
   const nothing = section(root, 'nothing');
   clear(nothing);
-  if (state.approvals.length === 0) {
+  if (state.approvals.length === 0 && !state.store.loading) {
     nothing.appendChild(h(doc, 'p', { class: 'note muted', 'data-testid': 'nothing-pending' }, 'Nothing waits for you.'));
   }
 }
@@ -77,8 +77,13 @@ export function renderHolonView(
   approvals(root, state, view);
   // A refused call is news the human would otherwise never hear: only the agent was told.
   cards(root, 'refusals', 'Denied lately', state.refusals, (r) => renderRefusal(doc, r, view));
+  // While the store opens, the empty state is not the human's: no first steps to take, no "nothing waits".
   rebuilt(root, 'head', () =>
-    state.mandate === null ? renderCallToAction(doc, state.setup, view) : renderBudget(doc, state.mandate, state.budget, view),
+    state.store.loading
+      ? null
+      : state.mandate === null
+        ? renderCallToAction(doc, state.setup, view)
+        : renderBudget(doc, state.mandate, state.budget, view),
   );
   // Spend at a glance: each bar is a button that opens the receipts behind it.
   rebuilt(root, 'spend', () => (state.spend ? renderSpend(doc, state.spend, view) : null));

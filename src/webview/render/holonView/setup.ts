@@ -12,6 +12,11 @@ import { run } from './context.ts';
 export function renderStore(doc: Document, store: StoreInfo, view: ViewContext): HTMLElement | null {
   const where = store.kind === 'team' ? 'Team store ' : 'Ledger: ';
   const label = h(doc, 'span', { class: store.kind === 'team' ? 'mono' : undefined, 'data-testid': 'store-label' }, store.label);
+  if (store.loading) {
+    // Until then every other section would show an empty state as if it were this workspace's.
+    const text = store.kind === 'team' ? ['Connecting to the team store ', label, '…'] : ['Opening ', label, '…'];
+    return h(doc, 'p', { class: 'note muted', 'data-testid': 'store-loading', 'data-kind': store.kind, role: 'status' }, ...text);
+  }
   if (store.error === null) {
     if (store.kind === 'journal') return null;
     const title = 'Accounts, mandates and receipts are shared with your team (holon.store)';
