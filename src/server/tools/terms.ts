@@ -39,6 +39,7 @@ import { CHANNEL, confirmChannel, finishChannel, readChannelDocument, readChanne
 import type { SignRequest } from '../terms/x402Exact.ts';
 import { check, confirm, confirmRead, EXACT, finish, paidByAccount, paidByWallet, readDocument } from '../terms/x402Exact.ts';
 import type { ToolContext, Toolset } from './toolDef.ts';
+import type { ChainReader } from '../../core/rails/chain.ts';
 import { defineTool } from './toolDef.ts';
 import { anyJson, jsonLine, jsonObject, READ, WRITE } from './toolKit.ts';
 import {
@@ -155,6 +156,21 @@ function fromAtomic(amount: string, asset: KnownAsset): Money {
   return atomicToMoney(amount, asset.decimals, asset.currency);
 }
 
+/**
+ * Refuses a payment whose nonce is H once the terms were paid, or beside one that may still land. The
+ * chain's head, where the payment's settlement is looked for from, is read at the same time.
+ */
+async function unspentNonce(
+  ctx: ToolContext,
+  chain: ChainReader,
+  from: `0x${string}`,
+  h: string,
+): Promise<{ head: Promise<bigint | null> }> {
+  const head = startBlock(chain);
+  await assertExactNonceUnspent(ctx.deps.store.state, chain, { from, nonce: h });
+  return { head };
+}
+
 const atrTransact = defineTool({
   name: 'atr_transact',
   title: 'Confirm the ATR hash and pay',
@@ -198,13 +214,7 @@ const atrTransact = defineTool({
       throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
     }
     const asset = knownAsset(option.network, option.asset) as KnownAsset;
-    // A payment whose nonce is H: never signed again once the terms were paid, nor beside one that may still land.
-    // The chain's head, where the payment's settlement is looked for from, is read at the same time.
-    const unspent = async (h: string): Promise<{ head: Promise<bigint | null> }> => {
-      const head = startBlock(chain);
-      await assertExactNonceUnspent(ctx.deps.store.state, chain, { from: wallet.address, nonce: h });
-      return { head };
-    };
+    const unspent = (h: string): Promise<{ head: Promise<bigint | null> }> => unspentNonce(ctx, chain, wallet.address, h);
     const account = `${option.network}:${wallet.address}`;
     const ask = (amount: string, h: string, resource: { url: string; description?: string | undefined }): PaymentAsk => ({
       mandate: ctx.mandate,
