@@ -179,5 +179,11 @@ export async function comparisonT(dirs: TempDirs, closers: (() => Promise<void>)
     side('signTypedData + GET of the ATR + authorizationState', s, 'floor'),
     '≤ 1.5×',
   );
-  row('t.d', 'atr_transact vs its floor + 1 durable append (the settlement), in-memory transport (context)', subject, side('signTypedData + GET + read + 1 append+fdatasync', s, 'durable'));
+  row(
+    't.d',
+    'atr_transact vs its floor + 1 durable append (the payment: its hold and settlement, one transaction), in-memory transport',
+    subject,
+    side('signTypedData + GET + read + 1 append+fdatasync', s, 'durable'),
+    '≤ 1.5×',
+  );
 }

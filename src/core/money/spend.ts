@@ -427,7 +427,15 @@ export function thresholdDenial(amount: Money, mandate: Mandate): Denial {
 export function endHold(s: SpendFields, id: string, cost: Money | null, reason: string): { events: NewEvent[]; charged: bigint } {
   const h = s.holds[id];
   if (!h) return { events: [], charged: 0n };
-  const units = cost ? (cost.units > h.units ? h.units : cost.units) : 0n;
+  return closeHold(id, h.units, cost, reason);
+}
+
+/**
+ * The event that ends hold `id` of `held` units: settled at `cost` (never above what it holds), or
+ * released when that is nothing. For a hold placed in the same transaction, which the state does not hold yet.
+ */
+export function closeHold(id: string, held: bigint, cost: Money | null, reason: string): { events: NewEvent[]; charged: bigint } {
+  const units = cost ? (cost.units > held ? held : cost.units) : 0n;
   if (units <= 0n) return { events: [spendEvent('hold.released', { hold: id, reason })], charged: 0n };
   return { events: [spendEvent('hold.settled', { hold: id, cost: M.formatUnits(units) })], charged: units };
 }

@@ -2,8 +2,8 @@
  * A payment Holon signs with the human's wallet, through the mandate like any other spend: the `pay`
  * capability and its payee scope, the amount in the mandate's currency (by the human's rates), the
  * limits, a human above the threshold (the approval bound to payee, amount, currency and the terms hash),
- * a hold while the wallet signs, and the spend settled once the signature exists — a signed
- * authorization is money the payee can take.
+ * and, once the wallet signed, the hold and what settles it written in one transaction before the
+ * signature leaves — a signed authorization is money the payee can take.
  */
 import type { ApprovalWaiter } from '../approvals/flow.ts';
 import { untilDecided } from '../approvals/flow.ts';
@@ -20,7 +20,7 @@ import { mandateOf } from '../accounts/mandates.ts';
 import type { Money } from '../kernel/amount.ts';
 import * as M from '../kernel/amount.ts';
 import { denialTexts } from '../kernel/words.ts';
-import { endHold, gateSpend } from './spend.ts';
+import { closeHold, gateSpend } from './spend.ts';
 import type { ChainReader } from '../rails/chain.ts';
 import type { SignedDraft } from '../rails/signing.ts';
 import { signedSettlement, startBlock } from '../rails/signing.ts';
@@ -53,6 +53,8 @@ export type ChainPayment = Pick<SignedDraft, 'network' | 'token' | 'scheme' | 'a
 export interface ChainSettle<T> {
   reader: ChainReader | undefined;
   payment(result: T): ChainPayment | undefined;
+  /** The chain's head, read already by the caller (beside its own reads of the chain); default: read here. */
+  head?: Promise<bigint | null>;
 }
 
 /** Why the mandate does not let this payee be paid, or nothing when it does. */
@@ -116,12 +118,73 @@ export interface AccountSigned {
   signature: string;
 }
 
+/** One payment's own: its spend id (the hold's) and what a human would be asked to approve. */
+interface Paying {
+  spend: string;
+  subject: ApprovalSubject;
+}
+
 /**
- * Pays `ask` by `sign` (the wallet), within the mandate: decides and holds under the journal lock, waits
- * for the human where one must decide (`wait`), signs, then settles the hold — or releases it when the
- * wallet fails, so nothing is spent for a payment that was never signed. Where the human's approval
- * carried the payment signed by their account (`payment.authorized`), `sign` is handed it and must send
- * exactly it: a result that pays otherwise is refused, and the hot key never pays such a payment.
+ * The gate, without writing the hold: it is written with the payment's record once the wallet signed
+ * (commitPayment). Decided first on the state as this process has it; anything but money that fits is
+ * decided again under the journal's lock, against the latest state, and an approval it asks for is
+ * made durable at once: the agent is told to wait for it.
+ */
+async function decidePayment(
+  store: EventStore<HolonState>,
+  clock: Clock,
+  ask: PaymentAsk,
+  p: Paying,
+  approvalId: string | undefined,
+): Promise<Decided> {
+  const fast = gatePayment(store.state, ask, { ...p, approvalId, now: clock.now() }).result;
+  if (fast.kind === 'held') return fast;
+  const d = await store.transact<Decided>(
+    (s) => {
+      const g = gatePayment(s, ask, { ...p, approvalId, now: clock.now() });
+      return g.result.kind === 'held' ? { events: [], result: g.result } : g;
+    },
+    { durable: false },
+  );
+  await store.flush();
+  return d;
+}
+
+/**
+ * Writes a signed payment's hold and its record (`recorded`) in one durable transaction, before the
+ * signature leaves this process: a crash leaves both or neither, and neither means the signature never
+ * left. The gate is decided again there, on the latest state: a payment that no longer fits (another
+ * spend took the room while the wallet signed) is refused, and its signature is never handed out.
+ */
+async function commitPayment(
+  store: EventStore<HolonState>,
+  clock: Clock,
+  ask: PaymentAsk,
+  p: Paying,
+  held: Extract<Decided, { kind: 'held' }>,
+  recorded: NewEvent[],
+): Promise<void> {
+  await store.transact((s) => {
+    const again = gatePayment(s, ask, { ...p, approvalId: held.approval, now: clock.now() });
+    if (again.result.kind !== 'held' || again.result.charged.units !== held.charged.units)
+      throw new HolonError(
+        'conflict',
+        'the mandate changed while the wallet signed (another spend, or the approval): nothing was sent; try again',
+        {
+          reason: 'changed_while_signing',
+        },
+      );
+    return { events: [...again.events, ...recorded], result: undefined };
+  });
+}
+
+/**
+ * Pays `ask` by `sign` (the wallet), within the mandate: decides, waits for the human where one must
+ * decide (`wait`), signs, then writes the hold and the payment's record in one transaction, decided again
+ * against the latest state, before the signature is handed back. A wallet that fails leaves nothing
+ * written. Where the human's approval carried the payment signed by their account (`payment.authorized`),
+ * `sign` is handed it and must send exactly it: a result that pays otherwise is refused, and the hot key
+ * never pays such a payment.
  */
 export async function payWithin<T>(
   store: EventStore<HolonState>,
@@ -130,71 +193,47 @@ export async function payWithin<T>(
   sign: (account?: AccountSigned) => Promise<T>,
   options: { wait?: ApprovalWaiter | undefined; signal?: AbortSignal | undefined; chain?: ChainSettle<T> | undefined } = {},
 ): Promise<PaymentOutcome<T>> {
-  const spend = newId('pay');
-  const subject: ApprovalSubject = {
-    kind: 'payment',
-    payee: ask.payee,
-    amount: M.toJson(ask.amount),
-    terms_hash: ask.termsHash,
-    purpose: ask.purpose,
+  const p: Paying = {
+    spend: newId('pay'),
+    subject: { kind: 'payment', payee: ask.payee, amount: M.toJson(ask.amount), terms_hash: ask.termsHash, purpose: ask.purpose },
   };
-  // The hold is group-committed: the settlement's durable append, which comes before the signature
-  // leaves this process, makes it durable with itself (one fdatasync for both). A crash before that loses
-  // at most a hold whose payment was never handed out. An approval asked for is made durable at once: the
-  // agent is told to wait for it.
-  const decide = async (approvalId: string | undefined): Promise<Decided> => {
-    const d = await store.transact<Decided>((s) => gatePayment(s, ask, { spend, subject, approvalId, now: clock.now() }), {
-      durable: false,
-    });
-    if (d.kind !== 'held') await store.flush();
-    return d;
-  };
-  const { decision, status } = await untilDecided<Decided>(store, decide, (d) => (d.kind === 'pending' ? d.approval : undefined), {
-    wait: options.wait,
-    signal: options.signal,
-  });
+  // Where the chain is before the wallet signs (a payment signed now is looked for from there on), read
+  // while the payment is decided rather than after it; read again after a human was waited for.
+  const head = options.chain ? (options.chain.head ?? startBlock(options.chain.reader)) : Promise.resolve(null);
+  let waited = false;
+  const humanWait = options.wait;
+  const wait: ApprovalWaiter | undefined = humanWait && ((a, signal) => ((waited = true), humanWait(a, signal)));
+  const { decision, status } = await untilDecided<Decided>(
+    store,
+    (id) => decidePayment(store, clock, ask, p, id),
+    (d) => (d.kind === 'pending' ? d.approval : undefined),
+    {
+      wait,
+      signal: options.signal,
+    },
+  );
   if (decision.kind !== 'held') {
     const approval = store.state.approvals[decision.approval.id] ?? decision.approval;
     return { kind: status === 'rejected' || decision.kind === 'rejected' ? 'rejected' : 'pending', approval: structuredClone(approval) };
   }
-  // Where the chain is before the wallet signs: a payment signed now is looked for from there on.
-  const fromBlock = options.chain ? await startBlock(options.chain.reader) : null;
-  let result: T;
-  let payment: ChainPayment | undefined;
-  try {
-    const account = await accountSigned(store.state, decision.approval, options.chain?.reader);
-    result = await sign(account);
-    payment = options.chain?.payment(result);
-    if (account && !sameAuthorization(payment?.authorization, account.authorization))
-      throw new HolonError('denied', 'the payment your account signed was not the one about to be sent: nothing was sent', {
-        reason: 'account_authorization',
-      });
-  } catch (err) {
-    await store.transact((s) => ({ events: endHold(s, spend, null, 'not_signed').events, result: undefined }));
-    throw err;
-  }
+  const fromBlock = waited ? await startBlock(options.chain?.reader) : await head;
+  const account = await accountSigned(store.state, decision.approval, options.chain?.reader);
+  const result = await sign(account);
+  const payment = options.chain?.payment(result);
+  if (account && !sameAuthorization(payment?.authorization, account.authorization))
+    throw new HolonError('denied', 'the payment your account signed was not the one about to be sent: nothing was sent', {
+      reason: 'account_authorization',
+    });
+  const charged = decision.charged;
   if (payment && options.chain) {
     // The hold waits for the chain Holon reads it back from (and only that chain's payments are signed).
-    const draft: SignedDraft = {
-      ...payment,
-      mandate: ask.mandate,
-      for: { kind: 'payment', id: spend },
-      hold: spend,
-      held: decision.charged,
-    };
-    let signed: ReturnType<typeof signedSettlement>;
-    try {
-      signed = signedSettlement(draft, options.chain.reader, fromBlock);
-    } catch (err) {
-      // Never handed out: nothing is spent for it.
-      await store.transact((s) => ({ events: endHold(s, spend, null, 'not_signed').events, result: undefined }));
-      throw err;
-    }
-    await store.transact(() => ({ events: [signed.event], result: undefined }));
-    return { kind: 'paid', result, spend, charged: decision.charged, settlement: signed.id };
+    const draft: SignedDraft = { ...payment, mandate: ask.mandate, for: { kind: 'payment', id: p.spend }, hold: p.spend, held: charged };
+    const signed = signedSettlement(draft, options.chain.reader, fromBlock);
+    await commitPayment(store, clock, ask, p, decision, [signed.event]);
+    return { kind: 'paid', result, spend: p.spend, charged, settlement: signed.id };
   }
-  await store.transact((s) => ({ events: endHold(s, spend, decision.charged, 'signed').events, result: undefined }));
-  return { kind: 'paid', result, spend, charged: decision.charged };
+  await commitPayment(store, clock, ask, p, decision, closeHold(p.spend, charged.units, charged, 'signed').events);
+  return { kind: 'paid', result, spend: p.spend, charged };
 }
 
 /**

@@ -30,7 +30,7 @@ import {
   verifiedChosen,
 } from '../terms/x402Agreement.ts';
 import { fromAtomic as atomicToMoney } from '../../core/rails/assets.ts';
-import { assertExactNonceUnspent, assertOnConfiguredChain, openUnderNonce, reads } from '../../core/rails/signing.ts';
+import { assertExactNonceUnspent, assertOnConfiguredChain, openUnderNonce, reads, startBlock } from '../../core/rails/signing.ts';
 import type { Settlement } from '../../core/rails/settlement.ts';
 import * as M from '../../core/kernel/amount.ts';
 import { SettlementDetailSchema, SettlementSchema } from './settlementSchema.ts';
@@ -39,6 +39,7 @@ import { CHANNEL, confirmChannel, finishChannel, readChannelDocument, readChanne
 import type { SignRequest } from '../terms/x402Exact.ts';
 import { check, confirm, confirmRead, EXACT, finish, paidByAccount, paidByWallet, readDocument } from '../terms/x402Exact.ts';
 import type { ToolContext, Toolset } from './toolDef.ts';
+import type { ChainReader } from '../../core/rails/chain.ts';
 import { defineTool } from './toolDef.ts';
 import { anyJson, jsonLine, jsonObject, READ, WRITE } from './toolKit.ts';
 import {
@@ -155,6 +156,21 @@ function fromAtomic(amount: string, asset: KnownAsset): Money {
   return atomicToMoney(amount, asset.decimals, asset.currency);
 }
 
+/**
+ * Refuses a payment whose nonce is H once the terms were paid, or beside one that may still land. The
+ * chain's head, where the payment's settlement is looked for from, is read at the same time.
+ */
+async function unspentNonce(
+  ctx: ToolContext,
+  chain: ChainReader,
+  from: `0x${string}`,
+  h: string,
+): Promise<{ head: Promise<bigint | null> }> {
+  const head = startBlock(chain);
+  await assertExactNonceUnspent(ctx.deps.store.state, chain, { from, nonce: h });
+  return { head };
+}
+
 const atrTransact = defineTool({
   name: 'atr_transact',
   title: 'Confirm the ATR hash and pay',
@@ -198,8 +214,7 @@ const atrTransact = defineTool({
       throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
     }
     const asset = knownAsset(option.network, option.asset) as KnownAsset;
-    // A payment whose nonce is H: never signed again once the terms were paid, nor beside one that may still land.
-    const unspent = (h: string): Promise<void> => assertExactNonceUnspent(ctx.deps.store.state, chain, { from: wallet.address, nonce: h });
+    const unspent = (h: string): Promise<{ head: Promise<bigint | null> }> => unspentNonce(ctx, chain, wallet.address, h);
     const account = `${option.network}:${wallet.address}`;
     const ask = (amount: string, h: string, resource: { url: string; description?: string | undefined }): PaymentAsk => ({
       mandate: ctx.mandate,
@@ -212,13 +227,13 @@ const atrTransact = defineTool({
       // A channel's deposit is the payment the mandate allows: vouchers never go above it.
       const c = await confirmChannel(deps, args.document, account);
       assertOnConfiguredChain(chain, c.chosen.option.network, c.chosen.option.asset);
-      await unspent(c.atrHash);
+      const { head } = await unspent(c.atrHash);
       const deposit = ask(c.chosen.option.extra.channel.deposit, c.atrHash, c.chosen.resource);
       const opened = await signRecorded(
         ctx,
         deposit,
         walletOnly(async () => finishChannel(c.bytes, c.chosen, await wallet.signTypedData(c.request))),
-        (o) => o.signed,
+        { signedOf: (o) => o.signed, head },
       );
       const o = opened.result;
       return jsonLine({ atrHash: o.atrHash, atr: atrOut(c.atr), signed: o.signed, mac: o.mac, ...settlementOut(ctx, opened.settlement) });
@@ -256,8 +271,8 @@ const atrTransact = defineTool({
     const again = openUnderNonce(ctx.deps.store.state, { authorization: { from: wallet.address, nonce: c.atrHash } });
     if (again && again.mandate === ctx.mandate && again.status === 'signed' && samePayment(again, price))
       return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: again.payload, ...settlementOut(ctx, again.id) });
-    await unspent(c.atrHash);
-    const paid = await signRecorded(ctx, price, exactSigned(c.unsigned, c.atrHash, wallet));
+    const { head } = await unspent(c.atrHash);
+    const paid = await signRecorded(ctx, price, exactSigned(c.unsigned, c.atrHash, wallet), { head });
     return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: paid.result, ...settlementOut(ctx, paid.settlement) });
   },
 });

@@ -104,22 +104,28 @@ export function netOf(ctx: ToolContext): { fetch: FetchLike; now: () => number }
 /**
  * Pays within the mandate, waiting for the human where one must decide (in the panel, `holon approve`, or
  * the client's own form), and returns what the wallet signed; a payment not allowed (yet) is declined.
- * A call the client cancelled signs nothing (the hold is released). What the wallet signed on a chain (an
+ * A call the client cancelled signs nothing (nothing is held). What the wallet signed on a chain (an
  * x402 payment and its EIP-3009 authorization, read from the result by `signedOf`) gets its settlement
- * record before it is returned, read back from the chain Holon is configured for. Where the human's approval
- * carried the payment signed by their account, `sign` is handed it and sends it (a pairing that cannot is
- * refused before anything leaves).
+ * record before it is returned, read back from the chain Holon is configured for, from the block `head`
+ * (read by the caller beside its own reads of the chain, or here). Where the human's approval carried the
+ * payment signed by their account, `sign` is handed it and sends it (a pairing that cannot is refused
+ * before anything leaves).
  */
 export async function signRecorded<T>(
   ctx: ToolContext,
   ask: PaymentAsk,
   sign: (account?: AccountSigned) => Promise<T>,
-  signedOf: (result: T) => unknown = (r) => r,
+  options: { signedOf?: (result: T) => unknown; head?: Promise<bigint | null> } = {},
 ): Promise<{ result: T; settlement?: string }> {
   const wait = ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {};
   const signal = ctx.extra.signal;
   const unlessCancelled = (account?: AccountSigned): Promise<T> => (signal.aborted ? Promise.reject(cancelled()) : sign(account));
-  const chain = { reader: ctx.deps.chain, payment: (r: T) => chainPaymentOf(signedOf(r), ask.amount) };
+  const signedOf = options.signedOf ?? ((r: T): unknown => r);
+  const chain = {
+    reader: ctx.deps.chain,
+    payment: (r: T) => chainPaymentOf(signedOf(r), ask.amount),
+    ...(options.head ? { head: options.head } : {}),
+  };
   const paid = await payWithin(ctx.deps.store, ctx.deps.clock, ask, unlessCancelled, { signal, chain, ...wait });
   if (paid.kind !== 'paid') throw waiting(paid.kind, paid.approval.id);
   return { result: paid.result, ...(paid.settlement ? { settlement: paid.settlement } : {}) };
