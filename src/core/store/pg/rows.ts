@@ -64,13 +64,15 @@ export function insertStatements(client: PoolClient, linked: LinkedEvent[], unle
           .join(', ')})`,
     )
     .join(', ');
-  const last = linked.at(-1)?.e.seq ?? 0;
+  const last = linked.at(-1)?.e;
+  const seq = last?.seq ?? 0;
   if (unlessAfter === undefined)
-    return `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${last}')`;
+    return `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${seq}')`;
+  // Announced only if this row is the one there: another writer's row at its seq was announced by it.
   return (
     `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) SELECT * FROM (VALUES ${values}) AS v (${EVENT_COLUMNS}) ` +
     `WHERE NOT EXISTS (SELECT 1 FROM ${TABLE} WHERE seq > ${unlessAfter}); ` +
-    `SELECT pg_notify('${CHANNEL}', '${last}') WHERE EXISTS (SELECT 1 FROM ${TABLE} WHERE seq = ${last})`
+    `SELECT pg_notify('${CHANNEL}', '${seq}') WHERE EXISTS (SELECT 1 FROM ${TABLE} WHERE seq = ${seq} AND hash = ${lit(last?.hash ?? '')})`
   );
 }
 
