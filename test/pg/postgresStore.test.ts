@@ -166,6 +166,9 @@ describe('PostgresStore', () => {
     // Each racer is its own installation: the store's root (the seeder) makes each a member of the account.
     const folders = [1, 2, 3, 4].map(() => tempDir());
     for (const [i, t] of folders.entries()) await setTeamMember(seeder, loadOrCreateSigner(stateDir), { account: 'demo', key: loadOrCreateSigner(t.dir).publicKey, name: `racer ${i + 1}`, role: 'member' });
+    // Its work is done: closed now, it does not reconnect with every other store when a later test restarts the database.
+    seeder.close();
+    await seeder.ended;
     const racers = folders.map((t) => {
       cleanups.push(t.cleanup);
       const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/pg/racer.ts'), url, t.dir, String(spends), mode], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -232,6 +235,8 @@ describe('PostgresStore', () => {
     assert.deepEqual(check.refused, []);
     assert.equal(check.state.spend['demo/sandbox']?.held, money('5.00', 'EUR').units);
     assert.equal(Object.values(check.state.holds).filter((h) => h.mandate === 'demo/sandbox').length, 50);
+    check.close();
+    await check.ended;
   });
 
   test('a decision made through one store reaches a waiter on another within 1 s', async () => {
