@@ -3,6 +3,9 @@
  * PostgreSQL must at least do per call (one INSERT of a decision-sized row, committed). The cluster is
  * a throwaway one with PostgreSQL's durable defaults (fsync and synchronous commit on), on this machine,
  * over loopback TCP; both Holons run in this process over the in-memory transport.
+ *
+ * (h.w) The team store with 1, 2 and 4 writers: `holon mcp` processes, each driven by a real SDK client
+ * as an agent would, calling at once on one PostgreSQL. What is compared is the team's throughput.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,10 +16,12 @@ import { migrateToTeamStore } from '../src/core/teamAdmin.ts';
 import { PostgresStore } from '../src/core/store/pg/store.ts';
 import { holonReducer } from '../src/core/fold/state.ts';
 import { aroundQueries, startPostgres } from '../test/pg/harness.ts';
-import { context, log, n, plan, row, side } from './report.ts';
+import { context, log, n, plan, QUICK, row, side } from './report.ts';
 import { interleave } from './timing.ts';
 import type { CallTemplate, TempDirs } from './world.ts';
-import { callAgent, holonInMemory, seedState } from './world.ts';
+import { APPEND_LOCK } from '../src/core/store/pg/schema.ts';
+import { HOLON_BIN, MANDATE } from '../test/helpers.ts';
+import { callAgent, holonInMemory, seedState, stdioClient } from './world.ts';
 
 export async function comparisonH(dirs: TempDirs, tpl: CallTemplate, closers: (() => Promise<void>)[]): Promise<void> {
   log('(h) the team store: call_agent on PostgreSQL vs on the file journal, and vs one INSERT + commit');
@@ -96,4 +101,166 @@ async function countStatements(store: PostgresStore<unknown>, calls: number, cal
   for (let i = 0; i < calls; i++) await call();
   counting = false;
   return { round_trips: trips / calls, statements: statements / calls };
+}
+
+/** The writer counts (h.w) compares, each on a database of its own so that its statistics are its own. */
+const WRITERS = [1, 2, 4] as const;
+
+/**
+ * (h.w) 1, 2 and 4 `holon mcp` processes calling at once on one PostgreSQL (durable defaults), in
+ * interleaved rounds: the time per call of the whole team (wall time ÷ calls), so 1 writer ÷ 4 writers
+ * is the throughput of 4 over that of 1. Alongside, from PostgreSQL itself: how much of the time the
+ * append lock was held (sampled from pg_locks), that time per call, and rollbacks and commits per call.
+ */
+export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>)[]): Promise<void> {
+  log('(h.w) the team store with 1, 2 and 4 holon mcp processes calling at once');
+  const pg = await startPostgres({ durable: true });
+  closers.push(async () => pg.stop());
+  const teams = new Map<number, { db: string; clients: Awaited<ReturnType<typeof stdioClient>>['client'][] }>();
+  for (const k of WRITERS) {
+    const url = await pg.createDatabase(`writers${k}`);
+    const dir = dirs.make(`hw-${k}`);
+    await seedState(dir);
+    await migrateToTeamStore(dir, url, { logger: silentLogger });
+    fs.rmSync(path.join(dir, 'journal.jsonl'));
+    const clients = [];
+    for (let i = 0; i < k; i++) {
+      const c = await stdioClient(process.execPath, [HOLON_BIN, 'mcp', '--mandate', MANDATE, '--state', dir, '--store', url]);
+      closers.push(c.close);
+      clients.push(c.client);
+    }
+    teams.set(k, { db: `writers${k}`, clients });
+  }
+  const per = n(15, 3);
+  for (const { clients } of teams.values()) await Promise.all(clients.map(async (c) => { for (let i = 0; i < n(10, 2); i++) await callAgent(c); }));
+  const sampler = await lockSampler(pg.url('postgres'));
+  closers.push(sampler.stop);
+  const before = await dbCounters(pg.url('postgres'));
+  const perCall: Record<string, number[]> = { w1: [], w2: [], w4: [] };
+  const totals = new Map<number, { ms: number; calls: number }>(WRITERS.map((k) => [k, { ms: 0, calls: 0 }]));
+  const started = performance.now();
+  for (let r = 0; r < (QUICK ? 2 : 8) || performance.now() - started < (QUICK ? 500 : 25_000); r++) {
+    // The order turns each round, so no writer count always follows another.
+    for (const k of r % 2 === 0 ? WRITERS : [...WRITERS].reverse()) {
+      const team = teams.get(k);
+      const total = totals.get(k);
+      if (!team || !total) continue;
+      sampler.watch(team.db);
+      const t0 = performance.now();
+      await Promise.all(team.clients.map(async (c) => { for (let i = 0; i < per; i++) await callAgent(c); }));
+      const ms = performance.now() - t0;
+      sampler.watch(undefined);
+      perCall[`w${k}`]?.push(ms / (k * per));
+      total.ms += ms;
+      total.calls += k * per;
+    }
+  }
+  for (const { clients } of teams.values()) for (const c of clients) await c.close();
+  // A backend reports its counts as it ends: read them once the writers' connections are all gone.
+  await gone(pg.url('postgres'));
+  const after = await dbCounters(pg.url('postgres'));
+  await sampler.stop();
+  const one = side('call_agent, 1 writer: wall time ÷ calls', perCall, 'w1');
+  row('h.w4', 'team store, throughput of 4 writers ÷ 1 (1 writer\'s time per call ÷ 4 writers\')', one, side('call_agent, 4 writers at once: wall time ÷ calls', perCall, 'w4'), '≥ 1.5×');
+  row('h.w2', 'team store, throughput of 2 writers ÷ 1 (context)', one, side('call_agent, 2 writers at once: wall time ÷ calls', perCall, 'w2'));
+  context['h_writers'] = Object.fromEntries(
+    WRITERS.map((k) => {
+      const t = totals.get(k) ?? { ms: 0, calls: 1 };
+      const held = sampler.held(`writers${k}`);
+      const d = (f: 'xact_commit' | 'xact_rollback'): number => ((after.get(`writers${k}`)?.[f] ?? 0) - (before.get(`writers${k}`)?.[f] ?? 0)) / t.calls;
+      return [
+        `${k} writer${k > 1 ? 's' : ''}`,
+        {
+          calls_per_s: Math.round((t.calls / t.ms) * 1000 * 10) / 10,
+          lock_held_share: Math.round(held * 1000) / 1000,
+          lock_held_ms_per_call: Math.round(((held * t.ms) / t.calls) * 100) / 100,
+          rollbacks_per_call: Math.round(d('xact_rollback') * 100) / 100,
+          commits_per_call: Math.round(d('xact_commit') * 100) / 100,
+        },
+      ];
+    }),
+  );
+  log(`(h.w) ${JSON.stringify(context['h_writers'])}`);
+}
+
+/**
+ * Samples, on a connection of its own, whether the append lock is held in the database being watched:
+ * the share of samples that found it held is the share of the time it was. A sample is a catalog read
+ * every 2 ms or so, the same for every writer count.
+ */
+async function lockSampler(url: string): Promise<{ watch: (db: string | undefined) => void; held: (db: string) => number; stop: () => Promise<void> }> {
+  const { Client } = await import('pg');
+  const c: PgClient = new Client({ connectionString: url });
+  await c.connect();
+  const seen = new Map<string, { samples: number; held: number }>();
+  let watching: string | undefined;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const db = watching;
+      if (db) {
+        const { rows } = await c.query<{ held: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM pg_locks l JOIN pg_database d ON d.oid = l.database WHERE l.locktype = 'advisory' ` +
+            `AND l.granted AND l.classid = 0 AND l.objid = $1 AND l.objsubid = 1 AND d.datname = $2) AS held`,
+          [APPEND_LOCK, db],
+        );
+        // Counted only if the same writers still run: a sample that straddles a change is dropped.
+        if (watching === db) {
+          const s = seen.get(db) ?? { samples: 0, held: 0 };
+          s.samples += 1;
+          if (rows[0]?.held) s.held += 1;
+          seen.set(db, s);
+        }
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  })();
+  let stopped = false;
+  return {
+    watch: (db) => (watching = db),
+    held: (db) => {
+      const s = seen.get(db);
+      return s && s.samples > 0 ? s.held / s.samples : 0;
+    },
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      running = false;
+      await loop;
+      await c.end();
+    },
+  };
+}
+
+/** Resolves once no connection to the writers' databases is left (each writer's process has ended). */
+async function gone(url: string): Promise<void> {
+  const { Client } = await import('pg');
+  const c: PgClient = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname LIKE 'writers%'`);
+      if ((rows[0]?.n ?? 0) === 0) return;
+      if (Date.now() > deadline) throw new Error('the writers did not end their connections');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await c.end();
+  }
+}
+
+/** Each database's committed and rolled-back transactions so far, as PostgreSQL counts them. */
+async function dbCounters(url: string): Promise<Map<string, { xact_commit: number; xact_rollback: number }>> {
+  const { Client } = await import('pg');
+  const c: PgClient = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ datname: string; xact_commit: string; xact_rollback: string }>(
+      `SELECT datname, xact_commit::text, xact_rollback::text FROM pg_stat_database WHERE datname LIKE 'writers%'`,
+    );
+    return new Map(rows.map((r) => [r.datname, { xact_commit: Number(r.xact_commit), xact_rollback: Number(r.xact_rollback) }]));
+  } finally {
+    await c.end();
+  }
 }

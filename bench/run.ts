@@ -38,7 +38,7 @@ import type { Case } from './timing.ts';
 import { interleave, timeOnce } from './timing.ts';
 import { comparisonB, comparisonD, comparisonF, comparisonG, millionState } from './scale.ts';
 import { v0Call, writeV0State } from './v0State.ts';
-import { comparisonH } from './postgres.ts';
+import { comparisonH, comparisonHW } from './postgres.ts';
 import { comparisonT } from './terms.ts';
 import { comparisonX } from './chain.ts';
 import { comparisonR } from './reads.ts';
@@ -325,6 +325,10 @@ async function main(): Promise<void> {
     }
     if (runs('r')) {
       await comparisonR(dirs, closers);
+      for (const c of closers.splice(0).reverse()) await c();
+    }
+    if (runs('hw')) {
+      await comparisonHW(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
     }
     if (['a', 'b', 'c', 'd', 'f', 'g', 'h'].some(runs)) {

@@ -51,9 +51,10 @@ export function rowOfEvent(
 
 /**
  * The statements that insert `linked` and announce them (the announcement leaves at COMMIT): one simple
- * query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers).
+ * query, so the values are quoted by pg's own escapeLiteral (the seqs are our own integers). With
+ * `unlessAfter`, the rows are inserted, and announced, only if no row follows that seq yet.
  */
-export function insertStatements(client: PoolClient, linked: LinkedEvent[]): string {
+export function insertStatements(client: PoolClient, linked: LinkedEvent[], unlessAfter?: number): string {
   const lit = (v: string | null): string => (v === null ? 'NULL' : client.escapeLiteral(v));
   const values = linked
     .map(
@@ -63,7 +64,16 @@ export function insertStatements(client: PoolClient, linked: LinkedEvent[]): str
           .join(', ')})`,
     )
     .join(', ');
-  return `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${linked.at(-1)?.e.seq ?? 0}')`;
+  const last = linked.at(-1)?.e;
+  const seq = last?.seq ?? 0;
+  if (unlessAfter === undefined)
+    return `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) VALUES ${values}; SELECT pg_notify('${CHANNEL}', '${seq}')`;
+  // Announced only if this row is the one there: another writer's row at its seq was announced by it.
+  return (
+    `INSERT INTO ${TABLE} (${EVENT_COLUMNS}) SELECT * FROM (VALUES ${values}) AS v (${EVENT_COLUMNS}) ` +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${TABLE} WHERE seq > ${unlessAfter}); ` +
+    `SELECT pg_notify('${CHANNEL}', '${seq}') WHERE EXISTS (SELECT 1 FROM ${TABLE} WHERE seq = ${seq} AND hash = ${lit(last?.hash ?? '')})`
+  );
 }
 
 /**

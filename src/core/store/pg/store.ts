@@ -2,8 +2,10 @@
  * The team store: the same hash-linked, sealed transactions as the file journal, in one PostgreSQL table
  * shared by every process on every machine. A transaction takes a transaction-level advisory lock, reads
  * what others appended since this process last looked, decides on that latest state and inserts its
- * events in the same SQL transaction, so two processes can never decide on the same state. Other
- * processes' events arrive by LISTEN/NOTIFY (sent in the inserting transaction, so only once it commits),
+ * events in the same SQL transaction, so two processes can never both write what they decided on the
+ * same state. One that may run again is decided first, without the lock, and sent with it in one query
+ * (append.ts): should another process have written first, nothing is inserted, and it decides again on
+ * the rows it missed, which that query read. Other processes' events arrive by LISTEN/NOTIFY (sent in the inserting transaction, so only once it commits),
  * with a short poll as the fallback after a lost connection. `pg` is loaded only when a store is opened.
  *
  * Anyone with the member role's password can INSERT rows, so nothing a row says is believed for
@@ -42,7 +44,10 @@ import { redactUrl } from '../url.ts';
 import type { ChainPosition } from '../txChain.ts';
 import { isRefused, TxChain } from '../txChain.ts';
 import { CHECK_VIOLATION, connectionLost, connectionOptions, landed, LOCK_NOT_AVAILABLE, lockHeld } from './connection.ts';
+import type { AppendCounts, Attempt } from './append.ts';
+import { appendUnlessMissed } from './append.ts';
 import { Listener } from './listener.ts';
+import { UnflushedLog } from './unflushed.ts';
 import { ownersAbsent, startedAt } from './presence.ts';
 import type { EventRow } from './rows.ts';
 import { EVENT_COLUMNS, eventOfRow, insertStatements, LostTail, rowsAfterHead } from './rows.ts';
@@ -68,21 +73,10 @@ export interface PostgresStoreOptions<S> {
 }
 
 /**
- * One of this process's transactions committed with `synchronous_commit` off: its events as it asked for
- * them, where its last row is, and when it was committed.
+ * How many times a transaction that may run again is decided anew on the rows another writer committed
+ * first before it is decided holding the lock. Each miss means someone else wrote, so the team moves on.
  */
-interface Unflushed {
-  events: NewEvent[];
-  last: { seq: number; hash: string };
-  at: number;
-}
-
-/**
- * How long a transaction committed without waiting for its flush is remembered: PostgreSQL's WAL writer
- * flushes it within 3 × wal_writer_delay (600 ms by default, 30 s at most), and any synchronous commit
- * after it flushes it sooner.
- */
-const UNFLUSHED_KEEP_MS = 60_000;
+const OPTIMISTIC_TRIES = 8;
 
 /** The events of one PostgreSQL database, folded into memory and tailed. Open it with `PostgresStore.open`. */
 export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
@@ -98,11 +92,8 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   private queue: Promise<unknown> = Promise.resolve();
   /** The last seq of this process's own rows, committed or being committed: their announcement needs no read. */
   private ownThrough = 0;
-  /**
-   * This process's transactions committed without waiting for their flush (group commit), since its last
-   * synchronous commit: what it writes again should the database lose them in a crash.
-   */
-  private unflushed: Unflushed[] = [];
+  /** This process's transactions committed without waiting for their flush (group commit): written again if lost. */
+  private readonly unflushed = new UnflushedLog();
   /** The transactions refused so far (first and last seq): a reload reads them again without reporting them twice. */
   private readonly reported = new Set<string>();
   private reading: Promise<void> | undefined;
@@ -111,6 +102,8 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   private readonly heard = new WeakSet<PoolClient>();
   /** Resolves once close() has ended every connection. */
   ended: Promise<void> = Promise.resolve();
+  /** How this process's transactions that may run again were appended (see appendAhead). */
+  readonly counts: AppendCounts = { optimistic: 0, missed: 0, locked: 0 };
 
   private constructor(
     private readonly opts: PostgresStoreOptions<S>,
@@ -285,7 +278,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
         this.ownThrough = last.seq;
         // The rows, their announcement (it leaves at COMMIT) and the commit in one round trip.
         await client.query(`${insertStatements(client, linked)}; COMMIT`);
-        this.committed(own, last, durable);
+        this.unflushed.committed(own, last, durable);
       } else {
         await client.query('COMMIT');
       }
@@ -313,63 +306,69 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   }
 
   /**
-   * A transaction in one round trip, for a `fn` that may run again: its events, decided on the state this
-   * process has, are sent with the lock and the commit in one query. The table's trigger refuses them if
-   * another process wrote first (they no longer follow the last row): then nothing was written, and
-   * undefined says to decide again under the lock. So is a `fn` that writes nothing: what it returns was
+   * A transaction for a `fn` that may run again, without holding the lock across a round trip: its
+   * events, decided on the state this process has, are sent with the lock and the commit in one query
+   * (appendUnlessMissed). Should another writer have committed first, the answer carries the rows it
+   * missed: they are folded and `fn` decides again on the new state, up to OPTIMISTIC_TRIES times;
+   * undefined then says to decide under the lock. So is a `fn` that writes nothing: what it returns was
    * read without the lock.
    */
   private async appendAhead<T>(fn: (state: S) => TxResult<T>, durable: boolean): Promise<{ result: T } | undefined> {
-    if (this.closed) throw new Error('store is closed');
-    if (this.broken) throw this.broken;
-    const { events: own, result } = fn(this.current);
-    if (own.length === 0) return undefined;
+    for (let attempt = 1; attempt <= OPTIMISTIC_TRIES; attempt++) {
+      if (this.closed) throw new Error('store is closed');
+      if (this.broken) throw this.broken;
+      const { events: own, result } = fn(this.current);
+      if (own.length === 0) return undefined;
+      if (await this.appendOnce(own, durable)) {
+        this.counts.optimistic += 1;
+        return { result };
+      }
+      this.counts.missed += 1;
+    }
+    this.counts.locked += 1;
+    return undefined;
+  }
+
+  /** One optimistic append of `own` (see appendAhead): true once committed, false when it missed rows (now folded). */
+  private async appendOnce(own: NewEvent[], durable: boolean): Promise<boolean> {
     const events = this.opts.introduce ? [...this.opts.introduce(this.current), ...own] : own;
+    const head = Math.trunc(this.chain.seq);
+    const headHash = this.chain.prev;
     const linked = this.chained(events);
-    let appended = linked.map((x) => x.e);
-    const last = appended.at(-1) as JournalEvent;
+    const last = linked.at(-1)?.e as JournalEvent;
     const client = await this.connect();
     let failed: Error | undefined;
+    let attempt: Attempt | undefined;
     try {
       this.ownThrough = last.seq;
-      // The table's trigger takes the append lock for the first row, and checks that it follows the last.
-      await client.query(`BEGIN; ${durable ? '' : 'SET LOCAL synchronous_commit = off; '}${insertStatements(client, linked)}; COMMIT`);
-      this.committed(own, last, durable);
-      return { result };
+      attempt = await appendUnlessMissed(client, linked, head, durable);
     } catch (err) {
       failed = err as Error;
       await client.query('ROLLBACK').catch(() => undefined);
-      this.ownThrough = this.chain.seq;
-      if (connectionLost(err) && (await landed(this.pool, last, () => this.closed))) {
-        this.committed(own, last, durable);
-        return { result };
-      }
-      appended = [];
-      const code = (err as { code?: string }).code;
-      if (code === CHECK_VIOLATION) return undefined;
-      // Announcements this process let by, taking them for its own, are read now.
-      this.look();
-      if (code === LOCK_NOT_AVAILABLE) throw await lockHeld(this.pool, this.opts.url);
-      throw err;
+      if (connectionLost(err) && (await landed(this.pool, last, () => this.closed))) attempt = { kind: 'committed' };
+      // The link trigger refused a row that follows the head under the lock: the head is not there as read.
+      else if ((err as { code?: string }).code === CHECK_VIOLATION) attempt = { kind: 'missed', rows: [] };
     } finally {
       // A connection that failed otherwise than by a row refused is not given back to the pool.
-      client.release(failed && (failed as { code?: string }).code !== CHECK_VIOLATION ? failed : undefined);
-      const seen = this.foldOwn(appended);
+      client.release(attempt || !failed ? undefined : failed);
+    }
+    if (attempt?.kind === 'committed') {
+      this.unflushed.committed(own, last, durable);
+      const seen = this.foldOwn(linked.map((x) => x.e));
       if (seen.length > 0) this.notify(seen);
+      return true;
     }
-  }
-
-  /**
-   * Keeps what this process committed without waiting for its flush until a synchronous commit of its
-   * own (which flushes everything before it) or the WAL writer surely has.
-   */
-  private committed(events: NewEvent[], last: JournalEvent, durable: boolean): void {
-    const now = Date.now();
-    if (durable) this.unflushed = [];
-    else {
-      this.unflushed = this.unflushed.filter((u) => now - u.at < UNFLUSHED_KEEP_MS);
-      this.unflushed.push({ events, last: { seq: last.seq, hash: last.hash }, at: now });
+    this.ownThrough = this.chain.seq;
+    if (!attempt) {
+      // Announcements this process let by, taking them for its own, are read now.
+      this.look();
+      if ((failed as { code?: string }).code === LOCK_NOT_AVAILABLE) throw await lockHeld(this.pool, this.opts.url);
+      throw failed;
     }
+    // Read under the lock: every row committed before this attempt (a head no longer there is LostTail).
+    const fresh = this.absorb(rowsAfterHead(attempt.rows, head, headHash));
+    if (fresh.length > 0) this.notify(fresh);
+    return false;
   }
 
   /** True when the last row this process folded is no longer in the table as it was. */
@@ -386,8 +385,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
    * transactions.
    */
   private async reload(): Promise<void> {
-    const lost = this.unflushed;
-    this.unflushed = [];
+    const lost = this.unflushed.take();
     this.opts.logger.warn(
       `store: the team store no longer holds the rows this process read last (seq ${this.chain.seq}); the database ` +
         `lost them in a crash. Reading it again`,
