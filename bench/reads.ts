@@ -110,20 +110,28 @@ async function intents(store: Store, clock: StepClock, dir: string, count: numbe
 
 const hex = (i: number): string => createHash('sha256').update(String(i)).digest('hex').slice(0, 12);
 
-/** `count` memory versions under random keys; one in ten corrects a key remembered a batch earlier. */
-async function memory(store: Store, clock: StepClock, count: number): Promise<void> {
+/**
+ * `count` memory versions under random keys, in at least ten transactions a minute apart (so that a time
+ * in the middle of the history shows about half the keys at any size); one in ten corrects a key
+ * remembered a batch earlier. Returns the time in the middle of the history.
+ */
+async function memory(store: Store, clock: StepClock, count: number): Promise<number> {
   const content = 'The customer prefers invoices by mail, in French, with the purchase order number on the first line. '.repeat(3);
-  for (let start = 0; start < count; start += BATCH) {
+  const batch = Math.min(BATCH, Math.ceil(count / 10));
+  const first = clock.ms;
+  for (let start = 0; start < count; start += batch) {
     const events: NewEvent[] = [];
-    for (let i = start; i < Math.min(count, start + BATCH); i++) {
-      // The tenth of each batch corrects a key the batch before remembered new (i - BATCH + 1 is never a correction).
-      const corrects = i % 10 === 9 && i >= BATCH;
-      const key = `customer/${hex(corrects ? i - BATCH + 1 : i)}/billing`;
+    for (let i = start; i < Math.min(count, start + batch); i++) {
+      // The tenth of each batch corrects a key the batch before remembered new (i - batch + 1 is never a correction).
+      const corrects = i % 10 === 9 && i >= batch;
+      const key = `customer/${hex(corrects ? i - batch + 1 : i)}/billing`;
       events.push(rememberEvent(store.state, PAYER, { key, content: `${content}${i}` }, newId('mem'), clock.now()));
     }
     clock.ms += 60_000;
     await store.transact(() => ({ events, result: undefined }), { durable: false });
   }
+  // Half a minute off any batch's time, so that no batch is cut in two by it.
+  return first + Math.floor((clock.ms - first) / 120_000) * 60_000 + 30_000;
 }
 
 /** `count` mail threads over the office's three inboxes, as the colleagues write them; all but OPEN of each closed. */
@@ -167,8 +175,8 @@ async function mail(store: Store, clock: StepClock, count: number): Promise<void
   await appendAll(store, clock, events());
 }
 
-/** A seeded state with `count` records of each kind, snapshotted. */
-export async function readsWorld(dirs: TempDirs, label: string, count: number): Promise<string> {
+/** A seeded state with `count` records of each kind, snapshotted; and the time in the middle of its memory's history. */
+export async function readsWorld(dirs: TempDirs, label: string, count: number): Promise<{ dir: string; middle: string }> {
   const dir = dirs.make(label);
   await seedState(dir);
   const clock = new StepClock(Date.now() - 120 * 24 * 3600_000);
@@ -185,7 +193,7 @@ export async function readsWorld(dirs: TempDirs, label: string, count: number): 
     const t0 = performance.now();
     await intents(store, clock, dir, count);
     const t1 = performance.now();
-    await memory(store, clock, count);
+    const middle = new Date(await memory(store, clock, count)).toISOString();
     const t2 = performance.now();
     await mail(store, clock, count);
     const t3 = performance.now();
@@ -213,7 +221,7 @@ export async function readsWorld(dirs: TempDirs, label: string, count: number): 
       open_ms: Math.round(openMs),
       generate_s: Math.round(generated) / 1000,
     };
-    return dir;
+    return { dir, middle };
   } finally {
     store.close();
   }
@@ -229,17 +237,20 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 interface Served {
   payer: Client;
   ada: Client;
-  /** The cursor of the 10th page of a recall, sealed before the measurement. */
+  /** The cursor of the 10th page of a recall, sealed before the measurement; and of one as of the middle of the history. */
   tenth: string;
+  tenthPast: string;
+  /** A recall as of the middle of the memory's history, in system time and valid time. */
+  past: { system_as_of: string; valid_as_of: string };
   paid: number;
   label: string;
 }
 
-/** The tenth page's cursor of a recall of 20 a page. */
-async function tenthPage(client: Client): Promise<string> {
+/** The tenth page's cursor of a recall of 20 a page (of `query`, default now). */
+async function tenthPage(client: Client, query: Record<string, unknown> = {}): Promise<string> {
   let cursor: string | null = null;
   for (let page = 1; page < 10; page++) {
-    const r = await call(client, 'memory_recall', cursor ? { cursor } : {});
+    const r = await call(client, 'memory_recall', cursor ? { cursor } : query);
     cursor = r['next_cursor'] as string | null;
     if (!cursor) throw new Error('the recall has fewer than 10 pages');
   }
@@ -270,6 +281,14 @@ function cases(w: Served): Case[] {
     { name: k('recall1'), perRound: per, warmup, run: () => call(w.payer, 'memory_recall', {}) },
     { name: k('recall10'), perRound: per, warmup, run: () => call(w.payer, 'memory_recall', { cursor: w.tenth }) },
     { name: k('assemble'), perRound: per, warmup, run: () => call(w.payer, 'memory_assemble', { budget: { unit: 'bytes', limit: 4096 } }) },
+    { name: k('recallPast1'), perRound: per, warmup, run: () => call(w.payer, 'memory_recall', w.past) },
+    { name: k('recallPast10'), perRound: per, warmup, run: () => call(w.payer, 'memory_recall', { cursor: w.tenthPast }) },
+    {
+      name: k('assemblePast'),
+      perRound: per,
+      warmup,
+      run: () => call(w.payer, 'memory_assemble', { ...w.past, budget: { unit: 'bytes', limit: 4096 } }),
+    },
   ];
 }
 
@@ -282,6 +301,9 @@ const ROWS: [string, string, string][] = [
   ['recall1', 'memory_recall, 1st page', 'versions'],
   ['recall10', 'memory_recall, 10th page', 'versions'],
   ['assemble', 'memory_assemble (4 KiB)', 'versions'],
+  ['recallPast1', 'memory_recall as of the middle of its history, 1st page', 'versions'],
+  ['recallPast10', 'memory_recall as of the middle of its history, 10th page', 'versions'],
+  ['assemblePast', 'memory_assemble (4 KiB) as of the middle of its history', 'versions'],
   ['job', 'get_job (context)', 'intents'],
 ];
 
@@ -291,14 +313,20 @@ export async function comparisonR(dirs: TempDirs, closers: (() => Promise<void>)
   const small = await readsWorld(dirs, 'r-1k', SMALL);
   const big = await readsWorld(dirs, 'r-big', BIG);
   const served: Served[] = [];
-  for (const [label, dir] of [['1k', small], ['big', big]] as const) {
+  for (const [label, { dir, middle }] of [['1k', small], ['big', big]] as const) {
     const h = await holonInMemory(dir);
     closers.push(h.close);
     const ada = await connect(h.runtime, { mandate: DEMO_OFFICE.ada });
     closers.push(() => ada.close());
     const payer = await connect(h.runtime, { mandate: PAYER });
     closers.push(() => payer.close());
-    served.push({ payer, ada, tenth: await tenthPage(payer), paid: 0, label });
+    // As of the middle of the memory's history in both times: about half the keys show, some by a version
+    // corrected since, so the read resolves a real share of the memory, not an empty one.
+    const past = { system_as_of: middle, valid_as_of: middle };
+    const shown = await call(payer, 'memory_recall', past);
+    const total = (shown['snapshot'] as { total: number }).total;
+    log(`(r) ${label}: ${total} records as of ${middle}`);
+    served.push({ payer, ada, tenth: await tenthPage(payer), tenthPast: await tenthPage(payer, past), past, paid: 0, label });
   }
   log('(r) the reads at both sizes, interleaved');
   const s = await interleave(served.flatMap(cases), plan(60, 10));

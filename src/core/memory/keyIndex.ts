@@ -8,10 +8,16 @@
  * whatever order they came in), when its latest version was recorded, and the journal seq of its last
  * one; each chunk keeps the starts and ends of its keys' intervals sorted, and the latest seq and record
  * time among its keys. How many keys a snapshot shows at valid time V is then, for a chunk none of whose
- * keys changed after the snapshot, (starts ≤ V) − (ends ≤ V): two binary searches. Only the keys written
- * after the snapshot's bounds are resolved one by one. Each key and chunk also keeps the weight of its
- * lightest version (recordWeight), so that an assembly out of room passes over what cannot fit unread.
- * Contents stay in the journal.
+ * keys changed after the snapshot, (starts ≤ V) − (ends ≤ V): two binary searches. Each key and chunk
+ * also keeps the weight of its lightest version (recordWeight), so that an assembly out of room passes
+ * over what cannot fit unread. Contents stay in the journal.
+ *
+ * A snapshot as of the past (a system time or journal position before the last write) is read the same
+ * way, not key by key: each key keeps what each version added to its cover, filed by seq (`seen`), and
+ * the index the seqs at which the record time rose (TimeOrder). Record times follow the journal's order
+ * but where a clock went back, so a system time is a seq (upTo) and the few versions recorded out of
+ * order (late) are read apart; a count as of it is two seeks among the parts filed up to that seq
+ * (SeqCounts), and a page passes over a key that does not show without reading its versions.
  *
  * A read of every key must not visit every chunk either: at 100k keys that is ~200 chunks, each a few
  * objects scattered over a large heap, and the cache misses of visiting them cost a recall ~0.07 ms and an
@@ -27,6 +33,7 @@
  * versions cost it ~0.1 ms more at 100k keys than at 1k (measured).
  */
 import { firstNotBefore } from '../kernel/util.ts';
+import { atMost, insertSorted, removeSorted, SeqCounts, SortedCounts } from './counts.ts';
 
 /**
  * What the index reads of a version: its key's place, its times and its weight. A memory version (the
@@ -67,6 +74,12 @@ interface Chunk {
   topTo: number[];
   topBytes: number[];
   topWeight: number[];
+  /**
+   * Per key: what each version added to its cover, as [seq, from, to, …] in the order they were filed —
+   * the parts of its valid span no version before it covered. A key's cover as of seq S is the parts
+   * filed at or before S, which never overlap: a key shows at valid time V as of S when one holds V.
+   */
+  seen: number[][];
   /** Every interval's start, and every end before LATEST, of every key in the chunk, ascending. */
   starts: number[];
   ends: number[];
@@ -79,15 +92,37 @@ interface ChunkSummary {
   least: number;
 }
 
-/** The index as a snapshot holds it: the keys in order and, aligned, what a chunk keeps of each (PER_KEY). */
-export type KeyIndexJson = Pick<Chunk, PerKey>;
+/**
+ * How the versions' record times follow the journal's order, in filing order: the seq at which the
+ * latest record time so far rose, and to what (stepSeq, stepMax); and each version recorded before that
+ * latest time (a clock set back, a date no clock reads), with its record time and key (lateSeq, lateRec,
+ * lateKey). Every version filed before the first step past a time T was recorded by T; after it, only
+ * the late ones may have been.
+ */
+interface TimeOrder {
+  stepSeq: number[];
+  stepMax: number[];
+  lateSeq: number[];
+  lateRec: number[];
+  lateKey: string[];
+}
+
+/** The index as a snapshot holds it: the keys in order and, aligned, what a chunk keeps of each (PER_KEY); and its TimeOrder. */
+export type KeyIndexJson = Pick<Chunk, PerKey> & TimeOrder;
 
 /** What a chunk keeps per key, aligned with its keys: what a snapshot holds, and a chunk's split divides. */
-const PER_KEY = ['keys', 'cover', 'rec', 'last', 'least', 'topId', 'topFrom', 'topTo', 'topBytes', 'topWeight'] as const;
+const PER_KEY = ['keys', 'cover', 'rec', 'last', 'least', 'topId', 'topFrom', 'topTo', 'topBytes', 'topWeight', 'seen'] as const;
 type PerKey = (typeof PER_KEY)[number];
+const TIME_ORDER = ['stepSeq', 'stepMax', 'lateSeq', 'lateRec', 'lateKey'] as const;
 
 /** An index with no keys, as its JSON. */
 const emptyJson = (): KeyIndexJson => ({
+  stepSeq: [],
+  stepMax: [],
+  lateSeq: [],
+  lateRec: [],
+  lateKey: [],
+  seen: [],
   keys: [],
   cover: [],
   rec: [],
@@ -117,6 +152,20 @@ export interface KeyEntry {
   /** The latest version's content bytes, and its weight (recordWeight). */
   bytes: number;
   weight: number;
+  /** What each version added to the key's cover (Chunk's `seen`). */
+  seen: number[];
+}
+
+/**
+ * A snapshot's system bounds as the index reads them: its journal seq and record time; the last seq up
+ * to which every version is within both (`upTo`); and the keys of the versions after it that are within
+ * both all the same (`late`: recorded out of the journal's time order, none where the clock only went on).
+ */
+export interface Bound {
+  seq: number;
+  rec: number;
+  upTo: number;
+  late: Set<string>;
 }
 
 /**
@@ -143,18 +192,6 @@ function recordedMs(v: Pick<IndexedVersion, 'recorded_at'>): number {
   return Number.isNaN(ms) ? EARLIEST : ms;
 }
 
-/** How many of the ascending `xs` are at most `x`. */
-const atMost = (xs: number[], x: number): number => firstNotBefore(xs.length, (i) => (xs[i] as number) <= x);
-
-function insertSorted(xs: number[], x: number): void {
-  xs.splice(atMost(xs, x), 0, x);
-}
-
-function removeSorted(xs: number[], x: number): void {
-  const i = atMost(xs, x) - 1;
-  if (i >= 0 && xs[i] === x) xs.splice(i, 1);
-}
-
 /** True when the merged intervals `cover` hold the instant `t`. */
 function covers(cover: number[], t: number): boolean {
   // The last interval starting at or before t holds it if it ends after t.
@@ -175,10 +212,33 @@ function summaryOf(c: Chunk): ChunkSummary {
   return { maxSeq, maxRec, least };
 }
 
-function chunkOf(json: KeyIndexJson, from: number, to: number): Chunk {
+/** The parts of [from, to) the merged intervals `cover` do not hold, as [from, to, …] ascending. */
+function uncovered(cover: number[], from: number, to: number): number[] {
+  const out: number[] = [];
+  let at = from;
+  for (let k = firstNotBefore(cover.length / 2, (j) => (cover[2 * j + 1] as number) <= from); 2 * k < cover.length; k++) {
+    const [s, e] = [cover[2 * k] as number, cover[2 * k + 1] as number];
+    if (s >= to) break;
+    if (s > at) out.push(at, s);
+    at = Math.max(at, e);
+  }
+  if (at < to) out.push(at, to);
+  return out;
+}
+
+/** True when a part a key's versions filed at or before seq `upTo` added to its cover holds `validMs` (see Chunk's `seen`). */
+function seenAt(seen: number[], upTo: number, validMs: number): boolean {
+  for (let k = 0; k < seen.length && (seen[k] as number) <= upTo; k += 3) {
+    if ((seen[k + 1] as number) <= validMs && validMs < (seen[k + 2] as number)) return true;
+  }
+  return false;
+}
+
+function chunkOf(json: Pick<Chunk, PerKey>, from: number, to: number): Chunk {
   const c: Chunk = {
     keys: json.keys.slice(from, to),
     cover: json.cover.slice(from, to).map((x) => [...x]),
+    seen: json.seen.slice(from, to).map((x) => [...x]),
     rec: json.rec.slice(from, to),
     last: json.last.slice(from, to),
     least: json.least.slice(from, to),
@@ -204,87 +264,6 @@ function chunkOf(json: KeyIndexJson, from: number, to: number): Chunk {
 /** How many keys of a chunk whose keys all fall within a snapshot's bounds show at valid time `validMs`. */
 const coveredAt = (c: Chunk, validMs: number): number => atMost(c.starts, validMs) - atMost(c.ends, validMs);
 
-/**
- * Numbers in ascending order, held in runs of a few hundred, with how many numbers precede each run: how
- * many are at most x is a seek among the runs' last numbers and one within a run, whatever their number;
- * an insert or a removal costs a run's length and the runs' count (both small arrays of numbers).
- */
-export class SortedCounts {
-  private runs: number[][] = [];
-  /** Per run: its last (largest) number, and how many numbers the runs before it hold. */
-  private lasts: number[] = [];
-  private before: number[] = [];
-  private count = 0;
-
-  /** The numbers `xs`, in any order. */
-  static of(xs: number[]): SortedCounts {
-    const out = new SortedCounts();
-    const sorted = Float64Array.from(xs).sort();
-    for (let from = 0; from < sorted.length; from += CHUNK) out.runs.push(Array.from(sorted.subarray(from, from + CHUNK)));
-    out.count = sorted.length;
-    out.reindex(0);
-    return out;
-  }
-
-  /** How many numbers it holds. */
-  get size(): number {
-    return this.count;
-  }
-
-  /** How many of its numbers are at most `x`. */
-  atMost(x: number): number {
-    const lasts = this.lasts;
-    // The runs before the first whose last number is past x hold nothing past x.
-    const r = firstNotBefore(lasts.length, (j) => (lasts[j] as number) <= x);
-    return r === lasts.length ? this.count : (this.before[r] as number) + atMost(this.runs[r] as number[], x);
-  }
-
-  /** Adds `x` (numbers may repeat). */
-  insert(x: number): void {
-    if (this.runs.length === 0) this.runs.push([]);
-    // The first run whose last number is x or past it, or the last run: x goes in order there.
-    const r = Math.min(this.runs.length - 1, this.firstReaching(x));
-    const run = this.runs[r] as number[];
-    insertSorted(run, x);
-    this.count += 1;
-    if (run.length > 2 * CHUNK) this.runs.splice(r, 1, run.slice(0, CHUNK), run.slice(CHUNK));
-    this.reindex(r);
-  }
-
-  /** Removes one `x`, if it holds one. */
-  remove(x: number): void {
-    // The first run whose last number is x or past it holds the first x, if there is one.
-    const r = this.firstReaching(x);
-    const run = this.runs[r];
-    if (!run) return;
-    const i = atMost(run, x) - 1;
-    if (i < 0 || run[i] !== x) return;
-    run.splice(i, 1);
-    this.count -= 1;
-    if (run.length === 0) this.runs.splice(r, 1);
-    this.reindex(r);
-  }
-
-  private firstReaching(x: number): number {
-    const lasts = this.lasts;
-    return firstNotBefore(lasts.length, (j) => (lasts[j] as number) < x);
-  }
-
-  /** Brings the runs' last numbers and counts before up to date from run `from` on. */
-  private reindex(from: number): void {
-    const n = this.runs.length;
-    this.lasts.length = n;
-    this.before.length = n;
-    let before = from === 0 ? 0 : (this.before[from - 1] as number) + (this.runs[from - 1] as number[]).length;
-    for (let r = from; r < n; r++) {
-      const run = this.runs[r] as number[];
-      this.lasts[r] = run[run.length - 1] as number;
-      this.before[r] = before;
-      before += run.length;
-    }
-  }
-}
-
 /** A place among the keys: a chunk, and an index in it. */
 interface Place {
   c: number;
@@ -307,15 +286,33 @@ export class KeyIndex {
   /** Every key's starts, and ends before LATEST: the chunks' `starts` and `ends` together. */
   private starts = new SortedCounts();
   private ends = new SortedCounts();
+  private time: TimeOrder = { stepSeq: [], stepMax: [], lateSeq: [], lateRec: [], lateKey: [] };
+  /**
+   * Every part of every key's cover by the seq that added it (its start, and its end before LATEST): a
+   * count as of a past seq. Built from the chunks' `seen` on the first read that needs it, kept after.
+   */
+  private past: { starts: SeqCounts; ends: SeqCounts } | undefined;
 
-  /** The index a snapshot held (its JSON.parse). */
-  static fromJson(json: KeyIndexJson | undefined): KeyIndex {
+  /**
+   * The index a snapshot held (its JSON.parse); undefined when the snapshot was written before the index
+   * kept what each version added to its key's cover (`seen`), which only its versions can tell (ofVersions).
+   */
+  static fromJson(json: KeyIndexJson | undefined): KeyIndex | undefined {
     const x = new KeyIndex();
     const n = json?.keys?.length ?? 0;
+    if (json && n > 0 && !(Array.isArray(json.seen) && TIME_ORDER.every((f) => Array.isArray(json[f])))) return undefined;
     for (let from = 0; json && from < n; from += CHUNK) x.chunks.push(chunkOf(json, from, Math.min(n, from + CHUNK)));
     x.chunks.forEach((_, c) => x.summarize(c));
     x.starts = SortedCounts.of(x.chunks.flatMap((c) => c.starts));
     x.ends = SortedCounts.of(x.chunks.flatMap((c) => c.ends));
+    if (json && n > 0) for (const f of TIME_ORDER) (x.time[f] as unknown[]) = [...json[f]];
+    return x;
+  }
+
+  /** The index a fold of `versions` makes, filed in journal order (under their keys as strings, as the fold files them). */
+  static ofVersions(versions: readonly IndexedVersion[]): KeyIndex {
+    const x = new KeyIndex();
+    for (const v of [...versions].sort((a, b) => a.system_seq - b.system_seq)) x.add(String(v.key), v);
     return x;
   }
 
@@ -333,7 +330,50 @@ export class KeyIndex {
   toJSON(): KeyIndexJson {
     const out = emptyJson();
     for (const c of this.chunks) for (const f of PER_KEY) (out[f] as unknown[]).push(...c[f]);
+    for (const f of TIME_ORDER) (out[f] as unknown[]).push(...this.time[f]);
     return out;
+  }
+
+  /**
+   * A snapshot's system bounds, journal seq `seq` and record time `recMs`, as the index reads them (Bound):
+   * the first rise of the latest record time past `recMs` ends what is within both, but for the late
+   * versions after it.
+   */
+  bound(seq: number, recMs: number): Bound {
+    const { stepSeq, stepMax, lateSeq, lateRec, lateKey } = this.time;
+    const j = firstNotBefore(stepMax.length, (i) => (stepMax[i] as number) <= recMs);
+    const upTo = Math.min(seq, j === stepMax.length ? Infinity : (stepSeq[j] as number) - 1);
+    const late = new Set<string>();
+    const first = firstNotBefore(lateSeq.length, (k) => (lateSeq[k] as number) <= upTo);
+    for (let i = first; i < lateSeq.length && (lateSeq[i] as number) <= seq; i++) {
+      if ((lateRec[i] as number) <= recMs) late.add(lateKey[i] as string);
+    }
+    return { seq, rec: recMs, upTo, late };
+  }
+
+  /**
+   * Whether the key of `e` shows at valid time `validMs` in a snapshot bounded by `b`, from what its
+   * versions added to its cover; undefined for a key with a late version within the bounds, whose
+   * versions must be read.
+   */
+  shows(e: KeyEntry, b: Bound, validMs: number): boolean | undefined {
+    return b.late.has(e.key) ? undefined : seenAt(e.seen, b.upTo, validMs);
+  }
+
+  /** Every part of every key's cover by the seq that added it, built from the chunks on first use. */
+  private pastCounts(): { starts: SeqCounts; ends: SeqCounts } {
+    if (this.past) return this.past;
+    const parts: number[] = [];
+    for (const c of this.chunks) for (const seen of c.seen) parts.push(...seen);
+    const order = Array.from({ length: parts.length / 3 }, (_, k) => k).sort((a, b) => (parts[3 * a] as number) - (parts[3 * b] as number));
+    const past = { starts: new SeqCounts(), ends: new SeqCounts() };
+    for (const k of order) this.countPart(past, parts[3 * k] as number, parts[3 * k + 1] as number, parts[3 * k + 2] as number);
+    return (this.past = past);
+  }
+
+  private countPart(past: { starts: SeqCounts; ends: SeqCounts }, seq: number, from: number, to: number): void {
+    past.starts.push(seq, from);
+    if (to < LATEST) past.ends.push(seq, to);
   }
 
   /** The first key at or after `key` (past the end: the last chunk's length). */
@@ -373,6 +413,7 @@ export class KeyIndex {
     if (chunk.keys[i] !== key) {
       chunk.keys.splice(i, 0, key);
       chunk.cover.splice(i, 0, []);
+      chunk.seen.splice(i, 0, []);
       chunk.rec.splice(i, 0, EARLIEST);
       chunk.last.splice(i, 0, 0);
       chunk.least.splice(i, 0, Infinity);
@@ -387,6 +428,7 @@ export class KeyIndex {
     chunk.topWeight[i] = weight;
     chunk.least[i] = Math.min(chunk.least[i] as number, weight);
     const rec = recordedMs(v);
+    this.fileTime(key, v.system_seq, rec);
     chunk.rec[i] = Math.max(chunk.rec[i] as number, rec);
     chunk.last[i] = Math.max(chunk.last[i] as number, v.system_seq);
     this.chunkLeast[c] = Math.min(this.chunkLeast[c] as number, weight);
@@ -394,8 +436,28 @@ export class KeyIndex {
     this.chunkSeq[c] = Math.max(this.chunkSeq[c] as number, v.system_seq);
     this.maxRec = Math.max(this.maxRec, rec);
     this.maxSeq = Math.max(this.maxSeq, v.system_seq);
-    if (from < to) this.merge(chunk, chunk.cover[i] as number[], from, to);
+    if (from < to) {
+      const parts = uncovered(chunk.cover[i] as number[], from, to);
+      for (let k = 0; k < parts.length; k += 2) {
+        (chunk.seen[i] as number[]).push(v.system_seq, parts[k] as number, parts[k + 1] as number);
+        if (this.past) this.countPart(this.past, v.system_seq, parts[k] as number, parts[k + 1] as number);
+      }
+      this.merge(chunk, chunk.cover[i] as number[], from, to);
+    }
     if (chunk.keys.length > 2 * CHUNK) this.split(c);
+  }
+
+  /** Notes a version's record time in the TimeOrder, before the latest record time takes it in. */
+  private fileTime(key: string, seq: number, rec: number): void {
+    const t = this.time;
+    if (rec > this.maxRec) {
+      t.stepSeq.push(seq);
+      t.stepMax.push(rec);
+    } else if (rec < this.maxRec) {
+      t.lateSeq.push(seq);
+      t.lateRec.push(rec);
+      t.lateKey.push(key);
+    }
   }
 
   /** Adds [from, to) to a key's cover, merging what it overlaps or touches, and the starts and ends with it. */
@@ -428,7 +490,7 @@ export class KeyIndex {
 
   private split(c: number): void {
     const chunk = this.chunks[c] as Chunk;
-    const json: KeyIndexJson = chunk;
+    const json: Pick<Chunk, PerKey> = chunk;
     const half = chunk.keys.length >>> 1;
     this.chunks.splice(c, 1, chunkOf(json, 0, half), chunkOf(json, half, chunk.keys.length));
     for (const flat of [this.chunkSeq, this.chunkRec, this.chunkLeast]) flat.splice(c, 0, 0);
@@ -479,28 +541,31 @@ export class KeyIndex {
           to: chunk.topTo[i] as number,
           bytes: chunk.topBytes[i] as number,
           weight: chunk.topWeight[i] as number,
+          seen: chunk.seen[i] as number[],
         };
       }
     }
   }
 
   /**
-   * How many keys (those starting with `prefix`, or all) show in a snapshot bounded by journal seq `seq`
-   * and record time `recMs`, at valid time `validMs`: keys with nothing after the bounds are counted from
-   * their cover (a whole chunk of them by two binary searches); the others are asked of `resolve`.
+   * How many keys (those starting with `prefix`, or all) show at valid time `validMs` in a snapshot bounded
+   * by `b` (bound). Of every key: when nothing is after the bounds, from the covers (two seeks); else from
+   * the parts of the covers filed up to `b.upTo` (two seeks among SeqCounts), each late key then asked of
+   * `resolve`. Of a prefix: a chunk with nothing after the bounds from its cover, any other key by key
+   * from what it keeps (shows), never its versions, but for the late ones.
    */
-  count(prefix: string | null, seq: number, recMs: number, validMs: number, resolve: Resolve): number {
+  count(prefix: string | null, b: Bound, validMs: number, resolve: Resolve): number {
     if (this.chunks.length === 0) return 0;
-    const clean = (c: number): boolean => (this.chunkSeq[c] as number) <= seq && (this.chunkRec[c] as number) <= recMs;
+    const clean = (c: number): boolean => (this.chunkSeq[c] as number) <= b.seq && (this.chunkRec[c] as number) <= b.rec;
     if (prefix === null) {
-      // Every key counted from its cover, then the chunks with a key written after the bounds (found in
-      // the flat arrays, and none when nothing was) counted again key by key instead.
-      let total = this.starts.atMost(validMs) - this.ends.atMost(validMs);
-      if (this.maxSeq <= seq && this.maxRec <= recMs) return total;
-      for (let c = 0; c < this.chunks.length; c++) {
-        if (clean(c)) continue;
-        const chunk = this.chunks[c] as Chunk;
-        total += this.resolveIn(chunk, 0, chunk.keys.length, seq, recMs, validMs, resolve) - coveredAt(chunk, validMs);
+      if (this.maxSeq <= b.seq && this.maxRec <= b.rec) return this.starts.atMost(validMs) - this.ends.atMost(validMs);
+      const past = this.pastCounts();
+      let total = past.starts.atMost(b.upTo, validMs) - past.ends.atMost(b.upTo, validMs);
+      // A late key was counted by its parts up to upTo; it counts as its versions say instead.
+      for (const key of b.late) {
+        const { c, i } = this.seek(key);
+        const seen = (this.chunks[c] as Chunk).seen[i] as number[];
+        total += Number(resolve(key)) - Number(seenAt(seen, b.upTo, validMs));
       }
       return total;
     }
@@ -512,17 +577,22 @@ export class KeyIndex {
       const i0 = c === from.c ? from.i : 0;
       const i1 = c === to.c ? to.i : chunk.keys.length;
       if (i0 === 0 && i1 === chunk.keys.length && clean(c)) total += coveredAt(chunk, validMs);
-      else total += this.resolveIn(chunk, i0, i1, seq, recMs, validMs, resolve);
+      else total += this.resolveIn(chunk, i0, i1, b, validMs, resolve);
     }
     return total;
   }
 
-  /** How many of a chunk's keys [i0, i1) show: from their cover if nothing of them is after the bounds, else by `resolve`. */
-  private resolveIn(chunk: Chunk, i0: number, i1: number, seq: number, recMs: number, validMs: number, resolve: Resolve): number {
+  /**
+   * How many of a chunk's keys [i0, i1) show: from their cover if nothing of them is after the bounds,
+   * else from the parts of it filed up to `b.upTo`, or by `resolve` if late.
+   */
+  private resolveIn(chunk: Chunk, i0: number, i1: number, b: Bound, validMs: number, resolve: Resolve): number {
     let n = 0;
     for (let i = i0; i < i1; i++) {
-      const clean = (chunk.last[i] as number) <= seq && (chunk.rec[i] as number) <= recMs;
-      if (clean ? covers(chunk.cover[i] as number[], validMs) : resolve(chunk.keys[i] as string)) n += 1;
+      const key = chunk.keys[i] as string;
+      const clean = (chunk.last[i] as number) <= b.seq && (chunk.rec[i] as number) <= b.rec;
+      if (clean) n += Number(covers(chunk.cover[i] as number[], validMs));
+      else n += Number(b.late.has(key) ? resolve(key) : seenAt(chunk.seen[i] as number[], b.upTo, validMs));
     }
     return n;
   }

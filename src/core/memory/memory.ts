@@ -12,8 +12,10 @@ import { denialTexts } from '../kernel/words.ts';
 import type { EventStore, NewEvent } from '../store/store.ts';
 import type { MemoryEvents, MemoryFields, MemoryVersion } from './slice.ts';
 import { memoryEvent, memoryKey } from './slice.ts';
+import type { Bound, KeyIndex } from './keyIndex.ts';
 import { LATEST, recordWeight } from './keyIndex.ts';
 import type { Dict } from '../kernel/util.ts';
+import { firstNotBefore } from '../kernel/util.ts';
 
 /** What one record may hold, and how a key may look: the tool schemas and the core check the same numbers. */
 export const MEMORY_LIMITS = {
@@ -166,7 +168,8 @@ export interface SnapshotQuery {
 /**
  * The version of a key a snapshot shows: recorded within it (at or before its journal position and its
  * system time), valid at its instant, and of those the latest recorded. Versions are kept in the order
- * they were recorded, so the first from the newest that qualifies is the one.
+ * they were recorded, so the first from the newest that qualifies is the one; those after the snapshot's
+ * journal position are passed over by a seek, not one by one.
  */
 function visibleIn(
   versions: readonly MemoryVersion[] | undefined,
@@ -175,14 +178,22 @@ function visibleIn(
   validMs: number,
 ): MemoryVersion | undefined {
   if (!versions) return undefined;
-  for (let i = versions.length - 1; i >= 0; i--) {
+  const seq = seqBound(q);
+  for (let i = firstNotBefore(versions.length, (k) => (versions[k] as MemoryVersion).system_seq <= seq) - 1; i >= 0; i--) {
     const v = versions[i] as MemoryVersion;
-    if (v.system_seq > q.system_seq || Date.parse(v.recorded_at) > systemMs) continue;
+    if (v.system_seq > seq || Date.parse(v.recorded_at) > systemMs) continue;
     if (Date.parse(v.valid_from) > validMs || (v.valid_to !== null && Date.parse(v.valid_to) <= validMs)) continue;
     return v;
   }
   return undefined;
 }
+
+/** A snapshot's journal position as a number to compare: one that is no number excludes nothing, as a comparison with NaN reads it. */
+const seqBound = (q: SnapshotQuery): number => (Number.isNaN(q.system_seq) ? Infinity : q.system_seq);
+
+/** A snapshot's system bounds as its key index reads them (a record time that is no date excludes nothing). */
+const boundIn = (ix: KeyIndex, q: SnapshotQuery, systemMs: number): Bound =>
+  ix.bound(seqBound(q), Number.isNaN(systemMs) ? LATEST : systemMs);
 
 /** Where a read of a snapshot starts: after `offset` records, which end at key `after` when the cursor says so. */
 export interface SnapshotPlace {
@@ -257,12 +268,14 @@ function* indexed(
 ): Generator<SnapshotEntry | undefined> {
   const ix = state.memory_index[q.mandate];
   if (!ix) return;
+  // With no instant to read covers at (never a query the tools make), every key is resolved as it is.
+  const bound = Number.isNaN(validMs) ? undefined : boundIn(ix, q, systemMs);
   for (const e of ix.entriesFrom(typeof from.after === 'string' ? from.after : null, q.prefix, room)) {
     // A bound that is no number fails these comparisons, and the key is resolved as visibleIn reads it.
     if (e.seq <= q.system_seq && e.rec <= systemMs && e.from <= validMs && validMs < e.to) {
       const { key, id, bytes, weight } = e;
       yield { key, id, bytes, weight, version: () => latestOf(byKey, key, id) };
-    } else yield shown(e.key);
+    } else if (!bound || ix.shows(e, bound, validMs) !== false) yield shown(e.key);
   }
 }
 
@@ -303,9 +316,7 @@ export function snapshotTotal(state: MemoryFields, q: SnapshotQuery): number {
     for (const k of ix.keysFrom(null, q.prefix)) if (shows(k)) n += 1;
     return n;
   }
-  // A bound that is no number excludes nothing, as the comparisons in visibleIn read it.
-  const seq = Number.isNaN(q.system_seq) ? Infinity : q.system_seq;
-  return ix.count(q.prefix, seq, Number.isNaN(systemMs) ? LATEST : systemMs, validMs, shows);
+  return ix.count(q.prefix, boundIn(ix, q, systemMs), validMs, shows);
 }
 
 /** The version of each key visible in a snapshot, all of them: recorded within it, valid at its instant, latest recorded wins. */

@@ -95,6 +95,9 @@ export const memorySlice: Slice<MemoryFields, MemoryEvents> = {
     // A snapshot holds each index as its JSON form (KeyIndex.toJSON).
     const json = (s.memory_index ?? {}) as unknown as Record<string, KeyIndexJson>;
     s.memory_index = dict();
-    for (const [mandate, j] of Object.entries(json)) s.memory_index[mandate] = KeyIndex.fromJson(j);
+    for (const [mandate, j] of Object.entries(json)) {
+      // An index from before it kept what each version added to its key's cover is made again from the versions.
+      s.memory_index[mandate] = KeyIndex.fromJson(j) ?? KeyIndex.ofVersions(Object.values(s.memory[mandate] ?? {}).flat());
+    }
   },
 };
