@@ -35,7 +35,10 @@ export function writeMonolithic<S>(dir: string, reducer: Reducer<S>, state: S, p
     .join(',');
   const unsigned = {
     version: MONOLITHIC_VERSION,
-    ...pos,
+    offset: pos.offset,
+    seq: pos.seq,
+    hash: pos.hash,
+    legacy: pos.legacy,
     fields,
     body_sha256: createHash('sha256').update(body).digest('hex'),
     index,

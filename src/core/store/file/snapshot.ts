@@ -114,7 +114,8 @@ export function writeSnapshot(dir: string, pos: Position, sections: SectionBody[
     at += length;
     return place;
   });
-  const unsigned = { version: SNAPSHOT_VERSION, ...pos, sections: places, index, key: signer.publicKey };
+  const { offset, seq, hash, legacy } = pos;
+  const unsigned = { version: SNAPSHOT_VERSION, offset, seq, hash, legacy, sections: places, index, key: signer.publicKey };
   const header: SnapshotHeader = { ...unsigned, sig: signer.sign(message(unsigned)) };
   const file = path.join(dir, SNAPSHOT_FILE);
   const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
