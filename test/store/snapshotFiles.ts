@@ -28,7 +28,14 @@ export function resign(dir: string, header: SnapshotHeader, sections: Map<string
 }
 
 /** Writes `state` as a snapshot in the monolithic format of before (v4), signed by `signer`. */
-export function writeMonolithic<S>(dir: string, reducer: Reducer<S>, state: S, pos: Position, index: IndexCover | null, signer: Signer): void {
+export function writeMonolithic<S>(
+  dir: string,
+  reducer: Reducer<S>,
+  state: S,
+  pos: Position,
+  index: IndexCover | null,
+  signer: Signer,
+): void {
   const body = reducer.serialize(state);
   const fields = Object.keys(reducer.initial() as object)
     .sort()

@@ -38,7 +38,13 @@ after(() => {
 /** A journal on `dir` as a process opens it, and what it warned about. */
 function journal(dir: string): { j: FileJournal<HolonState>; warnings: string[] } {
   const warnings: string[] = [];
-  const j = openFileJournal(dir, { clock, logger: { ...silentLogger, warn: (m: string) => warnings.push(m) }, durable: false, watch: false, snapshotEvery: 0 });
+  const j = openFileJournal(dir, {
+    clock,
+    logger: { ...silentLogger, warn: (m: string) => warnings.push(m) },
+    durable: false,
+    watch: false,
+    snapshotEvery: 0,
+  });
   open.push(j);
   return { j, warnings };
 }
@@ -136,7 +142,10 @@ describe('a snapshot in sections', () => {
     const before = readSections(dir);
     const { j } = journal(dir);
     await fund(j, 'demo2', '2');
-    await j.transact((s) => ({ events: [rememberEvent(s, 'demo/payer', { key: 'customer/new/billing', content: 'by mail' }, 'mem_test_1', clock.now())], result: undefined }));
+    await j.transact((s) => ({
+      events: [rememberEvent(s, 'demo/payer', { key: 'customer/new/billing', content: 'by mail' }, 'mem_test_1', clock.now())],
+      result: undefined,
+    }));
     await buildSnapshot(dir, path.join(dir, JOURNAL_FILE), holonReducer, j.position, loadOrCreateSigner(dir));
     const expected = holonReducer.serialize(j.state);
     j.close();
@@ -183,7 +192,14 @@ describe('a snapshot in sections', () => {
       const script = path.join(ROOT, 'test', 'store', 'snapshotWriter.ts');
       const child = spawn(process.execPath, ['--import', 'tsx', script, dir, what], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
       let started = 0;
-      child.stdout.on('data', (d: Buffer) => (started += d.toString().split('\n').filter((l) => l === 'writing').length));
+      child.stdout.on(
+        'data',
+        (d: Buffer) =>
+          (started += d
+            .toString()
+            .split('\n')
+            .filter((l) => l === 'writing').length),
+      );
       await until(() => started >= 3, 'the writer started three times');
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));

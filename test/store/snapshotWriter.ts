@@ -13,7 +13,12 @@ const [dir, what] = process.argv.slice(2) as [string, 'snapshot' | 'migration'];
 const signer = loadOrCreateSigner(dir);
 const { header, sections } = readSections(dir);
 const list = [...sections].map(([name, text]) => ({ name, version: 1, text }));
-const state = holonReducer.deserialize(`{${list.map((s) => s.text.slice(1, -1)).filter((t) => t.length > 0).join(',')}}`);
+const state = holonReducer.deserialize(
+  `{${list
+    .map((s) => s.text.slice(1, -1))
+    .filter((t) => t.length > 0)
+    .join(',')}}`,
+);
 for (;;) {
   process.stdout.write('writing\n');
   if (what === 'snapshot') writeSnapshot(dir, header, list, signer, header.index);

@@ -113,7 +113,8 @@ function lazyState<S extends object>(sections: SliceSection[], source: SectionSo
       const own = got.version === section.version ? parsed : slice.migrate!(parsed, got.version);
       const fields = Object.assign(slice.initial() as object, own) as Record<string, unknown>;
       slice.revive(fields);
-      for (const f of section.fields) Object.defineProperty(state, f, { value: fields[f], writable: true, enumerable: true, configurable: true });
+      for (const f of section.fields)
+        Object.defineProperty(state, f, { value: fields[f], writable: true, enumerable: true, configurable: true });
     };
     for (const f of section.fields) {
       Object.defineProperty(state, f, {

@@ -254,7 +254,13 @@ const EMPTY_SHA256 = createHash('sha256').digest('hex');
  * section the snapshot lacks (a slice its build did not have) is not wrong: a process folds that slice
  * from the journal.
  */
-function compareSnapshot<S>(stateDir: string, snap: SnapshotFile, reducer: Reducer<S>, state: S, filedSha: string): NonNullable<VerifyReport['snapshot']> {
+function compareSnapshot<S>(
+  stateDir: string,
+  snap: SnapshotFile,
+  reducer: Reducer<S>,
+  state: S,
+  filedSha: string,
+): NonNullable<VerifyReport['snapshot']> {
   const h = snap.header;
   const same = (a: string, b: string): boolean => {
     try {

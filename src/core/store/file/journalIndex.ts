@@ -297,7 +297,9 @@ export async function buildSnapshot<S>(
     };
     const sections: SectionBody[] = codecOf(reducer).list.map(({ name, version }) => {
       const place = previous && !previous.loaded.has(name) ? previous.snap.place(name) : undefined;
-      return place ? { name, version: place.version, from: previous!.snap, place } : { name, version, text: codecOf(reducer).write(state, name) };
+      return place
+        ? { name, version: place.version, from: previous!.snap, place }
+        : { name, version, text: codecOf(reducer).write(state, name) };
     });
     const pos = { offset: at.offset, seq: from.seq, hash: from.hash, legacy: from.legacy };
     try {
@@ -305,7 +307,13 @@ export async function buildSnapshot<S>(
     } catch {
       // A section to copy is not what the last snapshot signed: every section is written from the state
       // instead (reading that one folds it from the journal, see lazy.ts).
-      writeSnapshot(dir, pos, codecOf(reducer).list.map(({ name, version }) => ({ name, version, text: codecOf(reducer).write(state, name) })), signer, next);
+      writeSnapshot(
+        dir,
+        pos,
+        codecOf(reducer).list.map(({ name, version }) => ({ name, version, text: codecOf(reducer).write(state, name) })),
+        signer,
+        next,
+      );
     }
     return next;
   } finally {
@@ -329,7 +337,8 @@ export function foldTx<S>(
     tx.items.map((x) => x.e),
     tx.signer,
   );
-  if (refused) throw new Error(describeRefusal({ ...refused, from: tx.items[0]?.e.seq ?? 0, to: tx.items.at(-1)?.e.seq ?? 0, signer: tx.signer }));
+  if (refused)
+    throw new Error(describeRefusal({ ...refused, from: tx.items[0]?.e.seq ?? 0, to: tx.items.at(-1)?.e.seq ?? 0, signer: tx.signer }));
   reducer.sealed?.(state, tx.signer);
   for (const { e, offset } of tx.items) {
     if (file) for (const k of reducer.keys?.(state, e) ?? []) file(offset, e, k.key);

@@ -34,11 +34,12 @@ export function migrateMonolithic(dir: string, sections: Section[], signer: Sign
       return 'its header is unreadable';
     }
     const key = installationPublicKey(dir);
-    if (h.version !== MONOLITHIC_VERSION || !key || h.key !== key || key !== signer.publicKey) return 'it is not a v4 snapshot of this installation';
+    if (h.version !== MONOLITHIC_VERSION || !key || h.key !== key || key !== signer.publicKey)
+      return 'it is not a v4 snapshot of this installation';
     if (!monolithicSigned(h, key)) return 'its signature is invalid';
     const start = (first as Buffer).length + 1;
     const body = Buffer.allocUnsafe(fs.fstatSync(fd).size - start);
-    for (let read = 0; read < body.length; ) {
+    for (let read = 0; read < body.length;) {
       const n = fs.readSync(fd, body, read, body.length - read, start + read);
       if (n === 0) return 'its body is cut short';
       read += n;
@@ -49,7 +50,9 @@ export function migrateMonolithic(dir: string, sections: Section[], signer: Sign
     const out: SectionBody[] = [];
     for (const s of sections) {
       if (!s.fields.every((f) => spans.has(f))) continue;
-      const parts = s.fields.map((f, i) => `${i > 0 ? ',' : ''}${JSON.stringify(f)}:${body.toString('utf8', ...(spans.get(f) as [number, number]))}`);
+      const parts = s.fields.map(
+        (f, i) => `${i > 0 ? ',' : ''}${JSON.stringify(f)}:${body.toString('utf8', ...(spans.get(f) as [number, number]))}`,
+      );
       out.push({ name: s.name, version: 1, text: `{${parts.join('')}}` });
     }
     writeSnapshot(dir, { offset: h.offset, seq: h.seq, hash: h.hash, legacy: h.legacy === true }, out, signer, h.index);

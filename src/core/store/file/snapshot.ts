@@ -18,7 +18,6 @@ import { installationPublicKey, verifySignature } from '../keys.ts';
 import type { Signer } from '../store.ts';
 import { parseEventLine } from '../store.ts';
 
-
 export const SNAPSHOT_FILE = 'snapshot.json';
 /** Today's format: a signed header line, then one section per slice. */
 export const SNAPSHOT_VERSION = 5;
@@ -94,8 +93,7 @@ const sha256 = (data: string | Buffer): string => createHash('sha256').update(da
 
 /** A section to write: its text, or bytes to copy from the snapshot being replaced (checked as they are copied). */
 export type SectionBody =
-  | { name: string; version: number; text: string }
-  | { name: string; version: number; from: SnapshotFile; place: SectionPlace };
+  { name: string; version: number; text: string } | { name: string; version: number; from: SnapshotFile; place: SectionPlace };
 
 /**
  * Writes a signed snapshot of `sections` (and the index it covers) at `pos` beside the journal, replacing
@@ -143,7 +141,7 @@ export function writeSnapshot(dir: string, pos: Position, sections: SectionBody[
 }
 
 function writeAll(fd: number, buf: Buffer): number {
-  for (let done = 0; done < buf.length; ) done += fs.writeSync(fd, buf, done, buf.length - done);
+  for (let done = 0; done < buf.length;) done += fs.writeSync(fd, buf, done, buf.length - done);
   return buf.length;
 }
 
@@ -266,7 +264,7 @@ export class SnapshotFile {
   copySection(place: SectionPlace, write: (chunk: Buffer) => void): number {
     const hash = createHash('sha256');
     const chunk = Buffer.allocUnsafe(Math.min(place.length, 1 << 20));
-    for (let done = 0; done < place.length; ) {
+    for (let done = 0; done < place.length;) {
       const n = fs.readSync(this.fd, chunk, 0, Math.min(chunk.length, place.length - done), this.body + place.offset + done);
       if (n === 0) break;
       hash.update(chunk.subarray(0, n));
