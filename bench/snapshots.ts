@@ -14,7 +14,7 @@ import { INDEX_FILE } from '../src/core/store/file/journalIndex.ts';
 import { openSnapshot, SNAPSHOT_FILE } from '../src/core/store/file/snapshot.ts';
 import { loadOrCreateSigner } from '../src/core/store/keys.ts';
 import { HOLON_BIN, MANDATE } from '../test/helpers.ts';
-import { writeMonolithic } from '../test/store/snapshotFiles.ts';
+import { readSections, writeMonolithic } from '../test/store/snapshotFiles.ts';
 import { PAYER, readsWorld } from './reads.ts';
 import { context, log, n, QUICK, row, side } from './report.ts';
 import { stdioClient } from './world.ts';
@@ -119,10 +119,7 @@ export async function comparisonU(dirs: TempDirs, million: string): Promise<void
       ms[name]?.push(s.ms);
       rss[name]?.push(s.rss);
     }
-    if (
-      JSON.parse(fs.readFileSync(path.join(copies['v4']!, SNAPSHOT_FILE)).subarray(0, 200).toString().split('\n')[0] ?? '{}').version !== 5
-    )
-      throw new Error('the v4 snapshot was not migrated at start');
+    if (readSections(copies['v4']!).header.version !== 5) throw new Error('the v4 snapshot was not migrated at start');
   }
   row(
     'u',
