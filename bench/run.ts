@@ -42,6 +42,7 @@ import { comparisonH, comparisonHW } from './postgres.ts';
 import { comparisonT } from './terms.ts';
 import { comparisonX } from './chain.ts';
 import { comparisonR } from './reads.ts';
+import { comparisonK, comparisonU } from './snapshots.ts';
 import type { CallTemplate } from './world.ts';
 import { AGENT, CALL_ARGS, callAgent, callEvents, catalogState, durableAppender, echoInMemory, echoStdio, historyState, holonInMemory, holonStdio, readCallTemplate, seedState, stdioClient, TempDirs } from './world.ts';
 
@@ -331,7 +332,8 @@ async function main(): Promise<void> {
       await comparisonHW(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
     }
-    if (['a', 'b', 'c', 'd', 'f', 'g', 'h'].some(runs)) {
+    if (runs('k')) await comparisonK(dirs);
+    if (['a', 'b', 'c', 'd', 'f', 'g', 'h', 'u'].some(runs)) {
       const tpl = await comparisonA(dirs, closers);
       for (const c of closers.splice(0).reverse()) await c();
       if (runs('c')) await comparisonC(dirs, tpl);
@@ -344,8 +346,9 @@ async function main(): Promise<void> {
         await seedState(dir);
         return dir;
       });
-      if (runs('b') || runs('d') || runs('g')) {
+      if (runs('b') || runs('d') || runs('g') || runs('u')) {
         const million = await millionState(dirs, tpl);
+        if (runs('u')) await comparisonU(dirs, million);
         // (d) first: it hard-links the journal for the design before, which must not see later appends.
         if (runs('d')) await comparisonD(dirs, million);
         if (runs('g')) await comparisonG(dirs, million);
@@ -380,7 +383,7 @@ async function main(): Promise<void> {
   const round = (_k: string, v: unknown): unknown => (typeof v === 'number' ? Math.round(v * 100) / 100 : v);
   const paid = context['t_per_call'] as { transactions: number; fdatasyncs: number } | undefined;
   if (paid) out.write(`Per atr_transact: ${paid.transactions.toFixed(2)} journal transactions, ${paid.fdatasyncs.toFixed(2)} fdatasyncs.\n`);
-  for (const key of ['h_per_call', 'r_world_r-1k', 'r_world_r-big', 'million', 'd_open_1M', 'f_throughput_calls_per_s', 'g_activation_ms', 'c_sizes']) {
+  for (const key of ['h_per_call', 'r_world_r-1k', 'r_world_r-big', 'k_cold_start', 'u_upgrade_1M', 'million', 'd_open_1M', 'f_throughput_calls_per_s', 'g_activation_ms', 'c_sizes']) {
     if (context[key] !== undefined) out.write(`${key}: ${JSON.stringify(context[key], round)}\n`);
   }
   if (context['e_matches_10k']) out.write(`(e) the first search over 10,000 agents (building the index): ${fmtMs(context['e_first_search_ms'] as number)} ms; matches: ${JSON.stringify(context['e_matches_10k'])}.\n`);

@@ -228,12 +228,12 @@ export async function echoInMemory(): Promise<{ client: Client; close: () => Pro
 }
 
 /** A client of a child process speaking MCP on stdio; its stderr is drained (never inherited). */
-export async function stdioClient(command: string, args: string[], cwd = ROOT): Promise<{ client: Client; close: () => Promise<void> }> {
+export async function stdioClient(command: string, args: string[], cwd = ROOT): Promise<{ client: Client; close: () => Promise<void>; pid: () => number | null }> {
   const transport = new StdioClientTransport({ command, args, cwd, env: getDefaultEnvironment(), stderr: 'pipe' });
   transport.stderr?.on('data', () => {});
   const client = new Client({ name: 'bench-agent', version: '1.0.0' });
   await client.connect(transport);
-  return { client, close: () => client.close() };
+  return { client, close: () => client.close(), pid: () => transport.pid };
 }
 
 /** `dist/holon.js mcp` on a state folder. */

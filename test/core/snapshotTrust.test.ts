@@ -18,7 +18,8 @@ import { loadOrCreateSigner } from '../../src/core/store/keys.ts';
 import { Gateway } from '../../src/core/market/gateway.ts';
 import type { CallOutcome } from '../../src/core/market/gateway.ts';
 import { SNAPSHOT_FILE } from '../../src/core/store/file/snapshot.ts';
-import type { SnapshotHeader } from '../../src/core/store/file/snapshot.ts';
+import type { SectionPlace, SnapshotHeader } from '../../src/core/store/file/snapshot.ts';
+import { readSections, resign, writeMonolithic } from '../store/snapshotFiles.ts';
 import type { HolonState } from '../../src/core/fold/state.ts';
 import { holonReducer } from '../../src/core/fold/state.ts';
 import { verifyJournal } from '../../src/core/verify.ts';
@@ -48,56 +49,74 @@ async function narrowState(): Promise<{ dir: string; truth: string }> {
   return { dir: t.dir, truth };
 }
 
-/** What a forger wants the snapshot to say: the mandate allows anything, up to 1000 EUR, without asking. */
-function widened(body: string): string {
-  const state = holonReducer.deserialize(body);
-  const m = state.mandates[MANDATE];
+/** What a forger wants the mandates' section to say: the mandate allows anything, up to 1000 EUR, without asking. */
+function widened(section: string): string {
+  const fields = JSON.parse(section) as HolonState;
+  const m = fields.mandates[MANDATE];
   assert.ok(m);
   m.budget = { total: '1000.00', per_day: null, per_call: null };
   m.approval_threshold = '1000.00';
   m.capabilities = [{ name: 'market.call', params: { capabilities: ['*'] } }];
-  return holonReducer.serialize(state);
+  return JSON.stringify(fields);
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const snapshotMessage = (h: Omit<SnapshotHeader, 'sig'>): string =>
-  `holon-snapshot:v${h.version}:${canonicalize({ seq: h.seq, hash: h.hash, offset: h.offset, legacy: h.legacy, body_sha256: h.body_sha256, index: h.index, key: h.key, fields: h.fields })}`;
+  `holon-snapshot:v${h.version}:${canonicalize({ seq: h.seq, hash: h.hash, offset: h.offset, legacy: h.legacy, sections: h.sections, index: h.index, key: h.key })}`;
 
-function readSnapshotFile(dir: string): { header: SnapshotHeader; body: string } {
-  const text = fs.readFileSync(path.join(dir, SNAPSHOT_FILE), 'utf8');
-  const nl = text.indexOf('\n');
-  return { header: JSON.parse(text.slice(0, nl)) as SnapshotHeader, body: text.slice(nl + 1) };
+/** The snapshot's sections with the mandates' widened, and the places a header would give them. */
+function forgedSections(dir: string): { header: SnapshotHeader; body: string; places: SectionPlace[] } {
+  const { header, sections } = readSections(dir);
+  sections.set('mandates', widened(sections.get('mandates')!));
+  let at = 0;
+  const places = header.sections.map((p) => {
+    const text = sections.get(p.name)!;
+    const place = { ...p, offset: at, length: Buffer.byteLength(text), sha256: sha256(text) };
+    at += place.length;
+    return place;
+  });
+  return { header, body: header.sections.map((p) => sections.get(p.name)!).join(''), places };
 }
 
-function writeSnapshotFile(dir: string, header: SnapshotHeader, body: string): void {
+function writeSnapshotFile(dir: string, header: object, body: string): void {
   fs.writeFileSync(path.join(dir, SNAPSHOT_FILE), `${JSON.stringify(header)}\n${body}`);
 }
 
 /** The ways a forger can rewrite the snapshot without the installation's key. */
 const FORGERIES: Record<string, (dir: string) => void> = {
-  'its body edited, the header left as it was': (dir) => {
-    const { header, body } = readSnapshotFile(dir);
-    writeSnapshotFile(dir, header, widened(body));
+  'its mandates edited, the header left as it was': (dir) => {
+    const { header, body } = forgedSections(dir);
+    writeSnapshotFile(dir, header, body);
   },
-  "its body edited and the header's hash of it updated": (dir) => {
-    const { header, body } = readSnapshotFile(dir);
-    const forged = widened(body);
-    writeSnapshotFile(dir, { ...header, body_sha256: sha256(forged) }, forged);
+  "its mandates edited and the header's hashes of its sections updated": (dir) => {
+    const { header, body, places } = forgedSections(dir);
+    writeSnapshotFile(dir, { ...header, sections: places }, body);
   },
-  'said to be of an older build, whose format is not checked': (dir) => {
-    const { header, body } = readSnapshotFile(dir);
-    const forged = widened(body);
-    writeSnapshotFile(dir, { ...header, version: header.version - 1, body_sha256: sha256(forged) }, forged);
+  'said to be of an older build, whose format is migrated': (dir) => {
+    const { header } = readSections(dir);
+    const state = holonReducer.deserialize(holonReducer.serialize(stateOf(dir)));
+    const forged = widened(JSON.stringify({ mandates: state.mandates }));
+    const body = holonReducer.serialize({ ...state, ...(JSON.parse(forged) as object) });
+    const { sections: _s, ...rest } = header;
+    writeSnapshotFile(dir, { ...rest, version: 4, fields: '', body_sha256: sha256(body) }, body);
   },
   'signed again with a key of its own': (dir) => {
-    const { header, body } = readSnapshotFile(dir);
-    const forged = widened(body);
+    const { header, body, places } = forgedSections(dir);
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const key = publicKey.export({ type: 'spki', format: 'der' }).subarray(12).toString('base64');
-    const { sig: _old, ...unsigned } = { ...header, body_sha256: sha256(forged), key };
-    writeSnapshotFile(dir, { ...unsigned, sig: sign(null, Buffer.from(snapshotMessage(unsigned)), privateKey).toString('base64') }, forged);
+    const { sig: _old, ...unsigned } = { ...header, sections: places, key };
+    writeSnapshotFile(dir, { ...unsigned, sig: sign(null, Buffer.from(snapshotMessage(unsigned)), privateKey).toString('base64') }, body);
   },
 };
+
+/** The state the folder's journal folds to, read without its snapshot. */
+function stateOf(dir: string): HolonState {
+  const j = openFileJournal(dir, { clock, logger: silentLogger, durable: false, watch: false, snapshotEvery: 0 });
+  const s = j.state;
+  const copy = holonReducer.deserialize(holonReducer.serialize(s));
+  j.close();
+  return copy;
+}
 
 /** A server's gateway on the state, opened as a new process would; and what it warned about. */
 function serve(dir: string): { journal: FileJournal<HolonState>; gateway: Gateway; warnings: string[]; runner: FakeRunner } {
@@ -125,10 +144,9 @@ async function attempts(gateway: Gateway): Promise<{ overBudget: CallOutcome; ou
 describe('a forged snapshot cannot widen a mandate', () => {
   test('the control: a widened snapshot signed with the installation key would be used (so the checks below are what stops a forgery)', async () => {
     const { dir } = await narrowState();
-    const { header, body } = readSnapshotFile(dir);
-    const forged = widened(body);
-    const { sig: _old, ...unsigned } = { ...header, body_sha256: sha256(forged) };
-    writeSnapshotFile(dir, { ...unsigned, sig: loadOrCreateSigner(dir).sign(snapshotMessage(unsigned)) }, forged);
+    const { header, sections } = readSections(dir);
+    sections.set('mandates', widened(sections.get('mandates')!));
+    resign(dir, header, sections, loadOrCreateSigner(dir));
     const { gateway, warnings } = serve(dir);
     assert.deepEqual(warnings, []);
     const a = await attempts(gateway);
@@ -141,19 +159,18 @@ describe('a forged snapshot cannot widen a mandate', () => {
     assert.equal(report.snapshot?.ok, false);
   });
 
-  test('a true snapshot of an older build is not used, and is not wrong: holon verify passes, and the next server folds from the start', async () => {
+  test('a true snapshot of the older, monolithic format is migrated, not folded again: the server opens on it, and holon verify passes', async () => {
     const { dir, truth } = await narrowState();
-    const { header, body } = readSnapshotFile(dir);
-    // What an older build signed: this installation's key, over its own version.
-    const { sig: _sig, ...unsigned } = { ...header, version: header.version - 1 };
-    writeSnapshotFile(dir, { ...unsigned, sig: loadOrCreateSigner(dir).sign(snapshotMessage(unsigned)) }, body);
+    const { header } = readSections(dir);
+    const pos = { offset: header.offset, seq: header.seq, hash: header.hash, legacy: header.legacy };
+    writeMonolithic(dir, holonReducer, stateOf(dir), pos, header.index, loadOrCreateSigner(dir));
+    const { journal, warnings } = serve(dir);
+    assert.deepEqual(warnings, []);
+    assert.equal(stateText(journal.state), truth);
+    assert.equal(readSections(dir).header.version, 5, 'the snapshot is rewritten in sections');
     const report = verifyJournal(dir);
     assert.equal(report.ok, true, JSON.stringify(report.snapshot));
-    assert.match(report.snapshot?.problem ?? '', /older build/);
-    const { journal, warnings } = serve(dir);
-    assert.equal(warnings.length, 1, warnings.join('\n'));
-    assert.match(warnings[0]!, /older build/);
-    assert.equal(stateText(journal.state), truth);
+    assert.equal(report.snapshot?.ok, true);
   });
 
   for (const [how, forge] of Object.entries(FORGERIES)) {
@@ -161,9 +178,8 @@ describe('a forged snapshot cannot widen a mandate', () => {
       const { dir, truth } = await narrowState();
       forge(dir);
       const { journal, gateway, warnings, runner } = serve(dir);
-      assert.equal(warnings.length, 1, warnings.join('\n'));
-      assert.match(warnings[0]!, /snapshot/);
-      assert.equal(stateText(journal.state), truth, 'the state is the journal folded from its start');
+      assert.equal(stateText(journal.state), truth, 'the state is the journal folded');
+      assert.ok(warnings.length >= 1 && warnings.every((w) => /snapshot/.test(w)), warnings.join('\n'));
       const a = await attempts(gateway);
       assert.deepEqual(codes(a.overBudget), ['over_budget']);
       assert.ok(codes(a.outOfScope).length > 0 && codes(a.outOfScope).every((c) => c === 'capability_scope' || c === 'agent_out_of_scope'), codes(a.outOfScope).join());

@@ -3,7 +3,7 @@
  * receipts): each owns its fields, its events and how they fold. `combineSlices` joins them into the one
  * reducer every process folds the journal with.
  */
-import type { FiledKey, JournalEvent, NewEvent, Reducer } from './store.ts';
+import type { FiledKey, JournalEvent, NewEvent, Reducer, Section, SectionSource } from './store.ts';
 
 /** How one module folds its events into its own fields of the state. */
 export interface Slice<F extends object, E extends object> {
@@ -18,6 +18,12 @@ export interface Slice<F extends object, E extends object> {
   revive(fields: F): void;
   /** The keys an event is filed under, to be read back on demand (see Reducer.keys). */
   keys?(state: F, event: JournalEvent): FiledKey[];
+  /** The name of the slice's section in a snapshot (default: its first field's name). */
+  name?: string;
+  /** The shape of the slice's section (default 1): raised when its fields change, with `migrate`. */
+  version?: number;
+  /** Turns a section written at an older `version` into today's fields (as JSON.parse gives them). */
+  migrate?(fields: unknown, from: number): F;
 }
 
 /** A typed event constructor for one module's events. */
@@ -43,6 +49,7 @@ export function combineSlices<S extends object>(slices: AnySlice[]): Reducer<S> 
       handlers.set(type, list);
     }
   }
+  const sections = sectionsOf(slices);
   const keyed = slices.flatMap((sl) => (sl.keys ? [sl.keys.bind(sl) as (state: S, event: JournalEvent) => FiledKey[]] : []));
   return {
     keys: (state, event) => (keyed.length === 1 ? keyed[0]!(state, event) : keyed.flatMap((k) => k(state, event))),
@@ -51,14 +58,80 @@ export function combineSlices<S extends object>(slices: AnySlice[]): Reducer<S> 
       const list = handlers.get(event.type);
       if (list) for (const fn of list) fn(state, event.data, event);
     },
-    serialize: (state) => JSON.stringify(state, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+    serialize: (state) => JSON.stringify(state, bigintText),
     deserialize: (text) => {
       const parsed = JSON.parse(text) as S;
       const state = Object.assign({}, ...slices.map((sl) => sl.initial()), parsed) as S;
       for (const sl of slices) sl.revive(state);
       return state;
     },
+    sections: {
+      list: sections.map((x) => x.section),
+      write: (state, name) => {
+        const fields = sections.find((x) => x.section.name === name)?.section.fields ?? [];
+        const own: Record<string, unknown> = {};
+        for (const f of fields) own[f] = (state as Record<string, unknown>)[f];
+        return JSON.stringify(own, bigintText);
+      },
+      lazy: (source) => lazyState<S>(sections, source),
+    },
   };
+}
+
+const bigintText = (_k: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
+
+interface SliceSection {
+  slice: AnySlice;
+  section: Section;
+}
+
+/** Each slice's section: its name, version and fields (a field two slices declare belongs to the first). */
+function sectionsOf(slices: AnySlice[]): SliceSection[] {
+  const seen = new Set<string>();
+  return slices.map((slice) => {
+    const fields = Object.keys(slice.initial() as object).filter((f) => !seen.has(f));
+    for (const f of fields) seen.add(f);
+    const name = slice.name ?? fields[0] ?? '';
+    return { slice, section: { name, version: slice.version ?? 1, fields, migrates: slice.migrate !== undefined } };
+  });
+}
+
+/**
+ * A state whose slices are read from `source` on first use: each field is an accessor that, read or
+ * written, loads its slice's section, revives it, and puts plain values in place of the slice's
+ * accessors. A slice never touched is never read.
+ */
+function lazyState<S extends object>(sections: SliceSection[], source: SectionSource): S {
+  const state = {} as Record<string, unknown>;
+  for (const { slice, section } of sections) {
+    let loaded = false;
+    const load = (): void => {
+      if (loaded) return;
+      loaded = true;
+      const got = source(section.name);
+      const parsed = JSON.parse(got.text) as unknown;
+      const own = got.version === section.version ? parsed : slice.migrate!(parsed, got.version);
+      const fields = Object.assign(slice.initial() as object, own) as Record<string, unknown>;
+      slice.revive(fields);
+      for (const f of section.fields)
+        Object.defineProperty(state, f, { value: fields[f], writable: true, enumerable: true, configurable: true });
+    };
+    for (const f of section.fields) {
+      Object.defineProperty(state, f, {
+        get: () => {
+          load();
+          return state[f];
+        },
+        set: (v: unknown) => {
+          load();
+          state[f] = v;
+        },
+        enumerable: true,
+        configurable: true,
+      });
+    }
+  }
+  return state as S;
 }
 
 /** A bigint from a snapshot's decimal string (or a number), 0 for anything else. */

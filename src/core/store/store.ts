@@ -220,6 +220,8 @@ export interface Reducer<S> {
   /** The state as JSON text for a snapshot, and back. */
   serialize(state: S): string;
   deserialize(text: string): S;
+  /** The state as separate sections (one per slice), so a snapshot can be read a section at a time. */
+  sections?: SectionCodec<S>;
   /**
    * The keys under which an event can be found again without folding (a receipt's id, say): what is
    * read on demand rather than kept in memory. Called with the state before the event is applied.
@@ -235,6 +237,27 @@ export interface Reducer<S> {
   admit?(state: S, events: readonly JournalEvent[], signer: string): Refusal | undefined;
   /** Called with the signer of an admitted transaction, before its events are folded. */
   sealed?(state: S, signer: string): void;
+}
+
+/** One section of a snapshot: a slice's fields, and the shape they are written in. */
+export interface Section {
+  name: string;
+  version: number;
+  fields: string[];
+  /** True when a section of an older version can be turned into this one (otherwise it is folded again). */
+  migrates: boolean;
+}
+
+/** Where a lazy state reads a section from: its JSON text and the version it was written at. */
+export type SectionSource = (name: string) => { text: string; version: number };
+
+/** How a state is written and read as sections. */
+export interface SectionCodec<S> {
+  list: Section[];
+  /** One section's JSON text. */
+  write(state: S, name: string): string;
+  /** A state each of whose sections is read from `source` the first time one of its fields is used. */
+  lazy(source: SectionSource): S;
 }
 
 /** Why a transaction is not folded: a stable code and a sentence for a human. */

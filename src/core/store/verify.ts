@@ -12,8 +12,9 @@ import { canonicalize } from 'json-canonicalize';
 import { JOURNAL_FILE } from './file/journal.ts';
 import { chainOver, INDEX_FILE, indexLine, scanLines } from './file/journalIndex.ts';
 import { installationPublicKey } from './keys.ts';
-import { readSnapshot, SNAPSHOT_FILE, stateFields } from './file/snapshot.ts';
-import type { SnapshotHeader } from './file/snapshot.ts';
+import { codecOf } from './file/lazy.ts';
+import { openSnapshot, SNAPSHOT_FILE } from './file/snapshot.ts';
+import type { SnapshotFile, SnapshotHeader } from './file/snapshot.ts';
 import type { JournalEvent, Reducer, RefusedTx } from './store.ts';
 import { describeRefusal, eventProblem, parseEventLine } from './store.ts';
 import type { RefusedRun, SealedTx } from './txChain.ts';
@@ -185,8 +186,8 @@ export function refuseUnsealed(report: VerifyReport, open: readonly JournalEvent
 export function checkJournal<S extends object>(stateDir: string, reducer: Reducer<S>): VerifyReport {
   const file = path.join(stateDir, JOURNAL_FILE);
   const expectedKey = installationPublicKey(stateDir);
-  const snap = fs.existsSync(path.join(stateDir, SNAPSHOT_FILE)) ? readSnapshot(stateDir, file, stateFields(reducer.initial())) : undefined;
-  const header: SnapshotHeader | undefined = snap?.ok ? snap.header : undefined;
+  const snap = fs.existsSync(path.join(stateDir, SNAPSHOT_FILE)) ? openSnapshot(stateDir, file) : undefined;
+  const header: SnapshotHeader | undefined = snap?.ok ? snap.snap.header : undefined;
   /** What the index must hold, as the fold files it: its lines, hashed as they come. */
   const index = createHash('sha256');
   // A snapshot of an older build is not wrong, only unusable here: it is ignored and rebuilt, never a failure.
@@ -208,7 +209,7 @@ export function checkJournal<S extends object>(stateDir: string, reducer: Reduce
     },
     (seq) => {
       if (header && seq === header.seq)
-        snapshot = compareSnapshot(stateDir, header, snap?.ok ? snap.body : '', reducer.serialize(check.state), index.copy().digest('hex'));
+        snapshot = snap?.ok ? compareSnapshot(stateDir, snap.snap, reducer, check.state, index.copy().digest('hex')) : undefined;
     },
   );
   let line = 0;
@@ -218,6 +219,7 @@ export function checkJournal<S extends object>(stateDir: string, reducer: Reduce
     if (e) offsets.set(e.seq, offset);
     return check.next(e, line);
   });
+  if (snap?.ok) snap.snap.close();
   const report = check.report();
   const open = check.open;
   if (!report.first_bad && (open.length > 0 || tail.length > 0)) {
@@ -247,14 +249,19 @@ export function checkJournal<S extends object>(stateDir: string, reducer: Reduce
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 
-/** Whether the snapshot's body and index are what the journal folds to at its position. */
-function compareSnapshot(
+/**
+ * Whether every section of the snapshot and its index are what the journal folds to at its position. A
+ * section the snapshot lacks (a slice its build did not have) is not wrong: a process folds that slice
+ * from the journal.
+ */
+function compareSnapshot<S>(
   stateDir: string,
-  h: SnapshotHeader,
-  body: string,
-  folded: string,
+  snap: SnapshotFile,
+  reducer: Reducer<S>,
+  state: S,
   filedSha: string,
 ): NonNullable<VerifyReport['snapshot']> {
+  const h = snap.header;
   const same = (a: string, b: string): boolean => {
     try {
       return canonicalize(JSON.parse(a)) === canonicalize(JSON.parse(b));
@@ -262,7 +269,14 @@ function compareSnapshot(
       return false;
     }
   };
-  if (!same(body, folded)) return { seq: h.seq, ok: false, problem: `its state is not what the journal folds to at event ${h.seq}` };
+  const codec = codecOf(reducer);
+  for (const { name } of codec.list) {
+    if (!snap.place(name)) continue;
+    const got = snap.section(name);
+    if (!got) return { seq: h.seq, ok: false, problem: `its section "${name}" is not what its header signed` };
+    if (!same(got.text, codec.write(state, name)))
+      return { seq: h.seq, ok: false, problem: `its state ("${name}") is not what the journal folds to at event ${h.seq}` };
+  }
   const cover = h.index;
   if (cover && cover.bytes > 0) {
     let onDisk: Buffer;

@@ -17,8 +17,9 @@ import { HolonError } from '../../kernel/errors.ts';
 import { JournalLock } from './lock.ts';
 import type { Entry } from './journalIndex.ts';
 import { buildSnapshot, entryOf, IndexFile } from './journalIndex.ts';
-import type { IndexCover, Position } from './snapshot.ts';
-import { readSnapshot, SNAPSHOT_FILE, stateFields } from './snapshot.ts';
+import { openState } from './lazy.ts';
+import type { IndexCover, Position, SnapshotFile } from './snapshot.ts';
+import { SNAPSHOT_FILE } from './snapshot.ts';
 import type { EventStore, JournalEvent, NewEvent, Reducer, Refusal, Signer, TxOptions, TxResult } from '../store.ts';
 import { describeRefusal, eventLine, linkEvents, ListenedStore, parseEventLine, seal, wouldAdmit } from '../store.ts';
 import type { SealedTx } from '../txChain.ts';
@@ -87,6 +88,8 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   /** Keys whose first event this process folded, at that event's offset: the index file has nothing older. */
   private readonly begunHere = new Map<string, number>();
   private readonly index: IndexFile;
+  /** The snapshot the state was opened from: its sections not read yet are read from it. */
+  private snapshot: SnapshotFile | undefined;
   /** The snapshot being written, if one is. */
   private snapshotting: Promise<void> | undefined;
 
@@ -222,6 +225,7 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
     this.lock.close();
+    this.snapshot?.close();
     this.listening.clear();
   }
 
@@ -407,22 +411,17 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   }
 
   private loadSnapshot(): void {
-    const snap = readSnapshot(this.dir, this.file, stateFields(this.opts.reducer.initial() as object));
-    if (!snap.ok) {
-      if (snap.problem !== 'there is none')
-        this.opts.logger.warn(`journal: the snapshot is not used (${snap.problem}); folding from the start`);
-      return;
-    }
-    try {
-      this.current = this.opts.reducer.deserialize(snap.body);
-    } catch {
-      this.opts.logger.warn('journal: the snapshot is unreadable; folding from the start');
-      this.current = this.opts.reducer.initial();
-      return;
-    }
-    const h = snap.header;
-    this.pos = { offset: h.offset, seq: h.seq, hash: h.hash, legacy: h.legacy === true };
-    this.index.adopt(h.index);
+    const opened = openState(this.dir, this.file, {
+      reducer: this.opts.reducer,
+      key: this.sealKey() ?? this.opts.signer.publicKey,
+      signer: this.opts.signer,
+      warn: (m) => this.opts.logger.warn(m),
+    });
+    if (!opened) return;
+    this.current = opened.state;
+    this.snapshot = opened.snap;
+    this.pos = opened.pos;
+    this.index.adopt(opened.index);
   }
 
   /** Resolves once the snapshot being written, if any, is written (or failed). */

@@ -13,8 +13,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HolonError } from '../../kernel/errors.ts';
 import { acquireFileLock } from './lock.ts';
-import type { IndexCover, Position } from './snapshot.ts';
-import { readSnapshot, stateFields, writeSnapshot } from './snapshot.ts';
+import { codecOf, openState } from './lazy.ts';
+import type { IndexCover, Position, SectionBody } from './snapshot.ts';
+import { writeSnapshot } from './snapshot.ts';
 import type { JournalEvent, Reducer, Signer } from '../store.ts';
 import { describeRefusal, parseEventLine } from '../store.ts';
 import type { SealedTx } from '../txChain.ts';
@@ -237,9 +238,11 @@ export function entryOf(offset: number, e: JournalEvent): Entry {
 
 /**
  * Folds the journal from the last verified snapshot (or its start) up to `at`, files the keys of every
- * event on the way in the index, and signs a new snapshot of both. Skips quietly when another process
- * is doing the same, or has already written one at or after `at`. Returns the index the new snapshot
- * covers, or undefined when it wrote none.
+ * event on the way in the index, and signs a new snapshot of both. Only the sections of the slices the
+ * fold used are written again; the others' bytes are copied from the last snapshot, checked against the
+ * hashes it signed, so a snapshot costs what changed since the last one. Skips quietly when another
+ * process is doing the same, or has already written one at or after `at`. Returns the index the new
+ * snapshot covers, or undefined when it wrote none.
  */
 export async function buildSnapshot<S>(
   dir: string,
@@ -254,38 +257,28 @@ export async function buildSnapshot<S>(
   } catch {
     return undefined;
   }
+  const indexFile = path.join(dir, INDEX_FILE);
+  const opened = openState(dir, journalFile, { reducer, key: signer.publicKey, signer, warn: () => undefined });
   try {
-    const fields = stateFields(reducer.initial() as object);
-    const previous = readSnapshot(dir, journalFile, fields);
-    if (previous.ok && previous.header.seq >= at.seq) return undefined;
-    const indexFile = path.join(dir, INDEX_FILE);
+    if (opened && opened.pos.seq >= at.seq) return undefined;
     let state = reducer.initial();
     let from: Position = { offset: 0, seq: 0, hash: '', legacy: true };
     let cover: IndexCover = { end: 0, bytes: 0, sha256: '' };
     // The index before the last snapshot is never read back here: what the next snapshot signs chains
     // from the hash the last one signed, so a prefix altered on disk fails every later read of it.
-    if (previous.ok && indexLongEnough(indexFile, previous.header.index)) {
-      state = reducer.deserialize(previous.body);
-      from = { offset: previous.header.offset, seq: previous.header.seq, hash: previous.header.hash, legacy: previous.header.legacy };
-      cover = previous.header.index ?? { end: from.offset, bytes: 0, sha256: '' };
+    const previous = opened && indexLongEnough(indexFile, opened.index) ? opened : undefined;
+    if (previous) {
+      state = previous.state;
+      from = { ...previous.pos };
+      cover = previous.index ?? { end: from.offset, bytes: 0, sha256: '' };
     }
     const lines: string[] = [];
     foldRange(journalFile, from, at, signer.publicKey, (tx) => {
-      const refused = reducer.admit?.(
-        state,
-        tx.items.map((x) => x.e),
-        tx.signer,
-      );
-      if (refused)
-        throw new Error(describeRefusal({ ...refused, from: tx.items[0]?.e.seq ?? 0, to: tx.items.at(-1)?.e.seq ?? 0, signer: tx.signer }));
-      reducer.sealed?.(state, tx.signer);
-      for (const { e, offset } of tx.items) {
-        for (const k of reducer.keys?.(state, e) ?? []) lines.push(indexLine(offset, e, k.key));
-        reducer.apply(state, e);
-        from.seq = e.seq;
-        from.hash = e.hash;
-        if (e.tx) from.legacy = false;
-      }
+      foldTx(reducer, state, tx, (offset, e, key) => lines.push(indexLine(offset, e, key)));
+      const last = tx.items.at(-1)!.e;
+      from.seq = last.seq;
+      from.hash = last.hash;
+      if (tx.items.some((x) => x.e.tx)) from.legacy = false;
     });
     // Entries past the covered length were written by a job that died before its snapshot: dropped.
     const segment = lines.length > 0 ? Buffer.from(`${lines.join('')}${SEGMENT_END}`) : Buffer.alloc(0);
@@ -302,17 +295,54 @@ export async function buildSnapshot<S>(
       bytes: cover.bytes + segment.length,
       sha256: segment.length > 0 ? chainNext(cover.sha256, segment) : cover.sha256,
     };
-    writeSnapshot(
-      dir,
-      { offset: at.offset, seq: from.seq, hash: from.hash, legacy: from.legacy },
-      reducer.serialize(state),
-      signer,
-      next,
-      fields,
-    );
+    const sections: SectionBody[] = codecOf(reducer).list.map(({ name, version }) => {
+      const place = previous && !previous.loaded.has(name) ? previous.snap.place(name) : undefined;
+      return place
+        ? { name, version: place.version, from: previous!.snap, place }
+        : { name, version, text: codecOf(reducer).write(state, name) };
+    });
+    const pos = { offset: at.offset, seq: from.seq, hash: from.hash, legacy: from.legacy };
+    try {
+      writeSnapshot(dir, pos, sections, signer, next);
+    } catch {
+      // A section to copy is not what the last snapshot signed: every section is written from the state
+      // instead (reading that one folds it from the journal, see lazy.ts).
+      writeSnapshot(
+        dir,
+        pos,
+        codecOf(reducer).list.map(({ name, version }) => ({ name, version, text: codecOf(reducer).write(state, name) })),
+        signer,
+        next,
+      );
+    }
     return next;
   } finally {
+    opened?.snap.close();
     release();
+  }
+}
+
+/**
+ * Folds one admitted transaction into `state`, telling `file` each key an event is filed under; throws
+ * when the fold does not admit it (what verify would refuse).
+ */
+export function foldTx<S>(
+  reducer: Reducer<S>,
+  state: S,
+  tx: SealedTx<{ e: JournalEvent; offset: number }>,
+  file?: (offset: number, e: JournalEvent, key: string) => void,
+): void {
+  const refused = reducer.admit?.(
+    state,
+    tx.items.map((x) => x.e),
+    tx.signer,
+  );
+  if (refused)
+    throw new Error(describeRefusal({ ...refused, from: tx.items[0]?.e.seq ?? 0, to: tx.items.at(-1)?.e.seq ?? 0, signer: tx.signer }));
+  reducer.sealed?.(state, tx.signer);
+  for (const { e, offset } of tx.items) {
+    if (file) for (const k of reducer.keys?.(state, e) ?? []) file(offset, e, k.key);
+    reducer.apply(state, e);
   }
 }
 
@@ -357,7 +387,7 @@ export function chainOver(previous: string, buf: Buffer): string | undefined {
  * transaction), one at a time, as the journal itself does: every seal by `key`, the last one's signature
  * checked (the chain makes it cover the ones before).
  */
-function foldRange(
+export function foldRange(
   journalFile: string,
   from: Position,
   to: Position,

@@ -1,0 +1,137 @@
+/**
+ * The snapshot at any size: (k) a fresh `holon mcp` answering tools/list on a ~300k-event world that
+ * uses every toolset (intents, memory versions, mail threads; bench/reads.ts's builder) vs a nearly empty
+ * state of the same shape; (u) the first start after a change of the snapshot's format, at a million
+ * events: the same state with a snapshot of the monolithic format before (v4, migrated at start) vs
+ * with today's. Each start is a new process and a real SDK client over stdio; its peak RSS is the
+ * server's VmHWM.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { holonReducer } from '../src/core/fold/state.ts';
+import { JOURNAL_FILE } from '../src/core/store/file/journal.ts';
+import { INDEX_FILE } from '../src/core/store/file/journalIndex.ts';
+import { openSnapshot, SNAPSHOT_FILE } from '../src/core/store/file/snapshot.ts';
+import { loadOrCreateSigner } from '../src/core/store/keys.ts';
+import { HOLON_BIN, MANDATE } from '../test/helpers.ts';
+import { readSections, writeMonolithic } from '../test/store/snapshotFiles.ts';
+import { PAYER, readsWorld } from './reads.ts';
+import { context, log, n, QUICK, row, side } from './report.ts';
+import { stdioClient } from './world.ts';
+import type { TempDirs } from './world.ts';
+
+/** Records of each kind in the every-toolset world: about 8.5 events each, so ~300k events. */
+const EVERY_TOOLSET = QUICK ? 2_000 : 35_000;
+
+/** The every-toolset world a cold start is measured on (also the editor's journal-open row). */
+export function everyToolsetWorld(dirs: TempDirs, label = 'k-world'): Promise<string> {
+  return readsWorld(dirs, label, EVERY_TOOLSET);
+}
+
+/** The server's peak resident memory, in MB, from /proc (0 where there is none). */
+function peakRssMb(pid: number | null): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** A fresh `holon mcp` for `mandate` on `dir` until it answers tools/list: how long, and its peak RSS. */
+async function coldStart(dir: string, mandate: string): Promise<{ ms: number; rss: number }> {
+  const t0 = performance.now();
+  const { client, close, pid } = await stdioClient(process.execPath, [HOLON_BIN, 'mcp', '--mandate', mandate, '--state', dir]);
+  const tools = await client.listTools();
+  const ms = performance.now() - t0;
+  if (tools.tools.length === 0) throw new Error('the server listed no tools');
+  const rss = peakRssMb(pid());
+  await close();
+  return { ms, rss };
+}
+
+/** (k) cold start to tools/list on the every-toolset world vs a nearly empty one. */
+export async function comparisonK(dirs: TempDirs): Promise<void> {
+  log(`(k) generating the every-toolset world (${EVERY_TOOLSET} records of each kind)`);
+  const world = await everyToolsetWorld(dirs);
+  const empty = await readsWorld(dirs, 'k-empty', 0);
+  const ms: Record<string, number[]> = { world: [], empty: [] };
+  const rss: Record<string, number[]> = { world: [], empty: [] };
+  for (let i = 0; i < n(5, 2); i++) {
+    for (const [name, dir] of i % 2 === 0
+      ? ([
+          ['world', world],
+          ['empty', empty],
+        ] as const)
+      : ([
+          ['empty', empty],
+          ['world', world],
+        ] as const)) {
+      const s = await coldStart(dir, PAYER);
+      ms[name]?.push(s.ms);
+      rss[name]?.push(s.rss);
+    }
+  }
+  row(
+    'k',
+    'holon mcp cold start to tools/list: every-toolset world vs empty',
+    side('tools/list, ~300k events', ms, 'world'),
+    side('tools/list, empty', ms, 'empty'),
+    '≤ 2× and ≤ 200 MB',
+  );
+  const w = context['r_world_k-world'] as { events?: number; snapshot_bytes?: number } | undefined;
+  context['k_cold_start'] = {
+    goal: '≤ 2× empty and ≤ 200 MB peak RSS',
+    events: w?.events,
+    snapshot_bytes: w?.snapshot_bytes,
+    peak_rss_mb: { world: Math.max(...(rss['world'] ?? [])), empty: Math.max(...(rss['empty'] ?? [])) },
+  };
+}
+
+/** Rewrites the snapshot of `dir` in the monolithic format before (v4), signed as the build before would have. */
+function downgrade(dir: string): void {
+  const read = openSnapshot(dir, path.join(dir, JOURNAL_FILE));
+  if (!read.ok) throw new Error(`no snapshot to downgrade: ${read.problem}`);
+  const { header } = read.snap;
+  const state = holonReducer.sections!.lazy((name) => read.snap.section(name)!);
+  writeMonolithic(dir, holonReducer, state, header, header.index, loadOrCreateSigner(dir));
+  read.snap.close();
+}
+
+/** (u) the first start after a format change at 1M events: a v4 snapshot (migrated at start) vs today's. */
+export async function comparisonU(dirs: TempDirs, million: string): Promise<void> {
+  log('(u) first start after a snapshot format change, at 1M events');
+  const copies: Record<string, string> = {};
+  for (const name of ['v4', 'now']) {
+    const dir = dirs.make(`u-${name}`);
+    for (const f of [JOURNAL_FILE, INDEX_FILE, SNAPSHOT_FILE, 'keys'])
+      fs.cpSync(path.join(million, f), path.join(dir, f), { recursive: true });
+    copies[name] = dir;
+  }
+  const v4Bytes: number[] = [];
+  const ms: Record<string, number[]> = { v4: [], now: [] };
+  const rss: Record<string, number[]> = { v4: [], now: [] };
+  for (let i = 0; i < n(3, 1); i++) {
+    downgrade(copies['v4']!);
+    v4Bytes.push(fs.statSync(path.join(copies['v4']!, SNAPSHOT_FILE)).size);
+    for (const name of i % 2 === 0 ? ['v4', 'now'] : ['now', 'v4']) {
+      const s = await coldStart(copies[name]!, MANDATE);
+      ms[name]?.push(s.ms);
+      rss[name]?.push(s.rss);
+    }
+    if (readSections(copies['v4']!).header.version !== 5) throw new Error('the v4 snapshot was not migrated at start');
+  }
+  row(
+    'u',
+    'first start after a snapshot format change at 1M events: v4 snapshot vs current',
+    side('tools/list, v4 snapshot', ms, 'v4'),
+    side('tools/list, current snapshot', ms, 'now'),
+    'for info (≤ 10 s, ≤ 500 MB)',
+  );
+  context['u_upgrade_1M'] = {
+    goal: '≤ 10 s and ≤ 500 MB peak RSS',
+    v4_snapshot_bytes: v4Bytes[0],
+    max_ms: Math.round(Math.max(...(ms['v4'] ?? []))),
+    peak_rss_mb: { v4: Math.max(...(rss['v4'] ?? [])), now: Math.max(...(rss['now'] ?? [])) },
+  };
+}
