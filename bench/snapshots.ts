@@ -25,7 +25,7 @@ const EVERY_TOOLSET = QUICK ? 2_000 : 35_000;
 
 /** The every-toolset world a cold start is measured on (also the editor's journal-open row). */
 export function everyToolsetWorld(dirs: TempDirs, label = 'k-world'): Promise<string> {
-  return readsWorld(dirs, label, EVERY_TOOLSET);
+  return readsWorld(dirs, label, EVERY_TOOLSET).then((w) => w.dir);
 }
 
 /** The server's peak resident memory, in MB, from /proc (0 where there is none). */

@@ -85,7 +85,7 @@ function spoil(dir: string, name: string): void {
 let world = '';
 let truth = '';
 before(async () => {
-  world = await readsWorld(dirs, 'sections', 120);
+  world = (await readsWorld(dirs, 'sections', 120)).dir;
   truth = folded(world);
 });
 
