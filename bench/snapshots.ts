@@ -54,7 +54,7 @@ async function coldStart(dir: string, mandate: string): Promise<{ ms: number; rs
 export async function comparisonK(dirs: TempDirs): Promise<void> {
   log(`(k) generating the every-toolset world (${EVERY_TOOLSET} records of each kind)`);
   const world = await everyToolsetWorld(dirs);
-  const empty = await readsWorld(dirs, 'k-empty', 0);
+  const empty = (await readsWorld(dirs, 'k-empty', 0)).dir;
   const ms: Record<string, number[]> = { world: [], empty: [] };
   const rss: Record<string, number[]> = { world: [], empty: [] };
   for (let i = 0; i < n(5, 2); i++) {
