@@ -205,15 +205,25 @@ export async function comparisonF(dirs: TempDirs, seeded: (label: string) => Pro
 }
 
 /** (g) activate() of the built extension at 1M events vs an empty state, each in a fresh process. */
+/** What one activation in a fresh process took (bench/activateProbe.cjs): ms, and the thread's longest stall while the journal opened. */
+export interface Activation {
+  require_ms: number;
+  activate_ms: number;
+  loaded_ms: number;
+  longest_stall_ms: number;
+}
+
+/** The built extension activated on `dir` in a fresh process, until its journal has loaded. */
+export function activateProbe(dir: string): Activation {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bench', 'activateProbe.cjs'), ROOT, dir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`activate probe failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Activation;
+}
+
 export async function comparisonG(dirs: TempDirs, million: string): Promise<void> {
   log('(g) activate() in fresh processes, at 1M events vs an empty state');
   const empty = dirs.make('g-empty');
-  const probe = path.join(ROOT, 'bench', 'activateProbe.cjs');
-  const once = (dir: string): { require_ms: number; activate_ms: number; loaded_ms: number } => {
-    const r = spawnSync(process.execPath, [probe, ROOT, dir], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`activate probe failed: ${r.stderr}`);
-    return JSON.parse(r.stdout) as { require_ms: number; activate_ms: number; loaded_ms: number };
-  };
+  const once = activateProbe;
   const s: Record<string, number[]> = { empty: [], million: [], requireEmpty: [], loadedEmpty: [], loadedMillion: [] };
   const rounds = n(15, 3);
   for (let i = 0; i < rounds; i++) {

@@ -4,6 +4,8 @@ import type { EventStore } from './store/store.ts';
 import type { FileJournal } from './store/file/journal.ts';
 import type { WorkerSpec } from './store/file/worker.ts';
 import { runWorker } from './store/file/worker.ts';
+import { JOURNAL_FILE } from './store/file/journal.ts';
+import { openSnapshot } from './store/file/snapshot.ts';
 import type { OpenOptions, StoreFold } from './store/open.ts';
 import { openJournalAt, openStoreAt } from './store/open.ts';
 import { thisProcess } from './store/owner.ts';
@@ -45,6 +47,46 @@ export function journalWorker(): WorkerSpec {
   if (fs.existsSync(bundled)) return { file: bundled };
   const source = path.join(__dirname, 'journalWorker.ts');
   return { eval: `require('tsx/cjs'); require(${JSON.stringify(source)});` };
+}
+
+/**
+ * Journal a process would fold itself at open beyond which the fold is done in the worker first: about a
+ * thousand events, some milliseconds of a thread that others wait on.
+ */
+const FOLD_HERE_BYTES = 1 << 20;
+
+/** How many bytes of the journal in `dir` an open would fold itself: past a usable snapshot, else all of it. */
+export function unfoldedBytes(dir: string): number {
+  const journal = path.join(dir, JOURNAL_FILE);
+  let size: number;
+  try {
+    size = fs.statSync(journal).size;
+  } catch {
+    return 0;
+  }
+  const read = openSnapshot(dir, journal);
+  if (!read.ok) return size;
+  read.snap.close();
+  return Math.max(0, size - read.snap.header.offset);
+}
+
+/**
+ * The store, as openStore gives it, for a thread that must not wait on the journal (the extension host,
+ * where every other extension waits too): when an open would fold more than a little of it (no snapshot
+ * yet, one from before an upgrade, a long way behind), the journal's worker first folds it to its end
+ * and writes the snapshot there, so the open here reads a header and a short tail. If the worker cannot,
+ * the open folds as it always did.
+ */
+export async function openStoreOffThread(
+  dir: string,
+  options: OpenStateOptions & { store?: string | undefined },
+): Promise<EventStore<HolonState>> {
+  if (options.store === undefined && unfoldedBytes(dir) > FOLD_HERE_BYTES) {
+    await runWorker(journalWorker(), { job: 'snapshot', dir: path.resolve(dir), at: 'end' }).catch((err: unknown) =>
+      options.logger.warn(`journal: the worker could not fold the journal ahead of the open (${(err as Error).message}); folding it here`),
+    );
+  }
+  return openStore(dir, options);
 }
 
 /** `holon verify` in a worker thread, for a process whose event loop must not wait for it (the editor). */

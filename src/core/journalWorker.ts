@@ -12,8 +12,8 @@ import type { Position } from './store/file/snapshot.ts';
 import { holonReducer } from './fold/state.ts';
 import { verifyJournal } from './verify.ts';
 
-/** A job for the worker. */
-export type JournalJob = { job: 'snapshot'; dir: string; at: Position } | { job: 'verify'; dir: string };
+/** A job for the worker: a snapshot at a position, or at the journal's last whole transaction (`'end'`); or the offline check. */
+export type JournalJob = { job: 'snapshot'; dir: string; at: Position | 'end' } | { job: 'verify'; dir: string };
 
 const job = workerData as JournalJob;
 const run = async (): Promise<unknown> =>

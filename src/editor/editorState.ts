@@ -6,7 +6,7 @@ import type { AskHuman } from '../core/decisions/asserted.ts';
 import { humanStore } from '../core/decisions/asserted.ts';
 import type { HeldClock, Logger } from '../core/kernel/deps.ts';
 import { holdableClock } from '../core/kernel/deps.ts';
-import { openStore } from '../core/holon.ts';
+import { openStoreOffThread } from '../core/holon.ts';
 import { lazySigner } from '../core/store/keys.ts';
 import { recoverOrphanedHolds } from '../core/money/spend.ts';
 import type { HolonState } from '../core/fold/state.ts';
@@ -54,9 +54,11 @@ function chooseStore(): StoreChoice {
  * `selected`) — never in a workspace file or the state folder, which an agent can write.
  *
  * The store is opened after activation returns, so that activating costs the same whatever the journal's
- * size (and loads no PostgreSQL client); until then the state is empty, and `onDidChange` fires once it
- * has loaded. When the team store's setting or password changes, `reopen` closes it and opens the one
- * chosen now. A team store that cannot be opened is a failure shown to the human, never a quiet fall
+ * size (and loads no PostgreSQL client); a journal that would take more than a moment to fold is folded
+ * in the journal's worker first (openStoreOffThread), so the extension host's thread, which every other
+ * extension shares, never waits on it. Until then the state is empty (the view says it is opening),
+ * and `onDidChange` fires once it has loaded. When the team store's setting or password changes, `reopen`
+ * closes it and opens the one chosen now. A team store that cannot be opened is a failure shown to the human, never a quiet fall
  * back to the local journal: two ledgers would each hold half of the team's spending.
  *
  * Every command, panel and view writes through `store()`, which asks the human's passkey, on its page,
@@ -184,7 +186,7 @@ export class EditorState implements vscode.Disposable {
       const password = team ? await this.context.secrets.get(team.secretKey) : undefined;
       this.passwordKept = password !== undefined && password !== '';
       const url = team ? withPassword(team.url, password) : undefined;
-      const real = await openStore(this.dir, { clock: this.clock, logger: this.logger, store: url });
+      const real = await openStoreOffThread(this.dir, { clock: this.clock, logger: this.logger, store: url });
       if (generation !== this.generation || this.disposed) {
         // A newer choice was made while this one opened: what waited for this store gets that one.
         real.close();

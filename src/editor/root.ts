@@ -28,6 +28,8 @@ export interface HolonApi {
   stateDir: string;
   /** Which store the ledger is in now: this workspace's journal, or the team store of `holon.store`. */
   storeInUse(): StoreInUse;
+  /** Resolves once the ledger has loaded (rejects when the chosen store cannot be opened). */
+  loaded(): Promise<void>;
 }
 
 export function activateHolon(context: vscode.ExtensionContext): { disposable: vscode.Disposable; api: HolonApi } {
@@ -79,5 +81,8 @@ export function activateHolon(context: vscode.ExtensionContext): { disposable: v
   const disposable = new vscode.Disposable(() => {
     for (const d of disposables.reverse()) d.dispose();
   });
-  return { disposable, api: { stateDir: state.dir, storeInUse: () => state.storeInUse } };
+  return {
+    disposable,
+    api: { stateDir: state.dir, storeInUse: () => state.storeInUse, loaded: () => state.store().then(() => undefined) },
+  };
 }

@@ -237,7 +237,8 @@ export function entryOf(offset: number, e: JournalEvent): Entry {
 }
 
 /**
- * Folds the journal from the last verified snapshot (or its start) up to `at`, files the keys of every
+ * Folds the journal from the last verified snapshot (or its start) up to `at` (`'end'`: its last whole
+ * transaction, for an open that must not fold on its caller's thread), files the keys of every
  * event on the way in the index, and signs a new snapshot of both. Only the sections of the slices the
  * fold used are written again; the others' bytes are copied from the last snapshot, checked against the
  * hashes it signed, so a snapshot costs what changed since the last one. Skips quietly when another
@@ -248,7 +249,7 @@ export async function buildSnapshot<S>(
   dir: string,
   journalFile: string,
   reducer: Reducer<S>,
-  at: Position,
+  at: Position | 'end',
   signer: Signer,
 ): Promise<IndexCover | undefined> {
   let release: () => void;
@@ -260,7 +261,7 @@ export async function buildSnapshot<S>(
   const indexFile = path.join(dir, INDEX_FILE);
   const opened = openState(dir, journalFile, { reducer, key: signer.publicKey, signer, warn: () => undefined });
   try {
-    if (opened && opened.pos.seq >= at.seq) return undefined;
+    if (opened && at !== 'end' && opened.pos.seq >= at.seq) return undefined;
     let state = reducer.initial();
     let from: Position = { offset: 0, seq: 0, hash: '', legacy: true };
     let cover: IndexCover = { end: 0, bytes: 0, sha256: '' };
@@ -273,13 +274,16 @@ export async function buildSnapshot<S>(
       cover = previous.index ?? { end: from.offset, bytes: 0, sha256: '' };
     }
     const lines: string[] = [];
-    foldRange(journalFile, from, at, signer.publicKey, (tx) => {
+    const start = from.seq;
+    const reached = foldRange(journalFile, from, at, signer.publicKey, (tx) => {
       foldTx(reducer, state, tx, (offset, e, key) => lines.push(indexLine(offset, e, key)));
       const last = tx.items.at(-1)!.e;
       from.seq = last.seq;
       from.hash = last.hash;
       if (tx.items.some((x) => x.e.tx)) from.legacy = false;
     });
+    // Caught up already: a snapshot at the end is the one there.
+    if (at === 'end' && from.seq === start) return undefined;
     // Entries past the covered length were written by a job that died before its snapshot: dropped.
     const segment = lines.length > 0 ? Buffer.from(`${lines.join('')}${SEGMENT_END}`) : Buffer.alloc(0);
     const fd = fs.openSync(indexFile, fs.existsSync(indexFile) ? 'r+' : 'w+', 0o600);
@@ -291,7 +295,7 @@ export async function buildSnapshot<S>(
       fs.closeSync(fd);
     }
     const next: IndexCover = {
-      end: at.offset,
+      end: reached.offset,
       bytes: cover.bytes + segment.length,
       sha256: segment.length > 0 ? chainNext(cover.sha256, segment) : cover.sha256,
     };
@@ -301,7 +305,7 @@ export async function buildSnapshot<S>(
         ? { name, version: place.version, from: previous!.snap, place }
         : { name, version, text: codecOf(reducer).write(state, name) };
     });
-    const pos = { offset: at.offset, seq: from.seq, hash: from.hash, legacy: from.legacy };
+    const pos = { offset: reached.offset, seq: from.seq, hash: from.hash, legacy: from.legacy };
     try {
       writeSnapshot(dir, pos, sections, signer, next);
     } catch {
@@ -384,19 +388,21 @@ export function chainOver(previous: string, buf: Buffer): string | undefined {
 
 /**
  * Reads and checks the journal's transactions from `from` to `to` (offsets, each just after a whole
- * transaction), one at a time, as the journal itself does: every seal by `key`, the last one's signature
- * checked (the chain makes it cover the ones before).
+ * transaction), or to the last whole one in the file (`'end'`), one at a time, as the journal itself
+ * does: every seal by `key`, the last one's signature checked (the chain makes it cover the ones
+ * before). Returns the position just after the last transaction read.
  */
 export function foldRange(
   journalFile: string,
   from: Position,
-  to: Position,
+  to: Position | 'end',
   key: string,
   each: (tx: SealedTx<{ e: JournalEvent; offset: number }>) => void,
-): void {
+): Position {
   const chain = new TxChain<{ e: JournalEvent; offset: number }>({ seq: from.seq, hash: from.hash, legacy: from.legacy });
   let last: SealedTx<{ e: JournalEvent; offset: number }> | undefined;
-  const { end } = scanLines(journalFile, from.offset, to.offset, (line, offset) => {
+  const reached: Position = { ...from };
+  const { end } = scanLines(journalFile, from.offset, to === 'end' ? undefined : to.offset, (line, offset) => {
     const e = parseEventLine(line);
     const step = e ? chain.push({ e, offset }) : { broken: 'not a whole event' };
     if ('broken' in step) throw new Error(`line ${chain.seq + 1}: ${step.broken}`);
@@ -405,12 +411,20 @@ export function foldRange(
       if (done.signer !== key) throw new Error(`line ${e!.seq}: sealed by a key that is not this installation's`);
       each(done);
       last = done;
+      // A seal ends its transaction on its own line: what follows is the next one's, or a writer's still open.
+      Object.assign(reached, {
+        offset: offset + Buffer.byteLength(line) + 1,
+        seq: chain.seq,
+        hash: chain.prev,
+        legacy: reached.legacy && !done.items.some((x) => x.e.tx),
+      });
     }
     return true;
   });
   if (last && !last.verify()) throw new Error("a seal's signature does not verify (the journal was rewritten)");
-  if (end !== to.offset || chain.seq !== to.seq || chain.prev !== to.hash || chain.open.length > 0)
+  if (to !== 'end' && (end !== to.offset || chain.seq !== to.seq || chain.prev !== to.hash || chain.open.length > 0))
     throw new Error(`the journal at byte ${to.offset} is not the end of event ${to.seq}'s transaction`);
+  return reached;
 }
 
 /**
