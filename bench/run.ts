@@ -193,7 +193,7 @@ async function comparisonA(dirs: TempDirs, closers: (() => Promise<void>)[]): Pr
     plan(30),
   );
   const holonStd = side('call_agent, holon mcp (stdio)', st, 'holon');
-  row('a.p', 'paid call_agent vs its floor (echo round trip + the agent directly + 1 durable append), stdio', holonStd, side('echo + agent + 1 append+fdatasync (both lines)', st, 'floor'), '≤ 1.25×');
+  row('a.p', 'paid call_agent vs its floor (echo round trip + the agent directly + 1 durable append), stdio', holonStd, side('echo + agent + 1 append+fdatasync (both lines)', st, 'floor'), '≤ 1.5×');
   row('a.ii', 'call_agent vs echo tool, stdio', holonStd, side('echo tool, stdio', st, 'echo'));
   row('a.ii.f2', 'call_agent stdio vs 2 durable appends', holonStd, side('2 appends+fsync', st, 'floor2'));
   row('a.ii.ag', 'call_agent stdio vs the agent alone (context)', holonStd, side('agent direct, stdio', st, 'agent'));

@@ -116,11 +116,17 @@ export const holonReducer: Reducer<HolonState> = {
     for (const e of upcast(state, event)) combined.apply(state, e);
   },
   // Keys are computed on today's shapes, and filed under the offset of the event that was written.
+  // Called for every event folded: a key named twice is merged in a short list, with no map or copies.
   keys: (state: HolonState, event: JournalEvent) => {
-    const out = new Map<string, FiledKey>();
-    for (const e of upcast(state, event))
-      for (const k of combined.keys!(state, e)) out.set(k.key, { ...k, first: Boolean(k.first || out.get(k.key)?.first) });
-    return [...out.values()];
+    const out: FiledKey[] = [];
+    for (const e of upcast(state, event)) {
+      for (const k of combined.keys!(state, e)) {
+        const i = out.findIndex((o) => o.key === k.key);
+        if (i < 0) out.push({ key: k.key, first: Boolean(k.first) });
+        else if (k.first) out[i] = { key: k.key, first: true };
+      }
+    }
+    return out;
   },
 };
 

@@ -99,21 +99,38 @@ export function canonicalJson(v: unknown): string {
     return out + ']';
   }
   const o = v as Record<string, unknown>;
-  // UTF-16 code unit order, RFC 8785's, is what sort() compares by.
-  const keys = Object.keys(o)
-    .filter((k) => o[k] !== undefined)
-    .sort();
+  // UTF-16 code unit order, RFC 8785's, is what sort() compares by. A field JSON leaves out (undefined)
+  // is skipped as it comes, rather than filtered into another array first.
+  const keys = Object.keys(o).sort();
   out = '{';
+  let next = false;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i] as string;
-    out += `${i > 0 ? ',' : ''}${JSON.stringify(k)}:${canonicalJson(o[k])}`;
+    const x = o[k];
+    if (x === undefined) continue;
+    if (next) out += ',';
+    next = true;
+    out += JSON.stringify(k) + ':' + canonicalJson(x);
   }
   return out + '}';
 }
 
-/** The hash that links an event into the chain. */
+/**
+ * The hash that links an event into the chain: of `canonicalJson({seq, time, type, data, prev})`, that
+ * object's text written here in its canonical key order, without building and sorting it per event.
+ */
 export function eventHash(e: Omit<JournalEvent, 'hash'>): string {
-  return hash('sha256', canonicalJson({ seq: e.seq, time: e.time, type: e.type, data: e.data, prev: e.prev }), 'hex');
+  let out = '{';
+  const field = (key: string, v: unknown): void => {
+    if (v === undefined) return;
+    out += (out.length > 1 ? ',"' : '"') + key + '":' + canonicalJson(v);
+  };
+  field('data', e.data);
+  field('prev', e.prev);
+  field('seq', e.seq);
+  field('time', e.time);
+  field('type', e.type);
+  return hash('sha256', out + '}', 'hex');
 }
 
 /** A new event linked into the chain, with its data's JSON text: what its line or row holds. */
@@ -135,8 +152,8 @@ export function linkEvents(events: readonly NewEvent[], after: { seq: number; ha
   for (const n of events) {
     seq += 1;
     const dataJson = storedJson(n.data);
-    const base = { seq, time, type: n.type, data: JSON.parse(dataJson) as unknown, prev };
-    const e: JournalEvent = { ...base, hash: eventHash(base) };
+    const e: JournalEvent = { seq, time, type: n.type, data: JSON.parse(dataJson) as unknown, prev, hash: '' };
+    e.hash = eventHash(e);
     out.push({ e, dataJson });
     prev = e.hash;
   }
