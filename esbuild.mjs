@@ -132,15 +132,18 @@ const oneCopy = {
 };
 
 /**
- * dist/holon.js: the CLI when run (`node dist/holon.js …`, the `holon` of the editor's terminals), and, when
- * the extension requires it, the map of the LAZY modules, each evaluated when first asked for (the wallet's
- * crypto does not load zod, nor the reverse) and the CLI not started. Everything is bundled once, and both
- * ways run the same code.
+ * dist/holon.js: the CLI when run (`node dist/holon.js …`, the `holon` of the editor's terminals); the
+ * journal's worker when a worker thread is started on it with a job (snapshots, verify: for both the CLI
+ * and the extension, so the package carries no third copy of the fold); and, when the extension requires
+ * it, the map of the LAZY modules, each evaluated when first asked for (the wallet's crypto does not load
+ * zod, nor the reverse) and the CLI not started. Everything is bundled once, and every way runs the same code.
  */
 const holonEntry = {
   contents:
     `exports.modules = { ${LAZY.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(`./${f}`)}); }`).join(', ')} };\n` +
-    "if (require.main === module) require('./src/cli/main.ts');\n",
+    "const thread = require('node:worker_threads');\n" +
+    "if (!thread.isMainThread && thread.workerData && thread.workerData.job) require('./src/core/journalWorker.ts');\n" +
+    "else if (require.main === module) require('./src/cli/main.ts');\n",
   resolveDir: process.cwd(),
   sourcefile: 'holon.js',
   loader: 'js',
@@ -212,15 +215,6 @@ const targets = [
     // The demo's virtual human drives Chromium with the repository's playwright-core; the CLI carries none of it.
     external: [PG_NATIVE, 'playwright-core'],
     plugins: [besideSdk, noStatusLists],
-  },
-  // The journal's worker thread (snapshots, verify), beside both bundles that open a journal (holon.js and extension.js).
-  {
-    ...base,
-    entryPoints: ['src/core/journalWorker.ts'],
-    outfile: 'dist/journalWorker.js',
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
   },
   {
     ...base,

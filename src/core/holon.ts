@@ -39,11 +39,11 @@ export function openStore(dir: string, options: OpenStateOptions & { store?: str
 }
 
 /**
- * The journal worker's script: beside the bundle that runs (dist/journalWorker.js), or, run from the
- * sources, the TypeScript module through tsx.
+ * The journal worker's script: dist/holon.js, beside the bundle that runs (it runs journalWorker.ts when
+ * started as a worker with a job), or, run from the sources, the TypeScript module through tsx.
  */
 export function journalWorker(): WorkerSpec {
-  const bundled = path.join(__dirname, 'journalWorker.js');
+  const bundled = path.join(__dirname, 'holon.js');
   if (fs.existsSync(bundled)) return { file: bundled };
   const source = path.join(__dirname, 'journalWorker.ts');
   return { eval: `require('tsx/cjs'); require(${JSON.stringify(source)});` };

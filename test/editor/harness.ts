@@ -292,7 +292,7 @@ export const VSIX_ALLOWED = [
   /^extension\/readme\.md$/i,
   /^extension\/changelog\.md$/i,
   /^extension\/LICENSE(\.(md|txt))?$/i,
-  /^extension\/dist\/(extension|holon|sdk|journalWorker)\.js$/,
+  /^extension\/dist\/(extension|holon|sdk)\.js$/,
   /^extension\/dist\/webview\/[\w-]+\.js$/,
   /^extension\/dist\/apps\/holon\.html$/,
   /^extension\/dist\/examples\//,
