@@ -5,8 +5,9 @@
  * events in the same SQL transaction, so two processes can never both write what they decided on the
  * same state. One that may run again is decided first, without the lock, and sent with it in one query
  * (append.ts): should another process have written first, nothing is inserted, and it decides again on
- * the rows it missed, which that query read. Other processes' events arrive by LISTEN/NOTIFY (sent in the inserting transaction, so only once it commits),
- * with a short poll as the fallback after a lost connection. `pg` is loaded only when a store is opened.
+ * the rows it missed, which that query read. Other processes' events arrive by LISTEN/NOTIFY (sent in
+ * the inserting transaction, so only once it commits), with a short poll as the fallback after a lost
+ * connection. `pg` is loaded only when a store is opened.
  *
  * Anyone with the member role's password can INSERT rows, so nothing a row says is believed for
  * itself. The table's own trigger (see `schemaStatements`) keeps its shape: every row takes the append
