@@ -411,9 +411,13 @@ export class FileJournal<S> extends ListenedStore implements EventStore<S> {
   }
 
   private loadSnapshot(): void {
+    // No key to seal with, no snapshot it signed; and asking the signer for one would create the state
+    // folder, which a command refused for bad input must leave as it was.
+    const key = this.sealKey();
+    if (key === undefined) return;
     const opened = openState(this.dir, this.file, {
       reducer: this.opts.reducer,
-      key: this.sealKey() ?? this.opts.signer.publicKey,
+      key,
       signer: this.opts.signer,
       warn: (m) => this.opts.logger.warn(m),
     });
