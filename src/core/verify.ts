@@ -7,7 +7,7 @@ import { holonReducer } from './fold/state.ts';
 import type { PasskeyCredential } from './passkey/types.ts';
 import type { KeyUse } from './rails/delegation/accountKeys.ts';
 import { JOURNAL_FILE } from './store/file/journal.ts';
-import { scanLines } from './store/file/journalIndex.ts';
+import { scanLines } from './store/file/foldRange.ts';
 import { parseEventLine } from './store/store.ts';
 import type { VerifyReport } from './store/verify.ts';
 import { checkJournal } from './store/verify.ts';

@@ -6,7 +6,7 @@
  * folded from the journal up to the snapshot's position instead, so no wrong value is ever returned.
  */
 import type { Reducer, SectionCodec, SectionSource, Signer } from '../store.ts';
-import { foldRange, foldTx } from './journalIndex.ts';
+import { foldRange, foldTx } from './foldRange.ts';
 import { migrateMonolithic } from './migrate.ts';
 import type { IndexCover, Position, SnapshotFile } from './snapshot.ts';
 import { MONOLITHIC_VERSION, openSnapshot } from './snapshot.ts';

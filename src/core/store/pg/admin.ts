@@ -12,7 +12,7 @@ import type { Logger } from '../../kernel/deps.ts';
 import { systemClock } from '../../kernel/deps.ts';
 import { HolonError } from '../../kernel/errors.ts';
 import { JOURNAL_FILE } from '../file/journal.ts';
-import { scanLines } from '../file/journalIndex.ts';
+import { scanLines } from '../file/foldRange.ts';
 import { JournalLock } from '../file/lock.ts';
 import { installationPublicKey, lazySigner } from '../keys.ts';
 import { CONNECT_TIMEOUT_MS } from './connection.ts';
