@@ -89,9 +89,15 @@ export async function holon(args: string[], options: { env?: Record<string, stri
   });
 }
 
+/** `args` with `--state DIR`: before a `--`, after which every word is a positional (an id that begins with '-'). */
+function onState(args: string[], state: string): string[] {
+  const end = args.indexOf('--');
+  return end < 0 ? [...args, '--state', state] : [...args.slice(0, end), '--state', state, ...args.slice(end)];
+}
+
 /** Runs `holon ARGS… --state DIR`. */
 export function holonIn(state: string, args: string[]): Promise<Run> {
-  return holon([...args, '--state', state]);
+  return holon(onState(args, state));
 }
 
 /** Runs `holon ARGS… --state DIR --json`, requires exit 0 and returns the parsed JSON. */
@@ -373,7 +379,7 @@ export interface PageCommand {
  * browser, on the URLs the command prints).
  */
 export function atPage(state: string, args: string[], env: Record<string, string> = {}): PageCommand {
-  const child = spawn(process.execPath, [HOLON_BIN, ...args, '--state', state], {
+  const child = spawn(process.execPath, [HOLON_BIN, ...onState(args, state)], {
     cwd: os.tmpdir(),
     env: cleanEnv({ HOLON_NO_BROWSER: '1', ...env }),
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -450,7 +456,7 @@ export async function decidedAt(
  * types into it with `type`; `stop` ends it and waits until it closed.
  */
 export async function waitingOnPageInPty(state: string, args: string[]): Promise<{ type(text: string): void; stop(): Promise<void> }> {
-  const pty = spawn('script', ['-qec', [process.execPath, HOLON_BIN, ...args, '--state', state].join(' '), '/dev/null'], {
+  const pty = spawn('script', ['-qec', [process.execPath, HOLON_BIN, ...onState(args, state)].join(' '), '/dev/null'], {
     cwd: os.tmpdir(),
     env: cleanEnv({ TERM: 'dumb', HOLON_NO_BROWSER: '1' }),
     stdio: ['pipe', 'pipe', 'pipe'],
