@@ -23,6 +23,7 @@ const context = {
   globalStorageUri: { fsPath: global, path: global, scheme: 'file' },
   asAbsolutePath: (p) => path.join(root, p),
   workspaceState: { get: (k) => memento.get(k), update: async (k, v) => void memento.set(k, v), keys: () => [...memento.keys()] },
+  globalState: { get: (k) => memento.get(`global:${k}`), update: async (k, v) => void memento.set(`global:${k}`, v), keys: () => [], setKeysForSync() {} },
   environmentVariableCollection: { replace() {}, prepend() {}, append() {}, get() { return undefined; } },
   secrets: { get: async () => undefined, store: async () => {}, delete: async () => {}, onDidChange: () => ({ dispose() {} }) },
 };
