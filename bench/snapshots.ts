@@ -51,6 +51,22 @@ async function coldStart(dir: string, mandate: string): Promise<{ ms: number; rs
   return { ms, rss };
 }
 
+/** One round of cold starts, one per state, in an order that alternates with the round; each time and peak RSS by name. */
+async function startsInTurn(
+  states: Record<string, string>,
+  round: number,
+  mandate: string,
+  ms: Record<string, number[]>,
+  rss: Record<string, number[]>,
+): Promise<void> {
+  const names = Object.keys(states);
+  for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+    const s = await coldStart(states[name]!, mandate);
+    ms[name]?.push(s.ms);
+    rss[name]?.push(s.rss);
+  }
+}
+
 /** (k) cold start to tools/list on the every-toolset world vs a nearly empty one. */
 export async function comparisonK(dirs: TempDirs): Promise<void> {
   log(`(k) generating the every-toolset world (${EVERY_TOOLSET} records of each kind)`);
@@ -59,19 +75,7 @@ export async function comparisonK(dirs: TempDirs): Promise<void> {
   const ms: Record<string, number[]> = { world: [], empty: [] };
   const rss: Record<string, number[]> = { world: [], empty: [] };
   for (let i = 0; i < n(5, 2); i++) {
-    for (const [name, dir] of i % 2 === 0
-      ? ([
-          ['world', world],
-          ['empty', empty],
-        ] as const)
-      : ([
-          ['empty', empty],
-          ['world', world],
-        ] as const)) {
-      const s = await coldStart(dir, PAYER);
-      ms[name]?.push(s.ms);
-      rss[name]?.push(s.rss);
-    }
+    await startsInTurn({ world, empty }, i, PAYER, ms, rss);
   }
   row(
     'k',
@@ -137,11 +141,7 @@ export async function comparisonU(dirs: TempDirs, million: string): Promise<void
   for (let i = 0; i < n(3, 1); i++) {
     downgrade(copies['v4']!);
     v4Bytes.push(fs.statSync(path.join(copies['v4']!, SNAPSHOT_FILE)).size);
-    for (const name of i % 2 === 0 ? ['v4', 'now'] : ['now', 'v4']) {
-      const s = await coldStart(copies[name]!, MANDATE);
-      ms[name]?.push(s.ms);
-      rss[name]?.push(s.rss);
-    }
+    await startsInTurn({ v4: copies['v4']!, now: copies['now']! }, i, MANDATE, ms, rss);
     if (readSections(copies['v4']!).header.version !== 5) throw new Error('the v4 snapshot was not migrated at start');
   }
   row(
