@@ -67,9 +67,41 @@ const englishOnly = {
  * One copy of the MCP SDK, zod and ajv, in dist/sdk.js: the CLI (holon.js), the lazy schemas and every
  * demo agent require it instead of bundling their own, so the package carries them once.
  */
-const SHARED = /^(@modelcontextprotocol\/sdk\/|@modelcontextprotocol\/ext-apps\/server$|zod($|\/)|ajv$)/;
+const SHARED = /^(@modelcontextprotocol\/(server|client|core|node)(\/stdio)?$|@modelcontextprotocol\/ext-apps\/server$|zod($|\/)|ajv$)/;
 const sources = (dir) => fs.readdirSync(dir, { recursive: true }).filter((f) => /\.(ts|mjs)$/.test(f)).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
-const SHARED_SPECIFIERS = [...new Set([...sources('src'), ...sources('examples/agents')].flatMap((text) => [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]).filter((spec) => SHARED.test(spec))))].sort();
+const SHARED_SOURCES = [...sources('src'), ...sources('examples/agents'), ...sources('examples/sellers')];
+const SHARED_SPECIFIERS = [...new Set(SHARED_SOURCES.flatMap((text) => [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]).filter((spec) => SHARED.test(spec))))].sort();
+
+/**
+ * The MCP packages' names the sources import, by package: sdk.js carries those (and what they use) from
+ * the packages' ES builds, which esbuild can prune, rather than the CommonJS builds whole. The client and
+ * server packages each bundle their own copy of the protocol's core, so whole they would double it.
+ */
+const MCP_PACKAGE = /^@modelcontextprotocol\/((server|client|core|node)(\/stdio)?|ext-apps\/server)$/;
+const MCP_NAMES = new Map();
+for (const text of SHARED_SOURCES) {
+  for (const m of text.matchAll(/^import \{([^}]+)\} from '([^']+)';$/gm)) {
+    if (!MCP_PACKAGE.test(m[2])) continue;
+    const names = m[1].split(',').map((n) => n.trim()).filter((n) => n !== '' && !n.startsWith('type '));
+    MCP_NAMES.set(m[2], new Set([...(MCP_NAMES.get(m[2]) ?? []), ...names.map((n) => n.split(/\s+as\s+/)[0])]));
+  }
+}
+/**
+ * Loads each MCP package of sdk.js as the names the sources use, from its ES build; and both packages'
+ * runtime seam (`_shims`) from src/server/mcpShims.ts, whose validator is the Ajv sdk.js already carries.
+ */
+const mcpNames = {
+  name: 'mcp-names',
+  setup(build) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/(server|client)\/_shims$/ }, () => ({ path: path.resolve('src/server/mcpShims.ts') }));
+    build.onResolve({ filter: /^mcp-names:/ }, (args) => ({ path: args.path.slice('mcp-names:'.length), namespace: 'mcp-names' }));
+    build.onLoad({ filter: /.*/, namespace: 'mcp-names' }, (args) => ({
+      contents: `export { ${[...(MCP_NAMES.get(args.path) ?? [])].sort().join(', ')} } from '${args.path}';`,
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+  },
+};
 
 /** Resolves the shared packages to dist/sdk.js at run time; `sdkPath` is an expression for where it is (never a literal, which esbuild would bundle). */
 function sharedSdk(sdkPath) {
@@ -123,10 +155,28 @@ const PG_NATIVE = 'pg-native';
 const oneCopy = {
   name: 'one-copy',
   setup(build) {
-    build.onResolve({ filter: /^(@modelcontextprotocol\/sdk\/|zod($|\/))/ }, async (args) => {
-      if (args.kind !== 'import-statement' || args.pluginData === 'one-copy' || !/[\\/]@modelcontextprotocol[\\/]ext-apps[\\/]/.test(args.importer)) return undefined;
+    build.onResolve({ filter: /^zod($|\/)/ }, async (args) => {
+      if (args.kind !== 'import-statement' || args.pluginData === 'one-copy' || !/[\\/]@modelcontextprotocol[\\/]/.test(args.importer)) return undefined;
       const r = await build.resolve(args.path, { kind: 'require-call', resolveDir: args.resolveDir, pluginData: 'one-copy' });
       return r.errors.length > 0 ? { errors: r.errors } : { path: r.path };
+    });
+  },
+};
+
+/**
+ * The MCP packages' modules have no side effects on load, but their manifests do not say so: without it,
+ * esbuild keeps every module a package's entry re-exports, used or not (the client's whole Client in a page
+ * that uses only its Protocol).
+ */
+const mcpPure = {
+  name: 'mcp-pure',
+  setup(build) {
+    const inMcp = /[\\/]node_modules[\\/]@modelcontextprotocol[\\/]/;
+    build.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === 'mcp-pure' || !(args.path.startsWith('@modelcontextprotocol/') || inMcp.test(args.importer))) return undefined;
+      const r = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'mcp-pure' });
+      if (r.errors.length > 0) return { errors: r.errors };
+      return inMcp.test(r.path) ? { ...r, sideEffects: false } : r;
     });
   },
 };
@@ -191,10 +241,10 @@ const webviewShared = (() => {
 const targets = [
   {
     ...base,
-    plugins: [oneCopy, englishOnly],
+    plugins: [mcpNames, oneCopy, englishOnly, mcpPure],
     stdin: {
       // Each package is evaluated when first asked for: an agent needs the server, the CLI's fund needs nothing.
-      contents: `export const modules = { ${SHARED_SPECIFIERS.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(f)}); }`).join(', ')} };`,
+      contents: `export const modules = { ${SHARED_SPECIFIERS.map((f) => `get ${JSON.stringify(f)}() { return require(${JSON.stringify(MCP_PACKAGE.test(f) ? `mcp-names:${f}` : f)}); }`).join(', ')} };`,
       resolveDir: process.cwd(),
       sourcefile: 'sdk.ts',
       loader: 'ts',
@@ -348,7 +398,7 @@ function copyExamples() {
  */
 async function buildApps() {
   const out = await esbuild.build({
-    plugins: [englishOnly],
+    plugins: [mcpPure, englishOnly],
     ...base,
     entryPoints: ['src/apps/main.ts'],
     bundle: true,

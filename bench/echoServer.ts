@@ -2,8 +2,8 @@
  * The baseline MCP server: one tool that echoes its arguments, nothing else. Imported for the
  * in-memory baseline; run as a script (`node --import tsx bench/echoServer.ts`) for the stdio one.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /** An McpServer with one tool, `echo`, taking the same arguments as call_agent. */
@@ -13,7 +13,7 @@ export function createEchoServer(): McpServer {
     'echo',
     {
       description: 'Returns its arguments.',
-      inputSchema: { agent: z.string().optional(), capability: z.string().optional(), input: z.record(z.string(), z.unknown()) },
+      inputSchema: z.object({ agent: z.string().optional(), capability: z.string().optional(), input: z.record(z.string(), z.unknown()) }),
     },
     async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }),
   );

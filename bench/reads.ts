@@ -10,7 +10,7 @@
  * (memory: `rememberEvent`; mail: the office's thread), many to one transaction, then folded by
  * `openState` and snapshotted as a server would have.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';

@@ -21,7 +21,7 @@
  *
  * HOLON_BENCH_QUICK=1 runs every comparison with few iterations (to try the bench, not to read it).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -9,7 +9,7 @@
 import * as fs from 'node:fs';
 import nodeFs from 'node:fs';
 import * as path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { generatePrivateKey } from 'viem/accounts';
 import { systemClock, silentLogger } from '../src/core/kernel/deps.ts';
 import { createMandate } from '../src/core/accounts/mandates.ts';

@@ -5,9 +5,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { Clock } from '../src/core/kernel/deps.ts';
 import { silentLogger, systemClock } from '../src/core/kernel/deps.ts';
 import { openState } from '../src/core/holon.ts';

@@ -8,12 +8,9 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import type { RequestOptions, ElicitRequest, ElicitResult } from '@modelcontextprotocol/server';
+import { Client } from '@modelcontextprotocol/client';
 import { addAgent, readCatalog } from '../src/core/market/catalog.ts';
 import { createMandate } from '../src/core/accounts/mandates.ts';
 import { fund } from '../src/core/money/spend.ts';
@@ -137,7 +134,7 @@ export async function connect(
   const client = new Client({ name: 'test-agent', version: '1.0.0' }, { capabilities: options.elicit ? { elicitation: { form: {} } } : {} });
   if (options.elicit) {
     const elicit = options.elicit;
-    client.setRequestHandler(ElicitRequestSchema, async (req) => elicit(req));
+    client.setRequestHandler('elicitation/create', async (req) => elicit(req));
   }
   const [c, s] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(s), client.connect(c)]);
@@ -156,8 +153,12 @@ export const HANG_MS = 10 * 60_000;
  * HANG_MS, not the SDK's 60 s, which a call that starts agent processes can outlast on a busy machine.
  */
 export class PatientClient extends Client {
-  override request<T extends AnySchema>(request: Parameters<Client['request']>[0], resultSchema: T, options?: RequestOptions): Promise<SchemaOutput<T>> {
-    return super.request(request, resultSchema, { timeout: HANG_MS, ...options });
+  // Every request funnels through here (callTool too); the options follow a result schema when one is given.
+  override request(request: Parameters<Client['request']>[0], schemaOrOptions?: unknown, options?: unknown): Promise<never> {
+    const patient = (o: unknown): RequestOptions => ({ timeout: HANG_MS, ...(o as RequestOptions | undefined) });
+    const schema = typeof schemaOrOptions === 'object' && schemaOrOptions !== null && '~standard' in schemaOrOptions;
+    const sent = schema ? super.request(request, schemaOrOptions as never, patient(options)) : super.request(request as never, patient(schemaOrOptions));
+    return sent as Promise<never>;
   }
 }
 

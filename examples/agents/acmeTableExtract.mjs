@@ -5,7 +5,7 @@
 // as text, with value null and number_format "unsupported".
 // Price: 0.02 EUR per call + 0.0038 EUR per page (at most 40 pages).
 
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { findInvoiceTable } from './lib/invoice.mjs';
 import { detectCurrency, looksNumeric, parseAmount } from './lib/numbers.mjs';
@@ -84,7 +84,7 @@ export function createServer() {
       description:
         'Extract the line-item table (columns, rows, totals) of an invoice PDF. English number notation only. ' +
         'Price: 0.02 EUR per call + 0.0038 EUR per page, at most 40 pages.',
-      inputSchema: input,
+      inputSchema: z.object(input),
       outputSchema: toolOutputSchema(output),
     },
     handler(async ({ file }, extra) => {

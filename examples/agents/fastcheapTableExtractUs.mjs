@@ -5,7 +5,7 @@
 // data in the US and may train on it, which the demo mandate does not allow.
 // Price: 0.006 EUR per call, flat.
 
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { findInvoiceTable } from './lib/invoice.mjs';
 import { detectCurrency, looksNumeric, parseAmount } from './lib/numbers.mjs';
@@ -53,7 +53,7 @@ export function createServer() {
     TOOL,
     {
       description: 'Extract an invoice table (grid of strings) and its grand total. English notation. Price: 0.006 EUR per call.',
-      inputSchema: input,
+      inputSchema: z.object(input),
       outputSchema: toolOutputSchema(output),
     },
     handler(async ({ file }, extra) => {

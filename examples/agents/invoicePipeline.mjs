@@ -7,9 +7,8 @@
 // Price: 0.036 EUR per call + 0.01485 EUR per page processed (at most 160),
 // plus the delegated extractions, which Holon bills separately.
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { addDecimals, isDecimal } from './lib/decimal.mjs';
 import {
@@ -72,7 +71,7 @@ export function readExtraction(data) {
 }
 
 function grantOf(extra, count) {
-  const grant = extra?._meta?.[GRANT_META];
+  const grant = extra?.mcpReq?._meta?.[GRANT_META];
   if (!grant || typeof grant.url !== 'string' || typeof grant.token !== 'string') {
     throw new AgentError('no_grant', `this agent delegates table extraction and needs a delegation grant in _meta["${GRANT_META}"]`);
   }
@@ -86,7 +85,7 @@ function grantOf(extra, count) {
 }
 
 export async function processInvoices(files, extra) {
-  const map = extra?._meta?.[FILES_META];
+  const map = extra?.mcpReq?._meta?.[FILES_META];
   if (map && typeof map === 'object') {
     const missing = files.filter((file) => typeof map[file] !== 'string');
     if (missing.length > 0) throw new AgentError('unreadable_file', `no file was provided for ${missing.join(', ')}`);
@@ -163,7 +162,7 @@ export function createServer() {
         'Add up the totals of 1 to 4 invoice PDFs: one extraction.table agent is hired per file through the Holon ' +
         'delegation grant, and the totals are summed exactly. Price: 0.036 EUR per call + 0.01485 EUR per page ' +
         '(at most 160), plus the delegated extractions.',
-      inputSchema: input,
+      inputSchema: z.object(input),
       outputSchema: toolOutputSchema(output),
     },
     handler(async ({ files }, extra) => {

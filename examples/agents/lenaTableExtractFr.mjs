@@ -5,7 +5,7 @@
 // decimal string, plus the invoice total in `invoice_total`.
 // Price: 0.035 EUR per call, flat.
 
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { findInvoiceTable } from './lib/invoice.mjs';
 import { detectCurrency, documentFormat, looksNumeric, parseAmount } from './lib/numbers.mjs';
@@ -89,7 +89,7 @@ export function createServer() {
       description:
         'Extract the line-item table of an invoice PDF written in French (1 234,56 €) or English (1,234.56) notation; ' +
         'every amount is returned as a decimal string, the amount due in invoice_total. Price: 0.035 EUR per call.',
-      inputSchema: input,
+      inputSchema: z.object(input),
       outputSchema: toolOutputSchema(output),
     },
     handler(async ({ file }, extra) => {

@@ -8,7 +8,7 @@
 // fails with `unreadable_file` (not charged).
 // Price: 0.01 USD per call, flat.
 
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { addDecimals, compareDecimals, subtractDecimals } from './lib/decimal.mjs';
 import { findInvoiceTable } from './lib/invoice.mjs';
@@ -73,7 +73,7 @@ export function createServer() {
       description:
         'Read the amount due of an invoice PDF, cross-checked against its line items (at most 5, English notation). ' +
         'Fails with low_confidence (charged) when it cannot check the total. Price: 0.01 USD per call.',
-      inputSchema: input,
+      inputSchema: z.object(input),
       outputSchema: toolOutputSchema(output),
     },
     handler(async ({ file }, extra) => {

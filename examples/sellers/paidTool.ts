@@ -22,9 +22,9 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { McpServer } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { convertToTokenAmount } from '@x402/core/utils';
@@ -207,10 +207,10 @@ export async function startPaidTool(options: PaidToolOptions): Promise<PaidTool>
       {
         title: 'Sum amounts',
         description: `The exact sum of decimal amounts (no floating point). Paid per call through x402: ${options.price ?? '$0.002'}.`,
-        inputSchema: { amounts: z.array(z.string().regex(AMOUNT, 'a decimal amount, such as 12.50 or -3')).min(1).max(MAX_AMOUNTS) },
+        inputSchema: z.object({ amounts: z.array(z.string().regex(AMOUNT, 'a decimal amount, such as 12.50 or -3')).min(1).max(MAX_AMOUNTS) }),
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
-      async ({ amounts }, extra) => call(amounts, extra._meta?.['x402/payment']),
+      async ({ amounts }, ctx) => call(amounts, ctx.mcpReq._meta?.['x402/payment']),
     );
     return server;
   };
@@ -220,7 +220,7 @@ export async function startPaidTool(options: PaidToolOptions): Promise<PaidTool>
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return void res.writeHead(404).end();
       // Stateless: a server and transport per request, as the SDK's stateless example does.
       const server = mcpServer();
-      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+      const transport = new NodeStreamableHTTPServerTransport({ enableJsonResponse: true });
       res.on('close', () => void server.close());
       await server.connect(transport);
       await transport.handleRequest(req, res);

@@ -1,7 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, StreamableHTTPClientTransport, SdkErrorCode, SdkError } from '@modelcontextprotocol/client';
 import type { Logger } from '../core/kernel/deps.ts';
 import type { AgentRunner, AgentRunResult } from '../core/market/gateway.ts';
 import type { Endpoint } from '../core/kernel/model.ts';
@@ -69,11 +67,14 @@ export class McpAgentRunner implements AgentRunner {
     const client = await this.connect(endpoint);
     const call = (meta: Record<string, unknown>): Promise<ToolResult> =>
       // The agent's own timeout, however it reports progress: a hung agent's hold is released in time.
-      client.callTool({ name: endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: meta }, undefined, {
-        timeout: request.timeoutMs,
-        maxTotalTimeout: request.timeoutMs,
-        ...(request.signal ? { signal: request.signal } : {}),
-      });
+      client.callTool(
+        { name: endpoint.tool, arguments: (request.input ?? {}) as Record<string, unknown>, _meta: meta },
+        {
+          timeout: request.timeoutMs,
+          maxTotalTimeout: request.timeoutMs,
+          ...(request.signal ? { signal: request.signal } : {}),
+        },
+      );
     let result: ToolResult;
     let paid: AgentRunResult['paid'];
     try {
@@ -95,7 +96,7 @@ export class McpAgentRunner implements AgentRunner {
         if (paymentRequiredOf(result) !== undefined) return { ...failed('payment_not_taken'), paid };
       }
     } catch (err) {
-      if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) return { ...failed('timeout'), ...(paid ? { paid } : {}) };
+      if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return { ...failed('timeout'), ...(paid ? { paid } : {}) };
       if (paid) return { ...failed('unreachable'), paid };
       throw err;
     }

@@ -1,7 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ApprovalWaiter } from '../core/approvals/flow.ts';
 import { decideApproval, mayDecide } from '../core/decisions/decide.ts';
 import { isGuarded } from '../core/accounts/passkeys.ts';
@@ -46,7 +43,7 @@ const PING_TIMEOUT_MS = 2_000;
 function spendRequestIdZero(server: Server): void {
   if (pinged.has(server)) return;
   pinged.add(server);
-  server.request({ method: 'ping' }, EmptyResultSchema, { timeout: PING_TIMEOUT_MS }).catch(() => {});
+  server.request({ method: 'ping' }, { timeout: PING_TIMEOUT_MS }).catch(() => {});
 }
 
 /**
@@ -81,11 +78,7 @@ function passkeyPage(server: Server, approval: Approval, signal: AbortSignal, ti
  * A form the human dismisses (cancel) ends the wait at once: the agent gets the pending approval and can
  * tell the human where else to answer it.
  */
-export function createApprovalWaiter(
-  deps: ServerDeps,
-  server: Server,
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-): ApprovalWaiter {
+export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: ServerContext): ApprovalWaiter {
   return async (approval, signal) => {
     const caps = server.getClientCapabilities()?.elicitation;
     // An empty elicitation capability means form mode (the spec before URL mode existed). On a team's
@@ -126,16 +119,12 @@ interface Asking {
 }
 
 /** Progress notifications while the wait lasts, when the caller asked for them. */
-function progressOf(
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-  approval: Approval,
-  waitMs: number,
-): (elapsed: number) => void {
-  const progressToken = extra._meta?.progressToken;
+function progressOf(extra: ServerContext, approval: Approval, waitMs: number): (elapsed: number) => void {
+  const progressToken = extra.mcpReq._meta?.progressToken;
   return (elapsed) => {
     if (progressToken === undefined) return;
-    extra
-      .sendNotification({
+    extra.mcpReq
+      .notify({
         method: 'notifications/progress',
         params: {
           progressToken,

@@ -13,9 +13,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { McpUiAppResourceConfig, McpUiReadResourceCallback } from '@modelcontextprotocol/ext-apps/server';
 import { registerAppResource, registerAppTool, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, Resource } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, ListResourcesRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Server, CallToolResult, Resource } from '@modelcontextprotocol/server';
 import * as M from '../core/kernel/amount.ts';
 import { SPEND_GROUP_LABELS, spendChart } from '../core/views/spendChart.ts';
 import type { AppView, ToolContext, ToolDef } from './tools/toolDef.ts';
@@ -58,7 +57,8 @@ function appPage(): string {
   if (page !== undefined) return page;
   const candidates = [path.join(__dirname, 'apps', 'holon.html'), path.join(__dirname, '..', '..', 'dist', 'apps', 'holon.html')];
   const file = candidates.find((f) => fs.existsSync(f));
-  if (!file) throw new McpError(ErrorCode.InternalError, `the apps' page is missing (${candidates[0]}): build with node esbuild.mjs`);
+  if (!file)
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `the apps' page is missing (${candidates[0]}): build with node esbuild.mjs`);
   page = fs.readFileSync(file, 'utf8');
   return page;
 }
@@ -141,7 +141,7 @@ export function registerApps(server: Server, tools: readonly ToolDef[]): void {
   if (views.size === 0) return;
   const resources = appResources(views);
   server.registerCapabilities({ resources: { listChanged: false } });
-  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+  server.setRequestHandler('resources/list', () => ({
     resources: [...resources.entries()].map(([uri, r]): Resource => ({
       uri,
       name: r.name,
@@ -151,10 +151,10 @@ export function registerApps(server: Server, tools: readonly ToolDef[]): void {
       ...(r.config._meta ? { _meta: r.config._meta } : {}),
     })),
   }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  server.setRequestHandler('resources/read', async (request, ctx) => {
     const r = resources.get(request.params.uri);
-    if (!r) throw new McpError(ErrorCode.InvalidParams, `Resource ${request.params.uri} not found`);
-    return r.read(new URL(request.params.uri), extra);
+    if (!r) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Resource ${request.params.uri} not found`);
+    return r.read(new URL(request.params.uri), ctx);
   });
 }
 

@@ -1,6 +1,5 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { HolonError } from '../core/kernel/errors.ts';
 import { DATA_RULE } from '../core/kernel/foreign.ts';
 import type { ToolsetName } from '../core/kernel/model.ts';
@@ -76,10 +75,10 @@ export function createToolServer(
     for (const toolset of sets)
       for (const tool of toolset.tools) if (tool.offered?.(deps) ?? true) byName.set(tool.name, { tool, toolset, offered });
   }
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...byName.values()].map(({ tool }) => toolListing(tool)) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/list', () => ({ tools: [...byName.values()].map(({ tool }) => toolListing(tool)) }));
+  server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
     const found = byName.get(request.params.name);
-    if (!found) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     const ctx = { deps, mandate, server, extra };
     return withAppData(found.tool, ctx, await runTool({ ...found, args: request.params.arguments ?? {}, ctx }));
   });

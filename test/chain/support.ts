@@ -3,7 +3,7 @@ import type { Address, Hex } from 'viem';
 import { BaseError, createWalletClient, decodeErrorResult, getAddress, parseAbi, parseAbiItem, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { localChainDefinition, localTransport } from '../../examples/chain/network.ts';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { budgetInfo } from '../../src/editor/views.ts';
 import assert from 'node:assert/strict';
 import { atPage, decidedAt, ensureBuilt, holonIn, json, seededState } from '../cli/cliHarness.ts';

@@ -172,7 +172,7 @@ describe('approving', { concurrency: true }, () => {
       // The server waits as a person's answer needs on a busy machine: the test's terminal is that person.
       const session = await mcpSession(state, 'demo/sandbox', ['--approval-wait', String(HANG_MS / 2 / 1000), '--no-elicitation']);
       try {
-        const call = session.client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICE_FILES } } }, undefined, {
+        const call = session.client.callTool({ name: 'call_agent', arguments: { agent: 'holon-labs/invoice-pipeline', input: { files: INVOICE_FILES } } }, {
           resetTimeoutOnProgress: true,
           onprogress: () => {},
         });

@@ -14,8 +14,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TestContext } from 'node:test';
 import { before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { bindingPath } from '../../src/core/local/bindings.ts';
 import { cleanEnv, ensureBuilt, HOLON_BIN, holon, inTerminal, journalFile, ledgerBytes, mcpSession, ok, seededState, structured, tempDir } from './cliHarness.ts';
 

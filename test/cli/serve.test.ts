@@ -7,9 +7,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, SdkHttpError } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { startAcpMerchant } from '../../examples/merchants/acpMerchant.ts';
 import { startUcpMerchant } from '../../examples/merchants/ucpMerchant.ts';
 import { systemClock } from '../../src/core/kernel/deps.ts';
@@ -83,8 +82,8 @@ test('token create writes a config without the token; serve accepts it; token en
     try {
       await client.callTool({ name: 'get_budget', arguments: {} });
     } catch (err) {
-      assert.ok(err instanceof StreamableHTTPError, String(err));
-      status = err.code ?? 0;
+      assert.ok(err instanceof SdkHttpError, String(err));
+      status = err.status ?? 0;
     }
     assert.equal(status, 401, 'the server refuses a token another process ended');
     assert.deepEqual((await json<{ status: string }[]>(dir, ['token', 'list'])).map((t) => t.status), ['ended']);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { systemClock } from '../../src/core/kernel/deps.ts';
 import { setFx } from '../../src/core/money/fx.ts';

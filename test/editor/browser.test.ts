@@ -9,8 +9,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { FrameLocator, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -540,7 +540,6 @@ test(
           await client.connect(transport);
           const call = client.callTool(
             { name: 'call_agent', arguments: { agent: PIPELINE, input: { files: INVOICES.slice(0, 2) } } },
-            undefined,
             { timeout: 180_000, resetTimeoutOnProgress: true, onprogress: () => {} },
           );
           call.catch(() => {});

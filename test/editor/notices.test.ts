@@ -6,8 +6,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import type { Locator, Page } from 'playwright-core';
 import { ensureTools, packageVsix, screenshot, until } from './harness.ts';
 import type { Bridge } from './workbench.ts';
@@ -105,7 +105,7 @@ test('the first hour in a real VS Code: forms that say Required; an approval not
     const seen = new Set<string>();
     const bigCall = async (): Promise<{ id: string; result: Promise<CallResult> }> => {
       await host(bridge, '/command', { id: 'notifications.clearAll' });
-      const result = agent.callTool({ name: 'call_agent', arguments: { agent: PIPELINE, input: { files: INVOICES } } }, undefined, { timeout: 180_000, resetTimeoutOnProgress: true, onprogress: () => {} }) as Promise<CallResult>;
+      const result = agent.callTool({ name: 'call_agent', arguments: { agent: PIPELINE, input: { files: INVOICES } } }, { timeout: 180_000, resetTimeoutOnProgress: true, onprogress: () => {} }) as Promise<CallResult>;
       result.catch(() => {});
       await runCommand(p, 'Holon: Show Panel');
       const id = await pendingInView(await webview(p, 'budget'), PIPELINE, seen);

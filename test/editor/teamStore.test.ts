@@ -10,8 +10,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import type { Page } from 'playwright-core';
 import { inTerminal } from '../cli/cliHarness.ts';
 import { copyExampleFiles, tempDir } from '../helpers.ts';
@@ -68,7 +68,7 @@ test("a developer's agent asks on the team store; the lead approves it in the Ho
     const agent = new Client({ name: 'dev-agent', version: '0.1.0' });
     defer(() => agent.close());
     await agent.connect(transport);
-    const call = agent.callTool({ name: 'call_agent', arguments: { agent: PIPELINE, input: { files: INVOICES } } }, undefined, { timeout: 180_000, resetTimeoutOnProgress: true, onprogress: () => {} });
+    const call = agent.callTool({ name: 'call_agent', arguments: { agent: PIPELINE, input: { files: INVOICES } } }, { timeout: 180_000, resetTimeoutOnProgress: true, onprogress: () => {} });
     // A call that ends before anyone decides went wrong: say how, rather than wait for the view.
     let early: string | undefined;
     void call.then((r) => void (early = JSON.stringify(r).slice(0, 1000)), (err: unknown) => void (early = String(err)));

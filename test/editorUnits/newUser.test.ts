@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as M from '../../src/core/kernel/amount.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import type { Mandate } from '../../src/core/kernel/model.ts';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { decideApproval } from '../../src/core/decisions/decide.ts';

@@ -5,10 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult, ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, ElicitRequest, ElicitResult, Progress } from '@modelcontextprotocol/client';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { HolonError } from '../../src/core/kernel/errors.ts';
 import type { Approval } from '../../src/core/approvals/model.ts';
@@ -249,7 +247,7 @@ test('a waiting call sees a decision another process appends to the same journal
   try {
     const client = await connect(runtime);
     const progress: Progress[] = [];
-    const call = client.callTool({ name: 'call_agent', arguments: JOB }, undefined, { onprogress: (p) => progress.push(p) }).then((r) => structured<CallResult>(r as CallToolResult));
+    const call = client.callTool({ name: 'call_agent', arguments: JOB }, { onprogress: (p) => progress.push(p) }).then((r) => structured<CallResult>(r as CallToolResult));
     const asked = await until(() => pendingApproval(runtime), 'the approval to be requested');
     assert.equal(runtime.store.state.open_receipts[asked.ref ?? '']?.status, 'pending_approval');
     // Meanwhile the client hears that the call waits for the human (progress notifications).
@@ -298,9 +296,9 @@ test('when the panel decides first, the elicitation form is withdrawn and a late
   // A client whose human never answers the form: the request stays open until the server withdraws it.
   const client = new Client({ name: 'slow-human', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   let form: AbortSignal | undefined;
-  client.setRequestHandler(ElicitRequestSchema, (_req, extra) => {
-    form = extra.signal;
-    return new Promise<ElicitResult>((resolve) => extra.signal.addEventListener('abort', () => resolve({ action: 'accept', content: { decision: 'Reject' } })));
+  client.setRequestHandler('elicitation/create', (_req, ctx) => {
+    form = ctx.mcpReq.signal;
+    return new Promise<ElicitResult>((resolve) => ctx.mcpReq.signal.addEventListener('abort', () => resolve({ action: 'accept', content: { decision: 'Reject' } })));
   });
   try {
     const server = createHolonServer(runtime.deps, MANDATE);

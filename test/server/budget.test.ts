@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { silentLogger } from '../../src/core/kernel/deps.ts';
 import * as M from '../../src/core/kernel/amount.ts';

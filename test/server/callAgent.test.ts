@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { AGENT_OUTPUT_REMINDER } from '../../src/core/kernel/foreign.ts';
 import { connect, demoRuntime, FACTURE, INVOICES } from '../helpers.ts';
 import {

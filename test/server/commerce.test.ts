@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { purchasesOf } from '../../src/core/commerce/purchases.ts';
 import { patchMandate } from '../../src/core/accounts/mandates.ts';
 import { pendingApprovals } from '../../src/core/approvals/flow.ts';

@@ -1,9 +1,9 @@
 /** The built server with the human's merchants: `holon mcp --mandate M --merchant stationery=acp:URL,hardware=ucp:URL` over stdio. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { purchasesOf } from '../../src/core/commerce/purchases.ts';
 import { silentLogger, systemClock } from '../../src/core/kernel/deps.ts';
 import { openState } from '../../src/core/holon.ts';

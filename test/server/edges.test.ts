@@ -9,11 +9,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/client';
 import { decideApproval } from '../../src/core/decisions/decide.ts';
 import { readCatalog } from '../../src/core/market/catalog.ts';
 import { JSON_LIMITS } from '../../src/core/kernel/util.ts';
@@ -39,7 +37,7 @@ async function stdioWithForms(extra: string[], answer: () => Promise<{ action: '
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const client = new Client({ name: 'human-paced', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-  client.setRequestHandler(ElicitRequestSchema, () => answer());
+  client.setRequestHandler('elicitation/create', () => answer());
   await client.connect(transport);
   return { client, stderr: () => stderr };
 }
@@ -54,7 +52,7 @@ describe('elicitation, as a person answers it', () => {
       return { action: 'accept', content: { decision: 'Approve' } };
     });
     try {
-      const r = structured<CallResult>((await client.callTool({ name: 'call_agent', arguments: JOB }, undefined, { timeout: 60_000 })) as CallToolResult);
+      const r = structured<CallResult>((await client.callTool({ name: 'call_agent', arguments: JOB }, { timeout: 60_000 })) as CallToolResult);
       assert.equal(r.status, 'succeeded', stderr());
       assert.equal(r.delegated_calls, 4);
       assert.equal(asked, 1);
@@ -67,7 +65,7 @@ describe('elicitation, as a person answers it', () => {
     // It waits up to ten minutes for a form: were the dismissal ignored, the client's own 30 s timeout would fail this.
     const { client, stderr } = await stdioWithForms(['--elicitation-wait', '600'], async () => ({ action: 'cancel' }));
     try {
-      const r = structured<CallResult>((await client.callTool({ name: 'call_agent', arguments: JOB }, undefined, { timeout: 30_000 })) as CallToolResult);
+      const r = structured<CallResult>((await client.callTool({ name: 'call_agent', arguments: JOB }, { timeout: 30_000 })) as CallToolResult);
       assert.equal(r.status, 'pending_approval', stderr());
       assert.match(r.approval ?? '', /^apr_/);
       const check = structured<{ status: string }>(await callTool(client, 'check_approval', { approval: r.approval }));
@@ -82,7 +80,7 @@ describe('elicitation, as a person answers it', () => {
     try {
       const server = createHolonServer(runtime.deps, MANDATE);
       const client = new Client({ name: 'spy', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-      client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { decision: 'Approve' } }));
+      client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { decision: 'Approve' } }));
       const [c, s] = InMemoryTransport.createLinkedPair();
       const fromServer: JSONRPCMessage[] = [];
       const send = s.send.bind(s);

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { silentLogger } from '../../src/core/kernel/deps.ts';
 import { FOREIGN_META_KEY } from '../../src/core/kernel/foreign.ts';
 import { openRuntime } from '../../src/server/runtime.ts';

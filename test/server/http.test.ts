@@ -9,10 +9,8 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, SdkHttpError } from '@modelcontextprotocol/client';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import type { Logger } from '../../src/core/kernel/deps.ts';
 import { createRunToken, endRunToken } from '../../src/core/accounts/runTokens.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
@@ -56,7 +54,7 @@ async function withServer(fn: (w: World) => Promise<void>, options: { stateless?
 
 async function httpClient(url: string, token: string, elicit?: (req: ElicitRequest) => ElicitResult): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'http-agent', version: '1.0.0' }, { capabilities: elicit ? { elicitation: { form: {} } } : {} });
-  if (elicit) client.setRequestHandler(ElicitRequestSchema, (req) => elicit(req));
+  if (elicit) client.setRequestHandler('elicitation/create', (req) => elicit(req));
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
   await client.connect(transport);
   return { client, transport };
@@ -67,8 +65,8 @@ async function refusedWith(p: Promise<unknown>): Promise<number> {
   try {
     await p;
   } catch (err) {
-    assert.ok(err instanceof StreamableHTTPError, `expected an HTTP error, got ${String(err)}`);
-    return err.code ?? 0;
+    assert.ok(err instanceof SdkHttpError, `expected an HTTP error, got ${String(err)}`);
+    return err.status ?? 0;
   }
   assert.fail('expected the request to be refused');
 }

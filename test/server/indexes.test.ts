@@ -8,8 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from '@modelcontextprotocol/client';
 import { silentLogger } from '../../src/core/kernel/deps.ts';
 import { openState } from '../../src/core/holon.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, mock, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { generatePrivateKey } from 'viem/accounts';
 import { silentLogger, systemClock } from '../../src/core/kernel/deps.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';

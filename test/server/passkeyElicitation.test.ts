@@ -6,10 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import { addPasskey, registrationSubject } from '../../src/core/accounts/passkeys.ts';
 import { openCeremony } from '../../src/core/ceremony/page.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
@@ -44,8 +42,8 @@ async function clientWith(
   capabilities: Record<string, unknown>,
   elicit: (req: ElicitRequest) => Promise<ElicitResult>,
 ): Promise<Client> {
-  const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: { elicitation: capabilities } });
-  client.setRequestHandler(ElicitRequestSchema, (req) => elicit(req));
+  const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: { elicitation: capabilities as never } });
+  client.setRequestHandler('elicitation/create', (req) => elicit(req));
   const [c, s] = InMemoryTransport.createLinkedPair();
   await Promise.all([createHolonServer(runtime.deps, MANDATE).connect(s), client.connect(c)]);
   return client;

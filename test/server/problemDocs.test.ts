@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import { ALL_PROBLEM_CODES, problem, PROBLEM_TYPE_BASE, PROBLEMS, problemType } from '../../src/server/render/problems.ts';
 import { connect, demoRuntime, ROOT } from '../helpers.ts';

@@ -11,9 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from '@modelcontextprotocol/client';
 import { silentLogger } from '../../src/core/kernel/deps.ts';
 import { HolonError } from '../../src/core/kernel/errors.ts';
 import { createMandate, patchMandate } from '../../src/core/accounts/mandates.ts';
@@ -26,6 +24,7 @@ import { knownAsset, TEST_NETWORK } from '../../src/core/rails/assets.ts';
 import { connect, seedDemo, tempDir, TestClock } from '../helpers.ts';
 import { callTool, textOf } from './support.ts';
 import { PROBLEM_TYPE_BASE } from '../../src/server/render/problems.ts';
+import { ProtocolErrorCode } from '@modelcontextprotocol/client';
 
 const NAMES = ['constructor', '__proto__', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
 /** A name no object carries, to compare with: what it gets, each of the names above must get. */
@@ -263,7 +262,7 @@ describe('market', () => {
   test('a tool by such a name is an unknown tool, refused as any other (invalid params, never an internal error)', async () => {
     const client = clients.get('market') as Client;
     for (const name of [PLAIN, ...NAMES]) {
-      await assert.rejects(client.callTool({ name, arguments: {} }), (err: { code?: number; message?: string }) => err.code === ErrorCode.InvalidParams && (err.message ?? '').endsWith(`Tool ${name} not found`), name);
+      await assert.rejects(client.callTool({ name, arguments: {} }), (err: { code?: number; message?: string }) => err.code === ProtocolErrorCode.InvalidParams && (err.message ?? '').endsWith(`Tool ${name} not found`), name);
     }
   });
 });

@@ -109,7 +109,7 @@ describe('every denial code renders in every seed\'s vocabulary', () => {
       assert.ok(ERROR_ACTIONS.includes(p.action));
       assert.equal(p.data.action, p.action);
       assert.deepEqual(p.data.reasons, [words]);
-      assert.equal(problemFailure(err).structuredContent?.['code'], p.code);
+      assert.equal((problemFailure(err).structuredContent as Record<string, unknown> | undefined)?.['code'], p.code);
 
       assert.equal(officeFailure(err).isError, true);
       assert.ok(officeFailureText(err).startsWith('Not permitted: '));

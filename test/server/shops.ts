@@ -1,5 +1,5 @@
 /** The commerce tests' world: the two local merchants over loopback HTTP and a shopper mandate that buys from them. */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { silentLogger } from '../../src/core/kernel/deps.ts';
 import { createMandate } from '../../src/core/accounts/mandates.ts';
 import type { MerchantConfig } from '../../src/server/commerce/merchants.ts';

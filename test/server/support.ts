@@ -2,8 +2,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from '@modelcontextprotocol/client';
 import { addAgent } from '../../src/core/market/catalog.ts';
 import type { Clock } from '../../src/core/kernel/deps.ts';
 import type { JournalEvent } from '../../src/core/store/store.ts';

@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, CallToolResult } from '@modelcontextprotocol/client';
 import { encodePaymentSignatureHeader } from '@x402/core/http';
 import { generatePrivateKey } from 'viem/accounts';
 import { setFx } from '../../src/core/money/fx.ts';
@@ -174,7 +173,7 @@ async function cancelledWhileHeld(name: string, args: Record<string, unknown>, s
   const seq = runtime.store.seq;
   const heldBefore = s.held;
   const abort = new AbortController();
-  const call = client.callTool({ name, arguments: args }, undefined, { signal: abort.signal });
+  const call = client.callTool({ name, arguments: args }, { signal: abort.signal });
   await until(() => s.held > heldBefore, 'the seller to hold the agreement request');
   abort.abort('the person stopped it');
   await assert.rejects(call, 'the client gets no result for a cancelled call');

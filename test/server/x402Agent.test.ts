@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { generatePrivateKey } from 'viem/accounts';
 import { setFx } from '../../src/core/money/fx.ts';
 import { addAgent } from '../../src/core/market/catalog.ts';

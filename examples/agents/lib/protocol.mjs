@@ -8,7 +8,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { readPdf, UnreadablePdf } from './pdf.mjs';
 
 export const FILES_META = 'holon/files';
@@ -26,7 +26,7 @@ export class AgentError extends Error {
 
 /** The absolute path Holon gave for a file handle, or the declared error `unreadable_file`. */
 export function filePath(extra, handle) {
-  const files = extra?._meta?.[FILES_META];
+  const files = extra?.mcpReq?._meta?.[FILES_META];
   const path = files && typeof files === 'object' ? files[handle] : undefined;
   if (typeof path !== 'string' || path === '') {
     throw new AgentError('unreadable_file', `no file was provided for ${handle} (missing from _meta["${FILES_META}"])`);

@@ -4,7 +4,7 @@
  * since that must match the tool's output schema and a failure does not. (A denied call_agent is not a
  * failure: it returns its receipt, with `reasons`.)
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { HolonError } from '../../core/kernel/errors.ts';
 import { denialsJson, denialTexts } from '../../core/kernel/words.ts';
 

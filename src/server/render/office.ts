@@ -3,7 +3,7 @@
  * with the seed's sentence, `Not permitted: needs capability X — use approval_request`, naming what a
  * human could grant for a while; any other failure says its reason and what went wrong.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Denial } from '../../core/kernel/denials.ts';
 import type { HolonError } from '../../core/kernel/errors.ts';
 import { denialTexts } from '../../core/kernel/words.ts';

@@ -3,7 +3,7 @@
  * an RFC 9457 problem on `structuredContent`, with one of four closed action classes an agent branches
  * on. Codes may be added over time; the action classes never change. One module, shared by the server.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { Denial } from '../../core/kernel/denials.ts';
 import type { HolonError } from '../../core/kernel/errors.ts';

@@ -3,7 +3,7 @@
  * `structuredContent` and in its one text block. Holon's own refusals (the mandate, the budget, an
  * approval) decline with their code in the seed's kebab-case, and the sentence as the detail.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { HolonError } from '../../core/kernel/errors.ts';
 import { denialTexts } from '../../core/kernel/words.ts';
 

@@ -304,7 +304,10 @@ const callAgent = defineTool({
         max_cost: args.max_cost ?? undefined,
         approval: args.approval ?? undefined,
       },
-      { signal: ctx.extra.signal, ...(ctx.server ? { waitForApproval: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {}) },
+      {
+        signal: ctx.extra.mcpReq.signal,
+        ...(ctx.server ? { waitForApproval: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {}),
+      },
     );
     return await callAnswer(ctx, outcome);
   },

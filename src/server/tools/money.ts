@@ -243,7 +243,7 @@ async function fetchCard(ctx: ToolContext, ref: string): Promise<Identity> {
   const url = agentCardUrl(ref);
   let res: Response;
   try {
-    res = await ctx.deps.fetch(url, { headers: { accept: 'application/json' }, signal: ctx.extra.signal });
+    res = await ctx.deps.fetch(url, { headers: { accept: 'application/json' }, signal: ctx.extra.mcpReq.signal });
   } catch (err) {
     if (err instanceof RefusedLink && (err.why === 'timeout' || err.why === 'network')) {
       throw new HolonError('lock_timeout', `the agent card at ${url.href} could not be fetched now; try again`, { url: url.href });

@@ -7,7 +7,7 @@
  * whatever it sent, and every call, allowed or not, leaves its line in the ledger. Handlers stay thin:
  * they never check, ledger or word a failure themselves.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { core, z } from 'zod';
 import { denial } from '../../core/kernel/denials.ts';
 import type { Denial } from '../../core/kernel/denials.ts';

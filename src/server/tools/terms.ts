@@ -328,7 +328,7 @@ async function agreeWithin(
   ).result;
   const moved = { signed, atr: atrOut(atr), atrHash: h };
   // Signed but cancelled before it left: it is not sent (its money stays held until the chain shows it can no longer land).
-  if (ctx.extra.signal.aborted) throw cancelled();
+  if (ctx.extra.mcpReq.signal.aborted) throw cancelled();
   let sent;
   try {
     sent = await payAgreement(netOf(ctx).fetch, chosen.agreement, signed, h);

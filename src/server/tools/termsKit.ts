@@ -93,7 +93,7 @@ export function cancelled(): HolonError {
  * no fetch starts at all.
  */
 export function netOf(ctx: ToolContext): { fetch: FetchLike; now: () => number } {
-  const signal = ctx.extra.signal;
+  const signal = ctx.extra.mcpReq.signal;
   const fetch: FetchLike = (input, init = {}) => {
     if (signal.aborted) return Promise.reject(cancelled());
     return ctx.deps.fetch(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal });
@@ -118,7 +118,7 @@ export async function signRecorded<T>(
   options: { signedOf?: (result: T) => unknown; head?: Promise<bigint | null> } = {},
 ): Promise<{ result: T; settlement?: string }> {
   const wait = ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {};
-  const signal = ctx.extra.signal;
+  const signal = ctx.extra.mcpReq.signal;
   const unlessCancelled = (account?: AccountSigned): Promise<T> => (signal.aborted ? Promise.reject(cancelled()) : sign(account));
   const signedOf = options.signedOf ?? ((r: T): unknown => r);
   const chain = {

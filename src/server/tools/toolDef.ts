@@ -4,9 +4,7 @@
  * capability check, the ledger entry, rendering a failure in its seed's words — runs once, in the
  * pipeline (pipeline.ts), never in a handler.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, CallToolResult, ToolAnnotations, ServerContext } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { HolonError } from '../../core/kernel/errors.ts';
 import type { ToolsetName } from '../../core/kernel/model.ts';
@@ -26,7 +24,7 @@ export interface ToolContext {
   mandate: string;
   /** The low-level server, to ask the client for elicitation; absent where nobody can be asked. */
   server?: Server;
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+  extra: ServerContext;
 }
 
 /** A handler's answer: the structured output (of the output schema's type) and its text. */

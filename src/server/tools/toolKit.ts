@@ -3,7 +3,7 @@
  * client gave, and the free-form JSON members of an output schema. Written once, so that two toolsets
  * cannot describe the same kind of tool, or the same reply, in two ways.
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { foreignPaths, jsonText } from '../../core/kernel/foreign.ts';
 import type { ToolReply } from './toolDef.ts';

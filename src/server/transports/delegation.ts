@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { z } from 'zod';
 import type { DelegationHost, Grant } from '../../core/market/gateway.ts';
 import { MoneySchema } from '../../core/kernel/schemas.ts';
@@ -34,7 +34,7 @@ function delegatedCall(grant: Grant): Toolset {
       const outcome = await ctx.deps.gateway.call(
         grant.mandate,
         { capability: args.capability, input: args.input, max_cost: args.max_cost ?? undefined },
-        { grant, signal: ctx.extra.signal },
+        { grant, signal: ctx.extra.mcpReq.signal },
       );
       const answer = await callAnswer(ctx, outcome);
       // The delegating agent is a program that needs the child's structured output, beside the wrapped text.
@@ -83,7 +83,7 @@ export class LoopbackDelegationHost implements DelegationHost {
     const grant = token ? deps.gateway.grants.resolve(token) : undefined;
     if (!grant) return deny(401, 'no live grant for this token');
     const mcp = createToolServer(deps, grant.mandate, [delegatedCall(grant)], { name: 'holon-delegation', title: 'Holon delegation' });
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    const transport = new NodeStreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on('close', () => {
       void transport.close().catch(() => {});
       void mcp.close().catch(() => {});

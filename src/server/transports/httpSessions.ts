@@ -5,9 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import { liveRunToken } from '../../core/accounts/runTokens.ts';
 import type { RunToken } from '../../core/accounts/runTokens.ts';
 import { createHolonServer } from '../server.ts';
@@ -25,7 +25,7 @@ interface Session {
   tokenId: string;
   mandate: string;
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   /** Order of last use, to close the least recently used one first. */
   used: number;
 }
@@ -83,7 +83,7 @@ export class HttpSessions {
   async serveStateless(token: RunToken, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const server = createHolonServer(this.statelessDeps, token.mandate);
     // No sessionIdGenerator: the SDK's stateless mode (no Mcp-Session-Id is issued or asked for).
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
+    const transport = new NodeStreamableHTTPServerTransport({ enableJsonResponse: true });
     const r: Request = { tokenId: token.id, server, res };
     this.requests.add(r);
     res.on('close', () => {
@@ -115,10 +115,10 @@ export class HttpSessions {
     if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) await transport.close();
   }
 
-  private async openSession(token: RunToken): Promise<StreamableHTTPServerTransport> {
+  private async openSession(token: RunToken): Promise<NodeStreamableHTTPServerTransport> {
     const { logger } = this.deps;
     const server = createHolonServer(this.deps, token.mandate);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.makeRoomFor(token.id);

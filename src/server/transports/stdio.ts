@@ -4,9 +4,8 @@
  * error naming the limit, and the server keeps serving. (The SDK's own reader drops the whole connection
  * in that case, and the process exits without a word.) Logs go to the logger: stdout is the protocol.
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
+import type { Transport, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { Logger } from '../../core/kernel/deps.ts';
 
 /**
@@ -99,7 +98,7 @@ export class StdioServerTransport implements Transport {
     if (line.trim() === '') return;
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      message = parseJSONRPCMessage(JSON.parse(line));
     } catch (err) {
       // With no id to answer to, there is nobody to tell but the operator.
       this.logger.warn(`stdio: ignored a line that is not a JSON-RPC message (${(err as Error).message.split('\n')[0]})`);

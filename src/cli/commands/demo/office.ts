@@ -3,7 +3,7 @@
  * talks to its own `holon mcp` server: lead mails ada, ada reads it with the office's header, bob is
  * refused a tool he lacks and asks a human for it. Bob's approval is left for the human.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { systemClock } from '../../../core/kernel/deps.ts';
 import { DEMO_OFFICE, seedOffice } from '../../../core/office/demoOffice.ts';
 import type { Demo, Scenario } from './play.ts';

@@ -10,7 +10,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { PasskeyBrowser, VirtualCredential } from '../../../../examples/human/passkeyBrowser.ts';
 import { noChromium, openPasskeyBrowser } from '../../../../examples/human/passkeyBrowser.ts';
 import type { Approval } from '../../../core/approvals/model.ts';
@@ -80,7 +80,7 @@ async function play(demo: Demo, state: string, human: PasskeyBrowser, client: Cl
   const files = ['invoice-01.pdf', 'invoice-02.pdf'].map((f) => `holon://files/examples/${f}`);
   const args = { agent: 'holon-labs/invoice-pipeline', input: { files } };
   demo.out(`\n→ call_agent ${JSON.stringify(args)}`);
-  const r = await client.callTool({ name: 'call_agent', arguments: args }, undefined, { timeout: 180_000, resetTimeoutOnProgress: true });
+  const r = await client.callTool({ name: 'call_agent', arguments: args }, { timeout: 180_000, resetTimeoutOnProgress: true });
   await decided;
   demo.out(indent(textOf(r)));
   const status = (r.structuredContent as { status?: unknown } | undefined)?.status;

@@ -5,8 +5,8 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { HolonError } from '../../../core/kernel/errors.ts';
 import { silentLogger, systemClock } from '../../../core/kernel/deps.ts';
 import { openState } from '../../../core/holon.ts';

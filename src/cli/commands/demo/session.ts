@@ -4,7 +4,7 @@
  * until the human approves it from another terminal; then the receipt tree and what is left.
  */
 import * as path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Approval } from '../../../core/approvals/model.ts';
 import { copyExampleFiles } from '../../../core/local/demoFiles.ts';
 import { setFx } from '../../../core/money/fx.ts';
@@ -78,11 +78,11 @@ async function play(demo: Demo, client: Client): Promise<string[]> {
   const tools = await client.listTools();
   out(`   tools: ${tools.tools.map((t) => t.name).join(', ')}`);
   type Structured = Record<string, unknown>;
-  type Options = Parameters<Client['callTool']>[2];
+  type Options = Parameters<Client['callTool']>[1];
   const call = async (name: string, args: Structured, label: string, options: Options = {}): Promise<Structured> => {
     section(out, label);
     out(`→ ${name} ${JSON.stringify(args)}`);
-    const r = await client.callTool({ name, arguments: args }, undefined, options);
+    const r = await client.callTool({ name, arguments: args }, options);
     out(indent(textOf(r)));
     return (r.structuredContent ?? {}) as Record<string, unknown>;
   };

@@ -6,7 +6,7 @@
  * verifies) paid on the chain by x402, and remembers what it paid. The parked payment is left for the human.
  */
 import * as path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { openTermsText, signMandateConsent } from '../../../core/commerce/ap2.ts';
 import { CAP } from '../../../core/kernel/capabilities.ts';
 import { systemClock } from '../../../core/kernel/deps.ts';

@@ -10,7 +10,7 @@
  * balance before and after and the seller's after, as `holon wallet` and the chain itself say.
  */
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Address, Hex } from 'viem';
 import { createPublicClient, erc20Abi, http } from 'viem';
 import { formatUnits } from '../../../core/kernel/amount.ts';
