@@ -207,18 +207,32 @@ const holonEntry = {
  * components are there for their side effect (defining the element), which the shared script has had
  * already. The shared script holds what any page imports, collected from the sources.
  */
-const webviewShared = (() => {
+const webviewShared = await (async () => {
   const SHARED_WEBVIEW = /^(zod\/mini|@vscode-elements\/elements\/dist\/[\w-]+\/index\.js)$/;
   const GLOBAL = '__holonWebviewShared';
   const imported = sources('src/webview').flatMap((text) => [...text.matchAll(/^import (?:[^'";]+ from )?'([^']+)';$/gm)].map((m) => m[1]));
   const specs = [...new Set(imported.filter((spec) => SHARED_WEBVIEW.test(spec)))].sort();
   const modules = specs.filter((spec) => !spec.startsWith('@vscode-elements/'));
   const name = (spec) => `m${specs.indexOf(spec)}`;
+  // Of each module, what the pages use (`z.string` where the page has `import * as z from 'zod/mini'`),
+  // so the shared script carries that and what it needs rather than every export.
+  const used = (spec) =>
+    new Set(
+      sources('src/webview').flatMap((text) => {
+        const alias = new RegExp(`^import \\* as (\\w+) from '${spec.replace(/[/.]/g, '\\$&')}';$`, 'm').exec(text)?.[1];
+        return alias ? [...text.matchAll(new RegExp(`\\b${alias}\\.(\\w+)`, 'g'))].map((m) => m[1]) : [];
+      }),
+    );
+  const exported = Object.fromEntries(await Promise.all(modules.map(async (spec) => [spec, Object.keys(await import(spec))])));
+  const picked = (spec) => exported[spec].filter((n) => used(spec).has(n)).sort();
   return {
     contents: {
       contents: [
-        ...specs.map((spec) => (modules.includes(spec) ? `import * as ${name(spec)} from '${spec}';` : `import '${spec}';`)),
-        `globalThis.${GLOBAL} = { ${modules.map((spec) => `${JSON.stringify(spec)}: ${name(spec)}`).join(', ')} };`,
+        // Each name under a local alias: a module may export a reserved word (zod's `enum`).
+        ...specs.map((spec) =>
+          modules.includes(spec) ? `import { ${picked(spec).map((n) => `${n} as ${name(spec)}_${n}`).join(', ')} } from '${spec}';` : `import '${spec}';`,
+        ),
+        `globalThis.${GLOBAL} = { ${modules.map((spec) => `${JSON.stringify(spec)}: { ${picked(spec).map((n) => `${n}: ${name(spec)}_${n}`).join(', ')} }`).join(', ')} };`,
       ].join('\n'),
       resolveDir: process.cwd(),
       sourcefile: 'webview-shared.js',
@@ -309,11 +323,14 @@ const targets = [
     sourcemap: false,
   },
   // The demo agents, self-contained, so the packaged extension (which ships no node_modules) can run them.
+  // What they share (the PDF reader, the protocol's helpers) is one module beside them, not a copy in each.
   {
     ...base,
     entryPoints: fs.readdirSync('examples/agents').filter((f) => f.endsWith('.mjs')).map((f) => `examples/agents/${f}`),
     outdir: 'dist/examples/agents',
     outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: 'shared-[hash]',
     platform: 'node',
     format: 'esm',
     target: 'node20',

@@ -22,8 +22,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
@@ -32,6 +31,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { getAddress } from 'viem';
 import { z } from 'zod';
 import { NETWORK, TOKEN } from '../chain/network.ts';
+import { requestOf, sendResponse } from '../../src/server/transports/webFetch.ts';
 import { SELLER } from './x402Seller.ts';
 
 /** The paid tool's name, as a catalog endpoint names it. */
@@ -218,12 +218,10 @@ export async function startPaidTool(options: PaidToolOptions): Promise<PaidTool>
   const httpServer = http.createServer((req, res) => {
     void (async () => {
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return void res.writeHead(404).end();
-      // Stateless: a server and transport per request, as the SDK's stateless example does.
-      const server = mcpServer();
-      const transport = new NodeStreamableHTTPServerTransport({ enableJsonResponse: true });
-      res.on('close', () => void server.close());
-      await server.connect(transport);
-      await transport.handleRequest(req, res);
+      // Stateless at every revision: the SDK's per-request entry, a server per request.
+      const handler = createMcpHandler(mcpServer, { responseMode: 'json' });
+      res.on('close', () => void handler.close());
+      await sendResponse(res, await handler.fetch(requestOf(req, res, false)));
     })().catch(() => {
       if (!res.headersSent) res.writeHead(500);
       res.end();

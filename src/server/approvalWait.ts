@@ -14,6 +14,7 @@ import { HolonError } from '../core/kernel/errors.ts';
 import { approvalMessage } from '../core/views/present.ts';
 import { fmt } from '../core/kernel/words.ts';
 import type { ServerDeps } from './serverDeps.ts';
+import type { ApprovalRound } from './tools/toolDef.ts';
 
 /** The form's one field. It has no default: only a human choosing "Approve" approves. */
 export const APPROVAL_FORM_SCHEMA = {
@@ -78,7 +79,7 @@ function passkeyPage(server: Server, approval: Approval, signal: AbortSignal, ti
  * A form the human dismisses (cancel) ends the wait at once: the agent gets the pending approval and can
  * tell the human where else to answer it.
  */
-export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: ServerContext): ApprovalWaiter {
+export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: ServerContext, round?: ApprovalRound): ApprovalWaiter {
   return async (approval, signal) => {
     const caps = server.getClientCapabilities()?.elicitation;
     // An empty elicitation capability means form mode (the spec before URL mode existed). On a team's
@@ -90,6 +91,7 @@ export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: Se
     const guarded = isGuarded(deps.store.state);
     const canElicit = elicitable && !guarded && caps !== undefined && (caps.form !== undefined || caps.url === undefined);
     const canOpenPage = elicitable && guarded && caps?.url !== undefined;
+    if (round) return inTheAnswer(deps, extra, round, approval, signal, canElicit ? 'form' : canOpenPage ? 'page' : undefined);
     const waitMs = canElicit || canOpenPage ? Math.max(deps.approvals.waitMs, deps.approvals.elicitationWaitMs) : deps.approvals.waitMs;
     if (waitMs <= 0) return 'pending';
 
@@ -109,6 +111,30 @@ export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: Se
       signal?.removeEventListener('abort', onAbort);
     }
   };
+}
+
+/**
+ * The wait of a 2026-07-28 call, which sends the client nothing: where the client can ask the human, the
+ * approval is asked in the call's answer (the waiter records it, and returns it pending); a retry that
+ * resumes it waits for the decision as long as a form or page may take; otherwise the journal alone.
+ */
+async function inTheAnswer(
+  deps: ServerDeps,
+  extra: ServerContext,
+  round: ApprovalRound,
+  approval: Approval,
+  signal: AbortSignal | undefined,
+  by: 'page' | 'form' | undefined,
+): Promise<'approved' | 'rejected' | 'pending'> {
+  const resumed = round.resume?.approval === approval.id ? round.resume : undefined;
+  if (!resumed && by && !round.ask) {
+    round.ask = { approval, by };
+    return 'pending';
+  }
+  const waitMs = resumed ? resumed.waitMs : deps.approvals.waitMs;
+  const options = { ...(signal ? { signal } : {}), onTick: progressOf(extra, approval, waitMs) };
+  const status = await waitForDecision(deps.store, approval.id, waitMs, options);
+  return status === 'approved' ? 'approved' : status === 'rejected' ? 'rejected' : 'pending';
 }
 
 /** One wait's controls: `stop` ends the wait on the journal, `withdraw` the form or page while `open`. */

@@ -1,10 +1,11 @@
 import { Server, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
 import { HolonError } from '../core/kernel/errors.ts';
 import { DATA_RULE } from '../core/kernel/foreign.ts';
 import type { ToolsetName } from '../core/kernel/model.ts';
 import { HOLON_VERSION } from '../core/kernel/version.ts';
 import { appToolMeta, registerApps, withAppData } from './apps.ts';
+import { askInBand, requestStateCheck, resumedArgs, resumeOf } from './inBand.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import { inputJsonSchema, outputJsonSchema } from './tools/jsonSchema.ts';
 import { marketToolset } from './tools/market.ts';
@@ -38,6 +39,26 @@ export const TOOLSETS: { [N in ToolsetName]: Toolset<N> } = {
  */
 const LISTED_WITH: readonly { tier: ToolsetName; group: ToolsetName }[] = [{ tier: 'commerce', group: 'money' }];
 
+/** The first revision in which a request carries its own version and the server sends the client no requests. */
+const MODERN = '2026-07-28';
+
+/** True when the client speaks 2026-07-28 or later (on this connection, or in this request over HTTP). */
+export function isModern(server: Server): boolean {
+  const version = server.getNegotiatedProtocolVersion();
+  return version !== undefined && version >= MODERN;
+}
+
+/**
+ * How long a 2026-07-28 client may keep what it read. The tool list and the apps' pages never change while
+ * a server runs (and only its client may see them: a mandate's tools are its own); the list of resources
+ * neither. The SDK sends nothing of the kind to the older revisions.
+ */
+const CACHE_HINTS = {
+  'tools/list': { ttlMs: 60 * 60 * 1000, cacheScope: 'private' },
+  'resources/list': { ttlMs: 60 * 60 * 1000, cacheScope: 'private' },
+  'resources/read': { ttlMs: 60 * 60 * 1000, cacheScope: 'private' },
+} as const;
+
 // A tool's JSON Schemas are the same for every server and client: written once.
 const listed = new WeakMap<ToolDef, Tool>();
 function toolListing(t: ToolDef): Tool {
@@ -65,7 +86,12 @@ export function createToolServer(
 ): Server {
   const server = new Server(
     { name: info.name, title: info.title, version: HOLON_VERSION },
-    { capabilities: { tools: { listChanged: false } }, ...(info.instructions ? { instructions: info.instructions } : {}) },
+    {
+      capabilities: { tools: { listChanged: false } },
+      ...(info.instructions ? { instructions: info.instructions } : {}),
+      requestState: requestStateCheck,
+      cacheHints: CACHE_HINTS,
+    },
   );
   const byName = new Map<string, { tool: ToolDef; toolset: Toolset; offered: boolean }>();
   for (const [sets, offered] of [
@@ -76,11 +102,16 @@ export function createToolServer(
       for (const tool of toolset.tools) if (tool.offered?.(deps) ?? true) byName.set(tool.name, { tool, toolset, offered });
   }
   server.setRequestHandler('tools/list', () => ({ tools: [...byName.values()].map(({ tool }) => toolListing(tool)) }));
-  server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult> => {
-    const found = byName.get(request.params.name);
-    if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const ctx = { deps, mandate, server, extra };
-    return withAppData(found.tool, ctx, await runTool({ ...found, args: request.params.arguments ?? {}, ctx }));
+  server.setRequestHandler('tools/call', async (request, extra): Promise<CallToolResult | InputRequiredResult> => {
+    const { name } = request.params;
+    const found = byName.get(name);
+    if (!found) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+    // 2026-07-28 and later: the human is asked in the answer, and a retry names what it resumes.
+    const round = isModern(server) ? await resumeOf(deps, mandate, name, extra) : undefined;
+    const args = resumedArgs(request.params.arguments ?? {}, Object.hasOwn(found.tool.input.shape, 'approval'), round);
+    const ctx = { deps, mandate, server, extra, ...(round ? { round } : {}) };
+    const result = withAppData(found.tool, ctx, await runTool({ ...found, args, ctx }));
+    return (round?.ask && (await askInBand(deps, round.ask, name, mandate))) || result;
   });
   registerApps(
     server,

@@ -5,7 +5,7 @@ import { recordServer } from '../../core/accounts/presence.ts';
 import { checkBindingDecided } from '../../core/accounts/workspaces.ts';
 import { refuseArtifactState } from '../../core/local/stateFolder.ts';
 import { createHolonServer } from '../../server/server.ts';
-import { StdioServerTransport } from '../../server/transports/stdio.ts';
+import { serveEveryRevision, StdioServerTransport } from '../../server/transports/stdio.ts';
 import type { Command, CommandContext } from '../args.ts';
 import { str } from '../args.ts';
 import { clock, logger } from '../context.ts';
@@ -95,16 +95,14 @@ const mcpCmd: Command = {
       logger.warn(`could not record that this server runs (office_overview will not show it): ${(err as Error).message}`);
     }
     const transport = new StdioServerTransport(logger);
+    let serving: { close(): Promise<void> } | undefined;
     const stopServing = async (): Promise<void> => {
-      await server.close().catch(() => {});
+      await serving?.close().catch(() => {});
       await leave?.().catch((err: unknown) => logger.warn(`could not record that this server stopped: ${String(err)}`));
     };
     await runUntilStopped(runtime, stopServing, (stop) => {
-      transport.onclose = stop;
-      server.connect(transport).catch((err: unknown) => {
-        logger.error(`could not start: ${String(err)}`);
-        stop();
-      });
+      void transport.done.then(stop);
+      serving = serveEveryRevision(server, () => createHolonServer(runtime.deps, mandate), transport, logger);
     });
     return 0;
   },

@@ -306,7 +306,7 @@ const callAgent = defineTool({
       },
       {
         signal: ctx.extra.mcpReq.signal,
-        ...(ctx.server ? { waitForApproval: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {}),
+        ...(ctx.server ? { waitForApproval: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra, ctx.round) } : {}),
       },
     );
     return await callAnswer(ctx, outcome);

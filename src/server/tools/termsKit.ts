@@ -117,7 +117,7 @@ export async function signRecorded<T>(
   sign: (account?: AccountSigned) => Promise<T>,
   options: { signedOf?: (result: T) => unknown; head?: Promise<bigint | null> } = {},
 ): Promise<{ result: T; settlement?: string }> {
-  const wait = ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra) } : {};
+  const wait = ctx.server ? { wait: createApprovalWaiter(ctx.deps, ctx.server, ctx.extra, ctx.round) } : {};
   const signal = ctx.extra.mcpReq.signal;
   const unlessCancelled = (account?: AccountSigned): Promise<T> => (signal.aborted ? Promise.reject(cancelled()) : sign(account));
   const signedOf = options.signedOf ?? ((r: T): unknown => r);

@@ -6,6 +6,7 @@
  */
 import type { Server, CallToolResult, ToolAnnotations, ServerContext } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
+import type { Approval } from '../../core/approvals/model.ts';
 import type { HolonError } from '../../core/kernel/errors.ts';
 import type { ToolsetName } from '../../core/kernel/model.ts';
 import type { ServerDeps } from '../serverDeps.ts';
@@ -25,6 +26,16 @@ export interface ToolContext {
   /** The low-level server, to ask the client for elicitation; absent where nobody can be asked. */
   server?: Server;
   extra: ServerContext;
+  /** Present on a call of the 2026-07-28 revision, where the human is asked in the answer, not by a request. */
+  round?: ApprovalRound;
+}
+
+/** One tools/call of MCP 2026-07-28 (inBand.ts): what the approval waiter asks for, and what a retry resumes. */
+export interface ApprovalRound {
+  /** Set by the waiter: the approval to ask the human for in the call's answer, and how. */
+  ask?: { approval: Approval; by: 'page' | 'form' };
+  /** The approval a retry resumes, and how long it may wait for the decision (0: report it as it is). */
+  resume?: { approval: string; waitMs: number };
 }
 
 /** A handler's answer: the structured output (of the output schema's type) and its text. */

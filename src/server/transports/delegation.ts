@@ -1,6 +1,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { DelegationHost, Grant } from '../../core/market/gateway.ts';
 import { MoneySchema } from '../../core/kernel/schemas.ts';
@@ -8,6 +9,7 @@ import { summarize } from '../../core/kernel/util.ts';
 import { createToolServer } from '../server.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import { callAnswer, CallOutput, marketToolset } from '../tools/market.ts';
+import { requestOf, sendResponse } from './webFetch.ts';
 import type { Toolset } from '../tools/toolDef.ts';
 import { defineTool } from '../tools/toolDef.ts';
 
@@ -82,15 +84,12 @@ export class LoopbackDelegationHost implements DelegationHost {
     const deps = this.deps();
     const grant = token ? deps.gateway.grants.resolve(token) : undefined;
     if (!grant) return deny(401, 'no live grant for this token');
-    const mcp = createToolServer(deps, grant.mandate, [delegatedCall(grant)], { name: 'holon-delegation', title: 'Holon delegation' });
-    const transport = new NodeStreamableHTTPServerTransport({ enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close().catch(() => {});
-      void mcp.close().catch(() => {});
-    });
+    // Stateless at every revision (the SDK's per-request entry): a server of its own for this one request.
+    const build = (): Server => createToolServer(deps, grant.mandate, [delegatedCall(grant)], { name: 'holon-delegation', title: 'Holon delegation' });
+    const handler = createMcpHandler(build, { responseMode: 'json', onerror: (err) => deps.logger.info(`delegation endpoint: ${err.message}`) });
+    res.on('close', () => void handler.close().catch(() => {}));
     try {
-      await mcp.connect(transport);
-      await transport.handleRequest(req, res);
+      await sendResponse(res, await handler.fetch(requestOf(req, res, false)));
     } catch (err) {
       deps.logger.error(`delegation endpoint: ${(err as Error).message}`);
       if (!res.headersSent) deny(500, 'internal error');

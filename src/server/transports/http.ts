@@ -160,6 +160,7 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
     if (!token || refusedByRoute(req, res, stateless)) return;
     const read = await jsonBody(req, res, MAX_BODY_BYTES);
     if (read === 'refused') return;
+    if (await HttpSessions.isModern(req, res, read.body)) return sessions.serveModern(token, req, res, read.body);
     if (stateless) return sessions.serveStateless(token, req, res, read.body);
     return sessions.serveInSession(token, req, res, read.body);
   };

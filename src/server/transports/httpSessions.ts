@@ -1,18 +1,19 @@
 /**
  * What `holon serve` keeps open for its clients: the sessions of the stateful form, each serving the one
- * mandate of the run token that opened it, and the requests of the stateless form in flight, each with a
- * server of its own. Whatever belongs to a token that ended or expired is closed here.
+ * mandate of the run token that opened it, and the requests in flight of the stateless form and of MCP
+ * 2026-07-28 (stateless by design), each with a server of its own. Whatever belongs to a token that ended
+ * or expired is closed here.
  */
 import { randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
-import type { Server } from '@modelcontextprotocol/server';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import type { McpHttpHandler, Server } from '@modelcontextprotocol/server';
 import { liveRunToken } from '../../core/accounts/runTokens.ts';
 import type { RunToken } from '../../core/accounts/runTokens.ts';
 import { createHolonServer } from '../server.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import { rpcError, unauthorized } from './httpReply.ts';
+import { requestOf, sendResponse } from './webFetch.ts';
 
 /**
  * Sessions one token may hold open at once. A client that reconnects without ending its old session
@@ -25,22 +26,24 @@ interface Session {
   tokenId: string;
   mandate: string;
   server: Server;
-  transport: NodeStreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   /** Order of last use, to close the least recently used one first. */
   used: number;
 }
 
-/** A stateless request being served: its own server, answering the token that sent it. */
+/** A stateless request being served, answering the token that sent it; `end` stops its server. */
 interface Request {
   tokenId: string;
-  server: Server;
   res: http.ServerResponse;
+  end(): Promise<void>;
 }
 
 /** The open sessions and the stateless requests in flight of one HTTP server. */
 export class HttpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly requests = new Set<Request>();
+  /** MCP 2026-07-28's entry, by token: each request it serves gets a server of its own for the token's mandate. */
+  private readonly modern = new Map<string, McpHttpHandler>();
   /** No session to answer a form on: a stateless server never asks by elicitation, whatever it was given. */
   private readonly statelessDeps: ServerDeps;
   private uses = 0;
@@ -72,8 +75,40 @@ export class HttpSessions {
       logger.info(`http: a request of token ${r.tokenId} ended (its token ended or expired)`);
       // The call it was serving stops with its server; the client is told why, as its next request would be.
       unauthorized(r.res, true);
-      void r.server.close().catch((err: unknown) => logger.warn(`http: closing a request's server: ${String(err)}`));
+      void r.end().catch((err: unknown) => logger.warn(`http: closing a request's server: ${String(err)}`));
     }
+    for (const [tokenId, handler] of [...this.modern]) {
+      if (liveRunToken(store.state, tokenId, now)) continue;
+      this.modern.delete(tokenId);
+      void handler.close().catch(() => {});
+    }
+  }
+
+  /** True when the request speaks MCP 2026-07-28 or later (its body carries the per-request envelope). */
+  static async isModern(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<boolean> {
+    return req.method === 'POST' && !(await isLegacyRequest(requestOf(req, res, true), body));
+  }
+
+  /**
+   * Serves a 2026-07-28 request: no session, a server of its own made for it (the SDK's per-request entry),
+   * answering in JSON or as an event stream while a call reports progress. The human is asked in the
+   * call's answer (inBand.ts), so the server keeps the user's setting for asking.
+   */
+  async serveModern(token: RunToken, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
+    let handler = this.modern.get(token.id);
+    if (!handler) {
+      const onerror = (err: Error): void => this.deps.logger.info(`http: ${err.message}`);
+      handler = createMcpHandler(() => createHolonServer(this.deps, token.mandate), { legacy: 'reject', onerror });
+      this.modern.set(token.id, handler);
+    }
+    const request = requestOf(req, res, true);
+    const ended = new AbortController();
+    const r: Request = { tokenId: token.id, res, end: async () => ended.abort() };
+    this.requests.add(r);
+    res.on('close', () => this.requests.delete(r));
+    const response = await handler.fetch(request, { parsedBody: body });
+    ended.signal.addEventListener('abort', () => void response.body?.cancel().catch(() => {}));
+    await sendResponse(res, response);
   }
 
   /**
@@ -83,15 +118,15 @@ export class HttpSessions {
   async serveStateless(token: RunToken, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
     const server = createHolonServer(this.statelessDeps, token.mandate);
     // No sessionIdGenerator: the SDK's stateless mode (no Mcp-Session-Id is issued or asked for).
-    const transport = new NodeStreamableHTTPServerTransport({ enableJsonResponse: true });
-    const r: Request = { tokenId: token.id, server, res };
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    const r: Request = { tokenId: token.id, res, end: () => server.close() };
     this.requests.add(r);
     res.on('close', () => {
       this.requests.delete(r);
       void server.close().catch((err: unknown) => this.deps.logger.warn(`http: closing a request's server: ${String(err)}`));
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await sendResponse(res, await transport.handleRequest(requestOf(req, res, true), { parsedBody: body }));
   }
 
   /**
@@ -104,21 +139,21 @@ export class HttpSessions {
       const s = this.sessions.get(sessionId);
       if (!s || s.tokenId !== token.id || s.mandate !== token.mandate) return rpcError(res, 404, -32001, 'Session not found');
       s.used = ++this.uses;
-      await s.transport.handleRequest(req, res, body);
+      await sendResponse(res, await s.transport.handleRequest(requestOf(req, res, true), { parsedBody: body }));
       return;
     }
     if (req.method !== 'POST' || !isInitializeRequest(body))
       return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     const transport = await this.openSession(token);
-    await transport.handleRequest(req, res, body);
+    await sendResponse(res, await transport.handleRequest(requestOf(req, res, true), { parsedBody: body }));
     // An initialize the transport refused leaves no session behind.
     if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) await transport.close();
   }
 
-  private async openSession(token: RunToken): Promise<NodeStreamableHTTPServerTransport> {
+  private async openSession(token: RunToken): Promise<WebStandardStreamableHTTPServerTransport> {
     const { logger } = this.deps;
     const server = createHolonServer(this.deps, token.mandate);
-    const transport = new NodeStreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.makeRoomFor(token.id);
@@ -152,6 +187,12 @@ export class HttpSessions {
     for (const s of open) this.closeSession(s, 'the server stopped');
     const serving = [...this.requests];
     this.requests.clear();
-    await Promise.all([...open, ...serving].map((s) => s.server.close().catch(() => {})));
+    const modern = [...this.modern.values()];
+    this.modern.clear();
+    await Promise.all([
+      ...open.map((s) => s.server.close().catch(() => {})),
+      ...serving.map((r) => r.end().catch(() => {})),
+      ...modern.map((h) => h.close().catch(() => {})),
+    ]);
   }
 }

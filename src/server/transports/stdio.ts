@@ -6,6 +6,8 @@
  */
 import { parseJSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Transport, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../../core/kernel/deps.ts';
 
 /**
@@ -45,6 +47,9 @@ export class StdioServerTransport implements Transport {
   /** While a too-long line streams by: its first and last bytes, and how long it was. */
   private skipping: { head: Buffer; tail: Buffer; bytes: number } | undefined;
   private closed = false;
+  private ended: () => void = () => {};
+  /** Settles when the transport closes (stdin ended, or it was closed): whoever serves on it sets `onclose`. */
+  readonly done = new Promise<void>((resolve) => (this.ended = resolve));
 
   constructor(
     private readonly logger: Logger,
@@ -128,5 +133,22 @@ export class StdioServerTransport implements Transport {
     this.stdin.off('end', this.onEnd);
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.onclose?.();
+    this.ended();
   }
+}
+
+/**
+ * Serves MCP on `transport` at every revision the SDK speaks: the connection's first message chooses
+ * (2026-07-28's per-request envelope, or an older `initialize`). `first` is the server made before anything
+ * was read, so that a mandate this process cannot serve is refused at once: the first choice gets it; a
+ * later one (a client that probed the new revision and fell back) gets a new one from `build`.
+ */
+export function serveEveryRevision(first: Server, build: () => Server, transport: StdioServerTransport, logger: Logger): { close(): Promise<void> } {
+  let ready: Server | undefined = first;
+  const next = (): Server => {
+    const server = ready ?? build();
+    ready = undefined;
+    return server;
+  };
+  return serveStdio(next, { transport, onerror: (err) => logger.info(`stdio: ${err.message}`) });
 }
