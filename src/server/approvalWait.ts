@@ -1,4 +1,5 @@
-import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { ApprovalWaiter } from '../core/approvals/flow.ts';
 import { decideApproval, mayDecide } from '../core/decisions/decide.ts';
 import { isGuarded } from '../core/accounts/passkeys.ts';
@@ -81,7 +82,7 @@ function passkeyPage(server: Server, approval: Approval, signal: AbortSignal, ti
  */
 export function createApprovalWaiter(deps: ServerDeps, server: Server, extra: ServerContext, round?: ApprovalRound): ApprovalWaiter {
   return async (approval, signal) => {
-    const caps = server.getClientCapabilities()?.elicitation;
+    const caps = clientCapabilities(server, extra)?.elicitation;
     // An empty elicitation capability means form mode (the spec before URL mode existed). On a team's
     // account, the human at this client decides with this installation's key: no form unless it is an approver's.
     const elicitable =
@@ -135,6 +136,15 @@ async function inTheAnswer(
   const options = { ...(signal ? { signal } : {}), onTick: progressOf(extra, approval, waitMs) };
   const status = await waitForDecision(deps.store, approval.id, waitMs, options);
   return status === 'approved' ? 'approved' : status === 'rejected' ? 'rejected' : 'pending';
+}
+
+/**
+ * What the client can do: declared at `initialize` on the older revisions; on 2026-07-28, in each request
+ * (stdio keeps no `initialize` to read them from; HTTP serves each request on a server of its own).
+ */
+function clientCapabilities(server: Server, extra: ServerContext): ClientCapabilities | undefined {
+  const envelope = extra.mcpReq.envelope as Record<string, unknown> | undefined;
+  return (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
 }
 
 /** One wait's controls: `stop` ends the wait on the journal, `withdraw` the form or page while `open`. */
