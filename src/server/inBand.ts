@@ -69,7 +69,11 @@ export async function resumeOf(deps: ServerDeps, mandate: string, tool: string, 
 }
 
 /** The arguments of a resumed call: a tool that takes the approval it uses is given the one resumed. */
-export function resumedArgs(args: Record<string, unknown>, takesApproval: boolean, round: ApprovalRound | undefined): Record<string, unknown> {
+export function resumedArgs(
+  args: Record<string, unknown>,
+  takesApproval: boolean,
+  round: ApprovalRound | undefined,
+): Record<string, unknown> {
   if (!round?.resume || !takesApproval || (args['approval'] !== undefined && args['approval'] !== null)) return args;
   return { ...args, approval: round.resume.approval };
 }
@@ -78,7 +82,12 @@ export function resumedArgs(args: Record<string, unknown>, takesApproval: boolea
  * The `input_required` answer that asks the human for `ask.approval`; undefined when it cannot be asked
  * (the page could not be served): the call's own answer, the pending approval, stands.
  */
-export async function askInBand(deps: ServerDeps, ask: NonNullable<ApprovalRound['ask']>, tool: string, mandate: string): Promise<InputRequiredResult | undefined> {
+export async function askInBand(
+  deps: ServerDeps,
+  ask: NonNullable<ApprovalRound['ask']>,
+  tool: string,
+  mandate: string,
+): Promise<InputRequiredResult | undefined> {
   const { approval, by } = ask;
   const requestState = await codec.mint({ approval: approval.id, by, tool, mandate });
   if (by === 'form') {
@@ -121,7 +130,8 @@ function approvalPage(deps: ServerDeps, approval: Approval): Promise<string | un
   void decideApproval(humanStore(deps.store, clock, ask), clock, approval.id, 'approved', 'elicitation', deps.signer)
     .catch((err: unknown) => {
       // Closed unanswered, or decided elsewhere first: nothing to say.
-      if (!HolonError.is(err, 'denied') && !HolonError.is(err, 'conflict')) deps.logger.warn(`passkey page for ${approval.id}: ${(err as Error).message}`);
+      if (!HolonError.is(err, 'denied') && !HolonError.is(err, 'conflict'))
+        deps.logger.warn(`passkey page for ${approval.id}: ${(err as Error).message}`);
     })
     .finally(() => {
       served(undefined);

@@ -27,7 +27,9 @@ export class DefaultJsonSchemaValidator {
     const id = typeof schema['$id'] === 'string' ? schema['$id'] : undefined;
     const validate = (id !== undefined ? ajv.getSchema(id) : undefined) ?? ajv.compile(schema);
     return (input) =>
-      validate(input) ? { valid: true, data: input, errorMessage: undefined } : { valid: false, data: undefined, errorMessage: ajv.errorsText(validate.errors) };
+      validate(input)
+        ? { valid: true, data: input, errorMessage: undefined }
+        : { valid: false, data: undefined, errorMessage: ajv.errorsText(validate.errors) };
   }
 }
 

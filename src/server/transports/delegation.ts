@@ -85,8 +85,12 @@ export class LoopbackDelegationHost implements DelegationHost {
     const grant = token ? deps.gateway.grants.resolve(token) : undefined;
     if (!grant) return deny(401, 'no live grant for this token');
     // Stateless at every revision (the SDK's per-request entry): a server of its own for this one request.
-    const build = (): Server => createToolServer(deps, grant.mandate, [delegatedCall(grant)], { name: 'holon-delegation', title: 'Holon delegation' });
-    const handler = createMcpHandler(build, { responseMode: 'json', onerror: (err) => deps.logger.info(`delegation endpoint: ${err.message}`) });
+    const build = (): Server =>
+      createToolServer(deps, grant.mandate, [delegatedCall(grant)], { name: 'holon-delegation', title: 'Holon delegation' });
+    const handler = createMcpHandler(build, {
+      responseMode: 'json',
+      onerror: (err) => deps.logger.info(`delegation endpoint: ${err.message}`),
+    });
     res.on('close', () => void handler.close().catch(() => {}));
     try {
       await sendResponse(res, await handler.fetch(requestOf(req, res, false)));

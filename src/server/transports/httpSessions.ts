@@ -6,7 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as http from 'node:http';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { McpHttpHandler, Server } from '@modelcontextprotocol/server';
 import { liveRunToken } from '../../core/accounts/runTokens.ts';
 import type { RunToken } from '../../core/accounts/runTokens.ts';

@@ -143,7 +143,12 @@ export class StdioServerTransport implements Transport {
  * was read, so that a mandate this process cannot serve is refused at once: the first choice gets it; a
  * later one (a client that probed the new revision and fell back) gets a new one from `build`.
  */
-export function serveEveryRevision(first: Server, build: () => Server, transport: StdioServerTransport, logger: Logger): { close(): Promise<void> } {
+export function serveEveryRevision(
+  first: Server,
+  build: () => Server,
+  transport: StdioServerTransport,
+  logger: Logger,
+): { close(): Promise<void> } {
   let ready: Server | undefined = first;
   const next = (): Server => {
     const server = ready ?? build();
