@@ -69,6 +69,36 @@ async function decidedCall(client: Client, state: string, asked: ElicitRequest[]
   );
 }
 
+/** One JSON-RPC answer, whether sent as JSON or as one event of a stream. */
+async function answerOf(res: Response): Promise<{ result?: Record<string, unknown>; error?: { code: number } }> {
+  const text = await res.text();
+  const data = (res.headers.get('content-type') ?? '').includes('text/event-stream') ? (/^data: (.*)$/m.exec(text)?.[1] ?? '') : text;
+  return JSON.parse(data) as { result?: Record<string, unknown>; error?: { code: number } };
+}
+
+/** What no SDK shows: the cache hints on a list, and the standard headers every 2026-07-28 request must carry. */
+async function rawRequests(url: string, token: string): Promise<void> {
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const post = (headers: Record<string, string>): Promise<Response> =>
+    fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: envelope } }),
+    });
+  const listed = await post({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+  assert.equal(listed.status, 200);
+  const { result } = await answerOf(listed);
+  assert.equal(result?.['ttlMs'], 60 * 60 * 1000, 'the tool list may be kept an hour');
+  assert.equal(result?.['cacheScope'], 'private', 'by this client only');
+  const headerless = await post({ 'mcp-protocol-version': '2026-07-28' });
+  assert.equal(headerless.status, 400, 'a request without its Mcp-Method header is refused');
+  assert.equal((await answerOf(headerless)).error?.code, -32020);
+}
+
 describe('MCP 2026-07-28', { timeout: HANG_MS }, () => {
   test('over stdio: a whole session, and a call over the threshold asked in its answer and resumed', async () => {
     const { dir: state, cleanup } = await seededState();
@@ -84,6 +114,10 @@ describe('MCP 2026-07-28', { timeout: HANG_MS }, () => {
       await client.connect(transport);
       assert.equal(client.getProtocolEra(), 'modern');
       await smallSession(client);
+      // Change notifications come only on a stream the client opens; a list that never changes offers none.
+      const listening = await client.listen({ toolsListChanged: true });
+      assert.equal(listening.honoredFilter.toolsListChanged ?? false, false, JSON.stringify(listening.honoredFilter));
+      await listening.close();
       await decidedCall(client, state, asked);
     } finally {
       await client.close();
@@ -108,6 +142,7 @@ describe('MCP 2026-07-28', { timeout: HANG_MS }, () => {
       assert.equal(client.getProtocolEra(), 'modern');
       assert.equal(transport.sessionId, undefined, 'no session at 2026-07-28');
       await smallSession(client);
+      await rawRequests(served.url, made.token);
       await decidedCall(client, state, asked);
 
       const refusedBy: ElicitRequest[] = [];

@@ -87,7 +87,7 @@ const whoami = defineTool({
         vault_repo: null,
         office: m.account,
         mandate: m.id,
-        run: { id: ctx.extra.sessionId ?? null, kind: ctx.extra.sessionId ? 'http' : 'stdio', model: m.grantee.model ?? null },
+        run: { id: ctx.extra.sessionId ?? null, kind: ctx.extra.http ? 'http' : 'stdio', model: m.grantee.model ?? null },
         budget: {
           currency: m.currency,
           per_day: b.per_day ? M.formatUnits(b.per_day.units) : null,
