@@ -219,7 +219,7 @@ export async function startPaidTool(options: PaidToolOptions): Promise<PaidTool>
     void (async () => {
       if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return void res.writeHead(404).end();
       // Stateless at every revision: the SDK's per-request entry, a server per request.
-      const handler = createMcpHandler(mcpServer, { responseMode: 'json' });
+      const handler = createMcpHandler(mcpServer);
       res.on('close', () => void handler.close());
       await sendResponse(res, await handler.fetch(requestOf(req, res, false)));
     })().catch(() => {

@@ -137,9 +137,11 @@ test(
     assert.deepEqual(carrying('Server does not support'), ['dist/sdk.js'], 'the MCP server SDK is in dist/sdk.js only');
     assert.deepEqual(carrying('Client does not support'), ['dist/sdk.js'], 'the MCP client SDK is in dist/sdk.js only');
     // The MCP Apps' page is one file every ui:// view is served from: it carries its own copy of the ext-apps
-    // client and zod (a browser page cannot share dist/sdk.js), English messages only.
+    // client and zod (a browser page cannot share dist/sdk.js), English messages only. ext-apps 2 runs on the
+    // SDK v2's protocol core, which carries every revision's codec: 355 kB (98 kB in the package) where
+    // ext-apps 1 took 282 kB.
     const appsPage = fs.statSync(path.join(stage, 'dist', 'apps', 'holon.html')).size;
-    assert.ok(appsPage < 300_000, `dist/apps/holon.html is ${appsPage} bytes`);
+    assert.ok(appsPage < 365_000, `dist/apps/holon.html is ${appsPage} bytes`);
     process.stderr.write(
       `[editor] vsix: ${(bytes / 1024 / 1024).toFixed(2)} MB (${bytes} bytes), ${files.length} files; the apps' page ${appsPage} bytes\n`,
     );

@@ -87,10 +87,7 @@ export class LoopbackDelegationHost implements DelegationHost {
     // Stateless at every revision (the SDK's per-request entry): a server of its own for this one request.
     const build = (): Server =>
       createToolServer(deps, grant.mandate, [delegatedCall(grant)], { name: 'holon-delegation', title: 'Holon delegation' });
-    const handler = createMcpHandler(build, {
-      responseMode: 'json',
-      onerror: (err) => deps.logger.info(`delegation endpoint: ${err.message}`),
-    });
+    const handler = createMcpHandler(build, { onerror: (err) => deps.logger.info(`delegation endpoint: ${err.message}`) });
     res.on('close', () => void handler.close().catch(() => {}));
     try {
       await sendResponse(res, await handler.fetch(requestOf(req, res, false)));
