@@ -227,9 +227,14 @@ describe('holon with bad arguments', { concurrency: true }, () => {
           ['mcp', '--mandate', 'demo/sandbox', '--bogus'],
           ['demo', 'extra'],
           ['demo', '--bogus'],
+          ['demo', '--protocol', '2024-11-05'],
+          ['demo', '--protocol'],
           ['frob'],
         ]);
-        await refusedOnMissing(root, [['mcp', '--mandate', 'demo/sandbox']]);
+        await refusedOnMissing(root, [
+          ['mcp', '--mandate', 'demo/sandbox'],
+          ['demo', '--protocol', 'latest'],
+        ]);
       }));
   });
 

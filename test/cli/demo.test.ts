@@ -101,7 +101,7 @@ describe('holon demo', { concurrency: true }, () => {
         assert.equal(r.code, 0, r.stdout + r.stderr);
         const out = r.stdout;
         assert.match(out, new RegExp(`^Holon demo — state in ${state.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-        assert.match(out, /tools: search_agents, get_agent, call_agent, check_approval, get_budget, get_receipt/);
+        assert.match(out, /MCP 2026-07-28 · tools: search_agents, get_agent, call_agent, check_approval, get_budget, get_receipt/, 'the agents speak the current revision');
         // No team store named: nothing to say about one (with one, test/pg/cli.test.ts).
         assert.doesNotMatch(out, /never the team store/, out.slice(0, 400));
         assert.match(out, /\$ holon approve apr_\S+/, 'the big call is approved from a terminal');

@@ -8,10 +8,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { HolonError } from '../../../core/kernel/errors.ts';
 import type { Command } from '../../args.ts';
+import { str } from '../../args.ts';
 import { office } from './office.ts';
 import { passkeyScenario } from './passkey.ts';
-import type { Demo, Scenario } from './play.ts';
-import { section, shq, withState } from './play.ts';
+import type { Demo, DemoProtocol, Scenario } from './play.ts';
+import { DEMO_PROTOCOLS, section, shq, withState } from './play.ts';
 import { session } from './session.ts';
 import { shopper } from './shopper.ts';
 import { terms } from './terms.ts';
@@ -45,17 +46,22 @@ function freshState(dir: string | undefined): string {
 
 const demoCmd: Command = {
   name: 'demo',
-  usage: 'demo [--state DIR]',
+  usage: 'demo [--state DIR] [--protocol 2026-07-28|2025-11-25]',
   summary:
     'Plays a typical session on a fresh state: funds demo with 5 EUR, creates demo/sandbox, and drives the MCP server with a real ' +
     'client, approving the big call from the CLI; then buys under terms, leaves an office of three colleagues (demo/lead, demo/ada, ' +
     'demo/bob) to try, and a shopper (demo/shopper) that pays, buys from the local merchants (at one with AP2 mandates, paid on a ' +
     "chain) and remembers, with one payment left for you to approve; last, on a state of its own, a passkey (Chromium's virtual " +
     'authenticator) decides what a terminal cannot.',
-  options: {},
+  options: {
+    protocol: { type: 'string', help: "the MCP revision the demo's agents speak: 2026-07-28 (the default) or 2025-11-25" },
+  },
   positionals: [0, 0],
   async run(ctx) {
     const started = Date.now();
+    const protocol = str(ctx.opts, 'protocol') ?? DEMO_PROTOCOLS[0];
+    if (!(DEMO_PROTOCOLS as readonly string[]).includes(protocol))
+      throw new HolonError('invalid_input', `--protocol is one of ${DEMO_PROTOCOLS.join(', ')}, not "${protocol}"`);
     const out = ctx.out;
     const holonBin = path.resolve(process.argv[1] ?? '');
     if (!holonBin.endsWith('.js')) throw new HolonError('invalid_input', 'run the demo from the built CLI: node dist/holon.js demo');
@@ -71,7 +77,7 @@ const demoCmd: Command = {
           "the commands it suggests say --store '' to read it.",
       );
     }
-    const demo: Demo = { out, holonBin, stateDir, examples, at };
+    const demo: Demo = { out, holonBin, stateDir, examples, at, protocol: protocol as DemoProtocol };
 
     section(out, 'The human sets up (CLI)');
     await withState(stateDir, async (store) => {

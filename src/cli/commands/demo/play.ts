@@ -22,7 +22,13 @@ export interface Demo {
   examples: string;
   /** `--state DIR` (with `--store ''` when the shell names a team store) for the commands the demo suggests. */
   at: string;
+  /** The revision of MCP the agents speak (`--protocol`). */
+  protocol: DemoProtocol;
 }
+
+/** The revisions the demo's agents may speak: the current one (per-request, no initialize), or the one before it. */
+export const DEMO_PROTOCOLS = ['2026-07-28', '2025-11-25'] as const;
+export type DemoProtocol = (typeof DEMO_PROTOCOLS)[number];
 
 /** The state folder's journal, as the human's commands write to it. */
 export type DemoStore = ReturnType<typeof openState>;
@@ -130,7 +136,9 @@ export async function withAgents<T, S extends AgentSpec[]>(
   const agents = specs.map((spec) => {
     const args = [demo.holonBin, 'mcp', '--mandate', spec.mandate, '--state', demo.stateDir, ...(spec.args ?? [])];
     const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
-    const agent = { transport, client: new Client({ name: spec.client, version: HOLON_VERSION }), log: '' };
+    // 2026-07-28 is pinned (no initialize is ever sent); the older revision is the SDK's default handshake.
+    const pinned = demo.protocol === '2026-07-28' ? { versionNegotiation: { mode: { pin: demo.protocol } } } : {};
+    const agent = { transport, client: new Client({ name: spec.client, version: HOLON_VERSION }, pinned), log: '' };
     transport.stderr?.on('data', (d: Buffer) => (agent.log += d.toString()));
     return agent;
   });

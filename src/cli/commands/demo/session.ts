@@ -76,7 +76,7 @@ function approvedByTheHuman(demo: Demo, watcher: DemoStore): Promise<string> {
 async function play(demo: Demo, client: Client): Promise<string[]> {
   const { out } = demo;
   const tools = await client.listTools();
-  out(`   tools: ${tools.tools.map((t) => t.name).join(', ')}`);
+  out(`   MCP ${client.getNegotiatedProtocolVersion() ?? 'unknown'} · tools: ${tools.tools.map((t) => t.name).join(', ')}`);
   type Structured = Record<string, unknown>;
   type Options = Parameters<Client['callTool']>[1];
   const call = async (name: string, args: Structured, label: string, options: Options = {}): Promise<Structured> => {
