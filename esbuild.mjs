@@ -216,7 +216,7 @@ const webviewShared = await (async () => {
   const name = (spec) => `m${specs.indexOf(spec)}`;
   // Of each module, what the pages use (`z.string` where the page has `import * as z from 'zod/mini'`),
   // so the shared script carries that and what it needs rather than every export.
-  const used = (spec) =>
+  const usedOf = (spec) =>
     new Set(
       sources('src/webview').flatMap((text) => {
         const alias = new RegExp(`^import \\* as (\\w+) from '${spec.replace(/[/.]/g, '\\$&')}';$`, 'm').exec(text)?.[1];
@@ -224,7 +224,8 @@ const webviewShared = await (async () => {
       }),
     );
   const exported = Object.fromEntries(await Promise.all(modules.map(async (spec) => [spec, Object.keys(await import(spec))])));
-  const picked = (spec) => exported[spec].filter((n) => used(spec).has(n)).sort();
+  const used = Object.fromEntries(modules.map((spec) => [spec, usedOf(spec)]));
+  const picked = (spec) => exported[spec].filter((n) => used[spec].has(n)).sort();
   return {
     contents: {
       contents: [

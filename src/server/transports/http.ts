@@ -22,6 +22,7 @@ import type { ServerDeps } from '../serverDeps.ts';
 import type { AllowedNames } from './httpReply.ts';
 import { allowedNames, bearerOf, jsonBody, refusedByName, reply, rpcError, unauthorized, urlHost } from './httpReply.ts';
 import { HttpSessions } from './httpSessions.ts';
+import { requestOf } from './webFetch.ts';
 
 /** The path of the MCP endpoint, as `holon serve` prints it. */
 export const MCP_PATH = '/mcp';
@@ -160,9 +161,11 @@ export async function startHttpServer(deps: ServerDeps, options: HttpServerOptio
     if (!token || refusedByRoute(req, res, stateless)) return;
     const read = await jsonBody(req, res, MAX_BODY_BYTES);
     if (read === 'refused') return;
-    if (await HttpSessions.isModern(req, res, read.body)) return sessions.serveModern(token, req, res, read.body);
-    if (stateless) return sessions.serveStateless(token, req, res, read.body);
-    return sessions.serveInSession(token, req, res, read.body);
+    // One Fetch request for whichever entry serves it: the body is read already, and passed beside it.
+    const request = requestOf(req, res, true);
+    if (await HttpSessions.isModern(request, read.body)) return sessions.serveModern(token, request, res, read.body);
+    if (stateless) return sessions.serveStateless(token, request, res, read.body);
+    return sessions.serveInSession(token, request, res, read.body);
   };
 
   const httpServer = http.createServer((req, res) => {

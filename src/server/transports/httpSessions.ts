@@ -18,7 +18,7 @@ import type { RunToken } from '../../core/accounts/runTokens.ts';
 import { createHolonServer } from '../server.ts';
 import type { ServerDeps } from '../serverDeps.ts';
 import { rpcError, unauthorized } from './httpReply.ts';
-import { requestOf, sendResponse } from './webFetch.ts';
+import { sendResponse } from './webFetch.ts';
 
 /**
  * Sessions one token may hold open at once. A client that reconnects without ending its old session
@@ -90,8 +90,8 @@ export class HttpSessions {
   }
 
   /** True when the request speaks MCP 2026-07-28 or later (its body carries the per-request envelope). */
-  static async isModern(req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<boolean> {
-    return req.method === 'POST' && !(await isLegacyRequest(requestOf(req, res, true), body));
+  static async isModern(request: globalThis.Request, body: unknown): Promise<boolean> {
+    return request.method === 'POST' && !(await isLegacyRequest(request, body));
   }
 
   /**
@@ -99,14 +99,13 @@ export class HttpSessions {
    * answering in JSON or as an event stream while a call reports progress. The human is asked in the
    * call's answer (inBand.ts), so the server keeps the user's setting for asking.
    */
-  async serveModern(token: RunToken, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
+  async serveModern(token: RunToken, request: globalThis.Request, res: http.ServerResponse, body: unknown): Promise<void> {
     let handler = this.modern.get(token.id);
     if (!handler) {
       const onerror = (err: Error): void => this.deps.logger.info(`http: ${err.message}`);
       handler = createMcpHandler(() => createHolonServer(this.deps, token.mandate), { legacy: 'reject', onerror });
       this.modern.set(token.id, handler);
     }
-    const request = requestOf(req, res, true);
     const ended = new AbortController();
     const r: Request = { tokenId: token.id, res, end: async () => ended.abort() };
     this.requests.add(r);
@@ -120,7 +119,7 @@ export class HttpSessions {
    * Serves one POST with a server and transport of its own, in JSON, and closes both when its answer is
    * sent (or its client goes): nothing outlives the request.
    */
-  async serveStateless(token: RunToken, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
+  async serveStateless(token: RunToken, request: globalThis.Request, res: http.ServerResponse, body: unknown): Promise<void> {
     const server = createHolonServer(this.statelessDeps, token.mandate);
     // No sessionIdGenerator: the SDK's stateless mode (no Mcp-Session-Id is issued or asked for).
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
@@ -131,26 +130,26 @@ export class HttpSessions {
       void server.close().catch((err: unknown) => this.deps.logger.warn(`http: closing a request's server: ${String(err)}`));
     });
     await server.connect(transport);
-    await sendResponse(res, await transport.handleRequest(requestOf(req, res, true), { parsedBody: body }));
+    await sendResponse(res, await transport.handleRequest(request, { parsedBody: body }));
   }
 
   /**
    * Serves a request in the session it names, or opens one with an initialize. Another token's session is
    * answered as if it did not exist: a token learns nothing of another's.
    */
-  async serveInSession(token: RunToken, req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> {
-    const sessionId = req.headers['mcp-session-id'];
-    if (typeof sessionId === 'string') {
+  async serveInSession(token: RunToken, request: globalThis.Request, res: http.ServerResponse, body: unknown): Promise<void> {
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId !== null) {
       const s = this.sessions.get(sessionId);
       if (!s || s.tokenId !== token.id || s.mandate !== token.mandate) return rpcError(res, 404, -32001, 'Session not found');
       s.used = ++this.uses;
-      await sendResponse(res, await s.transport.handleRequest(requestOf(req, res, true), { parsedBody: body }));
+      await sendResponse(res, await s.transport.handleRequest(request, { parsedBody: body }));
       return;
     }
-    if (req.method !== 'POST' || !isInitializeRequest(body))
+    if (request.method !== 'POST' || !isInitializeRequest(body))
       return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     const transport = await this.openSession(token);
-    await sendResponse(res, await transport.handleRequest(requestOf(req, res, true), { parsedBody: body }));
+    await sendResponse(res, await transport.handleRequest(request, { parsedBody: body }));
     // An initialize the transport refused leaves no session behind.
     if (transport.sessionId === undefined || !this.sessions.has(transport.sessionId)) await transport.close();
   }
