@@ -93,6 +93,10 @@ describe('a payment Holon signs is read back from the chain', () => {
     assert.equal(out.settlement.status, 'signed');
     assert.match(out.settlement.summary, /^not landed yet \(it can land until 20\d\d-/);
     assert.deepEqual(out.settlement.amount, { amount: '0.25', currency: 'USDC' });
+    // Looked for from a block no later than the chain's head once it was signed (read by the test's own client).
+    const headWhenSigned = await chain.client.getBlockNumber({ cacheTime: 0 });
+    const from = BigInt(runtime.store.state.settlements[out.settlement.id]?.from_block ?? 'x');
+    assert.ok(from <= headWhenSigned, `looked for from block ${from}, after the head ${headWhenSigned}`);
     // Signed, not sent: nothing moved on the chain, and its money is held, not spent.
     assert.deepEqual(await balances(), before);
     assert.deepEqual(spendOf(PAYS), { spent: spentBefore.spent, held: spentBefore.held + 230_000n });
@@ -107,6 +111,7 @@ describe('a payment Holon signs is read back from the chain', () => {
     assert.equal(tx, s.settled[0]?.transaction);
     const mined = await onChain(chain, tx);
     assert.equal(record.landed?.block, mined.block.toString());
+    assert.ok(mined.block > from, 'it landed after the block it is looked for from');
     assert.deepEqual(mined.transfers, [{ from: wallet.address, to: SELLER, value: 250_000n }]);
     const after = await balances();
     assert.deepEqual([after[0] - before[0], after[1] - before[1]], [-250_000n, 250_000n]);

@@ -109,6 +109,11 @@ export interface ChainReader {
   readonly config: ChainConfig;
   /** The latest block's number and time (seconds). */
   head(): Promise<{ number: bigint; timestamp: bigint }>;
+  /**
+   * A block at or before the head: the head's number as read at most a few seconds ago (viem's cache of
+   * it, the client's polling interval), with no round trip to the node most of the time.
+   */
+  recentBlock(): Promise<bigint>;
   /** True once the token has spent `nonce` of `authorizer` (used or cancelled), as of `block` (default the latest). */
   authorizationSpent(authorizer: Address, nonce: Hex, block?: bigint): Promise<boolean>;
   /** The transaction that spent `nonce` of `authorizer`, looked for from `fromBlock` on; undefined when none did. */
@@ -159,6 +164,7 @@ export function chainReader(config: ChainConfig, options: { timeoutMs?: number }
       const block = await client.getBlock({ blockTag: 'latest' });
       return { number: block.number, timestamp: block.timestamp };
     },
+    recentBlock: () => client.getBlockNumber(),
     authorizationSpent: (authorizer, nonce, block) =>
       client.readContract({
         address: token,

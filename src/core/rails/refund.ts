@@ -20,7 +20,9 @@ export async function expectRefund(
   id: string,
   value: bigint,
 ): Promise<void> {
-  const from = await startBlock(deps.chain);
+  // The head itself, not a recent block: a refund is told only by a transfer from the escrow, and one made
+  // before now is not it.
+  const from = await startBlock(deps.chain, { atHead: true });
   await deps.store.transact((s) => {
     const r = s.settlements[id];
     if (!r || r.refund?.transaction) return { events: [], result: undefined };

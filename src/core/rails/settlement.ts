@@ -81,7 +81,7 @@ export interface Settlement {
    * idempotent completion answers only the same body).
    */
   payload: unknown;
-  /** The block the chain was at when it was signed: where to look for it from. */
+  /** A block at or before the one the chain was at when it was signed: where to look for it from. */
   from_block: string | null;
   /** The transaction the seller, merchant or facilitator named, as it named it. */
   claimed: { transaction: string; by: string } | null;

@@ -48,11 +48,17 @@ export function reads(reader: ChainReader | undefined, network: string, token: s
   return reader !== undefined && reader.config.network === network && reader.config.token.toLowerCase() === token.toLowerCase();
 }
 
-/** The block the chain is at now, where to look for a payment signed now from; null when the node does not answer. */
-export async function startBlock(reader: ChainReader | undefined): Promise<bigint | null> {
+/**
+ * Where to look for a payment signed from now on: a block at or before the chain's head (its number as
+ * read at most a few seconds ago, most often without a round trip to the node); null when the node does
+ * not answer. An earlier block only widens the look: a payment is told from any other by its nonce, which
+ * is random or, under terms, read unspent at the latest block before anything is signed, so nothing spent
+ * before this block can be taken for it. `atHead` reads the head itself, for what is told otherwise.
+ */
+export async function startBlock(reader: ChainReader | undefined, options: { atHead?: boolean } = {}): Promise<bigint | null> {
   if (!reader) return null;
   try {
-    return (await reader.head()).number;
+    return options.atHead ? (await reader.head()).number : await reader.recentBlock();
   } catch {
     return null;
   }

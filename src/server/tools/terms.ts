@@ -158,7 +158,7 @@ function fromAtomic(amount: string, asset: KnownAsset): Money {
 
 /**
  * Refuses a payment whose nonce is H once the terms were paid, or beside one that may still land. The
- * chain's head, where the payment's settlement is looked for from, is read at the same time.
+ * block its settlement is looked for from (startBlock) is read at the same time.
  */
 async function unspentNonce(
   ctx: ToolContext,
