@@ -3,8 +3,9 @@
  * of settlement events — payments of several mandates signed, claimed, landed, expired, flagged, released,
  * refunded, and events for settlements that do not exist — is read through the index (the newest payments
  * of one mandate or of all, a spend's payment by its hold, the audit trail's pages at every cursor) and
- * through a naive reference that scans every settlement and every event, which must agree: on the live
- * state, and on a state revived from its snapshot form and folded on from there.
+ * through a naive reference that scans every settlement and every event, which must agree, and so must
+ * the settlements a watcher of the chain reads at every block: on the live state, and on a state revived
+ * from its snapshot form and folded on from there.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -13,6 +14,7 @@ import { auditTrailPage, isPaymentEntry, latestPaymentEntries } from '../../src/
 import { newestSettlements, settlementDetail } from '../../src/core/money/payments.ts';
 import type { HolonState } from '../../src/core/fold/state.ts';
 import { holonReducer, initialState } from '../../src/core/fold/state.ts';
+import { awaitsChain, settlementsAwaiting } from '../../src/core/rails/settlement.ts';
 import type { JournalEvent } from '../../src/core/store/store.ts';
 
 /** A reproducible stream of numbers in [0, 1). */
@@ -92,6 +94,9 @@ function check(s: HolonState, events: Folded[], signedSeq: Map<string, number>, 
     );
   }
   for (const r of Object.values(s.settlements)) assert.equal(s.settlement_by_hold[r.hold], r.id, `${what}: the hold of ${r.id}`);
+  // What a watcher of the chain reads at every block: exactly the settlements that wait for it.
+  const awaiting = Object.values(s.settlements).filter(awaitsChain).map((r) => r.id);
+  assert.deepEqual([...settlementsAwaiting(s)].sort(), awaiting.sort(), `${what}: the settlements that wait for the chain`);
   for (const mandate of MANDATES) {
     // Every page, following next, from the start and from a random cursor: the same as the naive reference.
     const limit = 1 + Math.floor(rand() * 7);
@@ -145,7 +150,15 @@ test("the payments' index equals a scan of every settlement and event, live and 
     else if (r < 0.75) fold('settlement.flagged', { settlement: pick(ids), reason: 'not_on_chain', detail: 'd', approval: null });
     else if (r < 0.8) fold('settlement.release_asked', { settlement: pick(ids), approval: `apr_${step}` });
     else if (r < 0.85) fold('settlement.refund_expected', { settlement: pick(ids), value: '10', from: '0x2', from_block: '1' });
-    else if (r < 0.9) fold('settlement.decided', { settlement: pick(ids), approval: `apr_${step}`, outcome: 'kept' });
+    else if (r < 0.875) fold('settlement.decided', { settlement: pick(ids), approval: `apr_${step}`, outcome: 'kept' });
+    else if (r < 0.9)
+      fold('settlement.refunded', {
+        settlement: pick(ids),
+        transaction: TX(step),
+        block: String(step),
+        value: '10',
+        credit: { mandate: pick(MANDATES), account: 'acct_1', amount: { amount: '0.00001', currency: 'USDC' }, day: '2026-01-01' },
+      });
     // An event for a settlement that is not there: no entry anywhere.
     else fold('settlement.landed', { settlement: `stl_missing_${step}`, transaction: TX(step), block: '1' });
     if (step % 100 === 0) {

@@ -26,7 +26,7 @@ import { intentReceipt, moneyEvent } from '../money/slice.ts';
 import type { ChainVerdict, NeverWhy } from './scheme.ts';
 import { schemeOf } from './schemes.ts';
 import type { FlagReason, Settlement } from './settlement.ts';
-import { awaitsChain, isOpen, settlementEvent, transferKey } from './settlement.ts';
+import { awaitsChain, isOpen, settlementEvent, settlementsAwaiting, transferKey } from './settlement.ts';
 import { chargeOf, lapsesAt, settlementWords } from './settlementView.ts';
 import type { Hash } from 'viem';
 import { approvalEvent } from '../approvals/slice.ts';
@@ -225,9 +225,10 @@ export async function flagSettlement(deps: LandingDeps, id: string, reason: Flag
 
 /** The settlements still waiting for the configured chain: a payment, or a channel's refund. */
 function openOnChain(s: HolonState, reader: ChainReader): string[] {
-  return Object.values(s.settlements)
-    .filter((r) => awaitsChain(r) && reads(reader, r.network, r.token))
-    .map((r) => r.id);
+  return [...settlementsAwaiting(s)].filter((id) => {
+    const r = s.settlements[id];
+    return r !== undefined && reads(reader, r.network, r.token);
+  });
 }
 
 /**

@@ -209,6 +209,32 @@ function touch(s: SettlementFields, id: string, e: JournalEvent, change: (r: Set
   change(r);
   r.updated_at = e.time;
   fileSettlementEvent(s, r.mandate, r.id, e);
+  fileAwaiting(s, r);
+}
+
+/**
+ * The settlements that wait for the chain, by the dict that holds them: what a watcher reads at every
+ * block, however many payments were ever made. Not in the state's text: made from the settlements on
+ * first use (after a snapshot is read, the dict is a new one), then kept by the fold.
+ */
+const awaitingBy = new WeakMap<Dict<Settlement>, Set<string>>();
+
+/** The ids of the settlements that wait for the chain (`awaitsChain`), without reading every settlement. */
+export function settlementsAwaiting(s: Pick<SettlementFields, 'settlements'>): ReadonlySet<string> {
+  let ids = awaitingBy.get(s.settlements);
+  if (!ids) {
+    ids = new Set(Object.values(s.settlements).flatMap((r) => (awaitsChain(r) ? [r.id] : [])));
+    awaitingBy.set(s.settlements, ids);
+  }
+  return ids;
+}
+
+/** Keeps the settlements that wait for the chain true for `r`, once they were asked for. */
+function fileAwaiting(s: SettlementFields, r: Settlement): void {
+  const ids = awaitingBy.get(s.settlements);
+  if (!ids) return;
+  if (awaitsChain(r)) ids.add(r.id);
+  else ids.delete(r.id);
 }
 
 export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
@@ -238,6 +264,7 @@ export const settlementSlice: Slice<SettlementFields, SettlementEvents> = {
         fileSigned(s, r, e.seq);
       }
       fileSettlementEvent(s, r.mandate, r.id, e);
+      fileAwaiting(s, r);
     },
     'settlement.claimed': (s, d, e) =>
       touch(s, d.settlement, e, (r) => {
