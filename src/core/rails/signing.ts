@@ -101,25 +101,46 @@ export interface NonceToSign {
  * when a payment Holon signed under it may still land (`payment_open`: that one is sent again, never a
  * second). The nonce is read in the payment's scheme's own nonce space (EIP-3009's at the token, or Permit2's).
  */
-export async function assertNonceUnspent(s: HolonState, reader: ChainReader, payment: NonceToSign): Promise<void> {
+export async function assertNonceUnspent(
+  s: HolonState,
+  reader: ChainReader,
+  payment: NonceToSign,
+  spent: Promise<boolean> = readNonceSpent(reader, payment),
+): Promise<void> {
   const key = { scheme: payment.scheme, authorization: { ...payment.authorization } } as Pick<Settlement, 'scheme' | 'authorization'>;
   const earlier = sameNonce(s, { id: '', ...key });
   const open = earlier.find((r) => isOpen(r));
   if (open) throw refusedBeforeSigning(denial('payment_open', { settlement: open.id, until: lapsesAt(open) }));
-  const scheme = schemeOf(payment);
-  if (!(await scheme.nonceSpent(reader, payment.authorization))) return;
+  if (!(await spent)) return;
   const landed = earlier.find((r) => r.landed)?.landed?.transaction;
-  const transaction: Hash | string | null = landed ?? (await scheme.spentIn(reader, payment.authorization).catch(() => undefined)) ?? null;
+  const transaction: Hash | string | null =
+    landed ??
+    (await schemeOf(payment)
+      .spentIn(reader, payment.authorization)
+      .catch(() => undefined)) ??
+    null;
   throw refusedBeforeSigning(denial('terms_paid', { transaction }));
 }
 
-/** The same check for an EIP-3009 (`exact`) payment. */
+/**
+ * Whether the chain shows `payment`'s nonce spent, read now for `assertNonceUnspent` to take later: a
+ * caller that knows the nonce before it may sign (the H a seller advertises, while its ATR is fetched)
+ * reads it beside its other round trips. What is only read and never taken is no failure of anyone's.
+ */
+export function readNonceSpent(reader: ChainReader, payment: NonceToSign): Promise<boolean> {
+  const spent = (async () => schemeOf(payment).nonceSpent(reader, payment.authorization))();
+  spent.catch(() => {});
+  return spent;
+}
+
+/** The same check for an EIP-3009 (`exact`) payment; `spent`, its chain read started earlier. */
 export function assertExactNonceUnspent(
   s: HolonState,
   reader: ChainReader,
   authorization: Pick<Authorization, 'from' | 'nonce'>,
+  spent?: Promise<boolean>,
 ): Promise<void> {
-  return assertNonceUnspent(s, reader, { authorization });
+  return assertNonceUnspent(s, reader, { authorization }, spent ?? readNonceSpent(reader, { authorization }));
 }
 
 /** The settlement signed under the same nonce as `payment` that may still land, if one is (the one to send again). */

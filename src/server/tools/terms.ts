@@ -30,7 +30,14 @@ import {
   verifiedChosen,
 } from '../terms/x402Agreement.ts';
 import { fromAtomic as atomicToMoney } from '../../core/rails/assets.ts';
-import { assertExactNonceUnspent, assertOnConfiguredChain, openUnderNonce, reads, startBlock } from '../../core/rails/signing.ts';
+import {
+  assertExactNonceUnspent,
+  assertOnConfiguredChain,
+  openUnderNonce,
+  readNonceSpent,
+  reads,
+  startBlock,
+} from '../../core/rails/signing.ts';
 import type { Settlement } from '../../core/rails/settlement.ts';
 import * as M from '../../core/kernel/amount.ts';
 import { SettlementDetailSchema, SettlementSchema } from './settlementSchema.ts';
@@ -165,9 +172,10 @@ async function unspentNonce(
   chain: ChainReader,
   from: `0x${string}`,
   h: string,
+  spent?: Promise<boolean>,
 ): Promise<{ head: Promise<bigint | null> }> {
   const head = startBlock(chain);
-  await assertExactNonceUnspent(ctx.deps.store.state, chain, { from, nonce: h });
+  await assertExactNonceUnspent(ctx.deps.store.state, chain, { from, nonce: h }, spent);
   return { head };
 }
 
@@ -214,7 +222,8 @@ const atrTransact = defineTool({
       throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
     }
     const asset = knownAsset(option.network, option.asset) as KnownAsset;
-    const unspent = (h: string): Promise<{ head: Promise<bigint | null> }> => unspentNonce(ctx, chain, wallet.address, h);
+    const unspent = (h: string, spent?: Promise<boolean>): Promise<{ head: Promise<bigint | null> }> =>
+      unspentNonce(ctx, chain, wallet.address, h, spent);
     const account = `${option.network}:${wallet.address}`;
     const ask = (amount: string, h: string, resource: { url: string; description?: string | undefined }): PaymentAsk => ({
       mandate: ctx.mandate,
@@ -265,13 +274,16 @@ const atrTransact = defineTool({
       });
     }
     const exact = read ?? readDocument(args.document);
+    // The nonce is the advertised H, which the ATR must hash to before anything is signed: whether the chain
+    // has it spent already is read while the ATR is fetched, not after.
+    const spent = readNonceSpent(chain, { authorization: { from: wallet.address, nonce: exact.hash } });
     const c = await confirmRead(deps, { ...exact, options: exact.options.filter((o) => o === option) }, account);
     const price = ask(c.unsigned.option.amount, c.atrHash, c.unsigned.resource);
     // The same terms asked again (an answer that was lost): the payment signed for them, while it may still land.
     const again = openUnderNonce(ctx.deps.store.state, { authorization: { from: wallet.address, nonce: c.atrHash } });
     if (again && again.mandate === ctx.mandate && again.status === 'signed' && samePayment(again, price))
       return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: again.payload, ...settlementOut(ctx, again.id) });
-    const { head } = await unspent(c.atrHash);
+    const { head } = await unspent(c.atrHash, c.atrHash === exact.hash ? spent : undefined);
     const paid = await signRecorded(ctx, price, exactSigned(c.unsigned, c.atrHash, wallet), { head });
     return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: paid.result, ...settlementOut(ctx, paid.settlement) });
   },

@@ -27,7 +27,7 @@ import { newId } from '../../core/kernel/ids.ts';
 import type { ChainPayment } from '../../core/money/walletPay.ts';
 import { checkLanding, flagSettlement, recordClaim } from '../../core/rails/landing.ts';
 import { authorizedOf } from '../../core/rails/settlementView.ts';
-import { assertExactNonceUnspent, assertOnConfiguredChain, recordSigned } from '../../core/rails/signing.ts';
+import { assertExactNonceUnspent, assertOnConfiguredChain, readNonceSpent, recordSigned } from '../../core/rails/signing.ts';
 import type { Authorization } from '../../core/rails/scheme.ts';
 import type { EventStore } from '../../core/store/store.ts';
 import type { HolonState } from '../../core/fold/state.ts';
@@ -196,6 +196,9 @@ export class X402Payer {
     if (!('amount' in gated)) return gated;
     const reader = chain as ChainReader;
     const upto = option.scheme === 'upto';
+    // The nonce of an exact payment is the advertised H, which the ATR must hash to: whether the chain has
+    // it spent already is read while the ATR is fetched, not after.
+    const spent = upto ? undefined : readNonceSpent(reader, { authorization: { from: wallet.address, nonce: read.hash } });
     const { unsigned, served } = await confirmedChoice(
       { fetch: this.deps.fetch, now: this.deps.now },
       { ...read, options: [option] },
@@ -203,7 +206,8 @@ export class X402Payer {
       upto ? UPTO : EXACT,
     );
     // The nonce is H: terms paid already, or whose payment may still land, are never signed again.
-    if (!upto) await assertExactNonceUnspent(store.state, reader, { from: wallet.address, nonce: served });
+    if (!upto)
+      await assertExactNonceUnspent(store.state, reader, { from: wallet.address, nonce: served }, served === read.hash ? spent : undefined);
     const signed = upto
       ? await paidUpto(
           { wallet, chain: reader, state: store.state },
