@@ -105,13 +105,14 @@ export async function assertNonceUnspent(
   s: HolonState,
   reader: ChainReader,
   payment: NonceToSign,
-  spent: Promise<boolean> = readNonceSpent(reader, payment),
+  spent?: Promise<boolean>,
 ): Promise<void> {
   const key = { scheme: payment.scheme, authorization: { ...payment.authorization } } as Pick<Settlement, 'scheme' | 'authorization'>;
   const earlier = sameNonce(s, { id: '', ...key });
   const open = earlier.find((r) => isOpen(r));
   if (open) throw refusedBeforeSigning(denial('payment_open', { settlement: open.id, until: lapsesAt(open) }));
-  if (!(await spent)) return;
+  // Read here, after the state's own answer, unless the caller started it earlier.
+  if (!(await (spent ?? readNonceSpent(reader, payment)))) return;
   const landed = earlier.find((r) => r.landed)?.landed?.transaction;
   const transaction: Hash | string | null =
     landed ??
@@ -140,7 +141,7 @@ export function assertExactNonceUnspent(
   authorization: Pick<Authorization, 'from' | 'nonce'>,
   spent?: Promise<boolean>,
 ): Promise<void> {
-  return assertNonceUnspent(s, reader, { authorization }, spent ?? readNonceSpent(reader, { authorization }));
+  return assertNonceUnspent(s, reader, { authorization }, spent);
 }
 
 /** The settlement signed under the same nonce as `payment` that may still land, if one is (the one to send again). */
