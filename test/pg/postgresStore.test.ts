@@ -369,6 +369,34 @@ describe('PostgresStore: a settlement committed without waiting for its flush', 
     assert.equal(c.state.count, 3);
   });
 
+  test('rows announced while a read is on its way are read after it, not left for the poll', async () => {
+    const { url, stateDir } = await newDatabase();
+    const f = await openCounter(url, stateDir);
+    const w = await openCounter(url, stateDir);
+    // No poll: only announcements bring f the rows w writes.
+    clearInterval((f as unknown as { listener: { timer: NodeJS.Timeout } }).listener.timer);
+    let heard = 0;
+    (f as unknown as { listener: { client: Client } }).listener.client.on('notification', () => (heard += 1));
+    // f's first read is answered only once w's next row is committed and announced to f: what it read was
+    // taken before that row was there.
+    let held = false;
+    aroundQueries(f, (args, send) => {
+      const done = args.at(-1);
+      if (held || typeof done !== 'function') return send();
+      // A read through pool.query is answered to its callback.
+      held = true;
+      args[args.length - 1] = (...answer: unknown[]): void => {
+        void until(() => heard >= 2, 'the second announcement to reach f').then(() => (done as (...a: unknown[]) => void)(...answer));
+      };
+      return send();
+    });
+    await w.transact(() => ({ events: [{ type: 'test.plain', data: { n: 1 } }], result: undefined }));
+    await until(() => heard >= 1, 'the first announcement to reach f');
+    await w.transact(() => ({ events: [{ type: 'test.plain', data: { n: 2 } }], result: undefined }));
+    await until(() => f.seq === 2, 'f to read the row announced during its read');
+    assert.equal(f.state.count, 2);
+  });
+
   test("its own announcement, arriving before the commit's answer, makes the store read nothing", async () => {
     const { url, stateDir } = await newDatabase();
     const a = await openCounter(url, stateDir);

@@ -98,6 +98,8 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   /** The transactions refused so far (first and last seq): a reload reads them again without reporting them twice. */
   private readonly reported = new Set<string>();
   private reading: Promise<void> | undefined;
+  /** A look was asked for while a read was on its way: the rows it announced may be after that read's. */
+  private lookAgain = false;
   private listener: Listener | undefined;
   /** Connections with this store's 'error' listener. */
   private readonly heard = new WeakSet<PoolClient>();
@@ -501,7 +503,10 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
    * event on: should it be gone (the database lost it in a crash), the store reads the table again.
    */
   private catchUp(): Promise<void> {
-    if (this.reading) return this.reading;
+    if (this.reading) {
+      this.lookAgain = true;
+      return this.reading;
+    }
     const last = this.buffered.at(-1);
     const after = last && last.seq > this.chain.seq ? { seq: last.seq, hash: last.hash } : { seq: this.chain.seq, hash: this.chain.prev };
     this.reading = this.pool
@@ -517,7 +522,14 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
           if (await this.headLost()) await this.reload();
         });
       })
-      .finally(() => (this.reading = undefined));
+      .finally(() => {
+        this.reading = undefined;
+        // What was announced during the read may have been committed after the moment it read: read once more.
+        if (this.lookAgain) {
+          this.lookAgain = false;
+          this.look();
+        }
+      });
     return this.reading;
   }
 
