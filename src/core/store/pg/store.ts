@@ -229,13 +229,9 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.ended = Promise.allSettled([
-      this.listener?.close(),
-      this.queue.then(
-        () => this.pool.end(),
-        () => this.pool.end(),
-      ),
-    ]).then(() => undefined);
+    // The pool ends once the transaction under way, if any, has ended, however it ends.
+    const drained = this.queue.catch(() => undefined).then(() => this.pool.end());
+    this.ended = Promise.allSettled([this.listener?.close(), drained]).then(() => undefined);
     this.listening.clear();
   }
 
@@ -449,9 +445,7 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
 
   /** This process's own transaction, committed: folded without checking again what it just sealed. */
   private foldOwn(events: JournalEvent[]): JournalEvent[] {
-    if (events.length === 0) return [];
-    const folded = this.absorb(events, true);
-    return folded;
+    return events.length === 0 ? [] : this.absorb(events, true);
   }
 
   /**
@@ -525,10 +519,9 @@ export class PostgresStore<S> extends ListenedStore implements EventStore<S> {
       .finally(() => {
         this.reading = undefined;
         // What was announced during the read may have been committed after the moment it read: read once more.
-        if (this.lookAgain) {
-          this.lookAgain = false;
-          this.look();
-        }
+        if (!this.lookAgain) return;
+        this.lookAgain = false;
+        this.look();
       });
     return this.reading;
   }
