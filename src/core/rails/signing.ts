@@ -19,7 +19,7 @@ import type { Authorization } from './scheme.ts';
 import type { RecordedScheme } from './schemes.ts';
 import { recordedScheme, schemeOf } from './schemes.ts';
 import type { Settlement, SettlementFor } from './settlement.ts';
-import { isOpen, sameNonce, settlementEvent } from './settlement.ts';
+import { isOpen, nonceKey, sameNonce, settlementEvent } from './settlement.ts';
 import { lapsesAt } from './settlementView.ts';
 import type { Wallet } from '../local/wallet.ts';
 import { delegationOfMandate } from '../accounts/chainAccount.ts';
@@ -101,18 +101,14 @@ export interface NonceToSign {
  * when a payment Holon signed under it may still land (`payment_open`: that one is sent again, never a
  * second). The nonce is read in the payment's scheme's own nonce space (EIP-3009's at the token, or Permit2's).
  */
-export async function assertNonceUnspent(
-  s: HolonState,
-  reader: ChainReader,
-  payment: NonceToSign,
-  spent?: Promise<boolean>,
-): Promise<void> {
-  const key = { scheme: payment.scheme, authorization: { ...payment.authorization } } as Pick<Settlement, 'scheme' | 'authorization'>;
+export async function assertNonceUnspent(s: HolonState, reader: ChainReader, payment: NonceToSign, early?: NonceRead): Promise<void> {
+  const key = keyOf(payment);
   const earlier = sameNonce(s, { id: '', ...key });
   const open = earlier.find((r) => isOpen(r));
   if (open) throw refusedBeforeSigning(denial('payment_open', { settlement: open.id, until: lapsesAt(open) }));
-  // Read here, after the state's own answer, unless the caller started it earlier.
-  if (!(await (spent ?? readNonceSpent(reader, payment)))) return;
+  // Read here, after the state's own answer, unless the caller started the same read earlier.
+  const spent = early && nonceKey(keyOf(early.payment)) === nonceKey(key) ? early.spent : readNonceSpent(reader, payment).spent;
+  if (!(await spent)) return;
   const landed = earlier.find((r) => r.landed)?.landed?.transaction;
   const transaction: Hash | string | null =
     landed ??
@@ -128,25 +124,36 @@ export async function assertNonceUnspent(
  * caller that knows the nonce before it may sign (the H a seller advertises, while its ATR is fetched)
  * reads it beside its other round trips. What is only read and never taken is no failure of anyone's.
  */
-export function readNonceSpent(reader: ChainReader, payment: NonceToSign): Promise<boolean> {
+export function readNonceSpent(reader: ChainReader, payment: NonceToSign): NonceRead {
   const spent = (async () => schemeOf(payment).nonceSpent(reader, payment.authorization))();
   spent.catch(() => {});
-  return spent;
+  return { payment, spent };
 }
 
-/** The same check for an EIP-3009 (`exact`) payment; `spent`, its chain read started earlier. */
+/** A chain read started by readNonceSpent: taken by the check only for the very payment it was started for. */
+export interface NonceRead {
+  payment: NonceToSign;
+  spent: Promise<boolean>;
+}
+
+/** A payment about to be signed, as the settlements' nonce index keys it. */
+function keyOf(payment: NonceToSign): Pick<Settlement, 'scheme' | 'authorization'> {
+  return { scheme: payment.scheme, authorization: { ...payment.authorization } } as Pick<Settlement, 'scheme' | 'authorization'>;
+}
+
+/** The same check for an EIP-3009 (`exact`) payment; `early`, its chain read if started earlier. */
 export function assertExactNonceUnspent(
   s: HolonState,
   reader: ChainReader,
   authorization: Pick<Authorization, 'from' | 'nonce'>,
-  spent?: Promise<boolean>,
+  early?: NonceRead,
 ): Promise<void> {
-  return assertNonceUnspent(s, reader, { authorization }, spent);
+  return assertNonceUnspent(s, reader, { authorization }, early);
 }
 
 /** The settlement signed under the same nonce as `payment` that may still land, if one is (the one to send again). */
 export function openUnderNonce(s: HolonState, payment: NonceToSign): Settlement | undefined {
-  return sameNonce(s, { id: '', scheme: payment.scheme, authorization: { ...payment.authorization } } as Settlement).find((r) => isOpen(r));
+  return sameNonce(s, { id: '', ...keyOf(payment) }).find((r) => isOpen(r));
 }
 
 /**

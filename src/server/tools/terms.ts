@@ -38,6 +38,7 @@ import {
   reads,
   startBlock,
 } from '../../core/rails/signing.ts';
+import type { NonceRead } from '../../core/rails/signing.ts';
 import type { Settlement } from '../../core/rails/settlement.ts';
 import * as M from '../../core/kernel/amount.ts';
 import { SettlementDetailSchema, SettlementSchema } from './settlementSchema.ts';
@@ -172,10 +173,10 @@ async function unspentNonce(
   chain: ChainReader,
   from: `0x${string}`,
   h: string,
-  spent?: Promise<boolean>,
+  early?: NonceRead,
 ): Promise<{ head: Promise<bigint | null> }> {
   const head = startBlock(chain);
-  await assertExactNonceUnspent(ctx.deps.store.state, chain, { from, nonce: h }, spent);
+  await assertExactNonceUnspent(ctx.deps.store.state, chain, { from, nonce: h }, early);
   return { head };
 }
 
@@ -222,8 +223,8 @@ const atrTransact = defineTool({
       throw declined(denial('offer_unreadable', { read: 'x402/no-known-asset' }));
     }
     const asset = knownAsset(option.network, option.asset) as KnownAsset;
-    const unspent = (h: string, spent?: Promise<boolean>): Promise<{ head: Promise<bigint | null> }> =>
-      unspentNonce(ctx, chain, wallet.address, h, spent);
+    const unspent = (h: string, early?: NonceRead): Promise<{ head: Promise<bigint | null> }> =>
+      unspentNonce(ctx, chain, wallet.address, h, early);
     const account = `${option.network}:${wallet.address}`;
     const ask = (amount: string, h: string, resource: { url: string; description?: string | undefined }): PaymentAsk => ({
       mandate: ctx.mandate,
@@ -283,7 +284,7 @@ const atrTransact = defineTool({
     const again = openUnderNonce(ctx.deps.store.state, { authorization: { from: wallet.address, nonce: c.atrHash } });
     if (again && again.mandate === ctx.mandate && again.status === 'signed' && samePayment(again, price))
       return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: again.payload, ...settlementOut(ctx, again.id) });
-    const { head } = await unspent(c.atrHash, c.atrHash === exact.hash ? spent : undefined);
+    const { head } = await unspent(c.atrHash, spent);
     const paid = await signRecorded(ctx, price, exactSigned(c.unsigned, c.atrHash, wallet), { head });
     return jsonLine({ atrHash: c.atrHash, atr: atrOut(c.atr), signed: paid.result, ...settlementOut(ctx, paid.settlement) });
   },

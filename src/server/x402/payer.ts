@@ -206,8 +206,7 @@ export class X402Payer {
       upto ? UPTO : EXACT,
     );
     // The nonce is H: terms paid already, or whose payment may still land, are never signed again.
-    if (!upto)
-      await assertExactNonceUnspent(store.state, reader, { from: wallet.address, nonce: served }, served === read.hash ? spent : undefined);
+    if (!upto) await assertExactNonceUnspent(store.state, reader, { from: wallet.address, nonce: served }, spent);
     const signed = upto
       ? await paidUpto(
           { wallet, chain: reader, state: store.state },
