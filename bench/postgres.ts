@@ -137,7 +137,7 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
   closers.push(sampler.stop);
   const before = await dbCounters(pg.url('postgres'));
   const perCall: Record<string, number[]> = { w1: [], w2: [], w4: [] };
-  const totals = new Map<number, { ms: number; calls: number }>(WRITERS.map((k) => [k, { ms: 0, calls: 0 }]));
+  const totals = new Map<number, { ms: number; calls: number; cpuMs: number }>(WRITERS.map((k) => [k, { ms: 0, calls: 0, cpuMs: 0 }]));
   const started = performance.now();
   for (let r = 0; r < (QUICK ? 2 : 8) || performance.now() - started < (QUICK ? 500 : 25_000); r++) {
     // The order turns each round, so no writer count always follows another.
@@ -147,8 +147,10 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
       if (!team || !total) continue;
       sampler.watch(team.db);
       const t0 = performance.now();
+      const cpu0 = machineCpuMs();
       await Promise.all(team.clients.map(async (c) => { for (let i = 0; i < per; i++) await callAgent(c); }));
       const ms = performance.now() - t0;
+      total.cpuMs += machineCpuMs() - cpu0;
       sampler.watch(undefined);
       perCall[`w${k}`]?.push(ms / (k * per));
       total.ms += ms;
@@ -165,7 +167,7 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
   row('h.w2', 'team store, throughput of 2 writers ÷ 1 (context)', one, side('call_agent, 2 writers at once: wall time ÷ calls', perCall, 'w2'));
   context['h_writers'] = Object.fromEntries(
     WRITERS.map((k) => {
-      const t = totals.get(k) ?? { ms: 0, calls: 1 };
+      const t = totals.get(k) ?? { ms: 0, calls: 1, cpuMs: 0 };
       const held = sampler.held(`writers${k}`);
       const d = (f: 'xact_commit' | 'xact_rollback'): number => ((after.get(`writers${k}`)?.[f] ?? 0) - (before.get(`writers${k}`)?.[f] ?? 0)) / t.calls;
       return [
@@ -176,11 +178,32 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
           lock_held_ms_per_call: Math.round(((held * t.ms) / t.calls) * 100) / 100,
           rollbacks_per_call: Math.round(d('xact_rollback') * 100) / 100,
           commits_per_call: Math.round(d('xact_commit') * 100) / 100,
+          // The whole machine (writers, their agents, PostgreSQL, the bench's clients): what a call costs it,
+          // and how many of its cores were busy. Once they all are, more writers cannot add throughput.
+          machine_cpu_ms_per_call: Math.round((t.cpuMs / t.calls) * 100) / 100,
+          cores_busy: Math.round((t.cpuMs / t.ms) * 100) / 100,
         },
       ];
     }),
   );
   log(`(h.w) ${JSON.stringify(context['h_writers'])}`);
+}
+
+/**
+ * The CPU time every process on the machine has used since it started, in ms (Linux's /proc/stat: all but
+ * idle and I/O wait, every core summed); NaN where there is no /proc.
+ */
+function machineCpuMs(): number {
+  let line: string | undefined;
+  try {
+    line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+  } catch {
+    return NaN;
+  }
+  const ticks = (line ?? '').trim().split(/\s+/).slice(1, 9).map(Number);
+  const busy = ticks.reduce((a, b) => a + b, 0) - (ticks[3] ?? 0) - (ticks[4] ?? 0);
+  // /proc/stat counts in USER_HZ ticks, a hundredth of a second on Linux.
+  return busy * 10;
 }
 
 /**
