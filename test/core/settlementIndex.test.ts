@@ -4,8 +4,9 @@
  * refunded, and events for settlements that do not exist — is read through the index (the newest payments
  * of one mandate or of all, a spend's payment by its hold, the audit trail's pages at every cursor) and
  * through a naive reference that scans every settlement and every event, which must agree, and so must
- * the settlements a watcher of the chain reads at every block: on the live state, and on a state revived
- * from its snapshot form and folded on from there.
+ * the settlements a watcher of the chain reads at every block, and the deposit a channel's closing looks
+ * its refund for (several payers, escrows and schemes, nonces signed again): on the live state, and on a
+ * state revived from its snapshot form and folded on from there.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -14,6 +15,7 @@ import { auditTrailPage, isPaymentEntry, latestPaymentEntries } from '../../src/
 import { newestSettlements, settlementDetail } from '../../src/core/money/payments.ts';
 import type { HolonState } from '../../src/core/fold/state.ts';
 import { holonReducer, initialState } from '../../src/core/fold/state.ts';
+import { channelSettlement } from '../../src/core/rails/refund.ts';
 import { awaitsChain, settlementsAwaiting } from '../../src/core/rails/settlement.ts';
 import type { JournalEvent } from '../../src/core/store/store.ts';
 
@@ -31,6 +33,19 @@ function random(seed: number): () => number {
 
 const MANDATES = ['demo/a', 'demo/b', 'demo/c'];
 const TX = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
+const ADDRESS = (n: number): string => `0x${n.toString(16).padStart(40, '0')}`;
+const PAYERS = [ADDRESS(3), ADDRESS(0xa3)];
+const ESCROWS = [ADDRESS(2), ADDRESS(0xb2)];
+/** Each scheme's own nonces, a few of them, so that the same terms are signed again. */
+const NONCES = { exact: [1, 2, 3, 4, 5].map((n) => TX(0xe0 + n)), upto: [1, 2, 3].map((n) => TX(0xf0 + n)) };
+
+/** Who pays whom under which nonce, in which scheme: a settlement's terms, or a channel's deposit. */
+interface Terms {
+  scheme: 'exact' | 'upto';
+  payer: string;
+  escrow: string;
+  nonce: string;
+}
 
 /** Every settlement event folded so far: what the naive reference reads. */
 interface Folded {
@@ -40,9 +55,10 @@ interface Folded {
   settlement: string;
 }
 
-function signed(id: string, mandate: string, hold: string, n: number): Record<string, unknown> {
+function signed(id: string, mandate: string, hold: string, t: Terms): Record<string, unknown> {
   return {
     settlement: {
+      ...(t.scheme === 'exact' ? {} : { scheme: t.scheme }),
       id,
       mandate,
       hold,
@@ -51,12 +67,12 @@ function signed(id: string, mandate: string, hold: string, n: number): Record<st
       token: '0x0000000000000000000000000000000000000001',
       payee: 'eip155:31337:0x0000000000000000000000000000000000000002',
       authorization: {
-        from: '0x0000000000000000000000000000000000000003',
-        to: '0x0000000000000000000000000000000000000002',
+        from: t.payer,
+        to: t.escrow,
         value: '1000',
         validAfter: '0',
         validBefore: '9999999999',
-        nonce: TX(n),
+        nonce: t.nonce,
       },
       amount: { amount: '0.001', currency: 'USDC' },
       held: { amount: '0.001', currency: 'EUR' },
@@ -73,6 +89,13 @@ function naiveNewest(s: HolonState, signedSeq: Map<string, number>, mandate: str
     .sort((a, b) => (signedSeq.get(b.id) ?? 0) - (signedSeq.get(a.id) ?? 0))
     .slice(0, limit)
     .map((r) => r.id);
+}
+
+/** The first settlement (in the order they were signed) paid under the deposit's nonce, by its payer, to its escrow. */
+function naiveDeposit(s: HolonState, t: Terms): string | undefined {
+  const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+  return Object.values(s.settlements).find((r) => same(r.authorization.nonce, t.nonce) && same(r.authorization.from, t.payer) && same(r.authorization.to, t.escrow))
+    ?.id;
 }
 
 function naiveTrail(s: HolonState, events: Folded[], mandate: string, after: number, limit: number): { entries: PaymentAuditEntry[]; next: number | null } {
@@ -97,6 +120,19 @@ function check(s: HolonState, events: Folded[], signedSeq: Map<string, number>, 
   // What a watcher of the chain reads at every block: exactly the settlements that wait for it.
   const awaiting = Object.values(s.settlements).filter(awaitsChain).map((r) => r.id);
   assert.deepEqual([...settlementsAwaiting(s)].sort(), awaiting.sort(), `${what}: the settlements that wait for the chain`);
+  // Every deposit a channel could name, its addresses and H in either case, paid or not.
+  for (const scheme of ['exact', 'upto'] as const)
+    for (const nonce of [...NONCES[scheme], TX(0xdd)])
+      for (const payer of PAYERS)
+        for (const escrow of ESCROWS) {
+          const upper = rand() < 0.5;
+          const cased = (x: string): string => (upper ? `0x${x.slice(2).toUpperCase()}` : x);
+          assert.equal(
+            channelSettlement(s, { atrHash: cased(nonce), payer: cased(payer), escrow: cased(escrow) })?.id,
+            naiveDeposit(s, { scheme, payer, escrow, nonce }),
+            `${what}: the deposit paid under ${nonce} by ${payer} to ${escrow}`,
+          );
+        }
   for (const mandate of MANDATES) {
     // Every page, following next, from the start and from a random cursor: the same as the naive reference.
     const limit = 1 + Math.floor(rand() * 7);
@@ -142,7 +178,8 @@ test("the payments' index equals a scan of every settlement and event, live and 
     if (r < 0.3 || ids.length === 0) {
       n += 1;
       const id = `stl_${n}`;
-      fold('settlement.signed', signed(id, pick(MANDATES), `pay_${n}`, n));
+      const scheme = rand() < 0.3 ? 'upto' : 'exact';
+      fold('settlement.signed', signed(id, pick(MANDATES), `pay_${n}`, { scheme, payer: pick(PAYERS), escrow: pick(ESCROWS), nonce: pick(NONCES[scheme]) }));
       signedSeq.set(id, seq);
     } else if (r < 0.4) fold('settlement.claimed', { settlement: pick(ids), transaction: TX(step), by: 'seller' });
     else if (r < 0.55) fold('settlement.landed', { settlement: pick(ids), transaction: TX(step), block: String(step), value: '1000', log_index: 0 });

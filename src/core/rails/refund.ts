@@ -8,7 +8,9 @@ import type { EventStore } from '../store/store.ts';
 import type { HolonState } from '../fold/state.ts';
 import type { ChainReader } from './chain.ts';
 import type { Settlement } from './settlement.ts';
-import { settlementEvent } from './settlement.ts';
+import { nonceKey, settlementEvent } from './settlement.ts';
+import type { SchemeName } from './schemes.ts';
+import { recordedScheme, SCHEMES } from './schemes.ts';
 import { startBlock } from './signing.ts';
 
 /**
@@ -36,13 +38,21 @@ export async function expectRefund(
   });
 }
 
-/** The settlement a channel's deposit was paid by: its opening's nonce is H, from the payer to the escrow. */
+/**
+ * The settlement a channel's deposit was paid by: its opening's nonce is H, from the payer to the escrow.
+ * Read by that nonce in each scheme's nonce space (the settlements' own index), not by scanning every
+ * settlement: the first signed that went to the escrow.
+ */
 export function channelSettlement(s: HolonState, channel: { atrHash: string; payer: string; escrow: string }): Settlement | undefined {
-  const same = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
-  return Object.values(s.settlements).find(
-    (r) =>
-      same(r.authorization.nonce, channel.atrHash) && same(r.authorization.from, channel.payer) && same(r.authorization.to, channel.escrow),
-  );
+  const escrow = channel.escrow.toLowerCase();
+  for (const name of Object.keys(SCHEMES) as SchemeName[]) {
+    const key = nonceKey({ ...recordedScheme(name), authorization: { from: channel.payer, nonce: channel.atrHash } });
+    for (const id of s.settlements_by_nonce[key] ?? []) {
+      const r = s.settlements[id];
+      if (r && r.authorization.to.toLowerCase() === escrow) return r;
+    }
+  }
+  return undefined;
 }
 
 /** Reads the chain for a channel's refund, and credits the mandate with it once it is there. */

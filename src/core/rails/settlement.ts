@@ -137,7 +137,7 @@ export function transferKey(transaction: string, logIndex: number | undefined): 
  * is its own space, named as the record names it. Read from the record, not the scheme table, so that the
  * fold (and the journal's worker) does not load what signs and reads the chain.
  */
-export function nonceKey(r: Pick<Settlement, 'scheme' | 'authorization'>): string {
+export function nonceKey(r: Pick<Settlement, 'scheme'> & { authorization: Pick<Settlement['authorization'], 'from' | 'nonce'> }): string {
   return `${r.scheme ?? 'exact'}:${r.authorization.from.toLowerCase()}:${r.authorization.nonce.toLowerCase()}`;
 }
 
