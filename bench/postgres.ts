@@ -16,7 +16,7 @@ import { migrateToTeamStore } from '../src/core/teamAdmin.ts';
 import { PostgresStore } from '../src/core/store/pg/store.ts';
 import { holonReducer } from '../src/core/fold/state.ts';
 import { aroundQueries, startPostgres } from '../test/pg/harness.ts';
-import { context, log, n, plan, QUICK, row, side } from './report.ts';
+import { context, log, n, plan, QUICK, row, side, STEADY } from './report.ts';
 import { interleave } from './timing.ts';
 import type { CallTemplate, TempDirs } from './world.ts';
 import { APPEND_LOCK } from '../src/core/store/pg/schema.ts';
@@ -109,8 +109,9 @@ const WRITERS = [1, 2, 4] as const;
 /**
  * (h.w) 1, 2 and 4 `holon mcp` processes calling at once on one PostgreSQL (durable defaults), in
  * interleaved rounds: the time per call of the whole team (wall time ÷ calls), so 1 writer ÷ 4 writers
- * is the throughput of 4 over that of 1. Alongside, from PostgreSQL itself: how much of the time the
- * append lock was held (sampled from pg_locks), that time per call, and rollbacks and commits per call.
+ * is the throughput of 4 over that of 1, every process warmed to its steady state first. Alongside, from
+ * PostgreSQL itself: how much of the time the append lock was held (sampled from pg_locks, in rounds not
+ * timed), that time per call, and rollbacks and commits per call.
  */
 export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>)[]): Promise<void> {
   log('(h.w) the team store with 1, 2 and 4 holon mcp processes calling at once');
@@ -132,30 +133,47 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
     teams.set(k, { db: `writers${k}`, clients });
   }
   const per = n(15, 3);
-  for (const { clients } of teams.values()) await Promise.all(clients.map(async (c) => { for (let i = 0; i < n(10, 2); i++) await callAgent(c); }));
-  const sampler = await lockSampler(pg.url('postgres'));
-  closers.push(sampler.stop);
+  const round = (k: number): Promise<unknown> => Promise.all((teams.get(k)?.clients ?? []).map(async (c) => { for (let i = 0; i < per; i++) await callAgent(c); }));
   const before = await dbCounters(pg.url('postgres'));
+  // Every call each team makes, warm-up included: what its commits and rollbacks are divided by.
+  const made = new Map<number, number>(WRITERS.map((k) => [k, k * STEADY]));
+  for (const { clients } of teams.values()) await Promise.all(clients.map(async (c) => { for (let i = 0; i < STEADY; i++) await callAgent(c); }));
   const perCall: Record<string, number[]> = { w1: [], w2: [], w4: [] };
   const totals = new Map<number, { ms: number; calls: number; cpuMs: number }>(WRITERS.map((k) => [k, { ms: 0, calls: 0, cpuMs: 0 }]));
   const started = performance.now();
   for (let r = 0; r < (QUICK ? 2 : 8) || performance.now() - started < (QUICK ? 500 : 25_000); r++) {
     // The order turns each round, so no writer count always follows another.
     for (const k of r % 2 === 0 ? WRITERS : [...WRITERS].reverse()) {
-      const team = teams.get(k);
       const total = totals.get(k);
-      if (!team || !total) continue;
-      sampler.watch(team.db);
+      if (!total) continue;
       const t0 = performance.now();
       const cpu0 = machineCpuMs();
-      await Promise.all(team.clients.map(async (c) => { for (let i = 0; i < per; i++) await callAgent(c); }));
+      await round(k);
       const ms = performance.now() - t0;
       total.cpuMs += machineCpuMs() - cpu0;
-      sampler.watch(undefined);
       perCall[`w${k}`]?.push(ms / (k * per));
       total.ms += ms;
       total.calls += k * per;
+      made.set(k, (made.get(k) ?? 0) + k * per);
     }
+  }
+  // The lock is watched in rounds of their own: its sampler's queries cost CPU that, at 4 writers, the
+  // writers would have had, so the rounds timed above run without it.
+  const sampler = await lockSampler(pg.url('postgres'));
+  closers.push(sampler.stop);
+  const watched = new Map<number, { ms: number; calls: number }>(WRITERS.map((k) => [k, { ms: 0, calls: 0 }]));
+  for (const k of WRITERS) {
+    const w = watched.get(k) ?? { ms: 0, calls: 0 };
+    while (w.ms < (QUICK ? 200 : 3_000)) {
+      sampler.watch(`writers${k}`);
+      const t0 = performance.now();
+      await round(k);
+      w.ms += performance.now() - t0;
+      sampler.watch(undefined);
+      w.calls += k * per;
+      made.set(k, (made.get(k) ?? 0) + k * per);
+    }
+    watched.set(k, w);
   }
   for (const { clients } of teams.values()) for (const c of clients) await c.close();
   // A backend reports its counts as it ends: read them once the writers' connections are all gone.
@@ -168,14 +186,16 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
   context['h_writers'] = Object.fromEntries(
     WRITERS.map((k) => {
       const t = totals.get(k) ?? { ms: 0, calls: 1, cpuMs: 0 };
+      const w = watched.get(k) ?? { ms: 0, calls: 1 };
       const held = sampler.held(`writers${k}`);
-      const d = (f: 'xact_commit' | 'xact_rollback'): number => ((after.get(`writers${k}`)?.[f] ?? 0) - (before.get(`writers${k}`)?.[f] ?? 0)) / t.calls;
+      const d = (f: 'xact_commit' | 'xact_rollback'): number =>
+        ((after.get(`writers${k}`)?.[f] ?? 0) - (before.get(`writers${k}`)?.[f] ?? 0)) / (made.get(k) ?? 1);
       return [
         `${k} writer${k > 1 ? 's' : ''}`,
         {
           calls_per_s: Math.round((t.calls / t.ms) * 1000 * 10) / 10,
           lock_held_share: Math.round(held * 1000) / 1000,
-          lock_held_ms_per_call: Math.round(((held * t.ms) / t.calls) * 100) / 100,
+          lock_held_ms_per_call: Math.round(((held * w.ms) / w.calls) * 100) / 100,
           rollbacks_per_call: Math.round(d('xact_rollback') * 100) / 100,
           commits_per_call: Math.round(d('xact_commit') * 100) / 100,
           // The whole machine (writers, their agents, PostgreSQL, the bench's clients): what a call costs it,

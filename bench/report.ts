@@ -8,6 +8,13 @@ export const QUICK = process.env['HOLON_BENCH_QUICK'] === '1';
 /** An interleaved comparison: short rounds, repeated for `seconds` (a fraction of a second when quick). */
 export const plan = (seconds: number, minRounds = 10): Plan => (QUICK ? { minRounds: 2, budgetMs: 500 } : { minRounds, budgetMs: seconds * 1000 });
 export const n = (full: number, quick = Math.max(1, Math.ceil(full / 5))): number => (QUICK ? quick : full);
+/**
+ * The calls a process on a call's path (`holon mcp`, an agent) is warmed with before it is timed. V8 takes
+ * about 2,000 of them to settle on that path (a `holon mcp` answers in 6 ms at first, in under 3 ms from
+ * there): a cold process beside a warm one, or four compiling at once beside one, would measure the
+ * compiler, not the work.
+ */
+export const STEADY = n(2500, 5);
 
 export interface Side {
   label: string;

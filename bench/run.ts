@@ -33,7 +33,7 @@ import type { HolonState } from '../src/core/fold/state.ts';
 import { newId } from '../src/core/kernel/ids.ts';
 import { recentRootReceipts } from '../src/core/market/receiptTree.ts';
 import { EXAMPLES, FACTURE, ROOT } from '../test/helpers.ts';
-import { collectGarbage, context, log, n, plan, QUICK, row, rows, side } from './report.ts';
+import { collectGarbage, context, log, n, plan, QUICK, row, rows, side, STEADY } from './report.ts';
 import type { Case } from './timing.ts';
 import { interleave, timeOnce } from './timing.ts';
 import { comparisonB, comparisonD, comparisonF, comparisonG, millionState } from './scale.ts';
@@ -104,14 +104,6 @@ async function countTransactions(store: EventStore<HolonState>, calls: number, f
   }
   return { transactions: transactions / calls, writing_transactions: writing / calls, events: (store.seq - seq0) / calls };
 }
-
-/**
- * The calls a process on the paid call's path (Holon, an agent) is warmed with before it is timed. V8 takes
- * about 2,000 of them to settle on that path (a `holon mcp` answers in 6 ms at first, in under 3 ms from
- * there), and the floor's own agent has had thousands by the time the stdio rows are timed: a cold process
- * over a warm one would measure the compiler, not the work.
- */
-const STEADY = n(2500, 5);
 
 async function comparisonA(dirs: TempDirs, closers: (() => Promise<void>)[]): Promise<CallTemplate> {
   // (i) in-memory.
