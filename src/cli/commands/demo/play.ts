@@ -124,8 +124,8 @@ export interface AgentSpec {
 
 /**
  * Connects each agent to its own `holon mcp` process, as a real client would, plays `fn` with them, and
- * closes them all. When `logAs` names the servers and `fn` fails, what they wrote to stderr is shown
- * under that heading.
+ * closes them all. When `fn` fails, what each server wrote to stderr is shown, under `logAs` or else
+ * under its mandate: a server that ended early says why there.
  */
 export async function withAgents<T, S extends AgentSpec[]>(
   demo: Demo,
@@ -138,7 +138,7 @@ export async function withAgents<T, S extends AgentSpec[]>(
     const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
     // 2026-07-28 is pinned (no initialize is ever sent); the older revision is the SDK's default handshake.
     const pinned = demo.protocol === '2026-07-28' ? { versionNegotiation: { mode: { pin: demo.protocol } } } : {};
-    const agent = { transport, client: new Client({ name: spec.client, version: HOLON_VERSION }, pinned), log: '' };
+    const agent = { mandate: spec.mandate, transport, client: new Client({ name: spec.client, version: HOLON_VERSION }, pinned), log: '' };
     transport.stderr?.on('data', (d: Buffer) => (agent.log += d.toString()));
     return agent;
   });
@@ -147,7 +147,7 @@ export async function withAgents<T, S extends AgentSpec[]>(
     // One client per spec, in its order: the tuple the caller destructures.
     return await fn(agents.map((a) => a.client) as { [K in keyof S]: Client });
   } catch (err) {
-    if (logAs !== undefined) for (const a of agents) if (a.log) process.stderr.write(`${logAs}:\n${a.log}\n`);
+    for (const a of agents) if (a.log) process.stderr.write(`${logAs ?? `holon mcp --mandate ${a.mandate}`}:\n${a.log}\n`);
     throw err;
   } finally {
     await Promise.allSettled(agents.map((a) => a.client.close()));
