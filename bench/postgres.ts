@@ -117,7 +117,7 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
   log('(h.w) the team store with 1, 2 and 4 holon mcp processes calling at once');
   const pg = await startPostgres({ durable: true });
   closers.push(async () => pg.stop());
-  const teams = new Map<number, { db: string; clients: Awaited<ReturnType<typeof stdioClient>>['client'][] }>();
+  const teams = new Map<number, Awaited<ReturnType<typeof stdioClient>>['client'][]>();
   for (const k of WRITERS) {
     const url = await pg.createDatabase(`writers${k}`);
     const dir = dirs.make(`hw-${k}`);
@@ -130,14 +130,15 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
       closers.push(c.close);
       clients.push(c.client);
     }
-    teams.set(k, { db: `writers${k}`, clients });
+    teams.set(k, clients);
   }
   const per = n(15, 3);
-  const round = (k: number): Promise<unknown> => Promise.all((teams.get(k)?.clients ?? []).map(async (c) => { for (let i = 0; i < per; i++) await callAgent(c); }));
+  /** `calls` calls by each of the k writers, all at once. */
+  const round = (k: number, calls = per): Promise<unknown> => Promise.all((teams.get(k) ?? []).map(async (c) => { for (let i = 0; i < calls; i++) await callAgent(c); }));
   const before = await dbCounters(pg.url('postgres'));
   // Every call each team makes, warm-up included: what its commits and rollbacks are divided by.
   const made = new Map<number, number>(WRITERS.map((k) => [k, k * STEADY]));
-  for (const { clients } of teams.values()) await Promise.all(clients.map(async (c) => { for (let i = 0; i < STEADY; i++) await callAgent(c); }));
+  for (const k of WRITERS) await round(k, STEADY);
   const perCall: Record<string, number[]> = { w1: [], w2: [], w4: [] };
   const totals = new Map<number, { ms: number; calls: number; cpuMs: number }>(WRITERS.map((k) => [k, { ms: 0, calls: 0, cpuMs: 0 }]));
   const started = performance.now();
@@ -175,7 +176,7 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
     }
     watched.set(k, w);
   }
-  for (const { clients } of teams.values()) for (const c of clients) await c.close();
+  for (const clients of teams.values()) for (const c of clients) await c.close();
   // A backend reports its counts as it ends: read them once the writers' connections are all gone.
   await gone(pg.url('postgres'));
   const after = await dbCounters(pg.url('postgres'));
