@@ -8,6 +8,7 @@
  * as an agent would, calling at once on one PostgreSQL. What is compared is the team's throughput.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Client as PgClient } from 'pg';
 import { silentLogger, systemClock } from '../src/core/kernel/deps.ts';
@@ -118,9 +119,11 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
   const pg = await startPostgres({ durable: true });
   closers.push(async () => pg.stop());
   const teams = new Map<number, Awaited<ReturnType<typeof stdioClient>>['client'][]>();
+  const places = new Map<number, { url: string; dir: string }>();
   for (const k of WRITERS) {
     const url = await pg.createDatabase(`writers${k}`);
     const dir = dirs.make(`hw-${k}`);
+    places.set(k, { url, dir });
     await seedState(dir);
     await migrateToTeamStore(dir, url, { logger: silentLogger });
     fs.rmSync(path.join(dir, 'journal.jsonl'));
@@ -181,10 +184,12 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
   await gone(pg.url('postgres'));
   const after = await dbCounters(pg.url('postgres'));
   await sampler.stop();
+  const four = places.get(4);
+  const taken = four ? await takingIn(four.url, four.dir, made.get(4) ?? 1) : NaN;
   const one = side('call_agent, 1 writer: wall time ÷ calls', perCall, 'w1');
   row('h.w4', 'team store, throughput of 4 writers ÷ 1 (1 writer\'s time per call ÷ 4 writers\')', one, side('call_agent, 4 writers at once: wall time ÷ calls', perCall, 'w4'), '≥ 1.5×');
   row('h.w2', 'team store, throughput of 2 writers ÷ 1 (context)', one, side('call_agent, 2 writers at once: wall time ÷ calls', perCall, 'w2'));
-  context['h_writers'] = Object.fromEntries(
+  const writers = Object.fromEntries(
     WRITERS.map((k) => {
       const t = totals.get(k) ?? { ms: 0, calls: 1, cpuMs: 0 };
       const w = watched.get(k) ?? { ms: 0, calls: 1 };
@@ -207,7 +212,29 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
       ];
     }),
   );
+  // What bounds 4 ÷ 1 on this machine: every writer takes in every other writer's calls (reads their rows,
+  // checks each transaction's seal and each event's hash, folds them), so each call costs the machine that
+  // much more for each writer beside its own. With every core busy and nothing else added, 4 writers could
+  // at most reach (cores ÷ 1 writer's busy cores) × (1 writer's CPU per call ÷ that plus 3 takings-in).
+  const w1 = writers['1 writer'] ?? { machine_cpu_ms_per_call: NaN, cores_busy: NaN };
+  const atMost = (os.cpus().length / w1.cores_busy) * (w1.machine_cpu_ms_per_call / (w1.machine_cpu_ms_per_call + 3 * taken));
+  context['h_writers'] = { ...writers, taking_in_a_call_ms: taken, '4_writers_at_most': Math.round(atMost * 100) / 100 };
   log(`(h.w) ${JSON.stringify(context['h_writers'])}`);
+}
+
+/**
+ * What taking in one call another writer made costs a writer: this process opens, as one of them, the team
+ * store the 4 writers wrote (every call they made, read, checked and folded as a writer does with a
+ * colleague's rows), and its CPU time is divided by those calls. PostgreSQL's part in sending the rows is
+ * not counted, so this is the least it costs.
+ */
+async function takingIn(url: string, dir: string, calls: number): Promise<number> {
+  const cpu0 = process.cpuUsage();
+  const store = await PostgresStore.open({ url, reducer: holonReducer, clock: systemClock, logger: silentLogger, signer: lazySigner(dir), watch: false });
+  const cpu = process.cpuUsage(cpu0);
+  store.close();
+  await store.ended;
+  return Math.round(((cpu.user + cpu.system) / 1000 / calls) * 1000) / 1000;
 }
 
 /**
