@@ -119,11 +119,12 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
   const pg = await startPostgres({ durable: true });
   closers.push(async () => pg.stop());
   const teams = new Map<number, Awaited<ReturnType<typeof stdioClient>>['client'][]>();
-  const places = new Map<number, { url: string; dir: string }>();
+  // Where the 4 writers write: a process here reads it afterwards, as one of them (takingIn).
+  let four: { url: string; dir: string } | undefined;
   for (const k of WRITERS) {
     const url = await pg.createDatabase(`writers${k}`);
     const dir = dirs.make(`hw-${k}`);
-    places.set(k, { url, dir });
+    if (k === 4) four = { url, dir };
     await seedState(dir);
     await migrateToTeamStore(dir, url, { logger: silentLogger });
     fs.rmSync(path.join(dir, 'journal.jsonl'));
@@ -184,7 +185,6 @@ export async function comparisonHW(dirs: TempDirs, closers: (() => Promise<void>
   await gone(pg.url('postgres'));
   const after = await dbCounters(pg.url('postgres'));
   await sampler.stop();
-  const four = places.get(4);
   const taken = four ? await takingIn(four.url, four.dir, made.get(4) ?? 1) : NaN;
   const one = side('call_agent, 1 writer: wall time ÷ calls', perCall, 'w1');
   row('h.w4', 'team store, throughput of 4 writers ÷ 1 (1 writer\'s time per call ÷ 4 writers\')', one, side('call_agent, 4 writers at once: wall time ÷ calls', perCall, 'w4'), '≥ 1.5×');
