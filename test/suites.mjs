@@ -33,11 +33,13 @@ const WAITS =
 const busy = (f) =>
   /^test\/(cli|store|chain)\//.test(f) ? !ARTIFACTS.has(f) && !paged(f) : f.startsWith('test/core/') && WAITS.test(read(f));
 
+/** The test runner under way: a signal that ends this script ends it too. */
+let running;
 function suites(list) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...list], { cwd: root, stdio: 'inherit' });
-    child.on('error', () => resolve(1));
-    child.on('close', (code) => resolve(code ?? 1));
+    running = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...list], { cwd: root, stdio: 'inherit' });
+    running.on('error', () => resolve(1));
+    running.on('close', (code) => resolve(code ?? 1));
   });
 }
 
@@ -46,7 +48,13 @@ const BURN = 'const parent = process.ppid; for (;;) if (process.ppid !== parent)
 const burners = [];
 const stopBurners = () => burners.splice(0).forEach((b) => b.kill());
 process.on('exit', stopBurners);
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(128 + (signal === 'SIGINT' ? 2 : 15)));
+const endWith = (signal, code) =>
+  process.on(signal, () => {
+    running?.kill(signal);
+    process.exit(code);
+  });
+endWith('SIGINT', 130);
+endWith('SIGTERM', 143);
 
 const started = Date.now();
 const took = () => `${Math.round((Date.now() - started) / 1000)} s`;
