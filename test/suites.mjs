@@ -58,12 +58,13 @@ endWith('SIGTERM', 143);
 
 const started = Date.now();
 const took = () => `${Math.round((Date.now() - started) / 1000)} s`;
+const count = (list) => `${list.length} file${list.length === 1 ? '' : 's'}`;
 const quiet = files.filter((f) => !busy(f));
 const besideBusy = files.filter(busy);
 const first = await suites(quiet);
-console.log(`[suites] ${quiet.length} files: ${first === 0 ? 'passed' : 'failed'} (${took()})`);
+console.log(`[suites] ${count(quiet)}: ${first === 0 ? 'passed' : 'failed'} (${took()})`);
 for (let i = 0; i < 2; i++) burners.push(spawn(process.execPath, ['-e', BURN], { stdio: 'ignore' }));
 const second = await suites(besideBusy);
 stopBurners();
-console.log(`[suites] ${besideBusy.length} files beside two busy processes: ${second === 0 ? 'passed' : 'failed'} (${took()} in all)`);
+console.log(`[suites] ${count(besideBusy)} beside two busy processes: ${second === 0 ? 'passed' : 'failed'} (${took()} in all)`);
 process.exit(first !== 0 ? first : second);
